@@ -1,0 +1,277 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Phase is where a CwacScan is in its life. It only moves forward:
+// Pending → Queued → Running → Complete | Failed.
+// +kubebuilder:validation:Enum=Pending;Queued;Running;Complete;Failed
+type Phase string
+
+const (
+	// PhasePending: accepted, no Job yet, or the Job's pod is not running yet.
+	PhasePending Phase = "Pending"
+	// PhaseQueued: waiting for a free slot under the operator's concurrency cap.
+	PhaseQueued Phase = "Queued"
+	// PhaseRunning: CWAC is running (the seeds' RUNNING).
+	PhaseRunning Phase = "Running"
+	// PhaseComplete: CWAC finished and scanned at least one page (the seeds' COMPLETE).
+	PhaseComplete Phase = "Complete"
+	// PhaseFailed: the scan ended without usable results (the seeds' FAILED).
+	PhaseFailed Phase = "Failed"
+)
+
+// Finished reports whether the phase is terminal; a finished scan is never run again.
+func (p Phase) Finished() bool { return p == PhaseComplete || p == PhaseFailed }
+
+// Site is one website to scan, with the grouping CWAC reports by.
+type Site struct {
+	// url is the base URL CWAC starts crawling from (http or https).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="must be an absolute http:// or https:// URL with a host"
+	URL string `json:"url"`
+
+	// organisation owns the site; CWAC groups results by it. Defaults to the URL's host.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Organisation string `json:"organisation,omitempty"`
+
+	// sector is the organisation's sector; CWAC groups results by it. Defaults to "unknown".
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Sector string `json:"sector,omitempty"`
+}
+
+// Viewport is a browser window size CWAC renders each page at.
+type Viewport struct {
+	// width in CSS pixels.
+	// +required
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=10000
+	Width int32 `json:"width"`
+
+	// height in CSS pixels.
+	// +required
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=10000
+	Height int32 `json:"height"`
+}
+
+// CwacScanSpec is what to scan and how. It is immutable: a new scan is a new object.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.urls) && size(self.urls) > 0) || (has(self.sites) && size(self.sites) > 0)",message="at least one URL is required: set spec.urls or spec.sites"
+type CwacScanSpec struct {
+	// urls are base URLs to scan (http or https); each is its own site with the
+	// organisation set to its host and the sector "unknown". Use sites to set those.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=2048
+	// +kubebuilder:validation:items:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="must be an absolute http:// or https:// URL with a host"
+	URLs []string `json:"urls,omitempty"`
+
+	// sites are base URLs to scan with their organisation and sector.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=1000
+	Sites []Site `json:"sites,omitempty"`
+
+	// auditName names the audit in CWAC's results directory
+	// (<timestamp>_<auditName>). CWAC's rule: 1-50 characters of A-Z a-z 0-9 _ . -
+	// Defaults to the object's name (cut to 50 characters).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=50
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+$`
+	AuditName string `json:"auditName,omitempty"`
+
+	// plugins switches CWAC audit plugins on or off by name; plugins not listed
+	// keep the CWAC image's default. Valid names: axe_core_audit, language_audit,
+	// reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=7
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['axe_core_audit', 'language_audit', 'reflow_audit', 'title_audit', 'focus_indicator_audit', 'screenshot_audit', 'element_audit'])",messageExpression="'unknown plugin(s) ' + self.filter(k, !(k in ['axe_core_audit', 'language_audit', 'reflow_audit', 'title_audit', 'focus_indicator_audit', 'screenshot_audit', 'element_audit'])).join(', ') + '; valid plugins are: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit'"
+	Plugins map[string]bool `json:"plugins,omitempty"`
+
+	// maxLinksPerDomain caps how many pages CWAC visits per site.
+	// +optional
+	// +kubebuilder:default=50
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	MaxLinksPerDomain int32 `json:"maxLinksPerDomain,omitempty"`
+
+	// viewportSizes are the named viewports every page is rendered at, replacing
+	// the image's defaults (small 320x450, medium 1280x800) when set. The reflow
+	// audit tests the viewport its config names ("small" by default); when that
+	// name is absent the narrowest viewport is tested.
+	// +optional
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=10
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z0-9_-]{1,32}$'))",message="viewport names must be 1-32 characters of A-Z a-z 0-9 _ -"
+	ViewportSizes map[string]Viewport `json:"viewportSizes,omitempty"`
+
+	// image overrides the operator's default CWAC image for this scan.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	Image string `json:"image,omitempty"`
+
+	// timeout is the scan's hard deadline (the Job's activeDeadlineSeconds),
+	// from 1m to 24h.
+	// +optional
+	// +kubebuilder:default="1h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('24h')",message="must be between 1m and 24h"
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// threadCount is how many browsers CWAC runs in parallel. Each needs about
+	// 0.5-0.8 GiB of memory: raise resources with it.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	ThreadCount int32 `json:"threadCount,omitempty"`
+
+	// resources of the CWAC container; the operator's defaults apply when unset.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// configOverrides are other CWAC config keys (see CWAC's config.schema.json),
+	// deep-merged over the image's defaults after everything above. Keys the
+	// operator sets from other fields or owns are refused: audit_name,
+	// max_links_per_domain, thread_count, viewport_sizes, base_urls_visit_path,
+	// base_urls_nohead_path. Plugin settings go under audit_plugins.<name>.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['audit_name', 'max_links_per_domain', 'thread_count', 'viewport_sizes', 'base_urls_visit_path', 'base_urls_nohead_path']))",messageExpression="'keys owned by the operator cannot be overridden: ' + self.filter(k, k in ['audit_name', 'max_links_per_domain', 'thread_count', 'viewport_sizes', 'base_urls_visit_path', 'base_urls_nohead_path']).join(', ') + ' (use the matching spec field)'"
+	ConfigOverrides map[string]apiextensionsv1.JSON `json:"configOverrides,omitempty"`
+}
+
+// Violation is one rule and how often it was broken.
+type Violation struct {
+	// id is the rule id, e.g. axe's "image-alt".
+	ID string `json:"id"`
+	// auditType is the CWAC audit that reported it, e.g. "AxeCoreAudit".
+	// +optional
+	AuditType string `json:"auditType,omitempty"`
+	// impact is axe's impact: critical, serious, moderate or minor.
+	// +optional
+	Impact string `json:"impact,omitempty"`
+	// description says what the rule checks.
+	// +optional
+	Description string `json:"description,omitempty"`
+	// count is the number of issues.
+	Count int64 `json:"count"`
+}
+
+// ScanSummary is the compact result of a finished scan.
+type ScanSummary struct {
+	// totalIssues counts every issue (CWAC's num_issues) across all audits.
+	TotalIssues int64 `json:"totalIssues"`
+	// issuesByAuditType maps CWAC's audit_type (e.g. AxeCoreAudit) to issues.
+	// +optional
+	IssuesByAuditType map[string]int64 `json:"issuesByAuditType,omitempty"`
+	// issuesByImpact maps axe impact (critical, serious, moderate, minor) to issues.
+	// +optional
+	IssuesByImpact map[string]int64 `json:"issuesByImpact,omitempty"`
+	// topViolations are the most frequent rules, at most 10.
+	// +optional
+	// +listType=atomic
+	TopViolations []Violation `json:"topViolations,omitempty"`
+	// informational maps audits that report rows rather than issues (title,
+	// language, element, screenshot) to their row counts.
+	// +optional
+	Informational map[string]int64 `json:"informational,omitempty"`
+	// urlsScanned is the number of base URLs that yielded at least one page.
+	UrlsScanned int32 `json:"urlsScanned"`
+	// pagesScanned is the number of pages CWAC scanned.
+	PagesScanned int32 `json:"pagesScanned"`
+	// unscannedBaseURLs are base URLs that yielded no page (unreachable, refused by
+	// only_allow_https, or blocked by robots.txt).
+	// +optional
+	// +listType=atomic
+	UnscannedBaseURLs []string `json:"unscannedBaseURLs,omitempty"`
+	// durationSeconds is CWAC's wall time.
+	// +optional
+	DurationSeconds int64 `json:"durationSeconds,omitempty"`
+}
+
+// CwacScanStatus is the observed state of a scan; everything the operator
+// knows about it lives here, so a restart loses nothing.
+type CwacScanStatus struct {
+	// phase is Pending, Queued, Running, Complete or Failed.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+	// conditions: Started, Degraded, Complete, Failed, AllSitesScanned.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// observedGeneration is the generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// jobName is the Job running the scan.
+	// +optional
+	JobName string `json:"jobName,omitempty"`
+	// startTime is when the Job was created.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// completionTime is when the scan reached Complete or Failed.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// exitCode is CWAC's exit code.
+	// +optional
+	ExitCode *int32 `json:"exitCode,omitempty"`
+	// message says, for people, what happened last (for a failure: why, with
+	// CWAC's stderr tail when it crashed).
+	// +optional
+	Message string `json:"message,omitempty"`
+	// resultsPath is the scan's results directory relative to the results
+	// volume's root: <namespace>/<name>-<uid prefix>/<CWAC's results dir>.
+	// +optional
+	ResultsPath string `json:"resultsPath,omitempty"`
+	// summary is the compact result, set when the scan finishes.
+	// +optional
+	Summary *ScanSummary `json:"summary,omitempty"`
+}
+
+// CwacScan is one accessibility scan of a set of websites by CWAC.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=cwac,categories=all
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Pages",type=integer,JSONPath=`.status.summary.pagesScanned`
+// +kubebuilder:printcolumn:name="Issues",type=integer,JSONPath=`.status.summary.totalIssues`
+// +kubebuilder:printcolumn:name="Critical",type=integer,JSONPath=`.status.summary.issuesByImpact.critical`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`,priority=1
+// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec",message="spec is immutable: a scan is never re-run; create a new CwacScan instead"
+type CwacScan struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is what to scan.
+	// +required
+	Spec CwacScanSpec `json:"spec"`
+	// status is what happened.
+	// +optional
+	Status CwacScanStatus `json:"status,omitempty"`
+}
+
+// CwacScanList is a list of CwacScans.
+//
+// +kubebuilder:object:root=true
+type CwacScanList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []CwacScan `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&CwacScan{}, &CwacScanList{})
+}

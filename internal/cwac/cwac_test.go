@@ -1,0 +1,95 @@
+package cwac
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidateAuditName(t *testing.T) {
+	tests := []struct {
+		name    string
+		wantErr bool
+	}{
+		{"real-scan-1", false},
+		{"a", false},
+		{"A.b_c-9", false},
+		{strings.Repeat("x", 50), false},
+		{strings.Repeat("x", 51), true},
+		{"", true},
+		{"has space", true},
+		{"../etc", true},
+		{"a/b", true},
+		{"..", true},
+		{"naïve", true},
+	}
+	for _, tt := range tests {
+		if err := ValidateAuditName(tt.name); (err != nil) != tt.wantErr {
+			t.Errorf("ValidateAuditName(%q) = %v, wantErr %v", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+func TestAuditNameFrom(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"my-scan", "my-scan"},
+		{"a.b", "a.b"},
+		{strings.Repeat("a", 60), strings.Repeat("a", 50)},
+		{"...", "scan"},
+	}
+	for _, tt := range tests {
+		got := AuditNameFrom(tt.in)
+		if got != tt.want {
+			t.Errorf("AuditNameFrom(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if err := ValidateAuditName(got); err != nil {
+			t.Errorf("AuditNameFrom(%q) gave an invalid name: %v", tt.in, err)
+		}
+	}
+}
+
+func TestValidatePlugins(t *testing.T) {
+	if err := ValidatePlugins([]string{"axe_core_audit", "reflow_audit"}); err != nil {
+		t.Fatalf("real plugins refused: %v", err)
+	}
+	err := ValidatePlugins([]string{"seo_audit", "axe_core_audit", "html_validation"})
+	if err == nil {
+		t.Fatal("unknown plugins accepted")
+	}
+	for _, want := range []string{"html_validation, seo_audit", "valid plugins are: axe_core_audit, language_audit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+func TestParseResultsDirName(t *testing.T) {
+	tests := []struct {
+		in        string
+		ts, audit string
+		ok        bool
+	}{
+		{"2026-11-21_23-18-23_real-scan-1", "2026-11-21_23-18-23", "real-scan-1", true},
+		{"2026-11-21_23-18-23_", "", "", false},
+		{"real-scan-1", "", "", false},
+		{"2026-11-21_23-18-23_a/b", "", "", false},
+	}
+	for _, tt := range tests {
+		ts, audit, ok := ParseResultsDirName(tt.in)
+		if ts != tt.ts || audit != tt.audit || ok != tt.ok {
+			t.Errorf("ParseResultsDirName(%q) = %q, %q, %v; want %q, %q, %v", tt.in, ts, audit, ok, tt.ts, tt.audit, tt.ok)
+		}
+	}
+}
+
+func TestValidateConfigFileName(t *testing.T) {
+	for _, ok := range []string{"scan.json", "real-scan-1.json"} {
+		if err := ValidateConfigFileName(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"configs/x.json", "", "..", "a b.json"} {
+		if err := ValidateConfigFileName(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
