@@ -1,0 +1,128 @@
+// Package results reads CWAC's results directory — CSVs with a UTF-8
+// byte-order mark, quoted fields with embedded newlines, Python-repr values —
+// and computes a scan's summary. It streams: no CSV is ever held whole in
+// memory. It knows nothing of Kubernetes; the runner and the MCP server share it.
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+var bom = []byte("\xef\xbb\xbf")
+
+// Reader streams the rows of one CWAC CSV.
+type Reader struct {
+	csv    *csv.Reader
+	header []string
+	index  map[string]int
+}
+
+// NewReader reads the header of a CWAC CSV (skipping the byte-order mark CWAC
+// writes first) and returns a Reader positioned at the first row.
+func NewReader(r io.Reader) (*Reader, error) {
+	br := bufio.NewReader(r)
+	if peek, err := br.Peek(len(bom)); err == nil && bytes.Equal(peek, bom) {
+		_, _ = br.Discard(len(bom))
+	}
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1 // checked per row against the header, with a clearer error
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("empty CSV: no header")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading CSV header: %w", err)
+	}
+	header = append([]string(nil), header...)
+	index := make(map[string]int, len(header))
+	for i, h := range header {
+		if _, dup := index[h]; !dup {
+			index[h] = i
+		}
+	}
+	return &Reader{csv: cr, header: header, index: index}, nil
+}
+
+// Header returns the column names.
+func (r *Reader) Header() []string { return r.header }
+
+// Has reports whether the CSV has a column.
+func (r *Reader) Has(column string) bool { _, ok := r.index[column]; return ok }
+
+// Row is one record, read by column name.
+type Row struct {
+	r      *Reader
+	Fields []string
+}
+
+// Get returns a column's value, or "" when the CSV has no such column.
+func (row Row) Get(column string) string {
+	i, ok := row.r.index[column]
+	if !ok || i >= len(row.Fields) {
+		return ""
+	}
+	return row.Fields[i]
+}
+
+// Map returns the row as column → value.
+func (row Row) Map() map[string]string {
+	m := make(map[string]string, len(row.r.header))
+	for i, h := range row.r.header {
+		if i < len(row.Fields) {
+			m[h] = row.Fields[i]
+		}
+	}
+	return m
+}
+
+// Next returns the next row, or io.EOF after the last.
+func (r *Reader) Next() (Row, error) {
+	rec, err := r.csv.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return Row{}, io.EOF
+		}
+		return Row{}, fmt.Errorf("reading CSV: %w", err)
+	}
+	if len(rec) != len(r.header) {
+		line, _ := r.csv.FieldPos(0)
+		return Row{}, fmt.Errorf("reading CSV: line %d has %d fields, header has %d", line, len(rec), len(r.header))
+	}
+	return Row{r: r, Fields: rec}, nil
+}
+
+// EachRow streams every row of the CSV at path to fn; fn returning an error stops it.
+func EachRow(path string, fn func(*Reader, Row) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return EachRowFrom(f, fn)
+}
+
+// EachRowFrom is EachRow over any reader.
+func EachRowFrom(src io.Reader, fn func(*Reader, Row) error) error {
+	r, err := NewReader(src)
+	if err != nil {
+		return err
+	}
+	for {
+		row, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(r, row); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,331 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Files CWAC writes that are bookkeeping, not audits.
+const (
+	AuditLogFile       = "audit_log.csv"
+	PagesScannedFile   = "pages_scanned.csv"
+	ProgressFile       = "progress.csv"
+	UnexpectedCodeFile = "unexpected_response_codes.csv"
+	// TemplateAwareFile regroups axe_core_audit.csv's rows; counting it too
+	// would count every axe issue twice.
+	TemplateAwareFile = "axe_core_audit_template_aware.csv"
+	// SummaryFile is written by the runner into the results directory.
+	SummaryFile = "summary.json"
+)
+
+// NotAudits are the CSVs in a results directory that are never audits.
+var NotAudits = []string{AuditLogFile, PagesScannedFile, ProgressFile, UnexpectedCodeFile, TemplateAwareFile}
+
+// TopViolationsLimit is how many rules the summary lists.
+const TopViolationsLimit = 10
+
+// Violation is one rule and how many issues broke it.
+type Violation struct {
+	ID          string `json:"id"`
+	AuditType   string `json:"audit_type"`
+	Impact      string `json:"impact,omitempty"`
+	Description string `json:"description,omitempty"`
+	Count       int64  `json:"count"`
+}
+
+// BaseURLPages is how many pages one base URL yielded.
+type BaseURLPages struct {
+	Organisation string `json:"organisation"`
+	BaseURL      string `json:"base_url"`
+	Sector       string `json:"sector"`
+	Pages        int    `json:"pages"`
+}
+
+// Summary is a scan's result in the shape the seeds' tools return, with
+// CWAC's real semantics: an issue is a row with num_issues > 0, counted by
+// num_issues; audits without num_issues are informational row counts.
+type Summary struct {
+	TotalIssues       int64            `json:"total_issues"`
+	IssuesByAuditType map[string]int64 `json:"issues_by_audit_type"`
+	IssuesByImpact    map[string]int64 `json:"issues_by_impact"`
+	TopViolations     []Violation      `json:"top_violations"`
+	// Informational maps audits that report rows, not issues, to row counts.
+	Informational map[string]int64 `json:"informational"`
+	// URLsScanned is the number of distinct page URLs CWAC audited (audit_log.csv).
+	URLsScanned int `json:"urls_scanned"`
+	// PagesScanned is the sum of pages_scanned.csv's number_of_pages.
+	PagesScanned int `json:"pages_scanned"`
+	// BaseURLs is pages per base URL, including base URLs that yielded none.
+	BaseURLs []BaseURLPages `json:"base_urls"`
+	// UnscannedBaseURLs yielded no page: unreachable, refused by
+	// only_allow_https, or disallowed by robots.txt.
+	UnscannedBaseURLs []string `json:"unscanned_base_urls"`
+	// UnexpectedResponses counts rows of unexpected_response_codes.csv.
+	UnexpectedResponses int `json:"unexpected_responses"`
+	DurationSeconds     float64 `json:"duration_seconds"`
+	// AuditFiles lists the audit CSVs read, sorted.
+	AuditFiles []string `json:"audit_files"`
+}
+
+// knownRules describes non-axe audits, whose rows carry no rule id.
+var knownRules = map[string]string{
+	"reflow_audit":          "Content overflows horizontally at a narrow viewport (WCAG 1.4.10 Reflow)",
+	"focus_indicator_audit": "Keyboard focus is not visibly indicated (WCAG 2.4.7 Focus Visible)",
+}
+
+// impactRank orders axe impacts from worst.
+var impactRank = map[string]int{"critical": 0, "serious": 1, "moderate": 2, "minor": 3}
+
+// Options adjust Summarize.
+type Options struct {
+	// ExpectedBaseURLs are the base URLs the scan was given, so base URLs that
+	// CWAC skipped before writing pages_scanned.csv (only_allow_https) are
+	// reported as unscanned too.
+	ExpectedBaseURLs []string
+	// Duration overrides the duration derived from progress.csv.
+	Duration float64
+}
+
+// AuditName returns the audit type of a results CSV (its file name without
+// .csv), and whether the file is an audit at all.
+func AuditName(fileName string) (string, bool) {
+	if !strings.HasSuffix(fileName, ".csv") {
+		return "", false
+	}
+	for _, n := range NotAudits {
+		if fileName == n {
+			return "", false
+		}
+	}
+	return strings.TrimSuffix(fileName, ".csv"), true
+}
+
+// Summarize reads a CWAC results directory and computes its summary.
+func Summarize(dir string, opts Options) (*Summary, error) {
+	s := &Summary{
+		IssuesByAuditType: map[string]int64{},
+		IssuesByImpact:    map[string]int64{},
+		Informational:     map[string]int64{},
+		TopViolations:     []Violation{},
+		BaseURLs:          []BaseURLPages{},
+		UnscannedBaseURLs: []string{},
+		AuditFiles:        []string{},
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading results directory: %w", err)
+	}
+	rules := map[string]*Violation{}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		audit, ok := AuditName(e.Name())
+		if !ok {
+			continue
+		}
+		s.AuditFiles = append(s.AuditFiles, e.Name())
+		if err := summarizeAudit(filepath.Join(dir, e.Name()), audit, s, rules); err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+	}
+	sort.Strings(s.AuditFiles)
+	for _, v := range rules {
+		s.TopViolations = append(s.TopViolations, *v)
+	}
+	sort.Slice(s.TopViolations, func(i, j int) bool {
+		a, b := s.TopViolations[i], s.TopViolations[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		ra, oka := impactRank[a.Impact]
+		rb, okb := impactRank[b.Impact]
+		if !oka {
+			ra = len(impactRank)
+		}
+		if !okb {
+			rb = len(impactRank)
+		}
+		if ra != rb {
+			return ra < rb
+		}
+		return a.ID < b.ID
+	})
+	if len(s.TopViolations) > TopViolationsLimit {
+		s.TopViolations = s.TopViolations[:TopViolationsLimit]
+	}
+
+	if err := readPagesScanned(dir, s, opts.ExpectedBaseURLs); err != nil {
+		return nil, err
+	}
+	if s.URLsScanned, err = countDistinct(filepath.Join(dir, AuditLogFile), "url"); err != nil {
+		return nil, fmt.Errorf("%s: %w", AuditLogFile, err)
+	}
+	if s.UnexpectedResponses, err = countRows(filepath.Join(dir, UnexpectedCodeFile)); err != nil {
+		return nil, fmt.Errorf("%s: %w", UnexpectedCodeFile, err)
+	}
+	s.DurationSeconds = opts.Duration
+	if s.DurationSeconds == 0 {
+		s.DurationSeconds = progressDuration(filepath.Join(dir, ProgressFile))
+	}
+	return s, nil
+}
+
+func summarizeAudit(path, audit string, s *Summary, rules map[string]*Violation) error {
+	var isIssueAudit bool
+	var rows int64
+	err := EachRow(path, func(r *Reader, row Row) error {
+		isIssueAudit = r.Has("num_issues")
+		rows++
+		if !isIssueAudit {
+			return nil
+		}
+		n, err := parseCount(row.Get("num_issues"))
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil // "No issues found" and passing rows
+		}
+		s.TotalIssues += n
+		s.IssuesByAuditType[audit] += n
+		impact := row.Get("impact")
+		if impact != "" {
+			s.IssuesByImpact[impact] += n
+		}
+		id := row.Get("id")
+		desc := row.Get("help")
+		if id == "" {
+			id = audit
+			desc = knownRules[audit]
+		}
+		key := audit + "\x00" + id
+		v := rules[key]
+		if v == nil {
+			v = &Violation{ID: id, AuditType: audit, Impact: impact, Description: desc}
+			rules[key] = v
+		}
+		if impactRank[impact] < impactRank[v.Impact] || v.Impact == "" {
+			v.Impact = impact
+		}
+		v.Count += n
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !isIssueAudit && rows > 0 {
+		s.Informational[audit] = rows
+	} else if rows == 0 {
+		// A header-only CSV: decide by its header.
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r, err := NewReader(f)
+		if err != nil {
+			return err
+		}
+		if !r.Has("num_issues") {
+			s.Informational[audit] = 0
+		} else {
+			s.IssuesByAuditType[audit] += 0
+		}
+	}
+	return nil
+}
+
+func parseCount(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n, nil
+	}
+	// pandas may write integer columns as floats ("1.0") when a value was missing.
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) {
+		return 0, fmt.Errorf("num_issues %q is not a whole number", v)
+	}
+	return int64(f), nil
+}
+
+func readPagesScanned(dir string, s *Summary, expected []string) error {
+	seen := map[string]bool{}
+	err := EachRow(filepath.Join(dir, PagesScannedFile), func(_ *Reader, row Row) error {
+		n, err := parseCount(row.Get("number_of_pages"))
+		if err != nil {
+			return fmt.Errorf("number_of_pages: %w", err)
+		}
+		b := BaseURLPages{Organisation: row.Get("organisation"), BaseURL: row.Get("base_url"), Sector: row.Get("sector"), Pages: int(n)}
+		s.BaseURLs = append(s.BaseURLs, b)
+		s.PagesScanned += int(n)
+		seen[b.BaseURL] = true
+		if n == 0 {
+			s.UnscannedBaseURLs = append(s.UnscannedBaseURLs, b.BaseURL)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", PagesScannedFile, err)
+	}
+	for _, u := range expected {
+		if !seen[u] {
+			seen[u] = true
+			s.BaseURLs = append(s.BaseURLs, BaseURLPages{BaseURL: u})
+			s.UnscannedBaseURLs = append(s.UnscannedBaseURLs, u)
+		}
+	}
+	return nil
+}
+
+func countDistinct(path, column string) (int, error) {
+	seen := map[string]struct{}{}
+	err := EachRow(path, func(_ *Reader, row Row) error {
+		seen[row.Get(column)] = struct{}{}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	return len(seen), err
+}
+
+func countRows(path string) (int, error) {
+	n := 0
+	err := EachRow(path, func(*Reader, Row) error { n++; return nil })
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// progressDuration is the span of progress.csv's timestamps (CWAC's crawl
+// time, not counting start-up), or 0 when unknown.
+func progressDuration(path string) float64 {
+	var first, last float64
+	_ = EachRow(path, func(_ *Reader, row Row) error {
+		t, err := strconv.ParseFloat(row.Get("time"), 64)
+		if err != nil {
+			return nil
+		}
+		if first == 0 {
+			first = t
+		}
+		last = t
+		return nil
+	})
+	if last < first {
+		return 0
+	}
+	return math.Round((last-first)*10) / 10
+}
