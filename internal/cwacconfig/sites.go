@@ -50,22 +50,23 @@ func NormalizeSites(urls []string, sites []Site) ([]Site, error) {
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("at least one URL is required")
+		return nil, fmt.Errorf("At least one URL is required")
 	}
 	return out, nil
 }
 
-// ParseBaseURL accepts only absolute http(s) URLs with a host.
+// ParseBaseURL accepts only absolute http(s) URLs with a host. Its errors
+// keep the seeds' wording ("Invalid URL: …"), which MCP clients match on.
 func ParseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL: %s: %w", raw, err)
+		return nil, fmt.Errorf("Invalid URL: %s: %w", raw, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("invalid URL: %s: scheme must be http or https", raw)
+		return nil, fmt.Errorf("Invalid URL: %s: scheme must be http or https", raw)
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("invalid URL: %s: no host", raw)
+		return nil, fmt.Errorf("Invalid URL: %s: no host", raw)
 	}
 	return u, nil
 }

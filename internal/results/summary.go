@@ -63,7 +63,7 @@ type Summary struct {
 	// PagesScanned is the sum of pages_scanned.csv's number_of_pages.
 	PagesScanned int `json:"pages_scanned"`
 	// BaseURLs is pages per base URL, including base URLs that yielded none.
-	BaseURLs []BaseURLPages `json:"base_urls"`
+	BaseURLs []BaseURLPages `json:"base_urls,omitempty"`
 	// UnscannedBaseURLs yielded no page: unreachable, refused by
 	// only_allow_https, or disallowed by robots.txt.
 	UnscannedBaseURLs []string `json:"unscanned_base_urls"`
@@ -71,7 +71,7 @@ type Summary struct {
 	UnexpectedResponses int `json:"unexpected_responses"`
 	DurationSeconds     float64 `json:"duration_seconds"`
 	// AuditFiles lists the audit CSVs read, sorted.
-	AuditFiles []string `json:"audit_files"`
+	AuditFiles []string `json:"audit_files,omitempty"`
 }
 
 // knownRules describes non-axe audits, whose rows carry no rule id.

@@ -1,0 +1,151 @@
+// Package podreport is the contract between the runner in the scan pod and
+// the operator: the compact JSON the runner writes to the container's
+// termination message, which the kubelet copies into the pod status. It is
+// kept under the kubelet's 4 KiB limit and is always valid JSON, even when
+// something had to be cut.
+package podreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// MaxBytes is the kubelet's limit on a termination message.
+const MaxBytes = 4096
+
+// Outcome is how a scan ended, as the runner saw it.
+type Outcome string
+
+const (
+	// OutcomeComplete: CWAC exited 0 and every base URL yielded pages.
+	OutcomeComplete Outcome = "complete"
+	// OutcomePartial: CWAC exited 0, some base URLs yielded pages and some none.
+	OutcomePartial Outcome = "partial"
+	// OutcomeNoPages: CWAC exited 0 but scanned no page at all (unreachable
+	// sites, or http:// URLs with only_allow_https).
+	OutcomeNoPages Outcome = "no-pages-scanned"
+	// OutcomeCWACFailed: CWAC exited non-zero.
+	OutcomeCWACFailed Outcome = "cwac-failed"
+	// OutcomeRunnerError: the runner could not prepare or run CWAC.
+	OutcomeRunnerError Outcome = "runner-error"
+	// OutcomeTerminated: the runner was told to stop (deadline, deletion).
+	OutcomeTerminated Outcome = "terminated"
+)
+
+// Message is the termination message.
+type Message struct {
+	Outcome  Outcome `json:"outcome"`
+	ExitCode int     `json:"exit_code"`
+	// ResultsDir is CWAC's results directory name, relative to the scan's
+	// directory on the results volume ("" when CWAC made none).
+	ResultsDir string `json:"results_dir,omitempty"`
+	// Message says what happened, for people.
+	Message string `json:"message,omitempty"`
+	// StderrTail is the end of CWAC's stderr (for a crash, its traceback).
+	StderrTail string           `json:"stderr_tail,omitempty"`
+	Summary    *results.Summary `json:"summary,omitempty"`
+	// Truncated is set when something was cut to fit MaxBytes.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Encode renders m as JSON of at most limit bytes, cutting the least useful
+// parts first: the per-base-URL list, then top violations, the stderr tail,
+// the unscanned list and the message, and at last the summary itself.
+func Encode(m Message, limit int) []byte {
+	if m.Summary != nil {
+		s := *m.Summary
+		s.BaseURLs = nil // the full list lives in summary.json on the volume
+		s.AuditFiles = nil
+		m.Summary = &s
+	}
+	if b := marshal(m); len(b) <= limit {
+		return b
+	}
+	m.Truncated = true
+	withSummary := func(f func(s *results.Summary)) func() {
+		return func() {
+			if m.Summary != nil {
+				f(m.Summary)
+			}
+		}
+	}
+	steps := []func(){
+		func() { m.StderrTail = tailBytes(m.StderrTail, 1500) },
+		withSummary(func(s *results.Summary) { s.TopViolations = cut(s.TopViolations, 5) }),
+		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 5) }),
+		func() { m.Message = headBytes(m.Message, 512) },
+		func() { m.StderrTail = tailBytes(m.StderrTail, 512) },
+		withSummary(func(s *results.Summary) { s.TopViolations = nil }),
+		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 1) }),
+		withSummary(func(s *results.Summary) { s.IssuesByAuditType = nil; s.Informational = nil }),
+		func() { m.StderrTail = tailBytes(m.StderrTail, 128); m.Message = headBytes(m.Message, 128) },
+		func() { m.Summary = nil },
+		func() { m.StderrTail = ""; m.Message = headBytes(m.Message, 64); m.ResultsDir = headBytes(m.ResultsDir, 256) },
+	}
+	for _, step := range steps {
+		step()
+		if b := marshal(m); len(b) <= limit {
+			return b
+		}
+	}
+	return marshal(Message{Outcome: m.Outcome, ExitCode: m.ExitCode, Truncated: true})
+}
+
+// Decode parses a termination message. ok is false when the text is not a
+// runner message (for example the log tail the kubelet substitutes when the
+// container crashed before writing one).
+func Decode(text string) (Message, bool) {
+	var m Message
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "{") {
+		return Message{}, false
+	}
+	if err := json.Unmarshal([]byte(text), &m); err != nil || m.Outcome == "" {
+		return Message{}, false
+	}
+	return m, true
+}
+
+func marshal(m Message) []byte {
+	b, err := json.Marshal(m)
+	if err != nil {
+		// Only unmarshalable values (NaN) could get here; report that instead.
+		b, _ = json.Marshal(Message{Outcome: m.Outcome, ExitCode: m.ExitCode, Message: fmt.Sprintf("encoding report: %v", err), Truncated: true})
+	}
+	return b
+}
+
+func cut[T any](s []T, n int) []T {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// tailBytes keeps the last n bytes of s on a UTF-8 boundary.
+func tailBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return "…" + s
+}
+
+// headBytes keeps the first n bytes of s on a UTF-8 boundary.
+func headBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}

@@ -1,0 +1,449 @@
+// Package runner is the scan pod's launcher: it prepares a writable mirror of
+// CWAC's working tree under /tmp (CWAC's own /cwac stays read-only), merges
+// the scan's overrides into the image's default config, runs CWAC with no
+// shell, and reports the outcome through summary.json and the container's
+// termination message.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// Files the operator puts in the scan's ConfigMap (mounted at ScanDir).
+const (
+	OverridesFile = "scan.json"
+	URLsFile      = "urls.csv"
+	// ConfigFileName is the config file the runner writes into CWAC's config/.
+	ConfigFileName = "cwac_operator_scan.json"
+	// BaseURLsFileName is the base URL CSV the runner writes into base_urls/visit/.
+	BaseURLsFileName = "cwac_operator_scan.csv"
+)
+
+// ExitRunnerError is the runner's exit code when it could not run CWAC at all.
+const ExitRunnerError = 2
+
+// Config is the runner's flags.
+type Config struct {
+	CWACDir        string // CWAC's installed tree (read-only), e.g. /cwac
+	ScanDir        string // the mounted ConfigMap
+	ResultsDir     string // this scan's directory on the results volume
+	WorkDir        string // where to build the writable mirror, e.g. /tmp/cwac-work
+	TerminationLog string // e.g. /dev/termination-log
+	Python         string // interpreter; "" picks .venv/bin/python under CWACDir, else python3
+	Stdout, Stderr io.Writer
+	Log            *slog.Logger
+}
+
+// stderrTailBytes is how much of CWAC's stderr is kept for the report.
+const stderrTailBytes = 3000
+
+// Run runs one scan and returns the exit code to exit with (CWAC's own, or
+// ExitRunnerError). It always writes the termination message.
+func Run(ctx context.Context, cfg Config) int {
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(cfg.Stderr, nil))
+	}
+	msg := run(ctx, cfg)
+	if err := os.WriteFile(cfg.TerminationLog, podreport.Encode(msg, podreport.MaxBytes), 0o644); err != nil {
+		cfg.Log.Error("writing termination message", "path", cfg.TerminationLog, "err", err)
+	}
+	cfg.Log.Info("scan finished", "outcome", msg.Outcome, "exitCode", msg.ExitCode, "resultsDir", msg.ResultsDir, "message", msg.Message)
+	return msg.ExitCode
+}
+
+func runnerError(err error) podreport.Message {
+	return podreport.Message{Outcome: podreport.OutcomeRunnerError, ExitCode: ExitRunnerError, Message: "runner: " + err.Error()}
+}
+
+func run(ctx context.Context, cfg Config) podreport.Message {
+	sites, configName, err := prepare(cfg)
+	if err != nil {
+		return runnerError(err)
+	}
+	python := cfg.Python
+	if python == "" {
+		python = DefaultPython(cfg.CWACDir)
+	}
+	auditName, err := auditNameOf(filepath.Join(cfg.WorkDir, cwac.ConfigDir, configName))
+	if err != nil {
+		return runnerError(err)
+	}
+
+	before := resultDirs(cfg.ResultsDir, auditName)
+	stderrTail := &tailBuffer{max: stderrTailBytes}
+	start := time.Now()
+	cmd := exec.Command(python, "-u", cwac.EntryPoint, configName) // no shell; fixed arguments
+	cmd.Dir = cfg.WorkDir
+	cmd.Stdout = cfg.Stdout
+	cmd.Stderr = io.MultiWriter(cfg.Stderr, stderrTail)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cfg.Log.Info("starting CWAC", "python", python, "config", configName, "auditName", auditName, "baseURLs", len(sites), "workDir", cfg.WorkDir)
+	if err := cmd.Start(); err != nil {
+		return runnerError(fmt.Errorf("starting CWAC: %w", err))
+	}
+
+	terminated, stopForwarding := forwardSignals(ctx, cmd.Process)
+	waitErr := cmd.Wait()
+	stopForwarding()
+	duration := time.Since(start)
+	exitCode := 0
+	if waitErr != nil {
+		var exitErr *exec.ExitError
+		if !errors.As(waitErr, &exitErr) {
+			return runnerError(fmt.Errorf("waiting for CWAC: %w", waitErr))
+		}
+		exitCode = exitErr.ExitCode()
+		if exitCode < 0 { // killed by a signal
+			if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				exitCode = 128 + int(ws.Signal())
+			}
+		}
+	}
+
+	msg := podreport.Message{ExitCode: exitCode, StderrTail: stderrTail.String()}
+	msg.ResultsDir = newResultDir(cfg.ResultsDir, auditName, before)
+	expected := make([]string, 0, len(sites))
+	for _, s := range sites {
+		expected = append(expected, s.URL)
+	}
+	if msg.ResultsDir != "" {
+		dir := filepath.Join(cfg.ResultsDir, msg.ResultsDir)
+		summary, err := results.Summarize(dir, results.Options{ExpectedBaseURLs: expected, Duration: duration.Round(100 * time.Millisecond).Seconds()})
+		if err != nil {
+			cfg.Log.Error("summarising results", "dir", dir, "err", err)
+			msg.Message = "could not summarise results: " + err.Error()
+		} else {
+			msg.Summary = summary
+			if err := writeJSON(filepath.Join(dir, results.SummaryFile), summary); err != nil {
+				cfg.Log.Error("writing summary.json", "err", err)
+			}
+		}
+	}
+
+	switch {
+	case terminated.Load():
+		msg.Outcome = podreport.OutcomeTerminated
+		msg.Message = join(msg.Message, "CWAC was stopped by a termination signal (deadline or deletion)")
+	case exitCode != 0:
+		msg.Outcome = podreport.OutcomeCWACFailed
+		msg.Message = join(msg.Message, fmt.Sprintf("CWAC exited with code %d: %s", exitCode, lastLine(msg.StderrTail)))
+	case msg.Summary == nil:
+		msg.Outcome = podreport.OutcomeNoPages
+		msg.Message = join(msg.Message, "CWAC exited 0 but wrote no results directory")
+	case msg.Summary.PagesScanned == 0:
+		msg.Outcome = podreport.OutcomeNoPages
+		msg.Message = "no pages were scanned; base URLs that yielded no page: " + strings.Join(msg.Summary.UnscannedBaseURLs, ", ") +
+			" (unreachable, http:// with only_allow_https, or disallowed by robots.txt)"
+	case len(msg.Summary.UnscannedBaseURLs) > 0:
+		msg.Outcome = podreport.OutcomePartial
+		msg.Message = fmt.Sprintf("scanned %d pages; base URLs that yielded no page: %s", msg.Summary.PagesScanned, strings.Join(msg.Summary.UnscannedBaseURLs, ", "))
+	default:
+		msg.Outcome = podreport.OutcomeComplete
+		msg.Message = fmt.Sprintf("scanned %d pages, found %d issues", msg.Summary.PagesScanned, msg.Summary.TotalIssues)
+	}
+	if exitCode == 0 {
+		msg.StderrTail = "" // CWAC's stderr on success is noise (nltk download warnings)
+	}
+	return msg
+}
+
+// DefaultPython is CWAC's virtualenv interpreter when the image has one, else python3.
+func DefaultPython(cwacDir string) string {
+	venv := filepath.Join(cwacDir, ".venv", "bin", "python")
+	if _, err := os.Stat(venv); err == nil {
+		return venv
+	}
+	return "python3"
+}
+
+// prepare builds the working tree: symlinks to everything in CWAC's tree but
+// config/, base_urls/ and results/, which are real (or point at the results
+// volume), then writes the merged config and the base URL CSV.
+func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
+	if err := cwac.ValidateConfigFileName(ConfigFileName); err != nil {
+		return nil, "", err
+	}
+	defaultsPath := filepath.Join(cfg.CWACDir, cwac.ConfigDir, cwac.DefaultConfigFile)
+	defaultsData, err := os.ReadFile(defaultsPath)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading CWAC's default config: %w", err)
+	}
+	defaults, err := cwacconfig.Decode(defaultsData)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", defaultsPath, err)
+	}
+	overridesData, err := os.ReadFile(filepath.Join(cfg.ScanDir, OverridesFile))
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the scan's overrides: %w", err)
+	}
+	overrides, err := cwacconfig.Decode(overridesData)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", OverridesFile, err)
+	}
+	for _, k := range []string{"base_urls_visit_path", "base_urls_nohead_path"} {
+		if _, ok := overrides[k]; ok {
+			return nil, "", fmt.Errorf("%s: key %q is owned by the runner", OverridesFile, k)
+		}
+	}
+	name, _ := overrides["audit_name"].(string)
+	if err := cwac.ValidateAuditName(name); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", OverridesFile, err)
+	}
+	urlsData, err := os.ReadFile(filepath.Join(cfg.ScanDir, URLsFile))
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the scan's URLs: %w", err)
+	}
+	sites, err := cwacconfig.ReadBaseURLCSV(urlsData)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, s := range sites {
+		if _, err := cwacconfig.ParseBaseURL(s.URL); err != nil {
+			return nil, "", fmt.Errorf("%s: %w", URLsFile, err)
+		}
+	}
+	if len(sites) == 0 {
+		return nil, "", fmt.Errorf("%s: at least one URL is required", URLsFile)
+	}
+
+	merged := cwacconfig.Merge(defaults, overrides)
+	for _, note := range cwacconfig.Finalize(merged) {
+		cfg.Log.Info("config adjusted", "note", note)
+	}
+	configData, err := cwacconfig.Encode(merged)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := buildWorkDir(cfg); err != nil {
+		return nil, "", err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.WorkDir, cwac.ConfigDir, ConfigFileName), configData, 0o644); err != nil {
+		return nil, "", fmt.Errorf("writing CWAC config: %w", err)
+	}
+	visit := filepath.Join(cfg.WorkDir, filepath.FromSlash(cwac.BaseURLsVisitPath))
+	if err := os.WriteFile(filepath.Join(visit, BaseURLsFileName), urlsData, 0o644); err != nil {
+		return nil, "", fmt.Errorf("writing base URLs: %w", err)
+	}
+	return sites, ConfigFileName, nil
+}
+
+// ownedEntries are the parts of CWAC's tree the runner makes itself.
+var ownedEntries = []string{cwac.ConfigDir, cwac.BaseURLsDir, cwac.ResultsDir}
+
+func buildWorkDir(cfg Config) error {
+	if err := os.RemoveAll(cfg.WorkDir); err != nil {
+		return fmt.Errorf("clearing work dir: %w", err)
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return fmt.Errorf("creating work dir: %w", err)
+	}
+	cwacDir, err := filepath.Abs(cfg.CWACDir)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(cwacDir)
+	if err != nil {
+		return fmt.Errorf("reading CWAC dir: %w", err)
+	}
+	for _, e := range entries {
+		if slices.Contains(ownedEntries, e.Name()) {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(cwacDir, e.Name()), filepath.Join(cfg.WorkDir, e.Name())); err != nil {
+			return fmt.Errorf("linking %s: %w", e.Name(), err)
+		}
+	}
+	// config/: links to the image's own files (defaults, schema) plus ours.
+	configDir := filepath.Join(cfg.WorkDir, cwac.ConfigDir)
+	if err := os.MkdirAll(configDir, 0o755); err != nil {
+		return err
+	}
+	if imageConfig, err := os.ReadDir(filepath.Join(cwacDir, cwac.ConfigDir)); err == nil {
+		for _, e := range imageConfig {
+			if e.Name() == ConfigFileName {
+				continue
+			}
+			if err := os.Symlink(filepath.Join(cwacDir, cwac.ConfigDir, e.Name()), filepath.Join(configDir, e.Name())); err != nil {
+				return fmt.Errorf("linking config/%s: %w", e.Name(), err)
+			}
+		}
+	}
+	for _, d := range []string{cwac.BaseURLsVisitPath, cwac.BaseURLsNoHead} {
+		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, filepath.FromSlash(d)), 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	resultsDir, err := filepath.Abs(cfg.ResultsDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(resultsDir, 0o755); err != nil {
+		return fmt.Errorf("creating results dir %s: %w", resultsDir, err)
+	}
+	if err := os.Symlink(resultsDir, filepath.Join(cfg.WorkDir, cwac.ResultsDir)); err != nil {
+		return fmt.Errorf("linking results: %w", err)
+	}
+	return nil
+}
+
+func auditNameOf(configPath string) (string, error) {
+	data, err := os.ReadFile(configPath)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := cwacconfig.Decode(data)
+	if err != nil {
+		return "", err
+	}
+	name, _ := cfg["audit_name"].(string)
+	return name, cwac.ValidateAuditName(name)
+}
+
+// resultDirs lists CWAC results directories for an audit name.
+func resultDirs(root, auditName string) map[string]bool {
+	out := map[string]bool{}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		if _, name, ok := cwac.ParseResultsDirName(e.Name()); ok && name == auditName && e.IsDir() {
+			out[e.Name()] = true
+		}
+	}
+	return out
+}
+
+// newResultDir is the newest results directory for the audit that was not
+// there before CWAC ran ("" if none).
+func newResultDir(root, auditName string, before map[string]bool) string {
+	var fresh []string
+	for name := range resultDirs(root, auditName) {
+		if !before[name] {
+			fresh = append(fresh, name)
+		}
+	}
+	if len(fresh) == 0 {
+		return ""
+	}
+	sort.Strings(fresh) // the timestamp comes first, so names sort by time
+	return fresh[len(fresh)-1]
+}
+
+// forwardSignals passes SIGTERM and SIGINT (and ctx's cancellation) on to
+// CWAC's process group, so Chrome and chromedriver stop with it.
+func forwardSignals(ctx context.Context, p *os.Process) (*atomic.Bool, func()) {
+	var terminated atomic.Bool
+	ch := make(chan os.Signal, 2)
+	done := make(chan struct{})
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		select {
+		case <-done:
+		case sig := <-ch:
+			terminated.Store(true)
+			_ = syscall.Kill(-p.Pid, sig.(syscall.Signal))
+		case <-ctx.Done():
+			terminated.Store(true)
+			_ = syscall.Kill(-p.Pid, syscall.SIGTERM)
+		}
+	}()
+	return &terminated, func() { signal.Stop(ch); close(done) }
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.ToValidUTF8(string(t.buf), "")
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func writeJSON(path string, v any) error {
+	data, err := jsonIndent(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// Install copies the running executable to dst (the init container's job:
+// the runner reaches the CWAC container through a shared emptyDir).
+func Install(dst string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	src, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp := dst + ".tmp"
+	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, src); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+

@@ -1,0 +1,277 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// standinCWAC lays out a CWAC-like tree (cwac.py, config/config_default.json,
+// a few other entries) around the project's stand-in scanner.
+func standinCWAC(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Fatalf("python3 is required for runner tests: %v", err)
+	}
+	repo, err := filepath.Abs("../../test/standin-cwac")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	must(t, os.Symlink(filepath.Join(repo, "cwac.py"), filepath.Join(dir, "cwac.py")))
+	must(t, os.MkdirAll(filepath.Join(dir, "config"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, "base_urls", "visit"), 0o755))
+	// An example CSV shipped in the image must not be scanned.
+	must(t, os.WriteFile(filepath.Join(dir, "base_urls", "visit", "example.csv"), []byte("organisation,url,sector\nX,https://example.invalid/,Y\n"), 0o644))
+	data, err := os.ReadFile(filepath.Join(repo, "config", "config_default.json"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "config", "config_default.json"), data, 0o644))
+	return dir
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testSite(t *testing.T) string {
+	srv := httptest.NewServer(http.FileServer(http.Dir("../../testdata/a11y-site")))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// closedURL is a loopback address where nothing listens.
+func closedURL(t *testing.T) string {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u := srv.URL + "/"
+	srv.Close()
+	return u
+}
+
+type scanFiles struct {
+	overrides string
+	urls      string
+}
+
+func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]string) (int, podreport.Message, Config, string) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	tmp := t.TempDir()
+	cfg := Config{
+		CWACDir:        standinCWAC(t),
+		ScanDir:        filepath.Join(tmp, "scan"),
+		ResultsDir:     filepath.Join(tmp, "volume", "ns", "scan-1234abcd"),
+		WorkDir:        filepath.Join(tmp, "work"),
+		TerminationLog: filepath.Join(tmp, "termination-log"),
+		Python:         "python3",
+	}
+	must(t, os.MkdirAll(cfg.ScanDir, 0o755))
+	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, OverridesFile), []byte(files.overrides), 0o644))
+	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, URLsFile), []byte(files.urls), 0o644))
+	var stdout, stderr bytes.Buffer
+	cfg.Stdout, cfg.Stderr = &stdout, &stderr
+	cfg.Log = slog.New(slog.NewTextHandler(&stderr, nil))
+	before := listTree(t, cfg.CWACDir)
+	code := Run(ctx, cfg)
+	if diff := cmp.Diff(before, listTree(t, cfg.CWACDir)); diff != "" {
+		t.Errorf("the runner changed CWAC's own tree (-before +after):\n%s", diff)
+	}
+	raw, err := os.ReadFile(cfg.TerminationLog)
+	must(t, err)
+	if len(raw) > podreport.MaxBytes {
+		t.Errorf("termination message is %d bytes, over %d", len(raw), podreport.MaxBytes)
+	}
+	msg, ok := podreport.Decode(string(raw))
+	if !ok {
+		t.Fatalf("termination message is not a report: %s", raw)
+	}
+	return code, msg, cfg, stdout.String() + stderr.String()
+}
+
+func listTree(t *testing.T, root string) []string {
+	var out []string
+	must(t, filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, rel)
+		return nil
+	}))
+	sort.Strings(out)
+	return out
+}
+
+const allPlugins = `{"audit_name": "runner-test", "max_links_per_domain": 10, "thread_count": 1, "only_allow_https": false,
+  "audit_plugins": {"focus_indicator_audit": {"enabled": true}, "screenshot_audit": {"enabled": true}, "element_audit": {"enabled": true}}}`
+
+func TestRunComplete(t *testing.T) {
+	site := testSite(t)
+	code, msg, cfg, out := runScan(t, context.Background(), scanFiles{
+		overrides: allPlugins,
+		urls:      "organisation,url,sector\n\"Te Tari, \"\"Test\"\"\"," + site + ",Tāmaki\n",
+	}, nil)
+	if code != 0 || msg.Outcome != podreport.OutcomeComplete {
+		t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
+	}
+	if msg.Summary.PagesScanned != 4 || msg.Summary.TotalIssues != 17 || msg.Summary.IssuesByAuditType["axe_core_audit"] != 12 {
+		t.Errorf("summary = %+v", msg.Summary)
+	}
+	if msg.StderrTail != "" {
+		t.Errorf("stderr tail on success: %q", msg.StderrTail)
+	}
+	// summary.json sits in CWAC's results directory, with the full base URL list.
+	data, err := os.ReadFile(filepath.Join(cfg.ResultsDir, msg.ResultsDir, results.SummaryFile))
+	must(t, err)
+	var s results.Summary
+	must(t, json.Unmarshal(data, &s))
+	if len(s.BaseURLs) != 1 || s.BaseURLs[0].Organisation != "Te Tari, \"Test\"" || s.BaseURLs[0].Sector != "Tāmaki" {
+		t.Errorf("base URLs in summary.json = %+v (organisation quoting lost?)", s.BaseURLs)
+	}
+	// CWAC ran with the merged config: the image's defaults plus the scan's overrides.
+	cfgData, err := os.ReadFile(filepath.Join(cfg.WorkDir, "config", ConfigFileName))
+	must(t, err)
+	var merged map[string]any
+	must(t, json.Unmarshal(cfgData, &merged))
+	if merged["audit_name"] != "runner-test" || merged["headless"] != true || merged["base_urls_visit_path"] != "./base_urls/visit/" {
+		t.Errorf("merged config = %v", merged)
+	}
+	// Only the scan's base URL CSV is in the work tree, never the image's examples.
+	entries, err := os.ReadDir(filepath.Join(cfg.WorkDir, "base_urls", "visit"))
+	must(t, err)
+	if len(entries) != 1 || entries[0].Name() != BaseURLsFileName {
+		t.Errorf("base_urls/visit holds %v", entries)
+	}
+}
+
+func TestRunOutcomes(t *testing.T) {
+	site := testSite(t)
+	dead := closedURL(t)
+	tests := []struct {
+		name        string
+		overrides   string
+		urls        []string
+		env         map[string]string
+		wantCode    int
+		wantOutcome podreport.Outcome
+		wantMessage string
+		wantStderr  string
+	}{
+		{
+			name:        "partial: one base URL unreachable",
+			overrides:   allPlugins,
+			urls:        []string{site, dead},
+			wantOutcome: podreport.OutcomePartial,
+			wantMessage: "base URLs that yielded no page: " + dead,
+		},
+		{
+			name:        "nothing reachable: exit 0 but no pages",
+			overrides:   allPlugins,
+			urls:        []string{dead},
+			wantOutcome: podreport.OutcomeNoPages,
+			wantMessage: "no pages were scanned; base URLs that yielded no page: " + dead,
+		},
+		{
+			name:        "http URL with only_allow_https (the image default): no CSV at all",
+			overrides:   `{"audit_name": "https-only"}`,
+			urls:        []string{site},
+			wantOutcome: podreport.OutcomeNoPages,
+			wantMessage: "yielded no page: " + site,
+		},
+		{
+			name:        "CWAC exits non-zero",
+			overrides:   allPlugins,
+			urls:        []string{site},
+			env:         map[string]string{"STANDIN_EXIT": "3"},
+			wantCode:    3,
+			wantOutcome: podreport.OutcomeCWACFailed,
+			wantMessage: "CWAC exited with code 3: RuntimeError: stand-in asked to fail with exit code 3",
+			wantStderr:  "Traceback (most recent call last):",
+		},
+		{
+			name:        "owned key in the overrides is refused before CWAC runs",
+			overrides:   `{"audit_name": "x", "base_urls_visit_path": "/etc/"}`,
+			urls:        []string{site},
+			wantCode:    ExitRunnerError,
+			wantOutcome: podreport.OutcomeRunnerError,
+			wantMessage: `key "base_urls_visit_path" is owned by the runner`,
+		},
+		{
+			name:        "bad audit name is refused before CWAC runs",
+			overrides:   `{"audit_name": "../../etc"}`,
+			urls:        []string{site},
+			wantCode:    ExitRunnerError,
+			wantOutcome: podreport.OutcomeRunnerError,
+			wantMessage: "invalid audit name",
+		},
+		{
+			name:        "non-http base URL is refused before CWAC runs",
+			overrides:   allPlugins,
+			urls:        []string{"file:///etc/passwd"},
+			wantCode:    ExitRunnerError,
+			wantOutcome: podreport.OutcomeRunnerError,
+			wantMessage: "Invalid URL: file:///etc/passwd",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			csv := "organisation,url,sector\n"
+			for _, u := range tt.urls {
+				csv += "Org," + u + ",Sector\n"
+			}
+			code, msg, _, out := runScan(t, context.Background(), scanFiles{overrides: tt.overrides, urls: csv}, tt.env)
+			if code != tt.wantCode || msg.ExitCode != tt.wantCode || msg.Outcome != tt.wantOutcome {
+				t.Fatalf("code %d (report %d), outcome %q; want %d, %q\nmessage: %s\n%s", code, msg.ExitCode, msg.Outcome, tt.wantCode, tt.wantOutcome, msg.Message, out)
+			}
+			if !strings.Contains(msg.Message, tt.wantMessage) {
+				t.Errorf("message %q does not contain %q", msg.Message, tt.wantMessage)
+			}
+			if !strings.Contains(msg.StderrTail, tt.wantStderr) {
+				t.Errorf("stderr tail %q does not contain %q", msg.StderrTail, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestRunTerminated(t *testing.T) {
+	site := testSite(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(time.Second); cancel() }()
+	code, msg, _, out := runScan(t, ctx, scanFiles{overrides: allPlugins, urls: "organisation,url,sector\nO," + site + ",S\n"},
+		map[string]string{"STANDIN_SLEEP": "60"})
+	if msg.Outcome != podreport.OutcomeTerminated || code != 128+15 {
+		t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
+	}
+}
+
+func TestDefaultPython(t *testing.T) {
+	dir := t.TempDir()
+	if got := DefaultPython(dir); got != "python3" {
+		t.Errorf("without a venv: %q", got)
+	}
+	must(t, os.MkdirAll(filepath.Join(dir, ".venv", "bin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, ".venv", "bin", "python"), nil, 0o755))
+	if got := DefaultPython(dir); got != filepath.Join(dir, ".venv", "bin", "python") {
+		t.Errorf("with a venv: %q", got)
+	}
+}

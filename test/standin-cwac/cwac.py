@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""A stand-in for CWAC used by cwac-operator's tests. It is NOT CWAC.
+
+It behaves like real CWAC where the operator can see it: it is run as
+`python -u cwac.py <config>.json` from its working directory, reads
+./config/<config>.json (the name must match ^[a-zA-Z0-9_.-]+$), reads the base
+URL CSVs in base_urls_visit_path, requires base_urls_nohead_path to exist,
+creates ./results/<YYYY-MM-DD_HH-MM-SS>_<audit_name>/ and writes CSVs in real
+CWAC's format (UTF-8 BOM, CRLF rows, Python-repr cells) there. The rows come
+from templates recorded from a real CWAC run of the project's test site
+(templates/), re-labelled for each base URL that answers an HTTP GET.
+
+Like real CWAC it exits 0 when nothing could be scanned: an unreachable base
+URL gets number_of_pages 0; an http:// URL with only_allow_https skips the site
+and writes no CSV at all.
+
+Test knobs (environment, or a marker in audit_name):
+  STANDIN_EXIT=N / audit_name containing 'standin-exit-N'  exit N after a traceback
+  STANDIN_SLEEP=S / 'standin-sleep-S'                      sleep S seconds first
+  STANDIN_MEMORY_MB=M / 'standin-memory-M'                 allocate M MiB and hold it
+  STANDIN_OFFLINE=1                                        treat every site as reachable
+"""
+import csv
+import datetime
+import io
+import json
+import os
+import re
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+TEMPLATES = os.environ.get("STANDIN_TEMPLATES", os.path.join(HERE, "templates"))
+TEMPLATE_BASE = "http://127.0.0.1:8765/"
+TEMPLATE_ORG = "CWAC Test Org"
+TEMPLATE_SECTOR = "Test Sector"
+TEMPLATE_PAGES = 4
+BOOKKEEPING = {"pages_scanned.csv", "progress.csv", "unexpected_response_codes.csv"}
+
+
+def knob(name, marker):
+    value = os.environ.get(name)
+    if value:
+        return value
+    m = re.search(marker + r"-(\d+)", AUDIT_NAME or "")
+    return m.group(1) if m else None
+
+
+def read_csv(path):
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        return list(csv.reader(f))
+
+
+def write_csv(path, header, rows, lineterminator="\r\n"):
+    with open(path, "w", encoding="utf-8-sig", newline="") as f:
+        w = csv.writer(f, lineterminator=lineterminator)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def reachable(url):
+    if os.environ.get("STANDIN_OFFLINE") == "1":
+        return True
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return 200 <= resp.status < 400
+    except Exception:
+        return False
+
+
+def relabel(value, site):
+    if value.startswith(TEMPLATE_BASE):
+        return site["url"] + value[len(TEMPLATE_BASE):] if site["url"].endswith("/") else site["url"] + "/" + value[len(TEMPLATE_BASE):]
+    return {TEMPLATE_ORG: site["organisation"], TEMPLATE_SECTOR: site["sector"]}.get(value, value)
+
+
+AUDIT_NAME = None
+
+
+def main():
+    global AUDIT_NAME
+    if len(sys.argv) != 2:
+        raise ValueError("usage: cwac.py <config>.json")
+    config_name = sys.argv[1]
+    if not re.match(r"^[a-zA-Z0-9_.-]+$", config_name):
+        raise ValueError("config_filename must be alphanumeric, underscores, and hyphens")
+    with open(os.path.join("config", config_name), encoding="utf-8-sig") as f:
+        config = json.load(f)
+    AUDIT_NAME = config["audit_name"]
+
+    sleep = knob("STANDIN_SLEEP", "standin-sleep")
+    if sleep:
+        time.sleep(int(sleep))
+    memory = knob("STANDIN_MEMORY_MB", "standin-memory")
+    hoard = None
+    if memory:
+        hoard = bytearray(int(memory) * 1024 * 1024)
+        for i in range(0, len(hoard), 4096):
+            hoard[i] = 1
+
+    started = datetime.datetime.now()
+    results = os.path.join("results", started.strftime("%Y-%m-%d_%H-%M-%S") + "_" + AUDIT_NAME)
+    os.makedirs(results)
+    with open(os.path.join(results, "config.json"), "w", encoding="utf-8-sig") as f:
+        json.dump(config, f, indent=4)
+    open(os.path.join(results, started.strftime("%Y-%m-%d_%H-%M-%S") + "_" + AUDIT_NAME + ".log"), "w").close()
+
+    print("*" * 80)
+    print("Centralised Web Accessibility Checker (CWAC) - test stand-in")
+    print("Run time: " + started.strftime("%Y-%m-%d %H:%M:%S"))
+    print("*" * 80)
+    print("Audit name: " + os.path.basename(results))
+
+    visit = config["base_urls_visit_path"]
+    if not os.path.isdir(config["base_urls_nohead_path"]):
+        raise FileNotFoundError("[Errno 2] No such file or directory: '%s'" % config["base_urls_nohead_path"])
+    sites = []
+    for name in sorted(os.listdir(visit)):
+        if not name.endswith(".csv"):
+            continue
+        with open(os.path.join(visit, name), encoding="utf-8-sig", newline="") as f:
+            for row in csv.DictReader(f):
+                if config.get("only_allow_https", True) and not row["url"].startswith("https://"):
+                    continue
+                sites.append(row)
+    print("Number of websites to be scanned: %d" % len(sites))
+
+    code = knob("STANDIN_EXIT", "standin-exit")
+    if code and int(code) != 0:
+        print("Traceback (most recent call last):", file=sys.stderr)
+        print('  File "cwac.py", line 1, in <module>', file=sys.stderr)
+        print("RuntimeError: stand-in asked to fail with exit code %s" % code, file=sys.stderr)
+        sys.exit(int(code))
+
+    if not sites:
+        print("CWAC complete! Data can be found in the ./results folder.")
+        return
+
+    plugins = {name for name, p in config.get("audit_plugins", {}).items() if p.get("enabled")}
+    pages, unexpected, outputs = [], [], {}
+    total = max(1, len(sites) * TEMPLATE_PAGES)
+    progress = [["time", "iteration", "total", "speed", "percent", "elapsed", "remaining"]]
+    done = 0
+    for site in sites:
+        if not reachable(site["url"]):
+            pages.append([site["organisation"], site["url"], 0, site["sector"]])
+            unexpected.append([site["url"], site["url"], site["url"], -1])
+            continue
+        pages.append([site["organisation"], site["url"], TEMPLATE_PAGES, site["sector"]])
+        for tpl in sorted(os.listdir(TEMPLATES)):
+            if not tpl.endswith(".csv") or tpl in BOOKKEEPING:
+                continue
+            stem = tpl[:-4]
+            base_plugin = stem.replace("_template_aware", "")
+            if base_plugin.endswith("_audit") and base_plugin not in plugins:
+                continue
+            rows = read_csv(os.path.join(TEMPLATES, tpl))
+            header, body = rows[0], rows[1:]
+            out = outputs.setdefault(tpl, [header, []])
+            out[1].extend([relabel(v, site) for v in row] for row in body)
+        done += TEMPLATE_PAGES
+        progress.append([repr(time.time()), done, total, "1.00", "%.1f" % (100.0 * done / total), "0h 0m", "0h 0m"])
+        print("|%s| %.1f%% p:%d/%d" % ("#" * 20, 100.0 * done / total, done, total))
+
+    for tpl, (header, body) in outputs.items():
+        write_csv(os.path.join(results, tpl), header, body, "\n" if tpl.endswith("_template_aware.csv") else "\r\n")
+    write_csv(os.path.join(results, "pages_scanned.csv"), ["organisation", "base_url", "number_of_pages", "sector"], pages)
+    write_csv(os.path.join(results, "progress.csv"), progress[0], progress[1:])
+    write_csv(os.path.join(results, "unexpected_response_codes.csv"), ["base_url", "parent_url", "url", "status_code"], unexpected)
+    print("CWAC complete! Data can be found in the ./results folder.")
+    del hoard
+
+
+if __name__ == "__main__":
+    main()
