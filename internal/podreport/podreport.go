@@ -84,7 +84,11 @@ func Encode(m Message, limit int) []byte {
 		withSummary(func(s *results.Summary) { s.IssuesByAuditType = nil; s.Informational = nil }),
 		func() { m.StderrTail = tailBytes(m.StderrTail, 128); m.Message = headBytes(m.Message, 128) },
 		func() { m.Summary = nil },
-		func() { m.StderrTail = ""; m.Message = headBytes(m.Message, 64); m.ResultsDir = headBytes(m.ResultsDir, 256) },
+		func() {
+			m.StderrTail = ""
+			m.Message = headBytes(m.Message, 64)
+			m.ResultsDir = headBytes(m.ResultsDir, 256)
+		},
 	}
 	for _, step := range steps {
 		step()

@@ -44,7 +44,9 @@ func TestEncodeAlwaysFitsAndIsJSON(t *testing.T) {
 		{"huge stderr", Message{Outcome: OutcomeCWACFailed, ExitCode: 1, StderrTail: strings.Repeat("Traceback ✗\n", 2000) + "ValueError: the end"},
 			func(m Message) bool { return strings.HasSuffix(m.StderrTail, "ValueError: the end") }},
 		{"huge summary", Message{Outcome: OutcomePartial, Summary: bigSummary(100)},
-			func(m Message) bool { return m.Summary != nil && m.Summary.TotalIssues == 99 && m.Summary.PagesScanned == 3 }},
+			func(m Message) bool {
+				return m.Summary != nil && m.Summary.TotalIssues == 99 && m.Summary.PagesScanned == 3
+			}},
 		{"everything huge", Message{Outcome: OutcomeNoPages, Message: strings.Repeat("ā", 5000), StderrTail: strings.Repeat("x", 9000), Summary: bigSummary(500)},
 			func(m Message) bool { return m.Outcome == OutcomeNoPages }},
 	}

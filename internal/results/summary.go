@@ -68,7 +68,7 @@ type Summary struct {
 	// only_allow_https, or disallowed by robots.txt.
 	UnscannedBaseURLs []string `json:"unscanned_base_urls"`
 	// UnexpectedResponses counts rows of unexpected_response_codes.csv.
-	UnexpectedResponses int `json:"unexpected_responses"`
+	UnexpectedResponses int     `json:"unexpected_responses"`
 	DurationSeconds     float64 `json:"duration_seconds"`
 	// AuditFiles lists the audit CSVs read, sorted.
 	AuditFiles []string `json:"audit_files,omitempty"`

@@ -446,4 +446,3 @@ func Install(dst string) error {
 	}
 	return os.Rename(tmp, dst)
 }
-

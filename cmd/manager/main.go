@@ -1,0 +1,179 @@
+// Command manager runs the cwac-operator controller manager.
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/controller"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+// Defaults for the scan pod; see DESIGN.md section 3.
+const (
+	defaultChromeArgs = "--no-sandbox,--disable-gpu,--disable-dev-shm-usage,--disable-background-networking,--disable-component-update,--disable-sync"
+)
+
+func main() {
+	var (
+		metricsAddr, probeAddr           string
+		leaderElect                      bool
+		watchNamespaces                  string
+		maxConcurrent                    int
+		cpuRequest, memRequest, memLimit string
+		pullPolicy                       string
+		scanEnv                          stringList
+	)
+	opts := scanjob.Options{}
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to (0 disables it)")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and readiness probes bind to")
+	flag.BoolVar(&leaderElect, "leader-elect", false, "enable leader election (needed when running more than one replica)")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch (default: all)")
+	flag.IntVar(&maxConcurrent, "max-concurrent-scans", 2, "scans allowed to run at once across the cluster; more wait in Queued, oldest first (0 = no cap)")
+	flag.StringVar(&opts.ResultsPVC, "results-pvc", "cwac-results", "PersistentVolumeClaim holding scan results (in each scan's namespace)")
+	flag.StringVar(&opts.DefaultImage, "cwac-image", "cwac:latest", "default CWAC image (built from CWAC's own Dockerfile)")
+	flag.StringVar(&opts.RunnerImage, "runner-image", envOr("RUNNER_IMAGE", "cwac-operator:latest"), "image holding /cwac-runner (the operator's own image); env RUNNER_IMAGE")
+	flag.StringVar(&opts.CWACDir, "cwac-dir", "/cwac", "CWAC's directory in its image")
+	flag.StringVar(&opts.Python, "cwac-python", "", "Python interpreter in the CWAC image (default: <cwac-dir>/.venv/bin/python if present, else python3)")
+	flag.StringVar(&opts.ChromeExtraArgs, "chrome-extra-args", defaultChromeArgs, "CHROME_EXTRA_ARGS for scan pods (comma-separated Chrome flags)")
+	flag.StringVar(&opts.ServiceAccountName, "scan-service-account", "", "service account for scan pods (its token is never mounted)")
+	flag.StringVar(&cpuRequest, "scan-cpu-request", "500m", "default CPU request of the CWAC container")
+	flag.StringVar(&memRequest, "scan-memory-request", "512Mi", "default memory request of the CWAC container")
+	flag.StringVar(&memLimit, "scan-memory-limit", "1Gi", "default memory limit of the CWAC container (384Mi was measured to OOM on a 4-page scan)")
+	flag.StringVar(&pullPolicy, "image-pull-policy", "", "image pull policy for scan pods: Always, IfNotPresent or Never (default: Kubernetes' own)")
+	flag.Var(&scanEnv, "scan-env", "extra NAME=VALUE environment for the CWAC container (repeatable)")
+	zapOpts := zap.Options{Development: false}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("setup")
+
+	exit := func(msg string, err error) {
+		log.Error(err, msg)
+		os.Exit(1)
+	}
+	res, err := resources(cpuRequest, memRequest, memLimit)
+	if err != nil {
+		exit("invalid scan resources", err)
+	}
+	opts.Resources = res
+	switch p := corev1.PullPolicy(pullPolicy); p {
+	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+		opts.ImagePullPolicy = p
+	default:
+		exit("invalid --image-pull-policy", fmt.Errorf("%q is not Always, IfNotPresent or Never", pullPolicy))
+	}
+	for _, kv := range scanEnv {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			exit("invalid --scan-env", fmt.Errorf("%q is not NAME=VALUE", kv))
+		}
+		opts.Env = append(opts.Env, corev1.EnvVar{Name: name, Value: value})
+	}
+	if maxConcurrent < 0 {
+		exit("invalid --max-concurrent-scans", fmt.Errorf("%d is negative", maxConcurrent))
+	}
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
+
+	// Cache only the Jobs and pods the operator made.
+	managed := labels.SelectorFromSet(labels.Set{scanjob.LabelManagedBy: scanjob.ManagedByValue})
+	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&batchv1.Job{}: {Label: managed},
+		&corev1.Pod{}:  {Label: managed},
+	}}
+	if watchNamespaces != "" {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range strings.Split(watchNamespaces, ",") {
+			if ns = strings.TrimSpace(ns); ns != "" {
+				cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+			}
+		}
+	}
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme: scheme,
+		Cache:  cacheOpts,
+		Metrics: metricsserver.Options{
+			BindAddress: metricsAddr,
+			TLSOpts:     []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }},
+		},
+		HealthProbeBindAddress: probeAddr,
+		LeaderElection:         leaderElect,
+		LeaderElectionID:       "cwac-operator.cwac.a11y.dev",
+	})
+	if err != nil {
+		exit("creating manager", err)
+	}
+	r := &controller.CwacScanReconciler{
+		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
+		Scheme:             mgr.GetScheme(),
+		Recorder:           mgr.GetEventRecorder("cwac-operator"),
+		JobOptions:         opts,
+		MaxConcurrentScans: maxConcurrent,
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		exit("setting up controller", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		exit("adding health check", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		exit("adding ready check", err)
+	}
+	log.Info("starting manager", "cwacImage", opts.DefaultImage, "runnerImage", opts.RunnerImage, "resultsPVC", opts.ResultsPVC, "maxConcurrentScans", maxConcurrent)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		exit("running manager", err)
+	}
+}
+
+func resources(cpuReq, memReq, memLimit string) (corev1.ResourceRequirements, error) {
+	out := corev1.ResourceRequirements{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
+	for _, q := range []struct {
+		list  corev1.ResourceList
+		name  corev1.ResourceName
+		value string
+	}{{out.Requests, corev1.ResourceCPU, cpuReq}, {out.Requests, corev1.ResourceMemory, memReq}, {out.Limits, corev1.ResourceMemory, memLimit}} {
+		if q.value == "" {
+			continue
+		}
+		v, err := resource.ParseQuantity(q.value)
+		if err != nil {
+			return out, fmt.Errorf("%s %q: %w", q.name, q.value, err)
+		}
+		q.list[q.name] = v
+	}
+	return out, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

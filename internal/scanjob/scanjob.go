@@ -1,0 +1,328 @@
+// Package scanjob builds the Kubernetes objects that run one CwacScan: the
+// ConfigMap holding the scan's CWAC overrides and base URL CSV, and the Job
+// whose pod runs CWAC under the runner, per the scan pod contract (hardened,
+// non-root, read-only root filesystem, hard deadline, no retries). It builds
+// objects only; the controller creates them.
+package scanjob
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/runner"
+)
+
+// Labels and annotations on everything the operator creates.
+const (
+	LabelManagedBy     = "app.kubernetes.io/managed-by"
+	ManagedByValue     = "cwac-operator"
+	LabelComponent     = "app.kubernetes.io/component"
+	ComponentScan      = "cwac-scan"
+	LabelScanUID       = "cwac.a11y.dev/scan-uid"
+	AnnotationScanName = "cwac.a11y.dev/scan-name"
+
+	// ContainerName is the CWAC container, whose termination message the operator reads.
+	ContainerName = "cwac"
+	// InitContainerName copies the runner into the pod.
+	InitContainerName = "install-runner"
+
+	runnerDir          = "/runner"
+	scanDir            = "/scan"
+	resultsDir         = "/results"
+	tmpDir             = "/tmp"
+	workDir            = "/tmp/cwac-work"
+	runnerBinary       = "cwac-runner"
+	volRunner          = "runner"
+	volScan            = "scan"
+	volTmp             = "tmp"
+	volResults         = "results"
+	scanUID      int64 = 1000 // CWAC's image runs as uid 1000
+
+	// MaxConfigMapBytes keeps the ConfigMap well under the API server's 1 MiB object limit.
+	MaxConfigMapBytes = 900 * 1024
+)
+
+// Options are the operator-wide settings for scan pods.
+type Options struct {
+	// ResultsPVC is the PersistentVolumeClaim holding all scans' results.
+	ResultsPVC string
+	// DefaultImage is the CWAC image used when a scan names none.
+	DefaultImage string
+	// RunnerImage holds /cwac-runner (the operator's own image).
+	RunnerImage string
+	// CWACDir is CWAC's tree in its image (/cwac).
+	CWACDir string
+	// Python is the interpreter in the CWAC image ("" lets the runner choose).
+	Python string
+	// ChromeExtraArgs becomes CHROME_EXTRA_ARGS (comma-separated Chrome flags).
+	ChromeExtraArgs string
+	// Env is extra environment for the CWAC container.
+	Env []corev1.EnvVar
+	// Resources apply when a scan sets none.
+	Resources corev1.ResourceRequirements
+	// ImagePullPolicy for the CWAC and runner images ("" = Kubernetes' default).
+	ImagePullPolicy corev1.PullPolicy
+	// ServiceAccountName for scan pods ("" = the namespace's default; its token is never mounted).
+	ServiceAccountName string
+}
+
+// DefaultResources: measured, a 4-page scan needs 0.44-0.79 GB; 512 MiB
+// passes and 384 MiB is OOM-killed, so 1 GiB leaves room.
+func DefaultResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+	}
+}
+
+// DefaultTimeout is the deadline when a scan sets none.
+const DefaultTimeout = time.Hour
+
+// JobName is the deterministic name of a scan's Job and ConfigMap: the same
+// scan always maps to the same name, so a restarted operator finds the Job it
+// made instead of starting a second one.
+func JobName(scan *cwacv1alpha1.CwacScan) string {
+	name := scan.Name
+	if len(name) > 52 {
+		name = strings.TrimRight(name[:52], "-.")
+	}
+	return name + "-" + uidPrefix(scan)
+}
+
+func uidPrefix(scan *cwacv1alpha1.CwacScan) string {
+	uid := strings.ReplaceAll(string(scan.UID), "-", "")
+	if len(uid) >= 8 {
+		return uid[:8]
+	}
+	// Objects always have a UID from the API server; hash the name as a fallback.
+	sum := sha256.Sum256([]byte(scan.Namespace + "/" + scan.Name))
+	return hex.EncodeToString(sum[:4])
+}
+
+// ScanDir is the scan's directory relative to the results volume's root:
+// <namespace>/<name>-<uid prefix>.
+func ScanDir(scan *cwacv1alpha1.CwacScan) string {
+	return path.Join(scan.Namespace, scan.Name+"-"+uidPrefix(scan))
+}
+
+// AuditName is the scan's audit name, defaulted from its object name.
+func AuditName(scan *cwacv1alpha1.CwacScan) string {
+	if scan.Spec.AuditName != "" {
+		return scan.Spec.AuditName
+	}
+	return cwac.AuditNameFrom(scan.Name)
+}
+
+// Sites returns the scan's base URLs with defaults applied.
+func Sites(scan *cwacv1alpha1.CwacScan) ([]cwacconfig.Site, error) {
+	sites := make([]cwacconfig.Site, 0, len(scan.Spec.Sites))
+	for _, s := range scan.Spec.Sites {
+		sites = append(sites, cwacconfig.Site{URL: s.URL, Organisation: s.Organisation, Sector: s.Sector})
+	}
+	return cwacconfig.NormalizeSites(scan.Spec.URLs, sites)
+}
+
+// Timeout is the scan's deadline.
+func Timeout(scan *cwacv1alpha1.CwacScan) time.Duration {
+	if scan.Spec.Timeout != nil && scan.Spec.Timeout.Duration > 0 {
+		return scan.Spec.Timeout.Duration
+	}
+	return DefaultTimeout
+}
+
+// InvalidSpecError is a problem with the scan's spec that retrying cannot fix.
+type InvalidSpecError struct{ Err error }
+
+func (e *InvalidSpecError) Error() string { return e.Err.Error() }
+func (e *InvalidSpecError) Unwrap() error { return e.Err }
+
+// ConfigMap renders the scan's ConfigMap: scan.json (CWAC config overrides)
+// and urls.csv (CWAC's base URL CSV). Problems with the spec come back as
+// *InvalidSpecError.
+func ConfigMap(scan *cwacv1alpha1.CwacScan) (*corev1.ConfigMap, error) {
+	invalid := func(err error) error { return &InvalidSpecError{Err: err} }
+	sites, err := Sites(scan)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	csv, err := cwacconfig.WriteBaseURLCSV(sites)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	in := cwacconfig.Scan{
+		AuditName:         AuditName(scan),
+		MaxLinksPerDomain: int(scan.Spec.MaxLinksPerDomain),
+		ThreadCount:       int(scan.Spec.ThreadCount),
+		Plugins:           scan.Spec.Plugins,
+	}
+	if len(scan.Spec.ViewportSizes) > 0 {
+		in.ViewportSizes = map[string]cwacconfig.Viewport{}
+		for name, v := range scan.Spec.ViewportSizes {
+			in.ViewportSizes[name] = cwacconfig.Viewport{Width: int(v.Width), Height: int(v.Height)}
+		}
+	}
+	if len(scan.Spec.ConfigOverrides) > 0 {
+		in.Overrides = map[string]json.RawMessage{}
+		for k, v := range scan.Spec.ConfigOverrides {
+			in.Overrides[k] = json.RawMessage(v.Raw)
+		}
+	}
+	overrides, err := cwacconfig.RenderOverrides(in)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if size := len(overrides) + len(csv); size > MaxConfigMapBytes {
+		return nil, invalid(fmt.Errorf("the scan's config and URL list take %d bytes, over the %d-byte ConfigMap limit: split it into several scans", size, MaxConfigMapBytes))
+	}
+	return &corev1.ConfigMap{
+		ObjectMeta: objectMeta(scan),
+		Data: map[string]string{
+			runner.OverridesFile: string(overrides),
+			runner.URLsFile:      string(csv),
+		},
+	}, nil
+}
+
+func labels(scan *cwacv1alpha1.CwacScan) map[string]string {
+	return map[string]string{
+		LabelManagedBy: ManagedByValue,
+		LabelComponent: ComponentScan,
+		LabelScanUID:   string(scan.UID),
+	}
+}
+
+func objectMeta(scan *cwacv1alpha1.CwacScan) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:        JobName(scan),
+		Namespace:   scan.Namespace,
+		Labels:      labels(scan),
+		Annotations: map[string]string{AnnotationScanName: scan.Name},
+	}
+}
+
+// hardened is the container security context every scan container gets.
+func hardened() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		RunAsNonRoot:             ptr.To(true),
+		RunAsUser:                ptr.To(scanUID),
+		RunAsGroup:               ptr.To(scanUID),
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		Privileged:               ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// Job renders the scan's Job. The caller sets the owner reference.
+func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
+	image := scan.Spec.Image
+	if image == "" {
+		image = opts.DefaultImage
+	}
+	resources := opts.Resources
+	if scan.Spec.Resources != nil {
+		resources = *scan.Spec.Resources
+	}
+	args := []string{
+		"--cwac-dir=" + opts.CWACDir,
+		"--scan-dir=" + scanDir,
+		"--results-dir=" + resultsDir,
+		"--work-dir=" + workDir,
+		"--termination-log=/dev/termination-log",
+	}
+	if opts.Python != "" {
+		args = append(args, "--python="+opts.Python)
+	}
+	env := []corev1.EnvVar{
+		{Name: "HOME", Value: tmpDir}, // Chrome writes under $HOME and /tmp only
+		{Name: "TMPDIR", Value: tmpDir},
+		{Name: "CHROME_EXTRA_ARGS", Value: opts.ChromeExtraArgs},
+		{Name: "PYTHONDONTWRITEBYTECODE", Value: "1"},
+	}
+	env = append(env, opts.Env...)
+	meta := objectMeta(scan)
+	deadline := int64(Timeout(scan).Seconds())
+
+	return &batchv1.Job{
+		ObjectMeta: meta,
+		Spec: batchv1.JobSpec{
+			BackoffLimit:          ptr.To[int32](0),
+			ActiveDeadlineSeconds: ptr.To(deadline),
+			Completions:           ptr.To[int32](1),
+			Parallelism:           ptr.To[int32](1),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: meta.Labels, Annotations: meta.Annotations},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                 corev1.RestartPolicyNever,
+					AutomountServiceAccountToken:  ptr.To(false),
+					ServiceAccountName:            opts.ServiceAccountName,
+					EnableServiceLinks:            ptr.To(false),
+					TerminationGracePeriodSeconds: ptr.To[int64](30),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To(scanUID),
+						RunAsGroup:     ptr.To(scanUID),
+						FSGroup:        ptr.To(scanUID),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					InitContainers: []corev1.Container{{
+						Name:            InitContainerName,
+						Image:           opts.RunnerImage,
+						ImagePullPolicy: opts.ImagePullPolicy,
+						Command:         []string{"/" + runnerBinary, "--install=" + path.Join(runnerDir, runnerBinary)},
+						SecurityContext: hardened(),
+						Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
+							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
+						},
+						VolumeMounts:             []corev1.VolumeMount{{Name: volRunner, MountPath: runnerDir}},
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+					}},
+					Containers: []corev1.Container{{
+						Name:                     ContainerName,
+						Image:                    image,
+						ImagePullPolicy:          opts.ImagePullPolicy,
+						Command:                  []string{path.Join(runnerDir, runnerBinary)},
+						Args:                     args,
+						WorkingDir:               tmpDir,
+						Env:                      env,
+						Resources:                resources,
+						SecurityContext:          hardened(),
+						TerminationMessagePath:   "/dev/termination-log",
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: volRunner, MountPath: runnerDir, ReadOnly: true},
+							{Name: volScan, MountPath: scanDir, ReadOnly: true},
+							{Name: volTmp, MountPath: tmpDir},
+							{Name: volResults, MountPath: resultsDir, SubPath: ScanDir(scan)},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						{Name: volRunner, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("128Mi"))}}},
+						{Name: volScan, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: meta.Name},
+							DefaultMode:          ptr.To[int32](0o444),
+						}}},
+						{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("4Gi"))}}},
+						{Name: volResults, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: opts.ResultsPVC}}},
+					},
+				},
+			},
+		},
+	}
+}
