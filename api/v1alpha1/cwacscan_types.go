@@ -33,7 +33,7 @@ type Site struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
-	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="must be an absolute http:// or https:// URL with a host"
+	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#@]+(/[^\s]*)?$`
 	URL string `json:"url"`
 
 	// organisation owns the site; CWAC groups results by it. Defaults to the URL's host.
@@ -72,7 +72,7 @@ type CwacScanSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=1000
 	// +kubebuilder:validation:items:MaxLength=2048
-	// +kubebuilder:validation:items:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="must be an absolute http:// or https:// URL with a host"
+	// +kubebuilder:validation:items:Pattern=`^https?://[^\s/?#@]+(/[^\s]*)?$`
 	URLs []string `json:"urls,omitempty"`
 
 	// sites are base URLs to scan with their organisation and sector.
@@ -95,7 +95,7 @@ type CwacScanSpec struct {
 	// reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=7
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['axe_core_audit', 'language_audit', 'reflow_audit', 'title_audit', 'focus_indicator_audit', 'screenshot_audit', 'element_audit'])",messageExpression="'unknown plugin(s) ' + self.filter(k, !(k in ['axe_core_audit', 'language_audit', 'reflow_audit', 'title_audit', 'focus_indicator_audit', 'screenshot_audit', 'element_audit'])).join(', ') + '; valid plugins are: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit'"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['axe_core_audit', 'language_audit', 'reflow_audit', 'title_audit', 'focus_indicator_audit', 'screenshot_audit', 'element_audit'])",message="unknown plugin name; valid plugins are: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit (html_validation, crawl_audit and seo_audit do not exist in CWAC)"
 	Plugins map[string]bool `json:"plugins,omitempty"`
 
 	// maxLinksPerDomain caps how many pages CWAC visits per site.
@@ -142,12 +142,12 @@ type CwacScanSpec struct {
 
 	// configOverrides are other CWAC config keys (see CWAC's config.schema.json),
 	// deep-merged over the image's defaults after everything above. Keys the
-	// operator sets from other fields or owns are refused: audit_name,
+	// operator sets from other fields or owns are refused (the scan ends Failed
+	// with reason InvalidSpec before anything runs): audit_name,
 	// max_links_per_domain, thread_count, viewport_sizes, base_urls_visit_path,
 	// base_urls_nohead_path. Plugin settings go under audit_plugins.<name>.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['audit_name', 'max_links_per_domain', 'thread_count', 'viewport_sizes', 'base_urls_visit_path', 'base_urls_nohead_path']))",messageExpression="'keys owned by the operator cannot be overridden: ' + self.filter(k, k in ['audit_name', 'max_links_per_domain', 'thread_count', 'viewport_sizes', 'base_urls_visit_path', 'base_urls_nohead_path']).join(', ') + ' (use the matching spec field)'"
 	ConfigOverrides map[string]apiextensionsv1.JSON `json:"configOverrides,omitempty"`
 }
 

@@ -22,6 +22,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -52,6 +53,8 @@ type CwacScanReconciler struct {
 	MaxConcurrentScans int
 	// Now is the clock (tests may replace it).
 	Now func() time.Time
+	// SkipNameValidation lets tests start several managers in one process.
+	SkipNameValidation bool
 }
 
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;watch
@@ -195,7 +198,12 @@ func (r *CwacScanReconciler) markStarted(scan *cwacv1alpha1.CwacScan, job *batch
 	scan.Status.ResultsPath = scanjob.ScanDir(scan)
 	msg := fmt.Sprintf("created Job %s", job.Name)
 	r.setCondition(scan, ConditionStarted, metav1.ConditionTrue, ReasonJobCreated, msg)
-	r.setPhase(scan, cwacv1alpha1.PhasePending, ReasonJobCreated, msg)
+	if scan.Status.Phase == cwacv1alpha1.PhasePending {
+		scan.Status.Message = msg
+		r.event(scan, corev1.EventTypeNormal, ReasonJobCreated, msg)
+	} else {
+		r.setPhase(scan, cwacv1alpha1.PhasePending, ReasonJobCreated, msg)
+	}
 }
 
 // queuePosition counts running scan Jobs (from the API server, not the cache)
@@ -517,6 +525,7 @@ func (r *CwacScanReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.queuedScans), builder.WithPredicates(managed)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToScan), builder.WithPredicates(managed)).
 		Named("cwacscan").
+		WithOptions(controller.Options{SkipNameValidation: &r.SkipNameValidation}).
 		Complete(r)
 }
 

@@ -1,0 +1,237 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+const waitTimeout = 30 * time.Second
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "t-" + rand.String(8)}}
+	if err := k8s.Create(ctxT(t), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+func createScan(t *testing.T, ns, name string, spec cwacv1alpha1.CwacScanSpec) *cwacv1alpha1.CwacScan {
+	t.Helper()
+	scan := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+	if err := k8s.Create(ctxT(t), scan); err != nil {
+		t.Fatalf("creating scan %s: %v", name, err)
+	}
+	return scan
+}
+
+func simpleSpec() cwacv1alpha1.CwacScanSpec {
+	return cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/"}}
+}
+
+// waitFor polls cond until it holds, failing the test after waitTimeout.
+func waitFor(t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	var lastErr error
+	for time.Now().Before(deadline) {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		lastErr = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s (last error: %v)", what, lastErr)
+}
+
+func getScan(t *testing.T, ns, name string) *cwacv1alpha1.CwacScan {
+	t.Helper()
+	scan := &cwacv1alpha1.CwacScan{}
+	if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: name}, scan); err != nil {
+		t.Fatal(err)
+	}
+	return scan
+}
+
+func waitPhase(t *testing.T, ns, name string, phase cwacv1alpha1.Phase) *cwacv1alpha1.CwacScan {
+	t.Helper()
+	var scan *cwacv1alpha1.CwacScan
+	waitFor(t, fmt.Sprintf("scan %s to be %s", name, phase), func() (bool, error) {
+		scan = getScan(t, ns, name)
+		return scan.Status.Phase == phase, fmt.Errorf("phase %q, message %q", scan.Status.Phase, scan.Status.Message)
+	})
+	return scan
+}
+
+func waitJob(t *testing.T, ns, name string) *batchv1.Job {
+	t.Helper()
+	job := &batchv1.Job{}
+	waitFor(t, "the scan's Job", func() (bool, error) {
+		scan := getScan(t, ns, name)
+		if scan.Status.JobName == "" {
+			return false, fmt.Errorf("no jobName yet (phase %q)", scan.Status.Phase)
+		}
+		err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: scan.Status.JobName}, job)
+		return err == nil, err
+	})
+	return job
+}
+
+// startPod plays the Job controller and kubelet, which envtest lacks: it
+// creates the Job's pod and gives it a status.
+func startPod(t *testing.T, job *batchv1.Job, status corev1.PodStatus) *corev1.Pod {
+	t.Helper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        job.Name + "-" + rand.String(5),
+			Namespace:   job.Namespace,
+			Labels:      map[string]string{},
+			Annotations: job.Spec.Template.Annotations,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: job.Spec.Template.Spec,
+	}
+	for k, v := range job.Spec.Template.Labels {
+		pod.Labels[k] = v
+	}
+	pod.Labels[batchv1.JobNameLabel] = job.Name
+	if err := k8s.Create(ctxT(t), pod); err != nil {
+		t.Fatalf("creating pod: %v", err)
+	}
+	setPodStatus(t, pod, status)
+	return pod
+}
+
+func setPodStatus(t *testing.T, pod *corev1.Pod, status corev1.PodStatus) {
+	t.Helper()
+	pod.Status = status
+	if err := k8s.Status().Update(ctxT(t), pod); err != nil {
+		t.Fatalf("updating pod status: %v", err)
+	}
+}
+
+func runningStatus() corev1.PodStatus {
+	now := metav1.Now()
+	return corev1.PodStatus{
+		Phase: corev1.PodRunning,
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1", Ready: true, Started: ptr.To(true),
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
+		}},
+	}
+}
+
+func terminatedStatus(exitCode int32, reason, message string) corev1.PodStatus {
+	now := metav1.Now()
+	phase := corev1.PodSucceeded
+	if exitCode != 0 {
+		phase = corev1.PodFailed
+	}
+	return corev1.PodStatus{
+		Phase: phase,
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: exitCode, Reason: reason, Message: message, StartedAt: now, FinishedAt: now,
+			}},
+		}},
+	}
+}
+
+func waitingStatus(reason, message string) corev1.PodStatus {
+	return corev1.PodStatus{
+		Phase: corev1.PodPending,
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: scanjob.ContainerName, Image: "cwac:missing",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}},
+		}},
+	}
+}
+
+func report(m podreport.Message) string { return string(podreport.Encode(m, podreport.MaxBytes)) }
+
+// finishJob sets the Job's terminal status the way the Job controller does.
+func finishJob(t *testing.T, job *batchv1.Job, succeeded bool, reason, message string) {
+	t.Helper()
+	fresh := &batchv1.Job{}
+	if err := k8s.Get(ctxT(t), client.ObjectKeyFromObject(job), fresh); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	start := metav1.NewTime(now.Add(-time.Second))
+	fresh.Status.StartTime = &start
+	if succeeded {
+		fresh.Status.Succeeded = 1
+		fresh.Status.CompletionTime = &now
+		fresh.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
+		}
+	} else {
+		fresh.Status.Failed = 1
+		fresh.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
+			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
+		}
+	}
+	fresh.Status.Ready = ptr.To[int32](0)
+	fresh.Status.Terminating = ptr.To[int32](0)
+	fresh.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	if err := k8s.Status().Update(ctxT(t), fresh); err != nil {
+		t.Fatalf("finishing Job: %v", err)
+	}
+}
+
+// eventReasons lists the reasons of the Events recorded for a scan.
+func eventReasons(t *testing.T, scan *cwacv1alpha1.CwacScan) []string {
+	t.Helper()
+	list := &eventsv1.EventList{}
+	if err := k8s.List(ctxT(t), list, client.InNamespace(scan.Namespace)); err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.UID == scan.UID {
+			reasons = append(reasons, e.Type+"/"+e.Reason)
+		}
+	}
+	return reasons
+}
+
+func waitEvents(t *testing.T, scan *cwacv1alpha1.CwacScan, want ...string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("events %v", want), func() (bool, error) {
+		got := strings.Join(eventReasons(t, scan), " ")
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				return false, fmt.Errorf("events so far: %s", got)
+			}
+		}
+		return true, nil
+	})
+}

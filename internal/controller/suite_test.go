@@ -1,0 +1,137 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+var (
+	testEnv   *envtest.Environment
+	cfg       *rest.Config
+	k8s       client.Client
+	scheme    = runtime.NewScheme()
+	testOpts  = scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:test", RunnerImage: "cwac-operator:test", CWACDir: "/cwac", ChromeExtraArgs: "--no-sandbox", Resources: scanjob.DefaultResources()}
+	startedAt = time.Now()
+)
+
+// envtestAssets finds the kube-apiserver, etcd and kubectl that
+// hack/envtest-assets.sh provisions.
+func envtestAssets() (string, error) {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir, nil
+	}
+	dir, err := filepath.Abs("../../bin/k8s/1.37.1-linux-amd64")
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kube-apiserver")); err != nil {
+		return "", fmt.Errorf("envtest binaries not found in %s: run 'make envtest-assets' (or set KUBEBUILDER_ASSETS)", dir)
+	}
+	return dir, nil
+}
+
+func TestMain(m *testing.M) {
+	logOut := io.Discard
+	if os.Getenv("TEST_VERBOSE_LOGS") != "" {
+		logOut = os.Stderr
+	}
+	logf.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
+	assets, err := envtestAssets()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory: assets,
+	}
+	cfg, err = testEnv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting envtest:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "envtest control plane started in %s\n", time.Since(startedAt).Round(time.Millisecond))
+	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := testEnv.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
+}
+
+// startManager runs the operator's controller in-process, as cmd/manager
+// wires it, until the returned stop function is called (or the test ends).
+func startManager(t *testing.T, maxConcurrent int) (stop func()) {
+	t.Helper()
+	managed := labels.SelectorFromSet(labels.Set{scanjob.LabelManagedBy: scanjob.ManagedByValue})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&batchv1.Job{}: {Label: managed},
+			&corev1.Pod{}:  {Label: managed},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &CwacScanReconciler{
+		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
+		Scheme:             mgr.GetScheme(),
+		Recorder:           mgr.GetEventRecorder("cwac-operator"),
+		JobOptions:         testOpts,
+		MaxConcurrentScans: maxConcurrent,
+		SkipNameValidation: true,
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once bool
+	stop = func() {
+		if once {
+			return
+		}
+		once = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
