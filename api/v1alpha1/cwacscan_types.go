@@ -121,12 +121,15 @@ type CwacScanSpec struct {
 	// +kubebuilder:validation:Pattern=`^[^\s]+$`
 	Image string `json:"image,omitempty"`
 
-	// timeout is the scan's hard deadline (the Job's activeDeadlineSeconds),
-	// from 1m to 24h.
+	// timeout is the scan's hard deadline (the Job's activeDeadlineSeconds), a
+	// Go duration from 1m to 24h such as 30m or 1h30m. The scan pod is stopped
+	// when it passes, and the scan ends Failed with reason DeadlineExceeded.
 	// +optional
 	// +kubebuilder:default="1h"
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('24h')",message="must be between 1m and 24h"
-	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('24h')",message="must be a duration between 1m and 24h, such as 30m or 1h30m"
+	Timeout string `json:"timeout,omitempty"`
 
 	// threadCount is how many browsers CWAC runs in parallel. Each needs about
 	// 0.5-0.8 GiB of memory: raise resources with it.

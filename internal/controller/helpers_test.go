@@ -34,6 +34,13 @@ func newNamespace(t *testing.T) string {
 	if err := k8s.Create(ctxT(t), ns); err != nil {
 		t.Fatal(err)
 	}
+	// envtest runs no namespace or garbage collector: remove this test's Jobs
+	// and scans so
+	// that they do not count against, or queue ahead in, later tests.
+	t.Cleanup(func() {
+		_ = k8s.DeleteAllOf(context.Background(), &cwacv1alpha1.CwacScan{}, client.InNamespace(ns.Name))
+		_ = k8s.DeleteAllOf(context.Background(), &batchv1.Job{}, client.InNamespace(ns.Name), client.PropagationPolicy(metav1.DeletePropagationBackground))
+	})
 	return ns.Name
 }
 

@@ -138,10 +138,10 @@ func Sites(scan *cwacv1alpha1.CwacScan) ([]cwacconfig.Site, error) {
 
 // Timeout is the scan's deadline.
 func Timeout(scan *cwacv1alpha1.CwacScan) time.Duration {
-	if scan.Spec.Timeout != nil && scan.Spec.Timeout.Duration > 0 {
-		return scan.Spec.Timeout.Duration
+	if d, err := time.ParseDuration(scan.Spec.Timeout); err == nil && d > 0 {
+		return d
 	}
-	return DefaultTimeout
+	return DefaultTimeout // the CRD defaults and validates it; this covers objects from elsewhere
 }
 
 // InvalidSpecError is a problem with the scan's spec that retrying cannot fix.

@@ -1,0 +1,271 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// TestScanEndings plays each way a scan's Job can end and checks the phase,
+// reason and message the scan ends with.
+func TestScanEndings(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	tracebackTail := "Traceback (most recent call last):\n  File \"/cwac/cwac.py\", line 184, in <module>\nValueError: config_filename must be alphanumeric, underscores, and hyphens"
+	partial := &results.Summary{PagesScanned: 4, URLsScanned: 4, TotalIssues: 3, UnscannedBaseURLs: []string{"https://down.example/"}}
+	noPages := &results.Summary{UnscannedBaseURLs: []string{"https://down.example/"}}
+
+	tests := []struct {
+		name        string
+		pod         corev1.PodStatus
+		jobOK       bool
+		jobReason   string
+		wantPhase   cwacv1alpha1.Phase
+		wantReason  string
+		wantMessage []string
+		wantExit    *int32
+		check       func(t *testing.T, s *cwacv1alpha1.CwacScan)
+	}{
+		{
+			name:        "deadline exceeded",
+			pod:         terminatedStatus(143, "Error", report(podreport.Message{Outcome: podreport.OutcomeTerminated, ExitCode: 143})),
+			jobReason:   batchv1.JobReasonDeadlineExceeded,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  ReasonDeadlineExceeded,
+			wantMessage: []string{"ran past its 1h0m0s timeout"},
+		},
+		{
+			name:        "CWAC exits non-zero: the report's stderr tail is kept",
+			pod:         terminatedStatus(1, "Error", report(podreport.Message{Outcome: podreport.OutcomeCWACFailed, ExitCode: 1, Message: "CWAC exited with code 1: ValueError: …", StderrTail: tracebackTail})),
+			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  ReasonCWACExitedNonZero,
+			wantMessage: []string{"CWAC exited with code 1", "ValueError: config_filename must be alphanumeric"},
+			wantExit:    ptrTo[int32](1),
+		},
+		{
+			name:        "crash before any report: the kubelet's log tail is used",
+			pod:         terminatedStatus(1, "Error", tracebackTail),
+			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  ReasonCWACExitedNonZero,
+			wantMessage: []string{"CWAC exited with code 1", "Traceback (most recent call last)"},
+			wantExit:    ptrTo[int32](1),
+		},
+		{
+			name:        "out of memory",
+			pod:         terminatedStatus(137, "OOMKilled", ""),
+			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  ReasonOOMKilled,
+			wantMessage: []string{"ran out of memory (limit 1Gi)"},
+			wantExit:    ptrTo[int32](137),
+		},
+		{
+			name:        "runner could not start CWAC",
+			pod:         terminatedStatus(2, "Error", report(podreport.Message{Outcome: podreport.OutcomeRunnerError, ExitCode: 2, Message: "runner: reading CWAC's default config: open /cwac/config/config_default.json: no such file or directory"})),
+			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  ReasonRunnerError,
+			wantMessage: []string{"config_default.json"},
+		},
+		{
+			name:        "exit 0 but no page scanned",
+			pod:         terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomeNoPages, Message: "no pages were scanned; base URLs that yielded no page: https://down.example/", Summary: noPages})),
+			jobOK:       true,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  ReasonNoPagesScanned,
+			wantMessage: []string{"https://down.example/"},
+			wantExit:    ptrTo[int32](0),
+		},
+		{
+			name:        "some base URLs yielded no page: Complete, with a condition naming them",
+			pod:         terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomePartial, ResultsDir: "2026-11-22_00-00-00_x", Message: "scanned 4 pages; base URLs that yielded no page: https://down.example/", Summary: partial})),
+			jobOK:       true,
+			wantPhase:   cwacv1alpha1.PhaseComplete,
+			wantReason:  ReasonSucceeded,
+			wantMessage: []string{"https://down.example/"},
+			check: func(t *testing.T, s *cwacv1alpha1.CwacScan) {
+				c := meta.FindStatusCondition(s.Status.Conditions, ConditionAllSitesScanned)
+				if c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonSomeSitesUnscanned || !strings.Contains(c.Message, "https://down.example/") {
+					t.Errorf("AllSitesScanned = %+v", c)
+				}
+			},
+		},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "ending-" + string(rune('a'+i))
+			createScan(t, ns, name, simpleSpec())
+			job := waitJob(t, ns, name)
+			startPod(t, job, tt.pod)
+			finishJob(t, job, tt.jobOK, tt.jobReason, "Job ended")
+			s := waitPhase(t, ns, name, tt.wantPhase)
+			condType := ConditionFailed
+			if tt.wantPhase == cwacv1alpha1.PhaseComplete {
+				condType = ConditionComplete
+			}
+			c := meta.FindStatusCondition(s.Status.Conditions, condType)
+			if c == nil || c.Status != metav1.ConditionTrue || c.Reason != tt.wantReason {
+				t.Fatalf("%s condition = %+v, want reason %s", condType, c, tt.wantReason)
+			}
+			for _, w := range tt.wantMessage {
+				if !strings.Contains(s.Status.Message, w) || !strings.Contains(c.Message, w) {
+					t.Errorf("message %q / condition %q does not contain %q", s.Status.Message, c.Message, w)
+				}
+			}
+			if tt.wantExit != nil && (s.Status.ExitCode == nil || *s.Status.ExitCode != *tt.wantExit) {
+				t.Errorf("exitCode = %v, want %d", s.Status.ExitCode, *tt.wantExit)
+			}
+			if s.Status.CompletionTime == nil {
+				t.Error("no completionTime")
+			}
+			if tt.check != nil {
+				tt.check(t, s)
+			}
+			wantEvent := "Normal/" + tt.wantReason
+			if tt.wantPhase == cwacv1alpha1.PhaseFailed {
+				wantEvent = "Warning/" + tt.wantReason
+			}
+			waitEvents(t, s, wantEvent)
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// TestImagePullBackOff: the reason shows on a condition while the scan is
+// Pending, and becomes the failure reason when the Job gives up.
+func TestImagePullBackOff(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	spec := simpleSpec()
+	spec.Image = "registry.invalid/cwac:missing"
+	createScan(t, ns, "pull", spec)
+	job := waitJob(t, ns, "pull")
+	if got := job.Spec.Template.Spec.Containers[0].Image; got != spec.Image {
+		t.Errorf("image = %q, want the scan's override %q", got, spec.Image)
+	}
+	startPod(t, job, waitingStatus("ImagePullBackOff", `Back-off pulling image "registry.invalid/cwac:missing"`))
+	waitFor(t, "Degraded=True/ImagePullBackOff", func() (bool, error) {
+		s := getScan(t, ns, "pull")
+		c := meta.FindStatusCondition(s.Status.Conditions, ConditionDegraded)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == ReasonImagePullBackOff && s.Status.Phase == cwacv1alpha1.PhasePending, nil
+	})
+	s := getScan(t, ns, "pull")
+	if !strings.Contains(s.Status.Message, "registry.invalid/cwac:missing") {
+		t.Errorf("message %q does not name the image", s.Status.Message)
+	}
+	waitEvents(t, s, "Warning/ImagePullBackOff")
+	finishJob(t, job, false, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
+	s = waitPhase(t, ns, "pull", cwacv1alpha1.PhaseFailed)
+	// The deadline is what stopped it; the message keeps the deadline reason.
+	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonDeadlineExceeded {
+		t.Errorf("Failed condition = %+v", c)
+	}
+}
+
+// TestImagePullBackOffThenJobFails: the Job fails without a container ever
+// running and without a deadline: the pull problem is the reason.
+func TestImagePullFailureReason(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	createScan(t, ns, "pull2", simpleSpec())
+	job := waitJob(t, ns, "pull2")
+	startPod(t, job, waitingStatus("ErrImagePull", "pull access denied"))
+	waitFor(t, "Degraded", func() (bool, error) {
+		return meta.IsStatusConditionTrue(getScan(t, ns, "pull2").Status.Conditions, ConditionDegraded), nil
+	})
+	finishJob(t, job, false, "PodFailurePolicy", "pod failed")
+	s := waitPhase(t, ns, "pull2", cwacv1alpha1.PhaseFailed)
+	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonErrImagePull || !strings.Contains(c.Message, "never started") {
+		t.Errorf("Failed condition = %+v", c)
+	}
+}
+
+func TestJobDeletedBySomeone(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	createScan(t, ns, "gone", simpleSpec())
+	job := waitJob(t, ns, "gone")
+	startPod(t, job, runningStatus())
+	waitPhase(t, ns, "gone", cwacv1alpha1.PhaseRunning)
+	if err := k8s.Delete(ctxT(t), job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	s := waitPhase(t, ns, "gone", cwacv1alpha1.PhaseFailed)
+	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonJobDeleted || !strings.Contains(c.Message, job.Name) {
+		t.Errorf("Failed condition = %+v", c)
+	}
+	// A finished scan is never run again: no new Job appears.
+	jobs := &batchv1.JobList{}
+	if err := k8s.List(ctxT(t), jobs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs.Items {
+		if j.DeletionTimestamp == nil {
+			t.Errorf("a Job %s exists after the scan failed", j.Name)
+		}
+	}
+}
+
+// TestInvalidSpecIsNotRetried: what the CRD cannot check but CWAC cannot run
+// ends the scan at once with InvalidSpec, and creates nothing.
+func TestInvalidSpecIsNotRetried(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	tests := []struct {
+		name string
+		spec cwacv1alpha1.CwacScanSpec
+		want string
+	}{
+		{"owned config key", cwacv1alpha1.CwacScanSpec{URLs: []string{"https://a.example/"}, ConfigOverrides: map[string]apiextensionsv1.JSON{"base_urls_visit_path": {Raw: []byte(`"/etc/"`)}}},
+			`config key "base_urls_visit_path" is owned by the operator`},
+		{"too large for a ConfigMap", cwacv1alpha1.CwacScanSpec{URLs: manyURLs(500, 2000)}, "over the 921600-byte ConfigMap limit"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "invalid-" + string(rune('a'+i))
+			createScan(t, ns, name, tt.spec)
+			s := waitPhase(t, ns, name, cwacv1alpha1.PhaseFailed)
+			c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed)
+			if c == nil || c.Reason != ReasonInvalidSpec || !strings.Contains(c.Message, tt.want) {
+				t.Errorf("Failed condition = %+v, want InvalidSpec containing %q", c, tt.want)
+			}
+			if s.Status.JobName != "" {
+				t.Errorf("jobName %q set for an invalid scan", s.Status.JobName)
+			}
+			waitEvents(t, s, "Warning/InvalidSpec")
+		})
+	}
+	jobs := &batchv1.JobList{}
+	cms := &corev1.ConfigMapList{}
+	if err := k8s.List(ctxT(t), jobs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.List(ctxT(t), cms, client.InNamespace(ns), client.HasLabels{"app.kubernetes.io/managed-by"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs.Items)+len(cms.Items) != 0 {
+		t.Errorf("invalid scans created %d Jobs and %d ConfigMaps", len(jobs.Items), len(cms.Items))
+	}
+}
+
+func manyURLs(n, length int) []string {
+	out := make([]string, n)
+	for i := range out {
+		u := "https://example.org/" + string(rune('a'+i%26)) + strings.Repeat("x", length)
+		out[i] = u[:length-5] + "/" + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + "/"
+	}
+	return out
+}
