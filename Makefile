@@ -22,18 +22,21 @@ generate: $(CONTROLLER_GEN) ## DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
 .PHONY: verify
-verify: manifests generate ## Fails if regeneration changes the tree.
-	@if [[ -n "$$(git status --porcelain -- api config)" ]]; then \
-		echo "generated files are out of date; run 'make manifests generate' and commit:"; \
-		git status --porcelain -- api config; git --no-pager diff -- api config | head -50; exit 1; fi
-	@echo "generated files up to date"
+verify: $(CONTROLLER_GEN) ## Fails if regenerating CRD, RBAC or deepcopy would change the tree.
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	tar --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$$tmp"; \
+	$(MAKE) --no-print-directory -C "$$tmp" CONTROLLER_GEN=$(CONTROLLER_GEN) manifests generate >/dev/null; \
+	if ! diff -r api "$$tmp/api" >/dev/null || ! diff -r config "$$tmp/config" >/dev/null; then \
+		echo "generated files are out of date: run 'make manifests generate' and commit the result"; \
+		diff -ru api "$$tmp/api"; diff -ru config "$$tmp/config"; exit 1; fi; \
+	echo "generated files are up to date"
 
 ##@ Build
 
 .PHONY: build
 build: ## manager, mcp-server (when present) and cwac-runner, static.
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(LOCALBIN)/manager ./cmd/manager
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(LOCALBIN)/cwac-runner ./cmd/cwac-runner
+	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/manager ./cmd/manager
+	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/cwac-runner ./cmd/cwac-runner
 
 .PHONY: fmt vet
 fmt:
