@@ -42,6 +42,9 @@ if (( ${#missing[@]} > 0 )); then
   mkdir -p "$work"
   minor="${K8S_VERSION#*.}"; minor="${minor%%.*}"
   staging_version="v0.${K8S_VERSION#*.}"
+  # Read k8s.io/kubernetes' go.mod through the go tool, so GOPROXY is honoured.
+  gomod="$(cd "$(mktemp -d)" && GOFLAGS= go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+  [[ -s "$gomod" ]] || { log "could not download k8s.io/kubernetes@v$K8S_VERSION from the Go module proxy"; exit 1; }
   # The wrapper module: k8s.io/kubernetes itself replaces its staging modules
   # with ./staging paths that do not exist in the proxy's zip, so we replace
   # each with its published v0.x.y release instead.
@@ -53,8 +56,7 @@ if (( ${#missing[@]} > 0 )); then
     echo "require k8s.io/kubernetes v$K8S_VERSION"
     echo
     echo "replace ("
-    curl -fsSL "${GOPROXY_URL:-https://proxy.golang.org}/k8s.io/kubernetes/@v/v$K8S_VERSION.mod" \
-      | sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/src/.*#\t\1 => \1 '"$staging_version"'#p'
+    sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/src/.*#\t\1 => \1 '"$staging_version"'#p' "$gomod"
     echo ")"
   } > "$work/go.mod"
   cat > "$work/tools.go" <<'GO'
