@@ -57,6 +57,9 @@ const (
 	ReasonInvalidImageName = "InvalidImageName"
 	// ReasonCreateContainerConfigError: the pod's config cannot be applied.
 	ReasonCreateContainerConfigError = "CreateContainerConfigError"
+	// ReasonUnschedulable: no node can take the scan pod (for example, the
+	// results PersistentVolumeClaim does not exist, or resources are short).
+	ReasonUnschedulable = "Unschedulable"
 	// ReasonJobDeleted: someone deleted the scan's Job before it finished.
 	ReasonJobDeleted = "JobDeleted"
 	// ReasonJobFailed: the Job failed for a reason not covered above.

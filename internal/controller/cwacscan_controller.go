@@ -440,6 +440,11 @@ func jobFinished(job *batchv1.Job) (batchv1.JobCondition, bool) {
 // stuckReason reports a container (init or main) stuck waiting for a reason
 // that needs attention.
 func stuckReason(pod *corev1.Pod) (string, string) {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return ReasonUnschedulable, fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, truncate(c.Message, 512))
+		}
+	}
 	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
 	for _, c := range statuses {
 		if w := c.State.Waiting; w != nil && waitingReasons[w.Reason] {

@@ -269,3 +269,21 @@ func manyURLs(n, length int) []string {
 	}
 	return out
 }
+
+// TestUnschedulable: a pod no node can take (here: its results claim is
+// missing) shows why on the Degraded condition while the scan is Pending.
+func TestUnschedulable(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	createScan(t, ns, "nowhere", simpleSpec())
+	job := waitJob(t, ns, "nowhere")
+	startPod(t, job, corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message: `0/1 nodes are available: persistentvolumeclaim "cwac-results" not found.`, LastTransitionTime: metav1.Now(),
+	}}})
+	waitFor(t, "Degraded=True/Unschedulable", func() (bool, error) {
+		s := getScan(t, ns, "nowhere")
+		c := meta.FindStatusCondition(s.Status.Conditions, ConditionDegraded)
+		return c != nil && c.Reason == ReasonUnschedulable && strings.Contains(c.Message, `persistentvolumeclaim "cwac-results" not found`) && s.Status.Phase == cwacv1alpha1.PhasePending, nil
+	})
+}

@@ -82,6 +82,14 @@ func runnerError(err error) podreport.Message {
 }
 
 func run(ctx context.Context, cfg Config) podreport.Message {
+	// Absolute paths: CWAC runs in the work dir, where relative ones would break.
+	for _, p := range []*string{&cfg.CWACDir, &cfg.ScanDir, &cfg.ResultsDir, &cfg.WorkDir} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return runnerError(fmt.Errorf("resolving %s: %w", *p, err))
+		}
+		*p = abs
+	}
 	sites, configName, err := prepare(cfg)
 	if err != nil {
 		return runnerError(err)
@@ -100,6 +108,7 @@ func run(ctx context.Context, cfg Config) podreport.Message {
 	start := time.Now()
 	cmd := exec.Command(python, "-u", cwac.EntryPoint, configName) // no shell; fixed arguments
 	cmd.Dir = cfg.WorkDir
+	cmd.Env = childEnv(os.Environ())
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = io.MultiWriter(cfg.Stderr, stderrTail)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -109,21 +118,11 @@ func run(ctx context.Context, cfg Config) podreport.Message {
 	}
 
 	terminated, stopForwarding := forwardSignals(ctx, cmd.Process)
-	waitErr := cmd.Wait()
+	exitCode, err := wait(cmd)
 	stopForwarding()
 	duration := time.Since(start)
-	exitCode := 0
-	if waitErr != nil {
-		var exitErr *exec.ExitError
-		if !errors.As(waitErr, &exitErr) {
-			return runnerError(fmt.Errorf("waiting for CWAC: %w", waitErr))
-		}
-		exitCode = exitErr.ExitCode()
-		if exitCode < 0 { // killed by a signal
-			if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				exitCode = 128 + int(ws.Signal())
-			}
-		}
+	if err != nil {
+		return runnerError(fmt.Errorf("waiting for CWAC: %w", err))
 	}
 
 	msg := podreport.Message{ExitCode: exitCode, StderrTail: stderrTail.String()}
@@ -171,6 +170,68 @@ func run(ctx context.Context, cfg Config) podreport.Message {
 		msg.StderrTail = "" // CWAC's stderr on success is noise (nltk download warnings)
 	}
 	return msg
+}
+
+// wait waits for CWAC and returns its exit code (128+signal when killed).
+// As PID 1 of the container the runner also inherits every orphaned
+// process (Chrome's helpers, when chromedriver dies), so it reaps them all
+// while it waits, as an init process must, to leave no zombies behind.
+func wait(cmd *exec.Cmd) (int, error) {
+	if os.Getpid() != 1 {
+		return exitCode(cmd.Wait())
+	}
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if pid == cmd.Process.Pid {
+			_ = cmd.Wait() // already reaped; this only flushes the output copiers
+			if ws.Signaled() {
+				return 128 + int(ws.Signal()), nil
+			}
+			return ws.ExitStatus(), nil
+		}
+	}
+}
+
+func exitCode(err error) (int, error) {
+	if err == nil {
+		return 0, nil
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return 0, err
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return exitErr.ExitCode(), nil
+}
+
+// childEnv is the runner's environment for CWAC, plus what keeps CWAC off the
+// read-only image: no .pyc files next to its sources, HOME somewhere writable.
+func childEnv(env []string) []string {
+	has := func(name string) bool {
+		for _, kv := range env {
+			if strings.HasPrefix(kv, name+"=") {
+				return true
+			}
+		}
+		return false
+	}
+	out := append([]string(nil), env...)
+	if !has("PYTHONDONTWRITEBYTECODE") {
+		out = append(out, "PYTHONDONTWRITEBYTECODE=1")
+	}
+	if !has("HOME") {
+		out = append(out, "HOME="+os.TempDir())
+	}
+	return out
 }
 
 // DefaultPython is CWAC's virtualenv interpreter when the image has one, else python3.

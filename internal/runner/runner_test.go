@@ -275,3 +275,51 @@ func TestDefaultPython(t *testing.T) {
 		t.Errorf("with a venv: %q", got)
 	}
 }
+
+// TestRunAsPID1 runs the built runner as PID 1 of a new PID namespace, as in
+// a container, where it also reaps orphans: exit codes and reports still come
+// through.
+func TestRunAsPID1(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root for a PID namespace (CI runs as root)")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Fatalf("unshare (util-linux) is required: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "cwac-runner")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/cwac-runner")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building runner: %v\n%s", err, out)
+	}
+	site := testSite(t)
+	for _, tc := range []struct {
+		exit    string
+		code    int
+		outcome podreport.Outcome
+	}{{"0", 0, podreport.OutcomeComplete}, {"3", 3, podreport.OutcomeCWACFailed}} {
+		tmp := t.TempDir()
+		scan := filepath.Join(tmp, "scan")
+		must(t, os.MkdirAll(scan, 0o755))
+		must(t, os.WriteFile(filepath.Join(scan, OverridesFile), []byte(allPlugins), 0o644))
+		must(t, os.WriteFile(filepath.Join(scan, URLsFile), []byte("organisation,url,sector\nO,"+site+",S\n"), 0o644))
+		termLog := filepath.Join(tmp, "termination-log")
+		cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", bin,
+			"--cwac-dir="+standinCWAC(t), "--scan-dir="+scan, "--results-dir="+filepath.Join(tmp, "results"),
+			"--work-dir="+filepath.Join(tmp, "work"), "--termination-log="+termLog, "--python=python3")
+		cmd.Env = append(os.Environ(), "STANDIN_EXIT="+tc.exit)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		raw, rerr := os.ReadFile(termLog)
+		must(t, rerr)
+		msg, ok := podreport.Decode(string(raw))
+		if code != tc.code || !ok || msg.Outcome != tc.outcome || msg.ExitCode != tc.code {
+			t.Errorf("STANDIN_EXIT=%s: exit %d, report %s\n%s", tc.exit, code, raw, out)
+		}
+	}
+}
