@@ -2,33 +2,13 @@ package cwacconfig
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	goldenfile "github.com/a11y-dev/cwac-operator/internal/testutil/golden"
+
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
-}
 
 func TestRenderOverridesGolden(t *testing.T) {
 	got, err := RenderOverrides(Scan{
@@ -45,7 +25,7 @@ func TestRenderOverridesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "overrides.json", got)
+	goldenfile.Assert(t, "overrides.json", got)
 }
 
 func TestRenderOverridesErrors(t *testing.T) {

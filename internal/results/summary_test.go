@@ -2,15 +2,14 @@ package results
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
+	goldenfile "github.com/a11y-dev/cwac-operator/internal/testutil/golden"
+
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const realScan = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
 
@@ -56,7 +55,7 @@ func TestSummarizeRealScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "real-scan-1.summary.json", append(got, '\n'))
+	goldenfile.Assert(t, "real-scan-1.summary.json", append(got, '\n'))
 }
 
 func TestSummarizeFailures(t *testing.T) {
@@ -143,22 +142,5 @@ func TestSummarizeCountsOnlyNumIssues(t *testing.T) {
 	write("reflow_audit.csv", "num_issues\nlots\n")
 	if _, err := Summarize(dir, Options{}); err == nil {
 		t.Error("a non-numeric num_issues was accepted")
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
 	}
 }
