@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -100,6 +101,17 @@ func (r *Reader) Next() (Row, error) {
 // EachRow streams every row of the CSV at path to fn; fn returning an error stops it.
 func EachRow(path string, fn func(*Reader, Row) error) error {
 	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return EachRowFrom(f, fn)
+}
+
+// EachRowFS is EachRow over a file system (such as an os.Root's, which keeps
+// reads inside the results root).
+func EachRowFS(fsys fs.FS, name string, fn func(*Reader, Row) error) error {
+	f, err := fsys.Open(name)
 	if err != nil {
 		return err
 	}

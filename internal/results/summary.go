@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,6 +108,15 @@ func AuditName(fileName string) (string, bool) {
 
 // Summarize reads a CWAC results directory and computes its summary.
 func Summarize(dir string, opts Options) (*Summary, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("reading results directory: %w", err)
+	}
+	return SummarizeFS(os.DirFS(dir), opts)
+}
+
+// SummarizeFS is Summarize over a file system whose root is the results
+// directory (an os.Root's FS keeps every read inside it).
+func SummarizeFS(fsys fs.FS, opts Options) (*Summary, error) {
 	s := &Summary{
 		IssuesByAuditType: map[string]int64{},
 		IssuesByImpact:    map[string]int64{},
@@ -118,7 +126,7 @@ func Summarize(dir string, opts Options) (*Summary, error) {
 		UnscannedBaseURLs: []string{},
 		AuditFiles:        []string{},
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("reading results directory: %w", err)
 	}
@@ -132,7 +140,7 @@ func Summarize(dir string, opts Options) (*Summary, error) {
 			continue
 		}
 		s.AuditFiles = append(s.AuditFiles, e.Name())
-		if err := summarizeAudit(filepath.Join(dir, e.Name()), audit, s, rules); err != nil {
+		if err := summarizeAudit(fsys, e.Name(), audit, s, rules); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Name(), err)
 		}
 	}
@@ -162,26 +170,26 @@ func Summarize(dir string, opts Options) (*Summary, error) {
 		s.TopViolations = s.TopViolations[:TopViolationsLimit]
 	}
 
-	if err := readPagesScanned(dir, s, opts.ExpectedBaseURLs); err != nil {
+	if err := readPagesScanned(fsys, s, opts.ExpectedBaseURLs); err != nil {
 		return nil, err
 	}
-	if s.URLsScanned, err = countDistinct(filepath.Join(dir, AuditLogFile), "url"); err != nil {
+	if s.URLsScanned, err = countDistinct(fsys, AuditLogFile, "url"); err != nil {
 		return nil, fmt.Errorf("%s: %w", AuditLogFile, err)
 	}
-	if s.UnexpectedResponses, err = countRows(filepath.Join(dir, UnexpectedCodeFile)); err != nil {
+	if s.UnexpectedResponses, err = countRows(fsys, UnexpectedCodeFile); err != nil {
 		return nil, fmt.Errorf("%s: %w", UnexpectedCodeFile, err)
 	}
 	s.DurationSeconds = opts.Duration
 	if s.DurationSeconds == 0 {
-		s.DurationSeconds = progressDuration(filepath.Join(dir, ProgressFile))
+		s.DurationSeconds = ProgressOf(fsys).ElapsedSeconds
 	}
 	return s, nil
 }
 
-func summarizeAudit(path, audit string, s *Summary, rules map[string]*Violation) error {
+func summarizeAudit(fsys fs.FS, path, audit string, s *Summary, rules map[string]*Violation) error {
 	var isIssueAudit bool
 	var rows int64
-	err := EachRow(path, func(r *Reader, row Row) error {
+	err := EachRowFS(fsys, path, func(r *Reader, row Row) error {
 		isIssueAudit = r.Has("num_issues")
 		rows++
 		if !isIssueAudit {
@@ -225,7 +233,7 @@ func summarizeAudit(path, audit string, s *Summary, rules map[string]*Violation)
 		s.Informational[audit] = rows
 	} else if rows == 0 {
 		// A header-only CSV: decide by its header.
-		f, err := os.Open(path)
+		f, err := fsys.Open(path)
 		if err != nil {
 			return err
 		}
@@ -259,9 +267,9 @@ func parseCount(v string) (int64, error) {
 	return int64(f), nil
 }
 
-func readPagesScanned(dir string, s *Summary, expected []string) error {
+func readPagesScanned(fsys fs.FS, s *Summary, expected []string) error {
 	seen := map[string]bool{}
-	err := EachRow(filepath.Join(dir, PagesScannedFile), func(_ *Reader, row Row) error {
+	err := EachRowFS(fsys, PagesScannedFile, func(_ *Reader, row Row) error {
 		n, err := parseCount(row.Get("number_of_pages"))
 		if err != nil {
 			return fmt.Errorf("number_of_pages: %w", err)
@@ -288,9 +296,9 @@ func readPagesScanned(dir string, s *Summary, expected []string) error {
 	return nil
 }
 
-func countDistinct(path, column string) (int, error) {
+func countDistinct(fsys fs.FS, path, column string) (int, error) {
 	seen := map[string]struct{}{}
-	err := EachRow(path, func(_ *Reader, row Row) error {
+	err := EachRowFS(fsys, path, func(_ *Reader, row Row) error {
 		seen[row.Get(column)] = struct{}{}
 		return nil
 	})
@@ -300,32 +308,48 @@ func countDistinct(path, column string) (int, error) {
 	return len(seen), err
 }
 
-func countRows(path string) (int, error) {
+func countRows(fsys fs.FS, path string) (int, error) {
 	n := 0
-	err := EachRow(path, func(*Reader, Row) error { n++; return nil })
+	err := EachRowFS(fsys, path, func(*Reader, Row) error { n++; return nil })
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	return n, err
 }
 
-// progressDuration is the span of progress.csv's timestamps (CWAC's crawl
-// time, not counting start-up), or 0 when unknown.
-func progressDuration(path string) float64 {
+// Progress is what progress.csv says of a scan: CWAC appends a row per page
+// (iteration of an estimated total) and a final row when it is done.
+type Progress struct {
+	PagesDone      int     `json:"pages_done"`
+	PagesEstimated int     `json:"pages_estimated"`
+	Percent        float64 `json:"percent"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+}
+
+// ProgressOf reads progress.csv; a missing or unreadable file gives zeros.
+func ProgressOf(fsys fs.FS) Progress {
+	var p Progress
 	var first, last float64
-	_ = EachRow(path, func(_ *Reader, row Row) error {
-		t, err := strconv.ParseFloat(row.Get("time"), 64)
-		if err != nil {
-			return nil
+	_ = EachRowFS(fsys, ProgressFile, func(_ *Reader, row Row) error {
+		if t, err := strconv.ParseFloat(row.Get("time"), 64); err == nil {
+			if first == 0 {
+				first = t
+			}
+			last = t
 		}
-		if first == 0 {
-			first = t
+		if n, err := strconv.Atoi(row.Get("iteration")); err == nil {
+			p.PagesDone = n
 		}
-		last = t
+		if n, err := strconv.Atoi(row.Get("total")); err == nil {
+			p.PagesEstimated = n
+		}
+		if f, err := strconv.ParseFloat(row.Get("percent"), 64); err == nil {
+			p.Percent = f
+		}
 		return nil
 	})
-	if last < first {
-		return 0
+	if last > first {
+		p.ElapsedSeconds = math.Round((last-first)*10) / 10
 	}
-	return math.Round((last-first)*10) / 10
+	return p
 }

@@ -144,3 +144,14 @@ func TestSummarizeCountsOnlyNumIssues(t *testing.T) {
 		t.Error("a non-numeric num_issues was accepted")
 	}
 }
+
+func TestProgressOf(t *testing.T) {
+	got := ProgressOf(os.DirFS(realScan))
+	want := Progress{PagesDone: 4, PagesEstimated: 4, Percent: 100, ElapsedSeconds: 18.8}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	if got := ProgressOf(os.DirFS(t.TempDir())); got != (Progress{}) {
+		t.Errorf("missing progress.csv gave %+v", got)
+	}
+}
