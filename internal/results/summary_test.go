@@ -147,7 +147,7 @@ func TestSummarizeCountsOnlyNumIssues(t *testing.T) {
 
 func TestProgressOf(t *testing.T) {
 	got := ProgressOf(os.DirFS(realScan))
-	want := Progress{PagesDone: 4, PagesEstimated: 4, Percent: 100, ElapsedSeconds: 18.8}
+	want := Progress{PagesDone: 4, PagesEstimated: 4, Percent: 100, ElapsedSeconds: 18.7}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
