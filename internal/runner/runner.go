@@ -26,6 +26,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -141,6 +142,12 @@ func run(ctx context.Context, cfg Config) podreport.Message {
 			msg.Summary = summary
 			if err := writeJSON(filepath.Join(dir, results.SummaryFile), summary); err != nil {
 				cfg.Log.Error("writing summary.json", "err", err)
+			}
+			meta := report.Meta{Title: auditName, ResultsDir: msg.ResultsDir, GeneratedAt: time.Now()}
+			if _, err := report.Generate(os.DirFS(dir), meta, func(name string, data []byte) error {
+				return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+			}); err != nil {
+				cfg.Log.Error("writing reports", "err", err) // the scan's results stand without them
 			}
 		}
 	}

@@ -148,6 +148,11 @@ func TestRunComplete(t *testing.T) {
 	if len(s.BaseURLs) != 1 || s.BaseURLs[0].Organisation != "Te Tari, \"Test\"" || s.BaseURLs[0].Sector != "Tāmaki" {
 		t.Errorf("base URLs in summary.json = %+v (organisation quoting lost?)", s.BaseURLs)
 	}
+	for _, name := range []string{"report.html", "leaderboard.csv"} {
+		if _, err := os.Stat(filepath.Join(cfg.ResultsDir, msg.ResultsDir, name)); err != nil {
+			t.Errorf("report file: %v", err)
+		}
+	}
 	// CWAC ran with the merged config: the image's defaults plus the scan's overrides.
 	cfgData, err := os.ReadFile(filepath.Join(cfg.WorkDir, "config", ConfigFileName))
 	must(t, err)

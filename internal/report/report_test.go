@@ -1,0 +1,123 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	goldenfile "github.com/a11y-dev/cwac-operator/internal/testutil/golden"
+)
+
+const realScan = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
+
+func f(v float64) *float64 { return &v }
+
+func TestLeaderboardRealScan(t *testing.T) {
+	got, err := Leaderboard(os.DirFS(realScan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6 critical ×10 + 6 serious ×5 + (1 reflow + 4 focus) ×3 = 105 over 4 pages.
+	want := []OrgScore{{Rank: 1, Organisation: "CWAC Test Org", Sector: "Test Sector", BaseURLs: 1, Pages: 4,
+		Critical: 6, Serious: 6, Other: 5, WeightedPerPage: 26.3, Score: f(73.8)}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("leaderboard (-want +got):\n%s", diff)
+	}
+}
+
+func csvFile(body string) *fstest.MapFile { return &fstest.MapFile{Data: []byte("\xef\xbb\xbf" + body)} }
+
+func TestLeaderboardRanking(t *testing.T) {
+	fsys := fstest.MapFS{
+		"pages_scanned.csv": csvFile("organisation,base_url,number_of_pages,sector\r\nGood,https://g/,10,A\r\nBad,https://b/,2,B\r\nDown,https://d/,0,C\r\n\"=HYPERLINK(\"\"http://x\"\")\",https://h/,1,-cmd\r\n"),
+		"axe_core_audit.csv": csvFile("organisation,sector,url,impact,id,help,num_issues\r\n" +
+			"Good,A,https://g/,minor,r1,R1,1\r\nBad,B,https://b/,critical,r2,R2,3\r\nBad,B,https://b/,moderate,r3,R3,2\r\nGood,A,https://g/,,,No issues found,0\r\n"),
+		"reflow_audit.csv":                  csvFile("organisation,sector,url,num_issues\r\nGood,A,https://g/,1\r\n"),
+		"axe_core_audit_template_aware.csv": csvFile("organisation,sector,url,impact,id,num_pages,num_issues\r\nGood,A,https://g/,critical,r9,1,50\r\n"),
+	}
+	got, err := Leaderboard(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []OrgScore{
+		{Rank: 1, Organisation: "=HYPERLINK(\"http://x\")", Sector: "-cmd", BaseURLs: 1, Pages: 1, Score: f(100)},
+		{Rank: 2, Organisation: "Good", Sector: "A", BaseURLs: 1, Pages: 10, Minor: 1, Other: 1, WeightedPerPage: 0.4, Score: f(99.6)},
+		{Rank: 3, Organisation: "Bad", Sector: "B", BaseURLs: 1, Pages: 2, Critical: 3, Moderate: 2, WeightedPerPage: 17, Score: f(83)},
+		{Rank: 4, Organisation: "Down", Sector: "C", BaseURLs: 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("leaderboard (-want +got):\n%s", diff)
+	}
+	data, err := LeaderboardCSV(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCSV := "rank,organisation,sector,base_urls,pages_scanned,critical,serious,moderate,minor,other_issues,weighted_issues_per_page,score\n" +
+		"1,\"'=HYPERLINK(\"\"http://x\"\")\",'-cmd,1,1,0,0,0,0,0,0.0,100.0\n" +
+		"2,Good,A,1,10,0,0,0,1,1,0.4,99.6\n" +
+		"3,Bad,B,1,2,3,0,2,0,0,17.0,83.0\n" +
+		"4,Down,C,1,0,0,0,0,0,0,0.0,\n"
+	if diff := cmp.Diff(wantCSV, string(data)); diff != "" {
+		t.Errorf("leaderboard CSV (-want +got):\n%s", diff)
+	}
+}
+
+func TestSafeCell(t *testing.T) {
+	tests := map[string]string{
+		"=1+1": "'=1+1", "+1": "'+1", "-1": "'-1", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx",
+		"Org": "Org", "": "", "Te Tari": "Te Tari", "1-2": "1-2",
+	}
+	for in, want := range tests {
+		if got := SafeCell(in); got != want {
+			t.Errorf("SafeCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHTMLRealScan(t *testing.T) {
+	meta := Meta{Title: "real-scan-1", ResultsDir: "2026-11-21_23-18-23_real-scan-1", GeneratedAt: time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)}
+	got, err := HTML(os.DirFS(realScan), meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(got)
+	for _, want := range []string{
+		`<html lang="en">`,
+		"<strong>4</strong> pages scanned", "<strong>17</strong> issues", "<strong>6</strong> critical",
+		// element HTML from the page is escaped, never live markup
+		"&lt;img src=&#34;logo.png&#34; width=&#34;120&#34; height=&#34;40&#34;&gt;",
+		`<a href="https://dequeuniversity.com/rules/axe/4.13/image-alt?application=axeAPI">image-alt</a>`,
+		"73.8",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script") || strings.Contains(page, `<img src="logo.png"`) {
+		t.Error("report carries live markup from scanned pages")
+	}
+	goldenfile.Assert(t, "real-scan-1.report.html", got)
+}
+
+func TestGenerateWritesBoth(t *testing.T) {
+	dir := t.TempDir()
+	files, err := Generate(os.DirFS(realScan), Meta{Title: "x"}, func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{HTMLFile, LeaderboardFile}, files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	rows := 0
+	if err := results.EachRow(filepath.Join(dir, LeaderboardFile), func(*results.Reader, results.Row) error { rows++; return nil }); err != nil || rows != 1 {
+		t.Errorf("leaderboard rows = %d, err %v", rows, err)
+	}
+}
