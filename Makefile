@@ -37,6 +37,7 @@ verify: $(CONTROLLER_GEN) ## Fails if regenerating CRD, RBAC or deepcopy would c
 build: ## manager, mcp-server (when present) and cwac-runner, static.
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/manager ./cmd/manager
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/cwac-runner ./cmd/cwac-runner
+	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/mcp-server ./cmd/mcp-server
 
 .PHONY: fmt vet
 fmt:

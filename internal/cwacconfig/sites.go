@@ -15,6 +15,9 @@ type Site struct {
 	Sector       string
 }
 
+// MaxURLLength matches the CRD's limit on a base URL.
+const MaxURLLength = 2048
+
 // DefaultSector is used when a site names none.
 const DefaultSector = "unknown"
 
@@ -67,6 +70,15 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 	}
 	if u.Hostname() == "" {
 		return nil, fmt.Errorf("Invalid URL: %s: no host", raw)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("Invalid URL: %s: user-info (user@host) is not allowed", raw)
+	}
+	if len(raw) > MaxURLLength {
+		return nil, fmt.Errorf("Invalid URL: %.80s…: longer than %d characters", raw, MaxURLLength)
+	}
+	if strings.ContainsAny(raw, " \t\r\n") {
+		return nil, fmt.Errorf("Invalid URL: %q: contains white space", raw)
 	}
 	return u, nil
 }

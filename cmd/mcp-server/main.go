@@ -1,0 +1,121 @@
+// Command mcp-server serves the CWAC tools over MCP (streamable HTTP or
+// stdio) and the REST execution-service interface: see internal/mcpserver.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+)
+
+var version = "dev"
+
+func main() {
+	var (
+		transport, listen, namespace, resultsRoot string
+		callTimeout                               time.Duration
+		maxRequestBytes                           int64
+		maxResponseBytes, maxResults              int
+	)
+	flag.StringVar(&transport, "transport", "http", "http (streamable HTTP at /mcp, plus /tools, /execute, /health) or stdio")
+	flag.StringVar(&listen, "listen", ":8090", "address for the http transport")
+	flag.StringVar(&namespace, "namespace", defaultNamespace(), "namespace where scans are created and read (default: the pod's own, else the kubeconfig's, else default)")
+	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted")
+	flag.DurationVar(&callTimeout, "call-timeout", 30*time.Second, "timeout of every tool call")
+	flag.Int64Var(&maxRequestBytes, "max-request-bytes", 1<<20, "larger HTTP request bodies are refused before parsing")
+	flag.IntVar(&maxResponseBytes, "max-response-bytes", 512*1024, "cap on a tool answer's size")
+	flag.IntVar(&maxResults, "max-results", 1000, "hard maximum of cwac_get_results' limit")
+	flag.Parse()
+
+	// Logs (and the audit trail) go to stderr: on stdio, stdout is the protocol.
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("component", "mcp-server")
+	fail := func(msg string, err error) {
+		log.Error(msg, "err", err)
+		os.Exit(1)
+	}
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
+	restCfg, err := ctrl.GetConfig()
+	if err != nil {
+		fail("loading Kubernetes config", err)
+	}
+	c, err := client.New(restCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		fail("creating Kubernetes client", err)
+	}
+	cs, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		fail("creating Kubernetes clientset", err)
+	}
+	srv, err := mcpserver.New(mcpserver.Config{
+		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot,
+		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
+		Version: version, Log: log,
+	})
+	if err != nil {
+		fail("creating MCP server", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	switch transport {
+	case "stdio":
+		log.Info("serving MCP on stdio", "namespace", namespace, "resultsRoot", resultsRoot)
+		if err := srv.MCP().Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+			fail("stdio transport", err)
+		}
+	case "http":
+		hs := &http.Server{
+			Addr:              listen,
+			Handler:           srv.Handler(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes}),
+			ReadHeaderTimeout: 10 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+		}
+		go func() {
+			<-ctx.Done()
+			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = hs.Shutdown(shutdown)
+		}()
+		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp", "namespace", namespace, "resultsRoot", resultsRoot)
+		if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fail("http transport", err)
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "mcp-server: --transport must be http or stdio, not %q\n", transport)
+		os.Exit(2)
+	}
+}
+
+// defaultNamespace is the pod's namespace in a cluster, else the kubeconfig's.
+func defaultNamespace() string {
+	if data, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+		if ns := strings.TrimSpace(string(data)); ns != "" {
+			return ns
+		}
+	}
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	return "default"
+}

@@ -1,0 +1,202 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+)
+
+// HTTPOptions configure the HTTP front.
+type HTTPOptions struct {
+	// MaxRequestBytes refuses larger request bodies before parsing (default 1 MiB).
+	MaxRequestBytes int64
+	// Logger for the streamable transport (optional).
+	Logger interface{ Error(string, ...any) }
+}
+
+// Handler serves /mcp (streamable HTTP), the REST execution service
+// (GET /tools, POST /execute) and GET /health.
+func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = 1 << 20
+	}
+	mux := http.NewServeMux()
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		MaxRequestBodyBytes: opts.MaxRequestBytes,
+		SessionTimeout:      30 * time.Minute,
+	})
+	mux.Handle("/mcp", withCaller(streamable))
+	mux.Handle("/mcp/", withCaller(streamable))
+	mux.HandleFunc("GET /tools", s.listToolsREST)
+	mux.HandleFunc("POST /execute", func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })
+	mux.HandleFunc("GET /health", s.health)
+	return mux
+}
+
+// withCaller records who is calling, overwriting anything the client sent in
+// CallerHeader. (Authentication replaces the address with the identity.)
+func withCaller(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		r.Header.Set(CallerHeader, "anonymous@"+host)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RESTTool is one entry of GET /tools.
+type RESTTool struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	InputSchema *jsonschema.Schema `json:"input_schema"`
+	ReadOnly    bool               `json:"read_only"`
+}
+
+func (s *Server) listToolsREST(w http.ResponseWriter, _ *http.Request) {
+	out := struct {
+		Tools []RESTTool `json:"tools"`
+	}{}
+	for _, name := range s.ToolNames() {
+		t := s.tools[name]
+		out.Tools = append(out.Tools, RESTTool{Name: t.name, Description: t.description, InputSchema: t.inputSchema, ReadOnly: t.readOnly})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ExecuteRequest is POST /execute's body.
+type ExecuteRequest struct {
+	ToolName  string          `json:"tool_name"`
+	Arguments json.RawMessage `json:"arguments"`
+	// Timeout in seconds (default the server's call timeout, capped).
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// ExecuteResponse is POST /execute's answer.
+type ExecuteResponse struct {
+	Status          string `json:"status"` // success, error or timeout
+	Output          any    `json:"output"`
+	Error           string `json:"error,omitempty"`
+	ExecutionTimeMS int64  `json:"execution_time_ms"`
+}
+
+func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes int64) {
+	start := time.Now()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, ExecuteResponse{Status: "error", Error: fmt.Sprintf("request body larger than %d bytes", maxBytes)})
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "reading request: " + err.Error()})
+		return
+	}
+	var req ExecuteRequest
+	dec := json.NewDecoder(bytesReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid request: " + err.Error()})
+		return
+	}
+	t, ok := s.tools[req.ToolName]
+	if !ok {
+		writeJSON(w, http.StatusNotFound, ExecuteResponse{Status: "error", Error: fmt.Sprintf("unknown tool %q; tools: %v", truncate(req.ToolName, 64), s.ToolNames())})
+		return
+	}
+	args := req.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var instance any
+	if err := json.Unmarshal(args, &instance); err != nil {
+		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid arguments: " + err.Error()})
+		return
+	}
+	if err := t.resolved.Validate(instance); err != nil {
+		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid arguments: " + err.Error()})
+		return
+	}
+	timeout := s.cfg.CallTimeout
+	if req.Timeout < 0 {
+		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid timeout: must be positive seconds"})
+		return
+	}
+	if req.Timeout > 0 {
+		timeout = min(time.Duration(req.Timeout*float64(time.Second)), s.cfg.MaxCallTimeout)
+	}
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	call := &callInfo{Caller: "anonymous@" + host, Transport: "rest"}
+	var output any
+	err = s.invoke(r.Context(), t, call, timeout, argsSummary(args), func(ctx context.Context) error {
+		var err error
+		output, err = t.run(ctx, call, args)
+		return err
+	})
+	resp := ExecuteResponse{Output: output, ExecutionTimeMS: time.Since(start).Milliseconds()}
+	var argErr *argsError
+	switch {
+	case errors.As(err, &argErr):
+		resp.Status, resp.Error = "error", err.Error()
+		writeJSON(w, http.StatusBadRequest, resp)
+		return
+	case err != nil && time.Since(start) >= timeout:
+		resp.Status, resp.Error = "timeout", err.Error()
+	case err != nil:
+		resp.Status, resp.Error = "error", err.Error()
+	default:
+		resp.Status = "success"
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// Health is GET /health's answer.
+type Health struct {
+	Status      string `json:"status"` // ok or degraded
+	APIServer   string `json:"api_server"`
+	ResultsRoot string `json:"results_root"`
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	h := Health{Status: "ok", APIServer: "ok", ResultsRoot: "ok"}
+	list := &cwacv1alpha1.CwacScanList{}
+	if err := s.cfg.Client.List(ctx, list, inNamespace(s.cfg.Namespace), limitOne()); err != nil {
+		h.Status, h.APIServer = "degraded", "unreachable: "+truncate(err.Error(), 256)
+	}
+	if root, err := s.root.open(); err != nil {
+		h.Status, h.ResultsRoot = "degraded", "unreadable: "+truncate(err.Error(), 256)
+	} else {
+		if _, err := root.Stat("."); err != nil {
+			h.Status, h.ResultsRoot = "degraded", "unreadable: "+truncate(err.Error(), 256)
+		}
+		root.Close()
+	}
+	code := http.StatusOK
+	if h.Status != "ok" {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, h)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(true)
+	_ = enc.Encode(v)
+}
+

@@ -1,0 +1,313 @@
+// Package mcpserver is the MCP server sidecar: the six CWAC tools (cwac_scan,
+// cwac_scan_status, cwac_get_results, cwac_get_summary, cwac_list_scans,
+// cwac_generate_report) over MCP (streamable HTTP and stdio) and over the
+// seeds' execution-service REST interface, from one tool registry. Scans are
+// CwacScan objects in the API server; results are read from the results
+// volume through a confined root.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Config configures the server.
+type Config struct {
+	// Client reads and creates CwacScans (and lists pods).
+	Client client.Client
+	// Clientset reads scan pod logs (optional: without it stdout_tail is empty).
+	Clientset kubernetes.Interface
+	// Namespace is where scans are created and looked up.
+	Namespace string
+	// ResultsRoot is where the results volume is mounted.
+	ResultsRoot string
+	// CallTimeout bounds every tool call (default 30s).
+	CallTimeout time.Duration
+	// MaxCallTimeout bounds the timeout a REST caller may ask for (default 5m).
+	MaxCallTimeout time.Duration
+	// DefaultResults and MaxResults bound cwac_get_results' limit (100, 1000).
+	DefaultResults, MaxResults int
+	// MaxResponseBytes caps a tool answer (default 512 KiB).
+	MaxResponseBytes int
+	// MaxURLs caps URLs per scan (default 1000, the CRD's limit).
+	MaxURLs int
+	// Version is reported to MCP clients.
+	Version string
+	// Log receives one audit line per tool call.
+	Log *slog.Logger
+	// Now is the clock (tests may replace it).
+	Now func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.CallTimeout <= 0 {
+		c.CallTimeout = 30 * time.Second
+	}
+	if c.MaxCallTimeout <= 0 {
+		c.MaxCallTimeout = 5 * time.Minute
+	}
+	if c.DefaultResults <= 0 {
+		c.DefaultResults = 100
+	}
+	if c.MaxResults <= 0 {
+		c.MaxResults = 1000
+	}
+	if c.MaxResponseBytes <= 0 {
+		c.MaxResponseBytes = 512 * 1024
+	}
+	if c.MaxURLs <= 0 {
+		c.MaxURLs = 1000
+	}
+	if c.Namespace == "" {
+		c.Namespace = "default"
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Server holds the tool registry.
+type Server struct {
+	cfg   Config
+	root  resultsRoot
+	tools map[string]*tool
+	mcp   *mcp.Server
+}
+
+// tool is one registry entry, served over MCP and REST alike.
+type tool struct {
+	name        string
+	description string
+	readOnly    bool
+	inputSchema *jsonschema.Schema
+	resolved    *jsonschema.Resolved
+	// run decodes already-validated arguments and calls the handler.
+	run func(ctx context.Context, call *callInfo, args json.RawMessage) (any, error)
+}
+
+// callInfo travels with one tool call: who made it, what it touched, and a
+// way to report progress.
+type callInfo struct {
+	Caller    string
+	Transport string
+	Target    string
+	progress  func(done, total float64, msg string)
+}
+
+// New builds the server and its tools.
+func New(cfg Config) (*Server, error) {
+	cfg.defaults()
+	if cfg.Client == nil {
+		return nil, errors.New("mcpserver: a Kubernetes client is required")
+	}
+	s := &Server{cfg: cfg, root: resultsRoot{path: cfg.ResultsRoot}, tools: map[string]*tool{}}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cwac-operator", Title: "CWAC accessibility scans", Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: "Run CWAC web accessibility scans on Kubernetes: start one with cwac_scan, poll cwac_scan_status until complete, then read cwac_get_summary and cwac_get_results, or write reports with cwac_generate_report.",
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+	var err error
+	add := func(e error) {
+		if err == nil {
+			err = e
+		}
+	}
+	add(addTool(s, "cwac_scan", "Start a CWAC accessibility scan of one or more websites. Returns at once with a scan_id; the scan runs as a Kubernetes Job.", false, s.scan))
+	add(addTool(s, "cwac_scan_status", "Get a scan's status (pending, queued, running, complete, failed), elapsed time, CWAC's recent output and progress while it runs, and its results directory and exit code when it ends.", true, s.status))
+	add(addTool(s, "cwac_get_results", "Read a complete scan's result rows, optionally one audit type and one axe impact, with limit and offset.", true, s.getResults))
+	add(addTool(s, "cwac_get_summary", "Get a scan's summary: total issues, issues by audit type and impact, top violations, pages and URLs scanned, duration.", true, s.getSummary))
+	add(addTool(s, "cwac_list_scans", "List scans, newest first: the CwacScans in this namespace and result directories on the results volume that have no CwacScan.", true, s.listScans))
+	add(addTool(s, "cwac_generate_report", "Write a self-contained HTML report and a per-organisation leaderboard CSV into a complete scan's results directory, and return their paths.", false, s.generateReport))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MCP returns the MCP server, for transports.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+func (s *Server) now() time.Time {
+	if s.cfg.Now != nil {
+		return s.cfg.Now()
+	}
+	return time.Now()
+}
+
+// ToolNames lists the registered tools, sorted.
+func (s *Server) ToolNames() []string {
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// addTool registers one typed handler with the MCP server and the registry.
+func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn func(context.Context, *callInfo, In) (Out, error)) error {
+	in, err := jsonschema.For[In](nil)
+	if err != nil {
+		return fmt.Errorf("%s input schema: %w", name, err)
+	}
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		return fmt.Errorf("%s output schema: %w", name, err)
+	}
+	resolved, err := in.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("%s input schema: %w", name, err)
+	}
+	t := &tool{name: name, description: description, readOnly: readOnly, inputSchema: in, resolved: resolved}
+	t.run = func(ctx context.Context, call *callInfo, args json.RawMessage) (any, error) {
+		var v In
+		if len(args) > 0 {
+			if err := json.Unmarshal(args, &v); err != nil {
+				return nil, &argsError{err}
+			}
+		}
+		return fn(ctx, call, v)
+	}
+	s.tools[name] = t
+
+	openWorld := !readOnly
+	annotations := &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: &openWorld, Title: name}
+	if !readOnly {
+		destructive := false
+		annotations.DestructiveHint = &destructive
+	}
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: out, Annotations: annotations},
+		func(ctx context.Context, req *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
+			call := &callInfo{Caller: callerFromHeader(req), Transport: transportOf(req)}
+			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+				call.progress = func(done, total float64, msg string) {
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: msg})
+				}
+			}
+			var result Out
+			err := s.invoke(ctx, t, call, s.cfg.CallTimeout, argsSummary(req.Params.Arguments), func(ctx context.Context) error {
+				var err error
+				result, err = fn(ctx, call, input)
+				return err
+			})
+			if err != nil {
+				var zero Out
+				return nil, zero, err
+			}
+			return nil, result, nil
+		})
+	return nil
+}
+
+// argsError marks arguments that could not be decoded (HTTP 400 over REST).
+type argsError struct{ err error }
+
+func (e *argsError) Error() string { return "invalid arguments: " + e.err.Error() }
+
+// invoke runs one tool call with its timeout and writes its audit line.
+func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout time.Duration, args string, fn func(context.Context) error) error {
+	if call.progress == nil {
+		call.progress = func(float64, float64, string) {}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("internal error in %s", t.name)
+				s.cfg.Log.Error("tool panicked", "tool", t.name, "panic", fmt.Sprint(r))
+			}
+		}()
+		done <- fn(ctx)
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("%s timed out after %s", t.name, timeout)
+	}
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			outcome = "timeout"
+		}
+	}
+	s.cfg.Log.Info("tool call",
+		"audit", true, "tool", t.name, "caller", call.Caller, "transport", call.Transport,
+		"target", call.Target, "args", args, "outcome", outcome, "error", errString(err),
+		"duration_ms", time.Since(start).Milliseconds())
+	return err
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return truncate(err.Error(), 512)
+}
+
+// argsSummary is the audit log's view of a call's arguments: keys and short
+// values, never whole payloads.
+func argsSummary(raw json.RawMessage) string {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return fmt.Sprintf("(%d bytes, not an object)", len(raw))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := ""
+	for _, k := range keys {
+		if out != "" {
+			out += " "
+		}
+		switch v := m[k].(type) {
+		case string:
+			out += fmt.Sprintf("%s=%q", truncate(k, 32), truncate(v, 80))
+		case []any:
+			out += fmt.Sprintf("%s=[%d items]", truncate(k, 32), len(v))
+		case map[string]any:
+			out += fmt.Sprintf("%s={%d keys}", truncate(k, 32), len(v))
+		default:
+			out += fmt.Sprintf("%s=%v", truncate(k, 32), v)
+		}
+	}
+	return truncate(out, 512)
+}
+
+// CallerHeader carries the caller's identity from the HTTP layer to tool
+// handlers; the HTTP layer always overwrites whatever a client sent in it.
+const CallerHeader = "X-Cwac-Mcp-Caller"
+
+func callerFromHeader(req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.Header != nil {
+		if c := req.Extra.Header.Get(CallerHeader); c != "" {
+			return c
+		}
+	}
+	return "stdio"
+}
+
+func transportOf(req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.Header != nil {
+		return "mcp-http"
+	}
+	return "mcp-stdio"
+}
