@@ -199,4 +199,3 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc.SetEscapeHTML(true)
 	_ = enc.Encode(v)
 }
-

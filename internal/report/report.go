@@ -200,7 +200,7 @@ type Meta struct {
 // Issue is one row of the HTML report's issue table.
 type Issue struct {
 	Audit, Organisation, URL, Viewport, Rule, Impact, Description, HTML, HelpURL string
-	Count                                                                         int64
+	Count                                                                        int64
 }
 
 type htmlData struct {

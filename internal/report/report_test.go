@@ -31,7 +31,9 @@ func TestLeaderboardRealScan(t *testing.T) {
 	}
 }
 
-func csvFile(body string) *fstest.MapFile { return &fstest.MapFile{Data: []byte("\xef\xbb\xbf" + body)} }
+func csvFile(body string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte("\xef\xbb\xbf" + body)}
+}
 
 func TestLeaderboardRanking(t *testing.T) {
 	fsys := fstest.MapFS{
