@@ -8,16 +8,13 @@ import (
 	"os"
 	"strings"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -97,11 +94,7 @@ func main() {
 	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
 
 	// Cache only the Jobs and pods the operator made.
-	managed := labels.SelectorFromSet(labels.Set{scanjob.LabelManagedBy: scanjob.ManagedByValue})
-	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&batchv1.Job{}: {Label: managed},
-		&corev1.Pod{}:  {Label: managed},
-	}}
+	cacheOpts := cache.Options{ByObject: controller.CacheByObject()}
 	if watchNamespaces != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range strings.Split(watchNamespaces, ",") {
@@ -124,15 +117,7 @@ func main() {
 	if err != nil {
 		exit("creating manager", err)
 	}
-	r := &controller.CwacScanReconciler{
-		Client:             mgr.GetClient(),
-		APIReader:          mgr.GetAPIReader(),
-		Scheme:             mgr.GetScheme(),
-		Recorder:           mgr.GetEventRecorder("cwac-operator"),
-		JobOptions:         opts,
-		MaxConcurrentScans: maxConcurrent,
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
+	if err := controller.Setup(mgr, opts, maxConcurrent, false); err != nil {
 		exit("setting up controller", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

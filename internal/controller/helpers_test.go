@@ -12,12 +12,11 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/podreport"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
 )
 
 const waitTimeout = 30 * time.Second
@@ -106,110 +105,34 @@ func waitJob(t *testing.T, ns, name string) *batchv1.Job {
 	return job
 }
 
-// startPod plays the Job controller and kubelet, which envtest lacks: it
-// creates the Job's pod and gives it a status.
+// The Job controller and kubelet, which envtest lacks, are played by kubesim.
 func startPod(t *testing.T, job *batchv1.Job, status corev1.PodStatus) *corev1.Pod {
 	t.Helper()
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        job.Name + "-" + rand.String(5),
-			Namespace:   job.Namespace,
-			Labels:      map[string]string{},
-			Annotations: job.Spec.Template.Annotations,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID,
-				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
-			}},
-		},
-		Spec: job.Spec.Template.Spec,
+	pod, err := kubesim.StartPod(ctxT(t), k8s, job, status)
+	if err != nil {
+		t.Fatalf("starting pod: %v", err)
 	}
-	for k, v := range job.Spec.Template.Labels {
-		pod.Labels[k] = v
-	}
-	pod.Labels[batchv1.JobNameLabel] = job.Name
-	if err := k8s.Create(ctxT(t), pod); err != nil {
-		t.Fatalf("creating pod: %v", err)
-	}
-	setPodStatus(t, pod, status)
 	return pod
 }
 
 func setPodStatus(t *testing.T, pod *corev1.Pod, status corev1.PodStatus) {
 	t.Helper()
-	pod.Status = status
-	if err := k8s.Status().Update(ctxT(t), pod); err != nil {
+	if err := kubesim.SetPodStatus(ctxT(t), k8s, pod, status); err != nil {
 		t.Fatalf("updating pod status: %v", err)
 	}
 }
 
-func runningStatus() corev1.PodStatus {
-	now := metav1.Now()
-	return corev1.PodStatus{
-		Phase: corev1.PodRunning,
-		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1", Ready: true, Started: ptr.To(true),
-			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
-		}},
-	}
-}
-
-func terminatedStatus(exitCode int32, reason, message string) corev1.PodStatus {
-	now := metav1.Now()
-	phase := corev1.PodSucceeded
-	if exitCode != 0 {
-		phase = corev1.PodFailed
-	}
-	return corev1.PodStatus{
-		Phase: phase,
-		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1",
-			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-				ExitCode: exitCode, Reason: reason, Message: message, StartedAt: now, FinishedAt: now,
-			}},
-		}},
-	}
-}
-
-func waitingStatus(reason, message string) corev1.PodStatus {
-	return corev1.PodStatus{
-		Phase: corev1.PodPending,
-		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: scanjob.ContainerName, Image: "cwac:missing",
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}},
-		}},
-	}
-}
+var (
+	runningStatus    = kubesim.Running
+	terminatedStatus = kubesim.Terminated
+	waitingStatus    = kubesim.Waiting
+)
 
 func report(m podreport.Message) string { return string(podreport.Encode(m, podreport.MaxBytes)) }
 
-// finishJob sets the Job's terminal status the way the Job controller does.
 func finishJob(t *testing.T, job *batchv1.Job, succeeded bool, reason, message string) {
 	t.Helper()
-	fresh := &batchv1.Job{}
-	if err := k8s.Get(ctxT(t), client.ObjectKeyFromObject(job), fresh); err != nil {
-		t.Fatal(err)
-	}
-	now := metav1.Now()
-	start := metav1.NewTime(now.Add(-time.Second))
-	fresh.Status.StartTime = &start
-	if succeeded {
-		fresh.Status.Succeeded = 1
-		fresh.Status.CompletionTime = &now
-		fresh.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
-		}
-	} else {
-		fresh.Status.Failed = 1
-		fresh.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
-			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
-		}
-	}
-	fresh.Status.Ready = ptr.To[int32](0)
-	fresh.Status.Terminating = ptr.To[int32](0)
-	fresh.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
-	if err := k8s.Status().Update(ctxT(t), fresh); err != nil {
+	if err := kubesim.FinishJob(ctxT(t), k8s, job, succeeded, reason, message); err != nil {
 		t.Fatalf("finishing Job: %v", err)
 	}
 }

@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -93,29 +90,16 @@ func TestMain(m *testing.M) {
 // wires it, until the returned stop function is called (or the test ends).
 func startManager(t *testing.T, maxConcurrent int) (stop func()) {
 	t.Helper()
-	managed := labels.SelectorFromSet(labels.Set{scanjob.LabelManagedBy: scanjob.ManagedByValue})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&batchv1.Job{}: {Label: managed},
-			&corev1.Pod{}:  {Label: managed},
-		}},
+		Cache:                  cache.Options{ByObject: CacheByObject()},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &CwacScanReconciler{
-		Client:             mgr.GetClient(),
-		APIReader:          mgr.GetAPIReader(),
-		Scheme:             mgr.GetScheme(),
-		Recorder:           mgr.GetEventRecorder("cwac-operator"),
-		JobOptions:         testOpts,
-		MaxConcurrentScans: maxConcurrent,
-		SkipNameValidation: true,
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
+	if err := Setup(mgr, testOpts, maxConcurrent, true); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,0 +1,36 @@
+package controller
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+// CacheByObject limits the manager's cache to the Jobs and pods the operator
+// made, so it never holds the cluster's other pods in memory.
+func CacheByObject() map[client.Object]cache.ByObject {
+	managed := labels.SelectorFromSet(labels.Set{scanjob.LabelManagedBy: scanjob.ManagedByValue})
+	return map[client.Object]cache.ByObject{
+		&batchv1.Job{}: {Label: managed},
+		&corev1.Pod{}:  {Label: managed},
+	}
+}
+
+// Setup wires a CwacScanReconciler into mgr.
+func Setup(mgr ctrl.Manager, jobOptions scanjob.Options, maxConcurrentScans int, skipNameValidation bool) error {
+	r := &CwacScanReconciler{
+		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
+		Scheme:             mgr.GetScheme(),
+		Recorder:           mgr.GetEventRecorder("cwac-operator"),
+		JobOptions:         jobOptions,
+		MaxConcurrentScans: maxConcurrentScans,
+		SkipNameValidation: skipNameValidation,
+	}
+	return r.SetupWithManager(mgr)
+}

@@ -1,0 +1,120 @@
+// Package kubesim plays, in tests, the parts of Kubernetes that envtest does
+// not run: the Job controller (making a Job's pod, finishing the Job) and the
+// kubelet (giving the pod a status and a termination message).
+package kubesim
+
+import (
+	"context"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+// StartPod creates the Job's pod, as the Job controller would, with status.
+func StartPod(ctx context.Context, c client.Client, job *batchv1.Job, status corev1.PodStatus) (*corev1.Pod, error) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        job.Name + "-" + rand.String(5),
+			Namespace:   job.Namespace,
+			Labels:      map[string]string{},
+			Annotations: job.Spec.Template.Annotations,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: job.Spec.Template.Spec,
+	}
+	for k, v := range job.Spec.Template.Labels {
+		pod.Labels[k] = v
+	}
+	pod.Labels[batchv1.JobNameLabel] = job.Name
+	if err := c.Create(ctx, pod); err != nil {
+		return nil, err
+	}
+	return pod, SetPodStatus(ctx, c, pod, status)
+}
+
+// SetPodStatus replaces the pod's status, as the kubelet would.
+func SetPodStatus(ctx context.Context, c client.Client, pod *corev1.Pod, status corev1.PodStatus) error {
+	pod.Status = status
+	return c.Status().Update(ctx, pod)
+}
+
+// Running is the status of a pod whose CWAC container runs.
+func Running() corev1.PodStatus {
+	now := metav1.Now()
+	return corev1.PodStatus{
+		Phase: corev1.PodRunning,
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1", Ready: true, Started: ptr.To(true),
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
+		}},
+	}
+}
+
+// Terminated is the status of a pod whose CWAC container ended.
+func Terminated(exitCode int32, reason, message string) corev1.PodStatus {
+	now := metav1.Now()
+	phase := corev1.PodSucceeded
+	if exitCode != 0 {
+		phase = corev1.PodFailed
+	}
+	return corev1.PodStatus{
+		Phase: phase,
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: exitCode, Reason: reason, Message: message, StartedAt: now, FinishedAt: now,
+			}},
+		}},
+	}
+}
+
+// Waiting is the status of a pod whose CWAC container cannot start.
+func Waiting(reason, message string) corev1.PodStatus {
+	return corev1.PodStatus{
+		Phase: corev1.PodPending,
+		ContainerStatuses: []corev1.ContainerStatus{{
+			Name: scanjob.ContainerName, Image: "cwac:missing",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}},
+		}},
+	}
+}
+
+// FinishJob sets the Job's terminal status the way the Job controller does
+// (the API server checks the conditions' order and the counters).
+func FinishJob(ctx context.Context, c client.Client, job *batchv1.Job, succeeded bool, reason, message string) error {
+	fresh := &batchv1.Job{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	start := metav1.NewTime(now.Add(-time.Second))
+	fresh.Status.StartTime = &start
+	if succeeded {
+		fresh.Status.Succeeded = 1
+		fresh.Status.CompletionTime = &now
+		fresh.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
+		}
+	} else {
+		fresh.Status.Failed = 1
+		fresh.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
+			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
+		}
+	}
+	fresh.Status.Ready = ptr.To[int32](0)
+	fresh.Status.Terminating = ptr.To[int32](0)
+	fresh.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	return c.Status().Update(ctx, fresh)
+}
