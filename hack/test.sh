@@ -8,6 +8,7 @@ cd "$ROOT"
 
 command -v python3 >/dev/null || { echo "test: python3 is required (the runner tests drive a stand-in CWAC)" >&2; exit 1; }
 export KUBEBUILDER_ASSETS="$(./hack/envtest-assets.sh)"
+./hack/npm-deps.sh
 
 echo "== verify generated files"
 make --no-print-directory verify

@@ -1,0 +1,415 @@
+// Package e2e drives the built binaries with real clients. The MCP test runs
+// the official MCP TypeScript client (npm @modelcontextprotocol/sdk) against
+// the built mcp-server over stdio and streamable HTTP, with the operator's
+// controller running in-process against a real API server (envtest) and the
+// kubelet and Job controller played by kubesim.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/controller"
+	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
+)
+
+const fixture = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
+
+type cluster struct {
+	k8s        client.Client
+	kubeconfig string
+	namespace  string
+	root       string
+}
+
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets, _ = filepath.Abs("../../bin/k8s/1.37.1-linux-amd64")
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths: []string{"../../config/crd/bases"}, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("starting envtest (run 'make envtest-assets'): %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	user, err := env.AddUser(envtest.User{Name: "e2e-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
+	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cwac-e2e"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+
+	// The operator's controller, in-process.
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Cache: cache.Options{ByObject: controller.CacheByObject()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:e2e", RunnerImage: "cwac-operator:e2e", CWACDir: "/cwac", Resources: scanjob.DefaultResources()}
+	if err := controller.Setup(mgr, opts, 2, true); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = mgr.Start(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	c := &cluster{k8s: k8s, kubeconfig: kubeconfig, namespace: ns.Name, root: filepath.Join(dir, "results")}
+	go c.runScans(ctx, t)
+	return c
+}
+
+// runScans plays the Job controller and kubelet for every scan Job: the pod
+// runs for a moment, CWAC's real output lands on the "volume" at the Job's
+// subPath, and the pod ends with the runner's report.
+func (c *cluster) runScans(ctx context.Context, t *testing.T) {
+	seen := map[string]bool{}
+	for ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+		jobs := &batchv1.JobList{}
+		if err := c.k8s.List(ctx, jobs, client.InNamespace(c.namespace)); err != nil {
+			continue
+		}
+		for i := range jobs.Items {
+			job := &jobs.Items[i]
+			if seen[job.Name] {
+				continue
+			}
+			seen[job.Name] = true
+			go c.runOne(ctx, t, job)
+		}
+	}
+}
+
+func (c *cluster) runOne(ctx context.Context, t *testing.T, job *batchv1.Job) {
+	pod, err := kubesim.StartPod(ctx, c.k8s, job, kubesim.Running())
+	if err != nil {
+		t.Logf("starting pod: %v", err)
+		return
+	}
+	time.Sleep(time.Second)
+	var subPath string
+	for _, m := range job.Spec.Template.Spec.Containers[0].VolumeMounts {
+		if m.MountPath == "/results" {
+			subPath = m.SubPath
+		}
+	}
+	audit := "audit"
+	cm := &corev1.ConfigMap{}
+	if err := c.k8s.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: job.Name}, cm); err == nil {
+		var o map[string]any
+		_ = json.Unmarshal([]byte(cm.Data["scan.json"]), &o)
+		audit, _ = o["audit_name"].(string)
+	}
+	resultsDir := time.Now().UTC().Format("2006-01-02_15-04-05") + "_" + audit
+	dst := filepath.Join(c.root, subPath, resultsDir)
+	if err := copyDir(fixture, dst); err != nil {
+		t.Logf("copying results: %v", err)
+		return
+	}
+	sum, err := results.Summarize(dst, results.Options{Duration: 1})
+	if err != nil {
+		t.Logf("summary: %v", err)
+		return
+	}
+	msg := string(podreport.Encode(podreport.Message{Outcome: podreport.OutcomeComplete, ResultsDir: resultsDir, Summary: sum, Message: "scanned 4 pages"}, podreport.MaxBytes))
+	if err := kubesim.SetPodStatus(ctx, c.k8s, pod, kubesim.Terminated(0, "Completed", msg)); err != nil {
+		t.Logf("pod status: %v", err)
+		return
+	}
+	if err := kubesim.FinishJob(ctx, c.k8s, job, true, "", ""); err != nil {
+		t.Logf("finishing job: %v", err)
+	}
+}
+
+func copyDir(src, dst string) error {
+	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
+
+func buildMCPServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mcp-server")
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/mcp-server").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building mcp-server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func nodeClient(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node is required for the MCP end-to-end test: %v", err)
+	}
+	dir, _ := filepath.Abs("../mcp-e2e")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Fatalf("the MCP client is not installed: run hack/npm-deps.sh (%v)", err)
+	}
+	return filepath.Join(dir, "client.mjs")
+}
+
+// runClient runs the Node client and decodes its observations.
+func runClient(t *testing.T, script string, env []string, args ...string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("MCP client: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), tail(stderr.String(), 4000))
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var obs map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &obs); err != nil {
+		t.Fatalf("client output is not JSON: %v\n%s", err, stdout.String())
+	}
+	return obs
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func TestMCPWithRealClient(t *testing.T) {
+	c := startCluster(t)
+	bin := buildMCPServer(t)
+	script := nodeClient(t)
+	if err := os.MkdirAll(c.root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	serverArgs := []string{"--namespace=" + c.namespace, "--results-root=" + c.root, "--kubeconfig=" + c.kubeconfig}
+
+	t.Run("stdio", func(t *testing.T) {
+		args, _ := json.Marshal(append([]string{"--transport=stdio"}, serverArgs...))
+		obs := runClient(t, script, []string{"MCP_COMMAND=" + bin, "MCP_ARGS=" + string(args), "SCAN_URL=https://www.example.govt.nz/"}, "stdio")
+		checkWalk(t, c, obs, "stdio")
+	})
+
+	t.Run("http", func(t *testing.T) {
+		port := freePort(t)
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		var logs syncBuf
+		srv := exec.Command(bin, append([]string{"--transport=http", "--listen=" + addr}, serverArgs...)...)
+		srv.Stdout, srv.Stderr = &logs, &logs
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+		waitHealthy(t, "http://"+addr+"/health")
+		obs := runClient(t, script, []string{"MCP_URL=http://" + addr + "/mcp", "SCAN_URL=https://www.example.govt.nz/"}, "http")
+		checkWalk(t, c, obs, "http")
+		// Every call left one audit line, with the caller's address.
+		audit := 0
+		sc := bufio.NewScanner(strings.NewReader(logs.String()))
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"msg":"tool call"`) {
+				audit++
+				if !strings.Contains(sc.Text(), `"caller":"anonymous@127.0.0.1"`) {
+					t.Errorf("audit line without the caller: %s", sc.Text())
+				}
+			}
+		}
+		if audit < 12 {
+			t.Errorf("%d audit lines for at least 12 tool calls", audit)
+		}
+	})
+}
+
+// checkWalk asserts what the client saw.
+func checkWalk(t *testing.T, c *cluster, obs map[string]any, mode string) {
+	t.Helper()
+	get := func(path ...string) any {
+		var v any = obs
+		for _, p := range path {
+			m, _ := v.(map[string]any)
+			v = m[p]
+		}
+		return v
+	}
+	str := func(path ...string) string { s, _ := get(path...).(string); return s }
+
+	if tools, _ := obs["tools"].([]any); len(tools) != 6 {
+		t.Errorf("tools = %v", obs["tools"])
+	} else {
+		for _, tl := range tools {
+			m := tl.(map[string]any)
+			wantRO := m["name"] != "cwac_scan" && m["name"] != "cwac_generate_report"
+			if m["readOnly"] != wantRO || m["hasOutputSchema"] != true {
+				t.Errorf("tool %v", m)
+			}
+		}
+	}
+	expectErr := func(key, want string) {
+		t.Helper()
+		got := str(key, "error") + str(key, "thrown")
+		if !strings.Contains(got, want) {
+			t.Errorf("%s: %v, want an error containing %q", key, obs[key], want)
+		}
+	}
+	expectErr("noUrls", "At least one URL is required")
+	expectErr("badUrl", "Invalid URL: file:///etc/passwd")
+	expectErr("seedPlugin", "unknown plugin(s) html_validation; valid plugins are")
+	if mode == "http" {
+		expectErr("oversized", "request body exceeds 1048576 bytes")
+	} else {
+		expectErr("oversized", "longer than 2048")
+	}
+	expectErr("earlyResults", "Scan is still running. Check status first.")
+	expectErr("traversalAuditType", "Invalid audit_type")
+	expectErr("traversalScanId", "Invalid scan_id")
+	expectErr("unknownScan", "No scan found with ID: no-such-scan")
+
+	id := str("scan", "ok", "scan_id")
+	if str("scan", "ok", "status") != "started" || id == "" {
+		t.Fatalf("scan = %v", obs["scan"])
+	}
+	statuses, _ := json.Marshal(obs["statuses"])
+	if str("finalStatus", "ok", "status") != "complete" || !strings.Contains(string(statuses), "running") {
+		t.Errorf("statuses %s, final %v", statuses, obs["finalStatus"])
+	}
+	if !strings.HasPrefix(str("finalStatus", "ok", "results_dir"), c.namespace+"/"+id+"-") || get("finalStatus", "ok", "exit_code") != 0.0 {
+		t.Errorf("final status = %v", obs["finalStatus"])
+	}
+	if get("results", "ok", "total_results") != 6.0 || get("results", "ok", "returned_results") != 3.0 {
+		t.Errorf("critical axe results = %v", obs["results"])
+	}
+	if get("summary", "ok", "total_issues") != 17.0 || get("summary", "ok", "pages_scanned") != 4.0 ||
+		get("summary", "ok", "issues_by_audit_type", "axe_core_audit") != 12.0 || get("summary", "ok", "issues_by_impact", "critical") != 6.0 {
+		t.Errorf("summary = %v", obs["summary"])
+	}
+	found := false
+	if scans, ok := get("list", "ok", "scans").([]any); ok {
+		for _, s := range scans {
+			if s.(map[string]any)["scan_id"] == id {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("list does not hold %s: %v", id, obs["list"])
+	}
+	html := str("report", "ok", "report_html")
+	if data, err := os.ReadFile(filepath.Join(c.root, html)); err != nil || !strings.Contains(string(data), "<strong>17</strong> issues") {
+		t.Errorf("report %q: %v", html, err)
+	}
+	// The refused calls created nothing: one scan per walk.
+	list := &cwacv1alpha1.CwacScanList{}
+	if err := c.k8s.List(context.Background(), list, client.InNamespace(c.namespace)); err != nil {
+		t.Fatal(err)
+	}
+	mine := 0
+	for _, s := range list.Items {
+		if s.Spec.AuditName == "e2e-"+mode {
+			mine++
+		}
+	}
+	if mine != 1 {
+		t.Errorf("%d scans named e2e-%s, want 1", mine, mode)
+	}
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitHealthy(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s never became healthy", url)
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
