@@ -15,7 +15,9 @@ all: build
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## CRD and RBAC from the API types and +kubebuilder markers.
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./internal/controller/..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=mcp-server-role,fileName=mcp_server_role.yaml paths="./internal/mcpserver/..." output:rbac:artifacts:config=config/rbac
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## DeepCopy methods.

@@ -20,6 +20,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -38,13 +39,16 @@ func main() {
 	)
 	flag.StringVar(&transport, "transport", "http", "http (streamable HTTP at /mcp, plus /tools, /execute, /health) or stdio")
 	flag.StringVar(&listen, "listen", ":8090", "address for the http transport")
-	flag.StringVar(&namespace, "namespace", defaultNamespace(), "namespace where scans are created and read (default: the pod's own, else the kubeconfig's, else default)")
+	flag.StringVar(&namespace, "namespace", "", "namespace where scans are created and read (default: the pod's own, else the kubeconfig context's, else default)")
 	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted")
 	flag.DurationVar(&callTimeout, "call-timeout", 30*time.Second, "timeout of every tool call")
 	flag.Int64Var(&maxRequestBytes, "max-request-bytes", 1<<20, "larger HTTP request bodies are refused before parsing")
 	flag.IntVar(&maxResponseBytes, "max-response-bytes", 512*1024, "cap on a tool answer's size")
 	flag.IntVar(&maxResults, "max-results", 1000, "hard maximum of cwac_get_results' limit")
 	flag.Parse()
+	if namespace == "" {
+		namespace = defaultNamespace()
+	}
 
 	// Logs (and the audit trail) go to stderr: on stdio, stdout is the protocol.
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("component", "mcp-server")
@@ -107,7 +111,8 @@ func main() {
 	}
 }
 
-// defaultNamespace is the pod's namespace in a cluster, else the kubeconfig's.
+// defaultNamespace is the pod's namespace in a cluster, else the kubeconfig
+// context's, else "default".
 func defaultNamespace() string {
 	if data, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
 		if ns := strings.TrimSpace(string(data)); ns != "" {
@@ -115,6 +120,13 @@ func defaultNamespace() string {
 		}
 	}
 	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if f := flag.Lookup("kubeconfig"); f != nil && f.Value.String() != "" {
+		rules.ExplicitPath = f.Value.String()
+	}
+	if ns, _, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).Namespace(); err == nil && ns != "" {
 		return ns
 	}
 	return "default"

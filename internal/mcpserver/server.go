@@ -79,6 +79,12 @@ func (c *Config) defaults() {
 	}
 }
 
+// What the sidecar calls, in its own namespace; `make manifests` turns these
+// into config/rbac/mcp_server_role.yaml.
+// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;create
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list
+// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+
 // Server holds the tool registry.
 type Server struct {
 	cfg   Config
