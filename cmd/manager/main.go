@@ -3,6 +3,7 @@ package main
 
 import (
 	"crypto/tls"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -38,6 +39,8 @@ func main() {
 		cpuRequest, memRequest, memLimit string
 		pullPolicy                       string
 		scanEnv                          stringList
+		nodeSelector                     string
+		tolerations, affinity            string
 	)
 	opts := scanjob.Options{}
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to (0 disables it)")
@@ -57,6 +60,9 @@ func main() {
 	flag.StringVar(&memLimit, "scan-memory-limit", "1Gi", "default memory limit of the CWAC container (384Mi was measured to OOM on a 4-page scan)")
 	flag.StringVar(&pullPolicy, "image-pull-policy", "", "image pull policy for scan pods: Always, IfNotPresent or Never (default: Kubernetes' own)")
 	flag.Var(&scanEnv, "scan-env", "extra NAME=VALUE environment for the CWAC container (repeatable)")
+	flag.StringVar(&nodeSelector, "scan-node-selector", "", "node selector for scan pods, as key=value,key=value")
+	flag.StringVar(&tolerations, "scan-tolerations", "", "tolerations for scan pods, as a JSON list of Kubernetes tolerations")
+	flag.StringVar(&affinity, "scan-affinity", "", "affinity for scan pods, as a JSON Kubernetes affinity object")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -85,6 +91,27 @@ func main() {
 		}
 		opts.Env = append(opts.Env, corev1.EnvVar{Name: name, Value: value})
 	}
+	if nodeSelector != "" {
+		opts.NodeSelector = map[string]string{}
+		for _, kv := range strings.Split(nodeSelector, ",") {
+			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			if !ok || k == "" {
+				exit("invalid --scan-node-selector", fmt.Errorf("%q is not key=value", kv))
+			}
+			opts.NodeSelector[k] = v
+		}
+	}
+	if tolerations != "" {
+		if err := json.Unmarshal([]byte(tolerations), &opts.Tolerations); err != nil {
+			exit("invalid --scan-tolerations", err)
+		}
+	}
+	if affinity != "" {
+		opts.Affinity = &corev1.Affinity{}
+		if err := json.Unmarshal([]byte(affinity), opts.Affinity); err != nil {
+			exit("invalid --scan-affinity", err)
+		}
+	}
 	if maxConcurrent < 0 {
 		exit("invalid --max-concurrent-scans", fmt.Errorf("%d is negative", maxConcurrent))
 	}
@@ -95,12 +122,16 @@ func main() {
 
 	// Cache only the Jobs and pods the operator made.
 	cacheOpts := cache.Options{ByObject: controller.CacheByObject()}
-	if watchNamespaces != "" {
+	var namespaces []string
+	for _, ns := range strings.Split(watchNamespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			namespaces = append(namespaces, ns)
+		}
+	}
+	if len(namespaces) > 0 {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range strings.Split(watchNamespaces, ",") {
-			if ns = strings.TrimSpace(ns); ns != "" {
-				cacheOpts.DefaultNamespaces[ns] = cache.Config{}
-			}
+		for _, ns := range namespaces {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
@@ -117,7 +148,7 @@ func main() {
 	if err != nil {
 		exit("creating manager", err)
 	}
-	if err := controller.Setup(mgr, opts, maxConcurrent, false); err != nil {
+	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: maxConcurrent, WatchNamespaces: namespaces}); err != nil {
 		exit("setting up controller", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

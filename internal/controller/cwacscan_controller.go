@@ -49,8 +49,11 @@ type CwacScanReconciler struct {
 	Recorder  events.EventRecorder
 	// JobOptions shape every scan pod.
 	JobOptions scanjob.Options
-	// MaxConcurrentScans caps running scans across the cluster (0 = no cap).
+	// MaxConcurrentScans caps running scans across the watched namespaces (0 = no cap).
 	MaxConcurrentScans int
+	// WatchNamespaces limits the operator to these namespaces (empty = all);
+	// running scans are then counted per namespace, within RBAC.
+	WatchNamespaces []string
 	// Now is the clock (tests may replace it).
 	Now func() time.Time
 	// SkipNameValidation lets tests start several managers in one process.
@@ -212,13 +215,19 @@ func (r *CwacScanReconciler) queuePosition(ctx context.Context, scan *cwacv1alph
 	if r.MaxConcurrentScans <= 0 {
 		return 0, 0, nil
 	}
-	jobs := &batchv1.JobList{}
-	if err := r.APIReader.List(ctx, jobs, client.MatchingLabels{scanjob.LabelManagedBy: scanjob.ManagedByValue}); err != nil {
-		return 0, 0, fmt.Errorf("listing scan Jobs: %w", err)
+	namespaces := r.WatchNamespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{metav1.NamespaceAll}
 	}
-	for i := range jobs.Items {
-		if _, finished := jobFinished(&jobs.Items[i]); !finished {
-			running++
+	for _, ns := range namespaces {
+		jobs := &batchv1.JobList{}
+		if err := r.APIReader.List(ctx, jobs, client.InNamespace(ns), client.MatchingLabels{scanjob.LabelManagedBy: scanjob.ManagedByValue}); err != nil {
+			return 0, 0, fmt.Errorf("listing scan Jobs: %w", err)
+		}
+		for i := range jobs.Items {
+			if _, finished := jobFinished(&jobs.Items[i]); !finished {
+				running++
+			}
 		}
 	}
 	scans := &cwacv1alpha1.CwacScanList{}

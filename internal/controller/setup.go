@@ -21,16 +21,25 @@ func CacheByObject() map[client.Object]cache.ByObject {
 	}
 }
 
+// Options configure Setup.
+type Options struct {
+	JobOptions         scanjob.Options
+	MaxConcurrentScans int
+	WatchNamespaces    []string
+	SkipNameValidation bool
+}
+
 // Setup wires a CwacScanReconciler into mgr.
-func Setup(mgr ctrl.Manager, jobOptions scanjob.Options, maxConcurrentScans int, skipNameValidation bool) error {
+func Setup(mgr ctrl.Manager, o Options) error {
 	r := &CwacScanReconciler{
 		Client:             mgr.GetClient(),
 		APIReader:          mgr.GetAPIReader(),
 		Scheme:             mgr.GetScheme(),
 		Recorder:           mgr.GetEventRecorder("cwac-operator"),
-		JobOptions:         jobOptions,
-		MaxConcurrentScans: maxConcurrentScans,
-		SkipNameValidation: skipNameValidation,
+		JobOptions:         o.JobOptions,
+		MaxConcurrentScans: o.MaxConcurrentScans,
+		WatchNamespaces:    o.WatchNamespaces,
+		SkipNameValidation: o.SkipNameValidation,
 	}
 	return r.SetupWithManager(mgr)
 }

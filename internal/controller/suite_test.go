@@ -99,7 +99,7 @@ func startManager(t *testing.T, maxConcurrent int) (stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Setup(mgr, testOpts, maxConcurrent, true); err != nil {
+	if err := Setup(mgr, Options{JobOptions: testOpts, MaxConcurrentScans: maxConcurrent, SkipNameValidation: true}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

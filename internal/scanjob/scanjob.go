@@ -78,6 +78,10 @@ type Options struct {
 	ImagePullPolicy corev1.PullPolicy
 	// ServiceAccountName for scan pods ("" = the namespace's default; its token is never mounted).
 	ServiceAccountName string
+	// NodeSelector, Tolerations and Affinity place scan pods.
+	NodeSelector map[string]string
+	Tolerations  []corev1.Toleration
+	Affinity     *corev1.Affinity
 }
 
 // DefaultResources: measured, a 4-page scan needs 0.44-0.79 GB; 512 MiB
@@ -271,6 +275,9 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
 					RestartPolicy:                 corev1.RestartPolicyNever,
 					AutomountServiceAccountToken:  ptr.To(false),
 					ServiceAccountName:            opts.ServiceAccountName,
+					NodeSelector:                  opts.NodeSelector,
+					Tolerations:                   opts.Tolerations,
+					Affinity:                      opts.Affinity,
 					EnableServiceLinks:            ptr.To(false),
 					TerminationGracePeriodSeconds: ptr.To[int64](30),
 					SecurityContext: &corev1.PodSecurityContext{

@@ -99,7 +99,7 @@ func startCluster(t *testing.T) *cluster {
 		t.Fatal(err)
 	}
 	opts := scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:e2e", RunnerImage: "cwac-operator:e2e", CWACDir: "/cwac", Resources: scanjob.DefaultResources()}
-	if err := controller.Setup(mgr, opts, 2, true); err != nil {
+	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: 2, SkipNameValidation: true}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

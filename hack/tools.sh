@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs pinned command-line tools the tests use into bin/ from the Go
+# module proxy (idempotent: a tool already at its version is kept). Prints
+# nothing on success but the path of the tool asked for.
+#   hack/tools.sh helm
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN="$ROOT/bin"
+HELM_VERSION="${HELM_VERSION:-v3.22.0}"
+mkdir -p "$BIN"
+
+install() { # name module version
+  local name=$1 module=$2 version=$3 target="$BIN/$1-$3"
+  if [[ ! -x "$target" ]]; then
+    echo "tools: building $name $version from the Go module proxy" >&2
+    local tmp; tmp="$(mktemp -d)"
+    GOBIN="$tmp" CGO_ENABLED=0 go install -ldflags "-s -w" "$module@$version" >&2
+    mv "$tmp/$name" "$target"
+    rm -rf "$tmp"
+  fi
+  ln -sf "$(basename "$target")" "$BIN/$name"
+  echo "$target"
+}
+
+case "${1:-}" in
+  helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
+  *) echo "usage: hack/tools.sh helm" >&2; exit 2 ;;
+esac
