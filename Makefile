@@ -41,6 +41,17 @@ build: ## manager, mcp-server (when present) and cwac-runner, static.
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/cwac-runner ./cmd/cwac-runner
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/mcp-server ./cmd/mcp-server
 
+IMG ?= cwac-operator:dev
+IMAGE_TAR ?= $(LOCALBIN)/images/cwac-operator.tar
+
+.PHONY: image-tar
+image-tar: ## The operator image (manager, cwac-runner, mcp-server) as an OCI archive, without a container engine.
+	mkdir -p $(LOCALBIN)/image
+	for b in manager cwac-runner mcp-server; do \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/$$b ./cmd/$$b || exit 1; done
+	$(GO) run ./hack/imagebuild --out $(IMAGE_TAR) --tag $(IMG) --entrypoint /manager --user 65532:65532 \
+		--file /manager=$(LOCALBIN)/image/manager --file /cwac-runner=$(LOCALBIN)/image/cwac-runner --file /mcp-server=$(LOCALBIN)/image/mcp-server
+
 .PHONY: fmt vet
 fmt:
 	$(GO) fmt ./...

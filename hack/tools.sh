@@ -9,12 +9,12 @@ BIN="$ROOT/bin"
 HELM_VERSION="${HELM_VERSION:-v3.22.0}"
 mkdir -p "$BIN"
 
-install() { # name module version
-  local name=$1 module=$2 version=$3 target="$BIN/$1-$3"
+install() { # name module version [ldflags]
+  local name=$1 module=$2 version=$3 ldflags="-s -w ${4:-}" target="$BIN/$1-$3"
   if [[ ! -x "$target" ]]; then
     echo "tools: building $name $version from the Go module proxy" >&2
     local tmp; tmp="$(mktemp -d)"
-    GOBIN="$tmp" CGO_ENABLED=0 go install -ldflags "-s -w" "$module@$version" >&2
+    GOBIN="$tmp" CGO_ENABLED=0 go install -ldflags "$ldflags" "$module@$version" >&2
     mv "$tmp/$name" "$target"
     rm -rf "$tmp"
   fi
@@ -23,6 +23,6 @@ install() { # name module version
 }
 
 case "${1:-}" in
-  helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" ;;
+  helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" ;;
   *) echo "usage: hack/tools.sh helm" >&2; exit 2 ;;
 esac
