@@ -18,6 +18,12 @@ manifests: $(CONTROLLER_GEN) ## CRD and RBAC from the API types and +kubebuilder
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./internal/controller/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=mcp-server-role,fileName=mcp_server_role.yaml paths="./internal/mcpserver/..." output:rbac:artifacts:config=config/rbac
+	$(MAKE) --no-print-directory chart-sync
+
+.PHONY: chart-sync
+chart-sync: ## Copy the generated CRD and RBAC rules into the Helm chart (never edit those copies).
+	cp config/crd/bases/*.yaml charts/cwac-operator/files/crds/
+	cp config/rbac/role.yaml config/rbac/mcp_server_role.yaml charts/cwac-operator/files/rbac/
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## DeepCopy methods.
@@ -28,9 +34,9 @@ verify: $(CONTROLLER_GEN) ## Fails if regenerating CRD, RBAC or deepcopy would c
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	tar --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$$tmp"; \
 	$(MAKE) --no-print-directory -C "$$tmp" CONTROLLER_GEN=$(CONTROLLER_GEN) manifests generate >/dev/null; \
-	if ! diff -r api "$$tmp/api" >/dev/null || ! diff -r config "$$tmp/config" >/dev/null; then \
+	for d in api config charts; do if ! diff -r $$d "$$tmp/$$d" >/dev/null; then \
 		echo "generated files are out of date: run 'make manifests generate' and commit the result"; \
-		diff -ru api "$$tmp/api"; diff -ru config "$$tmp/config"; exit 1; fi; \
+		diff -ru $$d "$$tmp/$$d"; exit 1; fi; done; \
 	echo "generated files are up to date"
 
 ##@ Build

@@ -7,10 +7,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
 HELM_VERSION="${HELM_VERSION:-v3.22.0}"
+# Bump HELM_BUILD when the build flags change, so cached builds are replaced.
+HELM_BUILD=2
 mkdir -p "$BIN"
 
-install() { # name module version [ldflags]
-  local name=$1 module=$2 version=$3 ldflags="-s -w ${4:-}" target="$BIN/$1-$3"
+install() { # name module version [ldflags] [build suffix]
+  local name=$1 module=$2 version=$3 ldflags="-s -w ${4:-}" target="$BIN/$1-$3${5:-}"
   if [[ ! -x "$target" ]]; then
     echo "tools: building $name $version from the Go module proxy" >&2
     local tmp; tmp="$(mktemp -d)"
@@ -23,6 +25,6 @@ install() { # name module version [ldflags]
 }
 
 case "${1:-}" in
-  helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" ;;
+  helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37" "-b$HELM_BUILD" ;;
   *) echo "usage: hack/tools.sh helm" >&2; exit 2 ;;
 esac

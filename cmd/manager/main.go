@@ -39,7 +39,7 @@ func main() {
 		cpuRequest, memRequest, memLimit string
 		pullPolicy                       string
 		scanEnv                          stringList
-		nodeSelector                     string
+		nodeSelector, scanResources      string
 		tolerations, affinity            string
 	)
 	opts := scanjob.Options{}
@@ -59,6 +59,7 @@ func main() {
 	flag.StringVar(&memRequest, "scan-memory-request", "512Mi", "default memory request of the CWAC container")
 	flag.StringVar(&memLimit, "scan-memory-limit", "1Gi", "default memory limit of the CWAC container (384Mi was measured to OOM on a 4-page scan)")
 	flag.StringVar(&pullPolicy, "image-pull-policy", "", "image pull policy for scan pods: Always, IfNotPresent or Never (default: Kubernetes' own)")
+	flag.StringVar(&scanResources, "scan-resources", "", "resources of the CWAC container as a JSON ResourceRequirements object (overrides the three --scan-* resource flags)")
 	flag.Var(&scanEnv, "scan-env", "extra NAME=VALUE environment for the CWAC container (repeatable)")
 	flag.StringVar(&nodeSelector, "scan-node-selector", "", "node selector for scan pods, as key=value,key=value")
 	flag.StringVar(&tolerations, "scan-tolerations", "", "tolerations for scan pods, as a JSON list of Kubernetes tolerations")
@@ -78,6 +79,12 @@ func main() {
 		exit("invalid scan resources", err)
 	}
 	opts.Resources = res
+	if scanResources != "" {
+		opts.Resources = corev1.ResourceRequirements{}
+		if err := json.Unmarshal([]byte(scanResources), &opts.Resources); err != nil {
+			exit("invalid --scan-resources", err)
+		}
+	}
 	switch p := corev1.PullPolicy(pullPolicy); p {
 	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 		opts.ImagePullPolicy = p
