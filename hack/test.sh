@@ -9,6 +9,10 @@ cd "$ROOT"
 command -v python3 >/dev/null || { echo "test: python3 is required (the runner tests drive a stand-in CWAC)" >&2; exit 1; }
 export KUBEBUILDER_ASSETS="$(./hack/envtest-assets.sh)"
 ./hack/npm-deps.sh
+export HELM="$(./hack/tools.sh helm)"
+echo "== operator image (no container engine)"
+make --no-print-directory image-tar
+export IMAGE_TAR="$ROOT/bin/images/cwac-operator.tar"
 
 echo "== verify generated files"
 make --no-print-directory verify

@@ -1,0 +1,235 @@
+package chart
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/controller"
+	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
+)
+
+// installRBAC creates (for real) the chart's CRD, service account, roles and bindings.
+func installRBAC(t *testing.T, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	sa := ""
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			ensureCRD(t, o)
+		}
+	}
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+		default:
+			continue
+		}
+		if ns := o.GetNamespace(); ns != "" {
+			ensureNamespace(t, ns)
+		}
+		if o.GetKind() == "ServiceAccount" {
+			sa = "system:serviceaccount:" + o.GetNamespace() + ":" + o.GetName()
+		}
+		obj := o.DeepCopy()
+		if err := admin.Patch(context.Background(), obj, client.Apply, client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
+			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+	if sa == "" {
+		t.Fatal("the chart rendered no ServiceAccount")
+	}
+	return sa
+}
+
+// as returns a config that acts as the given service account.
+func as(serviceAccount string) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	ns := strings.Split(serviceAccount, ":")[2]
+	c.Impersonate = rest.ImpersonationConfig{UserName: serviceAccount, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}}
+	return c
+}
+
+func waitFor(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	last := ""
+	for time.Now().Before(deadline) {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		last = state
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s (last: %s)", what, last)
+}
+
+// runScanAs runs the operator as the chart's service account and drives one
+// scan in scanNS to Complete; every API call the operator makes must be
+// allowed by the chart's RBAC for that to happen.
+func runScanAs(t *testing.T, sa, releaseNS, scanNS string, watch []string, leaderElect bool) {
+	t.Helper()
+	ensureNamespace(t, scanNS)
+	restCfg := as(sa)
+	cacheOpts := cache.Options{ByObject: controller.CacheByObject()}
+	if len(watch) > 0 {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range watch {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Cache: cacheOpts,
+		LeaderElection: leaderElect, LeaderElectionID: "cwac-operator.cwac.a11y.dev", LeaderElectionNamespace: releaseNS,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:rbac", RunnerImage: "cwac-operator:rbac", CWACDir: "/cwac", Resources: scanjob.DefaultResources()}
+	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: 2, WatchNamespaces: watch, SkipNameValidation: true}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = mgr.Start(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	scan := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Name: "rbac-check", Namespace: scanNS}, Spec: cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/"}}}
+	if err := admin.Create(context.Background(), scan); err != nil {
+		t.Fatal(err)
+	}
+	job := &batchv1.Job{}
+	waitFor(t, "the operator (as "+sa+") to create the Job", func() (bool, string) {
+		s := &cwacv1alpha1.CwacScan{}
+		_ = admin.Get(context.Background(), client.ObjectKeyFromObject(scan), s)
+		if s.Status.JobName == "" {
+			return false, fmt.Sprintf("phase %q message %q", s.Status.Phase, s.Status.Message)
+		}
+		return admin.Get(context.Background(), client.ObjectKey{Namespace: scanNS, Name: s.Status.JobName}, job) == nil, "job not found"
+	})
+	pod, err := kubesim.StartPod(context.Background(), admin, job, kubesim.Running())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := string(podreport.Encode(podreport.Message{Outcome: podreport.OutcomeComplete, ResultsDir: "2026-11-22_00-00-00_rbac-check"}, podreport.MaxBytes))
+	if err := kubesim.SetPodStatus(context.Background(), admin, pod, kubesim.Terminated(0, "Completed", msg)); err != nil {
+		t.Fatal(err)
+	}
+	if err := kubesim.FinishJob(context.Background(), admin, job, true, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the scan to complete", func() (bool, string) {
+		s := &cwacv1alpha1.CwacScan{}
+		_ = admin.Get(context.Background(), client.ObjectKeyFromObject(scan), s)
+		return s.Status.Phase == cwacv1alpha1.PhaseComplete, string(s.Status.Phase) + ": " + s.Status.Message
+	})
+	waitFor(t, "events recorded as the service account", func() (bool, string) {
+		list := &eventsv1.EventList{}
+		_ = admin.List(context.Background(), list, client.InNamespace(scanNS))
+		for _, e := range list.Items {
+			if e.Reason == "Succeeded" && e.Regarding.Name == scan.Name {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d events", len(list.Items))
+	})
+}
+
+func TestChartRBACSufficesForTheOperator(t *testing.T) {
+	t.Run("cluster scope", func(t *testing.T) {
+		sa := installRBAC(t, render(t, "rbac-cluster"))
+		runScanAs(t, sa, "rbac-cluster", "some-team", nil, false)
+	})
+	t.Run("namespaced scope with leader election", func(t *testing.T) {
+		sa := installRBAC(t, render(t, "rbac-ns", "rbac.scope=namespaced", "rbac.watchNamespaces={team-x}", "replicaCount=2"))
+		runScanAs(t, sa, "rbac-ns", "team-x", []string{"team-x"}, true)
+	})
+}
+
+// TestChartRBACSufficesForTheSidecar runs the MCP tools as the chart's service
+// account: creating, reading and listing scans and reading pod logs must all
+// be allowed (the log read may still fail later: envtest has no kubelet).
+func TestChartRBACSufficesForTheSidecar(t *testing.T) {
+	const ns = "rbac-mcp"
+	sa := installRBAC(t, render(t, ns))
+	restCfg := as(sa)
+	c, err := client.New(restCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(mcpserver.Config{Client: c, Clientset: cs, Namespace: ns, ResultsRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "rbac"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	call := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s as %s: %v %+v", name, sa, err, res)
+		}
+		return res.StructuredContent.(map[string]any)
+	}
+	id := call("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}})["scan_id"].(string)
+	// Give it a Job name and a pod so the status tool lists pods and asks for logs.
+	scan := &cwacv1alpha1.CwacScan{}
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: id}, scan); err != nil {
+		t.Fatal(err)
+	}
+	job := scanjob.Job(scan, scanjob.Options{ResultsPVC: "r", DefaultImage: "i", RunnerImage: "r", CWACDir: "/cwac"})
+	if err := admin.Create(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kubesim.StartPod(ctx, admin, job, kubesim.Running()); err != nil {
+		t.Fatal(err)
+	}
+	scan.Status = cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseRunning, JobName: job.Name}
+	if err := admin.Status().Update(ctx, scan); err != nil {
+		t.Fatal(err)
+	}
+	st2 := call("cwac_scan_status", map[string]any{"scan_id": id})
+	if notes, _ := st2["notes"].([]any); len(notes) > 0 && strings.Contains(strings.ToLower(fmt.Sprint(notes)), "forbidden") {
+		t.Errorf("reading the scan's log was forbidden: %v", notes)
+	}
+	list := call("cwac_list_scans", map[string]any{})
+	if list["total"].(float64) < 1 {
+		t.Errorf("list = %v", list)
+	}
+	// And nothing beyond: the sidecar cannot delete scans or read Secrets.
+	if err := c.Delete(ctx, scan); err == nil || !strings.Contains(err.Error(), "forbidden") {
+		t.Errorf("delete as the sidecar: %v, want forbidden", err)
+	}
+}
