@@ -32,6 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -53,6 +55,7 @@ type cluster struct {
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
+	logf.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
 		assets, _ = filepath.Abs("../../bin/k8s/1.37.1-linux-amd64")
