@@ -23,6 +23,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/controller"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Defaults for the scan pod; see DESIGN.md section 3.
@@ -43,6 +44,10 @@ func main() {
 		tolerations, affinity            string
 	)
 	opts := scanjob.Options{}
+	var policyFlags urlpolicy.Flags
+	policyFlags.Bind(flag.CommandLine)
+	var maxURLs int
+	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "scans with more base URLs end Failed (TooManyURLs) before anything runs")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to (0 disables it)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and readiness probes bind to")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "enable leader election (needed when running more than one replica)")
@@ -119,6 +124,10 @@ func main() {
 			exit("invalid --scan-affinity", err)
 		}
 	}
+	policy, err := policyFlags.Build()
+	if err != nil {
+		exit("invalid scan-target policy", err)
+	}
 	if maxConcurrent < 0 {
 		exit("invalid --max-concurrent-scans", fmt.Errorf("%d is negative", maxConcurrent))
 	}
@@ -155,7 +164,7 @@ func main() {
 	if err != nil {
 		exit("creating manager", err)
 	}
-	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: maxConcurrent, WatchNamespaces: namespaces}); err != nil {
+	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: maxConcurrent, WatchNamespaces: namespaces, Policy: policy, MaxURLsPerScan: maxURLs}); err != nil {
 		exit("setting up controller", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -13,6 +13,9 @@ const (
 	// ConditionFailed is True when the scan ended without usable results; its
 	// reason says why.
 	ConditionFailed = "Failed"
+	// ConditionAdmitted is True (reason URLsAllowed) once every URL passed the
+	// scan-target policy; a refused URL fails the scan (Failed=True/PolicyDenied).
+	ConditionAdmitted = "Admitted"
 	// ConditionAllSitesScanned is False (reason SomeSitesUnscanned) when some
 	// base URLs yielded no page, True when every one did.
 	ConditionAllSitesScanned = "AllSitesScanned"
@@ -37,6 +40,13 @@ const (
 	// ReasonPodHealthy: the scan pod shows no waiting problem.
 	ReasonPodHealthy = "PodHealthy"
 
+	// ReasonURLsAllowed: every URL passed the scan-target policy.
+	ReasonURLsAllowed = "URLsAllowed"
+	// ReasonPolicyDenied: a URL targets what the scan-target policy refuses
+	// (the message names the URL and the rule); nothing runs.
+	ReasonPolicyDenied = "PolicyDenied"
+	// ReasonTooManyURLs: the scan has more base URLs than the operator allows.
+	ReasonTooManyURLs = "TooManyURLs"
 	// ReasonInvalidSpec: the spec cannot be turned into a CWAC run (user error, not retried).
 	ReasonInvalidSpec = "InvalidSpec"
 	// ReasonDeadlineExceeded: the scan ran past spec.timeout.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -33,6 +34,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // QueueRecheckInterval is how often a queued scan looks for a free slot even
@@ -54,6 +56,10 @@ type CwacScanReconciler struct {
 	// WatchNamespaces limits the operator to these namespaces (empty = all);
 	// running scans are then counted per namespace, within RBAC.
 	WatchNamespaces []string
+	// Policy decides which URLs scans may target (nil: no policy — tests only).
+	Policy *urlpolicy.Policy
+	// MaxURLsPerScan refuses larger scans (0: the CRD's limit only).
+	MaxURLsPerScan int
 	// Now is the clock (tests may replace it).
 	Now func() time.Time
 	// SkipNameValidation lets tests start several managers in one process.
@@ -98,6 +104,9 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if err != nil || cm == nil {
 		return ctrl.Result{}, err
 	}
+	if !r.admitURLs(ctx, scan) {
+		return ctrl.Result{}, nil
+	}
 	job, requeue, err := r.ensureJob(ctx, scan, cm)
 	if err != nil || job == nil {
 		return requeue, err
@@ -121,6 +130,61 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 		return nil, fmt.Errorf("owning ConfigMap: %w", err)
 	}
 	return cm, nil
+}
+
+// admitURLs checks every URL against the scan-target policy before anything
+// runs: Admitted=True/URLsAllowed, or the scan ends Failed=True/PolicyDenied
+// (naming the URL and the rule) or Failed=True/TooManyURLs. Spec is
+// immutable, so the verdict is recorded once and not re-checked.
+func (r *CwacScanReconciler) admitURLs(ctx context.Context, scan *cwacv1alpha1.CwacScan) bool {
+	if scan.Status.JobName != "" || meta.IsStatusConditionTrue(scan.Status.Conditions, ConditionAdmitted) {
+		return true
+	}
+	sites, err := scanjob.Sites(scan)
+	if err != nil {
+		r.fail(scan, ReasonInvalidSpec, err.Error())
+		return false
+	}
+	if r.MaxURLsPerScan > 0 && len(sites) > r.MaxURLsPerScan {
+		r.fail(scan, ReasonTooManyURLs, fmt.Sprintf("the scan has %d base URLs; this operator allows at most %d per scan: split it", len(sites), r.MaxURLsPerScan))
+		return false
+	}
+	if r.Policy != nil {
+		urls := make([]string, len(sites))
+		for i, s := range sites {
+			urls[i] = s.URL
+		}
+		if d := firstDenial(ctx, r.Policy, urls); d != nil {
+			r.setCondition(scan, ConditionAdmitted, metav1.ConditionFalse, ReasonPolicyDenied, d.Error())
+			r.fail(scan, ReasonPolicyDenied, d.Error())
+			return false
+		}
+	}
+	r.setCondition(scan, ConditionAdmitted, metav1.ConditionTrue, ReasonURLsAllowed, fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites)))
+	return true
+}
+
+// firstDenial checks URLs eight at a time and returns the denial of the
+// earliest refused URL in list order.
+func firstDenial(ctx context.Context, p *urlpolicy.Policy, urls []string) *urlpolicy.Denial {
+	denials := make([]*urlpolicy.Denial, len(urls))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			denials[i] = p.CheckURL(ctx, u)
+		}()
+	}
+	wg.Wait()
+	for _, d := range denials {
+		if d != nil {
+			return d
+		}
+	}
+	return nil
 }
 
 // ensureJob finds the scan's Job, or starts one when the concurrency cap

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // CacheByObject limits the manager's cache to the Jobs and pods the operator
@@ -27,6 +28,8 @@ type Options struct {
 	MaxConcurrentScans int
 	WatchNamespaces    []string
 	SkipNameValidation bool
+	Policy             *urlpolicy.Policy
+	MaxURLsPerScan     int
 }
 
 // Setup wires a CwacScanReconciler into mgr.
@@ -40,6 +43,8 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		MaxConcurrentScans: o.MaxConcurrentScans,
 		WatchNamespaces:    o.WatchNamespaces,
 		SkipNameValidation: o.SkipNameValidation,
+		Policy:             o.Policy,
+		MaxURLsPerScan:     o.MaxURLsPerScan,
 	}
 	return r.SetupWithManager(mgr)
 }

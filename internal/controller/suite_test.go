@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,6 +24,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 var (
@@ -90,6 +92,28 @@ func TestMain(m *testing.M) {
 // wires it, until the returned stop function is called (or the test ends).
 func startManager(t *testing.T, maxConcurrent int) (stop func()) {
 	t.Helper()
+	return startManagerWith(t, Options{JobOptions: testOpts, MaxConcurrentScans: maxConcurrent, Policy: testPolicy()})
+}
+
+// publicResolver stands in for DNS: every name resolves to a documentation
+// address, except the names listed, which resolve where the test says.
+type publicResolver map[string]string
+
+func (r publicResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := r[host]; ok {
+		return []netip.Addr{netip.MustParseAddr(a)}, nil
+	}
+	return []netip.Addr{netip.MustParseAddr("203.0.113.80")}, nil
+}
+
+// testPolicy is the default policy with name resolution stubbed.
+func testPolicy() *urlpolicy.Policy {
+	return urlpolicy.New(urlpolicy.Config{Resolver: publicResolver{"metadata.attacker.example": "169.254.169.254"}})
+}
+
+func startManagerWith(t *testing.T, o Options) (stop func()) {
+	t.Helper()
+	o.SkipNameValidation = true
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -99,7 +123,7 @@ func startManager(t *testing.T, maxConcurrent int) (stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Setup(mgr, Options{JobOptions: testOpts, MaxConcurrentScans: maxConcurrent, SkipNameValidation: true}); err != nil {
+	if err := Setup(mgr, o); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

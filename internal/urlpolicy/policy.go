@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -380,4 +379,3 @@ func SplitList(list string) []string {
 	return out
 }
 
-var _ = net.DefaultResolver
