@@ -26,6 +26,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 var version = "dev"
@@ -45,6 +46,21 @@ func main() {
 	flag.Int64Var(&maxRequestBytes, "max-request-bytes", 1<<20, "larger HTTP request bodies are refused before parsing")
 	flag.IntVar(&maxResponseBytes, "max-response-bytes", 512*1024, "cap on a tool answer's size")
 	flag.IntVar(&maxResults, "max-results", 1000, "hard maximum of cwac_get_results' limit")
+	var (
+		authMode, tokenFile, audiences string
+		readOnly                       bool
+		scansPerMinute                 float64
+		scanBurst, maxURLs             int
+		policyFlags                    urlpolicy.Flags
+	)
+	flag.StringVar(&authMode, "auth", "kubernetes", "HTTP authentication: kubernetes (bearer tokens checked with TokenReview, every call with SubjectAccessReview), token (one bearer token from --auth-token-file), or none (explicitly unauthenticated)")
+	flag.StringVar(&tokenFile, "auth-token-file", "", "file holding the bearer token for --auth=token (mount it from a Secret)")
+	flag.StringVar(&audiences, "auth-audiences", "", "comma-separated token audiences for --auth=kubernetes (default: the API server's)")
+	flag.BoolVar(&readOnly, "read-only", false, "hide cwac_scan and cwac_generate_report")
+	flag.Float64Var(&scansPerMinute, "scans-per-minute", 10, "cwac_scan calls allowed per caller per minute")
+	flag.IntVar(&scanBurst, "scan-burst", 5, "cwac_scan calls a caller may make at once before the per-minute rate applies")
+	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "cwac_scan refuses more URLs than this")
+	policyFlags.Bind(flag.CommandLine)
 	flag.Parse()
 	if namespace == "" {
 		namespace = defaultNamespace()
@@ -71,10 +87,35 @@ func main() {
 	if err != nil {
 		fail("creating Kubernetes clientset", err)
 	}
+	policy, err := policyFlags.Build()
+	if err != nil {
+		fail("invalid scan-target policy", err)
+	}
+	var auth mcpserver.Authenticator
+	var authorizer mcpserver.Authorizer
+	switch authMode {
+	case "kubernetes":
+		k := &mcpserver.KubernetesAuth{Clientset: cs, Audiences: urlpolicy.SplitList(audiences)}
+		auth, authorizer = k, k
+	case "token":
+		data, err := os.ReadFile(tokenFile)
+		if err != nil || strings.TrimSpace(string(data)) == "" {
+			fail("--auth=token needs a non-empty --auth-token-file", err)
+		}
+		auth = mcpserver.StaticTokenAuth{Token: strings.TrimSpace(string(data))}
+	case "none":
+		auth = mcpserver.AnonymousAuth{}
+		if transport == "http" {
+			log.Warn("MCP authentication is switched off (--auth=none): anyone who reaches the port can start scans")
+		}
+	default:
+		fail("invalid --auth", fmt.Errorf("%q is not kubernetes, token or none", authMode))
+	}
 	srv, err := mcpserver.New(mcpserver.Config{
 		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot,
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
-		Version: version, Log: log,
+		Version: version, Log: log, Policy: policy, Authorizer: authorizer, ReadOnly: readOnly,
+		ScansPerMinute: scansPerMinute, ScanBurst: scanBurst, MaxURLs: maxURLs,
 	})
 	if err != nil {
 		fail("creating MCP server", err)
@@ -91,7 +132,7 @@ func main() {
 	case "http":
 		hs := &http.Server{
 			Addr:              listen,
-			Handler:           srv.Handler(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes}),
+			Handler:           srv.Handler(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth}),
 			ReadHeaderTimeout: 10 * time.Second,
 			MaxHeaderBytes:    64 << 10,
 		}
@@ -101,7 +142,7 @@ func main() {
 			defer cancel()
 			_ = hs.Shutdown(shutdown)
 		}()
-		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp", "namespace", namespace, "resultsRoot", resultsRoot)
+		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp", "namespace", namespace, "resultsRoot", resultsRoot, "auth", authMode, "readOnly", readOnly)
 		if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fail("http transport", err)
 		}

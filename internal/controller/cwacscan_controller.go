@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -154,7 +153,7 @@ func (r *CwacScanReconciler) admitURLs(ctx context.Context, scan *cwacv1alpha1.C
 		for i, s := range sites {
 			urls[i] = s.URL
 		}
-		if d := firstDenial(ctx, r.Policy, urls); d != nil {
+		if d := r.Policy.CheckAll(ctx, urls); d != nil {
 			r.setCondition(scan, ConditionAdmitted, metav1.ConditionFalse, ReasonPolicyDenied, d.Error())
 			r.fail(scan, ReasonPolicyDenied, d.Error())
 			return false
@@ -162,29 +161,6 @@ func (r *CwacScanReconciler) admitURLs(ctx context.Context, scan *cwacv1alpha1.C
 	}
 	r.setCondition(scan, ConditionAdmitted, metav1.ConditionTrue, ReasonURLsAllowed, fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites)))
 	return true
-}
-
-// firstDenial checks URLs eight at a time and returns the denial of the
-// earliest refused URL in list order.
-func firstDenial(ctx context.Context, p *urlpolicy.Policy, urls []string) *urlpolicy.Denial {
-	denials := make([]*urlpolicy.Denial, len(urls))
-	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
-	for i, u := range urls {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			denials[i] = p.CheckURL(ctx, u)
-		}()
-	}
-	wg.Wait()
-	for _, d := range denials {
-		if d != nil {
-			return d
-		}
-	}
-	return nil
 }
 
 // ensureJob finds the scan's Job, or starts one when the concurrency cap

@@ -20,8 +20,9 @@ import (
 type HTTPOptions struct {
 	// MaxRequestBytes refuses larger request bodies before parsing (default 1 MiB).
 	MaxRequestBytes int64
-	// Logger for the streamable transport (optional).
-	Logger interface{ Error(string, ...any) }
+	// Auth authenticates every request but /health. It is required: use
+	// AnonymousAuth{} to switch authentication off, explicitly.
+	Auth Authenticator
 }
 
 // Handler serves /mcp (streamable HTTP), the REST execution service
@@ -35,25 +36,44 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		MaxRequestBodyBytes: opts.MaxRequestBytes,
 		SessionTimeout:      30 * time.Minute,
 	})
-	mux.Handle("/mcp", withCaller(streamable))
-	mux.Handle("/mcp/", withCaller(streamable))
-	mux.HandleFunc("GET /tools", s.listToolsREST)
-	mux.HandleFunc("POST /execute", func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })
+	auth := opts.Auth
+	if auth == nil {
+		auth = refuseAll{}
+	}
+	protected := func(h http.Handler) http.Handler { return limitBody(opts.MaxRequestBytes, authenticate(auth, h)) }
+	mux.Handle("/mcp", protected(streamable))
+	mux.Handle("/mcp/", protected(streamable))
+	mux.Handle("GET /tools", protected(http.HandlerFunc(s.listToolsREST)))
+	mux.Handle("POST /execute", protected(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })))
 	mux.HandleFunc("GET /health", s.health)
 	return mux
 }
 
-// withCaller records who is calling, overwriting anything the client sent in
-// CallerHeader. (Authentication replaces the address with the identity.)
-func withCaller(next http.Handler) http.Handler {
+// refuseAll is the authenticator when none was configured: nothing gets in.
+type refuseAll struct{}
+
+func (refuseAll) Authenticate(context.Context, *http.Request) (*Identity, error) {
+	return nil, fmt.Errorf("%w: no authentication is configured", errUnauthenticated)
+}
+
+// limitBody refuses bodies over max before anything parses them.
+func limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
+		if r.ContentLength > max {
+			writeJSON(w, http.StatusRequestEntityTooLarge, ExecuteResponse{Status: "error", Error: fmt.Sprintf("request body larger than %d bytes", max)})
+			return
 		}
-		r.Header.Set(CallerHeader, "anonymous@"+host)
+		r.Body = http.MaxBytesReader(w, r.Body, max)
 		next.ServeHTTP(w, r)
 	})
+}
+
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // RESTTool is one entry of GET /tools.
@@ -136,8 +156,7 @@ func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes in
 	if req.Timeout > 0 {
 		timeout = min(time.Duration(req.Timeout*float64(time.Second)), s.cfg.MaxCallTimeout)
 	}
-	host, _, _ := net.SplitHostPort(r.RemoteAddr)
-	call := &callInfo{Caller: "anonymous@" + host, Transport: "rest"}
+	call := &callInfo{Identity: decodeIdentity(r.Header.Get(IdentityHeader)), Caller: r.Header.Get(CallerHeader), Transport: "rest"}
 	var output any
 	err = s.invoke(r.Context(), t, call, timeout, argsSummary(args), func(ctx context.Context) error {
 		var err error

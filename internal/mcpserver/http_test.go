@@ -34,7 +34,7 @@ func post(t *testing.T, url, body string) (int, map[string]any) {
 
 func TestRESTInterface(t *testing.T) {
 	h := newHarness(t)
-	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{MaxRequestBytes: 64 * 1024}))
+	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{MaxRequestBytes: 64 * 1024, Auth: AnonymousAuth{}}))
 	defer srv.Close()
 
 	resp, err := http.Get(srv.URL + "/tools")
@@ -86,7 +86,7 @@ func TestRESTInterface(t *testing.T) {
 
 func TestHealth(t *testing.T) {
 	h := newHarness(t)
-	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{}))
+	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{Auth: AnonymousAuth{}}))
 	defer srv.Close()
 	get := func() (int, map[string]any) {
 		resp, err := http.Get(srv.URL + "/health")
@@ -148,7 +148,7 @@ func TestResponseCap(t *testing.T) {
 // SDK's client, and checks DNS-rebinding protection and the caller header.
 func TestStreamableHTTP(t *testing.T) {
 	h := newHarness(t)
-	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{}))
+	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{Auth: AnonymousAuth{}}))
 	defer srv.Close()
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "http-test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
 	if err != nil {
@@ -179,4 +179,3 @@ func TestStreamableHTTP(t *testing.T) {
 		t.Errorf("rebinding request: HTTP %d, want 403", resp.StatusCode)
 	}
 }
-

@@ -19,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Config configures the server.
@@ -47,6 +49,17 @@ type Config struct {
 	Log *slog.Logger
 	// Now is the clock (tests may replace it).
 	Now func() time.Time
+
+	// Policy decides which URLs cwac_scan accepts (nil: none checked — tests only).
+	Policy *urlpolicy.Policy
+	// Authorizer checks each HTTP tool call against the caller's own RBAC
+	// (nil: the transport's authentication is all).
+	Authorizer Authorizer
+	// ReadOnly hides cwac_scan and cwac_generate_report.
+	ReadOnly bool
+	// ScansPerMinute and ScanBurst rate-limit cwac_scan per caller (default 10 and 5).
+	ScansPerMinute float64
+	ScanBurst      int
 }
 
 func (c *Config) defaults() {
@@ -71,6 +84,12 @@ func (c *Config) defaults() {
 	if c.Namespace == "" {
 		c.Namespace = "default"
 	}
+	if c.ScansPerMinute <= 0 {
+		c.ScansPerMinute = 10
+	}
+	if c.ScanBurst <= 0 {
+		c.ScanBurst = 5
+	}
 	if c.Version == "" {
 		c.Version = "dev"
 	}
@@ -84,13 +103,15 @@ func (c *Config) defaults() {
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;create
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
 
 // Server holds the tool registry.
 type Server struct {
-	cfg   Config
-	root  resultsRoot
-	tools map[string]*tool
-	mcp   *mcp.Server
+	cfg     Config
+	root    resultsRoot
+	tools   map[string]*tool
+	mcp     *mcp.Server
+	limiter *callerLimiter
 }
 
 // tool is one registry entry, served over MCP and REST alike.
@@ -107,6 +128,7 @@ type tool struct {
 // callInfo travels with one tool call: who made it, what it touched, and a
 // way to report progress.
 type callInfo struct {
+	Identity  *Identity
 	Caller    string
 	Transport string
 	Target    string
@@ -119,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Client == nil {
 		return nil, errors.New("mcpserver: a Kubernetes client is required")
 	}
-	s := &Server{cfg: cfg, root: resultsRoot{path: cfg.ResultsRoot}, tools: map[string]*tool{}}
+	s := &Server{cfg: cfg, root: resultsRoot{path: cfg.ResultsRoot}, tools: map[string]*tool{}, limiter: newCallerLimiter(cfg.ScansPerMinute, cfg.ScanBurst)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cwac-operator", Title: "CWAC accessibility scans", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: "Run CWAC web accessibility scans on Kubernetes: start one with cwac_scan, poll cwac_scan_status until complete, then read cwac_get_summary and cwac_get_results, or write reports with cwac_generate_report.",
 		Capabilities: &mcp.ServerCapabilities{},
@@ -130,12 +152,16 @@ func New(cfg Config) (*Server, error) {
 			err = e
 		}
 	}
-	add(addTool(s, "cwac_scan", "Start a CWAC accessibility scan of one or more websites. Returns at once with a scan_id; the scan runs as a Kubernetes Job.", false, s.scan))
+	if !cfg.ReadOnly {
+		add(addTool(s, "cwac_scan", "Start a CWAC accessibility scan of one or more websites. Returns at once with a scan_id; the scan runs as a Kubernetes Job.", false, s.scan))
+	}
 	add(addTool(s, "cwac_scan_status", "Get a scan's status (pending, queued, running, complete, failed), elapsed time, CWAC's recent output and progress while it runs, and its results directory and exit code when it ends.", true, s.status))
 	add(addTool(s, "cwac_get_results", "Read a complete scan's result rows, optionally one audit type and one axe impact, with limit and offset.", true, s.getResults))
 	add(addTool(s, "cwac_get_summary", "Get a scan's summary: total issues, issues by audit type and impact, top violations, pages and URLs scanned, duration.", true, s.getSummary))
 	add(addTool(s, "cwac_list_scans", "List scans, newest first: the CwacScans in this namespace and result directories on the results volume that have no CwacScan.", true, s.listScans))
-	add(addTool(s, "cwac_generate_report", "Write a self-contained HTML report and a per-organisation leaderboard CSV into a complete scan's results directory, and return their paths.", false, s.generateReport))
+	if !cfg.ReadOnly {
+		add(addTool(s, "cwac_generate_report", "Write a self-contained HTML report and a per-organisation leaderboard CSV into a complete scan's results directory, and return their paths.", false, s.generateReport))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +222,7 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 	}
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: out, Annotations: annotations},
 		func(ctx context.Context, req *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
-			call := &callInfo{Caller: callerFromHeader(req), Transport: transportOf(req)}
+			call := &callInfo{Identity: identityFromHeader(req), Caller: callerFromHeader(req), Transport: transportOf(req)}
 			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 				call.progress = func(done, total float64, msg string) {
 					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: msg})
@@ -230,6 +256,12 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
+	if s.cfg.Authorizer != nil && call.Transport != "mcp-stdio" {
+		if err := s.cfg.Authorizer.Authorize(ctx, call.Identity, toolVerbs[t.name], s.cfg.Namespace); err != nil {
+			s.audit(t, call, args, "forbidden", err, start)
+			return err
+		}
+	}
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -253,11 +285,16 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 			outcome = "timeout"
 		}
 	}
+	s.audit(t, call, args, outcome, err, start)
+	return err
+}
+
+// audit writes the one structured line every tool call leaves.
+func (s *Server) audit(t *tool, call *callInfo, args, outcome string, err error, start time.Time) {
 	s.cfg.Log.Info("tool call",
 		"audit", true, "tool", t.name, "caller", call.Caller, "transport", call.Transport,
 		"target", call.Target, "args", args, "outcome", outcome, "error", errString(err),
 		"duration_ms", time.Since(start).Milliseconds())
-	return err
 }
 
 func errString(err error) string {
@@ -309,6 +346,13 @@ func callerFromHeader(req *mcp.CallToolRequest) string {
 		}
 	}
 	return "stdio"
+}
+
+func identityFromHeader(req *mcp.CallToolRequest) *Identity {
+	if req.Extra != nil && req.Extra.Header != nil {
+		return decodeIdentity(req.Extra.Header.Get(IdentityHeader))
+	}
+	return nil
 }
 
 func transportOf(req *mcp.CallToolRequest) string {

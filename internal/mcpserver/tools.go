@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,6 +86,15 @@ func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOu
 	if err != nil {
 		return ScanOutput{}, err
 	}
+	if s.cfg.Policy != nil {
+		if d := s.cfg.Policy.CheckAll(ctx, in.URLs); d != nil {
+			return ScanOutput{}, d
+		}
+	}
+	// Only calls that would create a scan count against the caller's rate.
+	if ok, wait := s.limiter.allow(call.Caller); !ok {
+		return ScanOutput{}, fmt.Errorf("Rate limit: too many scans from %s; try again in %s", call.Caller, wait.Round(time.Second))
+	}
 	prefix := "mcp-scan-"
 	if in.AuditName != "" {
 		prefix = dnsPrefix(in.AuditName)
@@ -106,6 +117,7 @@ func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOu
 		return ScanOutput{}, fmt.Errorf("creating the scan: %w", err)
 	}
 	call.Target = scan.Namespace + "/" + scan.Name
+	s.recordCreation(ctx, scan, call)
 	return ScanOutput{
 		ScanID:    scan.Name,
 		Status:    "started",
@@ -899,4 +911,34 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…[truncated]"
+}
+
+// recordCreation leaves an Event on the new scan saying who created it
+// through MCP; failing to record it does not fail the call.
+func (s *Server) recordCreation(ctx context.Context, scan *cwacv1alpha1.CwacScan, call *callInfo) {
+	now := metav1.NewMicroTime(s.now())
+	ev := &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{GenerateName: strings.TrimRight(scan.Name[:min(len(scan.Name), 200)], "-.") + "-created-", Namespace: scan.Namespace},
+		EventTime:           now,
+		ReportingController: "cwac.a11y.dev/mcp-server",
+		ReportingInstance:   truncate("mcp-server-"+hostname(), 128),
+		Action:              "Create",
+		Reason:              "CreatedViaMCP",
+		Type:                corev1.EventTypeNormal,
+		Note:                truncate(fmt.Sprintf("created through MCP (%s) by %s", call.Transport, call.Caller), 1024),
+		Regarding: corev1.ObjectReference{
+			APIVersion: cwacv1alpha1.GroupVersion.String(), Kind: "CwacScan", Namespace: scan.Namespace, Name: scan.Name, UID: scan.UID,
+		},
+	}
+	if err := s.cfg.Client.Create(ctx, ev); err != nil {
+		s.cfg.Log.Warn("recording the creation event", "scan", scan.Name, "err", err)
+	}
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "unknown"
+	}
+	return h
 }

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -379,3 +380,25 @@ func SplitList(list string) []string {
 	return out
 }
 
+// CheckAll checks URLs eight at a time and returns the denial of the earliest
+// refused URL in list order (nil when all are allowed).
+func (p *Policy) CheckAll(ctx context.Context, urls []string) *Denial {
+	denials := make([]*Denial, len(urls))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			denials[i] = p.CheckURL(ctx, u)
+		}()
+	}
+	wg.Wait()
+	for _, d := range denials {
+		if d != nil {
+			return d
+		}
+	}
+	return nil
+}

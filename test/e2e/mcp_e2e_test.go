@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,11 +253,15 @@ func TestMCPWithRealClient(t *testing.T) {
 	if err := os.MkdirAll(c.root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	serverArgs := []string{"--namespace=" + c.namespace, "--results-root=" + c.root, "--kubeconfig=" + c.kubeconfig}
+	// The scanned site is served on loopback, so the scan-target policy is
+	// opened for 127.0.0.0/8 explicitly (the documented opt-in for tests).
+	site := httptest.NewServer(http.FileServer(http.Dir("../../testdata/a11y-site")))
+	defer site.Close()
+	serverArgs := []string{"--namespace=" + c.namespace, "--results-root=" + c.root, "--kubeconfig=" + c.kubeconfig, "--url-allow-cidrs=127.0.0.0/8"}
 
 	t.Run("stdio", func(t *testing.T) {
 		args, _ := json.Marshal(append([]string{"--transport=stdio"}, serverArgs...))
-		obs := runClient(t, script, []string{"MCP_COMMAND=" + bin, "MCP_ARGS=" + string(args), "SCAN_URL=https://www.example.govt.nz/"}, "stdio")
+		obs := runClient(t, script, []string{"MCP_COMMAND=" + bin, "MCP_ARGS=" + string(args), "SCAN_URL=" + site.URL + "/"}, "stdio")
 		checkWalk(t, c, obs, "stdio")
 	})
 
@@ -264,14 +269,21 @@ func TestMCPWithRealClient(t *testing.T) {
 		port := freePort(t)
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		var logs syncBuf
-		srv := exec.Command(bin, append([]string{"--transport=http", "--listen=" + addr}, serverArgs...)...)
+		tokenFile := filepath.Join(t.TempDir(), "token")
+		if err := os.WriteFile(tokenFile, []byte("e2e-bearer-token\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		srv := exec.Command(bin, append([]string{"--transport=http", "--listen=" + addr, "--auth=token", "--auth-token-file=" + tokenFile}, serverArgs...)...)
 		srv.Stdout, srv.Stderr = &logs, &logs
 		if err := srv.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
 		waitHealthy(t, "http://"+addr+"/health")
-		obs := runClient(t, script, []string{"MCP_URL=http://" + addr + "/mcp", "SCAN_URL=https://www.example.govt.nz/"}, "http")
+		obs := runClient(t, script, []string{"MCP_URL=http://" + addr + "/mcp", "MCP_TOKEN=e2e-bearer-token", "SCAN_URL=" + site.URL + "/"}, "http")
+		if a, _ := obs["anonymous"].(string); !strings.Contains(a, "unauthenticated: a bearer token is required") {
+			t.Errorf("a client without the token: %q, want it refused", a)
+		}
 		checkWalk(t, c, obs, "http")
 		// Every call left one audit line, with the caller's address.
 		audit := 0
@@ -279,7 +291,7 @@ func TestMCPWithRealClient(t *testing.T) {
 		for sc.Scan() {
 			if strings.Contains(sc.Text(), `"msg":"tool call"`) {
 				audit++
-				if !strings.Contains(sc.Text(), `"caller":"anonymous@127.0.0.1"`) {
+				if !strings.Contains(sc.Text(), `"caller":"token:mcp-token"`) {
 					t.Errorf("audit line without the caller: %s", sc.Text())
 				}
 			}
@@ -323,9 +335,10 @@ func checkWalk(t *testing.T, c *cluster, obs map[string]any, mode string) {
 	}
 	expectErr("noUrls", "At least one URL is required")
 	expectErr("badUrl", "Invalid URL: file:///etc/passwd")
+	expectErr("metadata", "is not allowed (link-local)")
 	expectErr("seedPlugin", "unknown plugin(s) html_validation; valid plugins are")
 	if mode == "http" {
-		expectErr("oversized", "request body exceeds 1048576 bytes")
+		expectErr("oversized", "request body larger than 1048576 bytes")
 	} else {
 		expectErr("oversized", "longer than 2048")
 	}

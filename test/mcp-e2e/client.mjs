@@ -3,7 +3,7 @@
 // what it saw as one JSON object on the last line of stdout.
 //
 //   node client.mjs stdio   (MCP_COMMAND, MCP_ARGS as a JSON array)
-//   node client.mjs http    (MCP_URL)
+//   node client.mjs http    (MCP_URL, MCP_TOKEN: the bearer token)
 //   SCAN_URL: the site to scan.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -18,12 +18,25 @@ const transport =
         env: process.env,
         stderr: "inherit",
       })
-    : new StreamableHTTPClientTransport(new URL(process.env.MCP_URL));
+    : new StreamableHTTPClientTransport(new URL(process.env.MCP_URL), {
+        requestInit: { headers: { Authorization: "Bearer " + (process.env.MCP_TOKEN || "") } },
+      });
+
+const obs = { mode };
+if (mode === "http") {
+  // Without the token, the server refuses before anything else.
+  const anonymous = new Client({ name: "cwac-operator-e2e-anonymous", version: "1.0.0" });
+  try {
+    await anonymous.connect(new StreamableHTTPClientTransport(new URL(process.env.MCP_URL)));
+    obs.anonymous = "connected";
+  } catch (e) {
+    obs.anonymous = String(e && e.message ? e.message : e);
+  }
+}
 
 const client = new Client({ name: "cwac-operator-e2e", version: "1.0.0" });
 await client.connect(transport);
-
-const obs = { mode, server: client.getServerVersion() };
+obs.server = client.getServerVersion();
 
 async function call(name, args) {
   try {
@@ -45,6 +58,7 @@ obs.tools = tools.map((t) => ({
 
 obs.noUrls = await call("cwac_scan", { urls: [] });
 obs.badUrl = await call("cwac_scan", { urls: ["file:///etc/passwd"] });
+obs.metadata = await call("cwac_scan", { urls: ["http://169.254.169.254/latest/meta-data/"] });
 obs.seedPlugin = await call("cwac_scan", { urls: [process.env.SCAN_URL], plugins: { html_validation: true } });
 obs.oversized = await call("cwac_scan", { urls: ["https://a.example/" + "x".repeat(2 * 1024 * 1024)] });
 

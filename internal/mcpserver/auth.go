@@ -1,0 +1,251 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+)
+
+// Identity is who is calling.
+type Identity struct {
+	User   string              `json:"user"`
+	UID    string              `json:"uid,omitempty"`
+	Groups []string            `json:"groups,omitempty"`
+	Extra  map[string][]string `json:"extra,omitempty"`
+	// Method says how it was established: anonymous, token, kubernetes, stdio.
+	Method string `json:"method"`
+}
+
+func (id *Identity) String() string {
+	if id == nil {
+		return "unknown"
+	}
+	if id.Method == "anonymous" {
+		return id.User
+	}
+	return id.Method + ":" + id.User
+}
+
+// Authenticator turns an HTTP request into an identity, or refuses it.
+type Authenticator interface {
+	Authenticate(ctx context.Context, r *http.Request) (*Identity, error)
+}
+
+// Authorizer decides whether an identity may do verb on cwacscans in a namespace.
+type Authorizer interface {
+	Authorize(ctx context.Context, id *Identity, verb, namespace string) error
+}
+
+// errUnauthenticated is answered with HTTP 401.
+var errUnauthenticated = errors.New("unauthenticated")
+
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:]), true
+	}
+	return "", false
+}
+
+// AnonymousAuth lets everyone in. Only for explicitly unauthenticated setups.
+type AnonymousAuth struct{}
+
+// Authenticate implements Authenticator.
+func (AnonymousAuth) Authenticate(_ context.Context, r *http.Request) (*Identity, error) {
+	return &Identity{User: "anonymous@" + remoteHost(r), Method: "anonymous"}, nil
+}
+
+// StaticTokenAuth accepts one bearer token (read from a Secret).
+type StaticTokenAuth struct {
+	Token string
+	// User names the identity the token stands for (default "mcp-token").
+	User string
+}
+
+// Authenticate implements Authenticator.
+func (a StaticTokenAuth) Authenticate(_ context.Context, r *http.Request) (*Identity, error) {
+	got, ok := bearer(r)
+	if !ok || a.Token == "" {
+		return nil, fmt.Errorf("%w: a bearer token is required", errUnauthenticated)
+	}
+	want := sha256.Sum256([]byte(a.Token))
+	have := sha256.Sum256([]byte(got))
+	if subtle.ConstantTimeCompare(want[:], have[:]) != 1 {
+		return nil, fmt.Errorf("%w: invalid bearer token", errUnauthenticated)
+	}
+	user := a.User
+	if user == "" {
+		user = "mcp-token"
+	}
+	return &Identity{User: user, Method: "token"}, nil
+}
+
+// KubernetesAuth checks bearer tokens with the API server's TokenReview and
+// every tool call with a SubjectAccessReview, so a caller can do through the
+// sidecar exactly what their own RBAC lets them do to CwacScans.
+type KubernetesAuth struct {
+	Clientset kubernetes.Interface
+	// Audiences the token must be for (empty: the API server's default).
+	Audiences []string
+	// CacheTTL keeps review results briefly (default 30s).
+	CacheTTL time.Duration
+
+	mu    sync.Mutex
+	cache map[string]cachedReview
+}
+
+type cachedReview struct {
+	id      *Identity
+	err     error
+	expires time.Time
+}
+
+// Authenticate implements Authenticator.
+func (k *KubernetesAuth) Authenticate(ctx context.Context, r *http.Request) (*Identity, error) {
+	token, ok := bearer(r)
+	if !ok {
+		return nil, fmt.Errorf("%w: a Kubernetes bearer token is required (kubectl create token <service-account>)", errUnauthenticated)
+	}
+	key := sha256.Sum256([]byte(token))
+	cacheKey := hex.EncodeToString(key[:])
+	if c, ok := k.cached(cacheKey); ok {
+		return c.id, c.err
+	}
+	review, err := k.Clientset.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
+		Spec: authenticationv1.TokenReviewSpec{Token: token, Audiences: k.Audiences},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("checking the token: %w", err) // not cached: the API server may be back soon
+	}
+	var id *Identity
+	if !review.Status.Authenticated {
+		err = fmt.Errorf("%w: the token was not accepted by the API server", errUnauthenticated)
+	} else {
+		u := review.Status.User
+		extra := map[string][]string{}
+		for k, v := range u.Extra {
+			extra[k] = v
+		}
+		id = &Identity{User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra, Method: "kubernetes"}
+	}
+	k.store(cacheKey, cachedReview{id: id, err: err})
+	return id, err
+}
+
+// Authorize implements Authorizer.
+func (k *KubernetesAuth) Authorize(ctx context.Context, id *Identity, verb, namespace string) error {
+	if id == nil || id.Method != "kubernetes" {
+		return fmt.Errorf("Forbidden: no Kubernetes identity for this call")
+	}
+	extra := map[string]authorizationv1.ExtraValue{}
+	for k, v := range id.Extra {
+		extra[k] = v
+	}
+	sar, err := k.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: id.User, UID: id.UID, Groups: id.Groups, Extra: extra,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: namespace, Verb: verb, Group: cwacv1alpha1.GroupVersion.Group, Resource: "cwacscans",
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("checking permissions: %w", err)
+	}
+	if !sar.Status.Allowed {
+		return fmt.Errorf("Forbidden: %s may not %s cwacscans in namespace %s", id.User, verb, namespace)
+	}
+	return nil
+}
+
+func (k *KubernetesAuth) cached(key string) (cachedReview, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c, ok := k.cache[key]
+	if !ok || time.Now().After(c.expires) {
+		return cachedReview{}, false
+	}
+	return c, true
+}
+
+func (k *KubernetesAuth) store(key string, c cachedReview) {
+	ttl := k.CacheTTL
+	if ttl <= 0 {
+		ttl = 30 * time.Second
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cache == nil || len(k.cache) > 10000 {
+		k.cache = map[string]cachedReview{}
+	}
+	c.expires = time.Now().Add(ttl)
+	k.cache[key] = c
+}
+
+// IdentityHeader carries the authenticated identity from the HTTP layer to
+// tool handlers; the HTTP layer always overwrites whatever a client sent.
+const IdentityHeader = "X-Cwac-Mcp-Identity"
+
+func encodeIdentity(id *Identity) string {
+	data, _ := json.Marshal(id)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func decodeIdentity(s string) *Identity {
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil
+	}
+	var id Identity
+	if json.Unmarshal(data, &id) != nil || id.User == "" {
+		return nil
+	}
+	return &id
+}
+
+// authenticate wraps a handler: no identity, no entry (HTTP 401).
+func authenticate(auth Authenticator, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(IdentityHeader)
+		r.Header.Del(CallerHeader)
+		id, err := auth.Authenticate(r.Context(), r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cwac-operator"`)
+			code := http.StatusUnauthorized
+			if !errors.Is(err, errUnauthenticated) {
+				code = http.StatusServiceUnavailable
+			}
+			writeJSON(w, code, ExecuteResponse{Status: "error", Error: err.Error()})
+			return
+		}
+		r.Header.Set(IdentityHeader, encodeIdentity(id))
+		r.Header.Set(CallerHeader, id.String())
+		next.ServeHTTP(w, r)
+	})
+}
+
+// toolVerbs is what each tool needs on cwacscans.
+var toolVerbs = map[string]string{
+	"cwac_scan":            "create",
+	"cwac_scan_status":     "get",
+	"cwac_get_results":     "get",
+	"cwac_get_summary":     "get",
+	"cwac_list_scans":      "list",
+	"cwac_generate_report": "update", // it writes into a scan's results
+}
