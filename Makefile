@@ -24,6 +24,7 @@ manifests: $(CONTROLLER_GEN) ## CRD and RBAC from the API types and +kubebuilder
 chart-sync: ## Copy the generated CRD and RBAC rules into the Helm chart (never edit those copies).
 	cp config/crd/bases/*.yaml charts/cwac-operator/files/crds/
 	cp config/rbac/role.yaml config/rbac/mcp_server_role.yaml charts/cwac-operator/files/rbac/
+	cp config/seccomp/cwac-chrome.json charts/cwac-operator/files/seccomp/
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## DeepCopy methods.

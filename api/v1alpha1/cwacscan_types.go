@@ -37,13 +37,18 @@ type Site struct {
 	URL string `json:"url"`
 
 	// organisation owns the site; CWAC groups results by it. Defaults to the URL's host.
+	// It may not start with = + - @ (it reaches CSV files, where that would be
+	// a spreadsheet formula) nor hold tabs or line breaks.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[^=+\-@\t\r\n][^\t\r\n]*$`
 	Organisation string `json:"organisation,omitempty"`
 
-	// sector is the organisation's sector; CWAC groups results by it. Defaults to "unknown".
+	// sector is the organisation's sector; CWAC groups results by it. Defaults
+	// to "unknown". The same character rules as organisation apply.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[^=+\-@\t\r\n][^\t\r\n]*$`
 	Sector string `json:"sector,omitempty"`
 }
 

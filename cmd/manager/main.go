@@ -68,6 +68,7 @@ func main() {
 	flag.Var(&scanEnv, "scan-env", "extra NAME=VALUE environment for the CWAC container (repeatable)")
 	flag.StringVar(&nodeSelector, "scan-node-selector", "", "node selector for scan pods, as key=value,key=value")
 	flag.StringVar(&tolerations, "scan-tolerations", "", "tolerations for scan pods, as a JSON list of Kubernetes tolerations")
+	flag.StringVar(&opts.SeccompLocalhostProfile, "scan-seccomp-localhost-profile", "", "run scan pods under this Localhost seccomp profile instead of RuntimeDefault (it must exist on every node; see config/seccomp/)")
 	flag.StringVar(&affinity, "scan-affinity", "", "affinity for scan pods, as a JSON Kubernetes affinity object")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)

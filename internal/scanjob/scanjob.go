@@ -78,6 +78,9 @@ type Options struct {
 	ImagePullPolicy corev1.PullPolicy
 	// ServiceAccountName for scan pods ("" = the namespace's default; its token is never mounted).
 	ServiceAccountName string
+	// SeccompLocalhostProfile, when set, replaces RuntimeDefault seccomp with
+	// this node profile (one that lets Chrome's own sandbox create namespaces).
+	SeccompLocalhostProfile string
 	// NodeSelector, Tolerations and Affinity place scan pods.
 	NodeSelector map[string]string
 	Tolerations  []corev1.Toleration
@@ -218,8 +221,16 @@ func objectMeta(scan *cwacv1alpha1.CwacScan) metav1.ObjectMeta {
 	}
 }
 
+// seccomp is RuntimeDefault, or the operator's Localhost profile.
+func seccomp(opts Options) *corev1.SeccompProfile {
+	if opts.SeccompLocalhostProfile != "" {
+		return &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeLocalhost, LocalhostProfile: ptr.To(opts.SeccompLocalhostProfile)}
+	}
+	return &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
+}
+
 // hardened is the container security context every scan container gets.
-func hardened() *corev1.SecurityContext {
+func hardened(opts Options) *corev1.SecurityContext {
 	return &corev1.SecurityContext{
 		RunAsNonRoot:             ptr.To(true),
 		RunAsUser:                ptr.To(scanUID),
@@ -228,7 +239,7 @@ func hardened() *corev1.SecurityContext {
 		ReadOnlyRootFilesystem:   ptr.To(true),
 		Privileged:               ptr.To(false),
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		SeccompProfile:           seccomp(opts),
 	}
 }
 
@@ -285,14 +296,14 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
 						RunAsUser:      ptr.To(scanUID),
 						RunAsGroup:     ptr.To(scanUID),
 						FSGroup:        ptr.To(scanUID),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+						SeccompProfile: seccomp(opts),
 					},
 					InitContainers: []corev1.Container{{
 						Name:            InitContainerName,
 						Image:           opts.RunnerImage,
 						ImagePullPolicy: opts.ImagePullPolicy,
 						Command:         []string{"/" + runnerBinary, "--install=" + path.Join(runnerDir, runnerBinary)},
-						SecurityContext: hardened(),
+						SecurityContext: hardened(opts),
 						Resources: corev1.ResourceRequirements{
 							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
@@ -309,7 +320,7 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
 						WorkingDir:               tmpDir,
 						Env:                      env,
 						Resources:                resources,
-						SecurityContext:          hardened(),
+						SecurityContext:          hardened(opts),
 						TerminationMessagePath:   "/dev/termination-log",
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						VolumeMounts: []corev1.VolumeMount{

@@ -264,10 +264,19 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 			if hasArg(args(t, objs, "manager"), "--leader-elect") {
 				t.Error("leader election with one replica")
 			}
+			if find(objs, "NetworkPolicy", "-scans") == nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
+				t.Errorf("default install lacks the scan NetworkPolicy or the sidecar's auth delegation: %v", k)
+			}
+			mcpArgs := args(t, objs, "mcp-server")
+			if !hasArg(mcpArgs, "--auth=kubernetes") || !hasArg(mcpArgs, "--url-resolve=true") || !hasArg(args(t, objs, "manager"), "--url-check-redirects=true") {
+				t.Errorf("sidecar args %v", mcpArgs)
+			}
 		}},
 		{"namespaced", "cwac-ns", []string{"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}"}, func(t *testing.T, objs []*unstructured.Unstructured) {
 			k := kinds(objs)
-			if len(k["ClusterRole"]) != 0 || len(k["ClusterRoleBinding"]) != 0 {
+			// The only cluster-scoped grant left is the sidecar's token and
+			// permission reviews (system:auth-delegator), which are cluster-scoped APIs.
+			if len(k["ClusterRole"]) != 0 || len(k["ClusterRoleBinding"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
 				t.Errorf("cluster-wide RBAC in namespaced mode: %v", k)
 			}
 			if find(objs, "Role", "-manager") == nil || !hasArg(args(t, objs, "manager"), "--watch-namespaces=team-a,team-b") {
@@ -293,6 +302,31 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 				t.Error("no leader election with two replicas")
 			}
 		}},
+		{"token auth, read-only, allowlist, no network policy", "cwac-token", []string{"mcp.auth.mode=token", "mcp.auth.tokenSecret.name=mcp-token", "mcp.readOnly=true", "scanPolicy.allowDomains={govt.nz}", "scanPolicy.denyCIDRs={10.96.0.0/12}", "networkPolicy.enabled=false"}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			a := args(t, objs, "mcp-server")
+			for _, want := range []string{"--auth=token", "--auth-token-file=/var/run/cwac-mcp/token", "--read-only", "--url-allow-domains=govt.nz", "--url-deny-cidrs=10.96.0.0/12"} {
+				if !hasArg(a, want) {
+					t.Errorf("sidecar lacks %s: %v", want, a)
+				}
+			}
+			if !hasArg(args(t, objs, "manager"), "--url-allow-domains=govt.nz") {
+				t.Error("the operator does not enforce the same allowlist")
+			}
+			if find(objs, "NetworkPolicy", "") != nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") != nil {
+				t.Error("network policy or auth delegation rendered when off")
+			}
+		}},
+		{"Localhost seccomp for Chrome's sandbox", "cwac-seccomp", []string{"scans.seccompProfile.type=Localhost"}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			a := args(t, objs, "manager")
+			if !hasArg(a, "--scan-seccomp-localhost-profile=profiles/cwac-chrome.json") {
+				t.Errorf("args %v", a)
+			}
+			for _, x := range a {
+				if strings.HasPrefix(x, "--chrome-extra-args=") && strings.Contains(x, "--no-sandbox") {
+					t.Errorf("--no-sandbox kept under the Localhost profile: %s", x)
+				}
+			}
+		}},
 		{"no CRD, scan placement and env", "cwac-nocrd", []string{"crds.install=false", "scans.nodeSelector.pool=scans", "scans.env.HTTPS_PROXY=http://proxy:3128", "scans.colocateWithOperator=false", "operator.logLevel=debug"}, func(t *testing.T, objs []*unstructured.Unstructured) {
 			a := args(t, objs, "manager")
 			if find(objs, "CustomResourceDefinition", "") != nil || !hasArg(a, "--scan-node-selector=pool=scans") || !hasArg(a, "--scan-env=HTTPS_PROXY=http://proxy:3128") || !hasArg(a, "--zap-log-level=debug") {
@@ -316,7 +350,7 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 }
 
 func TestChartRefusesWrongValueTypes(t *testing.T) {
-	for _, set := range []string{"replicaCount=two", "mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1"} {
+	for _, set := range []string{"mcp.auth.mode=open", "scanPolicy.allowCIDRs={localhost}", "scans.seccompProfile.type=Unconfined", "replicaCount=two", "mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1"} {
 		cmd := exec.Command(helmBin(t), "template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1", "--set", set)
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "values don't meet the specifications of the schema") {

@@ -2,12 +2,15 @@ package chart
 
 import (
 	"context"
+	"net/http"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -66,6 +69,23 @@ func as(serviceAccount string) *rest.Config {
 	ns := strings.Split(serviceAccount, ":")[2]
 	c.Impersonate = rest.ImpersonationConfig{UserName: serviceAccount, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}}
 	return c
+}
+
+func tokenFor(t *testing.T, ns, name string) string {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Status.Token
 }
 
 func waitFor(t *testing.T, what string, cond func() (bool, string)) {
@@ -227,6 +247,29 @@ func TestChartRBACSufficesForTheSidecar(t *testing.T) {
 	list := call("cwac_list_scans", map[string]any{})
 	if list["total"].(float64) < 1 {
 		t.Errorf("list = %v", list)
+	}
+	// The creation Event was recorded as the sidecar.
+	events := &eventsv1.EventList{}
+	_ = admin.List(ctx, events, client.InNamespace(ns))
+	recorded := false
+	for _, e := range events.Items {
+		recorded = recorded || (e.Reason == "CreatedViaMCP" && e.Regarding.Name == id)
+	}
+	if !recorded {
+		t.Error("the sidecar could not record who created the scan")
+	}
+	// In kubernetes auth mode it reviews callers' tokens and permissions, as
+	// system:auth-delegator (bound by the chart) allows.
+	callerToken := tokenFor(t, ns, "some-caller")
+	auth := &mcpserver.KubernetesAuth{Clientset: cs}
+	req, _ := http.NewRequest(http.MethodPost, "/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+callerToken)
+	id2, err := auth.Authenticate(ctx, req)
+	if err != nil || id2.User != "system:serviceaccount:"+ns+":some-caller" {
+		t.Fatalf("TokenReview as the sidecar: %v %v", id2, err)
+	}
+	if err := auth.Authorize(ctx, id2, "list", ns); err == nil || !strings.Contains(err.Error(), "may not list") {
+		t.Errorf("SubjectAccessReview as the sidecar: %v (want a clear denial for a caller without RBAC)", err)
 	}
 	// And nothing beyond: the sidecar cannot delete scans or read Secrets.
 	if err := c.Delete(ctx, scan); err == nil || !strings.Contains(err.Error(), "forbidden") {

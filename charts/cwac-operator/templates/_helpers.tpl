@@ -58,3 +58,27 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "cwac-operator.leaderElection" -}}
 {{- if gt (int .Values.replicaCount) 1 -}}true{{- end -}}
 {{- end -}}
+
+{{/* The scan-target policy flags, shared by the manager and the sidecar. */}}
+{{- define "cwac-operator.policyArgs" -}}
+{{- with .Values.scanPolicy }}
+- {{ printf "--url-allow-domains=%s" (join "," .allowDomains) | quote }}
+- {{ printf "--url-deny-domains=%s" (join "," .denyDomains) | quote }}
+- {{ printf "--url-deny-cidrs=%s" (join "," .denyCIDRs) | quote }}
+- {{ printf "--url-allow-cidrs=%s" (join "," .allowCIDRs) | quote }}
+- {{ printf "--url-resolve=%t" .resolveNames | quote }}
+- {{ printf "--url-check-redirects=%t" .checkRedirects | quote }}
+- {{ printf "--max-urls-per-scan=%d" (int .maxURLsPerScan) | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* Chrome's flags: without --no-sandbox under the Localhost profile. */}}
+{{- define "cwac-operator.chromeArgs" -}}
+{{- if eq .Values.scans.seccompProfile.type "Localhost" -}}
+{{- $kept := list }}
+{{- range (splitList "," .Values.scans.chromeExtraArgs) }}{{ if ne (trim .) "--no-sandbox" }}{{ $kept = append $kept . }}{{ end }}{{ end }}
+{{- join "," $kept -}}
+{{- else -}}
+{{- .Values.scans.chromeExtraArgs -}}
+{{- end -}}
+{{- end -}}
