@@ -2,8 +2,8 @@ package chart
 
 import (
 	"context"
-	"net/http"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
