@@ -36,7 +36,9 @@ else
     kubectl get cwacscans -n cwac-demo -w
     kubectl get configmaps,jobs -n cwac-demo
   This control plane has no kubelet: the scan's ConfigMap and Job appear and the
-  scan stays Pending (a real cluster runs the pod). Ctrl-C stops everything.
+  scan stays Pending (a real cluster runs the pod). Nothing is fetched here, so
+  the scan-target policy checks URLs without resolving names or following
+  redirects (this machine may have no DNS). Ctrl-C stops everything.
 
 MSG
 fi
@@ -44,4 +46,8 @@ fi
 exec_manager() {
   ./bin/manager --metrics-bind-address=0 --health-probe-bind-address=0 "$@"
 }
-exec_manager "$@"
+if [[ -n "$DEV_PID" ]]; then
+  exec_manager --url-resolve=false --url-check-redirects=false "$@"
+else
+  exec_manager "$@"
+fi

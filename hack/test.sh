@@ -41,4 +41,5 @@ fuzz ./internal/results FuzzReader
 fuzz ./internal/results FuzzParsePyLiteral
 fuzz ./internal/cwacconfig FuzzBaseURLCSV
 fuzz ./internal/podreport FuzzEncode
+fuzz ./internal/urlpolicy FuzzCheckURL
 echo "== all tests passed"
