@@ -9,7 +9,9 @@ set -euo pipefail
 K8S_VERSION="${K8S_VERSION:-1.37.1}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ASSETS="${ENVTEST_ASSETS_DIR:-$ROOT/bin/k8s/$K8S_VERSION-linux-amd64}"
-BINARIES=(kube-apiserver kubectl)
+# More binaries can be asked for (the local cluster needs kubelet,
+# kube-controller-manager and kube-scheduler): EXTRA_BINARIES="kubelet …".
+BINARIES=(kube-apiserver kubectl ${EXTRA_BINARIES:-})
 
 mkdir -p "$ASSETS"
 
@@ -66,7 +68,10 @@ package k8sbuild
 
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
 )
 GO
   (
