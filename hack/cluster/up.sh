@@ -114,7 +114,7 @@ log "starting kube-controller-manager and kube-scheduler"
 start kube-controller-manager "$ASSETS/kube-controller-manager" --kubeconfig "$STATE/controller-manager.kubeconfig" \
   --authentication-kubeconfig "$STATE/controller-manager.kubeconfig" --authorization-kubeconfig "$STATE/controller-manager.kubeconfig" \
   --bind-address 127.0.0.1 --secure-port 10257 --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
-  --use-service-account-credentials=false --controllers '*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle'
+  --use-service-account-credentials=true
 start kube-scheduler "$ASSETS/kube-scheduler" --kubeconfig "$STATE/scheduler.kubeconfig" \
   --authentication-kubeconfig "$STATE/scheduler.kubeconfig" --authorization-kubeconfig "$STATE/scheduler.kubeconfig" \
   --bind-address 127.0.0.1 --secure-port 10259
@@ -185,7 +185,10 @@ start kubelet "$ASSETS/kubelet" --config "$STATE/kubelet/config.yaml" --kubeconf
 wait_for "node $NODE to be Ready" bash -c "$K get node $NODE -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -q True"
 
 # --- results volume: a hostPath PV the scanner (uid 1000) can write ---
-chown 1000:1000 "$STATE/results"; chmod 0775 "$STATE/results"
+# Kubelet creates each scan's subPath directory itself, as root, with the
+# volume root's mode; the setgid bit makes it inherit group 1000 (the scanner's)
+# and the mode makes it group-writable. (fsGroup does not apply to hostPath.)
+chown 1000:1000 "$STATE/results"; chmod 2775 "$STATE/results"
 $K apply -f - >/dev/null <<PV
 apiVersion: v1
 kind: PersistentVolume
