@@ -181,7 +181,7 @@ evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.availa
 imageGCHighThresholdPercent: 100
 YAML
 start kubelet "$ASSETS/kubelet" --config "$STATE/kubelet/config.yaml" --kubeconfig "$STATE/kubelet.kubeconfig" \
-  --root-dir "$STATE/kubelet/root" --hostname-override "$NODE" --node-ip 127.0.0.1 --cert-dir "$STATE/kubelet/pki"
+  --root-dir "$STATE/kubelet/root" --hostname-override "$NODE" --cert-dir "$STATE/kubelet/pki"
 wait_for "node $NODE to be Ready" bash -c "$K get node $NODE -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -q True"
 
 # --- results volume: a hostPath PV the scanner (uid 1000) can write ---

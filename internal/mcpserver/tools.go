@@ -9,11 +9,13 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,6 +51,7 @@ type ScanInput struct {
 	Plugins           any      `json:"plugins,omitempty" jsonschema:"CWAC audit plugins: an object of name to true/false, or a list of names to run (others off). Valid names: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"`
 	MaxLinksPerDomain int      `json:"max_links_per_domain,omitempty" jsonschema:"most pages to visit per site (default 50)"`
 	ViewportSizes     any      `json:"viewport_sizes,omitempty" jsonschema:"viewports to render each page at: CWAC's named map {\"small\": {\"width\": 320, \"height\": 450}}, a list of {width, height}, or one {width, height}"`
+	OnlyAllowHTTPS    *bool    `json:"only_allow_https,omitempty" jsonschema:"CWAC's only_allow_https (default true: http:// sites are skipped and yield no page); false to scan http:// sites"`
 }
 
 // ScanOutput is cwac_scan's answer.
@@ -112,6 +115,9 @@ func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOu
 			MaxLinksPerDomain: int32(in.MaxLinksPerDomain),
 			ViewportSizes:     viewports,
 		},
+	}
+	if in.OnlyAllowHTTPS != nil {
+		scan.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte(strconv.FormatBool(*in.OnlyAllowHTTPS))}}
 	}
 	if err := s.cfg.Client.Create(ctx, scan); err != nil {
 		return ScanOutput{}, fmt.Errorf("creating the scan: %w", err)

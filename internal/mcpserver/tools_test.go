@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -49,7 +50,8 @@ func TestScanCreatesCwacScan(t *testing.T) {
 	out := h.mustCall("cwac_scan", map[string]any{
 		"urls": []any{"https://www.example.govt.nz/", "https://a.example.org/"}, "audit_name": "Weekly_Check.1",
 		"plugins": map[string]any{"axe_core_audit": true, "language_audit": false}, "max_links_per_domain": 10,
-		"viewport_sizes": map[string]any{"phone": map[string]any{"width": 375, "height": 667}},
+		"viewport_sizes":   map[string]any{"phone": map[string]any{"width": 375, "height": 667}},
+		"only_allow_https": false,
 	})
 	if out["status"] != "started" || out["audit_name"] != "Weekly_Check.1" || !strings.HasPrefix(out["scan_id"].(string), "weekly-check-1-") {
 		t.Fatalf("answer = %v", out)
@@ -60,6 +62,7 @@ func TestScanCreatesCwacScan(t *testing.T) {
 		Plugins: map[string]bool{"axe_core_audit": true, "language_audit": false}, MaxLinksPerDomain: 10,
 		ViewportSizes: map[string]cwacv1alpha1.Viewport{"phone": {Width: 375, Height: 667}},
 		Timeout:       "1h", ThreadCount: 1,
+		ConfigOverrides: map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte("false")}},
 	}
 	if diff := cmp.Diff(want, scan.Spec); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Deploys the product onto the local cluster (hack/cluster/up.sh): builds the
+# operator image and the stand-in CWAC image without an engine, imports both
+# into the cluster's containerd, installs the Helm chart with
+# hack/cluster/values-local.yaml, and starts the test site as a pod. Prints
+# the test site's URL. Extra arguments go to helm.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+STATE="${CLUSTER_DIR:-$ROOT/bin/cluster}"
+export KUBECONFIG="$STATE/admin.kubeconfig"
+K="$ROOT/bin/k8s/1.37.1-linux-amd64/kubectl"
+SOCK="$STATE/run/containerd.sock"
+HELM="$("$ROOT/hack/tools.sh" helm)"
+log() { echo "cluster: $*" >&2; }
+
+log "building and importing images (no container engine)"
+make -C "$ROOT" --no-print-directory image-tar IMG=cwac-operator:dev >/dev/null
+"$ROOT/hack/cluster/standin-image.sh" >/dev/null
+for img in cwac-operator cwac-standin; do
+  ctr --address "$SOCK" -n k8s.io images import "$ROOT/bin/images/$img.tar" >/dev/null
+done
+
+log "installing the chart"
+"$HELM" upgrade --install cwac "$ROOT/charts/cwac-operator" -n cwac-system --create-namespace \
+  -f "$ROOT/hack/cluster/values-local.yaml" --wait --timeout 3m "$@" >&2
+# A new image under the same tag: make the running pod pick it up.
+$K -n cwac-system rollout restart deploy/cwac-cwac-operator >/dev/null
+$K -n cwac-system rollout status deploy/cwac-cwac-operator --timeout 2m >&2
+
+log "starting the test site pod"
+$K -n cwac-system get pod a11y-site >/dev/null 2>&1 || $K apply -n cwac-system -f - >/dev/null <<'POD'
+apiVersion: v1
+kind: Pod
+metadata: {name: a11y-site, labels: {app: a11y-site}}
+spec:
+  automountServiceAccountToken: false
+  securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
+  containers:
+  - name: site
+    image: cwac-standin:dev
+    imagePullPolicy: IfNotPresent
+    command: ["/usr/bin/python3", "-m", "http.server", "8765", "--directory", "/site", "--bind", "0.0.0.0"]
+    securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
+    readinessProbe: {tcpSocket: {port: 8765}, periodSeconds: 1}
+POD
+$K -n cwac-system wait --for=condition=Ready pod/a11y-site --timeout=60s >/dev/null
+echo "http://$($K -n cwac-system get pod a11y-site -o jsonpath='{.status.podIP}'):8765/"
