@@ -14,7 +14,10 @@ DEV_PID=""
 cleanup() { [[ -n "$DEV_PID" ]] && kill "$DEV_PID" 2>/dev/null && wait "$DEV_PID" 2>/dev/null; true; }
 trap cleanup EXIT INT TERM
 
-if [[ "${CWAC_DEV_CLUSTER:-}" != "1" ]] && "$KUBECTL" version --request-timeout=3s >/dev/null 2>&1; then
+if [[ "${CWAC_DEV_CLUSTER:-}" != "1" && -z "${KUBECONFIG:-}" && ! -f "$HOME/.kube/config" && $(id -u) -eq 0 ]]; then
+  # No cluster configured, and root: the whole product on a local real cluster.
+  exec "$ROOT/hack/cluster/demo.sh"
+elif [[ "${CWAC_DEV_CLUSTER:-}" != "1" ]] && "$KUBECTL" version --request-timeout=3s >/dev/null 2>&1; then
   echo "run: using the cluster of the current kubeconfig ($("$KUBECTL" config current-context 2>/dev/null || echo '?'))"
   "$KUBECTL" apply --server-side -f config/crd/bases
 else

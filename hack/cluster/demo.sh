@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The README's run command on a machine with no cluster (as root): the local
+# cluster, the product installed with Helm, the test site, and a sample scan
+# run to Complete. Uses the stand-in scanner (our test scanner, not CWAC).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export KUBECONFIG="$("$ROOT/hack/cluster/up.sh")"
+SITE="$("$ROOT/hack/cluster/deploy.sh")"
+K="$ROOT/bin/k8s/1.37.1-linux-amd64/kubectl"
+$K -n cwac-system delete cwacscan sample-scan --ignore-not-found >/dev/null
+$K -n cwac-system apply -f - >/dev/null <<YAML
+apiVersion: cwac.a11y.dev/v1alpha1
+kind: CwacScan
+metadata: {name: sample-scan}
+spec:
+  sites: [{url: "$SITE", organisation: "CWAC Test Org", sector: "Test Sector"}]
+  plugins: {axe_core_audit: true, reflow_audit: true, focus_indicator_audit: true, language_audit: false}
+  configOverrides: {only_allow_https: false, audit_plugins: {focus_indicator_audit: {root_element_css_selector: body}}}
+YAML
+echo "run: waiting for sample-scan to finish" >&2
+for _ in $(seq 1 120); do
+  phase="$($K -n cwac-system get cwacscan sample-scan -o jsonpath='{.status.phase}')"
+  [[ "$phase" == Complete || "$phase" == Failed ]] && break; sleep 1
+done
+$K -n cwac-system get cwacscans
+cat <<MSG
+
+The product runs on a local single-node cluster (real kubelet and containerd).
+  export KUBECONFIG=$KUBECONFIG
+  alias kubectl=$K
+  kubectl get cwacscans -n cwac-system -w
+  kubectl get cwacscan sample-scan -n cwac-system -o yaml
+Results are on the host under $ROOT/bin/cluster/results/.
+
+MCP (streamable HTTP on 127.0.0.1:8090/mcp; Kubernetes tokens):
+  kubectl -n cwac-system create serviceaccount me
+  kubectl -n cwac-system create role cwac-user --verb=create,get,list,update --resource=cwacscans.cwac.a11y.dev
+  kubectl -n cwac-system create rolebinding me --role=cwac-user --serviceaccount=cwac-system:me
+  TOKEN=\$(kubectl -n cwac-system create token me)
+  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:8090/mcp --transport http --header "Authorization: Bearer \$TOKEN" --method tools/list
+
+This demo scans with the STAND-IN scanner (test/standin-cwac: writes CWAC's
+output format from a recorded real run; it is not CWAC). For real scans, build
+an image from CWAC's own Dockerfile, import it (ctr --address
+$ROOT/bin/cluster/run/containerd.sock -n k8s.io images import cwac.tar) and
+install with --set cwac.image=<that image>.
+Stop everything with hack/cluster/down.sh (add --purge to delete its data).
+MSG
