@@ -42,4 +42,12 @@ fuzz ./internal/results FuzzParsePyLiteral
 fuzz ./internal/cwacconfig FuzzBaseURLCSV
 fuzz ./internal/podreport FuzzEncode
 fuzz ./internal/urlpolicy FuzzCheckURL
+echo "== end to end on a real single-node cluster"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "cluster e2e NOT RUN: it needs root (kubelet and containerd); run hack/cluster/e2e.sh as root"
+elif ! getent hosts "$(hostname)" | grep -q '^127\.'; then
+  echo "cluster e2e NOT RUN: the host name $(hostname) does not resolve to a 127.x address"
+else
+  ./hack/cluster/e2e.sh
+fi
 echo "== all tests passed"
