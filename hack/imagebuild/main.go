@@ -99,35 +99,7 @@ func build(out, tag, entrypoint, user, workdir string, files, dirs, env []string
 		if !ok || !path.IsAbs(dst) {
 			return fmt.Errorf("--dir %q: want /image/dir=host/dir", d)
 		}
-		err := filepath.WalkDir(src, func(p string, de fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			target := path.Join(dst, filepath.ToSlash(rel))
-			info, err := os.Stat(p) // follow symlinks
-			if err != nil {
-				return err
-			}
-			if info.IsDir() {
-				entries[target] = entry{name: target, mode: 0o755, dir: true}
-				if de.Type()&fs.ModeSymlink != 0 {
-					return copyTree(p, target, entries)
-				}
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			mode := int64(0o644)
-			if info.Mode()&0o111 != 0 {
-				mode = 0o755
-			}
-			entries[target] = entry{name: target, mode: mode, data: data}
-			return nil
-		})
-		if err != nil {
+		if err := copyTree(src, dst, entries); err != nil {
 			return err
 		}
 		addParents(dst)
@@ -224,7 +196,8 @@ func build(out, tag, entrypoint, user, workdir string, files, dirs, env []string
 	return nil
 }
 
-// copyTree follows a symlinked directory.
+// copyTree adds a host directory tree at dst, following symlinks (to files
+// and to directories alike).
 func copyTree(src, dst string, entries map[string]entry) error {
 	return filepath.WalkDir(src, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
@@ -232,12 +205,15 @@ func copyTree(src, dst string, entries map[string]entry) error {
 		}
 		rel, _ := filepath.Rel(src, p)
 		target := path.Join(dst, filepath.ToSlash(rel))
-		info, err := os.Stat(p)
+		info, err := os.Stat(p) // follow symlinks
 		if err != nil {
 			return err
 		}
 		if info.IsDir() {
 			entries[target] = entry{name: target, mode: 0o755, dir: true}
+			if de.Type()&fs.ModeSymlink != 0 && p != src {
+				return copyTree(p, target, entries) // WalkDir does not descend into symlinks
+			}
 			return nil
 		}
 		data, err := os.ReadFile(p)

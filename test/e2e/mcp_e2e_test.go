@@ -42,6 +42,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
 )
 
@@ -160,7 +161,7 @@ func (c *cluster) runOne(ctx context.Context, t *testing.T, job *batchv1.Job) {
 	}
 	resultsDir := time.Now().UTC().Format("2006-01-02_15-04-05") + "_" + audit
 	dst := filepath.Join(c.root, subPath, resultsDir)
-	if err := copyDir(fixture, dst); err != nil {
+	if err := files.CopyDir(fixture, dst); err != nil {
 		t.Logf("copying results: %v", err)
 		return
 	}
@@ -177,24 +178,6 @@ func (c *cluster) runOne(ctx context.Context, t *testing.T, job *batchv1.Job) {
 	if err := kubesim.FinishJob(ctx, c.k8s, job, true, "", ""); err != nil {
 		t.Logf("finishing job: %v", err)
 	}
-}
-
-func copyDir(src, dst string) error {
-	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
 }
 
 func buildMCPServer(t *testing.T) string {
