@@ -375,7 +375,11 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 	// The Job failed.
 	switch {
 	case cond.Reason == batchv1.JobReasonDeadlineExceeded:
-		r.fail(scan, ReasonDeadlineExceeded, fmt.Sprintf("the scan ran past its %s timeout and was stopped", scanjob.Timeout(scan)))
+		msg := fmt.Sprintf("the scan ran past its %s timeout and was stopped", scanjob.Timeout(scan))
+		if c := meta.FindStatusCondition(scan.Status.Conditions, ConditionDegraded); c != nil && c.Status == metav1.ConditionTrue {
+			msg += "; its pod never started: " + c.Message
+		}
+		r.fail(scan, ReasonDeadlineExceeded, msg)
 	case term != nil && term.Reason == ReasonOOMKilled:
 		r.fail(scan, ReasonOOMKilled, fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", memoryLimit(pod)))
 	case haveReport && report.Outcome == podreport.OutcomeRunnerError:

@@ -169,8 +169,8 @@ func TestImagePullBackOff(t *testing.T) {
 	waitEvents(t, s, "Warning/ImagePullBackOff")
 	finishJob(t, job, false, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
 	s = waitPhase(t, ns, "pull", cwacv1alpha1.PhaseFailed)
-	// The deadline is what stopped it; the message keeps the deadline reason.
-	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonDeadlineExceeded {
+	// The deadline is what stopped it; the message says the pod never started and why.
+	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonDeadlineExceeded || !strings.Contains(c.Message, "never started") || !strings.Contains(c.Message, "registry.invalid/cwac:missing") {
 		t.Errorf("Failed condition = %+v", c)
 	}
 }
