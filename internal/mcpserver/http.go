@@ -158,12 +158,12 @@ func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes in
 	}
 	call := &callInfo{Identity: decodeIdentity(r.Header.Get(IdentityHeader)), Caller: r.Header.Get(CallerHeader), Transport: "rest"}
 	var output any
-	err = s.invoke(r.Context(), t, call, timeout, argsSummary(args), func(ctx context.Context) error {
+	err = s.invoke(r.Context(), t, call, timeout, argsSummary(args), func(ctx context.Context, c *callInfo) error {
 		var err error
-		output, err = t.run(ctx, call, args)
+		output, err = t.run(ctx, c, args)
 		return err
 	})
-	resp := ExecuteResponse{Output: output, ExecutionTimeMS: time.Since(start).Milliseconds()}
+	resp := ExecuteResponse{ExecutionTimeMS: time.Since(start).Milliseconds()}
 	var argErr *argsError
 	switch {
 	case errors.As(err, &argErr):
@@ -175,7 +175,9 @@ func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes in
 	case err != nil:
 		resp.Status, resp.Error = "error", err.Error()
 	default:
-		resp.Status = "success"
+		// Read the output only when the handler has finished: after a
+		// timeout it may still be running.
+		resp.Status, resp.Output = "success", output
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

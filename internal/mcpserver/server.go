@@ -229,9 +229,9 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 				}
 			}
 			var result Out
-			err := s.invoke(ctx, t, call, s.cfg.CallTimeout, argsSummary(req.Params.Arguments), func(ctx context.Context) error {
+			err := s.invoke(ctx, t, call, s.cfg.CallTimeout, argsSummary(req.Params.Arguments), func(ctx context.Context, c *callInfo) error {
 				var err error
-				result, err = fn(ctx, call, input)
+				result, err = fn(ctx, c, input)
 				return err
 			})
 			if err != nil {
@@ -249,7 +249,9 @@ type argsError struct{ err error }
 func (e *argsError) Error() string { return "invalid arguments: " + e.err.Error() }
 
 // invoke runs one tool call with its timeout and writes its audit line.
-func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout time.Duration, args string, fn func(context.Context) error) error {
+// The handler runs on its own copy of call: after a timeout it may still be
+// running, and must not race with the audit line.
+func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout time.Duration, args string, fn func(context.Context, *callInfo) error) error {
 	if call.progress == nil {
 		call.progress = func(float64, float64, string) {}
 	}
@@ -263,6 +265,7 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 		}
 	}
 	done := make(chan error, 1)
+	inner := *call
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -270,11 +273,12 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 				s.cfg.Log.Error("tool panicked", "tool", t.name, "panic", fmt.Sprint(r))
 			}
 		}()
-		done <- fn(ctx)
+		done <- fn(ctx, &inner)
 	}()
 	var err error
 	select {
 	case err = <-done:
+		call.Target = inner.Target
 	case <-ctx.Done():
 		err = fmt.Errorf("%s timed out after %s", t.name, timeout)
 	}
