@@ -38,7 +38,7 @@ func main() {
 		maxRequestBytes                           int64
 		maxResponseBytes, maxResults              int
 	)
-	flag.StringVar(&transport, "transport", "http", "http (streamable HTTP at /mcp, plus /tools, /execute, /health) or stdio")
+	flag.StringVar(&transport, "transport", "stdio", "stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health)")
 	flag.StringVar(&listen, "listen", ":8090", "address for the http transport")
 	flag.StringVar(&namespace, "namespace", "", "namespace where scans are created and read (default: the pod's own, else the kubeconfig context's, else default)")
 	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted")

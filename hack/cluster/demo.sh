@@ -37,7 +37,7 @@ MCP (streamable HTTP on 127.0.0.1:8090/mcp; Kubernetes tokens):
   kubectl -n cwac-system create role cwac-user --verb=create,get,list,update --resource=cwacscans.cwac.a11y.dev
   kubectl -n cwac-system create rolebinding me --role=cwac-user --serviceaccount=cwac-system:me
   TOKEN=\$(kubectl -n cwac-system create token me)
-  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:8090/mcp --transport http --header "Authorization: Bearer \$TOKEN" --method tools/list
+  npx @modelcontextprotocol/inspector@0.17.2 --cli http://127.0.0.1:8090/mcp --transport http --header "Authorization: Bearer \$TOKEN" --method tools/list
 
 This demo scans with the STAND-IN scanner (test/standin-cwac: writes CWAC's
 output format from a recorded real run; it is not CWAC). For real scans, build

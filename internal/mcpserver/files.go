@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
 // resultsRoot gives confined access to the results volume: every path is
@@ -136,8 +137,8 @@ func statDir(fsys fs.FS) dirStats {
 		if info, err := d.Info(); err == nil {
 			st.SizeBytes += info.Size()
 		}
-		if !strings.Contains(p, "/") && strings.HasSuffix(p, ".csv") {
-			st.AuditTypes = append(st.AuditTypes, strings.TrimSuffix(p, ".csv"))
+		if audit, ok := results.AuditName(p); ok && !strings.Contains(p, "/") {
+			st.AuditTypes = append(st.AuditTypes, audit)
 		}
 		return nil
 	})

@@ -29,7 +29,7 @@ import (
 // File names the report is written under, in the results directory.
 const (
 	HTMLFile        = "report.html"
-	LeaderboardFile = "leaderboard.csv"
+	LeaderboardFile = results.LeaderboardFile
 )
 
 // Weights of issues in the leaderboard score.

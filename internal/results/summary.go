@@ -22,10 +22,12 @@ const (
 	TemplateAwareFile = "axe_core_audit_template_aware.csv"
 	// SummaryFile is written by the runner into the results directory.
 	SummaryFile = "summary.json"
+	// LeaderboardFile is our report (internal/report), written beside CWAC's CSVs.
+	LeaderboardFile = "leaderboard.csv"
 )
 
 // NotAudits are the CSVs in a results directory that are never audits.
-var NotAudits = []string{AuditLogFile, PagesScannedFile, ProgressFile, UnexpectedCodeFile, TemplateAwareFile}
+var NotAudits = []string{AuditLogFile, PagesScannedFile, ProgressFile, UnexpectedCodeFile, TemplateAwareFile, LeaderboardFile}
 
 // TopViolationsLimit is how many rules the summary lists.
 const TopViolationsLimit = 10
