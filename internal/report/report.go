@@ -232,6 +232,9 @@ func HTML(fsys fs.FS, meta Meta) ([]byte, error) {
 		rule, desc := row.Get("id"), row.Get("help")
 		if rule == "" {
 			rule, desc = audit, row.Get("description")
+			if desc == "" {
+				desc = results.RuleDescription(audit)
+			}
 		}
 		vp := row.Get("viewport_size")
 		if v, err := results.ParseViewport(vp); err == nil {

@@ -81,6 +81,9 @@ var knownRules = map[string]string{
 	"focus_indicator_audit": "Keyboard focus is not visibly indicated (WCAG 2.4.7 Focus Visible)",
 }
 
+// RuleDescription describes a non-axe audit's issues ("" when unknown).
+func RuleDescription(audit string) string { return knownRules[audit] }
+
 // impactRank orders axe impacts from worst.
 var impactRank = map[string]int{"critical": 0, "serious": 1, "moderate": 2, "minor": 3}
 
