@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 )
@@ -124,7 +127,7 @@ func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes in
 		return
 	}
 	var req ExecuteRequest
-	dec := json.NewDecoder(bytesReader(body))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid request: " + err.Error()})
@@ -194,7 +197,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	h := Health{Status: "ok", APIServer: "ok", ResultsRoot: "ok"}
 	list := &cwacv1alpha1.CwacScanList{}
-	if err := s.cfg.Client.List(ctx, list, inNamespace(s.cfg.Namespace), limitOne()); err != nil {
+	if err := s.cfg.Client.List(ctx, list, client.InNamespace(s.cfg.Namespace), client.Limit(1)); err != nil {
 		h.Status, h.APIServer = "degraded", "unreachable: "+truncate(err.Error(), 256)
 	}
 	if root, err := s.root.open(); err != nil {

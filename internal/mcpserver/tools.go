@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -521,7 +522,7 @@ func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput
 		return ResultsOutput{}, fmt.Errorf("Invalid audit_type: %q (a CSV name such as axe_core_audit)", truncate(in.AuditType, 128))
 	}
 	impact := strings.ToLower(in.Impact)
-	if impact != "" && !contains(impacts, impact) {
+	if impact != "" && !slices.Contains(impacts, impact) {
 		return ResultsOutput{}, fmt.Errorf("Invalid impact: %q (critical, serious, moderate or minor)", truncate(in.Impact, 64))
 	}
 	dir, _, _, err := s.resultsFor(ctx, call, in.ScanID)
@@ -901,15 +902,6 @@ func (s *Server) generateReport(ctx context.Context, call *callInfo, in ReportIn
 	}
 	out.Generated = true
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func truncate(s string, n int) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -332,7 +333,7 @@ func TestListScans(t *testing.T) {
 	if done["path"] != rel || done["status"] != "complete" || done["file_count"].(float64) < 15 || done["size_bytes"].(float64) < 10000 || done["source"] != "cwacscan" {
 		t.Errorf("complete scan entry = %v", done)
 	}
-	if types := toStrings(done["audit_types"]); !contains(types, "axe_core_audit") || contains(types, "progress") || contains(types, "pages_scanned") || contains(types, "axe_core_audit_template_aware") {
+	if types := toStrings(done["audit_types"]); !slices.Contains(types, "axe_core_audit") || slices.Contains(types, "progress") || slices.Contains(types, "pages_scanned") || slices.Contains(types, "axe_core_audit_template_aware") {
 		t.Errorf("audit types = %v", done["audit_types"])
 	}
 	if byID[pending]["status"] != "pending" {

@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -192,20 +193,47 @@ func SummarizeFS(fsys fs.FS, opts Options) (*Summary, error) {
 }
 
 func summarizeAudit(fsys fs.FS, path, audit string, s *Summary, rules map[string]*Violation) error {
-	var isIssueAudit bool
-	var rows int64
-	err := EachRowFS(fsys, path, func(r *Reader, row Row) error {
-		isIssueAudit = r.Has("num_issues")
-		rows++
-		if !isIssueAudit {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := NewReader(f)
+	if err != nil {
+		return err
+	}
+	// Audits without num_issues (title, language, element, screenshot) report
+	// rows, not issues.
+	if !r.Has("num_issues") {
+		var rows int64
+		for {
+			if _, err := r.Next(); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return err
+			}
+			rows++
+		}
+		s.Informational[audit] = rows
+		return nil
+	}
+	for rows := 0; ; rows++ {
+		row, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			if rows == 0 {
+				s.IssuesByAuditType[audit] += 0 // a header-only CSV: listed with nothing found
+			}
 			return nil
+		}
+		if err != nil {
+			return err
 		}
 		n, err := parseCount(row.Get("num_issues"))
 		if err != nil {
 			return err
 		}
 		if n <= 0 {
-			return nil // "No issues found" and passing rows
+			continue // "No issues found" and passing rows
 		}
 		s.TotalIssues += n
 		s.IssuesByAuditType[audit] += n
@@ -229,31 +257,7 @@ func summarizeAudit(fsys fs.FS, path, audit string, s *Summary, rules map[string
 			v.Impact = impact
 		}
 		v.Count += n
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	if !isIssueAudit && rows > 0 {
-		s.Informational[audit] = rows
-	} else if rows == 0 {
-		// A header-only CSV: decide by its header.
-		f, err := fsys.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r, err := NewReader(f)
-		if err != nil {
-			return err
-		}
-		if !r.Has("num_issues") {
-			s.Informational[audit] = 0
-		} else {
-			s.IssuesByAuditType[audit] += 0
-		}
-	}
-	return nil
 }
 
 func parseCount(v string) (int64, error) {
