@@ -215,11 +215,16 @@ type htmlData struct {
 
 // HTML renders the self-contained report (inline CSS, no scripts, every value escaped).
 func HTML(fsys fs.FS, meta Meta) ([]byte, error) {
-	summary, err := results.SummarizeFS(fsys, results.Options{})
+	board, err := Leaderboard(fsys)
 	if err != nil {
 		return nil, err
 	}
-	board, err := Leaderboard(fsys)
+	return renderHTML(fsys, meta, board)
+}
+
+// renderHTML renders the report with a leaderboard already computed.
+func renderHTML(fsys fs.FS, meta Meta, board []OrgScore) ([]byte, error) {
+	summary, err := results.SummarizeFS(fsys, results.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +287,7 @@ func Generate(fsys fs.FS, meta Meta, write func(name string, data []byte) error)
 	if err != nil {
 		return nil, err
 	}
-	htmlData, err := HTML(fsys, meta)
+	htmlData, err := renderHTML(fsys, meta, board) // the leaderboard is read once for both files
 	if err != nil {
 		return nil, err
 	}

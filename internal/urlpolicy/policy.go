@@ -164,6 +164,14 @@ func (p *Policy) CheckIP(ip netip.Addr) (rule, detail string) {
 	return "", ""
 }
 
+// IPv6 ranges that carry an IPv4 address, parsed once.
+var (
+	nat64          = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local     = netip.MustParsePrefix("64:ff9b:1::/48")
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+	sixToFour      = netip.MustParsePrefix("2002::/16")
+)
+
 // embeddedIPv4 finds an IPv4 address carried in NAT64 (64:ff9b::/96),
 // IPv4-compatible (::/96) and 6to4 (2002::/16) IPv6 addresses.
 func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
@@ -172,11 +180,11 @@ func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
 	}
 	b := ip.As16()
 	switch {
-	case netip.MustParsePrefix("64:ff9b::/96").Contains(ip), netip.MustParsePrefix("64:ff9b:1::/48").Contains(ip):
+	case nat64.Contains(ip), nat64Local.Contains(ip):
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
-	case netip.MustParsePrefix("::/96").Contains(ip) && !ip.IsUnspecified() && ip != netip.IPv6Loopback():
+	case ipv4Compatible.Contains(ip) && !ip.IsUnspecified() && ip != netip.IPv6Loopback():
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
-	case netip.MustParsePrefix("2002::/16").Contains(ip):
+	case sixToFour.Contains(ip):
 		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
 	}
 	return netip.Addr{}, false
