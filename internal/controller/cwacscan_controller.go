@@ -99,12 +99,16 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		r.setPhase(scan, cwacv1alpha1.PhasePending, ReasonPending, "scan accepted")
 	}
 
-	cm, err := r.renderConfig(scan)
-	if err != nil || cm == nil {
-		return ctrl.Result{}, err
-	}
-	if !r.admitURLs(ctx, scan) {
-		return ctrl.Result{}, nil
+	// The ConfigMap and the policy check matter only until the Job exists:
+	// not on every pod update of a running scan.
+	var cm *corev1.ConfigMap
+	if scan.Status.JobName == "" {
+		if cm, err = r.renderConfig(scan); err != nil || cm == nil {
+			return ctrl.Result{}, err
+		}
+		if !r.admitURLs(ctx, scan) {
+			return ctrl.Result{}, nil
+		}
 	}
 	job, requeue, err := r.ensureJob(ctx, scan, cm)
 	if err != nil || job == nil {
@@ -136,7 +140,7 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 // (naming the URL and the rule) or Failed=True/TooManyURLs. Spec is
 // immutable, so the verdict is recorded once and not re-checked.
 func (r *CwacScanReconciler) admitURLs(ctx context.Context, scan *cwacv1alpha1.CwacScan) bool {
-	if scan.Status.JobName != "" || meta.IsStatusConditionTrue(scan.Status.Conditions, ConditionAdmitted) {
+	if meta.IsStatusConditionTrue(scan.Status.Conditions, ConditionAdmitted) {
 		return true
 	}
 	sites, err := scanjob.Sites(scan)
@@ -163,8 +167,9 @@ func (r *CwacScanReconciler) admitURLs(ctx context.Context, scan *cwacv1alpha1.C
 	return true
 }
 
-// ensureJob finds the scan's Job, or starts one when the concurrency cap
-// allows (Started=True/JobCreated), or queues the scan (Started=False/Queued).
+// ensureJob finds the scan's Job, or starts one from cm (nil only once the
+// scan has recorded its Job) when the concurrency cap allows
+// (Started=True/JobCreated), or queues the scan (Started=False/Queued).
 // A Job that vanished before the scan finished fails it (Failed=True/JobDeleted).
 func (r *CwacScanReconciler) ensureJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, cm *corev1.ConfigMap) (*batchv1.Job, ctrl.Result, error) {
 	name := scanjob.JobName(scan)
