@@ -670,7 +670,8 @@ type SummaryOutput struct {
 func (s *Server) getSummary(ctx context.Context, call *callInfo, in SummaryInput) (SummaryOutput, error) {
 	dir, status, scan, err := s.resultsFor(ctx, call, in.ScanID)
 	if err != nil {
-		if scan != nil && scan.Status.Summary != nil && !errors.Is(err, errStillRunning) && scan.Status.Phase.Finished() {
+		// A finished scan whose files are gone still has its recorded summary.
+		if scan != nil && scan.Status.Summary != nil && scan.Status.Phase.Finished() {
 			return fromStatusSummary(scan), nil
 		}
 		return SummaryOutput{}, err
