@@ -208,13 +208,33 @@ type ScanSummary struct {
 	DurationSeconds int64 `json:"durationSeconds,omitempty"`
 }
 
+// ScanFailure says why a scan failed, in fields a program can read without
+// parsing prose.
+type ScanFailure struct {
+	// reason is the Failed condition's reason, e.g. CWACExitedNonZero.
+	Reason string `json:"reason"`
+	// exitCode is the exit code of the scan container (CWAC's own, or the
+	// runner's when it could not start CWAC), when the container ran.
+	// +optional
+	ExitCode *int32 `json:"exitCode,omitempty"`
+	// cause is the one line that names what went wrong, e.g. the last
+	// exception line of CWAC's traceback.
+	// +optional
+	Cause string `json:"cause,omitempty"`
+	// logTail is the end of CWAC's error output (its traceback, when it
+	// crashed), at most 2 KiB.
+	// +optional
+	LogTail string `json:"logTail,omitempty"`
+}
+
 // CwacScanStatus is the observed state of a scan; everything the operator
 // knows about it lives here, so a restart loses nothing.
 type CwacScanStatus struct {
 	// phase is Pending, Queued, Running, Complete or Failed.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
-	// conditions: Started, Degraded, Complete, Failed, AllSitesScanned.
+	// conditions: Admitted, Started, Degraded, Complete, Failed,
+	// AllSitesScanned (see the Condition* and Reason* constants).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -234,10 +254,14 @@ type CwacScanStatus struct {
 	// exitCode is CWAC's exit code.
 	// +optional
 	ExitCode *int32 `json:"exitCode,omitempty"`
-	// message says, for people, what happened last (for a failure: why, with
-	// CWAC's stderr tail when it crashed).
+	// message says, for people, what happened last (for a failure: why, in
+	// one line; the details are in failure).
 	// +optional
 	Message string `json:"message,omitempty"`
+	// failure says why a Failed scan failed: its reason, exit code, the line
+	// naming the cause, and CWAC's error output.
+	// +optional
+	Failure *ScanFailure `json:"failure,omitempty"`
 	// resultsPath is the scan's results directory relative to the results
 	// volume's root: <namespace>/<name>-<uid prefix>/<CWAC's results dir>.
 	// +optional

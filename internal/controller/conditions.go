@@ -1,89 +1,13 @@
 package controller
 
-// Condition types on a CwacScan.
-const (
-	// ConditionStarted is True once the scan's Job exists (reason JobCreated),
-	// False while it waits under the concurrency cap (reason Queued).
-	ConditionStarted = "Started"
-	// ConditionDegraded is True while the scan pod cannot start for a reason
-	// that may need someone's help (ImagePullBackOff, CreateContainerConfigError…).
-	ConditionDegraded = "Degraded"
-	// ConditionComplete is True when the scan ended with results (reason Succeeded).
-	ConditionComplete = "Complete"
-	// ConditionFailed is True when the scan ended without usable results; its
-	// reason says why.
-	ConditionFailed = "Failed"
-	// ConditionAdmitted is True (reason URLsAllowed) once every URL passed the
-	// scan-target policy; a refused URL fails the scan (Failed=True/PolicyDenied).
-	ConditionAdmitted = "Admitted"
-	// ConditionAllSitesScanned is False (reason SomeSitesUnscanned) when some
-	// base URLs yielded no page, True when every one did.
-	ConditionAllSitesScanned = "AllSitesScanned"
-)
-
-// Reasons, used on conditions and as Event reasons.
-const (
-	// ReasonPending: the scan was accepted.
-	ReasonPending = "Pending"
-	// ReasonQueued: waiting for a free slot under the concurrency cap.
-	ReasonQueued = "Queued"
-	// ReasonJobCreated: the scan's ConfigMap and Job were created.
-	ReasonJobCreated = "JobCreated"
-	// ReasonRunning: the scan pod is running CWAC.
-	ReasonRunning = "Running"
-	// ReasonSucceeded: CWAC finished and scanned pages.
-	ReasonSucceeded = "Succeeded"
-	// ReasonAllSitesScanned: every base URL yielded at least one page.
-	ReasonAllSitesScanned = "AllSitesScanned"
-	// ReasonSomeSitesUnscanned: some base URLs yielded no page.
-	ReasonSomeSitesUnscanned = "SomeSitesUnscanned"
-	// ReasonPodHealthy: the scan pod shows no waiting problem.
-	ReasonPodHealthy = "PodHealthy"
-
-	// ReasonURLsAllowed: every URL passed the scan-target policy.
-	ReasonURLsAllowed = "URLsAllowed"
-	// ReasonPolicyDenied: a URL targets what the scan-target policy refuses
-	// (the message names the URL and the rule); nothing runs.
-	ReasonPolicyDenied = "PolicyDenied"
-	// ReasonTooManyURLs: the scan has more base URLs than the operator allows.
-	ReasonTooManyURLs = "TooManyURLs"
-	// ReasonInvalidSpec: the spec cannot be turned into a CWAC run (user error, not retried).
-	ReasonInvalidSpec = "InvalidSpec"
-	// ReasonDeadlineExceeded: the scan ran past spec.timeout.
-	ReasonDeadlineExceeded = "DeadlineExceeded"
-	// ReasonCWACExitedNonZero: CWAC exited with a non-zero code.
-	ReasonCWACExitedNonZero = "CWACExitedNonZero"
-	// ReasonNoPagesScanned: CWAC exited 0 but scanned no page.
-	ReasonNoPagesScanned = "NoPagesScanned"
-	// ReasonOOMKilled: the CWAC container ran out of memory.
-	ReasonOOMKilled = "OOMKilled"
-	// ReasonRunnerError: the runner could not prepare or start CWAC.
-	ReasonRunnerError = "RunnerError"
-	// ReasonImagePullBackOff: the CWAC or runner image cannot be pulled.
-	ReasonImagePullBackOff = "ImagePullBackOff"
-	// ReasonErrImagePull: the first pull of an image failed.
-	ReasonErrImagePull = "ErrImagePull"
-	// ReasonInvalidImageName: the image reference is malformed.
-	ReasonInvalidImageName = "InvalidImageName"
-	// ReasonCreateContainerConfigError: the pod's config cannot be applied.
-	ReasonCreateContainerConfigError = "CreateContainerConfigError"
-	// ReasonUnschedulable: no node can take the scan pod (for example, the
-	// results PersistentVolumeClaim does not exist, or resources are short).
-	ReasonUnschedulable = "Unschedulable"
-	// ReasonJobDeleted: someone deleted the scan's Job before it finished.
-	ReasonJobDeleted = "JobDeleted"
-	// ReasonJobFailed: the Job failed for a reason not covered above.
-	ReasonJobFailed = "JobFailed"
-	// ReasonJobConflict: a Job with the scan's name exists but belongs to something else.
-	ReasonJobConflict = "JobConflict"
-)
+import cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 
 // waitingReasons are pod waiting reasons that mean "stuck, needs attention".
 var waitingReasons = map[string]bool{
-	ReasonImagePullBackOff:           true,
-	ReasonErrImagePull:               true,
-	ReasonInvalidImageName:           true,
-	ReasonCreateContainerConfigError: true,
-	"CreateContainerError":           true,
-	"RunContainerError":              true,
+	cwacv1alpha1.ReasonImagePullBackOff:           true,
+	cwacv1alpha1.ReasonErrImagePull:               true,
+	cwacv1alpha1.ReasonInvalidImageName:           true,
+	cwacv1alpha1.ReasonCreateContainerConfigError: true,
+	"CreateContainerError":                        true,
+	"RunContainerError":                           true,
 }

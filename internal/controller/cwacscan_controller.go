@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,8 +31,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/podreport"
-	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -96,7 +98,7 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	}()
 	scan.Status.ObservedGeneration = scan.Generation
 	if scan.Status.Phase == "" {
-		r.setPhase(scan, cwacv1alpha1.PhasePending, ReasonPending, "scan accepted")
+		r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonPending, "scan accepted")
 	}
 
 	// The ConfigMap and the policy check matter only until the Job exists:
@@ -123,7 +125,7 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 	cm, err := scanjob.ConfigMap(scan)
 	var invalid *scanjob.InvalidSpecError
 	if errors.As(err, &invalid) {
-		r.fail(scan, ReasonInvalidSpec, invalid.Error())
+		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, invalid.Error())
 		return nil, nil
 	}
 	if err != nil {
@@ -140,16 +142,16 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 // (naming the URL and the rule) or Failed=True/TooManyURLs. Spec is
 // immutable, so the verdict is recorded once and not re-checked.
 func (r *CwacScanReconciler) admitURLs(ctx context.Context, scan *cwacv1alpha1.CwacScan) bool {
-	if meta.IsStatusConditionTrue(scan.Status.Conditions, ConditionAdmitted) {
+	if meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted) {
 		return true
 	}
 	sites, err := scanjob.Sites(scan)
 	if err != nil {
-		r.fail(scan, ReasonInvalidSpec, err.Error())
+		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, err.Error())
 		return false
 	}
 	if r.MaxURLsPerScan > 0 && len(sites) > r.MaxURLsPerScan {
-		r.fail(scan, ReasonTooManyURLs, fmt.Sprintf("the scan has %d base URLs; this operator allows at most %d per scan: split it", len(sites), r.MaxURLsPerScan))
+		r.fail(scan, cwacv1alpha1.ReasonTooManyURLs, fmt.Sprintf("the scan has %d base URLs; this operator allows at most %d per scan: split it", len(sites), r.MaxURLsPerScan))
 		return false
 	}
 	if r.Policy != nil {
@@ -158,12 +160,12 @@ func (r *CwacScanReconciler) admitURLs(ctx context.Context, scan *cwacv1alpha1.C
 			urls[i] = s.URL
 		}
 		if d := r.Policy.CheckAll(ctx, urls); d != nil {
-			r.setCondition(scan, ConditionAdmitted, metav1.ConditionFalse, ReasonPolicyDenied, d.Error())
-			r.fail(scan, ReasonPolicyDenied, d.Error())
+			r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonPolicyDenied, d.Error())
+			r.fail(scan, cwacv1alpha1.ReasonPolicyDenied, d.Error())
 			return false
 		}
 	}
-	r.setCondition(scan, ConditionAdmitted, metav1.ConditionTrue, ReasonURLsAllowed, fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites)))
+	r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionTrue, cwacv1alpha1.ReasonURLsAllowed, fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites)))
 	return true
 }
 
@@ -183,7 +185,7 @@ func (r *CwacScanReconciler) ensureJob(ctx context.Context, scan *cwacv1alpha1.C
 	switch {
 	case err == nil:
 		if !metav1.IsControlledBy(job, scan) {
-			r.fail(scan, ReasonJobConflict, fmt.Sprintf("Job %s exists and does not belong to this scan", name))
+			r.fail(scan, cwacv1alpha1.ReasonJobConflict, fmt.Sprintf("Job %s exists and does not belong to this scan", name))
 			return nil, ctrl.Result{}, nil
 		}
 		if scan.Status.JobName == "" { // created before a restart lost the status patch
@@ -195,7 +197,7 @@ func (r *CwacScanReconciler) ensureJob(ctx context.Context, scan *cwacv1alpha1.C
 	}
 
 	if scan.Status.JobName != "" {
-		r.fail(scan, ReasonJobDeleted, fmt.Sprintf("Job %s was deleted before the scan finished", scan.Status.JobName))
+		r.fail(scan, cwacv1alpha1.ReasonJobDeleted, fmt.Sprintf("Job %s was deleted before the scan finished", scan.Status.JobName))
 		return nil, ctrl.Result{}, nil
 	}
 
@@ -206,10 +208,10 @@ func (r *CwacScanReconciler) ensureJob(ctx context.Context, scan *cwacv1alpha1.C
 	if r.MaxConcurrentScans > 0 && running+position >= r.MaxConcurrentScans {
 		msg := fmt.Sprintf("waiting for a free slot: %d of %d scans running, %d queued ahead", running, r.MaxConcurrentScans, position)
 		if scan.Status.Phase != cwacv1alpha1.PhaseQueued {
-			r.setPhase(scan, cwacv1alpha1.PhaseQueued, ReasonQueued, msg)
+			r.setPhase(scan, cwacv1alpha1.PhaseQueued, cwacv1alpha1.ReasonQueued, msg)
 		}
 		scan.Status.Message = msg
-		r.setCondition(scan, ConditionStarted, metav1.ConditionFalse, ReasonQueued, msg)
+		r.setCondition(scan, cwacv1alpha1.ConditionStarted, metav1.ConditionFalse, cwacv1alpha1.ReasonQueued, msg)
 		return nil, ctrl.Result{RequeueAfter: QueueRecheckInterval}, nil
 	}
 
@@ -225,7 +227,7 @@ func (r *CwacScanReconciler) ensureJob(ctx context.Context, scan *cwacv1alpha1.C
 			return nil, ctrl.Result{Requeue: true}, nil // adopt it on the next pass
 		}
 		if apierrors.IsInvalid(err) {
-			r.fail(scan, ReasonInvalidSpec, fmt.Sprintf("the scan's Job was refused: %v", err))
+			r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, fmt.Sprintf("the scan's Job was refused: %v", err))
 			return nil, ctrl.Result{}, nil
 		}
 		return nil, ctrl.Result{}, fmt.Errorf("creating Job: %w", err)
@@ -245,12 +247,12 @@ func (r *CwacScanReconciler) markStarted(scan *cwacv1alpha1.CwacScan, job *batch
 	}
 	scan.Status.ResultsPath = scanjob.ScanDir(scan)
 	msg := fmt.Sprintf("created Job %s", job.Name)
-	r.setCondition(scan, ConditionStarted, metav1.ConditionTrue, ReasonJobCreated, msg)
+	r.setCondition(scan, cwacv1alpha1.ConditionStarted, metav1.ConditionTrue, cwacv1alpha1.ReasonJobCreated, msg)
 	if scan.Status.Phase == cwacv1alpha1.PhasePending {
 		scan.Status.Message = msg
-		r.event(scan, corev1.EventTypeNormal, ReasonJobCreated, msg)
+		r.event(scan, corev1.EventTypeNormal, cwacv1alpha1.ReasonJobCreated, msg)
 	} else {
-		r.setPhase(scan, cwacv1alpha1.PhasePending, ReasonJobCreated, msg)
+		r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonJobCreated, msg)
 	}
 }
 
@@ -321,19 +323,19 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 		return ctrl.Result{}, nil
 	}
 	if reason, msg := stuckReason(pod); reason != "" {
-		if prev := meta.FindStatusCondition(scan.Status.Conditions, ConditionDegraded); prev == nil || prev.Status != metav1.ConditionTrue || prev.Reason != reason {
+		if prev := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded); prev == nil || prev.Status != metav1.ConditionTrue || prev.Reason != reason {
 			r.event(scan, corev1.EventTypeWarning, reason, msg)
 		}
-		r.setCondition(scan, ConditionDegraded, metav1.ConditionTrue, reason, msg)
+		r.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionTrue, reason, msg)
 		scan.Status.Message = msg
 		return ctrl.Result{}, nil
 	}
-	if meta.IsStatusConditionTrue(scan.Status.Conditions, ConditionDegraded) {
-		r.setCondition(scan, ConditionDegraded, metav1.ConditionFalse, ReasonPodHealthy, "the scan pod is no longer waiting")
+	if meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded) {
+		r.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionFalse, cwacv1alpha1.ReasonPodHealthy, "the scan pod is no longer waiting")
 	}
 	if c := containerStatus(pod, scanjob.ContainerName); c != nil && c.State.Running != nil {
 		if scan.Status.Phase != cwacv1alpha1.PhaseRunning {
-			r.setPhase(scan, cwacv1alpha1.PhaseRunning, ReasonRunning, fmt.Sprintf("CWAC is running in pod %s", pod.Name))
+			r.setPhase(scan, cwacv1alpha1.PhaseRunning, cwacv1alpha1.ReasonRunning, fmt.Sprintf("CWAC is running in pod %s", pod.Name))
 		}
 	}
 	return ctrl.Result{}, nil
@@ -361,7 +363,7 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 			scan.Status.ResultsPath = scanjob.ScanDir(scan) + "/" + report.ResultsDir
 		}
 		if haveReport && report.Summary != nil {
-			scan.Status.Summary = toAPISummary(report.Summary)
+			scan.Status.Summary = scanstatus.ToAPI(report.Summary)
 		}
 	}
 
@@ -370,7 +372,7 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 		case !haveReport:
 			r.complete(scan, "CWAC finished, but its report could not be read (the scan pod is gone or wrote none)")
 		case report.Outcome == podreport.OutcomeNoPages:
-			r.fail(scan, ReasonNoPagesScanned, report.Message)
+			r.fail(scan, cwacv1alpha1.ReasonNoPagesScanned, report.Message)
 		default:
 			r.complete(scan, report.Message)
 		}
@@ -381,50 +383,66 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 	switch {
 	case cond.Reason == batchv1.JobReasonDeadlineExceeded:
 		msg := fmt.Sprintf("the scan ran past its %s timeout and was stopped", scanjob.Timeout(scan))
-		if c := meta.FindStatusCondition(scan.Status.Conditions, ConditionDegraded); c != nil && c.Status == metav1.ConditionTrue {
+		if c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded); c != nil && c.Status == metav1.ConditionTrue {
 			msg += "; its pod never started: " + c.Message
 		}
-		r.fail(scan, ReasonDeadlineExceeded, msg)
-	case term != nil && term.Reason == ReasonOOMKilled:
-		r.fail(scan, ReasonOOMKilled, fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", memoryLimit(pod)))
+		r.fail(scan, cwacv1alpha1.ReasonDeadlineExceeded, msg)
+	case term != nil && term.Reason == cwacv1alpha1.ReasonOOMKilled:
+		r.fail(scan, cwacv1alpha1.ReasonOOMKilled, fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", memoryLimit(pod)))
 	case haveReport && report.Outcome == podreport.OutcomeRunnerError:
-		r.fail(scan, ReasonRunnerError, report.Message)
+		r.fail(scan, cwacv1alpha1.ReasonRunnerError, report.Message)
 	case haveReport:
-		r.fail(scan, ReasonCWACExitedNonZero, withTail(report.Message, report.StderrTail))
-	case term != nil:
-		r.fail(scan, ReasonCWACExitedNonZero, withTail(fmt.Sprintf("CWAC exited with code %d", term.ExitCode), term.Message))
-	case meta.IsStatusConditionTrue(scan.Status.Conditions, ConditionDegraded):
-		c := meta.FindStatusCondition(scan.Status.Conditions, ConditionDegraded)
+		r.failCWAC(scan, report.ExitCode, report.StderrTail)
+	case term != nil: // no report: the kubelet put the log's tail in its place
+		r.failCWAC(scan, int(term.ExitCode), term.Message)
+	case meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded):
+		c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded)
 		r.fail(scan, c.Reason, "the scan pod never started: "+c.Message)
 	default:
-		r.fail(scan, ReasonJobFailed, fmt.Sprintf("Job %s failed: %s: %s", job.Name, cond.Reason, cond.Message))
+		r.fail(scan, cwacv1alpha1.ReasonJobFailed, fmt.Sprintf("Job %s failed: %s: %s", job.Name, cond.Reason, cond.Message))
 	}
 }
 
 func (r *CwacScanReconciler) complete(scan *cwacv1alpha1.CwacScan, msg string) {
 	if s := scan.Status.Summary; s != nil {
 		if len(s.UnscannedBaseURLs) > 0 {
-			r.setCondition(scan, ConditionAllSitesScanned, metav1.ConditionFalse, ReasonSomeSitesUnscanned,
+			r.setCondition(scan, cwacv1alpha1.ConditionAllSitesScanned, metav1.ConditionFalse, cwacv1alpha1.ReasonSomeSitesUnscanned,
 				"base URLs that yielded no page: "+strings.Join(s.UnscannedBaseURLs, ", "))
 		} else {
-			r.setCondition(scan, ConditionAllSitesScanned, metav1.ConditionTrue, ReasonAllSitesScanned, "every base URL yielded pages")
+			r.setCondition(scan, cwacv1alpha1.ConditionAllSitesScanned, metav1.ConditionTrue, cwacv1alpha1.ReasonAllSitesScanned, "every base URL yielded pages")
 		}
 	}
-	r.setCondition(scan, ConditionComplete, metav1.ConditionTrue, ReasonSucceeded, msg)
-	r.end(scan, cwacv1alpha1.PhaseComplete, ReasonSucceeded, msg)
+	r.setCondition(scan, cwacv1alpha1.ConditionComplete, metav1.ConditionTrue, cwacv1alpha1.ReasonSucceeded, msg)
+	r.end(scan, cwacv1alpha1.PhaseComplete, cwacv1alpha1.ReasonSucceeded, msg)
 }
 
-// fail ends the scan as Failed with a reason (Failed=True/<reason>).
+// fail ends the scan as Failed with a reason (Failed=True/<reason>) and
+// records the reason and exit code in status.failure.
 func (r *CwacScanReconciler) fail(scan *cwacv1alpha1.CwacScan, reason, msg string) {
-	r.setCondition(scan, ConditionFailed, metav1.ConditionTrue, reason, msg)
+	scan.Status.Failure = &cwacv1alpha1.ScanFailure{Reason: reason, ExitCode: scan.Status.ExitCode}
+	r.setCondition(scan, cwacv1alpha1.ConditionFailed, metav1.ConditionTrue, reason, msg)
 	r.end(scan, cwacv1alpha1.PhaseFailed, reason, msg)
+}
+
+// failCWAC ends a scan whose CWAC exited non-zero
+// (Failed=True/CWACExitedNonZero): the message names the cause picked from
+// CWAC's error output, and status.failure keeps the output's tail.
+func (r *CwacScanReconciler) failCWAC(scan *cwacv1alpha1.CwacScan, exitCode int, stderrTail string) {
+	cause := cwac.FailureCause(stderrTail)
+	msg := fmt.Sprintf("CWAC exited with code %d", exitCode)
+	if cause != "" {
+		msg += ": " + cause
+	}
+	r.fail(scan, cwacv1alpha1.ReasonCWACExitedNonZero, msg)
+	scan.Status.Failure.Cause = truncate(cause, 1024)
+	scan.Status.Failure.LogTail = truncateStart(strings.TrimSpace(stderrTail), 2048)
 }
 
 func (r *CwacScanReconciler) end(scan *cwacv1alpha1.CwacScan, phase cwacv1alpha1.Phase, reason, msg string) {
 	now := metav1.NewTime(r.now())
 	scan.Status.CompletionTime = &now
-	if meta.IsStatusConditionTrue(scan.Status.Conditions, ConditionDegraded) && phase == cwacv1alpha1.PhaseComplete {
-		r.setCondition(scan, ConditionDegraded, metav1.ConditionFalse, ReasonPodHealthy, "the scan finished")
+	if meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded) && phase == cwacv1alpha1.PhaseComplete {
+		r.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionFalse, cwacv1alpha1.ReasonPodHealthy, "the scan finished")
 	}
 	r.setPhase(scan, phase, reason, msg)
 }
@@ -500,7 +518,7 @@ func jobFinished(job *batchv1.Job) (batchv1.JobCondition, bool) {
 func stuckReason(pod *corev1.Pod) (string, string) {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return ReasonUnschedulable, fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, truncate(c.Message, 512))
+			return cwacv1alpha1.ReasonUnschedulable, fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, truncate(c.Message, 512))
 		}
 	}
 	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
@@ -537,43 +555,34 @@ func memoryLimit(pod *corev1.Pod) string {
 	return "unknown"
 }
 
-func withTail(msg, tail string) string {
-	tail = strings.TrimSpace(tail)
-	if tail == "" {
-		return msg
-	}
-	return msg + "\nstderr tail:\n" + truncateStart(tail, 2048)
-}
+// ellipsis marks text that was cut.
+const ellipsis = "…"
 
+// truncate cuts s to at most n bytes, the ellipsis included, on a UTF-8
+// boundary: the API server counts an Event's or condition's limit in bytes.
+// n is at least the ellipsis' length (3 bytes).
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	cut := max(n-len(ellipsis), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
 }
 
+// truncateStart keeps the last bytes of s, at most n with the ellipsis, on a
+// UTF-8 boundary.
 func truncateStart(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return "…" + strings.ToValidUTF8(s[len(s)-n:], "")
-}
-
-func toAPISummary(s *results.Summary) *cwacv1alpha1.ScanSummary {
-	out := &cwacv1alpha1.ScanSummary{
-		TotalIssues:       s.TotalIssues,
-		IssuesByAuditType: s.IssuesByAuditType,
-		IssuesByImpact:    s.IssuesByImpact,
-		Informational:     s.Informational,
-		UrlsScanned:       int32(s.URLsScanned),
-		PagesScanned:      int32(s.PagesScanned),
-		UnscannedBaseURLs: s.UnscannedBaseURLs,
-		DurationSeconds:   int64(s.DurationSeconds + 0.5),
+	from := len(s) - max(n-len(ellipsis), 0)
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
 	}
-	for _, v := range s.TopViolations {
-		out.TopViolations = append(out.TopViolations, cwacv1alpha1.Violation{ID: v.ID, AuditType: v.AuditType, Impact: v.Impact, Description: v.Description, Count: v.Count})
-	}
-	return out
+	return ellipsis + s[from:]
 }
 
 // SetupWithManager watches CwacScans, their Jobs and pods, and wakes queued

@@ -41,7 +41,7 @@ func TestScanEndings(t *testing.T) {
 			pod:         terminatedStatus(143, "Error", report(podreport.Message{Outcome: podreport.OutcomeTerminated, ExitCode: 143})),
 			jobReason:   batchv1.JobReasonDeadlineExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
-			wantReason:  ReasonDeadlineExceeded,
+			wantReason:  cwacv1alpha1.ReasonDeadlineExceeded,
 			wantMessage: []string{"ran past its 1h0m0s timeout"},
 		},
 		{
@@ -49,7 +49,7 @@ func TestScanEndings(t *testing.T) {
 			pod:         terminatedStatus(1, "Error", report(podreport.Message{Outcome: podreport.OutcomeCWACFailed, ExitCode: 1, Message: "CWAC exited with code 1: ValueError: …", StderrTail: tracebackTail})),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
-			wantReason:  ReasonCWACExitedNonZero,
+			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
 			wantMessage: []string{"CWAC exited with code 1", "ValueError: config_filename must be alphanumeric"},
 			wantExit:    ptrTo[int32](1),
 		},
@@ -58,7 +58,7 @@ func TestScanEndings(t *testing.T) {
 			pod:         terminatedStatus(1, "Error", tracebackTail),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
-			wantReason:  ReasonCWACExitedNonZero,
+			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
 			wantMessage: []string{"CWAC exited with code 1", "Traceback (most recent call last)"},
 			wantExit:    ptrTo[int32](1),
 		},
@@ -67,7 +67,7 @@ func TestScanEndings(t *testing.T) {
 			pod:         terminatedStatus(137, "OOMKilled", ""),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
-			wantReason:  ReasonOOMKilled,
+			wantReason:  cwacv1alpha1.ReasonOOMKilled,
 			wantMessage: []string{"ran out of memory (limit 1Gi)"},
 			wantExit:    ptrTo[int32](137),
 		},
@@ -76,7 +76,7 @@ func TestScanEndings(t *testing.T) {
 			pod:         terminatedStatus(2, "Error", report(podreport.Message{Outcome: podreport.OutcomeRunnerError, ExitCode: 2, Message: "runner: reading CWAC's default config: open /cwac/config/config_default.json: no such file or directory"})),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
-			wantReason:  ReasonRunnerError,
+			wantReason:  cwacv1alpha1.ReasonRunnerError,
 			wantMessage: []string{"config_default.json"},
 		},
 		{
@@ -84,7 +84,7 @@ func TestScanEndings(t *testing.T) {
 			pod:         terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomeNoPages, Message: "no pages were scanned; base URLs that yielded no page: https://down.example/", Summary: noPages})),
 			jobOK:       true,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
-			wantReason:  ReasonNoPagesScanned,
+			wantReason:  cwacv1alpha1.ReasonNoPagesScanned,
 			wantMessage: []string{"https://down.example/"},
 			wantExit:    ptrTo[int32](0),
 		},
@@ -93,11 +93,11 @@ func TestScanEndings(t *testing.T) {
 			pod:         terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomePartial, ResultsDir: "2026-11-22_00-00-00_x", Message: "scanned 4 pages; base URLs that yielded no page: https://down.example/", Summary: partial})),
 			jobOK:       true,
 			wantPhase:   cwacv1alpha1.PhaseComplete,
-			wantReason:  ReasonSucceeded,
+			wantReason:  cwacv1alpha1.ReasonSucceeded,
 			wantMessage: []string{"https://down.example/"},
 			check: func(t *testing.T, s *cwacv1alpha1.CwacScan) {
-				c := meta.FindStatusCondition(s.Status.Conditions, ConditionAllSitesScanned)
-				if c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonSomeSitesUnscanned || !strings.Contains(c.Message, "https://down.example/") {
+				c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAllSitesScanned)
+				if c == nil || c.Status != metav1.ConditionFalse || c.Reason != cwacv1alpha1.ReasonSomeSitesUnscanned || !strings.Contains(c.Message, "https://down.example/") {
 					t.Errorf("AllSitesScanned = %+v", c)
 				}
 			},
@@ -111,9 +111,9 @@ func TestScanEndings(t *testing.T) {
 			startPod(t, job, tt.pod)
 			finishJob(t, job, tt.jobOK, tt.jobReason, "Job ended")
 			s := waitPhase(t, ns, name, tt.wantPhase)
-			condType := ConditionFailed
+			condType := cwacv1alpha1.ConditionFailed
 			if tt.wantPhase == cwacv1alpha1.PhaseComplete {
-				condType = ConditionComplete
+				condType = cwacv1alpha1.ConditionComplete
 			}
 			c := meta.FindStatusCondition(s.Status.Conditions, condType)
 			if c == nil || c.Status != metav1.ConditionTrue || c.Reason != tt.wantReason {
@@ -159,8 +159,8 @@ func TestImagePullBackOff(t *testing.T) {
 	startPod(t, job, waitingStatus("ImagePullBackOff", `Back-off pulling image "registry.invalid/cwac:missing"`))
 	waitFor(t, "Degraded=True/ImagePullBackOff", func() (bool, error) {
 		s := getScan(t, ns, "pull")
-		c := meta.FindStatusCondition(s.Status.Conditions, ConditionDegraded)
-		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == ReasonImagePullBackOff && s.Status.Phase == cwacv1alpha1.PhasePending, nil
+		c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionDegraded)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == cwacv1alpha1.ReasonImagePullBackOff && s.Status.Phase == cwacv1alpha1.PhasePending, nil
 	})
 	s := getScan(t, ns, "pull")
 	if !strings.Contains(s.Status.Message, "registry.invalid/cwac:missing") {
@@ -170,7 +170,7 @@ func TestImagePullBackOff(t *testing.T) {
 	finishJob(t, job, false, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
 	s = waitPhase(t, ns, "pull", cwacv1alpha1.PhaseFailed)
 	// The deadline is what stopped it; the message says the pod never started and why.
-	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonDeadlineExceeded || !strings.Contains(c.Message, "never started") || !strings.Contains(c.Message, "registry.invalid/cwac:missing") {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonDeadlineExceeded || !strings.Contains(c.Message, "never started") || !strings.Contains(c.Message, "registry.invalid/cwac:missing") {
 		t.Errorf("Failed condition = %+v", c)
 	}
 }
@@ -184,11 +184,11 @@ func TestImagePullFailureReason(t *testing.T) {
 	job := waitJob(t, ns, "pull2")
 	startPod(t, job, waitingStatus("ErrImagePull", "pull access denied"))
 	waitFor(t, "Degraded", func() (bool, error) {
-		return meta.IsStatusConditionTrue(getScan(t, ns, "pull2").Status.Conditions, ConditionDegraded), nil
+		return meta.IsStatusConditionTrue(getScan(t, ns, "pull2").Status.Conditions, cwacv1alpha1.ConditionDegraded), nil
 	})
 	finishJob(t, job, false, "PodFailurePolicy", "pod failed")
 	s := waitPhase(t, ns, "pull2", cwacv1alpha1.PhaseFailed)
-	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonErrImagePull || !strings.Contains(c.Message, "never started") {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonErrImagePull || !strings.Contains(c.Message, "never started") {
 		t.Errorf("Failed condition = %+v", c)
 	}
 }
@@ -204,7 +204,7 @@ func TestJobDeletedBySomeone(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := waitPhase(t, ns, "gone", cwacv1alpha1.PhaseFailed)
-	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonJobDeleted || !strings.Contains(c.Message, job.Name) {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonJobDeleted || !strings.Contains(c.Message, job.Name) {
 		t.Errorf("Failed condition = %+v", c)
 	}
 	// A finished scan is never run again: no new Job appears.
@@ -238,8 +238,8 @@ func TestInvalidSpecIsNotRetried(t *testing.T) {
 			name := "invalid-" + string(rune('a'+i))
 			createScan(t, ns, name, tt.spec)
 			s := waitPhase(t, ns, name, cwacv1alpha1.PhaseFailed)
-			c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed)
-			if c == nil || c.Reason != ReasonInvalidSpec || !strings.Contains(c.Message, tt.want) {
+			c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed)
+			if c == nil || c.Reason != cwacv1alpha1.ReasonInvalidSpec || !strings.Contains(c.Message, tt.want) {
 				t.Errorf("Failed condition = %+v, want InvalidSpec containing %q", c, tt.want)
 			}
 			if s.Status.JobName != "" {
@@ -283,7 +283,7 @@ func TestUnschedulable(t *testing.T) {
 	}}})
 	waitFor(t, "Degraded=True/Unschedulable", func() (bool, error) {
 		s := getScan(t, ns, "nowhere")
-		c := meta.FindStatusCondition(s.Status.Conditions, ConditionDegraded)
-		return c != nil && c.Reason == ReasonUnschedulable && strings.Contains(c.Message, `persistentvolumeclaim "cwac-results" not found`) && s.Status.Phase == cwacv1alpha1.PhasePending, nil
+		c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionDegraded)
+		return c != nil && c.Reason == cwacv1alpha1.ReasonUnschedulable && strings.Contains(c.Message, `persistentvolumeclaim "cwac-results" not found`) && s.Status.Phase == cwacv1alpha1.PhasePending, nil
 	})
 }

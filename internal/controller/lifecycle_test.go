@@ -41,7 +41,7 @@ func TestScanLifecycle(t *testing.T) {
 
 	job := waitJob(t, ns, scan.Name)
 	pending := waitPhase(t, ns, scan.Name, cwacv1alpha1.PhasePending)
-	if c := meta.FindStatusCondition(pending.Status.Conditions, ConditionStarted); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonJobCreated || c.ObservedGeneration != pending.Generation {
+	if c := meta.FindStatusCondition(pending.Status.Conditions, cwacv1alpha1.ConditionStarted); c == nil || c.Status != metav1.ConditionTrue || c.Reason != cwacv1alpha1.ReasonJobCreated || c.ObservedGeneration != pending.Generation {
 		t.Errorf("Started condition = %+v", c)
 	}
 	if pending.Status.ResultsPath != ns+"/nightly-"+strings.ReplaceAll(string(scan.UID), "-", "")[:8] || pending.Status.StartTime == nil {
@@ -114,10 +114,10 @@ func TestScanLifecycle(t *testing.T) {
 	if s == nil || s.PagesScanned != 4 || s.TotalIssues != 17 || s.IssuesByImpact["critical"] != 6 || s.IssuesByAuditType["axe_core_audit"] != 12 || len(s.TopViolations) != 7 || s.DurationSeconds != 32 {
 		t.Errorf("summary = %+v", s)
 	}
-	if c := meta.FindStatusCondition(done.Status.Conditions, ConditionComplete); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonSucceeded {
+	if c := meta.FindStatusCondition(done.Status.Conditions, cwacv1alpha1.ConditionComplete); c == nil || c.Status != metav1.ConditionTrue || c.Reason != cwacv1alpha1.ReasonSucceeded {
 		t.Errorf("Complete condition = %+v", c)
 	}
-	if c := meta.FindStatusCondition(done.Status.Conditions, ConditionAllSitesScanned); c == nil || c.Status != metav1.ConditionTrue {
+	if c := meta.FindStatusCondition(done.Status.Conditions, cwacv1alpha1.ConditionAllSitesScanned); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("AllSitesScanned condition = %+v", c)
 	}
 	if done.Status.ObservedGeneration != done.Generation {

@@ -35,11 +35,11 @@ func TestPolicyDeniedScansRunNothing(t *testing.T) {
 			name := "denied-" + string(rune('a'+i))
 			createScan(t, ns, name, cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/", tt.url}})
 			s := waitPhase(t, ns, name, cwacv1alpha1.PhaseFailed)
-			c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed)
-			if c == nil || c.Reason != ReasonPolicyDenied || !strings.Contains(c.Message, tt.url) || !strings.Contains(c.Message, "("+tt.rule+")") {
+			c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed)
+			if c == nil || c.Reason != cwacv1alpha1.ReasonPolicyDenied || !strings.Contains(c.Message, tt.url) || !strings.Contains(c.Message, "("+tt.rule+")") {
 				t.Errorf("Failed condition = %+v, want PolicyDenied naming %s and %s", c, tt.url, tt.rule)
 			}
-			if a := meta.FindStatusCondition(s.Status.Conditions, ConditionAdmitted); a == nil || a.Status != metav1.ConditionFalse {
+			if a := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted); a == nil || a.Status != metav1.ConditionFalse {
 				t.Errorf("Admitted condition = %+v", a)
 			}
 			waitEvents(t, s, "Warning/PolicyDenied")
@@ -61,12 +61,12 @@ func TestAdmittedAndOptIn(t *testing.T) {
 	createScan(t, ns, "loopback-opt-in", cwacv1alpha1.CwacScanSpec{URLs: []string{"http://127.0.0.1:8765/"}})
 	waitJob(t, ns, "loopback-opt-in")
 	s := getScan(t, ns, "loopback-opt-in")
-	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionAdmitted); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonURLsAllowed {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted); c == nil || c.Status != metav1.ConditionTrue || c.Reason != cwacv1alpha1.ReasonURLsAllowed {
 		t.Errorf("Admitted condition = %+v", c)
 	}
 	createScan(t, ns, "too-many", cwacv1alpha1.CwacScanSpec{URLs: []string{"http://127.0.0.1:1/", "http://127.0.0.1:2/", "http://127.0.0.1:3/"}})
 	s = waitPhase(t, ns, "too-many", cwacv1alpha1.PhaseFailed)
-	if c := meta.FindStatusCondition(s.Status.Conditions, ConditionFailed); c == nil || c.Reason != ReasonTooManyURLs || !strings.Contains(c.Message, "at most 2") {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonTooManyURLs || !strings.Contains(c.Message, "at most 2") {
 		t.Errorf("Failed condition = %+v", c)
 	}
 }

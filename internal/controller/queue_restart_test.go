@@ -39,8 +39,8 @@ func TestConcurrencyCap(t *testing.T) {
 	waitJob(t, ns, "q2")
 	waitPhase(t, ns, "q3", cwacv1alpha1.PhaseQueued)
 	q4 := waitPhase(t, ns, "q4", cwacv1alpha1.PhaseQueued)
-	c := meta.FindStatusCondition(q4.Status.Conditions, ConditionStarted)
-	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonQueued {
+	c := meta.FindStatusCondition(q4.Status.Conditions, cwacv1alpha1.ConditionStarted)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != cwacv1alpha1.ReasonQueued {
 		t.Errorf("q4 Started condition = %+v", c)
 	}
 	if want := "waiting for a free slot: 2 of 2 scans running, 1 queued ahead"; q4.Status.Message != want {

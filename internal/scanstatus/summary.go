@@ -1,0 +1,56 @@
+// Package scanstatus is the one place where a scan's results meet the
+// CwacScan API: it converts the results package's Summary (what the runner
+// computes and writes to summary.json) to the compact summary kept in
+// status, and back for readers that only have the status. The controller
+// writes status through it; the MCP server reads through it.
+package scanstatus
+
+import (
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// ToAPI is the compact summary of s for status. Per-base-URL page counts and
+// the list of audit files stay in summary.json; the duration is rounded to
+// whole seconds.
+func ToAPI(s *results.Summary) *cwacv1alpha1.ScanSummary {
+	if s == nil {
+		return nil
+	}
+	out := &cwacv1alpha1.ScanSummary{
+		TotalIssues:       s.TotalIssues,
+		IssuesByAuditType: s.IssuesByAuditType,
+		IssuesByImpact:    s.IssuesByImpact,
+		Informational:     s.Informational,
+		UrlsScanned:       int32(s.URLsScanned),
+		PagesScanned:      int32(s.PagesScanned),
+		UnscannedBaseURLs: s.UnscannedBaseURLs,
+		DurationSeconds:   int64(s.DurationSeconds + 0.5),
+	}
+	for _, v := range s.TopViolations {
+		out.TopViolations = append(out.TopViolations, cwacv1alpha1.Violation(v))
+	}
+	return out
+}
+
+// FromAPI is the inverse of ToAPI, for a reader that has only the status
+// (the results files are gone): what ToAPI dropped stays empty.
+func FromAPI(s *cwacv1alpha1.ScanSummary) *results.Summary {
+	if s == nil {
+		return nil
+	}
+	out := &results.Summary{
+		TotalIssues:       s.TotalIssues,
+		IssuesByAuditType: s.IssuesByAuditType,
+		IssuesByImpact:    s.IssuesByImpact,
+		Informational:     s.Informational,
+		URLsScanned:       int(s.UrlsScanned),
+		PagesScanned:      int(s.PagesScanned),
+		UnscannedBaseURLs: s.UnscannedBaseURLs,
+		DurationSeconds:   float64(s.DurationSeconds),
+	}
+	for _, v := range s.TopViolations {
+		out.TopViolations = append(out.TopViolations, results.Violation(v))
+	}
+	return out
+}
