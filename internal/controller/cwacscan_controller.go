@@ -33,8 +33,8 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/podreport"
-	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
