@@ -40,7 +40,7 @@ fuzz() {
 fuzz ./internal/results FuzzReader
 fuzz ./internal/results FuzzParsePyLiteral
 fuzz ./internal/cwacconfig FuzzBaseURLCSV
-fuzz ./internal/podreport FuzzEncode
+fuzz ./internal/scanpod FuzzEncode
 fuzz ./internal/urlpolicy FuzzCheckURL
 echo "== end to end on a real single-node cluster"
 if [[ $(id -u) -ne 0 ]]; then

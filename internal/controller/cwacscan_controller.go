@@ -32,8 +32,8 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -333,7 +333,7 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 	if meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded) {
 		r.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionFalse, cwacv1alpha1.ReasonPodHealthy, "the scan pod is no longer waiting")
 	}
-	if c := containerStatus(pod, scanjob.ContainerName); c != nil && c.State.Running != nil {
+	if c := containerStatus(pod, scanpod.ContainerName); c != nil && c.State.Running != nil {
 		if scan.Status.Phase != cwacv1alpha1.PhaseRunning {
 			r.setPhase(scan, cwacv1alpha1.PhaseRunning, cwacv1alpha1.ReasonRunning, fmt.Sprintf("CWAC is running in pod %s", pod.Name))
 		}
@@ -347,18 +347,18 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 // NoPagesScanned, RunnerError, ImagePullBackOff or JobFailed.
 func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Job, cond batchv1.JobCondition, pod *corev1.Pod) {
 	var term *corev1.ContainerStateTerminated
-	if c := containerStatus(pod, scanjob.ContainerName); c != nil {
+	if c := containerStatus(pod, scanpod.ContainerName); c != nil {
 		term = c.State.Terminated
 		if term == nil {
 			term = c.LastTerminationState.Terminated
 		}
 	}
-	var report podreport.Message
+	var report scanpod.Report
 	var haveReport bool
 	if term != nil {
 		code := term.ExitCode
 		scan.Status.ExitCode = &code
-		report, haveReport = podreport.Decode(term.Message)
+		report, haveReport = scanpod.Decode(term.Message)
 		if haveReport && report.ResultsDir != "" {
 			scan.Status.ResultsPath = scanjob.ScanDir(scan) + "/" + report.ResultsDir
 		}
@@ -371,7 +371,7 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 		switch {
 		case !haveReport:
 			r.complete(scan, "CWAC finished, but its report could not be read (the scan pod is gone or wrote none)")
-		case report.Outcome == podreport.OutcomeNoPages:
+		case report.Outcome == scanpod.OutcomeNoPages:
 			r.fail(scan, cwacv1alpha1.ReasonNoPagesScanned, report.Message)
 		default:
 			r.complete(scan, report.Message)
@@ -389,7 +389,7 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 		r.fail(scan, cwacv1alpha1.ReasonDeadlineExceeded, msg)
 	case term != nil && term.Reason == cwacv1alpha1.ReasonOOMKilled:
 		r.fail(scan, cwacv1alpha1.ReasonOOMKilled, fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", memoryLimit(pod)))
-	case haveReport && report.Outcome == podreport.OutcomeRunnerError:
+	case haveReport && report.Outcome == scanpod.OutcomeRunnerError:
 		r.fail(scan, cwacv1alpha1.ReasonRunnerError, report.Message)
 	case haveReport:
 		r.failCWAC(scan, report.ExitCode, report.StderrTail)
@@ -545,7 +545,7 @@ func containerStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
 func memoryLimit(pod *corev1.Pod) string {
 	if pod != nil {
 		for _, c := range pod.Spec.Containers {
-			if c.Name == scanjob.ContainerName {
+			if c.Name == scanpod.ContainerName {
 				if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 					return q.String()
 				}

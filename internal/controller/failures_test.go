@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // TestScanEndings plays each way a scan's Job can end and checks the phase,
@@ -38,7 +38,7 @@ func TestScanEndings(t *testing.T) {
 	}{
 		{
 			name:        "deadline exceeded",
-			pod:         terminatedStatus(143, "Error", report(podreport.Message{Outcome: podreport.OutcomeTerminated, ExitCode: 143})),
+			pod:         terminatedStatus(143, "Error", report(scanpod.Report{Outcome: scanpod.OutcomeTerminated, ExitCode: 143})),
 			jobReason:   batchv1.JobReasonDeadlineExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonDeadlineExceeded,
@@ -46,7 +46,7 @@ func TestScanEndings(t *testing.T) {
 		},
 		{
 			name:        "CWAC exits non-zero: the report's stderr tail is kept",
-			pod:         terminatedStatus(1, "Error", report(podreport.Message{Outcome: podreport.OutcomeCWACFailed, ExitCode: 1, Message: "CWAC exited with code 1: ValueError: …", StderrTail: tracebackTail})),
+			pod:         terminatedStatus(1, "Error", report(scanpod.Report{Outcome: scanpod.OutcomeCWACFailed, ExitCode: 1, Message: "CWAC exited with code 1: ValueError: …", StderrTail: tracebackTail})),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
@@ -73,7 +73,7 @@ func TestScanEndings(t *testing.T) {
 		},
 		{
 			name:        "runner could not start CWAC",
-			pod:         terminatedStatus(2, "Error", report(podreport.Message{Outcome: podreport.OutcomeRunnerError, ExitCode: 2, Message: "runner: reading CWAC's default config: open /cwac/config/config_default.json: no such file or directory"})),
+			pod:         terminatedStatus(2, "Error", report(scanpod.Report{Outcome: scanpod.OutcomeRunnerError, ExitCode: 2, Message: "runner: reading CWAC's default config: open /cwac/config/config_default.json: no such file or directory"})),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonRunnerError,
@@ -81,7 +81,7 @@ func TestScanEndings(t *testing.T) {
 		},
 		{
 			name:        "exit 0 but no page scanned",
-			pod:         terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomeNoPages, Message: "no pages were scanned; base URLs that yielded no page: https://down.example/", Summary: noPages})),
+			pod:         terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomeNoPages, Message: "no pages were scanned; base URLs that yielded no page: https://down.example/", Summary: noPages})),
 			jobOK:       true,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonNoPagesScanned,
@@ -90,7 +90,7 @@ func TestScanEndings(t *testing.T) {
 		},
 		{
 			name:        "some base URLs yielded no page: Complete, with a condition naming them",
-			pod:         terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomePartial, ResultsDir: "2026-11-22_00-00-00_x", Message: "scanned 4 pages; base URLs that yielded no page: https://down.example/", Summary: partial})),
+			pod:         terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomePartial, ResultsDir: "2026-11-22_00-00-00_x", Message: "scanned 4 pages; base URLs that yielded no page: https://down.example/", Summary: partial})),
 			jobOK:       true,
 			wantPhase:   cwacv1alpha1.PhaseComplete,
 			wantReason:  cwacv1alpha1.ReasonSucceeded,

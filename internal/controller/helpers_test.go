@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
 )
 
@@ -128,7 +128,7 @@ var (
 	waitingStatus    = kubesim.Waiting
 )
 
-func report(m podreport.Message) string { return string(podreport.Encode(m, podreport.MaxBytes)) }
+func report(m scanpod.Report) string { return string(scanpod.Encode(m, scanpod.MaxBytes)) }
 
 func finishJob(t *testing.T, job *batchv1.Job, succeeded bool, reason, message string) {
 	t.Helper()

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 func realSummary(t *testing.T) *results.Summary {
@@ -99,8 +99,8 @@ func TestScanLifecycle(t *testing.T) {
 
 	// CWAC finishes: the runner's report reaches status.
 	summary := realSummary(t)
-	setPodStatus(t, p, terminatedStatus(0, "Completed", report(podreport.Message{
-		Outcome: podreport.OutcomeComplete, ResultsDir: "2026-11-21_23-18-23_nightly", Message: "scanned 4 pages, found 17 issues", Summary: summary,
+	setPodStatus(t, p, terminatedStatus(0, "Completed", report(scanpod.Report{
+		Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-21_23-18-23_nightly", Message: "scanned 4 pages, found 17 issues", Summary: summary,
 	})))
 	finishJob(t, job, true, "", "")
 	done := waitPhase(t, ns, scan.Name, cwacv1alpha1.PhaseComplete)

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 func phases(t *testing.T, ns string, names ...string) string {
@@ -58,7 +58,7 @@ func TestConcurrencyCap(t *testing.T) {
 	}
 
 	// q1 finishes: q3 (older) starts, q4 keeps waiting.
-	p := startPod(t, j1, terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomeComplete, Summary: realSummary(t)})))
+	p := startPod(t, j1, terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomeComplete, Summary: realSummary(t)})))
 	_ = p
 	finishJob(t, j1, true, "", "")
 	waitPhase(t, ns, "q1", cwacv1alpha1.PhaseComplete)
@@ -91,7 +91,7 @@ func TestOperatorRestartMidScan(t *testing.T) {
 	stop()
 
 	// While no operator runs, CWAC finishes.
-	setPodStatus(t, pod, terminatedStatus(0, "Completed", report(podreport.Message{Outcome: podreport.OutcomeComplete, ResultsDir: "2026-11-22_01-02-03_restart", Summary: realSummary(t)})))
+	setPodStatus(t, pod, terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-22_01-02-03_restart", Summary: realSummary(t)})))
 	finishJob(t, job, true, "", "")
 
 	startManager(t, 1)

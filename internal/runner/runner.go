@@ -25,23 +25,18 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
-// Files the operator puts in the scan's ConfigMap (mounted at ScanDir).
+// Files the runner writes into CWAC's working tree.
 const (
-	OverridesFile = "scan.json"
-	URLsFile      = "urls.csv"
 	// ConfigFileName is the config file the runner writes into CWAC's config/.
 	ConfigFileName = "cwac_operator_scan.json"
 	// BaseURLsFileName is the base URL CSV the runner writes into base_urls/visit/.
 	BaseURLsFileName = "cwac_operator_scan.csv"
 )
-
-// ExitRunnerError is the runner's exit code when it could not run CWAC at all.
-const ExitRunnerError = 2
 
 // Config is the runner's flags.
 type Config struct {
@@ -59,7 +54,7 @@ type Config struct {
 const stderrTailBytes = 3000
 
 // Run runs one scan and returns the exit code to exit with (CWAC's own, or
-// ExitRunnerError). It always writes the termination message.
+// scanpod.ExitRunnerError). It always writes the termination message.
 func Run(ctx context.Context, cfg Config) int {
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
@@ -71,18 +66,18 @@ func Run(ctx context.Context, cfg Config) int {
 		cfg.Log = slog.New(slog.NewTextHandler(cfg.Stderr, nil))
 	}
 	msg := run(ctx, cfg)
-	if err := os.WriteFile(cfg.TerminationLog, podreport.Encode(msg, podreport.MaxBytes), 0o644); err != nil {
+	if err := os.WriteFile(cfg.TerminationLog, scanpod.Encode(msg, scanpod.MaxBytes), 0o644); err != nil {
 		cfg.Log.Error("writing termination message", "path", cfg.TerminationLog, "err", err)
 	}
 	cfg.Log.Info("scan finished", "outcome", msg.Outcome, "exitCode", msg.ExitCode, "resultsDir", msg.ResultsDir, "message", msg.Message)
 	return msg.ExitCode
 }
 
-func runnerError(err error) podreport.Message {
-	return podreport.Message{Outcome: podreport.OutcomeRunnerError, ExitCode: ExitRunnerError, Message: "runner: " + err.Error()}
+func runnerError(err error) scanpod.Report {
+	return scanpod.Report{Outcome: scanpod.OutcomeRunnerError, ExitCode: scanpod.ExitRunnerError, Message: "runner: " + err.Error()}
 }
 
-func run(ctx context.Context, cfg Config) podreport.Message {
+func run(ctx context.Context, cfg Config) scanpod.Report {
 	// Absolute paths: CWAC runs in the work dir, where relative ones would break.
 	for _, p := range []*string{&cfg.CWACDir, &cfg.ScanDir, &cfg.ResultsDir, &cfg.WorkDir} {
 		abs, err := filepath.Abs(*p)
@@ -126,7 +121,7 @@ func run(ctx context.Context, cfg Config) podreport.Message {
 		return runnerError(fmt.Errorf("waiting for CWAC: %w", err))
 	}
 
-	msg := podreport.Message{ExitCode: exitCode, StderrTail: stderrTail.String()}
+	msg := scanpod.Report{ExitCode: exitCode, StderrTail: stderrTail.String()}
 	msg.ResultsDir = newResultDir(cfg.ResultsDir, auditName, before)
 	expected := make([]string, 0, len(sites))
 	for _, s := range sites {
@@ -154,23 +149,23 @@ func run(ctx context.Context, cfg Config) podreport.Message {
 
 	switch {
 	case terminated.Load():
-		msg.Outcome = podreport.OutcomeTerminated
+		msg.Outcome = scanpod.OutcomeTerminated
 		msg.Message = join(msg.Message, "CWAC was stopped by a termination signal (deadline or deletion)")
 	case exitCode != 0:
-		msg.Outcome = podreport.OutcomeCWACFailed
+		msg.Outcome = scanpod.OutcomeCWACFailed
 		msg.Message = join(msg.Message, fmt.Sprintf("CWAC exited with code %d: %s", exitCode, lastLine(msg.StderrTail)))
 	case msg.Summary == nil:
-		msg.Outcome = podreport.OutcomeNoPages
+		msg.Outcome = scanpod.OutcomeNoPages
 		msg.Message = join(msg.Message, "CWAC exited 0 but wrote no results directory")
 	case msg.Summary.PagesScanned == 0:
-		msg.Outcome = podreport.OutcomeNoPages
+		msg.Outcome = scanpod.OutcomeNoPages
 		msg.Message = "no pages were scanned; base URLs that yielded no page: " + strings.Join(msg.Summary.UnscannedBaseURLs, ", ") +
 			" (unreachable, http:// with only_allow_https, or disallowed by robots.txt)"
 	case len(msg.Summary.UnscannedBaseURLs) > 0:
-		msg.Outcome = podreport.OutcomePartial
+		msg.Outcome = scanpod.OutcomePartial
 		msg.Message = fmt.Sprintf("scanned %d pages; base URLs that yielded no page: %s", msg.Summary.PagesScanned, strings.Join(msg.Summary.UnscannedBaseURLs, ", "))
 	default:
-		msg.Outcome = podreport.OutcomeComplete
+		msg.Outcome = scanpod.OutcomeComplete
 		msg.Message = fmt.Sprintf("scanned %d pages, found %d issues", msg.Summary.PagesScanned, msg.Summary.TotalIssues)
 	}
 	if exitCode == 0 {
@@ -266,24 +261,24 @@ func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", defaultsPath, err)
 	}
-	overridesData, err := os.ReadFile(filepath.Join(cfg.ScanDir, OverridesFile))
+	overridesData, err := os.ReadFile(filepath.Join(cfg.ScanDir, scanpod.OverridesFile))
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the scan's overrides: %w", err)
 	}
 	overrides, err := cwacconfig.Decode(overridesData)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", OverridesFile, err)
+		return nil, "", fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
 	}
 	for _, k := range []string{"base_urls_visit_path", "base_urls_nohead_path"} {
 		if _, ok := overrides[k]; ok {
-			return nil, "", fmt.Errorf("%s: key %q is owned by the runner", OverridesFile, k)
+			return nil, "", fmt.Errorf("%s: key %q is owned by the runner", scanpod.OverridesFile, k)
 		}
 	}
 	name, _ := overrides["audit_name"].(string)
 	if err := cwac.ValidateAuditName(name); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", OverridesFile, err)
+		return nil, "", fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
 	}
-	urlsData, err := os.ReadFile(filepath.Join(cfg.ScanDir, URLsFile))
+	urlsData, err := os.ReadFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile))
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the scan's URLs: %w", err)
 	}
@@ -293,11 +288,11 @@ func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
 	}
 	for _, s := range sites {
 		if _, err := cwacconfig.ParseBaseURL(s.URL); err != nil {
-			return nil, "", fmt.Errorf("%s: %w", URLsFile, err)
+			return nil, "", fmt.Errorf("%s: %w", scanpod.URLsFile, err)
 		}
 	}
 	if len(sites) == 0 {
-		return nil, "", fmt.Errorf("%s: at least one URL is required", URLsFile)
+		return nil, "", fmt.Errorf("%s: at least one URL is required", scanpod.URLsFile)
 	}
 
 	merged := cwacconfig.Merge(defaults, overrides)

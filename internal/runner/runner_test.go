@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // standinCWAC lays out a CWAC-like tree (cwac.py, config/config_default.json,
@@ -71,7 +71,7 @@ type scanFiles struct {
 	urls      string
 }
 
-func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]string) (int, podreport.Message, Config, string) {
+func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]string) (int, scanpod.Report, Config, string) {
 	t.Helper()
 	for k, v := range env {
 		t.Setenv(k, v)
@@ -86,8 +86,8 @@ func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]
 		Python:         "python3",
 	}
 	must(t, os.MkdirAll(cfg.ScanDir, 0o755))
-	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, OverridesFile), []byte(files.overrides), 0o644))
-	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, URLsFile), []byte(files.urls), 0o644))
+	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.OverridesFile), []byte(files.overrides), 0o644))
+	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile), []byte(files.urls), 0o644))
 	var stdout, stderr bytes.Buffer
 	cfg.Stdout, cfg.Stderr = &stdout, &stderr
 	cfg.Log = slog.New(slog.NewTextHandler(&stderr, nil))
@@ -98,10 +98,10 @@ func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]
 	}
 	raw, err := os.ReadFile(cfg.TerminationLog)
 	must(t, err)
-	if len(raw) > podreport.MaxBytes {
-		t.Errorf("termination message is %d bytes, over %d", len(raw), podreport.MaxBytes)
+	if len(raw) > scanpod.MaxBytes {
+		t.Errorf("termination message is %d bytes, over %d", len(raw), scanpod.MaxBytes)
 	}
-	msg, ok := podreport.Decode(string(raw))
+	msg, ok := scanpod.Decode(string(raw))
 	if !ok {
 		t.Fatalf("termination message is not a report: %s", raw)
 	}
@@ -131,7 +131,7 @@ func TestRunComplete(t *testing.T) {
 		overrides: allPlugins,
 		urls:      "organisation,url,sector\n\"Te Tari, \"\"Test\"\"\"," + site + ",Tāmaki\n",
 	}, nil)
-	if code != 0 || msg.Outcome != podreport.OutcomeComplete {
+	if code != 0 || msg.Outcome != scanpod.OutcomeComplete {
 		t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
 	}
 	if msg.Summary.PagesScanned != 4 || msg.Summary.TotalIssues != 17 || msg.Summary.IssuesByAuditType["axe_core_audit"] != 12 {
@@ -178,7 +178,7 @@ func TestRunOutcomes(t *testing.T) {
 		urls        []string
 		env         map[string]string
 		wantCode    int
-		wantOutcome podreport.Outcome
+		wantOutcome scanpod.Outcome
 		wantMessage string
 		wantStderr  string
 	}{
@@ -186,21 +186,21 @@ func TestRunOutcomes(t *testing.T) {
 			name:        "partial: one base URL unreachable",
 			overrides:   allPlugins,
 			urls:        []string{site, dead},
-			wantOutcome: podreport.OutcomePartial,
+			wantOutcome: scanpod.OutcomePartial,
 			wantMessage: "base URLs that yielded no page: " + dead,
 		},
 		{
 			name:        "nothing reachable: exit 0 but no pages",
 			overrides:   allPlugins,
 			urls:        []string{dead},
-			wantOutcome: podreport.OutcomeNoPages,
+			wantOutcome: scanpod.OutcomeNoPages,
 			wantMessage: "no pages were scanned; base URLs that yielded no page: " + dead,
 		},
 		{
 			name:        "http URL with only_allow_https (the image default): no CSV at all",
 			overrides:   `{"audit_name": "https-only"}`,
 			urls:        []string{site},
-			wantOutcome: podreport.OutcomeNoPages,
+			wantOutcome: scanpod.OutcomeNoPages,
 			wantMessage: "yielded no page: " + site,
 		},
 		{
@@ -209,7 +209,7 @@ func TestRunOutcomes(t *testing.T) {
 			urls:        []string{site},
 			env:         map[string]string{"STANDIN_EXIT": "3"},
 			wantCode:    3,
-			wantOutcome: podreport.OutcomeCWACFailed,
+			wantOutcome: scanpod.OutcomeCWACFailed,
 			wantMessage: "CWAC exited with code 3: RuntimeError: stand-in asked to fail with exit code 3",
 			wantStderr:  "Traceback (most recent call last):",
 		},
@@ -217,24 +217,24 @@ func TestRunOutcomes(t *testing.T) {
 			name:        "owned key in the overrides is refused before CWAC runs",
 			overrides:   `{"audit_name": "x", "base_urls_visit_path": "/etc/"}`,
 			urls:        []string{site},
-			wantCode:    ExitRunnerError,
-			wantOutcome: podreport.OutcomeRunnerError,
+			wantCode:    scanpod.ExitRunnerError,
+			wantOutcome: scanpod.OutcomeRunnerError,
 			wantMessage: `key "base_urls_visit_path" is owned by the runner`,
 		},
 		{
 			name:        "bad audit name is refused before CWAC runs",
 			overrides:   `{"audit_name": "../../etc"}`,
 			urls:        []string{site},
-			wantCode:    ExitRunnerError,
-			wantOutcome: podreport.OutcomeRunnerError,
+			wantCode:    scanpod.ExitRunnerError,
+			wantOutcome: scanpod.OutcomeRunnerError,
 			wantMessage: "invalid audit name",
 		},
 		{
 			name:        "non-http base URL is refused before CWAC runs",
 			overrides:   allPlugins,
 			urls:        []string{"file:///etc/passwd"},
-			wantCode:    ExitRunnerError,
-			wantOutcome: podreport.OutcomeRunnerError,
+			wantCode:    scanpod.ExitRunnerError,
+			wantOutcome: scanpod.OutcomeRunnerError,
 			wantMessage: "Invalid URL: file:///etc/passwd",
 		},
 	}
@@ -264,7 +264,7 @@ func TestRunTerminated(t *testing.T) {
 	go func() { time.Sleep(time.Second); cancel() }()
 	code, msg, _, out := runScan(t, ctx, scanFiles{overrides: allPlugins, urls: "organisation,url,sector\nO," + site + ",S\n"},
 		map[string]string{"STANDIN_SLEEP": "60"})
-	if msg.Outcome != podreport.OutcomeTerminated || code != 128+15 {
+	if msg.Outcome != scanpod.OutcomeTerminated || code != 128+15 {
 		t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
 	}
 }
@@ -301,13 +301,13 @@ func TestRunAsPID1(t *testing.T) {
 	for _, tc := range []struct {
 		exit    string
 		code    int
-		outcome podreport.Outcome
-	}{{"0", 0, podreport.OutcomeComplete}, {"3", 3, podreport.OutcomeCWACFailed}} {
+		outcome scanpod.Outcome
+	}{{"0", 0, scanpod.OutcomeComplete}, {"3", 3, scanpod.OutcomeCWACFailed}} {
 		tmp := t.TempDir()
 		scan := filepath.Join(tmp, "scan")
 		must(t, os.MkdirAll(scan, 0o755))
-		must(t, os.WriteFile(filepath.Join(scan, OverridesFile), []byte(allPlugins), 0o644))
-		must(t, os.WriteFile(filepath.Join(scan, URLsFile), []byte("organisation,url,sector\nO,"+site+",S\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(scan, scanpod.OverridesFile), []byte(allPlugins), 0o644))
+		must(t, os.WriteFile(filepath.Join(scan, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+site+",S\n"), 0o644))
 		termLog := filepath.Join(tmp, "termination-log")
 		cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", bin,
 			"--cwac-dir="+standinCWAC(t), "--scan-dir="+scan, "--results-dir="+filepath.Join(tmp, "results"),
@@ -322,7 +322,7 @@ func TestRunAsPID1(t *testing.T) {
 		}
 		raw, rerr := os.ReadFile(termLog)
 		must(t, rerr)
-		msg, ok := podreport.Decode(string(raw))
+		msg, ok := scanpod.Decode(string(raw))
 		if code != tc.code || !ok || msg.Outcome != tc.outcome || msg.ExitCode != tc.code {
 			t.Errorf("STANDIN_EXIT=%s: exit %d, report %s\n%s", tc.exit, code, raw, out)
 		}

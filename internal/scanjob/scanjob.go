@@ -23,34 +23,27 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
-	"github.com/a11y-dev/cwac-operator/internal/runner"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // Labels and annotations on everything the operator creates.
 const (
-	LabelManagedBy     = "app.kubernetes.io/managed-by"
-	ManagedByValue     = "cwac-operator"
-	LabelComponent     = "app.kubernetes.io/component"
-	ComponentScan      = "cwac-scan"
-	LabelScanUID       = "cwac.a11y.dev/scan-uid"
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedByValue = "cwac-operator"
+	LabelComponent = "app.kubernetes.io/component"
+	ComponentScan  = "cwac-scan"
+	LabelScanUID   = "cwac.a11y.dev/scan-uid"
+	// ContainerName is kept while callers move to scanpod.ContainerName.
+	//
+	// Deprecated: use scanpod.ContainerName.
+	ContainerName      = scanpod.ContainerName
 	AnnotationScanName = "cwac.a11y.dev/scan-name"
 
-	// ContainerName is the CWAC container, whose termination message the operator reads.
-	ContainerName = "cwac"
-	// InitContainerName copies the runner into the pod.
-	InitContainerName = "install-runner"
-
-	runnerDir          = "/runner"
-	scanDir            = "/scan"
-	resultsDir         = "/results"
-	tmpDir             = "/tmp"
-	workDir            = "/tmp/cwac-work"
-	runnerBinary       = "cwac-runner"
-	volRunner          = "runner"
-	volScan            = "scan"
-	volTmp             = "tmp"
-	volResults         = "results"
-	scanUID      int64 = 1000 // CWAC's image runs as uid 1000
+	volRunner        = "runner"
+	volScan          = "scan"
+	volTmp           = "tmp"
+	volResults       = "results"
+	scanUID    int64 = 1000 // CWAC's image runs as uid 1000
 
 	// MaxConfigMapBytes keeps the ConfigMap well under the API server's 1 MiB object limit.
 	MaxConfigMapBytes = 900 * 1024
@@ -198,8 +191,8 @@ func ConfigMap(scan *cwacv1alpha1.CwacScan) (*corev1.ConfigMap, error) {
 	return &corev1.ConfigMap{
 		ObjectMeta: objectMeta(scan),
 		Data: map[string]string{
-			runner.OverridesFile: string(overrides),
-			runner.URLsFile:      string(csv),
+			scanpod.OverridesFile: string(overrides),
+			scanpod.URLsFile:      string(csv),
 		},
 	}, nil
 }
@@ -253,19 +246,12 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
 	if scan.Spec.Resources != nil {
 		resources = *scan.Spec.Resources
 	}
-	args := []string{
-		"--cwac-dir=" + opts.CWACDir,
-		"--scan-dir=" + scanDir,
-		"--results-dir=" + resultsDir,
-		"--work-dir=" + workDir,
-		"--termination-log=/dev/termination-log",
-	}
-	if opts.Python != "" {
-		args = append(args, "--python="+opts.Python)
-	}
+	flags := scanpod.DefaultRunnerFlags()
+	flags.CWACDir = opts.CWACDir
+	flags.Python = opts.Python
 	env := []corev1.EnvVar{
-		{Name: "HOME", Value: tmpDir}, // Chrome writes under $HOME and /tmp only
-		{Name: "TMPDIR", Value: tmpDir},
+		{Name: "HOME", Value: scanpod.TmpDir}, // Chrome writes under $HOME and /tmp only
+		{Name: "TMPDIR", Value: scanpod.TmpDir},
 		{Name: "CHROME_EXTRA_ARGS", Value: opts.ChromeExtraArgs},
 		{Name: "PYTHONDONTWRITEBYTECODE", Value: "1"},
 	}
@@ -299,35 +285,35 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
 						SeccompProfile: seccomp(opts),
 					},
 					InitContainers: []corev1.Container{{
-						Name:            InitContainerName,
+						Name:            scanpod.InitContainerName,
 						Image:           opts.RunnerImage,
 						ImagePullPolicy: opts.ImagePullPolicy,
-						Command:         []string{"/" + runnerBinary, "--install=" + path.Join(runnerDir, runnerBinary)},
+						Command:         []string{scanpod.RunnerImagePath, "--install=" + scanpod.RunnerPath},
 						SecurityContext: hardened(opts),
 						Resources: corev1.ResourceRequirements{
 							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
 						},
-						VolumeMounts:             []corev1.VolumeMount{{Name: volRunner, MountPath: runnerDir}},
+						VolumeMounts:             []corev1.VolumeMount{{Name: volRunner, MountPath: scanpod.RunnerDir}},
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},
 					Containers: []corev1.Container{{
-						Name:                     ContainerName,
+						Name:                     scanpod.ContainerName,
 						Image:                    image,
 						ImagePullPolicy:          opts.ImagePullPolicy,
-						Command:                  []string{path.Join(runnerDir, runnerBinary)},
-						Args:                     args,
-						WorkingDir:               tmpDir,
+						Command:                  []string{scanpod.RunnerPath},
+						Args:                     flags.Args(),
+						WorkingDir:               scanpod.TmpDir,
 						Env:                      env,
 						Resources:                resources,
 						SecurityContext:          hardened(opts),
 						TerminationMessagePath:   "/dev/termination-log",
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						VolumeMounts: []corev1.VolumeMount{
-							{Name: volRunner, MountPath: runnerDir, ReadOnly: true},
-							{Name: volScan, MountPath: scanDir, ReadOnly: true},
-							{Name: volTmp, MountPath: tmpDir},
-							{Name: volResults, MountPath: resultsDir, SubPath: ScanDir(scan)},
+							{Name: volRunner, MountPath: scanpod.RunnerDir, ReadOnly: true},
+							{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
+							{Name: volTmp, MountPath: scanpod.TmpDir},
+							{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
 						},
 					}},
 					Volumes: []corev1.Volume{

@@ -26,7 +26,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/controller"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
 )
@@ -150,7 +150,7 @@ func runScanAs(t *testing.T, sa, releaseNS, scanNS string, watch []string, leade
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := string(podreport.Encode(podreport.Message{Outcome: podreport.OutcomeComplete, ResultsDir: "2026-11-22_00-00-00_rbac-check"}, podreport.MaxBytes))
+	msg := string(scanpod.Encode(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-22_00-00-00_rbac-check"}, scanpod.MaxBytes))
 	if err := kubesim.SetPodStatus(context.Background(), admin, pod, kubesim.Terminated(0, "Completed", msg)); err != nil {
 		t.Fatal(err)
 	}

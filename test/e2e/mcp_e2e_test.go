@@ -39,7 +39,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/controller"
-	"github.com/a11y-dev/cwac-operator/internal/podreport"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
@@ -170,7 +170,7 @@ func (c *cluster) runOne(ctx context.Context, t *testing.T, job *batchv1.Job) {
 		t.Logf("summary: %v", err)
 		return
 	}
-	msg := string(podreport.Encode(podreport.Message{Outcome: podreport.OutcomeComplete, ResultsDir: resultsDir, Summary: sum, Message: "scanned 4 pages"}, podreport.MaxBytes))
+	msg := string(scanpod.Encode(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: resultsDir, Summary: sum, Message: "scanned 4 pages"}, scanpod.MaxBytes))
 	if err := kubesim.SetPodStatus(ctx, c.k8s, pod, kubesim.Terminated(0, "Completed", msg)); err != nil {
 		t.Logf("pod status: %v", err)
 		return

@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // StartPod creates the Job's pod, as the Job controller would, with status.
@@ -54,7 +54,7 @@ func Running() corev1.PodStatus {
 	return corev1.PodStatus{
 		Phase: corev1.PodRunning,
 		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1", Ready: true, Started: ptr.To(true),
+			Name: scanpod.ContainerName, Image: "cwac:test", ImageID: "sha256:1", Ready: true, Started: ptr.To(true),
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
 		}},
 	}
@@ -70,7 +70,7 @@ func Terminated(exitCode int32, reason, message string) corev1.PodStatus {
 	return corev1.PodStatus{
 		Phase: phase,
 		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: scanjob.ContainerName, Image: "cwac:test", ImageID: "sha256:1",
+			Name: scanpod.ContainerName, Image: "cwac:test", ImageID: "sha256:1",
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 				ExitCode: exitCode, Reason: reason, Message: message, StartedAt: now, FinishedAt: now,
 			}},
@@ -83,7 +83,7 @@ func Waiting(reason, message string) corev1.PodStatus {
 	return corev1.PodStatus{
 		Phase: corev1.PodPending,
 		ContainerStatuses: []corev1.ContainerStatus{{
-			Name: scanjob.ContainerName, Image: "cwac:missing",
+			Name: scanpod.ContainerName, Image: "cwac:missing",
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}},
 		}},
 	}

@@ -1,4 +1,4 @@
-package podreport
+package scanpod
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ func bigSummary(n int) *results.Summary {
 }
 
 func TestEncodeSmallIsUntouched(t *testing.T) {
-	m := Message{Outcome: OutcomeComplete, ExitCode: 0, ResultsDir: "2026-11-21_23-18-23_x", Summary: bigSummary(2)}
+	m := Report{Outcome: OutcomeComplete, ExitCode: 0, ResultsDir: "2026-11-21_23-18-23_x", Summary: bigSummary(2)}
 	got, ok := Decode(string(Encode(m, MaxBytes)))
 	if !ok {
 		t.Fatal("not decodable")
@@ -38,17 +38,17 @@ func TestEncodeSmallIsUntouched(t *testing.T) {
 func TestEncodeAlwaysFitsAndIsJSON(t *testing.T) {
 	tests := []struct {
 		name string
-		msg  Message
-		keep func(Message) bool
+		msg  Report
+		keep func(Report) bool
 	}{
-		{"huge stderr", Message{Outcome: OutcomeCWACFailed, ExitCode: 1, StderrTail: strings.Repeat("Traceback ✗\n", 2000) + "ValueError: the end"},
-			func(m Message) bool { return strings.HasSuffix(m.StderrTail, "ValueError: the end") }},
-		{"huge summary", Message{Outcome: OutcomePartial, Summary: bigSummary(100)},
-			func(m Message) bool {
+		{"huge stderr", Report{Outcome: OutcomeCWACFailed, ExitCode: 1, StderrTail: strings.Repeat("Traceback ✗\n", 2000) + "ValueError: the end"},
+			func(m Report) bool { return strings.HasSuffix(m.StderrTail, "ValueError: the end") }},
+		{"huge summary", Report{Outcome: OutcomePartial, Summary: bigSummary(100)},
+			func(m Report) bool {
 				return m.Summary != nil && m.Summary.TotalIssues == 99 && m.Summary.PagesScanned == 3
 			}},
-		{"everything huge", Message{Outcome: OutcomeNoPages, Message: strings.Repeat("ā", 5000), StderrTail: strings.Repeat("x", 9000), Summary: bigSummary(500)},
-			func(m Message) bool { return m.Outcome == OutcomeNoPages }},
+		{"everything huge", Report{Outcome: OutcomeNoPages, Message: strings.Repeat("ā", 5000), StderrTail: strings.Repeat("x", 9000), Summary: bigSummary(500)},
+			func(m Report) bool { return m.Outcome == OutcomeNoPages }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +87,7 @@ func FuzzEncode(f *testing.F) {
 		if limit < 200 {
 			limit = 200
 		}
-		b := Encode(Message{Outcome: OutcomeCWACFailed, Message: msg, StderrTail: stderr, Summary: bigSummary(violations)}, limit)
+		b := Encode(Report{Outcome: OutcomeCWACFailed, Message: msg, StderrTail: stderr, Summary: bigSummary(violations)}, limit)
 		if len(b) > limit || !json.Valid(b) {
 			t.Fatalf("len %d > %d or invalid JSON: %s", len(b), limit, b)
 		}

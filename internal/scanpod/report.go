@@ -3,7 +3,7 @@
 // termination message, which the kubelet copies into the pod status. It is
 // kept under the kubelet's 4 KiB limit and is always valid JSON, even when
 // something had to be cut.
-package podreport
+package scanpod
 
 import (
 	"encoding/json"
@@ -36,8 +36,8 @@ const (
 	OutcomeTerminated Outcome = "terminated"
 )
 
-// Message is the termination message.
-type Message struct {
+// Report is the termination message.
+type Report struct {
 	Outcome  Outcome `json:"outcome"`
 	ExitCode int     `json:"exit_code"`
 	// ResultsDir is CWAC's results directory name, relative to the scan's
@@ -55,7 +55,7 @@ type Message struct {
 // Encode renders m as JSON of at most limit bytes, cutting the least useful
 // parts first: the per-base-URL list, then top violations, the stderr tail,
 // the unscanned list and the message, and at last the summary itself.
-func Encode(m Message, limit int) []byte {
+func Encode(m Report, limit int) []byte {
 	if m.Summary != nil {
 		s := *m.Summary
 		s.BaseURLs = nil // the full list lives in summary.json on the volume
@@ -96,29 +96,29 @@ func Encode(m Message, limit int) []byte {
 			return b
 		}
 	}
-	return marshal(Message{Outcome: m.Outcome, ExitCode: m.ExitCode, Truncated: true})
+	return marshal(Report{Outcome: m.Outcome, ExitCode: m.ExitCode, Truncated: true})
 }
 
 // Decode parses a termination message. ok is false when the text is not a
 // runner message (for example the log tail the kubelet substitutes when the
 // container crashed before writing one).
-func Decode(text string) (Message, bool) {
-	var m Message
+func Decode(text string) (Report, bool) {
+	var m Report
 	text = strings.TrimSpace(text)
 	if !strings.HasPrefix(text, "{") {
-		return Message{}, false
+		return Report{}, false
 	}
 	if err := json.Unmarshal([]byte(text), &m); err != nil || m.Outcome == "" {
-		return Message{}, false
+		return Report{}, false
 	}
 	return m, true
 }
 
-func marshal(m Message) []byte {
+func marshal(m Report) []byte {
 	b, err := json.Marshal(m)
 	if err != nil {
 		// Only unmarshalable values (NaN) could get here; report that instead.
-		b, _ = json.Marshal(Message{Outcome: m.Outcome, ExitCode: m.ExitCode, Message: fmt.Sprintf("encoding report: %v", err), Truncated: true})
+		b, _ = json.Marshal(Report{Outcome: m.Outcome, ExitCode: m.ExitCode, Message: fmt.Sprintf("encoding report: %v", err), Truncated: true})
 	}
 	return b
 }

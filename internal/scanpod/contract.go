@@ -1,0 +1,104 @@
+// Package scanpod is the contract between the operator and the scan pod: the
+// ConfigMap's file names, the paths the pod's volumes are mounted at, the
+// container names, the runner's flags and exit codes, and the termination
+// report the runner writes and the operator reads. The Job builder
+// (internal/scanjob) and the runner (internal/runner) both import it, and
+// neither imports the other.
+package scanpod
+
+import (
+	"flag"
+	"path"
+)
+
+// Files of the scan's ConfigMap, mounted read-only at ConfigDir.
+const (
+	// OverridesFile holds the scan's CWAC config overrides (JSON).
+	OverridesFile = "scan.json"
+	// URLsFile holds the scan's base URLs as CWAC's base URL CSV.
+	URLsFile = "urls.csv"
+)
+
+// Containers of the scan pod.
+const (
+	// ContainerName runs CWAC under the runner; the operator reads its
+	// termination report.
+	ContainerName = "cwac"
+	// InitContainerName copies the runner from the operator's image into RunnerDir.
+	InitContainerName = "install-runner"
+)
+
+// Paths inside the scan pod.
+const (
+	// RunnerImagePath is the runner in the operator's image.
+	RunnerImagePath = "/cwac-runner"
+	// RunnerDir is the shared emptyDir the init container copies the runner into.
+	RunnerDir = "/runner"
+	// ConfigDir is where the scan's ConfigMap is mounted.
+	ConfigDir = "/scan"
+	// ResultsDir is where the scan's own directory on the results volume is mounted.
+	ResultsDir = "/results"
+	// TmpDir is the pod's writable scratch space (HOME and TMPDIR point here:
+	// Chrome writes only under them).
+	TmpDir = "/tmp"
+	// WorkDir is where the runner builds CWAC's writable working tree.
+	WorkDir = "/tmp/cwac-work"
+	// TerminationLog is where the runner writes its report.
+	TerminationLog = "/dev/termination-log"
+)
+
+// RunnerPath is the runner as the CWAC container runs it.
+var RunnerPath = path.Join(RunnerDir, path.Base(RunnerImagePath))
+
+// ExitRunnerError is the runner's exit code when it could not run CWAC at
+// all; any other code is CWAC's own.
+const ExitRunnerError = 2
+
+// RunnerFlags are the runner's command-line flags: the Job builder renders
+// them with Args and the runner parses them with Bind, so both sides use the
+// same names.
+type RunnerFlags struct {
+	// CWACDir is CWAC's installed tree in its image (read-only is fine).
+	CWACDir string
+	// ConfigDir holds OverridesFile and URLsFile.
+	ConfigDir string
+	// ResultsDir is this scan's directory on the results volume.
+	ResultsDir string
+	// WorkDir is where CWAC's writable working tree is built (emptied first).
+	WorkDir string
+	// TerminationLog is where the report is written.
+	TerminationLog string
+	// Python is the interpreter ("" lets the runner choose).
+	Python string
+}
+
+// DefaultRunnerFlags are the paths of the scan pod the Job builder makes.
+func DefaultRunnerFlags() RunnerFlags {
+	return RunnerFlags{CWACDir: "/cwac", ConfigDir: ConfigDir, ResultsDir: ResultsDir, WorkDir: WorkDir, TerminationLog: TerminationLog}
+}
+
+// Args renders the flags for the container's command line.
+func (f RunnerFlags) Args() []string {
+	args := []string{
+		"--cwac-dir=" + f.CWACDir,
+		"--scan-dir=" + f.ConfigDir,
+		"--results-dir=" + f.ResultsDir,
+		"--work-dir=" + f.WorkDir,
+		"--termination-log=" + f.TerminationLog,
+	}
+	if f.Python != "" {
+		args = append(args, "--python="+f.Python)
+	}
+	return args
+}
+
+// Bind registers the flags on fs, with the scan pod's paths as defaults.
+func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
+	d := DefaultRunnerFlags()
+	fs.StringVar(&f.CWACDir, "cwac-dir", d.CWACDir, "CWAC's installed tree (read-only is fine)")
+	fs.StringVar(&f.ConfigDir, "scan-dir", d.ConfigDir, "directory holding the scan's "+OverridesFile+" and "+URLsFile+" (the mounted ConfigMap)")
+	fs.StringVar(&f.ResultsDir, "results-dir", d.ResultsDir, "this scan's directory on the results volume; CWAC's results directory is created inside it")
+	fs.StringVar(&f.WorkDir, "work-dir", d.WorkDir, "where to build CWAC's writable working tree (emptied first)")
+	fs.StringVar(&f.TerminationLog, "termination-log", d.TerminationLog, "where to write the JSON report the operator reads")
+	fs.StringVar(&f.Python, "python", "", "Python interpreter (default: <cwac-dir>/.venv/bin/python if present, else python3)")
+}

@@ -1,0 +1,33 @@
+package scanpod
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// What the Job builder renders, the runner must parse back unchanged.
+func TestRunnerFlagsRoundTrip(t *testing.T) {
+	tests := []RunnerFlags{
+		DefaultRunnerFlags(),
+		{CWACDir: "/opt/cwac", ConfigDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Python: "/opt/cwac/.venv/bin/python"},
+	}
+	for _, want := range tests {
+		fs := flag.NewFlagSet("runner", flag.ContinueOnError)
+		var got RunnerFlags
+		got.Bind(fs)
+		if err := fs.Parse(want.Args()); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("round trip (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestRunnerPath(t *testing.T) {
+	if RunnerPath != "/runner/cwac-runner" {
+		t.Errorf("RunnerPath = %q", RunnerPath)
+	}
+}
