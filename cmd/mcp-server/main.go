@@ -56,7 +56,7 @@ func main() {
 	flag.StringVar(&authMode, "auth", "kubernetes", "HTTP authentication: kubernetes (bearer tokens checked with TokenReview, every call with SubjectAccessReview), token (one bearer token from --auth-token-file), or none (explicitly unauthenticated)")
 	flag.StringVar(&tokenFile, "auth-token-file", "", "file holding the bearer token for --auth=token (mount it from a Secret)")
 	flag.StringVar(&audiences, "auth-audiences", "", "comma-separated token audiences for --auth=kubernetes (default: the API server's)")
-	flag.BoolVar(&readOnly, "read-only", false, "hide cwac_scan and cwac_generate_report")
+	flag.BoolVar(&readOnly, "read-only", false, "hide cwac_scan, the one tool that changes anything (the others only read)")
 	flag.Float64Var(&scansPerMinute, "scans-per-minute", 10, "cwac_scan calls allowed per caller per minute")
 	flag.IntVar(&scanBurst, "scan-burst", 5, "cwac_scan calls a caller may make at once before the per-minute rate applies")
 	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "cwac_scan refuses more URLs than this")

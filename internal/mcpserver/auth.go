@@ -247,5 +247,5 @@ var toolVerbs = map[string]string{
 	"cwac_get_results":     "get",
 	"cwac_get_summary":     "get",
 	"cwac_list_scans":      "list",
-	"cwac_generate_report": "update", // it writes into a scan's results
+	"cwac_generate_report": "get",
 }

@@ -1,9 +1,13 @@
 // Package mcpserver is the MCP server sidecar: the six CWAC tools (cwac_scan,
 // cwac_scan_status, cwac_get_results, cwac_get_summary, cwac_list_scans,
 // cwac_generate_report) over MCP (streamable HTTP and stdio) and over the
-// seeds' execution-service REST interface, from one tool registry. Scans are
-// CwacScan objects in the API server; results are read from the results
-// volume through a confined root.
+// REST execution-service interface of the original CWAC MCP server, from one
+// tool registry. Scans are CwacScan objects in the API server; results are
+// read, never written, from the results volume through a confined root.
+//
+// One file per tool (tool_*.go); store.go is where they look scans and
+// results up, files.go the confined root, args.go the argument shapes
+// cwac_scan accepts, scan_validation.go the API server's check of a scan.
 package mcpserver
 
 import (
@@ -13,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -55,7 +60,7 @@ type Config struct {
 	// Authorizer checks each HTTP tool call against the caller's own RBAC
 	// (nil: the transport's authentication is all).
 	Authorizer Authorizer
-	// ReadOnly hides cwac_scan and cwac_generate_report.
+	// ReadOnly hides cwac_scan, the one tool that changes anything.
 	ReadOnly bool
 	// ScansPerMinute and ScanBurst rate-limit cwac_scan per caller (default 10 and 5).
 	ScansPerMinute float64
@@ -108,7 +113,7 @@ func (c *Config) defaults() {
 // Server holds the tool registry.
 type Server struct {
 	cfg     Config
-	root    resultsRoot
+	store   store
 	tools   map[string]*tool
 	mcp     *mcp.Server
 	limiter *callerLimiter
@@ -141,9 +146,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Client == nil {
 		return nil, errors.New("mcpserver: a Kubernetes client is required")
 	}
-	s := &Server{cfg: cfg, root: resultsRoot{path: cfg.ResultsRoot}, tools: map[string]*tool{}, limiter: newCallerLimiter(cfg.ScansPerMinute, cfg.ScanBurst)}
+	s := &Server{cfg: cfg, store: store{client: cfg.Client, namespace: cfg.Namespace, root: resultsRoot{path: cfg.ResultsRoot}}, tools: map[string]*tool{}, limiter: newCallerLimiter(cfg.ScansPerMinute, cfg.ScanBurst)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cwac-operator", Title: "CWAC accessibility scans", Version: cfg.Version}, &mcp.ServerOptions{
-		Instructions: "Run CWAC web accessibility scans on Kubernetes: start one with cwac_scan, poll cwac_scan_status until complete, then read cwac_get_summary and cwac_get_results, or write reports with cwac_generate_report.",
+		Instructions: "Run CWAC web accessibility scans on Kubernetes: start one with cwac_scan, poll cwac_scan_status until complete, then read cwac_get_summary and cwac_get_results, and the HTML report and leaderboard with cwac_generate_report.",
 		Capabilities: &mcp.ServerCapabilities{},
 	})
 	var err error
@@ -157,11 +162,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	add(addTool(s, "cwac_scan_status", "Get a scan's status (pending, queued, running, complete, failed), elapsed time, CWAC's recent output and progress while it runs, and its results directory and exit code when it ends.", true, s.status))
 	add(addTool(s, "cwac_get_results", "Read a complete scan's result rows, optionally one audit type and one axe impact, with limit and offset.", true, s.getResults))
-	add(addTool(s, "cwac_get_summary", "Get a scan's summary: total issues, issues by audit type and impact, top violations, pages and URLs scanned, duration.", true, s.getSummary))
+	add(addTool(s, "cwac_get_summary", "Get a scan's summary: total issues, issues by audit type and impact, top violations, pages and URLs scanned, duration. Read from the summary the scan recorded; recompute reads the result CSVs again.", true, s.getSummary))
 	add(addTool(s, "cwac_list_scans", "List scans, newest first: the CwacScans in this namespace and result directories on the results volume that have no CwacScan.", true, s.listScans))
-	if !cfg.ReadOnly {
-		add(addTool(s, "cwac_generate_report", "Write a self-contained HTML report and a per-organisation leaderboard CSV into a complete scan's results directory, and return their paths.", false, s.generateReport))
-	}
+	add(addTool(s, "cwac_generate_report", "Get a complete scan's self-contained HTML report and per-organisation leaderboard CSV: the paths of the files the scan pod wrote, or, when they are missing or regenerate is asked, the reports rendered from the results and returned in the answer. Writes nothing.", true, s.generateReport))
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +244,15 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 			return nil, result, nil
 		})
 	return nil
+}
+
+// truncate cuts s to at most n bytes, on a character boundary, and says so:
+// every text that reaches an answer or a log line from outside is bounded.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…[truncated]"
 }
 
 // argsError marks arguments that could not be decoded (HTTP 400 over REST).

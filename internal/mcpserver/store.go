@@ -1,0 +1,187 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"regexp"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+// Error texts kept word for word from the original CWAC MCP server, because
+// MCP clients match on them.
+const (
+	msgNoScan       = "No scan found with ID: %s"
+	msgStillRunning = "Scan is still running. Check status first."
+	msgNoAuditFile  = "No results file for audit type: %s"
+)
+
+var errStillRunning = errors.New(msgStillRunning)
+
+// store is the one place tools look things up: scans in the API server, and
+// their results on the results volume through the confined root. Tools never
+// touch the client or the volume for reading in any other way.
+type store struct {
+	client    client.Client
+	namespace string
+	root      resultsRoot
+}
+
+// scanIDRE is a Kubernetes object name; anything else cannot name a scan, and
+// is refused before it reaches the API server or a log line.
+var scanIDRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+
+// scan finds a scan by ID, with the original server's error when there is none.
+func (st store) scan(ctx context.Context, call *callInfo, id string) (*cwacv1alpha1.CwacScan, error) {
+	if id == "" {
+		return nil, errors.New("scan_id is required")
+	}
+	if !scanIDRE.MatchString(id) {
+		return nil, fmt.Errorf(msgNoScan, truncate(id, 256))
+	}
+	call.Target = st.namespace + "/" + id
+	scan := &cwacv1alpha1.CwacScan{}
+	if err := st.client.Get(ctx, client.ObjectKey{Namespace: st.namespace, Name: id}, scan); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf(msgNoScan, id)
+		}
+		return nil, fmt.Errorf("reading scan %s: %w", id, err)
+	}
+	return scan, nil
+}
+
+// scans lists the scans in the namespace.
+func (st store) scans(ctx context.Context) ([]cwacv1alpha1.CwacScan, error) {
+	list := &cwacv1alpha1.CwacScanList{}
+	if err := st.client.List(ctx, list, client.InNamespace(st.namespace)); err != nil {
+		return nil, fmt.Errorf("listing scans: %w", err)
+	}
+	return list.Items, nil
+}
+
+// scanResults is where a scan's results are and what is known of the scan.
+type scanResults struct {
+	// Dir is CWAC's results directory, relative to the results root and
+	// already checked to be safe.
+	Dir string
+	// Status is the scan's status as the tools say it (complete, failed, …).
+	Status string
+	// Scan is nil for a results directory with no CwacScan (run by hand).
+	Scan *cwacv1alpha1.CwacScan
+}
+
+// results finds the results directory of a finished scan. IDs naming a
+// directory on the volume (scans run by hand, listed by cwac_list_scans) are
+// accepted too. On error, Scan is still set when the scan exists, so a
+// caller can fall back on its status.
+func (st store) results(ctx context.Context, call *callInfo, id string) (scanResults, error) {
+	if strings.Contains(id, "/") || isCWACDir(id) {
+		return st.handRunResults(call, id)
+	}
+	scan, err := st.scan(ctx, call, id)
+	if err != nil {
+		return scanResults{}, err
+	}
+	res := scanResults{Status: phaseStatus(scan.Status.Phase), Scan: scan}
+	if !scan.Status.Phase.Finished() {
+		return res, errStillRunning
+	}
+	if scan.Status.ResultsPath == "" {
+		return res, fmt.Errorf("Scan %s failed before CWAC wrote results: %s", scan.Name, truncate(scan.Status.Message, 512))
+	}
+	dir, err := st.root.resolveResultsDir(scan.Status.ResultsPath, scanjob.AuditName(scan))
+	if err != nil {
+		if scan.Status.Phase == cwacv1alpha1.PhaseFailed {
+			return res, fmt.Errorf("Scan %s failed and left no results: %s", scan.Name, truncate(scan.Status.Message, 512))
+		}
+		return res, fmt.Errorf("Results of scan %s cannot be read: %v", scan.Name, err)
+	}
+	res.Dir = dir
+	return res, nil
+}
+
+// handRunResults resolves an ID that is a path on the results volume.
+func (st store) handRunResults(call *callInfo, id string) (scanResults, error) {
+	if err := validRelPath(id); err != nil {
+		return scanResults{}, fmt.Errorf("Invalid scan_id %q: %v", truncate(id, 256), err)
+	}
+	call.Target = "results:" + id
+	dir, err := st.root.resolveResultsDir(id, "")
+	if err != nil {
+		return scanResults{}, fmt.Errorf(msgNoScan, id)
+	}
+	return scanResults{Dir: dir, Status: "complete"}, nil
+}
+
+func isCWACDir(id string) bool { _, _, ok := cwac.ParseResultsDirName(id); return ok }
+
+// openResults opens a scan's results directory as a confined, read-only
+// fs.FS; the caller calls the returned close function.
+func (st store) openResults(res scanResults) (fs.FS, func(), error) {
+	fsys, closeFn, err := st.root.sub(res.Dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Results of scan %s cannot be read: %v", scanName(res), err)
+	}
+	return fsys, closeFn, nil
+}
+
+// readFile reads one regular file of a results directory, refusing anything
+// larger than max: the file is written by the scan pod, which the MCP server
+// does not trust with its memory.
+func readFile(fsys fs.FS, name string, max int64) ([]byte, error) {
+	// Stat before opening: opening a FIFO would block until someone writes.
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d this server reads", name, info.Size(), max)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The size may change under us: read at most one byte more than allowed.
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is more than the %d bytes this server reads", name, max)
+	}
+	return data, nil
+}
+
+// isRegularFile reports whether name is a regular file in fsys.
+func isRegularFile(fsys fs.FS, name string) bool {
+	info, err := fs.Stat(fsys, name)
+	return err == nil && info.Mode().IsRegular()
+}
+
+func scanName(res scanResults) string {
+	if res.Scan != nil {
+		return res.Scan.Name
+	}
+	return res.Dir
+}
+
+// phaseStatus is a phase as the tools say it: lower case, pending when unset.
+func phaseStatus(p cwacv1alpha1.Phase) string {
+	if p == "" {
+		return "pending"
+	}
+	return strings.ToLower(string(p))
+}

@@ -1,0 +1,250 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// ResultsInput are cwac_get_results's arguments.
+type ResultsInput struct {
+	ScanID     string `json:"scan_id" jsonschema:"the scan's ID"`
+	AuditType  string `json:"audit_type,omitempty" jsonschema:"one audit's results, e.g. axe_core_audit, reflow_audit, focus_indicator_audit (default: all audits)"`
+	Impact     string `json:"impact,omitempty" jsonschema:"only rows of this axe impact: critical, serious, moderate or minor"`
+	IssuesOnly bool   `json:"issues_only,omitempty" jsonschema:"only rows that are issues (num_issues > 0)"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"most rows to return (default 100)"`
+	Offset     int    `json:"offset,omitempty" jsonschema:"matching rows to skip first, for paging"`
+}
+
+// ResultsOutput is cwac_get_results's answer.
+type ResultsOutput struct {
+	ScanID          string           `json:"scan_id"`
+	AuditType       string           `json:"audit_type"`
+	TotalResults    int              `json:"total_results" jsonschema:"rows matching the filters"`
+	ReturnedResults int              `json:"returned_results"`
+	Results         []map[string]any `json:"results"`
+	Truncated       bool             `json:"truncated,omitempty"`
+	Note            string           `json:"note,omitempty"`
+}
+
+// auditTypeRE is a CSV stem; it keeps audit_type from naming a path.
+var auditTypeRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
+var impacts = []string{"critical", "serious", "moderate", "minor"}
+
+// maxCellBytes caps one cell in a tool answer: CWAC puts whole HTML
+// snippets in cells.
+const maxCellBytes = 4096
+
+// getResults streams the scan's CSVs through a row filter into one page of
+// rows. Files are read row by row, never whole, and rows past the page are
+// counted but not kept, so a large scan costs time, not memory.
+func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput) (ResultsOutput, error) {
+	q, err := s.resultsQuery(in)
+	if err != nil {
+		return ResultsOutput{}, err
+	}
+	res, err := s.store.results(ctx, call, in.ScanID)
+	if err != nil {
+		return ResultsOutput{}, err
+	}
+	fsys, closeFn, err := s.store.openResults(res)
+	if err != nil {
+		return ResultsOutput{}, err
+	}
+	defer closeFn()
+	files, err := resultFiles(fsys, in.AuditType)
+	if err != nil {
+		return ResultsOutput{}, err
+	}
+	pg := &page{offset: in.Offset, limit: q.limit, budget: s.cfg.MaxResponseBytes - 1024, rows: []map[string]any{}}
+	for _, name := range files {
+		if err := readRows(ctx, fsys, name, q, pg); err != nil {
+			return ResultsOutput{}, err
+		}
+	}
+	out := ResultsOutput{ScanID: in.ScanID, AuditType: in.AuditType, Results: pg.rows, TotalResults: pg.total, ReturnedResults: len(pg.rows), Truncated: pg.full}
+	if out.AuditType == "" {
+		out.AuditType = "all"
+	}
+	out.Note = s.pageNote(pg, in.Offset)
+	return out, nil
+}
+
+// resultsQuery is the row filter and page size of one call.
+type resultsQuery struct {
+	limit      int
+	impact     string // lower case; empty for any
+	issuesOnly bool
+}
+
+// resultsQuery checks the arguments before anything is read.
+func (s *Server) resultsQuery(in ResultsInput) (resultsQuery, error) {
+	q := resultsQuery{limit: in.Limit, impact: strings.ToLower(in.Impact), issuesOnly: in.IssuesOnly}
+	if q.limit == 0 {
+		q.limit = s.cfg.DefaultResults
+	}
+	if q.limit < 1 || q.limit > s.cfg.MaxResults {
+		return q, fmt.Errorf("Invalid limit: %d (must be 1-%d)", in.Limit, s.cfg.MaxResults)
+	}
+	if in.Offset < 0 {
+		return q, fmt.Errorf("Invalid offset: %d", in.Offset)
+	}
+	if in.AuditType != "" && !auditTypeRE.MatchString(in.AuditType) {
+		return q, fmt.Errorf("Invalid audit_type: %q (a CSV name such as axe_core_audit)", truncate(in.AuditType, 128))
+	}
+	if q.impact != "" && !slices.Contains(impacts, q.impact) {
+		return q, fmt.Errorf("Invalid impact: %q (critical, serious, moderate or minor)", truncate(in.Impact, 64))
+	}
+	return q, nil
+}
+
+// matches is the row filter.
+func (q resultsQuery) matches(r *results.Reader, row results.Row) bool {
+	if q.impact != "" && strings.ToLower(row.Get("impact")) != q.impact {
+		return false
+	}
+	if q.issuesOnly {
+		n := strings.TrimSpace(row.Get("num_issues"))
+		if !r.Has("num_issues") || n == "" || n == "0" {
+			return false
+		}
+	}
+	return true
+}
+
+// resultFiles selects the CSVs to read: the one audit asked for, or every
+// audit CSV in the directory (not CWAC's logs and bookkeeping files).
+func resultFiles(fsys fs.FS, auditType string) ([]string, error) {
+	if auditType != "" {
+		name := auditType + ".csv"
+		if !isRegularFile(fsys, name) {
+			return nil, fmt.Errorf(msgNoAuditFile, auditType)
+		}
+		return []string{name}, nil
+	}
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if _, ok := results.AuditName(e.Name()); ok && e.Type().IsRegular() {
+			files = append(files, e.Name())
+		}
+	}
+	return files, nil
+}
+
+// readRows feeds one CSV's matching rows to the page.
+func readRows(ctx context.Context, fsys fs.FS, name string, q resultsQuery, pg *page) error {
+	audit := strings.TrimSuffix(name, ".csv")
+	err := results.EachRowFS(fsys, name, func(r *results.Reader, row results.Row) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if q.matches(r, row) {
+			pg.add(audit, row)
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("reading results timed out: %w", ctx.Err())
+		}
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	return nil
+}
+
+// page collects one page of matching rows: it skips offset rows, keeps at
+// most limit, stops keeping when the answer would pass its byte budget, and
+// counts every matching row so the caller knows how many there are.
+type page struct {
+	offset, limit, budget int
+	skipped, total        int
+	full                  bool // the byte budget ran out
+	rows                  []map[string]any
+}
+
+func (p *page) add(audit string, row results.Row) {
+	p.total++
+	if p.skipped < p.offset {
+		p.skipped++
+		return
+	}
+	if len(p.rows) >= p.limit || p.full {
+		return
+	}
+	item := rowObject(audit, row)
+	size := approxJSONSize(item)
+	if size > p.budget {
+		p.full = true
+		return
+	}
+	p.budget -= size
+	p.rows = append(p.rows, item)
+}
+
+// pageNote tells the caller how to read on when the page is not everything.
+func (s *Server) pageNote(p *page, offset int) string {
+	next := offset + len(p.rows)
+	switch {
+	case p.full:
+		return fmt.Sprintf("Response capped at %d bytes: %d of %d matching rows returned; use offset=%d to read on.", s.cfg.MaxResponseBytes, len(p.rows), p.total, next)
+	case next < p.total:
+		return fmt.Sprintf("%d of %d matching rows returned; use offset=%d to read on.", len(p.rows), p.total, next)
+	}
+	return ""
+}
+
+// rowObject turns a CSV row into JSON, parsing CWAC's Python-literal cells.
+// CWAC's own audit_type column (the class name) becomes audit_class, so
+// audit_type is the CSV name every row of every audit shares.
+func rowObject(audit string, row results.Row) map[string]any {
+	m := map[string]any{"audit_type": audit}
+	for k, v := range row.Map() {
+		if k == "audit_type" {
+			m["audit_class"] = v
+			continue
+		}
+		switch k {
+		case "viewport_size":
+			if vp, err := results.ParseViewport(v); err == nil {
+				m[k] = vp
+				continue
+			}
+		case "tags":
+			if tags, err := results.ParseTags(v); err == nil {
+				m[k] = tags
+				continue
+			}
+		}
+		m[k] = truncate(v, maxCellBytes)
+	}
+	return m
+}
+
+// approxJSONSize estimates a row's encoded size from above, without encoding it.
+func approxJSONSize(m map[string]any) int {
+	n := 2
+	for k, v := range m {
+		n += len(k) + 6
+		switch t := v.(type) {
+		case string:
+			n += len(t) + len(t)/8 // escapes
+		case []string:
+			for _, s := range t {
+				n += len(s) + 3
+			}
+		default:
+			n += 48
+		}
+	}
+	return n
+}

@@ -1,0 +1,163 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+// ListInput are cwac_list_scans's arguments.
+type ListInput struct {
+	Limit int `json:"limit,omitempty" jsonschema:"most scans to return, newest first (default 50)"`
+}
+
+// ScanEntry is one scan in cwac_list_scans.
+type ScanEntry struct {
+	ScanID     string   `json:"scan_id" jsonschema:"pass to the other tools; for a directory with no CwacScan, its path"`
+	Name       string   `json:"name"`
+	Status     string   `json:"status"`
+	AuditName  string   `json:"audit_name"`
+	Timestamp  string   `json:"timestamp" jsonschema:"when the scan was created or CWAC started it (UTC)"`
+	Path       string   `json:"path,omitempty" jsonschema:"results directory, relative to the results volume"`
+	AuditTypes []string `json:"audit_types"`
+	FileCount  int      `json:"file_count"`
+	SizeBytes  int64    `json:"size_bytes"`
+	Source     string   `json:"source" jsonschema:"cwacscan, or results-dir for results with no CwacScan (run by hand)"`
+}
+
+// ListOutput is cwac_list_scans's answer.
+type ListOutput struct {
+	Scans []ScanEntry `json:"scans"`
+	Total int         `json:"total"`
+	Note  string      `json:"note,omitempty"`
+}
+
+// maxDirsScanned bounds the walk of the results volume.
+const maxDirsScanned = 5000
+
+// listScans lists the CwacScans and, from the results volume, the result
+// directories no CwacScan accounts for (scans run by hand): both are scans a
+// caller can read. Without the volume the CwacScans are still listed.
+func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (ListOutput, error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	if limit < 1 || limit > 500 {
+		return ListOutput{}, fmt.Errorf("Invalid limit: %d (must be 1-500)", in.Limit)
+	}
+	call.Target = s.cfg.Namespace + "/*"
+	scans, err := s.store.scans(ctx)
+	if err != nil {
+		return ListOutput{}, err
+	}
+	var notes []string
+	root, rootErr := s.store.root.open()
+	if rootErr != nil {
+		notes = append(notes, "The results volume is not available ("+s.cfg.ResultsRoot+"), so no result files are listed.")
+	} else {
+		defer root.Close()
+	}
+	entries, claimed := s.scanEntries(root, scans)
+	if root != nil {
+		more, note := handRunEntries(root, scans, claimed)
+		entries = append(entries, more...)
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return newestFirst(entries, limit, notes), nil
+}
+
+// scanEntries are the CwacScans, with their results' size when the volume
+// has them; claimed holds their results directories.
+func (s *Server) scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map[string]bool) {
+	var entries []ScanEntry
+	claimed := map[string]bool{}
+	for i := range scans {
+		scan := &scans[i]
+		e := ScanEntry{
+			ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanjob.AuditName(scan),
+			Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
+		}
+		if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
+			if dir, err := s.store.root.resolveResultsDir(p, e.AuditName); err == nil {
+				e.Path = dir
+				claimed[dir] = true
+				addDirStats(root, &e)
+			}
+		}
+		entries = append(entries, e)
+	}
+	return entries, claimed
+}
+
+// handRunEntries are the result directories on the volume that belong to no
+// listed scan.
+func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[string]bool) ([]ScanEntry, string) {
+	dirs, truncated := findResultDirs(root.FS(), maxDirsScanned)
+	note := ""
+	if truncated {
+		note = fmt.Sprintf("Only the first %d result directories on the volume were looked at.", maxDirsScanned)
+	}
+	var entries []ScanEntry
+	for _, d := range dirs {
+		if claimed[d.Path] || belongsToListedScan(d.Path, scans) {
+			continue
+		}
+		e := ScanEntry{ScanID: d.Path, Name: path.Base(d.Path), Status: "complete", AuditName: d.AuditName, Path: d.Path, Source: "results-dir", AuditTypes: []string{}}
+		if t, err := time.Parse("2006-01-02_15-04-05", d.Timestamp); err == nil {
+			e.Timestamp = t.UTC().Format(time.RFC3339)
+		}
+		addDirStats(root, &e)
+		entries = append(entries, e)
+	}
+	return entries, note
+}
+
+// addDirStats fills an entry's file count, size and audit types.
+func addDirStats(root *os.Root, e *ScanEntry) {
+	sub, err := root.OpenRoot(e.Path)
+	if err != nil {
+		return
+	}
+	defer sub.Close()
+	st := statDir(sub.FS())
+	e.FileCount, e.SizeBytes, e.AuditTypes = st.FileCount, st.SizeBytes, st.AuditTypes
+}
+
+// belongsToListedScan: older result dirs of a listed scan's own directory.
+func belongsToListedScan(p string, scans []cwacv1alpha1.CwacScan) bool {
+	for i := range scans {
+		if strings.HasPrefix(p, scanjob.ScanDir(&scans[i])+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// newestFirst sorts the entries and keeps the newest limit of them.
+func newestFirst(entries []ScanEntry, limit int, notes []string) ListOutput {
+	sort.SliceStable(entries, func(i, j int) bool {
+		if entries[i].Timestamp != entries[j].Timestamp {
+			return entries[i].Timestamp > entries[j].Timestamp
+		}
+		return entries[i].ScanID < entries[j].ScanID
+	})
+	out := ListOutput{Total: len(entries), Scans: entries, Note: strings.Join(notes, " ")}
+	if len(out.Scans) > limit {
+		out.Scans = out.Scans[:limit]
+		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" Showing the newest %d of %d.", limit, out.Total))
+	}
+	if out.Scans == nil {
+		out.Scans = []ScanEntry{}
+	}
+	return out
+}

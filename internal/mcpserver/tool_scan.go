@@ -1,0 +1,129 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+// Annotations the MCP server puts on the scans it creates.
+const (
+	AnnotationCreatedBy = "cwac.a11y.dev/created-by"
+	AnnotationCaller    = "cwac.a11y.dev/mcp-caller"
+	CreatedByMCP        = "mcp-server"
+)
+
+// ScanInput are cwac_scan's arguments.
+type ScanInput struct {
+	URLs              []string `json:"urls,omitempty" jsonschema:"base URLs to scan: absolute http:// or https:// URLs (at least one)"`
+	AuditName         string   `json:"audit_name,omitempty" jsonschema:"name for the audit: 1-50 characters of A-Z a-z 0-9 _ . - (default: derived from the scan ID)"`
+	Plugins           any      `json:"plugins,omitempty" jsonschema:"CWAC audit plugins: an object of name to true/false, or a list of names to run (others off). Valid names: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"`
+	MaxLinksPerDomain int      `json:"max_links_per_domain,omitempty" jsonschema:"most pages to visit per site (default 50)"`
+	ViewportSizes     any      `json:"viewport_sizes,omitempty" jsonschema:"viewports to render each page at: CWAC's named map {\"small\": {\"width\": 320, \"height\": 450}}, a list of {width, height}, or one {width, height}"`
+	OnlyAllowHTTPS    *bool    `json:"only_allow_https,omitempty" jsonschema:"CWAC's only_allow_https (default true: http:// sites are skipped and yield no page); false to scan http:// sites"`
+}
+
+// ScanOutput is cwac_scan's answer.
+type ScanOutput struct {
+	ScanID    string `json:"scan_id" jsonschema:"the scan's ID (its CwacScan name); pass it to the other tools"`
+	Status    string `json:"status" jsonschema:"always started: the scan runs in the background"`
+	AuditName string `json:"audit_name"`
+	Namespace string `json:"namespace"`
+	Message   string `json:"message"`
+}
+
+// scan creates a CwacScan. The checks run cheapest and most telling first:
+// the operator's cap on URLs, the API server's own validation (a dry run),
+// then the scan-target policy (which resolves names and asks the sites), and
+// only then the caller's rate, so refused calls cost no rate.
+func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOutput, error) {
+	// The cap is operator configuration (--max-urls-per-scan), not a CRD rule.
+	if s.cfg.MaxURLs > 0 && len(in.URLs) > s.cfg.MaxURLs {
+		return ScanOutput{}, fmt.Errorf("Too many URLs: %d (at most %d per scan)", len(in.URLs), s.cfg.MaxURLs)
+	}
+	scan, err := s.scanFromArgs(in, call)
+	if err != nil {
+		return ScanOutput{}, err
+	}
+	if err := s.dryRunCreate(ctx, scan); err != nil {
+		return ScanOutput{}, err
+	}
+	if s.cfg.Policy != nil {
+		if d := s.cfg.Policy.CheckAll(ctx, in.URLs); d != nil {
+			return ScanOutput{}, d
+		}
+	}
+	if ok, wait := s.limiter.allow(call.Caller); !ok {
+		return ScanOutput{}, fmt.Errorf("Rate limit: too many scans from %s; try again in %s", call.Caller, wait.Round(time.Second))
+	}
+	if err := s.cfg.Client.Create(ctx, scan); err != nil {
+		return ScanOutput{}, fmt.Errorf("creating the scan: %w", err)
+	}
+	call.Target = scan.Namespace + "/" + scan.Name
+	s.recordCreation(ctx, scan, call)
+	return ScanOutput{
+		ScanID:    scan.Name,
+		Status:    "started",
+		AuditName: scanjob.AuditName(scan),
+		Namespace: scan.Namespace,
+		Message:   "Scan started. Poll cwac_scan_status with this scan_id until it is complete.",
+	}, nil
+}
+
+// scanFromArgs translates the arguments into a CwacScan, changing shapes only.
+func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacScan, error) {
+	plugins, err := pluginsArg(in.Plugins)
+	if err != nil {
+		return nil, err
+	}
+	viewports, err := viewportsArg(in.ViewportSizes)
+	if err != nil {
+		return nil, err
+	}
+	maxLinks, err := maxLinksArg(in.MaxLinksPerDomain)
+	if err != nil {
+		return nil, err
+	}
+	scan := &cwacv1alpha1.CwacScan{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: dnsPrefix(in.AuditName),
+			Namespace:    s.cfg.Namespace,
+			Annotations:  map[string]string{AnnotationCreatedBy: CreatedByMCP, AnnotationCaller: truncate(call.Caller, 256)},
+		},
+		Spec: cwacv1alpha1.CwacScanSpec{
+			URLs:              in.URLs,
+			AuditName:         in.AuditName,
+			Plugins:           plugins,
+			MaxLinksPerDomain: maxLinks,
+			ViewportSizes:     viewports,
+		},
+	}
+	if in.OnlyAllowHTTPS != nil {
+		scan.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte(strconv.FormatBool(*in.OnlyAllowHTTPS))}}
+	}
+	return scan, nil
+}
+
+var dnsUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// dnsPrefix turns an audit name into a GenerateName prefix, so the scan ID
+// says which audit it is; any audit name, valid or not, gives a valid prefix.
+func dnsPrefix(auditName string) string {
+	p := strings.Trim(dnsUnsafe.ReplaceAllString(strings.ToLower(auditName), "-"), "-")
+	if p == "" {
+		return "mcp-scan-"
+	}
+	if len(p) > 40 {
+		p = strings.TrimRight(p[:40], "-")
+	}
+	return p + "-"
+}

@@ -1,0 +1,169 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+)
+
+// StatusInput are cwac_scan_status's arguments.
+type StatusInput struct {
+	ScanID string `json:"scan_id" jsonschema:"the scan's ID, from cwac_scan or cwac_list_scans"`
+}
+
+// Progress is CWAC's own progress (progress.csv).
+type Progress struct {
+	PagesDone      int     `json:"pages_done"`
+	PagesEstimated int     `json:"pages_estimated" jsonschema:"CWAC's estimate: max_links_per_domain per site until a site's crawl ends"`
+	Percent        float64 `json:"percent"`
+}
+
+// StatusOutput is cwac_scan_status's answer.
+type StatusOutput struct {
+	ScanID         string    `json:"scan_id"`
+	Status         string    `json:"status" jsonschema:"pending, queued, running, complete or failed"`
+	AuditName      string    `json:"audit_name"`
+	Message        string    `json:"message,omitempty"`
+	Reason         string    `json:"reason,omitempty" jsonschema:"why it failed, or what it is waiting for"`
+	ElapsedTime    string    `json:"elapsed_time" jsonschema:"time since the scan started, e.g. 2m 15s"`
+	StartTime      string    `json:"start_time,omitempty"`
+	CompletionTime string    `json:"completion_time,omitempty"`
+	StdoutTail     string    `json:"stdout_tail,omitempty" jsonschema:"the last lines of CWAC's output, while it runs"`
+	Progress       *Progress `json:"progress,omitempty"`
+	ResultsDir     string    `json:"results_dir,omitempty" jsonschema:"the results directory, relative to the results volume"`
+	ExitCode       *int32    `json:"exit_code,omitempty"`
+	Cause          string    `json:"cause,omitempty" jsonschema:"for a failed scan: the one line naming what went wrong, e.g. the last line of CWAC's traceback"`
+	Stderr         string    `json:"stderr,omitempty" jsonschema:"for a failed scan: the end of CWAC's error output"`
+	Notes          []string  `json:"notes,omitempty"`
+}
+
+func (s *Server) status(ctx context.Context, call *callInfo, in StatusInput) (StatusOutput, error) {
+	scan, err := s.store.scan(ctx, call, in.ScanID)
+	if err != nil {
+		return StatusOutput{}, err
+	}
+	st := scan.Status
+	out := StatusOutput{
+		ScanID:    scan.Name,
+		Status:    phaseStatus(st.Phase),
+		AuditName: scanjob.AuditName(scan),
+		Message:   st.Message,
+		ExitCode:  st.ExitCode,
+		Reason:    conditionReason(st.Conditions),
+	}
+	s.setTimes(&out, scan)
+	switch st.Phase {
+	case cwacv1alpha1.PhaseComplete:
+		out.ResultsDir = st.ResultsPath
+	case cwacv1alpha1.PhaseFailed:
+		out.ResultsDir = st.ResultsPath
+		setFailure(&out, st.Failure)
+	case cwacv1alpha1.PhaseRunning, cwacv1alpha1.PhasePending:
+		if st.JobName != "" {
+			tail, err := s.podLogTail(ctx, scan.Namespace, st.JobName)
+			if err != nil {
+				out.Notes = append(out.Notes, "CWAC's output is not available: "+err.Error())
+			}
+			out.StdoutTail = tail
+		}
+	}
+	if !st.Phase.Finished() {
+		s.setProgress(&out, call, scan)
+	}
+	return out, nil
+}
+
+// setTimes fills the start and completion times and the time between them
+// (or until now, while the scan runs). A scan not started yet counts from
+// its creation.
+func (s *Server) setTimes(out *StatusOutput, scan *cwacv1alpha1.CwacScan) {
+	st := scan.Status
+	start := scan.CreationTimestamp.Time
+	if st.StartTime != nil {
+		start = st.StartTime.Time
+		out.StartTime = st.StartTime.UTC().Format(time.RFC3339)
+	}
+	end := s.now()
+	if st.CompletionTime != nil {
+		end = st.CompletionTime.Time
+		out.CompletionTime = st.CompletionTime.UTC().Format(time.RFC3339)
+	}
+	out.ElapsedTime = formatElapsed(end.Sub(start))
+}
+
+// conditionReason is the reason worth telling: why the scan failed, what
+// keeps its pod from starting, or that it waits in the queue.
+func conditionReason(conds []metav1.Condition) string {
+	reason := ""
+	for _, c := range conds {
+		problem := c.Status == metav1.ConditionTrue && (c.Type == cwacv1alpha1.ConditionFailed || c.Type == cwacv1alpha1.ConditionDegraded)
+		queued := c.Type == cwacv1alpha1.ConditionStarted && c.Reason == cwacv1alpha1.ReasonQueued
+		if problem || queued {
+			reason = c.Reason
+		}
+	}
+	return reason
+}
+
+// setFailure copies the failure detail the operator recorded; it is its own
+// status field, so nothing is parsed out of the message.
+func setFailure(out *StatusOutput, f *cwacv1alpha1.ScanFailure) {
+	if f == nil {
+		return
+	}
+	if f.Reason != "" {
+		out.Reason = f.Reason
+	}
+	if out.ExitCode == nil {
+		out.ExitCode = f.ExitCode
+	}
+	out.Cause = f.Cause
+	out.Stderr = f.LogTail
+}
+
+// setProgress adds CWAC's own progress (progress.csv) while the scan runs,
+// and passes it on as an MCP progress notification.
+func (s *Server) setProgress(out *StatusOutput, call *callInfo, scan *cwacv1alpha1.CwacScan) {
+	if scan.Status.ResultsPath == "" {
+		return
+	}
+	dir, err := s.store.root.resolveResultsDir(scan.Status.ResultsPath, scanjob.AuditName(scan))
+	if err != nil {
+		return // CWAC has not made its directory yet
+	}
+	fsys, closeFn, err := s.store.root.sub(dir)
+	if err != nil {
+		return
+	}
+	p := results.ProgressOf(fsys)
+	closeFn()
+	if p.PagesEstimated == 0 && p.PagesDone == 0 {
+		return
+	}
+	out.Progress = &Progress{PagesDone: p.PagesDone, PagesEstimated: p.PagesEstimated, Percent: p.Percent}
+	call.progress(float64(p.PagesDone), float64(p.PagesEstimated), fmt.Sprintf("%d of about %d pages", p.PagesDone, p.PagesEstimated))
+}
+
+// formatElapsed renders a duration as the original CWAC MCP server did:
+// "2m 15s", "1h 0m 5s".
+func formatElapsed(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < 0 {
+		d = 0
+	}
+	h, m, sec := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh %dm %ds", h, m, sec)
+	case m > 0:
+		return fmt.Sprintf("%dm %ds", m, sec)
+	default:
+		return fmt.Sprintf("%ds", sec)
+	}
+}
