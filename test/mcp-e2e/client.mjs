@@ -59,7 +59,8 @@ obs.tools = tools.map((t) => ({
 obs.noUrls = await call("cwac_scan", { urls: [] });
 obs.badUrl = await call("cwac_scan", { urls: ["file:///etc/passwd"] });
 obs.metadata = await call("cwac_scan", { urls: ["http://169.254.169.254/latest/meta-data/"] });
-obs.seedPlugin = await call("cwac_scan", { urls: [process.env.SCAN_URL], plugins: { html_validation: true } });
+obs.unknownPlugin = await call("cwac_scan", { urls: [process.env.SCAN_URL], plugins: { html_validation: true } });
+obs.badMaxLinks = await call("cwac_scan", { urls: [process.env.SCAN_URL], max_links_per_domain: -1 });
 obs.oversized = await call("cwac_scan", { urls: ["https://a.example/" + "x".repeat(2 * 1024 * 1024)] });
 
 obs.scan = await call("cwac_scan", {
@@ -86,6 +87,7 @@ while (Date.now() < deadline) {
 obs.finalStatus = status;
 obs.results = await call("cwac_get_results", { scan_id: id, audit_type: "axe_core_audit", impact: "critical", limit: 3 });
 obs.summary = await call("cwac_get_summary", { scan_id: id });
+obs.recomputedSummary = await call("cwac_get_summary", { scan_id: id, recompute: true });
 obs.list = await call("cwac_list_scans", {});
 obs.report = await call("cwac_generate_report", { scan_id: id });
 obs.traversalAuditType = await call("cwac_get_results", { scan_id: id, audit_type: "../../etc/passwd" });
