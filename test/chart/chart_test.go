@@ -1,8 +1,10 @@
 // Package chart validates the Helm chart and the kustomize install against a
 // real API server: rendered with several sets of values, every object is
 // applied with a server-side dry run (so the API server validates it), and the
-// chart's RBAC is checked to be exactly what the code's RBAC markers ask for
-// and enough to run a scan end to end as the chart's service account.
+// chart's RBAC is checked to be exactly what the code's RBAC markers ask for,
+// per service account (the operator's and the MCP server's own), enough to run
+// a scan end to end as the operator's account and the MCP tools as the MCP
+// server's, and nothing more.
 package chart
 
 import (
@@ -14,14 +16,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -208,24 +213,133 @@ func sampleScanAccepted(t *testing.T, ns string) {
 	}
 }
 
-func args(t *testing.T, objs []*unstructured.Unstructured, container string) []string {
+// container finds a container by name in any rendered Deployment, and the
+// Deployment holding it.
+func container(t *testing.T, objs []*unstructured.Unstructured, name string) (map[string]any, *unstructured.Unstructured) {
 	t.Helper()
-	dep := find(objs, "Deployment", "")
-	if dep == nil {
-		t.Fatal("no Deployment rendered")
-	}
-	cs, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")
-	for _, c := range cs {
-		m := c.(map[string]any)
-		if m["name"] == container {
-			var out []string
-			for _, a := range m["args"].([]any) {
-				out = append(out, a.(string))
+	seen := false
+	for _, dep := range objs {
+		if dep.GetKind() != "Deployment" {
+			continue
+		}
+		seen = true
+		cs, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")
+		for _, c := range cs {
+			if m := c.(map[string]any); m["name"] == name {
+				return m, dep
 			}
-			return out
 		}
 	}
-	return nil
+	if !seen {
+		t.Fatal("no Deployment rendered")
+	}
+	return nil, nil
+}
+
+func args(t *testing.T, objs []*unstructured.Unstructured, name string) []string {
+	t.Helper()
+	m, _ := container(t, objs, name)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range m["args"].([]any) {
+		out = append(out, a.(string))
+	}
+	return out
+}
+
+// podSpec decodes a rendered Deployment's pod template.
+func podSpec(t *testing.T, dep *unstructured.Unstructured) (map[string]string, corev1.PodSpec) {
+	t.Helper()
+	if dep == nil {
+		t.Fatal("Deployment not rendered")
+	}
+	data, _ := yaml.Marshal(dep.Object["spec"].(map[string]any)["template"])
+	var tmpl corev1.PodTemplateSpec
+	if err := yaml.Unmarshal(data, &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	return tmpl.Labels, tmpl.Spec
+}
+
+func selector(t *testing.T, o *unstructured.Unstructured, path ...string) labels.Selector {
+	t.Helper()
+	m, _, _ := unstructured.NestedStringMap(o.Object, path...)
+	if len(m) == 0 {
+		t.Fatalf("%s %s has no selector at %v", o.GetKind(), o.GetName(), path)
+	}
+	return labels.SelectorFromSet(m)
+}
+
+// checkMCPDeployment: the MCP server runs in its own pod, as its own service
+// account, hardened, with the results volume mounted read-only, and the
+// operator's pod no longer carries it or the volume.
+func checkMCPDeployment(t *testing.T, objs []*unstructured.Unstructured, wantSA string) {
+	t.Helper()
+	mcpC, mcpDep := container(t, objs, "mcp-server")
+	_, opDep := container(t, objs, "manager")
+	if mcpC == nil || mcpDep == nil || mcpDep == opDep || mcpDep.GetName() != "cwac-cwac-operator-mcp" {
+		t.Fatalf("the MCP server is not a Deployment of its own: %v", kinds(objs)["Deployment"])
+	}
+	opLabels, op := podSpec(t, opDep)
+	mcpLabels, pod := podSpec(t, mcpDep)
+	if len(op.Containers) != 1 || len(op.Volumes) != 0 {
+		t.Errorf("the operator pod still has %d containers and volumes %v", len(op.Containers), op.Volumes)
+	}
+	if pod.ServiceAccountName != wantSA || op.ServiceAccountName == pod.ServiceAccountName {
+		t.Errorf("MCP pod runs as %q (want %q), operator as %q", pod.ServiceAccountName, wantSA, op.ServiceAccountName)
+	}
+	// Selectors: each Deployment and Service picks its own pods only.
+	opSel, mcpSel := selector(t, opDep, "spec", "selector", "matchLabels"), selector(t, mcpDep, "spec", "selector", "matchLabels")
+	if !opSel.Matches(labels.Set(opLabels)) || opSel.Matches(labels.Set(mcpLabels)) || !mcpSel.Matches(labels.Set(mcpLabels)) || mcpSel.Matches(labels.Set(opLabels)) {
+		t.Errorf("Deployment selectors overlap: operator %v / %v, MCP %v / %v", opSel, opLabels, mcpSel, mcpLabels)
+	}
+	svc := selector(t, find(objs, "Service", "-mcp"), "spec", "selector")
+	if !svc.Matches(labels.Set(mcpLabels)) || svc.Matches(labels.Set(opLabels)) {
+		t.Errorf("the MCP Service selects %v: MCP pod %v, operator pod %v", svc, mcpLabels, opLabels)
+	}
+	if m := find(objs, "Service", "-metrics"); m != nil && selector(t, m, "spec", "selector").Matches(labels.Set(mcpLabels)) {
+		t.Error("the metrics Service selects the MCP pod")
+	}
+	// Results: read-only, in the mount and in the volume source.
+	c := pod.Containers[0]
+	ro := false
+	for _, m := range c.VolumeMounts {
+		if m.Name == "results" {
+			ro = m.ReadOnly && m.MountPath == "/results"
+		}
+	}
+	for _, v := range pod.Volumes {
+		if v.Name == "results" && (v.PersistentVolumeClaim == nil || !v.PersistentVolumeClaim.ReadOnly) {
+			ro = false
+		}
+	}
+	if !ro {
+		t.Errorf("results not mounted read-only: %+v %+v", c.VolumeMounts, pod.Volumes)
+	}
+	// Hardened like the operator.
+	psc, sc := pod.SecurityContext, c.SecurityContext
+	if psc == nil || sc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 || psc.FSGroup != nil ||
+		psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault ||
+		sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("MCP pod not hardened: pod %+v container %+v", psc, sc)
+	}
+	if c.Resources.Limits.Memory().IsZero() {
+		t.Errorf("MCP container without a memory limit: %+v", c.Resources)
+	}
+}
+
+// mcpAffinity is the MCP pod's required pod affinity to the operator's pod, if any.
+func mcpAffinity(t *testing.T, objs []*unstructured.Unstructured) []corev1.PodAffinityTerm {
+	t.Helper()
+	_, dep := container(t, objs, "mcp-server")
+	_, pod := podSpec(t, dep)
+	if pod.Affinity == nil || pod.Affinity.PodAffinity == nil {
+		return nil
+	}
+	return pod.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 }
 
 func hasArg(list []string, want string) bool {
@@ -258,23 +372,31 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 					t.Errorf("no %s rendered", kind)
 				}
 			}
-			if len(k["Service"]) != 2 || args(t, objs, "mcp-server") == nil {
-				t.Errorf("want the MCP sidecar and two Services: %v", k["Service"])
+			if len(k["Service"]) != 2 || len(k["Deployment"]) != 2 || len(k["ServiceAccount"]) != 2 {
+				t.Errorf("want two Deployments, two ServiceAccounts and two Services: %v", k)
+			}
+			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+			// ReadWriteOnce by default: the MCP pod runs on the operator's node.
+			_, opDep := container(t, objs, "manager")
+			opLabels, _ := podSpec(t, opDep)
+			aff := mcpAffinity(t, objs)
+			if len(aff) != 1 || aff[0].TopologyKey != "kubernetes.io/hostname" || !labels.SelectorFromSet(aff[0].LabelSelector.MatchLabels).Matches(labels.Set(opLabels)) {
+				t.Errorf("MCP pod affinity %+v, want the operator's node", aff)
 			}
 			if hasArg(args(t, objs, "manager"), "--leader-elect") {
 				t.Error("leader election with one replica")
 			}
 			if find(objs, "NetworkPolicy", "-scans") == nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
-				t.Errorf("default install lacks the scan NetworkPolicy or the sidecar's auth delegation: %v", k)
+				t.Errorf("default install lacks the scan NetworkPolicy or the MCP server's auth delegation: %v", k)
 			}
 			mcpArgs := args(t, objs, "mcp-server")
 			if !hasArg(mcpArgs, "--auth=kubernetes") || !hasArg(mcpArgs, "--url-resolve=true") || !hasArg(args(t, objs, "manager"), "--url-check-redirects=true") {
-				t.Errorf("sidecar args %v", mcpArgs)
+				t.Errorf("MCP server args %v", mcpArgs)
 			}
 		}},
 		{"namespaced", "cwac-ns", []string{"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}"}, func(t *testing.T, objs []*unstructured.Unstructured) {
 			k := kinds(objs)
-			// The only cluster-scoped grant left is the sidecar's token and
+			// The only cluster-scoped grant left is the MCP server's token and
 			// permission reviews (system:auth-delegator), which are cluster-scoped APIs.
 			if len(k["ClusterRole"]) != 0 || len(k["ClusterRoleBinding"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
 				t.Errorf("cluster-wide RBAC in namespaced mode: %v", k)
@@ -287,9 +409,50 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 				t.Errorf("roles (-want +got):\n%s", diff)
 			}
 		}},
-		{"sidecar off", "cwac-nomcp", []string{"mcp.enabled=false"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			if args(t, objs, "mcp-server") != nil || find(objs, "Service", "-mcp") != nil || find(objs, "Role", "-mcp-server") != nil {
-				t.Error("MCP objects rendered with mcp.enabled=false")
+		{"MCP server off", "cwac-nomcp", []string{"mcp.enabled=false"}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			k := kinds(objs)
+			if args(t, objs, "mcp-server") != nil || find(objs, "Service", "-mcp") != nil || find(objs, "Role", "-mcp-server") != nil ||
+				len(k["Deployment"]) != 1 || len(k["ServiceAccount"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") != nil {
+				t.Errorf("MCP objects rendered with mcp.enabled=false: %v", k)
+			}
+		}},
+		{"ReadWriteMany: MCP pod anywhere, own placement, two replicas", "cwac-rwx", []string{"results.accessModes={ReadWriteMany}", "mcp.colocateWithOperator=false", "scans.colocateWithOperator=false", "mcp.replicaCount=2", "mcp.nodeSelector.pool=mcp", "mcp.podLabels.team=a11y", "mcp.resources.limits.memory=128Mi"}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+			if aff := mcpAffinity(t, objs); aff != nil {
+				t.Errorf("affinity with mcp.colocateWithOperator=false: %+v", aff)
+			}
+			mc, dep := container(t, objs, "mcp-server")
+			lbls, pod := podSpec(t, dep)
+			if r, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "replicas"); fmt.Sprint(r) != "2" || pod.NodeSelector["pool"] != "mcp" || lbls["team"] != "a11y" {
+				t.Errorf("replicas %v nodeSelector %v labels %v", r, pod.NodeSelector, lbls)
+			}
+			if fmt.Sprint(mc["resources"]) != "map[limits:map[memory:128Mi] requests:map[cpu:10m memory:32Mi]]" {
+				t.Errorf("resources %v", mc["resources"])
+			}
+		}},
+		{"hostNetwork for a cluster without kube-proxy", "cwac-hostnet", []string{"hostNetwork=true", "mcp.listenAddress=127.0.0.1", "extraEnv[0].name=KUBERNETES_SERVICE_HOST", "extraEnv[0].value=127.0.0.1", "mcp.serviceAccount.annotations.team=a11y"}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+			mc, dep := container(t, objs, "mcp-server")
+			_, pod := podSpec(t, dep)
+			if !pod.HostNetwork || pod.DNSPolicy != corev1.DNSClusterFirstWithHostNet || fmt.Sprint(mc["env"]) != "[map[name:KUBERNETES_SERVICE_HOST value:127.0.0.1]]" {
+				t.Errorf("MCP pod hostNetwork %v dns %v env %v", pod.HostNetwork, pod.DNSPolicy, mc["env"])
+			}
+			if s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type"); s != "Recreate" || !hasArg(args(t, objs, "mcp-server"), "--listen=127.0.0.1:8090") {
+				t.Errorf("strategy %q args %v", s, args(t, objs, "mcp-server"))
+			}
+			if sa := find(objs, "ServiceAccount", "-mcp"); sa == nil || sa.GetAnnotations()["team"] != "a11y" {
+				t.Errorf("MCP service account %v", sa)
+			}
+		}},
+		{"MCP server on a service account the user manages", "cwac-mcpsa", []string{"mcp.serviceAccount.create=false", "mcp.serviceAccount.name=my-mcp"}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			checkMCPDeployment(t, objs, "my-mcp")
+			if len(kinds(objs)["ServiceAccount"]) != 1 {
+				t.Errorf("service accounts %v", kinds(objs)["ServiceAccount"])
+			}
+			for _, b := range []*unstructured.Unstructured{find(objs, "RoleBinding", "-mcp-server"), find(objs, "ClusterRoleBinding", "-mcp-auth-delegator")} {
+				if subj, _, _ := unstructured.NestedSlice(b.Object, "subjects"); len(subj) != 1 || subj[0].(map[string]any)["name"] != "my-mcp" {
+					t.Errorf("%s %s binds %v", b.GetKind(), b.GetName(), subj)
+				}
 			}
 		}},
 		{"existing claim", "cwac-claim", []string{"results.existingClaim=shared-results"}, func(t *testing.T, objs []*unstructured.Unstructured) {
@@ -303,10 +466,11 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 			}
 		}},
 		{"token auth, read-only, allowlist, no network policy", "cwac-token", []string{"mcp.auth.mode=token", "mcp.auth.tokenSecret.name=mcp-token", "mcp.readOnly=true", "scanPolicy.allowDomains={govt.nz}", "scanPolicy.denyCIDRs={10.96.0.0/12}", "networkPolicy.enabled=false"}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
 			a := args(t, objs, "mcp-server")
 			for _, want := range []string{"--auth=token", "--auth-token-file=/var/run/cwac-mcp/token", "--read-only", "--url-allow-domains=govt.nz", "--url-deny-cidrs=10.96.0.0/12"} {
 				if !hasArg(a, want) {
-					t.Errorf("sidecar lacks %s: %v", want, a)
+					t.Errorf("MCP server lacks %s: %v", want, a)
 				}
 			}
 			if !hasArg(args(t, objs, "manager"), "--url-allow-domains=govt.nz") {
@@ -350,11 +514,34 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 }
 
 func TestChartRefusesWrongValueTypes(t *testing.T) {
-	for _, set := range []string{"mcp.auth.mode=open", "scanPolicy.allowCIDRs={localhost}", "scans.seccompProfile.type=Unconfined", "replicaCount=two", "mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1"} {
+	for _, set := range []string{"mcp.replicaCount=two", "mcp.serviceAccount.create=maybe", "mcp.colocateWithOperator=1", "mcp.serviceAccount.extra=x", "mcp.auth.mode=open", "scanPolicy.allowCIDRs={localhost}", "scans.seccompProfile.type=Unconfined", "replicaCount=two", "mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1"} {
 		cmd := exec.Command(helmBin(t), "template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1", "--set", set)
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "values don't meet the specifications of the schema") {
 			t.Errorf("--set %s: err %v\n%s", set, err, out)
+		}
+	}
+}
+
+// TestChartRefusesValuesThatUndoTheSeparation: the MCP server may not share
+// the operator's service account, nor a host port with it.
+func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
+	for _, tt := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"mcp.serviceAccount.name=cwac-cwac-operator"}, "must differ from the operator's service account"},
+		{[]string{"serviceAccount.name=shared", "mcp.serviceAccount.name=shared"}, "must differ from the operator's service account"},
+		{[]string{"hostNetwork=true", "mcp.port=8081"}, "is one of the operator's ports"},
+		{[]string{"hostNetwork=true", "metrics.port=9000", "mcp.port=9000"}, "is one of the operator's ports"},
+	} {
+		a := []string{"template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1"}
+		for _, s := range tt.sets {
+			a = append(a, "--set", s)
+		}
+		out, err := exec.Command(helmBin(t), a...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%v: err %v\n%s", tt.sets, err, out)
 		}
 	}
 }
@@ -369,8 +556,66 @@ func TestKustomizeAppliesToo(t *testing.T) {
 	sampleScanAccepted(t, "cwac-operator-system")
 }
 
-// TestChartRBACIsExactlyTheMarkers: the chart's roles grant exactly the rules
-// controller-gen derives from the code's +kubebuilder:rbac markers.
+// grant is one role bound to a service account: its kind, namespace/name and rules.
+type grant struct {
+	Kind, Name string
+	Rules      []rbacv1.PolicyRule
+}
+
+func rulesOf(t *testing.T, o *unstructured.Unstructured) []rbacv1.PolicyRule {
+	t.Helper()
+	if o == nil {
+		t.Fatal("role not rendered")
+	}
+	data, _ := yaml.Marshal(o.Object["rules"])
+	var rules []rbacv1.PolicyRule
+	if err := yaml.Unmarshal(data, &rules); err != nil {
+		t.Fatal(err)
+	}
+	return rules
+}
+
+// grantsOf collects, from the rendered bindings, every role bound to the
+// service account namespace/name (a role not rendered, such as the built-in
+// system:auth-delegator, has nil rules).
+func grantsOf(t *testing.T, objs []*unstructured.Unstructured, namespace, name string) []grant {
+	t.Helper()
+	var out []grant
+	for _, b := range objs {
+		if b.GetKind() != "RoleBinding" && b.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
+		data, _ := yaml.Marshal(b.Object)
+		var rb rbacv1.RoleBinding // a ClusterRoleBinding has the same shape
+		if err := yaml.Unmarshal(data, &rb); err != nil {
+			t.Fatal(err)
+		}
+		bound := false
+		for _, s := range rb.Subjects {
+			bound = bound || (s.Kind == "ServiceAccount" && s.Name == name && s.Namespace == namespace)
+		}
+		if !bound {
+			continue
+		}
+		g := grant{Kind: rb.RoleRef.Kind, Name: rb.RoleRef.Name}
+		if rb.RoleRef.Kind == "Role" {
+			g.Name = b.GetNamespace() + "/" + g.Name
+		}
+		for _, r := range objs {
+			if r.GetKind() == rb.RoleRef.Kind && r.GetName() == rb.RoleRef.Name && r.GetNamespace() == b.GetNamespace() {
+				g.Rules = rulesOf(t, r)
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// TestChartRBACIsExactlyTheMarkers: per service account, the chart grants
+// exactly the rules controller-gen derives from the code's +kubebuilder:rbac
+// markers: the operator's account the manager's, the MCP server's own account
+// the MCP server's (plus system:auth-delegator in kubernetes auth mode), and
+// neither anything of the other's.
 func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 	generated := func(path string) []rbacv1.PolicyRule {
 		data, err := os.ReadFile(path)
@@ -383,33 +628,56 @@ func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 		}
 		return role.Rules
 	}
-	rulesOf := func(o *unstructured.Unstructured) []rbacv1.PolicyRule {
-		if o == nil {
-			t.Fatal("role not rendered")
-		}
-		data, _ := yaml.Marshal(o.Object["rules"])
-		var rules []rbacv1.PolicyRule
-		if err := yaml.Unmarshal(data, &rules); err != nil {
-			t.Fatal(err)
-		}
-		return rules
+	manager := generated("../../config/rbac/role.yaml")
+	mcp := generated("../../config/rbac/mcp_server_role.yaml")
+	leader := generated("../../config/rbac/leader_election_role.yaml")
+	delegator := grant{Kind: "ClusterRole", Name: "system:auth-delegator"}
+	const op, mcpSA = "cwac-cwac-operator", "cwac-cwac-operator-mcp"
+	mcpRole := grant{Kind: "Role", Name: "rbac/cwac-cwac-operator-mcp-server", Rules: mcp}
+	for _, tt := range []struct {
+		name            string
+		sets            []string
+		operator, mcpSA []grant
+	}{
+		{"cluster scope", nil,
+			[]grant{{Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},
+			[]grant{delegator, mcpRole}},
+		{"namespaced scope", []string{"rbac.scope=namespaced"},
+			[]grant{{Kind: "Role", Name: "rbac/cwac-cwac-operator-manager", Rules: manager}},
+			[]grant{delegator, mcpRole}},
+		{"namespaced scope, two namespaces, leader election, token auth", []string{"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}", "replicaCount=2", "mcp.auth.mode=token", "mcp.auth.tokenSecret.name=t"},
+			[]grant{{Kind: "Role", Name: "team-a/cwac-cwac-operator-manager", Rules: manager}, {Kind: "Role", Name: "team-b/cwac-cwac-operator-manager", Rules: manager}, {Kind: "Role", Name: "rbac/cwac-cwac-operator-leader-election", Rules: leader}},
+			[]grant{mcpRole}},
+		{"MCP server off", []string{"mcp.enabled=false"},
+			[]grant{{Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},
+			nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := render(t, "rbac", tt.sets...)
+			if diff := cmp.Diff(tt.operator, grantsOf(t, objs, "rbac", op)); diff != "" {
+				t.Errorf("the operator's service account (-want +chart):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.mcpSA, grantsOf(t, objs, "rbac", mcpSA)); diff != "" {
+				t.Errorf("the MCP server's service account (-want +chart):\n%s", diff)
+			}
+			// Every binding is to one of the two accounts.
+			for _, b := range objs {
+				if k := b.GetKind(); k == "RoleBinding" || k == "ClusterRoleBinding" {
+					subj, _, _ := unstructured.NestedSlice(b.Object, "subjects")
+					for _, s := range subj {
+						if n := s.(map[string]any)["name"]; n != op && n != mcpSA {
+							t.Errorf("%s %s binds %v", k, b.GetName(), n)
+						}
+					}
+				}
+			}
+		})
 	}
 	cluster := render(t, "rbac")
 	namespaced := render(t, "rbac", "rbac.scope=namespaced")
-	manager := generated("../../config/rbac/role.yaml")
-	mcp := generated("../../config/rbac/mcp_server_role.yaml")
-	if diff := cmp.Diff(manager, rulesOf(find(cluster, "ClusterRole", "-manager"))); diff != "" {
-		t.Errorf("cluster manager rules differ from the markers (-markers +chart):\n%s", diff)
-	}
-	if diff := cmp.Diff(manager, rulesOf(find(namespaced, "Role", "-manager"))); diff != "" {
-		t.Errorf("namespaced manager rules differ from the markers (-markers +chart):\n%s", diff)
-	}
-	if diff := cmp.Diff(mcp, rulesOf(find(cluster, "Role", "-mcp-server"))); diff != "" {
-		t.Errorf("MCP rules differ from the markers (-markers +chart):\n%s", diff)
-	}
 	// And the kustomize install grants the manager the same.
 	kobjs := decode(t, run(t, filepath.Join(assets, "kubectl"), "kustomize", "../../config/default"))
-	if diff := cmp.Diff(manager, rulesOf(find(kobjs, "ClusterRole", "manager-role"))); diff != "" {
+	if diff := cmp.Diff(manager, rulesOf(t, find(kobjs, "ClusterRole", "manager-role"))); diff != "" {
 		t.Errorf("kustomize manager rules differ from the markers:\n%s", diff)
 	}
 	// No wildcards anywhere.
@@ -418,7 +686,7 @@ func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 			if o.GetKind() != "Role" && o.GetKind() != "ClusterRole" {
 				continue
 			}
-			for _, r := range rulesOf(o) {
+			for _, r := range rulesOf(t, o) {
 				for _, list := range [][]string{r.Verbs, r.Resources, r.APIGroups} {
 					for _, v := range list {
 						if v == "*" {

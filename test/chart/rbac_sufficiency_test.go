@@ -9,9 +9,11 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
@@ -26,15 +28,19 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/controller"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
-	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
 )
 
-// installRBAC creates (for real) the chart's CRD, service account, roles and bindings.
-func installRBAC(t *testing.T, objs []*unstructured.Unstructured) string {
+// The chart's two identities, as system:serviceaccount:<ns>:<name> users.
+type accounts struct{ operator, mcp string }
+
+// installRBAC creates (for real) the chart's CRD, service accounts, roles and
+// bindings, and returns the operator's and the MCP server's accounts.
+func installRBAC(t *testing.T, objs []*unstructured.Unstructured) accounts {
 	t.Helper()
-	sa := ""
+	var sa accounts
 	for _, o := range objs {
 		if o.GetKind() == "CustomResourceDefinition" {
 			ensureCRD(t, o)
@@ -50,15 +56,20 @@ func installRBAC(t *testing.T, objs []*unstructured.Unstructured) string {
 			ensureNamespace(t, ns)
 		}
 		if o.GetKind() == "ServiceAccount" {
-			sa = "system:serviceaccount:" + o.GetNamespace() + ":" + o.GetName()
+			user := "system:serviceaccount:" + o.GetNamespace() + ":" + o.GetName()
+			if o.GetLabels()["app.kubernetes.io/component"] == "mcp-server" {
+				sa.mcp = user
+			} else {
+				sa.operator = user
+			}
 		}
 		obj := o.DeepCopy()
 		if err := admin.Patch(context.Background(), obj, client.Apply, client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
 			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
-	if sa == "" {
-		t.Fatal("the chart rendered no ServiceAccount")
+	if sa.operator == "" || sa.mcp == "" || sa.operator == sa.mcp {
+		t.Fatalf("the chart rendered service accounts %+v, want the operator's and the MCP server's", sa)
 	}
 	return sa
 }
@@ -177,20 +188,55 @@ func runScanAs(t *testing.T, sa, releaseNS, scanNS string, watch []string, leade
 func TestChartRBACSufficesForTheOperator(t *testing.T) {
 	t.Run("cluster scope", func(t *testing.T) {
 		sa := installRBAC(t, render(t, "rbac-cluster"))
-		runScanAs(t, sa, "rbac-cluster", "some-team", nil, false)
+		runScanAs(t, sa.operator, "rbac-cluster", "some-team", nil, false)
+		operatorHoldsNoMCPRights(t, sa.operator, "rbac-cluster")
 	})
 	t.Run("namespaced scope with leader election", func(t *testing.T) {
 		sa := installRBAC(t, render(t, "rbac-ns", "rbac.scope=namespaced", "rbac.watchNamespaces={team-x}", "replicaCount=2"))
-		runScanAs(t, sa, "rbac-ns", "team-x", []string{"team-x"}, true)
+		runScanAs(t, sa.operator, "rbac-ns", "team-x", []string{"team-x"}, true)
+		operatorHoldsNoMCPRights(t, sa.operator, "rbac-ns")
 	})
 }
 
-// TestChartRBACSufficesForTheSidecar runs the MCP tools as the chart's service
-// account: creating, reading and listing scans and reading pod logs must all
-// be allowed (the log read may still fail later: envtest has no kubelet).
-func TestChartRBACSufficesForTheSidecar(t *testing.T) {
+// operatorHoldsNoMCPRights: the operator's account is bound neither to the
+// MCP Role nor to system:auth-delegator any more.
+func operatorHoldsNoMCPRights(t *testing.T, sa, ns string) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(as(sa))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "x"}}, metav1.CreateOptions{})
+	forbidden(t, "a TokenReview as the operator", err)
+	_, err = cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "u", ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Group: "cwac.a11y.dev", Resource: "cwacscans", Namespace: ns}}}, metav1.CreateOptions{})
+	forbidden(t, "a SubjectAccessReview as the operator", err)
+	c, err := client.New(as(sa), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Create(ctx, &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{GenerateName: "op-", Namespace: ns}, Spec: cwacv1alpha1.CwacScanSpec{URLs: []string{"https://a.example/"}}}, client.DryRunAll)
+	forbidden(t, "creating a CwacScan as the operator", err)
+	err = cs.CoreV1().Pods(ns).GetLogs("any", &corev1.PodLogOptions{}).Do(ctx).Error()
+	forbidden(t, "reading a pod log as the operator", err)
+}
+
+// forbidden: err must be the API server's 403, not any other failure.
+func forbidden(t *testing.T, what string, err error) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("%s: %v, want Forbidden", what, err)
+	}
+}
+
+// TestChartRBACSufficesForTheMCPServer runs the MCP tools as the MCP server's
+// own service account: creating, reading and listing scans and reading pod
+// logs must all be allowed (the log read may still fail later: envtest has no
+// kubelet), and nothing of the operator's rights is.
+func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	const ns = "rbac-mcp"
-	sa := installRBAC(t, render(t, ns))
+	accts := installRBAC(t, render(t, ns))
+	sa := accts.mcp
 	restCfg := as(sa)
 	c, err := client.New(restCfg, client.Options{Scheme: scheme})
 	if err != nil {
@@ -248,7 +294,7 @@ func TestChartRBACSufficesForTheSidecar(t *testing.T) {
 	if list["total"].(float64) < 1 {
 		t.Errorf("list = %v", list)
 	}
-	// The creation Event was recorded as the sidecar.
+	// The creation Event was recorded as the MCP server.
 	events := &eventsv1.EventList{}
 	_ = admin.List(ctx, events, client.InNamespace(ns))
 	recorded := false
@@ -256,7 +302,7 @@ func TestChartRBACSufficesForTheSidecar(t *testing.T) {
 		recorded = recorded || (e.Reason == "CreatedViaMCP" && e.Regarding.Name == id)
 	}
 	if !recorded {
-		t.Error("the sidecar could not record who created the scan")
+		t.Error("the MCP server could not record who created the scan")
 	}
 	// In kubernetes auth mode it reviews callers' tokens and permissions, as
 	// system:auth-delegator (bound by the chart) allows.
@@ -266,13 +312,29 @@ func TestChartRBACSufficesForTheSidecar(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+callerToken)
 	id2, err := auth.Authenticate(ctx, req)
 	if err != nil || id2.User != "system:serviceaccount:"+ns+":some-caller" {
-		t.Fatalf("TokenReview as the sidecar: %v %v", id2, err)
+		t.Fatalf("TokenReview as the MCP server: %v %v", id2, err)
 	}
 	if err := auth.Authorize(ctx, id2, "list", ns); err == nil || !strings.Contains(err.Error(), "may not list") {
-		t.Errorf("SubjectAccessReview as the sidecar: %v (want a clear denial for a caller without RBAC)", err)
+		t.Errorf("SubjectAccessReview as the MCP server: %v (want a clear denial for a caller without RBAC)", err)
 	}
-	// And nothing beyond: the sidecar cannot delete scans or read Secrets.
-	if err := c.Delete(ctx, scan); err == nil || !strings.Contains(err.Error(), "forbidden") {
-		t.Errorf("delete as the sidecar: %v, want forbidden", err)
+	// And nothing beyond: the MCP server cannot delete or change scans, create
+	// Jobs, Pods or ConfigMaps (what the operator may), or read Secrets.
+	forbidden(t, "deleting a scan as the MCP server", c.Delete(ctx, scan))
+	forbidden(t, "updating a scan as the MCP server", c.Update(ctx, scan))
+	forbidden(t, "creating a Job as the MCP server", c.Create(ctx, &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "mcp-job", Namespace: ns},
+		Spec:       batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}},
+	}))
+	forbidden(t, "creating a ConfigMap as the MCP server", c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mcp-cm", Namespace: ns}}))
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mcp-secret", Namespace: ns}, StringData: map[string]string{"k": "v"}}
+	if err := admin.Create(ctx, secret); err != nil {
+		t.Fatal(err)
 	}
+	_, err = cs.CoreV1().Secrets(ns).Get(ctx, secret.Name, metav1.GetOptions{})
+	forbidden(t, "reading a Secret as the MCP server", err)
+	_, err = cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+	forbidden(t, "listing Secrets as the MCP server", err)
+	// Its rights end at its namespace: no scans elsewhere.
+	ensureNamespace(t, "rbac-mcp-other")
+	forbidden(t, "listing scans in another namespace as the MCP server", c.List(ctx, &cwacv1alpha1.CwacScanList{}, client.InNamespace("rbac-mcp-other")))
 }

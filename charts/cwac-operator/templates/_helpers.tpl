@@ -22,11 +22,37 @@ app.kubernetes.io/name: {{ include "cwac-operator.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/* The MCP server's pods: a name of their own, so no selector of the
+operator's (Deployment, metrics Service, scan affinity) ever matches them. */}}
+{{- define "cwac-operator.mcpSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "cwac-operator.name" . }}-mcp
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: mcp-server
+{{- end -}}
+
+{{- define "cwac-operator.mcpLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "cwac-operator.mcpSelectorLabels" . }}
+app.kubernetes.io/part-of: {{ include "cwac-operator.name" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
 {{- define "cwac-operator.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "cwac-operator.fullname" .) .Values.serviceAccount.name -}}
 {{- else -}}
 {{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The MCP server's own service account: only the MCP Role (and
+system:auth-delegator in kubernetes auth mode) is bound to it. */}}
+{{- define "cwac-operator.mcpServiceAccountName" -}}
+{{- if .Values.mcp.serviceAccount.create -}}
+{{- default (printf "%s-mcp" (include "cwac-operator.fullname" .)) .Values.mcp.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.mcp.serviceAccount.name -}}
 {{- end -}}
 {{- end -}}
 
@@ -59,7 +85,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if gt (int .Values.replicaCount) 1 -}}true{{- end -}}
 {{- end -}}
 
-{{/* The scan-target policy flags, shared by the manager and the sidecar. */}}
+{{/* The scan-target policy flags, shared by the manager and the MCP server. */}}
 {{- define "cwac-operator.policyArgs" -}}
 {{- with .Values.scanPolicy }}
 - {{ printf "--url-allow-domains=%s" (join "," .allowDomains) | quote }}
