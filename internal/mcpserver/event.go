@@ -23,8 +23,9 @@ const ReasonCreatedViaMCP = "CreatedViaMCP"
 // the caller annotation and the audit line name the caller too.
 func (s *Server) recordCreation(ctx context.Context, scan *cwacv1alpha1.CwacScan, call *callInfo) {
 	now := metav1.NewMicroTime(s.now())
+	prefix := strings.TrimRight(scan.Name[:min(len(scan.Name), 200)], "-.") + "-created-"
 	ev := &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: strings.TrimRight(scan.Name[:min(len(scan.Name), 200)], "-.") + "-created-", Namespace: scan.Namespace},
+		ObjectMeta:          metav1.ObjectMeta{GenerateName: prefix, Namespace: scan.Namespace},
 		EventTime:           now,
 		ReportingController: "cwac.a11y.dev/mcp-server",
 		ReportingInstance:   truncate("mcp-server-"+hostname(), 128),

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // How much of the scan pod's log cwac_scan_status returns: enough to see
@@ -40,7 +40,8 @@ func (s *Server) podLogTail(ctx context.Context, namespace, jobName string) (str
 		return pods.Items[j].CreationTimestamp.Before(&pods.Items[i].CreationTimestamp)
 	})
 	lines, limit := int64(stdoutTailLines), int64(stdoutTailBytes)
-	req := s.cfg.Clientset.CoreV1().Pods(namespace).GetLogs(pods.Items[0].Name, &corev1.PodLogOptions{Container: scanjob.ContainerName, TailLines: &lines, LimitBytes: &limit})
+	opts := &corev1.PodLogOptions{Container: scanpod.ContainerName, TailLines: &lines, LimitBytes: &limit}
+	req := s.cfg.Clientset.CoreV1().Pods(namespace).GetLogs(pods.Items[0].Name, opts)
 	stream, err := req.Stream(ctx)
 	if err != nil {
 		return "", fmt.Errorf("reading the scan's log: %w", err)

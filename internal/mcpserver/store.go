@@ -135,9 +135,9 @@ func (st store) openResults(res scanResults) (fs.FS, func(), error) {
 }
 
 // readFile reads one regular file of a results directory, refusing anything
-// larger than max: the file is written by the scan pod, which the MCP server
+// larger than limit: the file is written by the scan pod, which the MCP server
 // does not trust with its memory.
-func readFile(fsys fs.FS, name string, max int64) ([]byte, error) {
+func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	// Stat before opening: opening a FIFO would block until someone writes.
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
@@ -146,8 +146,8 @@ func readFile(fsys fs.FS, name string, max int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", name)
 	}
-	if info.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d this server reads", name, info.Size(), max)
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d this server reads", name, info.Size(), limit)
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -155,12 +155,12 @@ func readFile(fsys fs.FS, name string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	// The size may change under us: read at most one byte more than allowed.
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is more than the %d bytes this server reads", name, max)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is more than the %d bytes this server reads", name, limit)
 	}
 	return data, nil
 }

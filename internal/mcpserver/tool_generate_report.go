@@ -101,7 +101,8 @@ func (s *Server) fitReports(out *ReportOutput, files map[string][]byte) {
 		budget -= jsonSize(text)
 		if cut {
 			out.Truncated = true
-			notes = append(notes, fmt.Sprintf("%s is %d bytes; only its first %d are included, to keep the answer under %d bytes.", name, len(files[name]), len(text), s.cfg.MaxResponseBytes))
+			notes = append(notes, fmt.Sprintf("%s is %d bytes; only its first %d are included, to keep the answer under %d bytes.",
+				name, len(files[name]), len(text), s.cfg.MaxResponseBytes))
 		}
 	}
 	add(report.LeaderboardFile, &out.LeaderboardCSVContent)

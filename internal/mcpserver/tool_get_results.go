@@ -68,7 +68,8 @@ func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput
 			return ResultsOutput{}, err
 		}
 	}
-	out := ResultsOutput{ScanID: in.ScanID, AuditType: in.AuditType, Results: pg.rows, TotalResults: pg.total, ReturnedResults: len(pg.rows), Truncated: pg.full}
+	out := ResultsOutput{ScanID: in.ScanID, AuditType: in.AuditType, Results: pg.rows,
+		TotalResults: pg.total, ReturnedResults: len(pg.rows), Truncated: pg.full}
 	if out.AuditType == "" {
 		out.AuditType = "all"
 	}
@@ -196,7 +197,8 @@ func (s *Server) pageNote(p *page, offset int) string {
 	next := offset + len(p.rows)
 	switch {
 	case p.full:
-		return fmt.Sprintf("Response capped at %d bytes: %d of %d matching rows returned; use offset=%d to read on.", s.cfg.MaxResponseBytes, len(p.rows), p.total, next)
+		return fmt.Sprintf("Response capped at %d bytes: %d of %d matching rows returned; use offset=%d to read on.",
+			s.cfg.MaxResponseBytes, len(p.rows), p.total, next)
 	case next < p.total:
 		return fmt.Sprintf("%d of %d matching rows returned; use offset=%d to read on.", len(p.rows), p.total, next)
 	}

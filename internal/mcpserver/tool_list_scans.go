@@ -79,7 +79,7 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 // scanEntries are the CwacScans, with their results' size when the volume
 // has them; claimed holds their results directories.
 func (s *Server) scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map[string]bool) {
-	var entries []ScanEntry
+	entries := make([]ScanEntry, 0, len(scans))
 	claimed := map[string]bool{}
 	for i := range scans {
 		scan := &scans[i]
@@ -112,7 +112,8 @@ func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[st
 		if claimed[d.Path] || belongsToListedScan(d.Path, scans) {
 			continue
 		}
-		e := ScanEntry{ScanID: d.Path, Name: path.Base(d.Path), Status: "complete", AuditName: d.AuditName, Path: d.Path, Source: "results-dir", AuditTypes: []string{}}
+		e := ScanEntry{ScanID: d.Path, Name: path.Base(d.Path), Status: "complete", AuditName: d.AuditName, Path: d.Path,
+			Source: "results-dir", AuditTypes: []string{}}
 		if t, err := time.Parse("2006-01-02_15-04-05", d.Timestamp); err == nil {
 			e.Timestamp = t.UTC().Format(time.RFC3339)
 		}

@@ -291,34 +291,69 @@ func TestMCPWithRealClient(t *testing.T) {
 	})
 }
 
-// checkWalk asserts what the client saw.
-func checkWalk(t *testing.T, c *cluster, obs map[string]any, mode string) {
-	t.Helper()
-	get := func(path ...string) any {
-		var v any = obs
-		for _, p := range path {
-			m, _ := v.(map[string]any)
-			v = m[p]
-		}
-		return v
-	}
-	str := func(path ...string) string { s, _ := get(path...).(string); return s }
+// observations are what the client saw: one entry per call.
+type observations map[string]any
 
-	if tools, _ := obs["tools"].([]any); len(tools) != 6 {
-		t.Errorf("tools = %v", obs["tools"])
-	} else {
-		for _, tl := range tools {
-			m := tl.(map[string]any)
-			wantRO := m["name"] != "cwac_scan" // every other tool only reads
-			if m["readOnly"] != wantRO || m["hasOutputSchema"] != true {
-				t.Errorf("tool %v", m)
-			}
+func (o observations) get(path ...string) any {
+	var v any = map[string]any(o)
+	for _, p := range path {
+		m, _ := v.(map[string]any)
+		v = m[p]
+	}
+	return v
+}
+
+func (o observations) str(path ...string) string { s, _ := o.get(path...).(string); return s }
+
+// checkWalk asserts what the client saw.
+func checkWalk(t *testing.T, c *cluster, raw map[string]any, mode string) {
+	t.Helper()
+	obs := observations(raw)
+	checkTools(t, obs)
+	checkRefusals(t, obs, mode)
+	id := obs.str("scan", "ok", "scan_id")
+	if obs.str("scan", "ok", "status") != "started" || id == "" {
+		t.Fatalf("scan = %v", obs["scan"])
+	}
+	checkReads(t, c, obs, id)
+	checkReport(t, c, obs)
+	// The refused calls created nothing: one scan per walk.
+	list := &cwacv1alpha1.CwacScanList{}
+	if err := c.k8s.List(context.Background(), list, client.InNamespace(c.namespace)); err != nil {
+		t.Fatal(err)
+	}
+	mine := 0
+	for _, s := range list.Items {
+		if s.Spec.AuditName == "e2e-"+mode {
+			mine++
 		}
 	}
+	if mine != 1 {
+		t.Errorf("%d scans named e2e-%s, want 1", mine, mode)
+	}
+}
+
+func checkTools(t *testing.T, obs observations) {
+	t.Helper()
+	tools, _ := obs["tools"].([]any)
+	if len(tools) != 6 {
+		t.Errorf("tools = %v", obs["tools"])
+	}
+	for _, tl := range tools {
+		m := tl.(map[string]any)
+		wantRO := m["name"] != "cwac_scan" // every other tool only reads
+		if m["readOnly"] != wantRO || m["hasOutputSchema"] != true {
+			t.Errorf("tool %v", m)
+		}
+	}
+}
+
+func checkRefusals(t *testing.T, obs observations, mode string) {
+	t.Helper()
 	// Clients match error texts case-insensitively.
 	expectErr := func(key, want string) {
 		t.Helper()
-		got := str(key, "error") + str(key, "thrown")
+		got := obs.str(key, "error") + obs.str(key, "thrown")
 		if !strings.Contains(strings.ToLower(got), strings.ToLower(want)) {
 			t.Errorf("%s: %v, want an error containing %q", key, obs[key], want)
 		}
@@ -339,63 +374,50 @@ func checkWalk(t *testing.T, c *cluster, obs map[string]any, mode string) {
 	expectErr("traversalAuditType", "Invalid audit_type")
 	expectErr("traversalScanId", "Invalid scan_id")
 	expectErr("unknownScan", "No scan found with ID: no-such-scan")
+}
 
-	id := str("scan", "ok", "scan_id")
-	if str("scan", "ok", "status") != "started" || id == "" {
-		t.Fatalf("scan = %v", obs["scan"])
-	}
+// checkReads: the scan's life as status, results, summary and list saw it.
+func checkReads(t *testing.T, c *cluster, obs observations, id string) {
+	t.Helper()
 	statuses, _ := json.Marshal(obs["statuses"])
-	if str("finalStatus", "ok", "status") != "complete" || !strings.Contains(string(statuses), "running") {
+	if obs.str("finalStatus", "ok", "status") != "complete" || !strings.Contains(string(statuses), "running") {
 		t.Errorf("statuses %s, final %v", statuses, obs["finalStatus"])
 	}
-	if !strings.HasPrefix(str("finalStatus", "ok", "results_dir"), c.namespace+"/"+id+"-") || get("finalStatus", "ok", "exit_code") != 0.0 {
+	if !strings.HasPrefix(obs.str("finalStatus", "ok", "results_dir"), c.namespace+"/"+id+"-") || obs.get("finalStatus", "ok", "exit_code") != 0.0 {
 		t.Errorf("final status = %v", obs["finalStatus"])
 	}
-	if get("results", "ok", "total_results") != 6.0 || get("results", "ok", "returned_results") != 3.0 {
+	if obs.get("results", "ok", "total_results") != 6.0 || obs.get("results", "ok", "returned_results") != 3.0 {
 		t.Errorf("critical axe results = %v", obs["results"])
 	}
 	for key, source := range map[string]string{"summary": "summary.json", "recomputedSummary": "results"} {
-		if get(key, "ok", "source") != source || get(key, "ok", "total_issues") != 17.0 || get(key, "ok", "pages_scanned") != 4.0 ||
-			get(key, "ok", "issues_by_audit_type", "axe_core_audit") != 12.0 || get(key, "ok", "issues_by_impact", "critical") != 6.0 {
+		if obs.get(key, "ok", "source") != source || obs.get(key, "ok", "total_issues") != 17.0 || obs.get(key, "ok", "pages_scanned") != 4.0 ||
+			obs.get(key, "ok", "issues_by_audit_type", "axe_core_audit") != 12.0 || obs.get(key, "ok", "issues_by_impact", "critical") != 6.0 {
 			t.Errorf("%s = %v, want it from %s", key, obs[key], source)
 		}
 	}
 	found := false
-	if scans, ok := get("list", "ok", "scans").([]any); ok {
-		for _, s := range scans {
-			if s.(map[string]any)["scan_id"] == id {
-				found = true
-			}
-		}
+	scans, _ := obs.get("list", "ok", "scans").([]any)
+	for _, s := range scans {
+		found = found || s.(map[string]any)["scan_id"] == id
 	}
 	if !found {
 		t.Errorf("list does not hold %s: %v", id, obs["list"])
 	}
-	// The scan pod here wrote no reports, so they come rendered in the
-	// answer; the MCP server writes nothing to the results volume.
-	if get("report", "ok", "generated") != true || !strings.Contains(str("report", "ok", "report_html_content"), "<strong>17</strong> issues") ||
-		!strings.HasPrefix(str("report", "ok", "leaderboard_csv_content"), "rank,organisation,") {
+}
+
+// checkReport: the scan pod here wrote no reports, so they come rendered in
+// the answer; the MCP server writes nothing to the results volume.
+func checkReport(t *testing.T, c *cluster, obs observations) {
+	t.Helper()
+	if obs.get("report", "ok", "generated") != true || !strings.Contains(obs.str("report", "ok", "report_html_content"), "<strong>17</strong> issues") ||
+		!strings.HasPrefix(obs.str("report", "ok", "leaderboard_csv_content"), "rank,organisation,") {
 		t.Errorf("report = %.500v", obs["report"])
 	}
-	resultsDir := filepath.Join(c.root, str("finalStatus", "ok", "results_dir"))
+	resultsDir := filepath.Join(c.root, obs.str("finalStatus", "ok", "results_dir"))
 	for _, name := range []string{"report.html", "leaderboard.csv"} {
 		if _, err := os.Stat(filepath.Join(resultsDir, name)); err == nil {
 			t.Errorf("%s was written into %s", name, resultsDir)
 		}
-	}
-	// The refused calls created nothing: one scan per walk.
-	list := &cwacv1alpha1.CwacScanList{}
-	if err := c.k8s.List(context.Background(), list, client.InNamespace(c.namespace)); err != nil {
-		t.Fatal(err)
-	}
-	mine := 0
-	for _, s := range list.Items {
-		if s.Spec.AuditName == "e2e-"+mode {
-			mine++
-		}
-	}
-	if mine != 1 {
-		t.Errorf("%d scans named e2e-%s, want 1", mine, mode)
 	}
 }
 
