@@ -50,6 +50,10 @@ const (
 	// ReasonPolicyDenied: a URL targets what the scan-target policy refuses
 	// (the message names the URL and the rule); nothing runs.
 	ReasonPolicyDenied = "PolicyDenied"
+	// ReasonAdmissionTimedOut: checking the URLs against the scan-target
+	// policy (name lookups, redirect probes) took longer than the operator's
+	// per-scan budget; nothing runs.
+	ReasonAdmissionTimedOut = "AdmissionTimedOut"
 	// ReasonTooManyURLs: the scan has more base URLs than the operator allows.
 	ReasonTooManyURLs = "TooManyURLs"
 	// ReasonInvalidSpec: the spec cannot be turned into a CWAC run (user error, not retried).

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,6 +26,9 @@ func TestScanEndings(t *testing.T) {
 	tracebackTail := "Traceback (most recent call last):\n  File \"/cwac/cwac.py\", line 184, in <module>\nValueError: config_filename must be alphanumeric, underscores, and hyphens"
 	partial := &results.Summary{PagesScanned: 4, URLsScanned: 4, TotalIssues: 3, UnscannedBaseURLs: []string{"https://down.example/"}}
 	noPages := &results.Summary{UnscannedBaseURLs: []string{"https://down.example/"}}
+	// A real CWAC crash's stderr (language_audit without nltk data): its
+	// first lines are nltk's banner, its cause the LookupError at the end.
+	nltkCrash := tail(readFixture(t, "failures/e-language-audit-no-nltk-data.stderr"), 3000)
 
 	tests := []struct {
 		name        string
@@ -34,6 +39,7 @@ func TestScanEndings(t *testing.T) {
 		wantReason  string
 		wantMessage []string
 		wantExit    *int32
+		wantFailure *cwacv1alpha1.ScanFailure // logTail: a substring it must hold
 		check       func(t *testing.T, s *cwacv1alpha1.CwacScan)
 	}{
 		{
@@ -50,7 +56,29 @@ func TestScanEndings(t *testing.T) {
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
-			wantMessage: []string{"CWAC exited with code 1", "ValueError: config_filename must be alphanumeric"},
+			wantMessage: []string{"CWAC exited with code 1: ValueError: config_filename must be alphanumeric"},
+			wantExit:    ptrTo[int32](1),
+			wantFailure: &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonCWACExitedNonZero, ExitCode: ptrTo[int32](1),
+				Cause: "ValueError: config_filename must be alphanumeric, underscores, and hyphens", LogTail: "Traceback (most recent call last)"},
+		},
+		{
+			name:        "a real CWAC crash: the message names the cause, the Event still fits",
+			pod:         terminatedStatus(1, "Error", report(scanpod.Report{Outcome: scanpod.OutcomeCWACFailed, ExitCode: 1, StderrTail: nltkCrash})),
+			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
+			wantMessage: []string{"CWAC exited with code 1: LookupError: Resource cmudict not found."},
+			wantExit:    ptrTo[int32](1),
+			wantFailure: &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonCWACExitedNonZero, ExitCode: ptrTo[int32](1),
+				Cause: "LookupError: Resource cmudict not found.", LogTail: "nltk.download('cmudict')"},
+		},
+		{
+			name:        "a real CWAC crash before any report: the kubelet's log tail",
+			pod:         terminatedStatus(1, "Error", tail(nltkCrash, 2048)),
+			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
+			wantPhase:   cwacv1alpha1.PhaseFailed,
+			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
+			wantMessage: []string{"CWAC exited with code 1: LookupError: Resource cmudict not found."},
 			wantExit:    ptrTo[int32](1),
 		},
 		{
@@ -59,8 +87,10 @@ func TestScanEndings(t *testing.T) {
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
-			wantMessage: []string{"CWAC exited with code 1", "Traceback (most recent call last)"},
+			wantMessage: []string{"CWAC exited with code 1: ValueError: config_filename must be alphanumeric"},
 			wantExit:    ptrTo[int32](1),
+			wantFailure: &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonCWACExitedNonZero, ExitCode: ptrTo[int32](1),
+				Cause: "ValueError: config_filename must be alphanumeric, underscores, and hyphens", LogTail: "Traceback (most recent call last)"},
 		},
 		{
 			name:        "out of memory",
@@ -70,6 +100,7 @@ func TestScanEndings(t *testing.T) {
 			wantReason:  cwacv1alpha1.ReasonOOMKilled,
 			wantMessage: []string{"ran out of memory (limit 1Gi)"},
 			wantExit:    ptrTo[int32](137),
+			wantFailure: &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonOOMKilled, ExitCode: ptrTo[int32](137)},
 		},
 		{
 			name:        "runner could not start CWAC",
@@ -129,6 +160,12 @@ func TestScanEndings(t *testing.T) {
 			}
 			if s.Status.CompletionTime == nil {
 				t.Error("no completionTime")
+			}
+			if tt.wantFailure != nil {
+				checkFailure(t, s.Status.Failure, tt.wantFailure)
+			}
+			if tt.wantPhase == cwacv1alpha1.PhaseComplete && s.Status.Failure != nil {
+				t.Errorf("a complete scan has status.failure %+v", s.Status.Failure)
 			}
 			if tt.check != nil {
 				tt.check(t, s)
@@ -286,4 +323,43 @@ func TestUnschedulable(t *testing.T) {
 		c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionDegraded)
 		return c != nil && c.Reason == cwacv1alpha1.ReasonUnschedulable && strings.Contains(c.Message, `persistentvolumeclaim "cwac-results" not found`) && s.Status.Phase == cwacv1alpha1.PhasePending, nil
 	})
+}
+
+// checkFailure compares status.failure with want, whose logTail is a
+// substring the tail must hold; the tail stays within its 2 KiB.
+func checkFailure(t *testing.T, got, want *cwacv1alpha1.ScanFailure) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("status.failure is not set, want %+v", want)
+	}
+	if got.Reason != want.Reason || got.Cause != want.Cause {
+		t.Errorf("failure reason/cause = %q/%q, want %q/%q", got.Reason, got.Cause, want.Reason, want.Cause)
+	}
+	if (got.ExitCode == nil) != (want.ExitCode == nil) || (got.ExitCode != nil && *got.ExitCode != *want.ExitCode) {
+		t.Errorf("failure exitCode = %v, want %v", got.ExitCode, want.ExitCode)
+	}
+	if !strings.Contains(got.LogTail, want.LogTail) {
+		t.Errorf("failure logTail %q does not hold %q", got.LogTail, want.LogTail)
+	}
+	if len(got.LogTail) > 2048 {
+		t.Errorf("failure logTail is %d bytes, over 2048", len(got.LogTail))
+	}
+}
+
+// tail keeps the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// readFixture reads a file of real CWAC output under testdata/cwac-results.
+func readFixture(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "cwac-results", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

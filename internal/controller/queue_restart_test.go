@@ -43,7 +43,7 @@ func TestConcurrencyCap(t *testing.T) {
 	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != cwacv1alpha1.ReasonQueued {
 		t.Errorf("q4 Started condition = %+v", c)
 	}
-	if want := "waiting for a free slot: 2 of 2 scans running, 1 queued ahead"; q4.Status.Message != want {
+	if want := "waiting for a free slot: at most 2 scans run at once"; q4.Status.Message != want {
 		t.Errorf("q4 message = %q, want %q", q4.Status.Message, want)
 	}
 	waitEvents(t, q4, "Normal/Queued")

@@ -1,13 +1,25 @@
 package controller
 
 import (
+	"context"
+	"time"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -24,27 +36,104 @@ func CacheByObject() map[client.Object]cache.ByObject {
 
 // Options configure Setup.
 type Options struct {
-	JobOptions         scanjob.Options
+	// JobOptions shape every scan pod.
+	JobOptions scanjob.Options
+	// MaxConcurrentScans caps running scans across the namespaces the
+	// manager's cache covers (0: no cap).
 	MaxConcurrentScans int
-	WatchNamespaces    []string
+	// WatchNamespaces are the namespaces the manager's cache is limited to
+	// (empty: all); the cap counts scans in these only.
+	WatchNamespaces []string
+	// Policy decides which URLs scans may target (nil: none — tests only).
+	Policy *urlpolicy.Policy
+	// MaxURLsPerScan refuses larger scans (0: the CRD's limit only).
+	MaxURLsPerScan int
+	// AdmissionTimeout bounds one scan's URL checks (0: DefaultAdmissionTimeout).
+	AdmissionTimeout time.Duration
+	// Workers and AdmissionWorkers are the controllers' concurrent reconciles
+	// (0: DefaultWorkers and DefaultAdmissionWorkers).
+	Workers, AdmissionWorkers int
+	// Now is the clock (tests may replace it).
+	Now func() time.Time
+	// SkipNameValidation lets tests start several managers in one process.
 	SkipNameValidation bool
-	Policy             *urlpolicy.Policy
-	MaxURLsPerScan     int
 }
 
-// Setup wires a CwacScanReconciler into mgr.
+// Setup wires the admission and scan controllers into mgr.
 func Setup(mgr ctrl.Manager, o Options) error {
-	r := &CwacScanReconciler{
+	status := statusWriter{recorder: mgr.GetEventRecorder("cwac-operator"), now: o.Now}
+	admission := &AdmissionReconciler{
 		Client:             mgr.GetClient(),
-		APIReader:          mgr.GetAPIReader(),
-		Scheme:             mgr.GetScheme(),
-		Recorder:           mgr.GetEventRecorder("cwac-operator"),
-		JobOptions:         o.JobOptions,
-		MaxConcurrentScans: o.MaxConcurrentScans,
-		WatchNamespaces:    o.WatchNamespaces,
-		SkipNameValidation: o.SkipNameValidation,
+		statusWriter:       status,
 		Policy:             o.Policy,
 		MaxURLsPerScan:     o.MaxURLsPerScan,
+		Timeout:            o.AdmissionTimeout,
+		Workers:            o.AdmissionWorkers,
+		SkipNameValidation: o.SkipNameValidation,
 	}
-	return r.SetupWithManager(mgr)
+	if err := admission.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	scans := &CwacScanReconciler{
+		Client:             mgr.GetClient(),
+		statusWriter:       status,
+		APIReader:          mgr.GetAPIReader(),
+		Scheme:             mgr.GetScheme(),
+		JobOptions:         o.JobOptions,
+		Workers:            o.Workers,
+		SkipNameValidation: o.SkipNameValidation,
+	}
+	clock := o.Now
+	if clock == nil {
+		clock = time.Now
+	}
+	scans.queue = newQueue(mgr.GetClient(), o.MaxConcurrentScans, clock)
+	return scans.SetupWithManager(mgr)
+}
+
+// SetupWithManager watches CwacScans, their Jobs and pods. A scan Job's
+// event, or a waiting scan's deletion, wakes exactly the waiting scans the
+// free slots can take: nothing polls.
+func (r *CwacScanReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := indexFields(context.Background(), mgr); err != nil {
+		return err
+	}
+	workers := r.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+	managed := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return o.GetLabels()[scanjob.LabelManagedBy] == scanjob.ManagedByValue
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&cwacv1alpha1.CwacScan{}).
+		Owns(&batchv1.Job{}).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobChanged), builder.WithPredicates(managed)).
+		Watches(&cwacv1alpha1.CwacScan{}, handler.Funcs{DeleteFunc: r.scanDeleted}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToScan), builder.WithPredicates(managed)).
+		Named("cwacscan").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation}).
+		Complete(r)
+}
+
+// jobChanged: the cache now shows the Job; if a slot is free, wake the
+// oldest waiting scans.
+func (r *CwacScanReconciler) jobChanged(ctx context.Context, o client.Object) []reconcile.Request {
+	r.queue.observed(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()})
+	return r.queue.next(ctx)
+}
+
+// scanDeleted: a waiting scan that goes may have been next in line.
+func (r *CwacScanReconciler) scanDeleted(ctx context.Context, _ event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	for _, req := range r.queue.next(ctx) {
+		q.Add(req)
+	}
+}
+
+func podToScan(_ context.Context, o client.Object) []reconcile.Request {
+	name := o.GetAnnotations()[scanjob.AnnotationScanName]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }

@@ -1,0 +1,85 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// scanPod returns the Job's pod (the newest, should there be several).
+func (r *CwacScanReconciler) scanPod(ctx context.Context, job *batchv1.Job) (*corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingFields{indexPodJob: job.Name}); err != nil {
+		return nil, fmt.Errorf("listing pods of Job %s: %w", job.Name, err)
+	}
+	var newest *corev1.Pod
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if !metav1.IsControlledBy(p, job) {
+			continue
+		}
+		if newest == nil || newest.CreationTimestamp.Before(&p.CreationTimestamp) {
+			newest = p
+		}
+	}
+	return newest, nil
+}
+
+// jobFinished returns the Job's terminal condition, if it has one.
+func jobFinished(job *batchv1.Job) (batchv1.JobCondition, bool) {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return c, true
+		}
+	}
+	return batchv1.JobCondition{}, false
+}
+
+// stuckReason reports a container (init or main) stuck waiting for a reason
+// that needs attention.
+func stuckReason(pod *corev1.Pod) (string, string) {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return cwacv1alpha1.ReasonUnschedulable, fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, truncate(c.Message, 512))
+		}
+	}
+	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
+	for _, c := range statuses {
+		if w := c.State.Waiting; w != nil && waitingReasons[w.Reason] {
+			return w.Reason, fmt.Sprintf("container %s of pod %s is waiting: %s: %s", c.Name, pod.Name, w.Reason, truncate(w.Message, 512))
+		}
+	}
+	return "", ""
+}
+
+func containerStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
+	if pod == nil {
+		return nil
+	}
+	for i := range pod.Status.ContainerStatuses {
+		if pod.Status.ContainerStatuses[i].Name == name {
+			return &pod.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+func memoryLimit(pod *corev1.Pod) string {
+	if pod != nil {
+		for _, c := range pod.Spec.Containers {
+			if c.Name == scanpod.ContainerName {
+				if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+					return q.String()
+				}
+			}
+		}
+	}
+	return "unknown"
+}

@@ -1,0 +1,131 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+)
+
+// Limits the API server puts on what the operator writes.
+const (
+	// maxEventNoteBytes is the API server's limit on an Event's note.
+	maxEventNoteBytes = 1024
+	// maxConditionMessageBytes is the API's limit on a condition's message.
+	maxConditionMessageBytes = 32 * 1024
+)
+
+// statusWriter changes a scan's status in memory: phases, conditions and the
+// Event recorded for every phase change. The caller patches the status.
+type statusWriter struct {
+	recorder events.EventRecorder
+	// now is the clock (tests may replace it).
+	now func() time.Time
+}
+
+func (w *statusWriter) clock() time.Time {
+	if w.now != nil {
+		return w.now()
+	}
+	return time.Now()
+}
+
+// complete ends the scan with results: Complete=True/Succeeded, and
+// AllSitesScanned True or False/SomeSitesUnscanned from the summary.
+func (w *statusWriter) complete(scan *cwacv1alpha1.CwacScan, msg string) {
+	if s := scan.Status.Summary; s != nil {
+		if len(s.UnscannedBaseURLs) > 0 {
+			w.setCondition(scan, cwacv1alpha1.ConditionAllSitesScanned, metav1.ConditionFalse, cwacv1alpha1.ReasonSomeSitesUnscanned,
+				"base URLs that yielded no page: "+strings.Join(s.UnscannedBaseURLs, ", "))
+		} else {
+			w.setCondition(scan, cwacv1alpha1.ConditionAllSitesScanned, metav1.ConditionTrue, cwacv1alpha1.ReasonAllSitesScanned, "every base URL yielded pages")
+		}
+	}
+	w.setCondition(scan, cwacv1alpha1.ConditionComplete, metav1.ConditionTrue, cwacv1alpha1.ReasonSucceeded, msg)
+	w.end(scan, cwacv1alpha1.PhaseComplete, cwacv1alpha1.ReasonSucceeded, msg)
+}
+
+// fail ends the scan as Failed with a reason (Failed=True/<reason>) and
+// records the reason and exit code in status.failure.
+func (w *statusWriter) fail(scan *cwacv1alpha1.CwacScan, reason, msg string) {
+	scan.Status.Failure = &cwacv1alpha1.ScanFailure{Reason: reason, ExitCode: scan.Status.ExitCode}
+	w.setCondition(scan, cwacv1alpha1.ConditionFailed, metav1.ConditionTrue, reason, msg)
+	w.end(scan, cwacv1alpha1.PhaseFailed, reason, msg)
+}
+
+func (w *statusWriter) end(scan *cwacv1alpha1.CwacScan, phase cwacv1alpha1.Phase, reason, msg string) {
+	now := metav1.NewTime(w.clock())
+	scan.Status.CompletionTime = &now
+	if meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded) && phase == cwacv1alpha1.PhaseComplete {
+		w.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionFalse, cwacv1alpha1.ReasonPodHealthy, "the scan finished")
+	}
+	w.setPhase(scan, phase, reason, msg)
+}
+
+// setPhase moves the phase and records an Event for the change.
+func (w *statusWriter) setPhase(scan *cwacv1alpha1.CwacScan, phase cwacv1alpha1.Phase, reason, msg string) {
+	scan.Status.Message = msg
+	if scan.Status.Phase == phase {
+		return
+	}
+	scan.Status.Phase = phase
+	eventType := corev1.EventTypeNormal
+	if phase == cwacv1alpha1.PhaseFailed {
+		eventType = corev1.EventTypeWarning
+	}
+	w.event(scan, eventType, reason, fmt.Sprintf("%s: %s", phase, msg))
+}
+
+// event records an Event whose note always fits the API server's limit.
+func (w *statusWriter) event(scan *cwacv1alpha1.CwacScan, eventType, reason, msg string) {
+	if w.recorder != nil {
+		w.recorder.Eventf(scan, nil, eventType, reason, "Reconcile", "%s", truncate(msg, maxEventNoteBytes))
+	}
+}
+
+func (w *statusWriter) setCondition(scan *cwacv1alpha1.CwacScan, condType string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&scan.Status.Conditions, metav1.Condition{
+		Type:               condType,
+		Status:             status,
+		Reason:             reason,
+		Message:            truncate(msg, maxConditionMessageBytes),
+		ObservedGeneration: scan.Generation,
+	})
+}
+
+// ellipsis marks text that was cut.
+const ellipsis = "…"
+
+// truncate cuts s to at most n bytes, the ellipsis included, on a UTF-8
+// boundary: the API server counts an Event's or condition's limit in bytes.
+// n is at least the ellipsis' length (3 bytes).
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n-len(ellipsis), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
+}
+
+// truncateStart keeps the last bytes of s, at most n with the ellipsis, on a
+// UTF-8 boundary.
+func truncateStart(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	from := len(s) - max(n-len(ellipsis), 0)
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return ellipsis + s[from:]
+}
