@@ -2,13 +2,15 @@
 # Installs pinned command-line tools the tests use into bin/ from the Go
 # module proxy (idempotent: a tool already at its version is kept). Prints
 # nothing on success but the path of the tool asked for.
-#   hack/tools.sh helm
+#   hack/tools.sh helm | golangci-lint | crd-ref-docs
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
 HELM_VERSION="${HELM_VERSION:-v3.22.0}"
 # Bump HELM_BUILD when the build flags change, so cached builds are replaced.
 HELM_BUILD=2
+GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
+CRD_REF_DOCS_VERSION="${CRD_REF_DOCS_VERSION:-v0.3.0}"
 mkdir -p "$BIN"
 
 install() { # name module version [ldflags] [build suffix]
@@ -26,5 +28,7 @@ install() { # name module version [ldflags] [build suffix]
 
 case "${1:-}" in
   helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37" "-b$HELM_BUILD" ;;
-  *) echo "usage: hack/tools.sh helm" >&2; exit 2 ;;
+  golangci-lint) install golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
+  crd-ref-docs) install crd-ref-docs github.com/elastic/crd-ref-docs "$CRD_REF_DOCS_VERSION" ;;
+  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs" >&2; exit 2 ;;
 esac

@@ -52,7 +52,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "imagebuild: --out and --tag are required")
 		os.Exit(2)
 	}
-	if err := build(*out, *tag, *entrypoint, *user, *workdir, files, dirs, env); err != nil {
+	sp := spec{out: *out, tag: *tag, entrypoint: *entrypoint, user: *user, workdir: *workdir, files: files, dirs: dirs, env: env}
+	if err := build(sp); err != nil {
 		fmt.Fprintln(os.Stderr, "imagebuild:", err)
 		os.Exit(1)
 	}
@@ -65,113 +66,26 @@ type entry struct {
 	dir  bool
 }
 
-func build(out, tag, entrypoint, user, workdir string, files, dirs, env []string) error {
-	ref, err := name.ParseReference(tag)
+// spec is one image to build: the archive to write, the reference recorded
+// in it, the image's config, and its content.
+type spec struct {
+	out, tag         string
+	entrypoint       string   // space-separated
+	user             string   // uid:gid
+	workdir          string   // working directory
+	files, dirs, env []string // IMAGE_PATH=HOST_PATH, IMAGE_DIR=HOST_DIR, NAME=VALUE
+}
+
+func build(sp spec) error {
+	ref, err := name.ParseReference(sp.tag)
 	if err != nil {
 		return fmt.Errorf("--tag: %w", err)
 	}
-	uid, gid, _ := strings.Cut(user, ":")
-	entries := map[string]entry{}
-	addParents := func(p string) {
-		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
-			entries[d] = entry{name: d, mode: 0o755, dir: true}
-		}
-	}
-	for _, f := range files {
-		dst, src, ok := strings.Cut(f, "=")
-		if !ok || !path.IsAbs(dst) {
-			return fmt.Errorf("--file %q: want /image/path=host/path", f)
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		info, _ := os.Stat(src)
-		mode := int64(0o644)
-		if info.Mode()&0o111 != 0 {
-			mode = 0o755
-		}
-		entries[dst] = entry{name: dst, mode: mode, data: data}
-		addParents(dst)
-	}
-	for _, d := range dirs {
-		dst, src, ok := strings.Cut(d, "=")
-		if !ok || !path.IsAbs(dst) {
-			return fmt.Errorf("--dir %q: want /image/dir=host/dir", d)
-		}
-		if err := copyTree(src, dst, entries); err != nil {
-			return err
-		}
-		addParents(dst)
-	}
-	// A user database, so tools that look the user up find it.
-	entries["/etc/passwd"] = entry{name: "/etc/passwd", mode: 0o644, data: []byte(fmt.Sprintf("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:%s:%s:nonroot:/home/nonroot:/sbin/nologin\n", uid, orDefault(gid, uid)))}
-	entries["/etc/group"] = entry{name: "/etc/group", mode: 0o644, data: []byte(fmt.Sprintf("root:x:0:\nnonroot:x:%s:\n", orDefault(gid, uid)))}
-	entries["/etc"] = entry{name: "/etc", mode: 0o755, dir: true}
-	entries["/tmp"] = entry{name: "/tmp", mode: 0o1777, dir: true}
-
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	names := make([]string, 0, len(entries))
-	for n := range entries {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	epoch := time.Unix(0, 0)
-	for _, n := range names {
-		e := entries[n]
-		hdr := &tar.Header{Name: strings.TrimPrefix(n, "/"), Mode: e.mode, ModTime: epoch, Format: tar.FormatPAX}
-		if e.dir {
-			hdr.Typeflag, hdr.Name = tar.TypeDir, hdr.Name+"/"
-		} else {
-			hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(e.data))
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		if !e.dir {
-			if _, err := tw.Write(e.data); err != nil {
-				return err
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil }, tarball.WithMediaType(types.OCILayer))
+	entries, err := collect(sp)
 	if err != nil {
 		return err
 	}
-	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layer)
-	if err != nil {
-		return err
-	}
-	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		return err
-	}
-	cfg = cfg.DeepCopy()
-	cfg.Architecture, cfg.OS = runtime.GOARCH, "linux"
-	cfg.Created = v1.Time{Time: epoch}
-	cfg.Config.User = user
-	cfg.Config.WorkingDir = workdir
-	cfg.Config.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin"}, env...)
-	if entrypoint != "" {
-		cfg.Config.Entrypoint = strings.Fields(entrypoint)
-	}
-	img, err = mutate.ConfigFile(img, cfg)
-	if err != nil {
-		return err
-	}
-
-	// OCI layout in a temporary directory, then tarred: an OCI image archive.
-	tmp, err := os.MkdirTemp("", "imagebuild")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	lp, err := layout.Write(tmp, empty.Index)
+	img, err := image(sp, entries)
 	if err != nil {
 		return err
 	}
@@ -179,21 +93,159 @@ func build(out, tag, entrypoint, user, workdir string, files, dirs, env []string
 	if reg := ref.Context().RegistryStr(); reg == name.DefaultRegistry {
 		full = "docker.io/" + strings.TrimPrefix(full, reg+"/") // containerd's spelling
 	}
+	if err := writeArchive(sp.out, img, ref.Identifier(), full); err != nil {
+		return err
+	}
+	digest, _ := img.Digest()
+	fmt.Printf("%s %s %s\n", sp.out, full, digest)
+	return nil
+}
+
+// collect gathers the image's files and directories, with their parents, a
+// user database and /tmp.
+func collect(sp spec) (map[string]entry, error) {
+	uid, gid, _ := strings.Cut(sp.user, ":")
+	gid = orDefault(gid, uid)
+	entries := map[string]entry{}
+	addParents := func(p string) {
+		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
+			entries[d] = entry{name: d, mode: 0o755, dir: true}
+		}
+	}
+	for _, f := range sp.files {
+		dst, src, ok := strings.Cut(f, "=")
+		if !ok || !path.IsAbs(dst) {
+			return nil, fmt.Errorf("--file %q: want /image/path=host/path", f)
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return nil, err
+		}
+		info, err := os.Stat(src)
+		if err != nil {
+			return nil, err
+		}
+		entries[dst] = entry{name: dst, mode: fileMode(info), data: data}
+		addParents(dst)
+	}
+	for _, d := range sp.dirs {
+		dst, src, ok := strings.Cut(d, "=")
+		if !ok || !path.IsAbs(dst) {
+			return nil, fmt.Errorf("--dir %q: want /image/dir=host/dir", d)
+		}
+		if err := copyTree(src, dst, entries); err != nil {
+			return nil, err
+		}
+		addParents(dst)
+	}
+	// A user database, so tools that look the user up find it.
+	passwd := fmt.Sprintf("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:%s:%s:nonroot:/home/nonroot:/sbin/nologin\n", uid, gid)
+	entries["/etc/passwd"] = entry{name: "/etc/passwd", mode: 0o644, data: []byte(passwd)}
+	entries["/etc/group"] = entry{name: "/etc/group", mode: 0o644, data: []byte(fmt.Sprintf("root:x:0:\nnonroot:x:%s:\n", gid))}
+	entries["/etc"] = entry{name: "/etc", mode: 0o755, dir: true}
+	entries["/tmp"] = entry{name: "/tmp", mode: 0o1777, dir: true}
+	return entries, nil
+}
+
+// fileMode is 0755 for executables and 0644 for everything else.
+func fileMode(info fs.FileInfo) int64 {
+	if info.Mode()&0o111 != 0 {
+		return 0o755
+	}
+	return 0o644
+}
+
+// layerTar is the one layer: entries in name order, with a fixed time, so
+// the same input gives the same digest.
+func layerTar(entries map[string]entry) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	names := make([]string, 0, len(entries))
+	for n := range entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		e := entries[n]
+		hdr := &tar.Header{Name: strings.TrimPrefix(n, "/"), Mode: e.mode, ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
+		if e.dir {
+			hdr.Typeflag, hdr.Name = tar.TypeDir, hdr.Name+"/"
+		} else {
+			hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(e.data))
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, err
+		}
+		if !e.dir {
+			if _, err := tw.Write(e.data); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// image is the OCI image of entries on an empty base, with sp's config.
+func image(sp spec, entries map[string]entry) (v1.Image, error) {
+	data, err := layerTar(entries)
+	if err != nil {
+		return nil, err
+	}
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	layer, err := tarball.LayerFromOpener(opener, tarball.WithMediaType(types.OCILayer))
+	if err != nil {
+		return nil, err
+	}
+	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layer)
+	if err != nil {
+		return nil, err
+	}
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.DeepCopy()
+	cfg.Architecture, cfg.OS = runtime.GOARCH, "linux"
+	cfg.Created = v1.Time{Time: time.Unix(0, 0)}
+	cfg.Config.User = sp.user
+	cfg.Config.WorkingDir = sp.workdir
+	cfg.Config.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin"}, sp.env...)
+	if sp.entrypoint != "" {
+		cfg.Config.Entrypoint = strings.Fields(sp.entrypoint)
+	}
+	return mutate.ConfigFile(img, cfg)
+}
+
+// writeArchive writes img as an OCI image archive: an OCI layout in a
+// temporary directory, then tarred.
+func writeArchive(out string, img v1.Image, identifier, fullName string) (err error) {
+	tmp, err := os.MkdirTemp("", "imagebuild")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := os.RemoveAll(tmp); err == nil {
+			err = rerr
+		}
+	}()
+	lp, err := layout.Write(tmp, empty.Index)
+	if err != nil {
+		return err
+	}
 	if err := lp.AppendImage(img, layout.WithPlatform(v1.Platform{OS: "linux", Architecture: runtime.GOARCH}), layout.WithAnnotations(map[string]string{
-		"org.opencontainers.image.ref.name": ref.Identifier(),
-		"io.containerd.image.name":          full,
+		"org.opencontainers.image.ref.name": identifier,
+		"io.containerd.image.name":          fullName,
 	})); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if err := tarDir(tmp, out); err != nil {
-		return err
-	}
-	digest, _ := img.Digest()
-	fmt.Printf("%s %s %s\n", out, full, digest)
-	return nil
+	return tarDir(tmp, out)
 }
 
 // copyTree adds a host directory tree at dst, following symlinks (to files
@@ -220,11 +272,7 @@ func copyTree(src, dst string, entries map[string]entry) error {
 		if err != nil {
 			return err
 		}
-		mode := int64(0o644)
-		if info.Mode()&0o111 != 0 {
-			mode = 0o755
-		}
-		entries[target] = entry{name: target, mode: mode, data: data}
+		entries[target] = entry{name: target, mode: fileMode(info), data: data}
 		return nil
 	})
 }
@@ -263,8 +311,10 @@ func tarDir(dir, out string) error {
 		if err != nil {
 			return err
 		}
-		defer src.Close()
 		_, err = io.Copy(tw, src)
+		if cerr := src.Close(); err == nil {
+			err = cerr
+		}
 		return err
 	})
 	if err == nil {

@@ -24,7 +24,7 @@ func readArchive(t *testing.T, archive string) (v1.Image, map[string]string, map
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	tr := tar.NewReader(f)
 	for {
 		hdr, err := tr.Next()
@@ -76,7 +76,9 @@ func readArchive(t *testing.T, archive string) (v1.Image, map[string]string, map
 			}
 			files["/"+strings.TrimSuffix(hdr.Name, "/")] = hdr.Mode
 		}
-		rc.Close()
+		if err := rc.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return img, m.Manifests[0].Annotations, files
 }
@@ -91,7 +93,11 @@ func TestBuildArchive(t *testing.T) {
 	_ = os.MkdirAll(tree, 0o755)
 	_ = os.WriteFile(filepath.Join(tree, "data.txt"), []byte("x"), 0o644)
 	out := filepath.Join(dir, "img.tar")
-	if err := build(out, "example.test/team/tool:1.0", "/tool --flag", "1000:1000", "/work", []string{"/usr/bin/tool=" + bin}, []string{"/opt/tree=" + filepath.Join(dir, "tree")}, []string{"HOME=/tmp"}); err != nil {
+	sp := spec{
+		out: out, tag: "example.test/team/tool:1.0", entrypoint: "/tool --flag", user: "1000:1000", workdir: "/work",
+		files: []string{"/usr/bin/tool=" + bin}, dirs: []string{"/opt/tree=" + filepath.Join(dir, "tree")}, env: []string{"HOME=/tmp"},
+	}
+	if err := build(sp); err != nil {
 		t.Fatal(err)
 	}
 	img, ann, files := readArchive(t, out)
@@ -128,7 +134,11 @@ func TestOperatorImage(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		archive = filepath.Join(dir, "op.tar")
-		if err := build(archive, "cwac-operator:test", "/manager", "65532:65532", "/", []string{"/cwac-runner=" + runnerBin, "/manager=" + runnerBin, "/mcp-server=" + runnerBin}, nil, nil); err != nil {
+		sp := spec{
+			out: archive, tag: "cwac-operator:test", entrypoint: "/manager", user: "65532:65532", workdir: "/",
+			files: []string{"/cwac-runner=" + runnerBin, "/manager=" + runnerBin, "/mcp-server=" + runnerBin},
+		}
+		if err := build(sp); err != nil {
 			t.Fatal(err)
 		}
 	}

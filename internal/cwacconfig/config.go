@@ -108,7 +108,6 @@ func Merge(base, overrides map[string]any) map[string]any {
 // a viewport that exists, so when its viewport_to_test names none of the
 // scan's viewports the narrowest is used. It returns notes for the log.
 func Finalize(cfg map[string]any) []string {
-	var notes []string
 	cfg["base_urls_visit_path"] = cwac.BaseURLsVisitPath
 	cfg["base_urls_nohead_path"] = cwac.BaseURLsNoHead
 
@@ -116,11 +115,11 @@ func Finalize(cfg map[string]any) []string {
 	plugins, _ := cfg["audit_plugins"].(map[string]any)
 	reflow, _ := plugins["reflow_audit"].(map[string]any)
 	if reflow == nil || len(viewports) == 0 {
-		return notes
+		return nil
 	}
 	want, _ := reflow["viewport_to_test"].(string)
 	if _, ok := viewports[want]; ok {
-		return notes
+		return nil
 	}
 	names := slices.Collect(maps.Keys(viewports))
 	sort.Slice(names, func(i, j int) bool {
@@ -131,8 +130,7 @@ func Finalize(cfg map[string]any) []string {
 		return names[i] < names[j]
 	})
 	reflow["viewport_to_test"] = names[0]
-	notes = append(notes, fmt.Sprintf("reflow_audit.viewport_to_test %q is not among the scan's viewports; testing %q (the narrowest)", want, names[0]))
-	return notes
+	return []string{fmt.Sprintf("reflow_audit.viewport_to_test %q is not among the scan's viewports; testing %q (the narrowest)", want, names[0])}
 }
 
 func width(v any) float64 {

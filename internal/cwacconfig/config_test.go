@@ -36,7 +36,10 @@ func TestRenderOverridesErrors(t *testing.T) {
 	}{
 		{"bad audit name", Scan{AuditName: "a/b"}, "invalid audit name"},
 		{"unknown plugin", Scan{AuditName: "x", Plugins: map[string]bool{"seo_audit": true}}, "unknown plugin(s) seo_audit; valid plugins are"},
-		{"owned key", Scan{AuditName: "x", Overrides: map[string]json.RawMessage{"base_urls_visit_path": json.RawMessage(`"/etc"`)}}, `"base_urls_visit_path" is owned by the operator`},
+		{
+			"owned key", Scan{AuditName: "x", Overrides: map[string]json.RawMessage{"base_urls_visit_path": json.RawMessage(`"/etc"`)}},
+			`"base_urls_visit_path" is owned by the operator`,
+		},
 		{"bad json", Scan{AuditName: "x", Overrides: map[string]json.RawMessage{"headless": json.RawMessage(`{`)}}, `config override "headless"`},
 		{"zero viewport", Scan{AuditName: "x", ViewportSizes: map[string]Viewport{"v": {}}}, "must be positive"},
 	}
@@ -74,8 +77,9 @@ func TestMergeAndFinalize(t *testing.T) {
 		wantNotes int
 	}{
 		{
-			name:      "plugin flags merge into plugin objects; scalars replace",
-			overrides: `{"audit_name":"s1","only_allow_https":false,"audit_plugins":{"focus_indicator_audit":{"enabled":true,"root_element_css_selector":"body"}}}`,
+			name: "plugin flags merge into plugin objects; scalars replace",
+			overrides: `{"audit_name":"s1","only_allow_https":false,` +
+				`"audit_plugins":{"focus_indicator_audit":{"enabled":true,"root_element_css_selector":"body"}}}`,
 			want: `{"audit_name":"s1","max_links_per_domain":100,"thread_count":8,"only_allow_https":false,
 			  "base_urls_visit_path":"./base_urls/visit/","base_urls_nohead_path":"./base_urls/nohead/",
 			  "viewport_sizes":{"small":{"width":320,"height":450},"medium":{"width":1280,"height":800}},

@@ -12,6 +12,7 @@ package report
 
 import (
 	"bytes"
+	_ "embed" // the HTML template
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -33,7 +34,7 @@ const (
 )
 
 // Weights of issues in the leaderboard score.
-var Weights = map[string]float64{"critical": 10, "serious": 5, "moderate": 2, "minor": 1}
+var Weights = map[string]float64{results.ImpactCritical: 10, results.ImpactSerious: 5, results.ImpactModerate: 2, results.ImpactMinor: 1}
 
 // OtherWeight weighs issues of audits without an axe impact.
 const OtherWeight = 3
@@ -88,13 +89,13 @@ func Leaderboard(fsys fs.FS) ([]OrgScore, error) {
 	err = eachIssue(fsys, func(audit string, row results.Row, n int64) error {
 		o := get(row.Get("organisation"), row.Get("sector"))
 		switch row.Get("impact") {
-		case "critical":
+		case results.ImpactCritical:
 			o.Critical += n
-		case "serious":
+		case results.ImpactSerious:
 			o.Serious += n
-		case "moderate":
+		case results.ImpactModerate:
 			o.Moderate += n
-		case "minor":
+		case results.ImpactMinor:
 			o.Minor += n
 		default:
 			o.Other += n
@@ -106,8 +107,8 @@ func Leaderboard(fsys fs.FS) ([]OrgScore, error) {
 	}
 	out := make([]OrgScore, 0, len(orgs))
 	for _, o := range orgs {
-		weighted := float64(o.Critical)*Weights["critical"] + float64(o.Serious)*Weights["serious"] +
-			float64(o.Moderate)*Weights["moderate"] + float64(o.Minor)*Weights["minor"] + float64(o.Other)*OtherWeight
+		weighted := float64(o.Critical)*Weights[results.ImpactCritical] + float64(o.Serious)*Weights[results.ImpactSerious] +
+			float64(o.Moderate)*Weights[results.ImpactModerate] + float64(o.Minor)*Weights[results.ImpactMinor] + float64(o.Other)*OtherWeight
 		if o.Pages > 0 {
 			o.WeightedPerPage = round1(weighted / float64(o.Pages))
 			score := round1(math.Max(0, 100-weighted/float64(o.Pages)))
@@ -174,7 +175,10 @@ func SafeCell(s string) string {
 func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{"rank", "organisation", "sector", "base_urls", "pages_scanned", "critical", "serious", "moderate", "minor", "other_issues", "weighted_issues_per_page", "score"})
+	_ = w.Write([]string{
+		"rank", "organisation", "sector", "base_urls", "pages_scanned",
+		"critical", "serious", "moderate", "minor", "other_issues", "weighted_issues_per_page", "score",
+	})
 	for _, o := range rows {
 		score := ""
 		if o.Score != nil {
@@ -300,6 +304,11 @@ func Generate(fsys fs.FS, meta Meta, write func(name string, data []byte) error)
 	return []string{HTMLFile, LeaderboardFile}, nil
 }
 
+// pageTemplate is the HTML report: one file, no scripts, styles inline.
+//
+//go:embed report.html.tmpl
+var pageTemplate string
+
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"score": func(s *float64) string {
 		if s == nil {
@@ -307,56 +316,4 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return strconv.FormatFloat(*s, 'f', 1, 64)
 	},
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Accessibility report: {{.Meta.Title}}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b;line-height:1.45}
-h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:2px solid #1b1b1b}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border:1px solid #767676;padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{background:#f0f0f0}td.n{text-align:right}code{font-size:.85em;word-break:break-all}
-.critical{color:#a00000;font-weight:bold}.serious{color:#8a4b00;font-weight:bold}
-.figures{display:flex;gap:1rem;flex-wrap:wrap;padding:0;list-style:none}.figures li{border:1px solid #767676;padding:.5rem 1rem}
-.figures strong{display:block;font-size:1.5rem}
-</style>
-</head>
-<body>
-<main>
-<h1>Accessibility report: {{.Meta.Title}}</h1>
-<p>CWAC results <code>{{.Meta.ResultsDir}}</code>, report generated {{.Meta.GeneratedAt.UTC.Format "2006-01-02 15:04 UTC"}}.</p>
-<ul class="figures">
-<li><strong>{{.Summary.PagesScanned}}</strong> pages scanned</li>
-<li><strong>{{.Summary.TotalIssues}}</strong> issues</li>
-<li><strong>{{index .Summary.IssuesByImpact "critical"}}</strong> critical</li>
-<li><strong>{{index .Summary.IssuesByImpact "serious"}}</strong> serious</li>
-</ul>
-{{with .Summary.UnscannedBaseURLs}}<p>Base URLs that yielded no page: {{range $i, $u := .}}{{if $i}}, {{end}}<code>{{$u}}</code>{{end}}.</p>{{end}}
-
-<h2>Issues by audit</h2>
-<table><thead><tr><th scope="col">Audit</th><th scope="col">Issues</th></tr></thead><tbody>
-{{range $k, $v := .Summary.IssuesByAuditType}}<tr><td>{{$k}}</td><td class="n">{{$v}}</td></tr>{{else}}<tr><td colspan="2">No issues found.</td></tr>{{end}}
-</tbody></table>
-
-<h2>Most frequent problems</h2>
-<table><thead><tr><th scope="col">Rule</th><th scope="col">Audit</th><th scope="col">Impact</th><th scope="col">What it means</th><th scope="col">Issues</th></tr></thead><tbody>
-{{range .Summary.TopViolations}}<tr><td>{{.ID}}</td><td>{{.AuditType}}</td><td class="{{.Impact}}">{{.Impact}}</td><td>{{.Description}}</td><td class="n">{{.Count}}</td></tr>{{else}}<tr><td colspan="5">None.</td></tr>{{end}}
-</tbody></table>
-
-<h2>Leaderboard</h2>
-<p>Score = 100 − weighted issues per page (critical {{index .Weights "critical"}}, serious {{index .Weights "serious"}}, moderate {{index .Weights "moderate"}}, minor {{index .Weights "minor"}}, other audits {{.OtherWeight}}); higher is better.</p>
-<table><thead><tr><th scope="col">Rank</th><th scope="col">Organisation</th><th scope="col">Sector</th><th scope="col">Pages</th><th scope="col">Critical</th><th scope="col">Serious</th><th scope="col">Moderate</th><th scope="col">Minor</th><th scope="col">Other</th><th scope="col">Score</th></tr></thead><tbody>
-{{range .Leaderboard}}<tr><td class="n">{{.Rank}}</td><td>{{.Organisation}}</td><td>{{.Sector}}</td><td class="n">{{.Pages}}</td><td class="n">{{.Critical}}</td><td class="n">{{.Serious}}</td><td class="n">{{.Moderate}}</td><td class="n">{{.Minor}}</td><td class="n">{{.Other}}</td><td class="n">{{score .Score}}</td></tr>{{end}}
-</tbody></table>
-
-<h2>Issues</h2>
-<table><thead><tr><th scope="col">Page</th><th scope="col">Viewport</th><th scope="col">Rule</th><th scope="col">Impact</th><th scope="col">Description</th><th scope="col">Element</th><th scope="col">Count</th></tr></thead><tbody>
-{{range .Issues}}<tr><td><code>{{.URL}}</code></td><td>{{.Viewport}}</td><td>{{if .HelpURL}}<a href="{{.HelpURL}}">{{.Rule}}</a>{{else}}{{.Rule}}{{end}}</td><td class="{{.Impact}}">{{.Impact}}</td><td>{{.Description}}</td><td><code>{{.HTML}}</code></td><td class="n">{{.Count}}</td></tr>{{else}}<tr><td colspan="7">No issues found.</td></tr>{{end}}
-</tbody></table>
-{{if .MoreIssues}}<p>{{.MoreIssues}} more issue rows are not shown; see the CSV files in the results directory.</p>{{end}}
-</main>
-</body>
-</html>
-`))
+}).Parse(pageTemplate))

@@ -37,9 +37,11 @@ func csvFile(body string) *fstest.MapFile {
 
 func TestLeaderboardRanking(t *testing.T) {
 	fsys := fstest.MapFS{
-		"pages_scanned.csv": csvFile("organisation,base_url,number_of_pages,sector\r\nGood,https://g/,10,A\r\nBad,https://b/,2,B\r\nDown,https://d/,0,C\r\n\"=HYPERLINK(\"\"http://x\"\")\",https://h/,1,-cmd\r\n"),
+		"pages_scanned.csv": csvFile("organisation,base_url,number_of_pages,sector\r\n" +
+			"Good,https://g/,10,A\r\nBad,https://b/,2,B\r\nDown,https://d/,0,C\r\n\"=HYPERLINK(\"\"http://x\"\")\",https://h/,1,-cmd\r\n"),
 		"axe_core_audit.csv": csvFile("organisation,sector,url,impact,id,help,num_issues\r\n" +
-			"Good,A,https://g/,minor,r1,R1,1\r\nBad,B,https://b/,critical,r2,R2,3\r\nBad,B,https://b/,moderate,r3,R3,2\r\nGood,A,https://g/,,,No issues found,0\r\n"),
+			"Good,A,https://g/,minor,r1,R1,1\r\nBad,B,https://b/,critical,r2,R2,3\r\n" +
+			"Bad,B,https://b/,moderate,r3,R3,2\r\nGood,A,https://g/,,,No issues found,0\r\n"),
 		"reflow_audit.csv":                  csvFile("organisation,sector,url,num_issues\r\nGood,A,https://g/,1\r\n"),
 		"axe_core_audit_template_aware.csv": csvFile("organisation,sector,url,impact,id,num_pages,num_issues\r\nGood,A,https://g/,critical,r9,1,50\r\n"),
 	}

@@ -104,7 +104,7 @@ func EachRow(path string, fn func(*Reader, Row) error) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing loses nothing
 	return EachRowFrom(f, fn)
 }
 
@@ -115,7 +115,7 @@ func EachRowFS(fsys fs.FS, name string, fn func(*Reader, Row) error) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing loses nothing
 	return EachRowFrom(f, fn)
 }
 

@@ -195,11 +195,11 @@ func (p *pyParser) str() (any, error) {
 	var b strings.Builder
 	for p.i < len(p.s) {
 		c := p.s[p.i]
-		switch {
-		case c == quote:
+		switch c {
+		case quote:
 			p.i++
 			return b.String(), nil
-		case c == '\\':
+		case '\\':
 			if p.i+1 >= len(p.s) {
 				return nil, p.errorf("unterminated escape")
 			}

@@ -85,8 +85,16 @@ var knownRules = map[string]string{
 // RuleDescription describes a non-axe audit's issues ("" when unknown).
 func RuleDescription(audit string) string { return knownRules[audit] }
 
+// axe-core's impacts, from worst.
+const (
+	ImpactCritical = "critical"
+	ImpactSerious  = "serious"
+	ImpactModerate = "moderate"
+	ImpactMinor    = "minor"
+)
+
 // impactRank orders axe impacts from worst.
-var impactRank = map[string]int{"critical": 0, "serious": 1, "moderate": 2, "minor": 3}
+var impactRank = map[string]int{ImpactCritical: 0, ImpactSerious: 1, ImpactModerate: 2, ImpactMinor: 3}
 
 // Options adjust Summarize.
 type Options struct {
@@ -197,7 +205,7 @@ func summarizeAudit(fsys fs.FS, path, audit string, s *Summary, rules map[string
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: closing loses nothing
 	r, err := NewReader(f)
 	if err != nil {
 		return err

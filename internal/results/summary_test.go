@@ -35,7 +35,9 @@ func TestSummarizeRealScan(t *testing.T) {
 			impacts[v.ID] = v.Impact
 		}
 	}
-	wantImpacts := map[string]string{"image-alt": "critical", "label": "critical", "color-contrast": "serious", "link-name": "serious", "html-has-lang": "serious"}
+	wantImpacts := map[string]string{
+		"image-alt": "critical", "label": "critical", "color-contrast": "serious", "link-name": "serious", "html-has-lang": "serious",
+	}
 	if diff := cmp.Diff(wantImpacts, impacts); diff != "" {
 		t.Errorf("axe rule impacts (-want +got):\n%s", diff)
 	}
@@ -114,7 +116,8 @@ func TestSummarizeCountsOnlyNumIssues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("axe_core_audit.csv", "id,impact,help,num_issues,audit_type\nimage-alt,critical,Images,3,AxeCoreAudit\n,,No issues found,0,AxeCoreAudit\nx,minor,X,1.0,AxeCoreAudit\n")
+	write("axe_core_audit.csv", "id,impact,help,num_issues,audit_type\n"+
+		"image-alt,critical,Images,3,AxeCoreAudit\n,,No issues found,0,AxeCoreAudit\nx,minor,X,1.0,AxeCoreAudit\n")
 	write("axe_core_audit_template_aware.csv", "id,impact,help,num_pages,num_issues\nimage-alt,critical,Images,1,3\n")
 	write("title_audit.csv", "url,page_title\nhttp://a/,A\n")
 	write("language_audit.csv", "url,flesch_kincaid_gl\n")

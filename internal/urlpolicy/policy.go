@@ -266,7 +266,8 @@ func (p *Policy) check(ctx context.Context, raw string, hops int) *Denial {
 				return deny(RuleRedirect, "redirects to an invalid URL")
 			}
 			if d := p.check(ctx, target.String(), hops+1); d != nil {
-				return &Denial{URL: raw, Rule: RuleRedirect, Detail: "redirects to " + truncate(target.String(), 200) + ", which is not allowed (" + d.Rule + "): " + d.Detail}
+				detail := "redirects to " + truncate(target.String(), 200) + ", which is not allowed (" + d.Rule + "): " + d.Detail
+				return &Denial{URL: raw, Rule: RuleRedirect, Detail: detail}
 			}
 		}
 		// An unreachable site is not a policy matter: CWAC reports it.
@@ -332,7 +333,7 @@ func validHostname(name string) bool {
 		}
 		for i := 0; i < len(l); i++ {
 			c := l[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' {
 				return false
 			}
 		}

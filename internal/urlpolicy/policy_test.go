@@ -208,7 +208,7 @@ func TestHTTPRedirector(t *testing.T) {
 		case "/to-self":
 			http.Redirect(w, r, "/ok", http.StatusMovedPermanently)
 		default:
-			fmt.Fprint(w, "ok")
+			_, _ = fmt.Fprint(w, "ok")
 		}
 	}))
 	defer srv.Close()
@@ -248,7 +248,10 @@ func mustCIDRs(s string) []netip.Prefix {
 // FuzzCheckURL: no input panics, and nothing the policy allows points at a
 // refused address once parsed the way a browser would.
 func FuzzCheckURL(f *testing.F) {
-	for _, s := range []string{"http://127.0.0.1/", "http://0x7f.1/", "http://[::ffff:10.0.0.1]/", "https://www.example.govt.nz/", "http://2130706433/", "http://a@b/", "http://1.2.3.4.5/"} {
+	for _, s := range []string{
+		"http://127.0.0.1/", "http://0x7f.1/", "http://[::ffff:10.0.0.1]/", "https://www.example.govt.nz/",
+		"http://2130706433/", "http://a@b/", "http://1.2.3.4.5/",
+	} {
 		f.Add(s)
 	}
 	p := New(Config{Resolver: resolver})

@@ -60,7 +60,7 @@ func (r *HTTPRedirector) Redirect(ctx context.Context, rawURL string) (string, e
 	if err != nil {
 		return "", err
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close() // only the status and Location are read
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		loc := resp.Header.Get("Location")
 		if loc == "" {

@@ -22,13 +22,13 @@ func CopyDir(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		defer in.Close()
+		defer func() { _ = in.Close() }() // read only
 		out, err := os.Create(target)
 		if err != nil {
 			return err
 		}
 		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
+			_ = out.Close() // the copy's error is the one to report
 			return err
 		}
 		return out.Close()

@@ -99,18 +99,22 @@ func FinishJob(ctx context.Context, c client.Client, job *batchv1.Job, succeeded
 	now := metav1.Now()
 	start := metav1.NewTime(now.Add(-time.Second))
 	fresh.Status.StartTime = &start
+	condition := func(t batchv1.JobConditionType, reason, message string) batchv1.JobCondition {
+		return batchv1.JobCondition{
+			Type: t, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message,
+		}
+	}
 	if succeeded {
 		fresh.Status.Succeeded = 1
 		fresh.Status.CompletionTime = &now
+		const done, doneMessage = "CompletionsReached", "Reached expected number of succeeded pods"
 		fresh.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"},
+			condition(batchv1.JobSuccessCriteriaMet, done, doneMessage), condition(batchv1.JobComplete, done, doneMessage),
 		}
 	} else {
 		fresh.Status.Failed = 1
 		fresh.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
-			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message},
+			condition(batchv1.JobFailureTarget, reason, message), condition(batchv1.JobFailed, reason, message),
 		}
 	}
 	fresh.Status.Ready = ptr.To[int32](0)
