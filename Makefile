@@ -1,4 +1,4 @@
-# cwac-operator — build, generate, test.
+# cwac-operator — build, generate, test. `make help` lists the targets.
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
@@ -8,8 +8,14 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 K8S_VERSION ?= 1.37.1
 GO ?= go
 
+##@ General
+
 .PHONY: all
-all: build
+all: build ## The default goal: build the binaries.
+
+.PHONY: help
+help: ## List the targets with their descriptions.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
 
 ##@ Generate
 
@@ -30,20 +36,28 @@ chart-sync: ## Copy the generated CRD and RBAC rules into the Helm chart (never 
 generate: $(CONTROLLER_GEN) ## DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
+.PHONY: docs
+docs: ## docs/api.md from the API types (crd-ref-docs, installed into bin/ by hack/tools.sh).
+	@crd_ref_docs="$${CRD_REF_DOCS:-$$(./hack/tools.sh crd-ref-docs)}"; \
+	"$$crd_ref_docs" --log-level=ERROR --source-path=./api --config=docs/crd-ref-docs/config.yaml \
+		--renderer=markdown --templates-dir=docs/crd-ref-docs/templates --output-path=docs/api.md
+
 .PHONY: verify
-verify: $(CONTROLLER_GEN) ## Fails if regenerating CRD, RBAC or deepcopy would change the tree.
-	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+verify: $(CONTROLLER_GEN) ## Fails if regenerating CRD, RBAC, deepcopy or docs/api.md would change the tree.
+	@crd_ref_docs="$$(./hack/tools.sh crd-ref-docs)"; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	tar --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$$tmp"; \
 	$(MAKE) --no-print-directory -C "$$tmp" CONTROLLER_GEN=$(CONTROLLER_GEN) manifests generate >/dev/null; \
-	for d in api config charts; do if ! diff -r $$d "$$tmp/$$d" >/dev/null; then \
-		echo "generated files are out of date: run 'make manifests generate' and commit the result"; \
+	CRD_REF_DOCS="$$crd_ref_docs" $(MAKE) --no-print-directory -C "$$tmp" docs >/dev/null; \
+	for d in api config charts docs; do if ! diff -r $$d "$$tmp/$$d" >/dev/null; then \
+		echo "generated files are out of date: run 'make manifests generate docs' and commit the result"; \
 		diff -ru $$d "$$tmp/$$d"; exit 1; fi; done; \
 	echo "generated files are up to date"
 
 ##@ Build
 
 .PHONY: build
-build: ## manager, mcp-server (when present) and cwac-runner, static.
+build: ## manager, mcp-server and cwac-runner, static, into bin/.
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/manager ./cmd/manager
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/cwac-runner ./cmd/cwac-runner
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/mcp-server ./cmd/mcp-server
@@ -59,11 +73,17 @@ image-tar: ## The operator image (manager, cwac-runner, mcp-server) as an OCI ar
 	$(GO) run ./hack/imagebuild --out $(IMAGE_TAR) --tag $(IMG) --entrypoint /manager --user 65532:65532 \
 		--file /manager=$(LOCALBIN)/image/manager --file /cwac-runner=$(LOCALBIN)/image/cwac-runner --file /mcp-server=$(LOCALBIN)/image/mcp-server
 
-.PHONY: fmt vet
-fmt:
+##@ Lint
+
+.PHONY: fmt vet lint lint-fix
+fmt: ## gofmt every package.
 	$(GO) fmt ./...
-vet:
+vet: ## go vet every package.
 	$(GO) vet ./...
+lint: ## golangci-lint (.golangci.yml; installed into bin/ by hack/tools.sh) over every package.
+	"$$(./hack/tools.sh golangci-lint)" run ./...
+lint-fix: ## golangci-lint, applying the fixes it can make itself (formatting, imports).
+	"$$(./hack/tools.sh golangci-lint)" run --fix ./...
 
 ##@ Test
 
@@ -71,8 +91,19 @@ vet:
 envtest-assets: ## etcd + kube-apiserver + kubectl for envtest (built once, cached under bin/k8s).
 	K8S_VERSION=$(K8S_VERSION) ./hack/envtest-assets.sh
 
+# The fast tier: packages whose tests need nothing but Go. Left out, and run
+# by `make test`: tests that start an envtest API server (internal/controller,
+# internal/mcpserver, test/chart, test/e2e), use npm (test/e2e) or a real
+# cluster (test/cluster), drive the stand-in CWAC with python3
+# (internal/runner), or build an image (hack/imagebuild).
+UNIT_PKGS = $(shell $(GO) list ./api/... ./internal/... | grep -v -e /internal/controller -e /internal/mcpserver -e /internal/runner -e /internal/testutil/)
+
+.PHONY: test-unit
+test-unit: ## The fast tier: unit, golden and fuzz-corpus tests that need no API server, cluster, npm or image (seconds).
+	$(GO) test -count=1 $(UNIT_PKGS)
+
 .PHONY: test
-test: ## The whole suite: verify, vet, unit, fuzz seeds, runner, envtest.
+test: ## The whole suite: verify, vet, unit, golden, runner, envtest, chart, MCP end to end, fuzz, and (as root) the real cluster.
 	./hack/test.sh
 
 .PHONY: run
