@@ -99,7 +99,7 @@ envtest-assets: ## etcd + kube-apiserver + kubectl for envtest (built once, cach
 UNIT_PKGS = $(shell $(GO) list ./api/... ./internal/... | grep -v -e /internal/controller -e /internal/mcpserver -e /internal/runner -e /internal/testutil/)
 
 .PHONY: test-unit
-test-unit: ## The fast tier: unit, golden and fuzz-corpus tests that need no API server, cluster, npm or image (seconds).
+test-unit: ## The fast tier: unit, golden and fuzz-corpus tests needing only Go (seconds; a cold build cache first compiles the Kubernetes API types).
 	$(GO) test -count=1 $(UNIT_PKGS)
 
 .PHONY: test
