@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 command -v python3 >/dev/null || { echo "test: python3 is required (the runner tests drive a stand-in CWAC)" >&2; exit 1; }
-# TODO(lint): default LINT to 1 once `make lint` is clean (171 findings left outside the linted-clean packages).
+# TODO(lint): default LINT to 1 once `make lint` is clean (163 findings left, none in internal/{urlpolicy,results,report,cwacconfig,testutil} or hack/imagebuild).
 if [[ "${LINT:-0}" == 1 ]]; then
   echo "== lint"
   make --no-print-directory lint
