@@ -32,7 +32,8 @@ The product runs on a local single-node cluster (real kubelet and containerd).
   kubectl get cwacscan sample-scan -n cwac-system -o yaml
 Results are on the host under $ROOT/bin/cluster/results/.
 
-MCP (streamable HTTP on 127.0.0.1:8090/mcp; Kubernetes tokens):
+MCP (its own pod, deploy/cwac-cwac-operator-mcp, with its own service account;
+streamable HTTP on 127.0.0.1:8090/mcp; callers present Kubernetes tokens):
   kubectl -n cwac-system create serviceaccount me
   kubectl -n cwac-system create role cwac-user --verb=create,get,list,update --resource=cwacscans.cwac.a11y.dev
   kubectl -n cwac-system create rolebinding me --role=cwac-user --serviceaccount=cwac-system:me

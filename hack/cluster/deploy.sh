@@ -23,9 +23,13 @@ done
 log "installing the chart"
 "$HELM" upgrade --install cwac "$ROOT/charts/cwac-operator" -n cwac-system --create-namespace \
   -f "$ROOT/hack/cluster/values-local.yaml" --wait --timeout 3m "$@" >&2
-# A new image under the same tag: make the running pod pick it up.
-$K -n cwac-system rollout restart deploy/cwac-cwac-operator >/dev/null
-$K -n cwac-system rollout status deploy/cwac-cwac-operator --timeout 2m >&2
+# A new image under the same tag: make the running pods pick it up.
+for d in cwac-cwac-operator cwac-cwac-operator-mcp; do
+  $K -n cwac-system rollout restart deploy/$d >/dev/null
+done
+for d in cwac-cwac-operator cwac-cwac-operator-mcp; do
+  $K -n cwac-system rollout status deploy/$d --timeout 2m >&2
+done
 
 log "starting the test site pod"
 $K -n cwac-system get pod a11y-site >/dev/null 2>&1 || $K apply -n cwac-system -f - >/dev/null <<'POD'

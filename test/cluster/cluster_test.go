@@ -375,8 +375,10 @@ func TestOperatorRestartMidScan(t *testing.T) {
 }
 
 // TestMCPOverStreamableHTTP: a real MCP client (npm @modelcontextprotocol/sdk)
-// reaches the sidecar over HTTP with a service-account token whose RBAC
-// allows scans, runs one to completion, and reads its results and report.
+// reaches the MCP server's own pod (the chart's MCP Deployment, on the node's
+// loopback here) over HTTP with a service-account token whose RBAC allows
+// scans, runs one to completion, and reads its results and the report the
+// scan pod wrote (the MCP server reads the results volume read-only).
 func TestMCPOverStreamableHTTP(t *testing.T) {
 	need(t)
 	name := "e2e-mcp-" + rand.String(4)
@@ -442,6 +444,10 @@ subjects: [{kind: ServiceAccount, name: %[1]s, namespace: %[2]s}]
 	}
 	if !strings.Contains(str("metadata", "error"), "not allowed (link-local)") {
 		t.Errorf("metadata URL: %s", str("metadata"))
+	}
+	// The report is the scan pod's own file, read from the read-only volume.
+	if str("report", "ok", "generated") != "false" {
+		t.Errorf("report: %s", str("report"))
 	}
 	report := filepath.Join(resultsDir, str("report", "ok", "report_html"))
 	if data, err := os.ReadFile(report); err != nil || !strings.Contains(string(data), "<strong>17</strong> issues") {
