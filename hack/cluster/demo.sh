@@ -35,7 +35,7 @@ Results are on the host under $ROOT/bin/cluster/results/.
 MCP (its own pod, deploy/cwac-cwac-operator-mcp, with its own service account;
 streamable HTTP on 127.0.0.1:8090/mcp; callers present Kubernetes tokens):
   kubectl -n cwac-system create serviceaccount me
-  kubectl -n cwac-system create role cwac-user --verb=create,get,list,update --resource=cwacscans.cwac.a11y.dev
+  kubectl -n cwac-system create role cwac-user --verb=create,get,list --resource=cwacscans.cwac.a11y.dev
   kubectl -n cwac-system create rolebinding me --role=cwac-user --serviceaccount=cwac-system:me
   TOKEN=\$(kubectl -n cwac-system create token me)
   npx @modelcontextprotocol/inspector@0.17.2 --cli http://127.0.0.1:8090/mcp --transport http --header "Authorization: Bearer \$TOKEN" --method tools/list
