@@ -47,7 +47,8 @@ type AdmissionReconciler struct {
 }
 
 // Reconcile admits one scan: get → ignore not-found and scans already
-// decided → check → patch status once.
+// decided → phase Pending → check → patch status once. It is the first to
+// write a new scan's status; the scan controller waits for its verdict.
 func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	scan := &cwacv1alpha1.CwacScan{}
 	if err := r.Get(ctx, req.NamespacedName, scan); err != nil {
@@ -57,6 +58,10 @@ func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 	original := scan.DeepCopy()
+	scan.Status.ObservedGeneration = scan.Generation
+	if scan.Status.Phase == "" {
+		r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonPending, "scan accepted")
+	}
 	r.admit(ctx, scan)
 	if equality.Semantic.DeepEqual(original.Status, scan.Status) {
 		return ctrl.Result{}, nil

@@ -80,13 +80,12 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 			err = errors.Join(err, fmt.Errorf("patching status: %w", perr))
 		}
 	}()
-	scan.Status.ObservedGeneration = scan.Generation
-	if scan.Status.Phase == "" {
-		r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonPending, "scan accepted")
-	}
 	if !meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted) {
-		return ctrl.Result{}, nil // the admission controller's verdict wakes this scan again
+		// The admission controller writes the first status (phase Pending and
+		// its verdict); that write wakes this scan again.
+		return ctrl.Result{}, nil
 	}
+	scan.Status.ObservedGeneration = scan.Generation
 	var job *batchv1.Job
 	if scan.Status.JobName == "" {
 		job, err = r.startJob(ctx, scan)

@@ -94,6 +94,9 @@ func (q *queue) reserve(ctx context.Context, scan *cwacv1alpha1.CwacScan) (bool,
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if _, held := q.started[key]; held {
+		return true, nil // reserved by an earlier pass whose status patch was lost
+	}
 	running, err := q.running(ctx)
 	if err != nil {
 		return false, err

@@ -113,8 +113,15 @@ func testPolicy() *urlpolicy.Policy {
 
 func startManagerWith(t *testing.T, o Options) (stop func()) {
 	t.Helper()
+	return startManagerOn(t, cfg, o)
+}
+
+// startManagerOn is startManagerWith on a given client config (e.g. one that
+// counts requests).
+func startManagerOn(t *testing.T, c *rest.Config, o Options) (stop func()) {
+	t.Helper()
 	o.SkipNameValidation = true
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(c, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
