@@ -16,11 +16,11 @@ const (
 	PhasePending Phase = "Pending"
 	// PhaseQueued: waiting for a free slot under the operator's concurrency cap.
 	PhaseQueued Phase = "Queued"
-	// PhaseRunning: CWAC is running (the seeds' RUNNING).
+	// PhaseRunning: CWAC is running.
 	PhaseRunning Phase = "Running"
-	// PhaseComplete: CWAC finished and scanned at least one page (the seeds' COMPLETE).
+	// PhaseComplete: CWAC finished and scanned at least one page.
 	PhaseComplete Phase = "Complete"
-	// PhaseFailed: the scan ended without usable results (the seeds' FAILED).
+	// PhaseFailed: the scan ended without usable results.
 	PhaseFailed Phase = "Failed"
 )
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -26,7 +27,9 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
-// Defaults for the scan pod; see DESIGN.md section 3.
+// defaultChromeArgs are the Chrome flags scans get: --no-sandbox because
+// Chrome's own sandbox needs user namespaces, which RuntimeDefault seccomp
+// blocks (see docs/security.md for the Localhost profile that allows it).
 const (
 	defaultChromeArgs = "--no-sandbox,--disable-gpu,--disable-dev-shm-usage,--disable-background-networking,--disable-component-update,--disable-sync"
 )
@@ -46,7 +49,11 @@ func main() {
 	opts := scanjob.Options{}
 	var policyFlags urlpolicy.Flags
 	policyFlags.Bind(flag.CommandLine)
-	var maxURLs int
+	var maxURLs, workers, admissionWorkers int
+	var admissionTimeout time.Duration
+	flag.IntVar(&workers, "workers", controller.DefaultWorkers, "scans reconciled at once")
+	flag.IntVar(&admissionWorkers, "admission-workers", controller.DefaultAdmissionWorkers, "scans whose URLs are checked against the scan-target policy at once (these checks do name lookups and redirect probes)")
+	flag.DurationVar(&admissionTimeout, "admission-timeout", controller.DefaultAdmissionTimeout, "budget for checking one scan's URLs; a scan whose checks take longer ends Failed (AdmissionTimedOut)")
 	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "scans with more base URLs end Failed (TooManyURLs) before anything runs")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to (0 disables it)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and readiness probes bind to")
@@ -129,6 +136,9 @@ func main() {
 	if err != nil {
 		exit("invalid scan-target policy", err)
 	}
+	if workers < 1 || admissionWorkers < 1 || admissionTimeout <= 0 {
+		exit("invalid controller settings", fmt.Errorf("--workers (%d) and --admission-workers (%d) must be at least 1 and --admission-timeout (%s) positive", workers, admissionWorkers, admissionTimeout))
+	}
 	if maxConcurrent < 0 {
 		exit("invalid --max-concurrent-scans", fmt.Errorf("%d is negative", maxConcurrent))
 	}
@@ -165,7 +175,10 @@ func main() {
 	if err != nil {
 		exit("creating manager", err)
 	}
-	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: maxConcurrent, WatchNamespaces: namespaces, Policy: policy, MaxURLsPerScan: maxURLs}); err != nil {
+	if err := controller.Setup(mgr, controller.Options{
+		JobOptions: opts, MaxConcurrentScans: maxConcurrent, WatchNamespaces: namespaces, Policy: policy, MaxURLsPerScan: maxURLs,
+		Workers: workers, AdmissionWorkers: admissionWorkers, AdmissionTimeout: admissionTimeout,
+	}); err != nil {
 		exit("setting up controller", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -59,7 +59,7 @@ func NormalizeSites(urls []string, sites []Site) ([]Site, error) {
 }
 
 // ParseBaseURL accepts only absolute http(s) URLs with a host. Its errors
-// keep the seeds' wording ("Invalid URL: …"), which MCP clients match on.
+// keep the original MCP server's wording ("Invalid URL: …"), which MCP clients match on.
 func ParseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {

@@ -50,7 +50,7 @@ type BaseURLPages struct {
 	Pages        int    `json:"pages"`
 }
 
-// Summary is a scan's result in the shape the seeds' tools return, with
+// Summary is a scan's result in the shape the MCP tools return, with
 // CWAC's real semantics: an issue is a row with num_issues > 0, counted by
 // num_issues; audits without num_issues are informational row counts.
 type Summary struct {
