@@ -303,7 +303,3 @@ type CwacScanList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []CwacScan `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&CwacScan{}, &CwacScanList{})
-}
