@@ -38,7 +38,8 @@ func main() {
 		maxRequestBytes                           int64
 		maxResponseBytes, maxResults              int
 	)
-	flag.StringVar(&transport, "transport", "stdio", "stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health)")
+	flag.StringVar(&transport, "transport", "stdio",
+		"stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health)")
 	flag.StringVar(&listen, "listen", ":8090", "address for the http transport")
 	flag.StringVar(&namespace, "namespace", "", "namespace where scans are created and read (default: the pod's own, else the kubeconfig context's, else default)")
 	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted")
@@ -53,7 +54,9 @@ func main() {
 		scanBurst, maxURLs             int
 		policyFlags                    urlpolicy.Flags
 	)
-	flag.StringVar(&authMode, "auth", "kubernetes", "HTTP authentication: kubernetes (bearer tokens checked with TokenReview, every call with SubjectAccessReview), token (one bearer token from --auth-token-file), or none (explicitly unauthenticated)")
+	flag.StringVar(&authMode, "auth", "kubernetes", "HTTP authentication: "+
+		"kubernetes (bearer tokens checked with TokenReview, every call with SubjectAccessReview), "+
+		"token (one bearer token from --auth-token-file), or none (explicitly unauthenticated)")
 	flag.StringVar(&tokenFile, "auth-token-file", "", "file holding the bearer token for --auth=token (mount it from a Secret)")
 	flag.StringVar(&audiences, "auth-audiences", "", "comma-separated token audiences for --auth=kubernetes (default: the API server's)")
 	flag.BoolVar(&readOnly, "read-only", false, "hide cwac_scan, the one tool that changes anything (the others only read)")
@@ -142,7 +145,8 @@ func main() {
 			defer cancel()
 			_ = hs.Shutdown(shutdown)
 		}()
-		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp", "namespace", namespace, "resultsRoot", resultsRoot, "auth", authMode, "readOnly", readOnly)
+		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp",
+			"namespace", namespace, "resultsRoot", resultsRoot, "auth", authMode, "readOnly", readOnly)
 		if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fail("http transport", err)
 		}

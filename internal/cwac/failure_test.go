@@ -13,9 +13,21 @@ func TestFailureCause(t *testing.T) {
 		{name: "empty", stderr: "", want: ""},
 		{name: "only decoration", stderr: "****\n----\n\n", want: ""},
 		{name: "plain line", stderr: "first\nsomething broke\n", want: "something broke"},
-		{name: "exception with message", stderr: "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad value\n", want: "ValueError: bad value"},
-		{name: "dotted exception", stderr: "selenium.common.exceptions.SessionNotCreatedException: Message: session not created\n#0 0x55 <unknown>\n", want: "selenium.common.exceptions.SessionNotCreatedException: Message: session not created"},
-		{name: "empty message takes the next text line", stderr: "LookupError: \n****\n  Resource \x1b[93mcmudict\x1b[0m not found.\n", want: "LookupError: Resource cmudict not found."},
+		{
+			name:   "exception with message",
+			stderr: "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad value\n",
+			want:   "ValueError: bad value",
+		},
+		{
+			name:   "dotted exception",
+			stderr: "selenium.common.exceptions.SessionNotCreatedException: Message: session not created\n#0 0x55 <unknown>\n",
+			want:   "selenium.common.exceptions.SessionNotCreatedException: Message: session not created",
+		},
+		{
+			name:   "empty message takes the next text line",
+			stderr: "LookupError: \n****\n  Resource \x1b[93mcmudict\x1b[0m not found.\n",
+			want:   "LookupError: Resource cmudict not found.",
+		},
 		{name: "empty message and nothing after", stderr: "KeyboardInterrupt\n", want: "KeyboardInterrupt"},
 		{name: "last traceback wins", stderr: "OSError: first\nduring handling\nRuntimeError: second\n", want: "RuntimeError: second"},
 		{name: "a word ending in Error mid-sentence is not an exception line", stderr: "the Error: was here ok\nlast words\n", want: "last words"},
@@ -37,7 +49,8 @@ func TestFailureCauseOfRealCWAC(t *testing.T) {
 		"c-missing-base-urls-dir.stderr":       "FileNotFoundError: [Errno 2] No such file or directory: './base_urls/visit/does-not-exist/'",
 		"d-config-name-with-slash.stderr":      "ValueError: config_filename must be alphanumeric, underscores, and hyphens",
 		"e-language-audit-no-nltk-data.stderr": "LookupError: Resource cmudict not found.",
-		"f-root-without-no-sandbox.stderr":     "selenium.common.exceptions.SessionNotCreatedException: Message: session not created: Chrome instance exited. Examine ChromeDriver verbose log to determine the cause.",
+		"f-root-without-no-sandbox.stderr": "selenium.common.exceptions.SessionNotCreatedException: Message: session not created: " +
+			"Chrome instance exited. Examine ChromeDriver verbose log to determine the cause.",
 	}
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
