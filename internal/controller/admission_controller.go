@@ -92,7 +92,8 @@ func (r *AdmissionReconciler) admit(ctx context.Context, scan *cwacv1alpha1.Cwac
 		return
 	}
 	if r.MaxURLsPerScan > 0 && len(sites) > r.MaxURLsPerScan {
-		r.fail(scan, cwacv1alpha1.ReasonTooManyURLs, fmt.Sprintf("the scan has %d base URLs; this operator allows at most %d per scan: split it", len(sites), r.MaxURLsPerScan))
+		r.fail(scan, cwacv1alpha1.ReasonTooManyURLs,
+			fmt.Sprintf("the scan has %d base URLs; this operator allows at most %d per scan: split it", len(sites), r.MaxURLsPerScan))
 		return
 	}
 	if r.Policy != nil {
@@ -110,7 +111,8 @@ func (r *AdmissionReconciler) admit(ctx context.Context, scan *cwacv1alpha1.Cwac
 		cancel()
 		switch {
 		case timedOut:
-			msg := fmt.Sprintf("checking the scan's %d base URLs against the scan-target policy took longer than %s (name lookups or redirect probes did not answer): split the scan or check the sites' DNS", len(urls), timeout)
+			msg := fmt.Sprintf("checking the scan's %d base URLs against the scan-target policy took longer than %s "+
+				"(name lookups or redirect probes did not answer): split the scan or check the sites' DNS", len(urls), timeout)
 			r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonAdmissionTimedOut, msg)
 			r.fail(scan, cwacv1alpha1.ReasonAdmissionTimedOut, msg)
 			return
@@ -122,7 +124,8 @@ func (r *AdmissionReconciler) admit(ctx context.Context, scan *cwacv1alpha1.Cwac
 			return
 		}
 	}
-	r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionTrue, cwacv1alpha1.ReasonURLsAllowed, fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites)))
+	r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionTrue, cwacv1alpha1.ReasonURLsAllowed,
+		fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites)))
 }
 
 // SetupWithManager watches CwacScans that still need a verdict.

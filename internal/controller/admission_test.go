@@ -54,10 +54,12 @@ func TestSlowAdmissionDelaysNoOtherScan(t *testing.T) {
 
 	s := waitPhase(t, ns, "slow", cwacv1alpha1.PhaseFailed)
 	c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed)
-	if c == nil || c.Reason != cwacv1alpha1.ReasonAdmissionTimedOut || !strings.Contains(c.Message, "400 base URLs") || !strings.Contains(c.Message, budget.String()) {
+	if c == nil || c.Reason != cwacv1alpha1.ReasonAdmissionTimedOut || !strings.Contains(c.Message, "400 base URLs") ||
+		!strings.Contains(c.Message, budget.String()) {
 		t.Errorf("Failed condition = %+v, want AdmissionTimedOut naming 400 base URLs and the %s budget", c, budget)
 	}
-	if a := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted); a == nil || a.Status != metav1.ConditionFalse || a.Reason != cwacv1alpha1.ReasonAdmissionTimedOut {
+	if a := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted); a == nil || a.Status != metav1.ConditionFalse ||
+		a.Reason != cwacv1alpha1.ReasonAdmissionTimedOut {
 		t.Errorf("Admitted condition = %+v", a)
 	}
 	if s.Status.JobName != "" {

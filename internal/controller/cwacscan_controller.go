@@ -254,7 +254,8 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 		return nil
 	}
 	if reason, msg := stuckReason(pod); reason != "" {
-		if prev := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded); prev == nil || prev.Status != metav1.ConditionTrue || prev.Reason != reason {
+		if prev := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded); prev == nil || prev.Status != metav1.ConditionTrue ||
+			prev.Reason != reason {
 			r.event(scan, corev1.EventTypeWarning, reason, msg)
 		}
 		r.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionTrue, reason, msg)
@@ -319,7 +320,8 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 		}
 		r.fail(scan, cwacv1alpha1.ReasonDeadlineExceeded, msg)
 	case term != nil && term.Reason == cwacv1alpha1.ReasonOOMKilled:
-		r.fail(scan, cwacv1alpha1.ReasonOOMKilled, fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", memoryLimit(pod)))
+		r.fail(scan, cwacv1alpha1.ReasonOOMKilled,
+			fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", memoryLimit(pod)))
 	case haveReport && report.Outcome == scanpod.OutcomeRunnerError:
 		r.fail(scan, cwacv1alpha1.ReasonRunnerError, report.Message)
 	case haveReport:

@@ -23,7 +23,8 @@ import (
 func TestScanEndings(t *testing.T) {
 	startManager(t, 0)
 	ns := newNamespace(t)
-	tracebackTail := "Traceback (most recent call last):\n  File \"/cwac/cwac.py\", line 184, in <module>\nValueError: config_filename must be alphanumeric, underscores, and hyphens"
+	tracebackTail := "Traceback (most recent call last):\n  File \"/cwac/cwac.py\", line 184, in <module>\n" +
+		"ValueError: config_filename must be alphanumeric, underscores, and hyphens"
 	partial := &results.Summary{PagesScanned: 4, URLsScanned: 4, TotalIssues: 3, UnscannedBaseURLs: []string{"https://down.example/"}}
 	noPages := &results.Summary{UnscannedBaseURLs: []string{"https://down.example/"}}
 	// A real CWAC crash's stderr (language_audit without nltk data): its
@@ -51,8 +52,10 @@ func TestScanEndings(t *testing.T) {
 			wantMessage: []string{"ran past its 1h0m0s timeout"},
 		},
 		{
-			name:        "CWAC exits non-zero: the report's stderr tail is kept",
-			pod:         terminatedStatus(1, "Error", report(scanpod.Report{Outcome: scanpod.OutcomeCWACFailed, ExitCode: 1, Message: "CWAC exited with code 1: ValueError: …", StderrTail: tracebackTail})),
+			name: "CWAC exits non-zero: the report's stderr tail is kept",
+			pod: terminatedStatus(1, "Error", report(scanpod.Report{
+				Outcome: scanpod.OutcomeCWACFailed, ExitCode: 1, Message: "CWAC exited with code 1: ValueError: …", StderrTail: tracebackTail,
+			})),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonCWACExitedNonZero,
@@ -103,16 +106,21 @@ func TestScanEndings(t *testing.T) {
 			wantFailure: &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonOOMKilled, ExitCode: ptrTo[int32](137)},
 		},
 		{
-			name:        "runner could not start CWAC",
-			pod:         terminatedStatus(2, "Error", report(scanpod.Report{Outcome: scanpod.OutcomeRunnerError, ExitCode: 2, Message: "runner: reading CWAC's default config: open /cwac/config/config_default.json: no such file or directory"})),
+			name: "runner could not start CWAC",
+			pod: terminatedStatus(2, "Error", report(scanpod.Report{
+				Outcome: scanpod.OutcomeRunnerError, ExitCode: 2,
+				Message: "runner: reading CWAC's default config: open /cwac/config/config_default.json: no such file or directory",
+			})),
 			jobReason:   batchv1.JobReasonBackoffLimitExceeded,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonRunnerError,
 			wantMessage: []string{"config_default.json"},
 		},
 		{
-			name:        "exit 0 but no page scanned",
-			pod:         terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomeNoPages, Message: "no pages were scanned; base URLs that yielded no page: https://down.example/", Summary: noPages})),
+			name: "exit 0 but no page scanned",
+			pod: terminatedStatus(0, "Completed", report(scanpod.Report{
+				Outcome: scanpod.OutcomeNoPages, Message: "no pages were scanned; base URLs that yielded no page: https://down.example/", Summary: noPages,
+			})),
 			jobOK:       true,
 			wantPhase:   cwacv1alpha1.PhaseFailed,
 			wantReason:  cwacv1alpha1.ReasonNoPagesScanned,
@@ -120,15 +128,19 @@ func TestScanEndings(t *testing.T) {
 			wantExit:    ptrTo[int32](0),
 		},
 		{
-			name:        "some base URLs yielded no page: Complete, with a condition naming them",
-			pod:         terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomePartial, ResultsDir: "2026-11-22_00-00-00_x", Message: "scanned 4 pages; base URLs that yielded no page: https://down.example/", Summary: partial})),
+			name: "some base URLs yielded no page: Complete, with a condition naming them",
+			pod: terminatedStatus(0, "Completed", report(scanpod.Report{
+				Outcome: scanpod.OutcomePartial, ResultsDir: "2026-11-22_00-00-00_x", Summary: partial,
+				Message: "scanned 4 pages; base URLs that yielded no page: https://down.example/",
+			})),
 			jobOK:       true,
 			wantPhase:   cwacv1alpha1.PhaseComplete,
 			wantReason:  cwacv1alpha1.ReasonSucceeded,
 			wantMessage: []string{"https://down.example/"},
 			check: func(t *testing.T, s *cwacv1alpha1.CwacScan) {
 				c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAllSitesScanned)
-				if c == nil || c.Status != metav1.ConditionFalse || c.Reason != cwacv1alpha1.ReasonSomeSitesUnscanned || !strings.Contains(c.Message, "https://down.example/") {
+				if c == nil || c.Status != metav1.ConditionFalse || c.Reason != cwacv1alpha1.ReasonSomeSitesUnscanned ||
+					!strings.Contains(c.Message, "https://down.example/") {
 					t.Errorf("AllSitesScanned = %+v", c)
 				}
 			},
@@ -207,7 +219,8 @@ func TestImagePullBackOff(t *testing.T) {
 	finishJob(t, job, false, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
 	s = waitPhase(t, ns, "pull", cwacv1alpha1.PhaseFailed)
 	// The deadline is what stopped it; the message says the pod never started and why.
-	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonDeadlineExceeded || !strings.Contains(c.Message, "never started") || !strings.Contains(c.Message, "registry.invalid/cwac:missing") {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonDeadlineExceeded ||
+		!strings.Contains(c.Message, "never started") || !strings.Contains(c.Message, "registry.invalid/cwac:missing") {
 		t.Errorf("Failed condition = %+v", c)
 	}
 }
@@ -225,7 +238,8 @@ func TestImagePullFailureReason(t *testing.T) {
 	})
 	finishJob(t, job, false, "PodFailurePolicy", "pod failed")
 	s := waitPhase(t, ns, "pull2", cwacv1alpha1.PhaseFailed)
-	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonErrImagePull || !strings.Contains(c.Message, "never started") {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonErrImagePull ||
+		!strings.Contains(c.Message, "never started") {
 		t.Errorf("Failed condition = %+v", c)
 	}
 }
@@ -241,7 +255,8 @@ func TestJobDeletedBySomeone(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := waitPhase(t, ns, "gone", cwacv1alpha1.PhaseFailed)
-	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonJobDeleted || !strings.Contains(c.Message, job.Name) {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonJobDeleted ||
+		!strings.Contains(c.Message, job.Name) {
 		t.Errorf("Failed condition = %+v", c)
 	}
 	// A finished scan is never run again: no new Job appears.
@@ -266,7 +281,10 @@ func TestInvalidSpecIsNotRetried(t *testing.T) {
 		spec cwacv1alpha1.CwacScanSpec
 		want string
 	}{
-		{"owned config key", cwacv1alpha1.CwacScanSpec{URLs: []string{"https://a.example/"}, ConfigOverrides: map[string]apiextensionsv1.JSON{"base_urls_visit_path": {Raw: []byte(`"/etc/"`)}}},
+		{"owned config key", cwacv1alpha1.CwacScanSpec{
+			URLs:            []string{"https://a.example/"},
+			ConfigOverrides: map[string]apiextensionsv1.JSON{"base_urls_visit_path": {Raw: []byte(`"/etc/"`)}},
+		},
 			`config key "base_urls_visit_path" is owned by the operator`},
 		{"too large for a ConfigMap", cwacv1alpha1.CwacScanSpec{URLs: manyURLs(500, 2000)}, "over the 921600-byte ConfigMap limit"},
 	}
@@ -321,7 +339,8 @@ func TestUnschedulable(t *testing.T) {
 	waitFor(t, "Degraded=True/Unschedulable", func() (bool, error) {
 		s := getScan(t, ns, "nowhere")
 		c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionDegraded)
-		return c != nil && c.Reason == cwacv1alpha1.ReasonUnschedulable && strings.Contains(c.Message, `persistentvolumeclaim "cwac-results" not found`) && s.Status.Phase == cwacv1alpha1.PhasePending, nil
+		return c != nil && c.Reason == cwacv1alpha1.ReasonUnschedulable && strings.Contains(c.Message, `persistentvolumeclaim "cwac-results" not found`) &&
+			s.Status.Phase == cwacv1alpha1.PhasePending, nil
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -41,13 +42,35 @@ func TestScanLifecycle(t *testing.T) {
 
 	job := waitJob(t, ns, scan.Name)
 	pending := waitPhase(t, ns, scan.Name, cwacv1alpha1.PhasePending)
-	if c := meta.FindStatusCondition(pending.Status.Conditions, cwacv1alpha1.ConditionStarted); c == nil || c.Status != metav1.ConditionTrue || c.Reason != cwacv1alpha1.ReasonJobCreated || c.ObservedGeneration != pending.Generation {
+	if c := meta.FindStatusCondition(pending.Status.Conditions, cwacv1alpha1.ConditionStarted); c == nil || c.Status != metav1.ConditionTrue ||
+		c.Reason != cwacv1alpha1.ReasonJobCreated || c.ObservedGeneration != pending.Generation {
 		t.Errorf("Started condition = %+v", c)
 	}
 	if pending.Status.ResultsPath != ns+"/nightly-"+strings.ReplaceAll(string(scan.UID), "-", "")[:8] || pending.Status.StartTime == nil {
 		t.Errorf("resultsPath %q, startTime %v", pending.Status.ResultsPath, pending.Status.StartTime)
 	}
 
+	checkScanObjects(t, ns, scan, job, pending.Status.ResultsPath)
+
+	// The pod starts: Running.
+	p := startPod(t, job, runningStatus())
+	waitPhase(t, ns, scan.Name, cwacv1alpha1.PhaseRunning)
+
+	// CWAC finishes: the runner's report reaches status.
+	summary := realSummary(t)
+	setPodStatus(t, p, terminatedStatus(0, "Completed", report(scanpod.Report{
+		Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-21_23-18-23_nightly", Message: "scanned 4 pages, found 17 issues", Summary: summary,
+	})))
+	finishJob(t, job, true, "", "")
+	done := waitPhase(t, ns, scan.Name, cwacv1alpha1.PhaseComplete)
+	checkCompleted(t, done, pending.Status.ResultsPath)
+	waitEvents(t, done, "Normal/Pending", "Normal/JobCreated", "Normal/Running", "Normal/Succeeded")
+}
+
+// checkScanObjects checks the ConfigMap and Job the operator made for the
+// lifecycle test's scan against the scan pod contract.
+func checkScanObjects(t *testing.T, ns string, scan *cwacv1alpha1.CwacScan, job *batchv1.Job, resultsPath string) {
+	t.Helper()
 	// The ConfigMap: overrides and the URL CSV, quoted for commas, quotes and non-ASCII.
 	cm := &corev1.ConfigMap{}
 	if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: job.Name}, cm); err != nil {
@@ -86,35 +109,31 @@ func TestScanLifecycle(t *testing.T) {
 		t.Errorf("pod token %v, restart %s", *pod.AutomountServiceAccountToken, pod.RestartPolicy)
 	}
 	c := pod.Containers[0]
-	if c.Image != "cwac:test" || c.Command[0] != "/runner/cwac-runner" || !*c.SecurityContext.ReadOnlyRootFilesystem || c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+	if c.Image != "cwac:test" || c.Command[0] != "/runner/cwac-runner" || !*c.SecurityContext.ReadOnlyRootFilesystem ||
+		c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
 		t.Errorf("container = %+v", c)
 	}
-	if m := c.VolumeMounts[3]; m.MountPath != "/results" || m.SubPath != pending.Status.ResultsPath {
-		t.Errorf("results mount = %+v, want subPath %s", m, pending.Status.ResultsPath)
+	if m := c.VolumeMounts[3]; m.MountPath != "/results" || m.SubPath != resultsPath {
+		t.Errorf("results mount = %+v, want subPath %s", m, resultsPath)
 	}
+}
 
-	// The pod starts: Running.
-	p := startPod(t, job, runningStatus())
-	waitPhase(t, ns, scan.Name, cwacv1alpha1.PhaseRunning)
-
-	// CWAC finishes: the runner's report reaches status.
-	summary := realSummary(t)
-	setPodStatus(t, p, terminatedStatus(0, "Completed", report(scanpod.Report{
-		Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-21_23-18-23_nightly", Message: "scanned 4 pages, found 17 issues", Summary: summary,
-	})))
-	finishJob(t, job, true, "", "")
-	done := waitPhase(t, ns, scan.Name, cwacv1alpha1.PhaseComplete)
+// checkCompleted checks the status of the lifecycle test's finished scan.
+func checkCompleted(t *testing.T, done *cwacv1alpha1.CwacScan, resultsPath string) {
+	t.Helper()
 	if done.Status.ExitCode == nil || *done.Status.ExitCode != 0 || done.Status.CompletionTime == nil {
 		t.Errorf("exitCode %v, completionTime %v", done.Status.ExitCode, done.Status.CompletionTime)
 	}
-	if want := pending.Status.ResultsPath + "/2026-11-21_23-18-23_nightly"; done.Status.ResultsPath != want {
+	if want := resultsPath + "/2026-11-21_23-18-23_nightly"; done.Status.ResultsPath != want {
 		t.Errorf("resultsPath = %q, want %q", done.Status.ResultsPath, want)
 	}
 	s := done.Status.Summary
-	if s == nil || s.PagesScanned != 4 || s.TotalIssues != 17 || s.IssuesByImpact["critical"] != 6 || s.IssuesByAuditType["axe_core_audit"] != 12 || len(s.TopViolations) != 7 || s.DurationSeconds != 32 {
+	if s == nil || s.PagesScanned != 4 || s.TotalIssues != 17 || s.IssuesByImpact["critical"] != 6 || s.IssuesByAuditType["axe_core_audit"] != 12 ||
+		len(s.TopViolations) != 7 || s.DurationSeconds != 32 {
 		t.Errorf("summary = %+v", s)
 	}
-	if c := meta.FindStatusCondition(done.Status.Conditions, cwacv1alpha1.ConditionComplete); c == nil || c.Status != metav1.ConditionTrue || c.Reason != cwacv1alpha1.ReasonSucceeded {
+	if c := meta.FindStatusCondition(done.Status.Conditions, cwacv1alpha1.ConditionComplete); c == nil || c.Status != metav1.ConditionTrue ||
+		c.Reason != cwacv1alpha1.ReasonSucceeded {
 		t.Errorf("Complete condition = %+v", c)
 	}
 	if c := meta.FindStatusCondition(done.Status.Conditions, cwacv1alpha1.ConditionAllSitesScanned); c == nil || c.Status != metav1.ConditionTrue {
@@ -123,5 +142,4 @@ func TestScanLifecycle(t *testing.T) {
 	if done.Status.ObservedGeneration != done.Generation {
 		t.Errorf("observedGeneration %d, generation %d", done.Status.ObservedGeneration, done.Generation)
 	}
-	waitEvents(t, done, "Normal/Pending", "Normal/JobCreated", "Normal/Running", "Normal/Succeeded")
 }

@@ -61,12 +61,14 @@ func TestAdmittedAndOptIn(t *testing.T) {
 	createScan(t, ns, "loopback-opt-in", cwacv1alpha1.CwacScanSpec{URLs: []string{"http://127.0.0.1:8765/"}})
 	waitJob(t, ns, "loopback-opt-in")
 	s := getScan(t, ns, "loopback-opt-in")
-	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted); c == nil || c.Status != metav1.ConditionTrue || c.Reason != cwacv1alpha1.ReasonURLsAllowed {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted); c == nil || c.Status != metav1.ConditionTrue ||
+		c.Reason != cwacv1alpha1.ReasonURLsAllowed {
 		t.Errorf("Admitted condition = %+v", c)
 	}
 	createScan(t, ns, "too-many", cwacv1alpha1.CwacScanSpec{URLs: []string{"http://127.0.0.1:1/", "http://127.0.0.1:2/", "http://127.0.0.1:3/"}})
 	s = waitPhase(t, ns, "too-many", cwacv1alpha1.PhaseFailed)
-	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonTooManyURLs || !strings.Contains(c.Message, "at most 2") {
+	if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c == nil || c.Reason != cwacv1alpha1.ReasonTooManyURLs ||
+		!strings.Contains(c.Message, "at most 2") {
 		t.Errorf("Failed condition = %+v", c)
 	}
 }

@@ -30,6 +30,9 @@ const (
 	indexPodJob = "cwac.a11y.dev/pod-job"
 )
 
+// indexTrue is the value the boolean indexes hold for true.
+const indexTrue = "true"
+
 // startedJobTTL is how long a Job this process created is counted as running
 // while the cache does not show it yet (the cache normally shows it within
 // milliseconds; the bound only guards against a lost event).
@@ -41,13 +44,13 @@ func indexFields(ctx context.Context, mgr ctrl.Manager) error {
 		if _, finished := jobFinished(o.(*batchv1.Job)); finished {
 			return []string{"false"}
 		}
-		return []string{"true"}
+		return []string{indexTrue}
 	}); err != nil {
 		return err
 	}
 	if err := idx.IndexField(ctx, &cwacv1alpha1.CwacScan{}, indexScanWaiting, func(o client.Object) []string {
 		if waiting(o.(*cwacv1alpha1.CwacScan)) {
-			return []string{"true"}
+			return []string{indexTrue}
 		}
 		return nil
 	}); err != nil {
@@ -144,7 +147,7 @@ func (q *queue) observed(key types.NamespacedName) {
 // the cache does not show yet. The caller holds q.mu.
 func (q *queue) running(ctx context.Context) (int, error) {
 	jobs := &batchv1.JobList{}
-	if err := q.reader.List(ctx, jobs, client.MatchingFields{indexJobActive: "true"}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := q.reader.List(ctx, jobs, client.MatchingFields{indexJobActive: indexTrue}, client.UnsafeDisableDeepCopy); err != nil {
 		return 0, err
 	}
 	seen := make(map[types.NamespacedName]bool, len(jobs.Items))
@@ -168,7 +171,7 @@ func (q *queue) running(ctx context.Context) (int, error) {
 // stopping at limit (only whether there are enough of them matters).
 func (q *queue) olderWaiting(ctx context.Context, scan *cwacv1alpha1.CwacScan, limit int) (int, error) {
 	scans := &cwacv1alpha1.CwacScanList{}
-	if err := q.reader.List(ctx, scans, client.MatchingFields{indexScanWaiting: "true"}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := q.reader.List(ctx, scans, client.MatchingFields{indexScanWaiting: indexTrue}, client.UnsafeDisableDeepCopy); err != nil {
 		return 0, err
 	}
 	n := 0
@@ -205,7 +208,7 @@ func (q *queue) next(ctx context.Context) []reconcile.Request {
 		return nil
 	}
 	scans := &cwacv1alpha1.CwacScanList{}
-	if err := q.reader.List(ctx, scans, client.MatchingFields{indexScanWaiting: "true"}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := q.reader.List(ctx, scans, client.MatchingFields{indexScanWaiting: indexTrue}, client.UnsafeDisableDeepCopy); err != nil {
 		logf.FromContext(ctx).Error(err, "listing waiting scans")
 		return nil
 	}

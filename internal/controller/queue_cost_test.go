@@ -80,8 +80,9 @@ type queueCost struct {
 func TestQueueWorkPerEventIsFlat(t *testing.T) {
 	sizes := []int{30, 120}
 	if env := os.Getenv("CWAC_QUEUE_SCANS"); env != "" {
-		sizes = nil
-		for _, f := range strings.Split(env, ",") {
+		fields := strings.Split(env, ",")
+		sizes = make([]int, 0, len(fields))
+		for _, f := range fields {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 2 {
 				t.Fatalf("CWAC_QUEUE_SCANS: %q is not a queue length of at least 2", f)
@@ -89,7 +90,7 @@ func TestQueueWorkPerEventIsFlat(t *testing.T) {
 			sizes = append(sizes, n)
 		}
 	}
-	var costs []queueCost
+	costs := make([]queueCost, 0, len(sizes))
 	for _, n := range sizes {
 		costs = append(costs, measureQueue(t, n, 3))
 	}

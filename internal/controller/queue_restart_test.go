@@ -91,7 +91,9 @@ func TestOperatorRestartMidScan(t *testing.T) {
 	stop()
 
 	// While no operator runs, CWAC finishes.
-	setPodStatus(t, pod, terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-22_01-02-03_restart", Summary: realSummary(t)})))
+	setPodStatus(t, pod, terminatedStatus(0, "Completed", report(scanpod.Report{
+		Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-22_01-02-03_restart", Summary: realSummary(t),
+	})))
 	finishJob(t, job, true, "", "")
 
 	startManager(t, 1)

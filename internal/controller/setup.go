@@ -124,7 +124,9 @@ func (r *CwacScanReconciler) jobChanged(ctx context.Context, o client.Object) []
 }
 
 // scanDeleted: a waiting scan that goes may have been next in line.
-func (r *CwacScanReconciler) scanDeleted(ctx context.Context, _ event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (r *CwacScanReconciler) scanDeleted(
+	ctx context.Context, _ event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request],
+) {
 	for _, req := range r.queue.next(ctx) {
 		q.Add(req)
 	}

@@ -28,11 +28,14 @@ import (
 )
 
 var (
-	testEnv   *envtest.Environment
-	cfg       *rest.Config
-	k8s       client.Client
-	scheme    = runtime.NewScheme()
-	testOpts  = scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:test", RunnerImage: "cwac-operator:test", CWACDir: "/cwac", ChromeExtraArgs: "--no-sandbox", Resources: scanjob.DefaultResources()}
+	testEnv  *envtest.Environment
+	cfg      *rest.Config
+	k8s      client.Client
+	scheme   = runtime.NewScheme()
+	testOpts = scanjob.Options{
+		ResultsPVC: "cwac-results", DefaultImage: "cwac:test", RunnerImage: "cwac-operator:test",
+		CWACDir: "/cwac", ChromeExtraArgs: "--no-sandbox", Resources: scanjob.DefaultResources(),
+	}
 	startedAt = time.Now()
 )
 
