@@ -231,7 +231,7 @@ func authenticate(auth Authenticator, next http.Handler) http.Handler {
 			if !errors.Is(err, errUnauthenticated) {
 				code = http.StatusServiceUnavailable
 			}
-			writeJSON(w, code, ExecuteResponse{Status: "error", Error: err.Error()})
+			writeExecuteError(w, code, err.Error())
 			return
 		}
 		r.Header.Set(IdentityHeader, encodeIdentity(id))
@@ -240,12 +240,19 @@ func authenticate(auth Authenticator, next http.Handler) http.Handler {
 	})
 }
 
+// The Kubernetes API verbs the tools need on cwacscans.
+const (
+	verbCreate = "create"
+	verbGet    = "get"
+	verbList   = "list"
+)
+
 // toolVerbs is what each tool needs on cwacscans.
 var toolVerbs = map[string]string{
-	"cwac_scan":            "create",
-	"cwac_scan_status":     "get",
-	"cwac_get_results":     "get",
-	"cwac_get_summary":     "get",
-	"cwac_list_scans":      "list",
-	"cwac_generate_report": "get",
+	"cwac_scan":            verbCreate,
+	"cwac_scan_status":     verbGet,
+	"cwac_get_results":     verbGet,
+	"cwac_get_summary":     verbGet,
+	"cwac_list_scans":      verbList,
+	"cwac_generate_report": verbGet,
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -68,11 +69,18 @@ func (r resultsRoot) sub(rel string) (fs.FS, func(), error) {
 		return nil, nil, err
 	}
 	subRoot, err := root.OpenRoot(rel)
-	root.Close()
+	closeReadOnly(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	return subRoot.FS(), func() { subRoot.Close() }, nil
+	return subRoot.FS(), func() { closeReadOnly(subRoot) }, nil
+}
+
+// closeReadOnly closes a root, file or stream this server only read from:
+// nothing written can be lost, and what was read has already been checked,
+// so a Close error has nothing left to report.
+func closeReadOnly(c io.Closer) {
+	_ = c.Close()
 }
 
 // resolveResultsDir finds CWAC's results directory for a scan: resultsPath
@@ -86,7 +94,7 @@ func (r resultsRoot) resolveResultsDir(resultsPath, auditName string) (string, e
 	if err != nil {
 		return "", err
 	}
-	defer root.Close()
+	defer closeReadOnly(root)
 	if _, _, ok := cwac.ParseResultsDirName(path.Base(resultsPath)); ok {
 		if info, err := root.Stat(resultsPath); err == nil && info.IsDir() {
 			return resultsPath, nil

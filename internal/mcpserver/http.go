@@ -59,14 +59,14 @@ func (refuseAll) Authenticate(context.Context, *http.Request) (*Identity, error)
 	return nil, fmt.Errorf("%w: no authentication is configured", errUnauthenticated)
 }
 
-// limitBody refuses bodies over max before anything parses them.
-func limitBody(max int64, next http.Handler) http.Handler {
+// limitBody refuses bodies over maxBytes before anything parses them.
+func limitBody(maxBytes int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > max {
-			writeJSON(w, http.StatusRequestEntityTooLarge, ExecuteResponse{Status: "error", Error: fmt.Sprintf("request body larger than %d bytes", max)})
+		if r.ContentLength > maxBytes {
+			writeExecuteError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		r.Body = http.MaxBytesReader(w, r.Body, maxBytes)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -114,28 +114,41 @@ type ExecuteResponse struct {
 	ExecutionTimeMS int64  `json:"execution_time_ms"`
 }
 
+// ExecuteResponse's statuses.
+const (
+	executeSuccess = "success"
+	executeError   = "error"
+	executeTimeout = "timeout"
+)
+
+// writeExecuteError answers with an ExecuteResponse whose status is error:
+// /execute's refusals, and those of the handlers in front of it.
+func writeExecuteError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, ExecuteResponse{Status: executeError, Error: msg})
+}
+
 func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes int64) {
 	start := time.Now()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeJSON(w, http.StatusRequestEntityTooLarge, ExecuteResponse{Status: "error", Error: fmt.Sprintf("request body larger than %d bytes", maxBytes)})
+			writeExecuteError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", maxBytes))
 			return
 		}
-		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "reading request: " + err.Error()})
+		writeExecuteError(w, http.StatusBadRequest, "reading request: "+err.Error())
 		return
 	}
 	var req ExecuteRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid request: " + err.Error()})
+		writeExecuteError(w, http.StatusBadRequest, "invalid request: "+err.Error())
 		return
 	}
 	t, ok := s.tools[req.ToolName]
 	if !ok {
-		writeJSON(w, http.StatusNotFound, ExecuteResponse{Status: "error", Error: fmt.Sprintf("unknown tool %q; tools: %v", truncate(req.ToolName, 64), s.ToolNames())})
+		writeExecuteError(w, http.StatusNotFound, fmt.Sprintf("unknown tool %q; tools: %v", truncate(req.ToolName, 64), s.ToolNames()))
 		return
 	}
 	args := req.Arguments
@@ -144,16 +157,16 @@ func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes in
 	}
 	var instance any
 	if err := json.Unmarshal(args, &instance); err != nil {
-		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid arguments: " + err.Error()})
+		writeExecuteError(w, http.StatusBadRequest, "invalid arguments: "+err.Error())
 		return
 	}
 	if err := t.resolved.Validate(instance); err != nil {
-		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid arguments: " + err.Error()})
+		writeExecuteError(w, http.StatusBadRequest, "invalid arguments: "+err.Error())
 		return
 	}
 	timeout := s.cfg.CallTimeout
 	if req.Timeout < 0 {
-		writeJSON(w, http.StatusBadRequest, ExecuteResponse{Status: "error", Error: "invalid timeout: must be positive seconds"})
+		writeExecuteError(w, http.StatusBadRequest, "invalid timeout: must be positive seconds")
 		return
 	}
 	if req.Timeout > 0 {
@@ -170,17 +183,17 @@ func (s *Server) executeREST(w http.ResponseWriter, r *http.Request, maxBytes in
 	var argErr *argsError
 	switch {
 	case errors.As(err, &argErr):
-		resp.Status, resp.Error = "error", err.Error()
+		resp.Status, resp.Error = executeError, err.Error()
 		writeJSON(w, http.StatusBadRequest, resp)
 		return
 	case err != nil && time.Since(start) >= timeout:
-		resp.Status, resp.Error = "timeout", err.Error()
+		resp.Status, resp.Error = executeTimeout, err.Error()
 	case err != nil:
-		resp.Status, resp.Error = "error", err.Error()
+		resp.Status, resp.Error = executeError, err.Error()
 	default:
 		// Read the output only when the handler has finished: after a
 		// timeout it may still be running.
-		resp.Status, resp.Output = "success", output
+		resp.Status, resp.Output = executeSuccess, output
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
@@ -192,24 +205,31 @@ type Health struct {
 	ResultsRoot string `json:"results_root"`
 }
 
+// Health's statuses: ok, or degraded when the API server or the results
+// volume is not usable.
+const (
+	healthOK       = "ok"
+	healthDegraded = "degraded"
+)
+
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	h := Health{Status: "ok", APIServer: "ok", ResultsRoot: "ok"}
+	h := Health{Status: healthOK, APIServer: healthOK, ResultsRoot: healthOK}
 	list := &cwacv1alpha1.CwacScanList{}
 	if err := s.cfg.Client.List(ctx, list, client.InNamespace(s.cfg.Namespace), client.Limit(1)); err != nil {
-		h.Status, h.APIServer = "degraded", "unreachable: "+truncate(err.Error(), 256)
+		h.Status, h.APIServer = healthDegraded, "unreachable: "+truncate(err.Error(), 256)
 	}
 	if root, err := s.store.root.open(); err != nil {
-		h.Status, h.ResultsRoot = "degraded", "unreadable: "+truncate(err.Error(), 256)
+		h.Status, h.ResultsRoot = healthDegraded, "unreadable: "+truncate(err.Error(), 256)
 	} else {
 		if _, err := root.Stat("."); err != nil {
-			h.Status, h.ResultsRoot = "degraded", "unreadable: "+truncate(err.Error(), 256)
+			h.Status, h.ResultsRoot = healthDegraded, "unreadable: "+truncate(err.Error(), 256)
 		}
-		root.Close()
+		closeReadOnly(root)
 	}
 	code := http.StatusOK
-	if h.Status != "ok" {
+	if h.Status != healthOK {
 		code = http.StatusServiceUnavailable
 	}
 	writeJSON(w, code, h)

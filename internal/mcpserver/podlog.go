@@ -46,7 +46,7 @@ func (s *Server) podLogTail(ctx context.Context, namespace, jobName string) (str
 	if err != nil {
 		return "", fmt.Errorf("reading the scan's log: %w", err)
 	}
-	defer stream.Close()
+	defer closeReadOnly(stream)
 	data, err := io.ReadAll(io.LimitReader(stream, limit))
 	if err != nil {
 		return "", fmt.Errorf("reading the scan's log: %w", err)

@@ -140,15 +140,42 @@ type callInfo struct {
 	progress  func(done, total float64, msg string)
 }
 
+// serverInstructions is what the server tells MCP clients it is for.
+const serverInstructions = "Run CWAC web accessibility scans on Kubernetes: start one with cwac_scan, " +
+	"poll cwac_scan_status until complete, then read cwac_get_summary and cwac_get_results, " +
+	"and the HTML report and leaderboard with cwac_generate_report."
+
+// The tools' descriptions, as MCP clients show them.
+const (
+	scanDescription = "Start a CWAC accessibility scan of one or more websites. " +
+		"Returns at once with a scan_id; the scan runs as a Kubernetes Job."
+	scanStatusDescription = "Get a scan's status (pending, queued, running, complete, failed), elapsed time, " +
+		"CWAC's recent output and progress while it runs, and its results directory and exit code when it ends."
+	getResultsDescription = "Read a complete scan's result rows, optionally one audit type and one axe impact, " +
+		"with limit and offset."
+	getSummaryDescription = "Get a scan's summary: total issues, issues by audit type and impact, top violations, " +
+		"pages and URLs scanned, duration. Read from the summary the scan recorded; recompute reads the result CSVs again."
+	listScansDescription = "List scans, newest first: the CwacScans in this namespace " +
+		"and result directories on the results volume that have no CwacScan."
+	generateReportDescription = "Get a complete scan's self-contained HTML report and per-organisation leaderboard CSV: " +
+		"the paths of the files the scan pod wrote, or, when they are missing or regenerate is asked, " +
+		"the reports rendered from the results and returned in the answer. Writes nothing."
+)
+
 // New builds the server and its tools.
 func New(cfg Config) (*Server, error) {
 	cfg.defaults()
 	if cfg.Client == nil {
 		return nil, errors.New("mcpserver: a Kubernetes client is required")
 	}
-	s := &Server{cfg: cfg, store: store{client: cfg.Client, namespace: cfg.Namespace, root: resultsRoot{path: cfg.ResultsRoot}}, tools: map[string]*tool{}, limiter: newCallerLimiter(cfg.ScansPerMinute, cfg.ScanBurst)}
+	s := &Server{
+		cfg:     cfg,
+		store:   store{client: cfg.Client, namespace: cfg.Namespace, root: resultsRoot{path: cfg.ResultsRoot}},
+		tools:   map[string]*tool{},
+		limiter: newCallerLimiter(cfg.ScansPerMinute, cfg.ScanBurst),
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cwac-operator", Title: "CWAC accessibility scans", Version: cfg.Version}, &mcp.ServerOptions{
-		Instructions: "Run CWAC web accessibility scans on Kubernetes: start one with cwac_scan, poll cwac_scan_status until complete, then read cwac_get_summary and cwac_get_results, and the HTML report and leaderboard with cwac_generate_report.",
+		Instructions: serverInstructions,
 		Capabilities: &mcp.ServerCapabilities{},
 	})
 	var err error
@@ -158,13 +185,13 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	if !cfg.ReadOnly {
-		add(addTool(s, "cwac_scan", "Start a CWAC accessibility scan of one or more websites. Returns at once with a scan_id; the scan runs as a Kubernetes Job.", false, s.scan))
+		add(addTool(s, "cwac_scan", scanDescription, false, s.scan))
 	}
-	add(addTool(s, "cwac_scan_status", "Get a scan's status (pending, queued, running, complete, failed), elapsed time, CWAC's recent output and progress while it runs, and its results directory and exit code when it ends.", true, s.status))
-	add(addTool(s, "cwac_get_results", "Read a complete scan's result rows, optionally one audit type and one axe impact, with limit and offset.", true, s.getResults))
-	add(addTool(s, "cwac_get_summary", "Get a scan's summary: total issues, issues by audit type and impact, top violations, pages and URLs scanned, duration. Read from the summary the scan recorded; recompute reads the result CSVs again.", true, s.getSummary))
-	add(addTool(s, "cwac_list_scans", "List scans, newest first: the CwacScans in this namespace and result directories on the results volume that have no CwacScan.", true, s.listScans))
-	add(addTool(s, "cwac_generate_report", "Get a complete scan's self-contained HTML report and per-organisation leaderboard CSV: the paths of the files the scan pod wrote, or, when they are missing or regenerate is asked, the reports rendered from the results and returned in the answer. Writes nothing.", true, s.generateReport))
+	add(addTool(s, "cwac_scan_status", scanStatusDescription, true, s.status))
+	add(addTool(s, "cwac_get_results", getResultsDescription, true, s.getResults))
+	add(addTool(s, "cwac_get_summary", getSummaryDescription, true, s.getSummary))
+	add(addTool(s, "cwac_list_scans", listScansDescription, true, s.listScans))
+	add(addTool(s, "cwac_generate_report", generateReportDescription, true, s.generateReport))
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer closeReadOnly(f)
 	// The size may change under us: read at most one byte more than allowed.
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {

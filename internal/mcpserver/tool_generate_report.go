@@ -34,7 +34,8 @@ type ReportOutput struct {
 	Scoring               string   `json:"scoring"`
 }
 
-const scoringNote = "Leaderboard score = max(0, 100 - weighted issues per page scanned); axe-core issues weigh critical 10, serious 5, moderate 2, minor 1; other audits' issues 3. Higher is better."
+const scoringNote = "Leaderboard score = max(0, 100 - weighted issues per page scanned); " +
+	"axe-core issues weigh critical 10, serious 5, moderate 2, minor 1; other audits' issues 3. Higher is better."
 
 // reportAnswerReserve is kept from the answer cap for everything in the
 // answer but the rendered files.

@@ -63,7 +63,7 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 	if rootErr != nil {
 		notes = append(notes, "The results volume is not available ("+s.cfg.ResultsRoot+"), so no result files are listed.")
 	} else {
-		defer root.Close()
+		defer closeReadOnly(root)
 	}
 	entries, claimed := s.scanEntries(root, scans)
 	if root != nil {
@@ -129,7 +129,7 @@ func addDirStats(root *os.Root, e *ScanEntry) {
 	if err != nil {
 		return
 	}
-	defer sub.Close()
+	defer closeReadOnly(sub)
 	st := statDir(sub.FS())
 	e.FileCount, e.SizeBytes, e.AuditTypes = st.FileCount, st.SizeBytes, st.AuditTypes
 }
