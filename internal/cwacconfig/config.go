@@ -1,7 +1,9 @@
 // Package cwacconfig renders what a scan changes in CWAC's configuration (the
 // "overrides" document the operator puts in the scan's ConfigMap) and merges
-// it over the defaults that ship in the CWAC image, as the runner does in the
-// scan pod. CWAC's own defaults are never copied: they are read at run time.
+// it over CWAC's defaults, as the runner does in the scan pod. CWAC's own
+// defaults are never copied into this project: they come, at run time, from
+// the CWAC image or from the file the operator was given (see scanpod.DefaultsFile).
+// Every document keeps its keys in order (see Object).
 package cwacconfig
 
 import (
@@ -15,14 +17,14 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 )
 
-// Viewport is a named browser size, as CWAC's viewport_sizes holds them.
+// Viewport is a named browser size, as CWAC's viewport_sizes holds them
+// (width first, as CWAC writes them).
 type Viewport struct {
 	Width  int `json:"width"`
 	Height int `json:"height"`
 }
 
-// Scan is what a scan sets in CWAC's config; zero values leave the image's
-// defaults alone.
+// Scan is what a scan sets in CWAC's config; zero values leave the defaults alone.
 type Scan struct {
 	AuditName         string
 	MaxLinksPerDomain int
@@ -33,109 +35,141 @@ type Scan struct {
 	Overrides map[string]json.RawMessage
 }
 
-// RenderOverrides returns the overrides document (JSON, keys sorted) for a scan.
+// RenderOverrides returns the overrides document (indented JSON) for a scan:
+// audit_name, max_links_per_domain, thread_count, audit_plugins (in CWAC's
+// plugin order), viewport_sizes (narrowest first, each width then height),
+// then the free-form overrides by key.
 func RenderOverrides(s Scan) ([]byte, error) {
 	if err := cwac.ValidateAuditName(s.AuditName); err != nil {
 		return nil, err
 	}
-	doc := map[string]any{"audit_name": s.AuditName}
+	doc := NewObject()
+	doc.Set("audit_name", s.AuditName)
 	if s.MaxLinksPerDomain < 0 || s.ThreadCount < 0 {
 		return nil, fmt.Errorf("max_links_per_domain and thread_count must not be negative")
 	}
 	if s.MaxLinksPerDomain > 0 {
-		doc["max_links_per_domain"] = s.MaxLinksPerDomain
+		doc.Set("max_links_per_domain", s.MaxLinksPerDomain)
 	}
 	if s.ThreadCount > 0 {
-		doc["thread_count"] = s.ThreadCount
+		doc.Set("thread_count", s.ThreadCount)
 	}
 	if len(s.Plugins) > 0 {
 		if err := cwac.ValidatePlugins(slices.Collect(maps.Keys(s.Plugins))); err != nil {
 			return nil, err
 		}
-		plugins := map[string]any{}
-		for name, enabled := range s.Plugins {
-			plugins[name] = map[string]any{"enabled": enabled}
+		plugins := NewObject()
+		for _, name := range cwac.Plugins {
+			if enabled, ok := s.Plugins[name]; ok {
+				p := NewObject()
+				p.Set("enabled", enabled)
+				plugins.Set(name, p)
+			}
 		}
-		doc["audit_plugins"] = plugins
+		doc.Set("audit_plugins", plugins)
 	}
 	if len(s.ViewportSizes) > 0 {
-		vs := map[string]any{}
-		for name, v := range s.ViewportSizes {
+		names := slices.Collect(maps.Keys(s.ViewportSizes))
+		sort.Slice(names, func(i, j int) bool {
+			a, b := s.ViewportSizes[names[i]], s.ViewportSizes[names[j]]
+			if a.Width != b.Width {
+				return a.Width < b.Width
+			}
+			return names[i] < names[j]
+		})
+		vs := NewObject()
+		for _, name := range names {
+			v := s.ViewportSizes[name]
 			if v.Width <= 0 || v.Height <= 0 {
 				return nil, fmt.Errorf("viewport %q: width and height must be positive", name)
 			}
-			vs[name] = map[string]any{"width": v.Width, "height": v.Height}
+			size := NewObject()
+			size.Set("width", v.Width)
+			size.Set("height", v.Height)
+			vs.Set(name, size)
 		}
-		doc["viewport_sizes"] = vs
+		doc.Set("viewport_sizes", vs)
 	}
 	for _, key := range sortedKeys(s.Overrides) {
 		if slices.Contains(cwac.OwnedConfigKeys, key) {
 			return nil, fmt.Errorf("config key %q is owned by the operator and cannot be overridden", key)
 		}
-		var v any
-		if err := json.Unmarshal(s.Overrides[key], &v); err != nil {
+		v, err := decodeJSON(s.Overrides[key])
+		if err != nil {
 			return nil, fmt.Errorf("config override %q: %w", key, err)
 		}
-		doc = Merge(doc, map[string]any{key: v})
+		ov := NewObject()
+		ov.Set(key, v)
+		doc = Merge(doc, ov)
 	}
-	return marshal(doc)
+	return Encode(doc)
 }
 
 // replacedKeys are merged by replacement rather than deeply: a scan's
-// viewport list is the whole list, not an addition to the image's.
+// viewport list is the whole list, not an addition to the defaults'.
 var replacedKeys = []string{"viewport_sizes"}
 
-// Merge deep-merges overrides into base (objects merge key by key; anything
-// else, and the keys in replacedKeys, is replaced) and returns base.
-func Merge(base, overrides map[string]any) map[string]any {
+// Merge deep-merges overrides into base and returns base: objects merge key
+// by key; anything else, and the keys in replacedKeys, is replaced. A key
+// base has keeps its place; a new key goes last (Python's dict.update).
+func Merge(base, overrides *Object) *Object {
 	if base == nil {
-		base = map[string]any{}
+		base = NewObject()
 	}
-	for k, ov := range overrides {
-		bm, bIsMap := base[k].(map[string]any)
-		om, oIsMap := ov.(map[string]any)
-		if bIsMap && oIsMap && !slices.Contains(replacedKeys, k) {
-			base[k] = Merge(bm, om)
+	for _, k := range overrides.Keys() {
+		ov, _ := overrides.Get(k)
+		bv, _ := base.Get(k)
+		bo, bIsObj := bv.(*Object)
+		oo, oIsObj := ov.(*Object)
+		if bIsObj && oIsObj && !slices.Contains(replacedKeys, k) {
+			base.Set(k, Merge(bo, oo))
 			continue
 		}
-		base[k] = ov
+		base.Set(k, ov)
 	}
 	return base
 }
 
 // Finalize sets what the runner owns in the merged config (where the base
-// URLs live) and repairs what the merge can break: the reflow audit must test
-// a viewport that exists, so when its viewport_to_test names none of the
-// scan's viewports the narrowest is used. It returns notes for the log.
-func Finalize(cfg map[string]any) []string {
-	cfg["base_urls_visit_path"] = cwac.BaseURLsVisitPath
-	cfg["base_urls_nohead_path"] = cwac.BaseURLsNoHead
+// URLs live) and repairs what the merge can break: each viewport is written
+// width first, as CWAC's own defaults are (CWAC hashes str(viewport) into
+// axe-core issue ids), and the reflow audit must test a viewport that exists,
+// so when its viewport_to_test names none of the scan's viewports the
+// narrowest is used. It returns notes for the log.
+func Finalize(cfg *Object) []string {
+	cfg.Set("base_urls_visit_path", cwac.BaseURLsVisitPath)
+	cfg.Set("base_urls_nohead_path", cwac.BaseURLsNoHead)
 
-	viewports, _ := cfg["viewport_sizes"].(map[string]any)
-	plugins, _ := cfg["audit_plugins"].(map[string]any)
-	reflow, _ := plugins["reflow_audit"].(map[string]any)
-	if reflow == nil || len(viewports) == 0 {
+	viewports := cfg.Object("viewport_sizes")
+	for _, name := range viewports.Keys() {
+		if size := viewports.Object(name); size != nil {
+			size.Reorder("width", "height")
+		}
+	}
+	reflow := cfg.Object("audit_plugins").Object("reflow_audit")
+	if reflow == nil || viewports.Len() == 0 {
 		return nil
 	}
-	want, _ := reflow["viewport_to_test"].(string)
-	if _, ok := viewports[want]; ok {
+	wantV, _ := reflow.Get("viewport_to_test")
+	want, _ := wantV.(string)
+	if _, ok := viewports.Get(want); ok {
 		return nil
 	}
-	names := slices.Collect(maps.Keys(viewports))
-	sort.Slice(names, func(i, j int) bool {
-		wi, wj := width(viewports[names[i]]), width(viewports[names[j]])
+	names := viewports.Keys()
+	sort.SliceStable(names, func(i, j int) bool {
+		wi, wj := width(viewports.Object(names[i])), width(viewports.Object(names[j]))
 		if wi != wj {
 			return wi < wj
 		}
 		return names[i] < names[j]
 	})
-	reflow["viewport_to_test"] = names[0]
+	reflow.Set("viewport_to_test", names[0])
 	return []string{fmt.Sprintf("reflow_audit.viewport_to_test %q is not among the scan's viewports; testing %q (the narrowest)", want, names[0])}
 }
 
-func width(v any) float64 {
-	m, _ := v.(map[string]any)
-	switch w := m["width"].(type) {
+func width(size *Object) float64 {
+	v, _ := size.Get("width")
+	switch w := v.(type) {
 	case float64:
 		return w
 	case int:
@@ -147,33 +181,20 @@ func width(v any) float64 {
 	return 0
 }
 
-// Decode parses a JSON config document; CWAC writes its JSON files with a
-// UTF-8 byte-order mark, which is skipped.
-func Decode(data []byte) (map[string]any, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("decoding CWAC config: %w", err)
-	}
-	if m == nil {
-		return nil, fmt.Errorf("decoding CWAC config: not a JSON object")
-	}
-	return m, nil
-}
-
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+// Encode renders a config document as CWAC reads it: indented JSON, keys in
+// the document's order.
+func Encode(cfg *Object) ([]byte, error) {
+	compact, err := marshalValue(cfg)
+	if err != nil {
 		return nil, err
 	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, compact, "", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
 	return buf.Bytes(), nil
 }
-
-// Encode renders a config document as CWAC reads it (indented JSON).
-func Encode(cfg map[string]any) ([]byte, error) { return marshal(cfg) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := slices.Collect(maps.Keys(m))

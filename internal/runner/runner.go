@@ -1,6 +1,7 @@
 // Package runner is the scan pod's launcher: it prepares a writable mirror of
 // CWAC's working tree under /tmp (CWAC's own /cwac stays read-only), merges
-// the scan's overrides into the image's default config, runs CWAC with no
+// the scan's overrides into CWAC's default config (the operator's copy in the
+// scan's ConfigMap, else the image's own), runs CWAC with no
 // shell, and reports the outcome through summary.json and the container's
 // termination message.
 package runner
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -153,7 +155,7 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 		msg.Message = join(msg.Message, "CWAC was stopped by a termination signal (deadline or deletion)")
 	case exitCode != 0:
 		msg.Outcome = scanpod.OutcomeCWACFailed
-		msg.Message = join(msg.Message, fmt.Sprintf("CWAC exited with code %d: %s", exitCode, lastLine(msg.StderrTail)))
+		msg.Message = join(msg.Message, fmt.Sprintf("CWAC exited with code %d: %s", exitCode, cwac.FailureCause(msg.StderrTail)))
 	case msg.Summary == nil:
 		msg.Outcome = scanpod.OutcomeNoPages
 		msg.Message = join(msg.Message, "CWAC exited 0 but wrote no results directory")
@@ -252,11 +254,11 @@ func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
 	if err := cwac.ValidateConfigFileName(ConfigFileName); err != nil {
 		return nil, "", err
 	}
-	defaultsPath := filepath.Join(cfg.CWACDir, cwac.ConfigDir, cwac.DefaultConfigFile)
-	defaultsData, err := os.ReadFile(defaultsPath)
+	defaultsPath, defaultsData, err := readDefaults(cfg)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading CWAC's default config: %w", err)
+		return nil, "", err
 	}
+	cfg.Log.Info("CWAC defaults", "from", defaultsPath)
 	defaults, err := cwacconfig.Decode(defaultsData)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", defaultsPath, err)
@@ -270,11 +272,12 @@ func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
 		return nil, "", fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
 	}
 	for _, k := range []string{"base_urls_visit_path", "base_urls_nohead_path"} {
-		if _, ok := overrides[k]; ok {
+		if _, ok := overrides.Get(k); ok {
 			return nil, "", fmt.Errorf("%s: key %q is owned by the runner", scanpod.OverridesFile, k)
 		}
 	}
-	name, _ := overrides["audit_name"].(string)
+	nameV, _ := overrides.Get("audit_name")
+	name, _ := nameV.(string)
 	if err := cwac.ValidateAuditName(name); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
 	}
@@ -316,8 +319,38 @@ func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
 	return sites, ConfigFileName, nil
 }
 
+// readDefaults reads CWAC's default config: the operator's copy in the scan's
+// ConfigMap (scanpod.DefaultsFile) when there is one, else the image's own
+// config/config_default.json. CWAC's official image has none (its
+// .dockerignore leaves config/ out), so with neither the error says both ways
+// to fix it.
+func readDefaults(cfg Config) (string, []byte, error) {
+	fromScan := filepath.Join(cfg.ScanDir, scanpod.DefaultsFile)
+	fromImage := filepath.Join(cfg.CWACDir, cwac.ConfigDir, cwac.DefaultConfigFile)
+	for _, p := range []string{fromScan, fromImage} {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			return p, data, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return p, nil, fmt.Errorf("reading CWAC's default config: %w", err)
+		}
+	}
+	return "", nil, fmt.Errorf("CWAC's default config is missing: the scan's ConfigMap has no %s (the operator was given none) "+
+		"and the image has no %s (CWAC's own Dockerfile leaves config/ out of its image): %s",
+		scanpod.DefaultsFile, fromImage, scanpod.NoDefaultsFix)
+}
+
+// NLTKDataDir is where CWAC's language audit keeps nltk's data, relative to
+// its working directory: it downloads the data there when it is missing.
+// CWAC's image has the directory, empty and owned by uid 1000, for exactly
+// that; under the scan pod's read-only root filesystem the runner makes it
+// writable in the working tree (links to whatever the image ships, in real
+// directories), so the download can land.
+const NLTKDataDir = "nltk_data"
+
 // ownedEntries are the parts of CWAC's tree the runner makes itself.
-var ownedEntries = []string{cwac.ConfigDir, cwac.BaseURLsDir, cwac.ResultsDir}
+var ownedEntries = []string{cwac.ConfigDir, cwac.BaseURLsDir, cwac.ResultsDir, NLTKDataDir}
 
 func buildWorkDir(cfg Config) error {
 	if err := os.RemoveAll(cfg.WorkDir); err != nil {
@@ -357,6 +390,9 @@ func buildWorkDir(cfg Config) error {
 			}
 		}
 	}
+	if err := mirrorDir(filepath.Join(cwacDir, NLTKDataDir), filepath.Join(cfg.WorkDir, NLTKDataDir)); err != nil {
+		return fmt.Errorf("preparing %s: %w", NLTKDataDir, err)
+	}
 	for _, d := range []string{cwac.BaseURLsVisitPath, cwac.BaseURLsNoHead} {
 		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, filepath.FromSlash(d)), 0o755); err != nil {
 			return fmt.Errorf("creating %s: %w", d, err)
@@ -375,6 +411,28 @@ func buildWorkDir(cfg Config) error {
 	return nil
 }
 
+// mirrorDir rebuilds the tree src as real, writable directories under dst
+// whose files are links to src's. Nothing is done when src does not exist.
+func mirrorDir(src, dst string) error {
+	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		return os.Symlink(p, target)
+	})
+}
+
 func auditNameOf(configPath string) (string, error) {
 	data, err := os.ReadFile(configPath)
 	if err != nil {
@@ -384,7 +442,8 @@ func auditNameOf(configPath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name, _ := cfg["audit_name"].(string)
+	v, _ := cfg.Get("audit_name")
+	name, _ := v.(string)
 	return name, cwac.ValidateAuditName(name)
 }
 
@@ -461,11 +520,6 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.ToValidUTF8(string(t.buf), "")
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func join(a, b string) string {

@@ -21,9 +21,22 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
-// standinCWAC lays out a CWAC-like tree (cwac.py, config/config_default.json,
-// a few other entries) around the project's stand-in scanner.
-func standinCWAC(t *testing.T) string {
+// imageLayout is how the CWAC tree the runner is given is laid out.
+type imageLayout int
+
+const (
+	// asCWACDockerfileBuildsIt: CWAC's official image (its .dockerignore
+	// keeps only sources): no config/ and no base_urls/; package.json, Chrome
+	// and chromedriver under chrome/ and chromedriver/, an empty nltk_data/
+	// of mode 700.
+	asCWACDockerfileBuildsIt imageLayout = iota
+	// withConfig: the same plus config/config_default.json and base_urls/
+	// with an example CSV, as an image built from a whole CWAC checkout.
+	withConfig
+)
+
+// standinCWAC lays out a CWAC-like tree around the project's stand-in scanner.
+func standinCWAC(t *testing.T, layout imageLayout) string {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Fatalf("python3 is required for runner tests: %v", err)
@@ -34,15 +47,35 @@ func standinCWAC(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	must(t, os.Symlink(filepath.Join(repo, "cwac.py"), filepath.Join(dir, "cwac.py")))
-	must(t, os.MkdirAll(filepath.Join(dir, "config"), 0o755))
-	must(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
-	must(t, os.MkdirAll(filepath.Join(dir, "base_urls", "visit"), 0o755))
-	// An example CSV shipped in the image must not be scanned.
-	must(t, os.WriteFile(filepath.Join(dir, "base_urls", "visit", "example.csv"), []byte("organisation,url,sector\nX,https://example.invalid/,Y\n"), 0o644))
-	data, err := os.ReadFile(filepath.Join(repo, "config", "config_default.json"))
-	must(t, err)
-	must(t, os.WriteFile(filepath.Join(dir, "config", "config_default.json"), data, 0o644))
+	must(t, os.Symlink(filepath.Join(repo, "package.json"), filepath.Join(dir, "package.json")))
+	for _, d := range []string{"src", "node_modules", "chrome/linux-0.0.0-standin/chrome-linux64", "chromedriver/linux-0.0.0-standin/chromedriver-linux64", "nltk_data/corpora"} {
+		must(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	for _, f := range []string{"chrome/linux-0.0.0-standin/chrome-linux64/chrome", "chromedriver/linux-0.0.0-standin/chromedriver-linux64/chromedriver"} {
+		must(t, os.WriteFile(filepath.Join(dir, f), []byte("stub\n"), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "nltk_data", "corpora", "shipped.txt"), []byte("data the image ships\n"), 0o600))
+	must(t, os.Chmod(filepath.Join(dir, "nltk_data"), 0o700))
+	if layout == withConfig {
+		must(t, os.MkdirAll(filepath.Join(dir, "config"), 0o755))
+		must(t, os.MkdirAll(filepath.Join(dir, "base_urls", "visit"), 0o755))
+		// An example CSV shipped in the image must not be scanned.
+		must(t, os.WriteFile(filepath.Join(dir, "base_urls", "visit", "example.csv"), []byte("organisation,url,sector\nX,https://example.invalid/,Y\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, "config", "config_default.json"), standinDefaults(t, "image"), 0o644))
+	}
 	return dir
+}
+
+// standinDefaults is the stand-in's default config, marked with where the
+// test put it (the marker ends up in the config CWAC runs with).
+func standinDefaults(t *testing.T, marker string) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../../test/standin-cwac/config/config_default.json")
+	must(t, err)
+	if marker == "" {
+		return data
+	}
+	return bytes.Replace(data, []byte("{"), []byte(`{"test_defaults_from": "`+marker+`",`), 1)
 }
 
 func must(t *testing.T, err error) {
@@ -69,6 +102,10 @@ func closedURL(t *testing.T) string {
 type scanFiles struct {
 	overrides string
 	urls      string
+	// defaults, when set, is the operator's copy of CWAC's defaults in the scan's ConfigMap.
+	defaults []byte
+	// layout is the CWAC image's (the zero value: as CWAC's Dockerfile builds it).
+	layout imageLayout
 }
 
 func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]string) (int, scanpod.Report, Config, string) {
@@ -78,7 +115,7 @@ func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]
 	}
 	tmp := t.TempDir()
 	cfg := Config{
-		CWACDir:        standinCWAC(t),
+		CWACDir:        standinCWAC(t, files.layout),
 		ScanDir:        filepath.Join(tmp, "scan"),
 		ResultsDir:     filepath.Join(tmp, "volume", "ns", "scan-1234abcd"),
 		WorkDir:        filepath.Join(tmp, "work"),
@@ -88,6 +125,9 @@ func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]
 	must(t, os.MkdirAll(cfg.ScanDir, 0o755))
 	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.OverridesFile), []byte(files.overrides), 0o644))
 	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile), []byte(files.urls), 0o644))
+	if files.defaults != nil {
+		must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.DefaultsFile), files.defaults, 0o644))
+	}
 	var stdout, stderr bytes.Buffer
 	cfg.Stdout, cfg.Stderr = &stdout, &stderr
 	cfg.Log = slog.New(slog.NewTextHandler(&stderr, nil))
@@ -130,6 +170,8 @@ func TestRunComplete(t *testing.T) {
 	code, msg, cfg, out := runScan(t, context.Background(), scanFiles{
 		overrides: allPlugins,
 		urls:      "organisation,url,sector\n\"Te Tari, \"\"Test\"\"\"," + site + ",Tāmaki\n",
+		defaults:  standinDefaults(t, ""),
+		layout:    asCWACDockerfileBuildsIt,
 	}, nil)
 	if code != 0 || msg.Outcome != scanpod.OutcomeComplete {
 		t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
@@ -160,6 +202,14 @@ func TestRunComplete(t *testing.T) {
 	must(t, json.Unmarshal(cfgData, &merged))
 	if merged["audit_name"] != "runner-test" || merged["headless"] != true || merged["base_urls_visit_path"] != "./base_urls/visit/" {
 		t.Errorf("merged config = %v", merged)
+	}
+	// nltk_data is writable in the work tree (the stand-in wrote its marker
+	// there, as CWAC's language audit downloads there) and still holds what
+	// the image ships.
+	for _, f := range []string{"standin-download-marker", "corpora/shipped.txt"} {
+		if _, err := os.Stat(filepath.Join(cfg.WorkDir, NLTKDataDir, f)); err != nil {
+			t.Errorf("nltk_data in the work tree: %v", err)
+		}
 	}
 	// Only the scan's base URL CSV is in the work tree, never the image's examples.
 	entries, err := os.ReadDir(filepath.Join(cfg.WorkDir, "base_urls", "visit"))
@@ -244,7 +294,7 @@ func TestRunOutcomes(t *testing.T) {
 			for _, u := range tt.urls {
 				csv += "Org," + u + ",Sector\n"
 			}
-			code, msg, _, out := runScan(t, context.Background(), scanFiles{overrides: tt.overrides, urls: csv}, tt.env)
+			code, msg, _, out := runScan(t, context.Background(), scanFiles{overrides: tt.overrides, urls: csv, layout: withConfig}, tt.env)
 			if code != tt.wantCode || msg.ExitCode != tt.wantCode || msg.Outcome != tt.wantOutcome {
 				t.Fatalf("code %d (report %d), outcome %q; want %d, %q\nmessage: %s\n%s", code, msg.ExitCode, msg.Outcome, tt.wantCode, tt.wantOutcome, msg.Message, out)
 			}
@@ -258,11 +308,67 @@ func TestRunOutcomes(t *testing.T) {
 	}
 }
 
+// TestDefaultsResolution: CWAC's defaults come from the operator's copy in
+// the scan's ConfigMap when there is one (whatever the image has), else from
+// the image's config/config_default.json; with neither, the runner fails
+// before CWAC starts and says both ways to fix it.
+func TestDefaultsResolution(t *testing.T) {
+	site := testSite(t)
+	urls := "organisation,url,sector\nO," + site + ",S\n"
+	tests := []struct {
+		name        string
+		files       scanFiles
+		wantFrom    string // the marker CWAC's config carries
+		wantMessage []string
+	}{
+		{"ConfigMap, image without config/ (CWAC's own image)", scanFiles{defaults: standinDefaults(t, "configmap"), layout: asCWACDockerfileBuildsIt}, "configmap", nil},
+		{"ConfigMap wins over the image's", scanFiles{defaults: standinDefaults(t, "configmap"), layout: withConfig}, "configmap", nil},
+		{"the image's", scanFiles{layout: withConfig}, "image", nil},
+		{"neither", scanFiles{layout: asCWACDockerfileBuildsIt}, "", []string{
+			"CWAC's default config is missing", "the scan's ConfigMap has no config_default.json", "/cwac-image/config/config_default.json",
+			"--set-file cwac.defaultConfig=<cwac>/config/config_default.json", "--cwac-default-config",
+			"use a CWAC image that carries config/config_default.json", "cwac.imageHasDefaults=true",
+		}},
+		{"a malformed ConfigMap copy", scanFiles{defaults: []byte(`{"audit_name": `), layout: withConfig}, "", []string{"/scan/config_default.json: decoding CWAC config"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.files.overrides, tt.files.urls = allPlugins, urls
+			code, msg, cfg, out := runScan(t, context.Background(), tt.files, nil)
+			if tt.wantFrom == "" {
+				if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeRunnerError {
+					t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
+				}
+				got := strings.NewReplacer(cfg.CWACDir, "/cwac-image", cfg.ScanDir, "/scan").Replace(msg.Message)
+				for _, w := range tt.wantMessage {
+					if !strings.Contains(got, w) {
+						t.Errorf("message %q\ndoes not contain %q", got, w)
+					}
+				}
+				if strings.Contains(out, "starting CWAC") {
+					t.Error("CWAC was started")
+				}
+				return
+			}
+			if code != 0 || msg.Outcome != scanpod.OutcomeComplete {
+				t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
+			}
+			data, err := os.ReadFile(filepath.Join(cfg.WorkDir, "config", ConfigFileName))
+			must(t, err)
+			var merged map[string]any
+			must(t, json.Unmarshal(data, &merged))
+			if merged["test_defaults_from"] != tt.wantFrom || merged["audit_name"] != "runner-test" {
+				t.Errorf("CWAC ran with defaults from %v (want %s): %s", merged["test_defaults_from"], tt.wantFrom, data)
+			}
+		})
+	}
+}
+
 func TestRunTerminated(t *testing.T) {
 	site := testSite(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(time.Second); cancel() }()
-	code, msg, _, out := runScan(t, ctx, scanFiles{overrides: allPlugins, urls: "organisation,url,sector\nO," + site + ",S\n"},
+	code, msg, _, out := runScan(t, ctx, scanFiles{overrides: allPlugins, urls: "organisation,url,sector\nO," + site + ",S\n", layout: withConfig},
 		map[string]string{"STANDIN_SLEEP": "60"})
 	if msg.Outcome != scanpod.OutcomeTerminated || code != 128+15 {
 		t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
@@ -310,7 +416,7 @@ func TestRunAsPID1(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(scan, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+site+",S\n"), 0o644))
 		termLog := filepath.Join(tmp, "termination-log")
 		cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", bin,
-			"--cwac-dir="+standinCWAC(t), "--scan-dir="+scan, "--results-dir="+filepath.Join(tmp, "results"),
+			"--cwac-dir="+standinCWAC(t, withConfig), "--scan-dir="+scan, "--results-dir="+filepath.Join(tmp, "results"),
 			"--work-dir="+filepath.Join(tmp, "work"), "--termination-log="+termLog, "--python=python3")
 		cmd.Env = append(os.Environ(), "STANDIN_EXIT="+tc.exit)
 		out, err := cmd.CombinedOutput()

@@ -17,7 +17,19 @@ const (
 	OverridesFile = "scan.json"
 	// URLsFile holds the scan's base URLs as CWAC's base URL CSV.
 	URLsFile = "urls.csv"
+	// DefaultsFile, when present, is CWAC's config_default.json as the
+	// operator was given it (--cwac-default-config, the chart's
+	// cwac.defaultConfig): the runner merges the scan over it rather than
+	// over the image's own config/config_default.json, which CWAC's official
+	// image does not have (its .dockerignore leaves config/ out).
+	DefaultsFile = "config_default.json"
 )
+
+// NoDefaultsFix says how to give scans CWAC's defaults; the operator (at
+// admission) and the runner (in the pod) end their errors with it.
+const NoDefaultsFix = "give the operator CWAC's defaults from a CWAC checkout " +
+	"(helm upgrade ... --set-file cwac.defaultConfig=<cwac>/config/config_default.json, or the operator flag --cwac-default-config), " +
+	"or use a CWAC image that carries config/config_default.json (spec.image, or the chart's cwac.image with cwac.imageHasDefaults=true)"
 
 // Containers of the scan pod.
 const (
@@ -60,7 +72,7 @@ const ExitRunnerError = 2
 type RunnerFlags struct {
 	// CWACDir is CWAC's installed tree in its image (read-only is fine).
 	CWACDir string
-	// ConfigDir holds OverridesFile and URLsFile.
+	// ConfigDir holds OverridesFile, URLsFile and, when the operator has CWAC's defaults, DefaultsFile.
 	ConfigDir string
 	// ResultsDir is this scan's directory on the results volume.
 	ResultsDir string
@@ -96,7 +108,7 @@ func (f RunnerFlags) Args() []string {
 func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	d := DefaultRunnerFlags()
 	fs.StringVar(&f.CWACDir, "cwac-dir", d.CWACDir, "CWAC's installed tree (read-only is fine)")
-	fs.StringVar(&f.ConfigDir, "scan-dir", d.ConfigDir, "directory holding the scan's "+OverridesFile+" and "+URLsFile+" (the mounted ConfigMap)")
+	fs.StringVar(&f.ConfigDir, "scan-dir", d.ConfigDir, "directory holding the scan's "+OverridesFile+", "+URLsFile+" and optionally "+DefaultsFile+" (the mounted ConfigMap)")
 	fs.StringVar(&f.ResultsDir, "results-dir", d.ResultsDir, "this scan's directory on the results volume; CWAC's results directory is created inside it")
 	fs.StringVar(&f.WorkDir, "work-dir", d.WorkDir, "where to build CWAC's writable working tree (emptied first)")
 	fs.StringVar(&f.TerminationLog, "termination-log", d.TerminationLog, "where to write the JSON report the operator reads")

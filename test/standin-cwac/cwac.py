@@ -14,6 +14,14 @@ Like real CWAC it exits 0 when nothing could be scanned: an unreachable base
 URL gets number_of_pages 0; an http:// URL with only_allow_https skips the site
 and writes no CSV at all.
 
+Like real CWAC it needs what CWAC's image has beside its sources: with
+chrome_binary_location / chrome_driver_location "auto" it finds Chrome and
+chromedriver under ./chrome/ and ./chromedriver/ by package.json's
+config.chromeVersion (as CWAC's config.py does), and with language_audit
+enabled it needs ./nltk_data to be a directory it can write (CWAC's language
+audit downloads nltk's data there; this stand-in writes a marker instead and
+never touches the network), else it fails as nltk does, with a LookupError.
+
 Test knobs (environment, or a marker in audit_name):
   STANDIN_EXIT=N / audit_name containing 'standin-exit-N'  exit N after a traceback
   STANDIN_SLEEP=S / 'standin-sleep-S'                      sleep S seconds first
@@ -70,6 +78,37 @@ def reachable(url):
         return False
 
 
+def resolve_auto(config):
+    """CWAC's config.py: "auto" means Chrome for Testing as its npm install put it."""
+    if "auto" not in (config.get("chrome_binary_location"), config.get("chrome_driver_location")):
+        return
+    with open("package.json", encoding="utf-8-sig") as f:
+        version = str(json.load(f)["config"]["chromeVersion"])
+    paths = {
+        "chrome_binary_location": "./chrome/linux-%s/chrome-linux64/chrome" % version,
+        "chrome_driver_location": "./chromedriver/linux-%s/chromedriver-linux64/chromedriver" % version,
+    }
+    for key, path in paths.items():
+        if config.get(key) == "auto":
+            if not os.path.isfile(path):
+                raise FileNotFoundError("[Errno 2] No such file or directory: '%s'" % path)
+            config[key] = path
+
+
+def nltk_data(config):
+    """CWAC's language audit downloads nltk's data into ./nltk_data at import."""
+    if not config.get("audit_plugins", {}).get("language_audit", {}).get("enabled"):
+        return
+    try:
+        os.makedirs("nltk_data", exist_ok=True)
+        with open(os.path.join("nltk_data", "standin-download-marker"), "w") as f:
+            f.write("the stand-in's nltk download would land here\n")
+    except OSError as e:
+        print("[nltk_data] Error downloading 'cmudict': %s" % e, file=sys.stderr)
+        banner = "*" * 70
+        raise LookupError("\n%s\n  Resource \x1b[93mcmudict\x1b[0m not found.\n  Please use the NLTK Downloader to obtain the resource:\n%s\n" % (banner, banner))
+
+
 def relabel(value, site):
     if value.startswith(TEMPLATE_BASE):
         return site["url"] + value[len(TEMPLATE_BASE):] if site["url"].endswith("/") else site["url"] + "/" + value[len(TEMPLATE_BASE):]
@@ -112,6 +151,9 @@ def main():
     print("Run time: " + started.strftime("%Y-%m-%d %H:%M:%S"))
     print("*" * 80)
     print("Audit name: " + os.path.basename(results))
+
+    resolve_auto(config)
+    nltk_data(config)
 
     visit = config["base_urls_visit_path"]
     if not os.path.isdir(config["base_urls_nohead_path"]):
