@@ -34,7 +34,7 @@ func execute(t *testing.T, url, token, body string) (int, map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer closeReadOnly(resp.Body)
 	var out map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&out)
 	return resp.StatusCode, out
@@ -64,16 +64,19 @@ func TestStaticTokenAuth(t *testing.T) {
 		}
 	}
 	// The MCP endpoint too: a client without the token cannot even initialize.
-	_, err := mcp.NewClient(&mcp.Implementation{Name: "no-token"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	_, err := mcp.NewClient(&mcp.Implementation{Name: "no-token"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
 	if err == nil {
 		t.Error("an MCP client without the token connected")
 	}
 	withToken := &http.Client{Transport: bearerTransport{"s3cret-token"}}
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "token"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: withToken}, nil)
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "token"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: withToken}, nil)
 	if err != nil {
 		t.Fatalf("with the token: %v", err)
 	}
-	session.Close()
+	// Connecting was the test; how the session closes is not.
+	_ = session.Close()
 	// /health needs no token (probes).
 	resp, err := http.Get(srv.URL + "/health")
 	if err != nil || resp.StatusCode != 200 {
@@ -94,16 +97,23 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func serviceAccountToken(t *testing.T, cs kubernetes.Interface, ns, name string, verbs ...string) string {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(verbs) > 0 {
-		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cwac.a11y.dev"}, Resources: []string{"cwacscans"}, Verbs: verbs}}}
+		role := &rbacv1.Role{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"cwac.a11y.dev"}, Resources: []string{"cwacscans"}, Verbs: verbs}},
+		}
 		if err := k8s.Create(ctx, role); err != nil {
 			t.Fatal(err)
 		}
-		rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}}
+		rb := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name},
+			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}},
+		}
 		if err := k8s.Create(ctx, rb); err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +149,8 @@ func TestKubernetesAuth(t *testing.T) {
 		t.Errorf("bad token: HTTP %d", code)
 	}
 	code, out := execute(t, srv.URL, nobody, list)
-	if code != 200 || out["status"] != "error" || !strings.Contains(out["error"].(string), "Forbidden: system:serviceaccount:"+h.ns+":nobody may not list cwacscans") {
+	forbidden := "Forbidden: system:serviceaccount:" + h.ns + ":nobody may not list cwacscans"
+	if code != 200 || out["status"] != "error" || !strings.Contains(out["error"].(string), forbidden) {
 		t.Errorf("valid token without RBAC: %d %v", code, out)
 	}
 	if code, out := execute(t, srv.URL, reader, list); code != 200 || out["status"] != "success" {
@@ -184,7 +195,7 @@ func TestReadOnlyMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	names := make([]string, 0, len(res.Tools))
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
 	}
@@ -262,7 +273,8 @@ func TestOversizedRequestsRefusedBeforeParsing(t *testing.T) {
 	h := newHarness(t)
 	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{Auth: AnonymousAuth{}, MaxRequestBytes: 4096}))
 	defer srv.Close()
-	big := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cwac_scan","arguments":{"urls":["https://a.example/` + strings.Repeat("x", 8192) + `"]}}}`)
+	big := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call",` +
+		`"params":{"name":"cwac_scan","arguments":{"urls":["https://a.example/` + strings.Repeat("x", 8192) + `"]}}}`)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", big)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -270,7 +282,7 @@ func TestOversizedRequestsRefusedBeforeParsing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	closeReadOnly(resp.Body)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized MCP request: HTTP %d", resp.StatusCode)
 	}
@@ -292,7 +304,7 @@ func TestIdentityHeaderCannotBeForged(t *testing.T) {
 	}
 	var out map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&out)
-	resp.Body.Close()
+	closeReadOnly(resp.Body)
 	id := out["output"].(map[string]any)["scan_id"].(string)
 	if got := getScanObj(t, h.ns, id).Annotations[AnnotationCaller]; !strings.HasPrefix(got, "anonymous@127.0.0.1") {
 		t.Errorf("a forged identity was believed: caller %q", got)

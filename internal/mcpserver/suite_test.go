@@ -121,7 +121,8 @@ func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { session.Close() })
+	// Teardown only: the test has its answers, and a failed close changes none.
+	t.Cleanup(func() { _ = session.Close() })
 	return &harness{t: t, ns: ns.Name, root: c.ResultsRoot, srv: srv, session: session, audit: audit}
 }
 
@@ -167,7 +168,7 @@ func (h *harness) completeScan(name string) string {
 		h.t.Fatal(err)
 	}
 	rel := scanjob.ScanDir(scan) + "/2026-11-21_23-18-23_" + scanjob.AuditName(scan)
-	copyDir(h.t, fixtureDir, filepath.Join(h.root, rel))
+	copyFixture(h.t, filepath.Join(h.root, rel))
 	now := metav1.Now()
 	code := int32(0)
 	scan.Status = cwacv1alpha1.CwacScanStatus{
@@ -193,9 +194,10 @@ func (h *harness) setStatus(name string, st cwacv1alpha1.CwacScanStatus) {
 	}
 }
 
-func copyDir(t *testing.T, src, dst string) {
+// copyFixture copies the real CWAC results directory (fixtureDir) to dst.
+func copyFixture(t *testing.T, dst string) {
 	t.Helper()
-	if err := files.CopyDir(src, dst); err != nil {
+	if err := files.CopyDir(fixtureDir, dst); err != nil {
 		t.Fatal(err)
 	}
 }

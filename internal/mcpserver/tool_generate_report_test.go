@@ -41,14 +41,15 @@ func TestGenerateReportWritesNothing(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.ReadOnly = true }) // available read-only too
 	id := "by-hand/2026-11-21_23-18-23_real-scan-1"
 	dir := filepath.Join(h.root, id)
-	copyDir(t, fixtureDir, dir)
+	copyFixture(t, dir)
 	before := snapshot(t, h.root)
 
 	rep := h.mustCall("cwac_generate_report", map[string]any{"scan_id": id})
 	if rep["generated"] != true || len(rep["files"].([]any)) != 0 || rep["report_html"] != nil || rep["truncated"] != nil {
 		t.Errorf("rendered report answer = %v", withoutContent(rep))
 	}
-	if html, _ := rep["report_html_content"].(string); !strings.Contains(html, "<strong>17</strong> issues") || !strings.HasSuffix(strings.TrimSpace(html), "</html>") {
+	if html, _ := rep["report_html_content"].(string); !strings.Contains(html, "<strong>17</strong> issues") ||
+		!strings.HasSuffix(strings.TrimSpace(html), "</html>") {
 		t.Errorf("report_html_content is not the report: %.200q", html)
 	}
 	if csv, _ := rep["leaderboard_csv_content"].(string); !strings.HasPrefix(csv, "rank,organisation,sector,") || strings.Count(csv, "\n") < 2 {

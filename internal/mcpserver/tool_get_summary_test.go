@@ -39,7 +39,8 @@ func TestSummarySources(t *testing.T) {
 	}
 
 	st := summary(map[string]any{})
-	if st["source"] != "status" || st["total_issues"] != 17.0 || st["pages_scanned"] != 4.0 || st["duration_seconds"] != 32.0 || st["results_dir"] != rel || st["scan_id"] != id {
+	if st["source"] != "status" || st["total_issues"] != 17.0 || st["pages_scanned"] != 4.0 || st["duration_seconds"] != 32.0 ||
+		st["results_dir"] != rel || st["scan_id"] != id {
 		t.Errorf("without summary.json = %v", st)
 	}
 	if diff := cmp.Diff(map[string]any{}, st["issues_by_audit_type"]); diff != "" {
@@ -51,7 +52,8 @@ func TestSummarySources(t *testing.T) {
 		BaseURLs: []results.BaseURLPages{{Organisation: "a.example", BaseURL: "https://a.example/", Sector: "unknown", Pages: 7}},
 	})
 	file := summary(map[string]any{})
-	if file["source"] != "summary.json" || file["total_issues"] != 99.0 || file["pages_scanned"] != 7.0 || file["duration_seconds"] != 12.5 || file["status"] != "complete" {
+	if file["source"] != "summary.json" || file["total_issues"] != 99.0 || file["pages_scanned"] != 7.0 ||
+		file["duration_seconds"] != 12.5 || file["status"] != "complete" {
 		t.Errorf("from summary.json = %v", file)
 	}
 	if urls, _ := file["base_urls"].([]any); len(urls) != 1 {
@@ -105,8 +107,9 @@ func TestSummaryFromResultsWithoutRecords(t *testing.T) {
 	}
 
 	hand := "by-hand/2025-01-02_03-04-05_manual"
-	copyDir(t, fixtureDir, filepath.Join(h.root, hand))
-	if got := h.mustCall("cwac_get_summary", map[string]any{"scan_id": hand}); got["source"] != "results" || got["total_issues"] != 17.0 || got["scan_id"] != hand {
+	copyFixture(t, filepath.Join(h.root, hand))
+	got := h.mustCall("cwac_get_summary", map[string]any{"scan_id": hand})
+	if got["source"] != "results" || got["total_issues"] != 17.0 || got["scan_id"] != hand {
 		t.Errorf("hand-run without summary.json = %v", got)
 	}
 	writeSummaryFile(t, filepath.Join(h.root, hand), results.Summary{TotalIssues: 5})
@@ -119,7 +122,8 @@ func TestSummaryFromResultsWithoutRecords(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(h.root, rel)); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.mustCall("cwac_get_summary", map[string]any{"scan_id": id}); got["source"] != "status" || got["total_issues"] != 17.0 || got["results_dir"] != rel {
+	got = h.mustCall("cwac_get_summary", map[string]any{"scan_id": id})
+	if got["source"] != "status" || got["total_issues"] != 17.0 || got["results_dir"] != rel {
 		t.Errorf("files gone = %v", got)
 	}
 	if _, errText := h.call("cwac_get_summary", map[string]any{"scan_id": id, "recompute": true}); !strings.Contains(errText, "cannot be read") {

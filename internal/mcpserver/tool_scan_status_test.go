@@ -33,7 +33,9 @@ func TestStatusThroughLife(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(h.root, scanDir, "2026-11-22_01-00-00_life"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	progress := "\xef\xbb\xbftime,iteration,total,speed,percent,elapsed,remaining\r\n1795303112.5,1,50,0.11,2.0,0h 0m,0h 7m\r\n1795303118.6,2,50,0.13,4.0,0h 0m,0h 6m\r\n"
+	progress := "\xef\xbb\xbftime,iteration,total,speed,percent,elapsed,remaining\r\n" +
+		"1795303112.5,1,50,0.11,2.0,0h 0m,0h 7m\r\n" +
+		"1795303118.6,2,50,0.13,4.0,0h 0m,0h 6m\r\n"
 	if err := os.WriteFile(filepath.Join(h.root, scanDir, "2026-11-22_01-00-00_life", "progress.csv"), []byte(progress), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +53,16 @@ func TestStatusThroughLife(t *testing.T) {
 
 	// Failed: the operator's failure detail is its own status field.
 	code := int32(1)
-	h.setStatus(id, cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseFailed, StartTime: &start, CompletionTime: &metav1.Time{Time: start.Add(75e9)}, ExitCode: &code,
+	h.setStatus(id, cwacv1alpha1.CwacScanStatus{
+		Phase: cwacv1alpha1.PhaseFailed, StartTime: &start, CompletionTime: &metav1.Time{Time: start.Add(75e9)}, ExitCode: &code,
 		Message: "CWAC exited with code 1: ValueError: boom",
 		Failure: &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonCWACExitedNonZero, ExitCode: &code, Cause: "ValueError: boom",
 			LogTail: "Traceback (most recent call last):\nValueError: boom"},
-		Conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionFailed, Status: metav1.ConditionTrue, Reason: cwacv1alpha1.ReasonCWACExitedNonZero, Message: "x", LastTransitionTime: start}}})
+		Conditions: []metav1.Condition{{
+			Type: cwacv1alpha1.ConditionFailed, Status: metav1.ConditionTrue, Reason: cwacv1alpha1.ReasonCWACExitedNonZero,
+			Message: "x", LastTransitionTime: start,
+		}},
+	})
 	st = h.mustCall("cwac_scan_status", map[string]any{"scan_id": id})
 	want := map[string]any{"status": "failed", "exit_code": 1.0, "stderr": "Traceback (most recent call last):\nValueError: boom", "cause": "ValueError: boom",
 		"reason": "CWACExitedNonZero", "elapsed_time": "1m 15s", "message": "CWAC exited with code 1: ValueError: boom"}
@@ -104,7 +111,10 @@ func TestConditionReason(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]metav1.Condition{c(cwacv1alpha1.ConditionStarted, metav1.ConditionFalse, cwacv1alpha1.ReasonQueued)}, "Queued"},
-		{[]metav1.Condition{c(cwacv1alpha1.ConditionStarted, metav1.ConditionTrue, cwacv1alpha1.ReasonJobCreated), c(cwacv1alpha1.ConditionDegraded, metav1.ConditionTrue, cwacv1alpha1.ReasonImagePullBackOff)}, "ImagePullBackOff"},
+		{[]metav1.Condition{
+			c(cwacv1alpha1.ConditionStarted, metav1.ConditionTrue, cwacv1alpha1.ReasonJobCreated),
+			c(cwacv1alpha1.ConditionDegraded, metav1.ConditionTrue, cwacv1alpha1.ReasonImagePullBackOff),
+		}, "ImagePullBackOff"},
 		{[]metav1.Condition{c(cwacv1alpha1.ConditionDegraded, metav1.ConditionFalse, cwacv1alpha1.ReasonPodHealthy)}, ""},
 		{[]metav1.Condition{c(cwacv1alpha1.ConditionFailed, metav1.ConditionTrue, cwacv1alpha1.ReasonDeadlineExceeded)}, "DeadlineExceeded"},
 	}

@@ -54,10 +54,16 @@ func TestScanInputForms(t *testing.T) {
 	}{
 		{"one {width, height}, as the original server took it", map[string]any{"viewport_sizes": map[string]any{"width": 1280, "height": 800}}, nil,
 			map[string]cwacv1alpha1.Viewport{"1280x800": {Width: 1280, Height: 800}}},
-		{"list of {width, height}", map[string]any{"viewport_sizes": []any{map[string]any{"width": 320, "height": 450}, map[string]any{"width": 1280, "height": 800, "name": "desk"}}}, nil,
+		{"list of {width, height}", map[string]any{"viewport_sizes": []any{
+			map[string]any{"width": 320, "height": 450},
+			map[string]any{"width": 1280, "height": 800, "name": "desk"},
+		}}, nil,
 			map[string]cwacv1alpha1.Viewport{"320x450": {Width: 320, Height: 450}, "desk": {Width: 1280, Height: 800}}},
 		{"plugins as a list", map[string]any{"plugins": []any{"axe_core_audit", "reflow_audit"}},
-			map[string]bool{"axe_core_audit": true, "reflow_audit": true, "language_audit": false, "title_audit": false, "focus_indicator_audit": false, "screenshot_audit": false, "element_audit": false}, nil},
+			map[string]bool{
+				"axe_core_audit": true, "reflow_audit": true, "language_audit": false, "title_audit": false,
+				"focus_indicator_audit": false, "screenshot_audit": false, "element_audit": false,
+			}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,16 +103,21 @@ func TestScanRefusals(t *testing.T) {
 		{"javascript", map[string]any{"urls": []any{"javascript:alert(1)"}}, []string{"urls[0]: ", "javascript:alert(1)"}},
 		{"userinfo", map[string]any{"urls": []any{"http://public@example.org/"}}, []string{"urls[0]: "}},
 		{"plugin the original server had", map[string]any{"urls": url, "plugins": map[string]any{"seo_audit": true}},
-			[]string{"plugins: ", "valid plugins are: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"}},
-		{"plugins in a list", map[string]any{"urls": url, "plugins": []any{"html_validation", "crawl_audit"}}, []string{"plugins", "valid plugins are: axe_core_audit"}},
+			[]string{"plugins: ", "valid plugins are: " +
+				"axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"}},
+		{"plugins in a list", map[string]any{"urls": url, "plugins": []any{"html_validation", "crawl_audit"}},
+			[]string{"plugins", "valid plugins are: axe_core_audit"}},
 		{"bad audit name", map[string]any{"urls": url, "audit_name": "../etc"}, []string{"audit_name: "}},
 		{"long audit name", map[string]any{"urls": url, "audit_name": strings.Repeat("a", 51)}, []string{"audit_name: "}},
 		{"negative max links", map[string]any{"urls": url, "max_links_per_domain": -1}, []string{"max_links_per_domain: ", "-1", "greater than or equal to 1"}},
 		{"too many max links", map[string]any{"urls": url, "max_links_per_domain": 100001}, []string{"max_links_per_domain: ", "less than or equal to 100000"}},
 		{"max links beyond 32 bits", map[string]any{"urls": url, "max_links_per_domain": 1 << 40}, []string{"invalid max_links_per_domain"}},
-		{"tiny viewport", map[string]any{"urls": url, "viewport_sizes": map[string]any{"width": 10, "height": 10}}, []string{"viewport_sizes", "width", "greater than or equal to 100"}},
-		{"huge viewport", map[string]any{"urls": url, "viewport_sizes": []any{map[string]any{"width": 300, "height": 20000}}}, []string{"viewport_sizes", "height", "less than or equal to 10000"}},
-		{"viewport name", map[string]any{"urls": url, "viewport_sizes": map[string]any{"../x": map[string]any{"width": 300, "height": 400}}}, []string{"viewport_sizes: ", "viewport names must be"}},
+		{"tiny viewport", map[string]any{"urls": url, "viewport_sizes": map[string]any{"width": 10, "height": 10}},
+			[]string{"viewport_sizes", "width", "greater than or equal to 100"}},
+		{"huge viewport", map[string]any{"urls": url, "viewport_sizes": []any{map[string]any{"width": 300, "height": 20000}}},
+			[]string{"viewport_sizes", "height", "less than or equal to 10000"}},
+		{"viewport name", map[string]any{"urls": url, "viewport_sizes": map[string]any{"../x": map[string]any{"width": 300, "height": 400}}},
+			[]string{"viewport_sizes: ", "viewport names must be"}},
 		{"eleven viewports", map[string]any{"urls": url, "viewport_sizes": elevenViewports}, []string{"viewport_sizes: ", "10"}},
 		{"no viewport", map[string]any{"urls": url, "viewport_sizes": []any{}}, []string{"invalid viewport_sizes: give at least one viewport"}},
 		{"fractional viewport", map[string]any{"urls": url, "viewport_sizes": map[string]any{"width": 300.5, "height": 400}}, []string{"whole-number"}},
@@ -137,7 +148,8 @@ func TestScanRefusals(t *testing.T) {
 func TestRefusedScansCostNoRate(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.ScansPerMinute = 1; c.ScanBurst = 1 })
 	for i := 0; i < 3; i++ {
-		if _, errText := h.call("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}, "max_links_per_domain": -1}); !strings.Contains(errText, "Invalid scan") {
+		_, errText := h.call("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}, "max_links_per_domain": -1})
+		if !strings.Contains(errText, "Invalid scan") {
 			t.Fatalf("refused call %d: %q", i, errText)
 		}
 	}
@@ -162,7 +174,8 @@ func TestInvalidScanError(t *testing.T) {
 	if got != want {
 		t.Errorf("invalidScanError:\n got %s\nwant %s", got, want)
 	}
-	if invalidScanError(errors.New("connection refused")) != nil || invalidScanError(apierrors.NewForbidden(schema.GroupResource{}, "x", errors.New("no"))) != nil {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{}, "x", errors.New("no"))
+	if invalidScanError(errors.New("connection refused")) != nil || invalidScanError(forbidden) != nil {
 		t.Error("errors other than Invalid were taken for a refused scan")
 	}
 }

@@ -30,7 +30,10 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s lacks a schema or description", tool.Name)
 		}
 	}
-	want := map[string]bool{"cwac_scan": false, "cwac_scan_status": true, "cwac_get_results": true, "cwac_get_summary": true, "cwac_list_scans": true, "cwac_generate_report": true}
+	want := map[string]bool{
+		"cwac_scan": false, "cwac_scan_status": true, "cwac_get_results": true,
+		"cwac_get_summary": true, "cwac_list_scans": true, "cwac_generate_report": true,
+	}
 	if diff := cmp.Diff(want, readOnly); diff != "" {
 		t.Errorf("tools and read-only hints (-want +got):\n%s", diff)
 	}
@@ -113,7 +116,7 @@ func TestResultsAndSummaryOfCompleteScan(t *testing.T) {
 func TestConfinement(t *testing.T) {
 	h := newHarness(t)
 	outside := t.TempDir()
-	copyDir(t, fixtureDir, filepath.Join(outside, "2026-11-21_23-18-23_secret"))
+	copyFixture(t, filepath.Join(outside, "2026-11-21_23-18-23_secret"))
 	tests := []struct {
 		name, resultsPath string
 		setup             func()
@@ -156,7 +159,7 @@ func TestListScans(t *testing.T) {
 	id := h.mustCall("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}, "audit_name": "listed"})["scan_id"].(string)
 	rel := h.completeScan(id)
 	pending := h.mustCall("cwac_scan", map[string]any{"urls": []any{"https://b.example/"}})["scan_id"].(string)
-	copyDir(t, fixtureDir, filepath.Join(h.root, "by-hand", "2025-01-02_03-04-05_manual"))
+	copyFixture(t, filepath.Join(h.root, "by-hand", "2025-01-02_03-04-05_manual"))
 
 	out := h.mustCall("cwac_list_scans", map[string]any{})
 	scans := out["scans"].([]any)
@@ -169,10 +172,12 @@ func TestListScans(t *testing.T) {
 		byID[e["scan_id"].(string)] = e
 	}
 	done := byID[id]
-	if done["path"] != rel || done["status"] != "complete" || done["file_count"].(float64) < 15 || done["size_bytes"].(float64) < 10000 || done["source"] != "cwacscan" {
+	if done["path"] != rel || done["status"] != "complete" || done["file_count"].(float64) < 15 ||
+		done["size_bytes"].(float64) < 10000 || done["source"] != "cwacscan" {
 		t.Errorf("complete scan entry = %v", done)
 	}
-	if types := toStrings(done["audit_types"]); !slices.Contains(types, "axe_core_audit") || slices.Contains(types, "progress") || slices.Contains(types, "pages_scanned") || slices.Contains(types, "axe_core_audit_template_aware") {
+	if types := toStrings(done["audit_types"]); !slices.Contains(types, "axe_core_audit") ||
+		slices.Contains(types, "progress") || slices.Contains(types, "pages_scanned") || slices.Contains(types, "axe_core_audit_template_aware") {
 		t.Errorf("audit types = %v", done["audit_types"])
 	}
 	if byID[pending]["status"] != "pending" {
@@ -224,8 +229,9 @@ func TestAuditLogLines(t *testing.T) {
 }
 
 func toStrings(v any) []string {
-	var out []string
-	for _, e := range v.([]any) {
+	items := v.([]any)
+	out := make([]string, 0, len(items))
+	for _, e := range items {
 		out = append(out, e.(string))
 	}
 	return out
