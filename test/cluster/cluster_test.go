@@ -255,7 +255,8 @@ func TestFailingScanReportsStderr(t *testing.T) {
 	need(t)
 	scan := newScan(t, "fails", func(s *cwacv1alpha1.CwacScanSpec) { s.AuditName = "standin-exit-3" })
 	s := waitPhase(t, scan.Name, cwacv1alpha1.PhaseFailed, 2*time.Minute)
-	if failedReason(s) != "CWACExitedNonZero" || *s.Status.ExitCode != 3 || !strings.Contains(s.Status.Message, "RuntimeError: stand-in asked to fail with exit code 3") {
+	const cause = "RuntimeError: stand-in asked to fail with exit code 3"
+	if failedReason(s) != "CWACExitedNonZero" || *s.Status.ExitCode != 3 || !strings.Contains(s.Status.Message, cause) {
 		t.Errorf("status = %s %v %q", failedReason(s), s.Status.ExitCode, s.Status.Message)
 	}
 }

@@ -86,26 +86,9 @@ func TestMCPPodHoldsOnlyTheMCPRole(t *testing.T) {
 	if pod.Spec.ServiceAccountName != mcpServiceAccount {
 		t.Fatalf("MCP pod runs as %q", pod.Spec.ServiceAccountName)
 	}
-	// The operator's pod no longer carries an MCP container.
-	ops, err := clientset(t, nil).CoreV1().Pods(ns).List(ctx(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=cwac-operator,app.kubernetes.io/instance=cwac"})
-	if err != nil || len(ops.Items) == 0 {
-		t.Fatalf("operator pods: %v", err)
-	}
-	for _, p := range ops.Items {
-		if len(p.Spec.Containers) != 1 || p.Spec.Containers[0].Name != "manager" || len(p.Spec.Volumes) > 1 {
-			t.Errorf("operator pod %s: containers %d, volumes %v", p.Name, len(p.Spec.Containers), p.Spec.Volumes)
-		}
-	}
+	checkOperatorPodsHaveNoMCP(t)
 
-	tokens, _ := filepath.Glob(filepath.Join(kubeletRoot(), "pods", string(pod.UID), "volumes", "kubernetes.io~projected", "*", "token"))
-	if len(tokens) != 1 {
-		t.Fatalf("the MCP pod's projected token under %s: found %v", kubeletRoot(), tokens)
-	}
-	data, err := os.ReadFile(tokens[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := strings.TrimSpace(string(data))
+	token := mcpPodToken(t, pod)
 	cs := clientset(t, &token)
 
 	// Whose token it is, as the API server sees it.
@@ -117,9 +100,48 @@ func TestMCPPodHoldsOnlyTheMCPRole(t *testing.T) {
 		t.Fatalf("the MCP pod's token is %q, want %q", who.Status.UserInfo.Username, want)
 	}
 
-	// Allowed: what the MCP server does.
 	scan := newScan(t, "identity", func(s *cwacv1alpha1.CwacScanSpec) { s.AuditName = "standin-sleep-1" })
-	if err := cs.RESTClient().Get().AbsPath("/apis/cwac.a11y.dev/v1alpha1/namespaces", ns, "cwacscans", scan.Name).Do(ctx()).Error(); err != nil {
+	checkMCPTokenAllowed(t, cs, scan.Name)
+	checkMCPTokenRefused(t, cs, scan.Name)
+	checkMCPProcess(t, pod)
+}
+
+// checkOperatorPodsHaveNoMCP: the operator's pod no longer carries an MCP
+// container.
+func checkOperatorPodsHaveNoMCP(t *testing.T) {
+	t.Helper()
+	ops, err := clientset(t, nil).CoreV1().Pods(ns).List(ctx(), metav1.ListOptions{
+		LabelSelector: "app.kubernetes.io/name=cwac-operator,app.kubernetes.io/instance=cwac",
+	})
+	if err != nil || len(ops.Items) == 0 {
+		t.Fatalf("operator pods: %v", err)
+	}
+	for _, p := range ops.Items {
+		if len(p.Spec.Containers) != 1 || p.Spec.Containers[0].Name != "manager" || len(p.Spec.Volumes) > 1 {
+			t.Errorf("operator pod %s: containers %d, volumes %v", p.Name, len(p.Spec.Containers), p.Spec.Volumes)
+		}
+	}
+}
+
+// mcpPodToken reads the MCP pod's projected service account token from the
+// kubelet's directory on this node.
+func mcpPodToken(t *testing.T, pod corev1.Pod) string {
+	t.Helper()
+	tokens, _ := filepath.Glob(filepath.Join(kubeletRoot(), "pods", string(pod.UID), "volumes", "kubernetes.io~projected", "*", "token"))
+	if len(tokens) != 1 {
+		t.Fatalf("the MCP pod's projected token under %s: found %v", kubeletRoot(), tokens)
+	}
+	data, err := os.ReadFile(tokens[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// checkMCPTokenAllowed: the MCP pod's token may do what the MCP server does.
+func checkMCPTokenAllowed(t *testing.T, cs *kubernetes.Clientset, scanName string) {
+	t.Helper()
+	if err := cs.RESTClient().Get().AbsPath("/apis/cwac.a11y.dev/v1alpha1/namespaces", ns, "cwacscans", scanName).Do(ctx()).Error(); err != nil {
 		t.Errorf("get CwacScan with the MCP pod's token: %v", err)
 	}
 	var list cwacv1alpha1.CwacScanList
@@ -129,8 +151,12 @@ func TestMCPPodHoldsOnlyTheMCPRole(t *testing.T) {
 	if _, err := cs.CoreV1().Pods(ns).List(ctx(), metav1.ListOptions{}); err != nil {
 		t.Errorf("list pods with the MCP pod's token: %v", err)
 	}
+}
 
-	// Refused (403): the operator's rights and anyone's secrets.
+// checkMCPTokenRefused: the MCP pod's token gets 403 for the operator's
+// rights and anyone's secrets.
+func checkMCPTokenRefused(t *testing.T, cs *kubernetes.Clientset, scanName string) {
+	t.Helper()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "e2e-mcp-identity", Namespace: ns}, StringData: map[string]string{"k": "v"}}
 	admin := clientset(t, nil)
 	if _, err := admin.CoreV1().Secrets(ns).Create(ctx(), secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -144,6 +170,7 @@ func TestMCPPodHoldsOnlyTheMCPRole(t *testing.T) {
 			Containers:    []corev1.Container{{Name: "c", Image: "cwac-standin:dev"}},
 		}}},
 	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "e2e-mcp-identity", Namespace: ns}, Spec: job.Spec.Template.Spec}
 	for what, err := range map[string]error{
 		"create a Job": func() error { _, err := cs.BatchV1().Jobs(ns).Create(ctx(), job, metav1.CreateOptions{}); return err }(),
 		"get a Secret": func() error {
@@ -152,10 +179,11 @@ func TestMCPPodHoldsOnlyTheMCPRole(t *testing.T) {
 		}(),
 		"list Secrets": func() error { _, err := cs.CoreV1().Secrets(ns).List(ctx(), metav1.ListOptions{}); return err }(),
 		"create a Pod": func() error {
-			_, err := cs.CoreV1().Pods(ns).Create(ctx(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "e2e-mcp-identity", Namespace: ns}, Spec: job.Spec.Template.Spec}, metav1.CreateOptions{})
+			_, err := cs.CoreV1().Pods(ns).Create(ctx(), pod, metav1.CreateOptions{})
 			return err
 		}(),
-		"delete a CwacScan":                   cs.RESTClient().Delete().AbsPath("/apis/cwac.a11y.dev/v1alpha1/namespaces", ns, "cwacscans", scan.Name).Do(ctx()).Error(),
+		"delete a CwacScan": cs.RESTClient().Delete().
+			AbsPath("/apis/cwac.a11y.dev/v1alpha1/namespaces", ns, "cwacscans", scanName).Do(ctx()).Error(),
 		"list CwacScans in another namespace": cs.RESTClient().Get().AbsPath("/apis/cwac.a11y.dev/v1alpha1/namespaces/default/cwacscans").Do(ctx()).Error(),
 	} {
 		if !apierrors.IsForbidden(err) {
@@ -165,8 +193,12 @@ func TestMCPPodHoldsOnlyTheMCPRole(t *testing.T) {
 	if _, err := admin.BatchV1().Jobs(ns).Get(ctx(), job.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a Job %s exists: %v", job.Name, err)
 	}
+}
 
-	// The server process itself: its user and groups, and /results read-only.
+// checkMCPProcess: the server process itself runs as its own user and
+// group, with /results mounted read-only.
+func checkMCPProcess(t *testing.T, pod corev1.Pod) {
+	t.Helper()
 	proc := processOfPod(t, pod, "/mcp-server")
 	status, _ := os.ReadFile(filepath.Join(proc, "status"))
 	var uid, groups string
