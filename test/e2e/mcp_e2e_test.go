@@ -103,7 +103,10 @@ func startCluster(t *testing.T) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:e2e", RunnerImage: "cwac-operator:e2e", CWACDir: "/cwac", Resources: scanjob.DefaultResources()}
+	opts := scanjob.Options{
+		ResultsPVC: "cwac-results", DefaultImage: "cwac:e2e", RunnerImage: "cwac-operator:e2e",
+		CWACDir: "/cwac", Resources: scanjob.DefaultResources(),
+	}
 	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: 2, SkipNameValidation: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +179,8 @@ func (c *cluster) runOne(ctx context.Context, t *testing.T, job *batchv1.Job) {
 		t.Logf("writing %s: %v", results.SummaryFile, err)
 		return
 	}
-	msg := string(scanpod.Encode(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: resultsDir, Summary: sum, Message: "scanned 4 pages"}, scanpod.MaxBytes))
+	report := scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: resultsDir, Summary: sum, Message: "scanned 4 pages"}
+	msg := string(scanpod.Encode(report, scanpod.MaxBytes))
 	if err := kubesim.SetPodStatus(ctx, c.k8s, pod, kubesim.Terminated(0, "Completed", msg)); err != nil {
 		t.Logf("pod status: %v", err)
 		return
@@ -422,12 +426,17 @@ func checkReport(t *testing.T, c *cluster, obs observations) {
 }
 
 func freePort(t *testing.T) int {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	port := l.Addr().(*net.TCPAddr).Port
+	// The port must be free again for the server about to bind it.
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return port
 }
 
 func waitHealthy(t *testing.T, url string) {
@@ -437,7 +446,7 @@ func waitHealthy(t *testing.T, url string) {
 		resp, err := http.Get(url)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close() // drained and only read: nothing to lose
 			if resp.StatusCode == http.StatusOK {
 				return
 			}
