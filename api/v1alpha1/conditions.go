@@ -56,6 +56,11 @@ const (
 	ReasonAdmissionTimedOut = "AdmissionTimedOut"
 	// ReasonTooManyURLs: the scan has more base URLs than the operator allows.
 	ReasonTooManyURLs = "TooManyURLs"
+	// ReasonNoCWACDefaults: the scan would run a CWAC image declared without
+	// CWAC's default config (config/config_default.json, which CWAC's own
+	// Dockerfile leaves out) and the operator was given none; nothing runs.
+	// The message names both fixes.
+	ReasonNoCWACDefaults = "NoCWACDefaults"
 	// ReasonInvalidSpec: the spec cannot be turned into a CWAC run (user error, not retried).
 	ReasonInvalidSpec = "InvalidSpec"
 	// ReasonDeadlineExceeded: the scan ran past spec.timeout.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -23,6 +24,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/controller"
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -45,6 +47,8 @@ func main() {
 		scanEnv                          stringList
 		nodeSelector, scanResources      string
 		tolerations, affinity            string
+		defaultConfigPath                string
+		imageHasDefaults                 bool
 	)
 	opts := scanjob.Options{}
 	var policyFlags urlpolicy.Flags
@@ -64,14 +68,19 @@ func main() {
 	flag.StringVar(&opts.DefaultImage, "cwac-image", "cwac:latest", "default CWAC image (built from CWAC's own Dockerfile)")
 	flag.StringVar(&opts.RunnerImage, "runner-image", envOr("RUNNER_IMAGE", "cwac-operator:latest"), "image holding /cwac-runner (the operator's own image); env RUNNER_IMAGE")
 	flag.StringVar(&opts.CWACDir, "cwac-dir", "/cwac", "CWAC's directory in its image")
+	flag.StringVar(&defaultConfigPath, "cwac-default-config", "", "CWAC's config_default.json from a CWAC checkout (the chart mounts its cwac.defaultConfig here); "+
+		"copied into every scan's ConfigMap, where it is used instead of the image's config/config_default.json. Read once at start")
+	flag.BoolVar(&imageHasDefaults, "cwac-image-has-defaults", true, "whether the --cwac-image carries config/config_default.json; "+
+		"false (as for CWAC's own Dockerfile, which leaves config/ out) refuses scans of that image at admission (NoCWACDefaults) unless --cwac-default-config is given")
 	flag.StringVar(&opts.Python, "cwac-python", "", "Python interpreter in the CWAC image (default: <cwac-dir>/.venv/bin/python if present, else python3)")
 	flag.StringVar(&opts.ChromeExtraArgs, "chrome-extra-args", defaultChromeArgs, "CHROME_EXTRA_ARGS for scan pods (comma-separated Chrome flags)")
 	flag.StringVar(&opts.ServiceAccountName, "scan-service-account", "", "service account for scan pods (its token is never mounted)")
 	flag.StringVar(&cpuRequest, "scan-cpu-request", "500m", "default CPU request of the CWAC container")
-	flag.StringVar(&memRequest, "scan-memory-request", "512Mi", "default memory request of the CWAC container")
-	flag.StringVar(&memLimit, "scan-memory-limit", "1Gi", "default memory limit of the CWAC container (384Mi was measured to OOM on a 4-page scan)")
+	flag.StringVar(&memRequest, "scan-memory-request", "512Mi", "default memory request of the CWAC container, per browser thread (see --scan-memory-per-thread)")
+	flag.StringVar(&memLimit, "scan-memory-limit", "1Gi", "default memory limit of the CWAC container, per browser thread (one thread was measured to pass at 512Mi and be OOM-killed at 384Mi; two to thrash under 1Gi and run clean under 2Gi)")
+	flag.BoolVar(&opts.ScaleMemoryWithThreads, "scan-memory-per-thread", true, "multiply the default memory request and limit by the scan's threadCount (a scan's own spec.resources are never changed)")
 	flag.StringVar(&pullPolicy, "image-pull-policy", "", "image pull policy for scan pods: Always, IfNotPresent or Never (default: Kubernetes' own)")
-	flag.StringVar(&scanResources, "scan-resources", "", "resources of the CWAC container as a JSON ResourceRequirements object (overrides the three --scan-* resource flags)")
+	flag.StringVar(&scanResources, "scan-resources", "", "resources of the CWAC container as a JSON ResourceRequirements object (overrides the three --scan-* resource flags; its memory is per thread too)")
 	flag.Var(&scanEnv, "scan-env", "extra NAME=VALUE environment for the CWAC container (repeatable)")
 	flag.StringVar(&nodeSelector, "scan-node-selector", "", "node selector for scan pods, as key=value,key=value")
 	flag.StringVar(&tolerations, "scan-tolerations", "", "tolerations for scan pods, as a JSON list of Kubernetes tolerations")
@@ -98,6 +107,12 @@ func main() {
 			exit("invalid --scan-resources", err)
 		}
 	}
+	if defaultConfigPath != "" {
+		if opts.DefaultConfig, err = readDefaultConfig(defaultConfigPath); err != nil {
+			exit("invalid --cwac-default-config", err)
+		}
+	}
+	opts.DefaultImageLacksDefaults = !imageHasDefaults
 	switch p := corev1.PullPolicy(pullPolicy); p {
 	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 		opts.ImagePullPolicy = p
@@ -187,10 +202,40 @@ func main() {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		exit("adding ready check", err)
 	}
+	switch {
+	case opts.DefaultConfig != nil:
+		log.Info("scans get CWAC's defaults from --cwac-default-config", "path", defaultConfigPath, "bytes", len(opts.DefaultConfig))
+	case opts.DefaultImageLacksDefaults:
+		log.Info("WARNING: the CWAC image is declared without CWAC's defaults (--cwac-image-has-defaults=false) and --cwac-default-config is not set: "+
+			"scans of that image end Failed/NoCWACDefaults at admission", "cwacImage", opts.DefaultImage)
+	}
 	log.Info("starting manager", "cwacImage", opts.DefaultImage, "runnerImage", opts.RunnerImage, "resultsPVC", opts.ResultsPVC, "maxConcurrentScans", maxConcurrent)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		exit("running manager", err)
 	}
+}
+
+// maxDefaultConfigBytes bounds --cwac-default-config: it is copied into
+// every scan's ConfigMap (CWAC's own is about 2 KB).
+const maxDefaultConfigBytes = 256 << 10
+
+// readDefaultConfig reads CWAC's config_default.json for --cwac-default-config:
+// a JSON object in UTF-8, kept byte for byte.
+func readDefaultConfig(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxDefaultConfigBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a CWAC config can sensibly be", path, len(data), maxDefaultConfigBytes)
+	}
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%s: not UTF-8", path)
+	}
+	if _, err := cwacconfig.Decode(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
 }
 
 func resources(cpuReq, memReq, memLimit string) (corev1.ResourceRequirements, error) {

@@ -38,6 +38,9 @@ type AdmissionReconciler struct {
 	Policy *urlpolicy.Policy
 	// MaxURLsPerScan refuses larger scans (0: the CRD's limit only).
 	MaxURLsPerScan int
+	// JobOptions are the scan pods' settings; admission refuses a scan that
+	// would have no CWAC defaults (scanjob.CheckDefaults).
+	JobOptions scanjob.Options
 	// Timeout bounds one scan's checks (0: DefaultAdmissionTimeout).
 	Timeout time.Duration
 	// Workers is how many scans are checked at once (0: DefaultAdmissionWorkers).
@@ -82,13 +85,20 @@ func needsAdmission(scan *cwacv1alpha1.CwacScan) bool {
 
 // admit checks every URL before anything runs: Admitted=True/URLsAllowed,
 // or the scan ends Failed=True with PolicyDenied (naming the URL and the
-// rule; Admitted=False too), TooManyURLs, InvalidSpec, or AdmissionTimedOut
-// when the checks take longer than the budget. Spec is immutable, so the
+// rule; Admitted=False too), TooManyURLs, InvalidSpec, NoCWACDefaults (the
+// scan would run an image declared without CWAC's defaults and the operator
+// has none; Admitted=False too), or AdmissionTimedOut when the checks take
+// longer than the budget. Spec is immutable, so the
 // verdict is recorded once and never re-checked.
 func (r *AdmissionReconciler) admit(ctx context.Context, scan *cwacv1alpha1.CwacScan) {
 	sites, err := scanjob.Sites(scan)
 	if err != nil {
 		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, err.Error())
+		return
+	}
+	if err := scanjob.CheckDefaults(scan, r.JobOptions); err != nil {
+		r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonNoCWACDefaults, err.Error())
+		r.fail(scan, cwacv1alpha1.ReasonNoCWACDefaults, err.Error())
 		return
 	}
 	if r.MaxURLsPerScan > 0 && len(sites) > r.MaxURLsPerScan {

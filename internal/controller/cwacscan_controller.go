@@ -101,7 +101,7 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 // renderConfig builds the scan's ConfigMap from its spec. A spec the CRD
 // accepted but CWAC cannot run ends the scan: Failed=True/InvalidSpec.
 func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.ConfigMap, error) {
-	cm, err := scanjob.ConfigMap(scan)
+	cm, err := scanjob.ConfigMap(scan, r.JobOptions)
 	var invalid *scanjob.InvalidSpecError
 	if errors.As(err, &invalid) {
 		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, invalid.Error())

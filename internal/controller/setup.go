@@ -67,6 +67,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		statusWriter:       status,
 		Policy:             o.Policy,
 		MaxURLsPerScan:     o.MaxURLsPerScan,
+		JobOptions:         o.JobOptions,
 		Timeout:            o.AdmissionTimeout,
 		Workers:            o.AdmissionWorkers,
 		SkipNameValidation: o.SkipNameValidation,

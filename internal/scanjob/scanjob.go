@@ -65,8 +65,22 @@ type Options struct {
 	ChromeExtraArgs string
 	// Env is extra environment for the CWAC container.
 	Env []corev1.EnvVar
-	// Resources apply when a scan sets none.
+	// Resources apply when a scan sets none; with ScaleMemoryWithThreads
+	// their memory request and limit are per browser thread (see Resources).
 	Resources corev1.ResourceRequirements
+	// ScaleMemoryWithThreads multiplies the memory of Resources by the scan's
+	// threadCount: each of CWAC's browsers needs its own (see Resources).
+	ScaleMemoryWithThreads bool
+	// DefaultConfig is CWAC's config_default.json as the operator was given
+	// it (--cwac-default-config); it is copied into every scan's ConfigMap
+	// (scanpod.DefaultsFile), where the runner prefers it to the image's own.
+	// Nil: scans use the image's config/config_default.json.
+	DefaultConfig []byte
+	// DefaultImageLacksDefaults declares that DefaultImage has no
+	// config/config_default.json (CWAC's own Dockerfile leaves config/ out of
+	// its image): without DefaultConfig, scans that would run it are refused
+	// at admission (see CheckDefaults) instead of failing in their pod.
+	DefaultImageLacksDefaults bool
 	// ImagePullPolicy for the CWAC and runner images ("" = Kubernetes' default).
 	ImagePullPolicy corev1.PullPolicy
 	// ServiceAccountName for scan pods ("" = the namespace's default; its token is never mounted).
@@ -80,13 +94,72 @@ type Options struct {
 	Affinity     *corev1.Affinity
 }
 
-// DefaultResources: measured, a 4-page scan needs 0.44-0.79 GB; 512 MiB
-// passes and 384 MiB is OOM-killed, so 1 GiB leaves room.
+// Memory per browser thread, from measurements of real CWAC: one browser
+// needs about 0.45-0.8 GiB; a 4-page scan with one thread needs 0.44-0.79 GB,
+// passes at 512 MiB and is OOM-killed at 384 MiB; a 23-page scan with two
+// threads under 1 GiB hit the limit constantly (anonymous peak 652-671 MiB,
+// page cache reclaimed) and ran clean, in the same time, under 2 GiB.
+var (
+	MemoryRequestPerThread = resource.MustParse("512Mi")
+	MemoryLimitPerThread   = resource.MustParse("1Gi")
+)
+
+// DefaultResources are the CWAC container's resources for one browser
+// thread; with Options.ScaleMemoryWithThreads the memory grows with the
+// scan's threadCount (see Resources).
 func DefaultResources() corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")},
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: MemoryRequestPerThread},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: MemoryLimitPerThread},
 	}
+}
+
+// Resources are the CWAC container's resources: the scan's own
+// spec.resources when set, as they are; else the operator's, whose memory
+// request and limit, with ScaleMemoryWithThreads, are per browser thread and
+// multiplied by threadCount (1 when unset). By default that is threadCount ×
+// 512Mi requested and threadCount × 1Gi limit; CPU and other resources do
+// not scale.
+func Resources(scan *cwacv1alpha1.CwacScan, opts Options) corev1.ResourceRequirements {
+	if scan.Spec.Resources != nil {
+		return *scan.Spec.Resources.DeepCopy()
+	}
+	res := *opts.Resources.DeepCopy()
+	threads := int64(max(scan.Spec.ThreadCount, 1))
+	if !opts.ScaleMemoryWithThreads || threads == 1 {
+		return res
+	}
+	for _, list := range []corev1.ResourceList{res.Requests, res.Limits} {
+		if q, ok := list[corev1.ResourceMemory]; ok {
+			list[corev1.ResourceMemory] = *resource.NewQuantity(q.Value()*threads, q.Format)
+		}
+	}
+	return res
+}
+
+// Image is the CWAC image a scan runs: its own, else the operator's default.
+func Image(scan *cwacv1alpha1.CwacScan, opts Options) string {
+	if scan.Spec.Image != "" {
+		return scan.Spec.Image
+	}
+	return opts.DefaultImage
+}
+
+// CheckDefaults refuses, before anything runs, a scan that would have no
+// CWAC defaults: the operator has none (DefaultConfig) and the scan runs the
+// default image, declared without them (DefaultImageLacksDefaults). A scan
+// naming another image is let through: that image may carry config/ (the
+// runner says both fixes if it does not).
+func CheckDefaults(scan *cwacv1alpha1.CwacScan, opts Options) error {
+	if len(opts.DefaultConfig) > 0 || !opts.DefaultImageLacksDefaults {
+		return nil
+	}
+	if image := Image(scan, opts); image != opts.DefaultImage {
+		return nil
+	}
+	return fmt.Errorf("no CWAC defaults for this scan: the CWAC image %s is declared without config/config_default.json "+
+		"(CWAC's own Dockerfile leaves config/ out of its image) and the operator was given none: %s",
+		opts.DefaultImage, scanpod.NoDefaultsFix)
 }
 
 // DefaultTimeout is the deadline when a scan sets none.
@@ -150,10 +223,12 @@ type InvalidSpecError struct{ Err error }
 func (e *InvalidSpecError) Error() string { return e.Err.Error() }
 func (e *InvalidSpecError) Unwrap() error { return e.Err }
 
-// ConfigMap renders the scan's ConfigMap: scan.json (CWAC config overrides)
-// and urls.csv (CWAC's base URL CSV). Problems with the spec come back as
-// *InvalidSpecError.
-func ConfigMap(scan *cwacv1alpha1.CwacScan) (*corev1.ConfigMap, error) {
+// ConfigMap renders the scan's ConfigMap: scan.json (CWAC config overrides),
+// urls.csv (CWAC's base URL CSV) and, when the operator has them, CWAC's
+// defaults (config_default.json; scan pods can mount ConfigMaps of their own
+// namespace only, so each scan carries its copy). Problems with the spec
+// come back as *InvalidSpecError.
+func ConfigMap(scan *cwacv1alpha1.CwacScan, opts Options) (*corev1.ConfigMap, error) {
 	invalid := func(err error) error { return &InvalidSpecError{Err: err} }
 	sites, err := Sites(scan)
 	if err != nil {
@@ -185,16 +260,17 @@ func ConfigMap(scan *cwacv1alpha1.CwacScan) (*corev1.ConfigMap, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	if size := len(overrides) + len(csv); size > MaxConfigMapBytes {
+	if size := len(overrides) + len(csv) + len(opts.DefaultConfig); size > MaxConfigMapBytes {
 		return nil, invalid(fmt.Errorf("the scan's config and URL list take %d bytes, over the %d-byte ConfigMap limit: split it into several scans", size, MaxConfigMapBytes))
 	}
-	return &corev1.ConfigMap{
-		ObjectMeta: objectMeta(scan),
-		Data: map[string]string{
-			scanpod.OverridesFile: string(overrides),
-			scanpod.URLsFile:      string(csv),
-		},
-	}, nil
+	data := map[string]string{
+		scanpod.OverridesFile: string(overrides),
+		scanpod.URLsFile:      string(csv),
+	}
+	if len(opts.DefaultConfig) > 0 {
+		data[scanpod.DefaultsFile] = string(opts.DefaultConfig)
+	}
+	return &corev1.ConfigMap{ObjectMeta: objectMeta(scan), Data: data}, nil
 }
 
 func labels(scan *cwacv1alpha1.CwacScan) map[string]string {
@@ -238,14 +314,8 @@ func hardened(opts Options) *corev1.SecurityContext {
 
 // Job renders the scan's Job. The caller sets the owner reference.
 func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
-	image := scan.Spec.Image
-	if image == "" {
-		image = opts.DefaultImage
-	}
-	resources := opts.Resources
-	if scan.Spec.Resources != nil {
-		resources = *scan.Spec.Resources
-	}
+	image := Image(scan, opts)
+	resources := Resources(scan, opts)
 	flags := scanpod.DefaultRunnerFlags()
 	flags.CWACDir = opts.CWACDir
 	flags.Python = opts.Python

@@ -1,6 +1,7 @@
 package scanjob
 
 import (
+	"sort"
 	"strings"
 	"testing"
 
@@ -8,11 +9,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 func sampleScan() *cwacv1alpha1.CwacScan {
@@ -50,11 +53,141 @@ func TestJobGolden(t *testing.T) {
 }
 
 func TestConfigMapGolden(t *testing.T) {
-	cm, err := ConfigMap(sampleScan())
+	cm, err := ConfigMap(sampleScan(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "configmap.yaml", cm)
+}
+
+// TestConfigMapCarriesTheOperatorsDefaults: the operator's copy of CWAC's
+// defaults goes into each scan's ConfigMap byte for byte, under the key the
+// runner reads; without one the key is absent (the image's own apply).
+func TestConfigMapCarriesTheOperatorsDefaults(t *testing.T) {
+	defaults := "\xef\xbb\xbf{\n  \"audit_name\": \"x\",\n  \"viewport_sizes\": {\"small\": {\"width\": 320, \"height\": 450}}\n}\n"
+	withDefaults := opts
+	withDefaults.DefaultConfig = []byte(defaults)
+	cm, err := ConfigMap(sampleScan(), withDefaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scanpod.DefaultsFile != "config_default.json" || cm.Data[scanpod.DefaultsFile] != defaults || len(cm.Data) != 3 {
+		t.Errorf("ConfigMap data keys %v; %s = %q", keys(cm.Data), scanpod.DefaultsFile, cm.Data[scanpod.DefaultsFile])
+	}
+	cm, err = ConfigMap(sampleScan(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cm.Data[scanpod.DefaultsFile]; ok || len(cm.Data) != 2 {
+		t.Errorf("without the operator's defaults the ConfigMap holds %v", keys(cm.Data))
+	}
+	// The defaults count against the ConfigMap's size limit.
+	withDefaults.DefaultConfig = make([]byte, MaxConfigMapBytes)
+	if _, err := ConfigMap(sampleScan(), withDefaults); err == nil || !strings.Contains(err.Error(), "ConfigMap limit") {
+		t.Errorf("oversized ConfigMap: err = %v", err)
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestResourcesScaleWithThreads: by default the CWAC container gets
+// threadCount × 512Mi requested and threadCount × 1Gi limit; CPU does not
+// scale; a scan's own resources and an operator that turned scaling off are
+// taken as they are.
+func TestResourcesScaleWithThreads(t *testing.T) {
+	scaled := opts
+	scaled.ScaleMemoryWithThreads = true
+	limitOnly := scaled
+	limitOnly.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("768Mi")}}
+	own := &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("3Gi")}}
+	tests := []struct {
+		name           string
+		opts           Options
+		threads        int32
+		own            *corev1.ResourceRequirements
+		request, limit string // "" = absent
+		wantCPURequest string
+	}{
+		{"threadCount unset counts as 1", scaled, 0, nil, "512Mi", "1Gi", "500m"},
+		{"1 thread: measured to pass at 512Mi", scaled, 1, nil, "512Mi", "1Gi", "500m"},
+		{"2 threads: measured clean at 2Gi, thrashing at 1Gi", scaled, 2, nil, "1Gi", "2Gi", "500m"},
+		{"4 threads", scaled, 4, nil, "2Gi", "4Gi", "500m"},
+		{"16 threads, the most the API allows", scaled, 16, nil, "8Gi", "16Gi", "500m"},
+		{"the scan's own resources are taken as they are", scaled, 4, own, "", "3Gi", ""},
+		{"scaling turned off by the operator", opts, 4, nil, "512Mi", "1Gi", "500m"},
+		{"only what the operator sets scales", limitOnly, 3, nil, "", "2304Mi", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scan := sampleScan()
+			scan.Spec.ThreadCount = tt.threads
+			scan.Spec.Resources = tt.own
+			got := Resources(scan, tt.opts)
+			quantity := func(l corev1.ResourceList, name corev1.ResourceName) string {
+				if q, ok := l[name]; ok {
+					return q.String()
+				}
+				return ""
+			}
+			if r, l, c := quantity(got.Requests, corev1.ResourceMemory), quantity(got.Limits, corev1.ResourceMemory), quantity(got.Requests, corev1.ResourceCPU); r != tt.request || l != tt.limit || c != tt.wantCPURequest {
+				t.Errorf("memory request %q limit %q cpu request %q; want %q %q %q", r, l, c, tt.request, tt.limit, tt.wantCPURequest)
+			}
+			if job := Job(scan, tt.opts).Spec.Template.Spec.Containers[0].Resources; !equality.Semantic.DeepEqual(job, got) {
+				t.Errorf("the Job's container has %v, Resources says %v", job, got)
+			}
+		})
+	}
+	// The operator's own settings are never changed.
+	if opts.Resources.Limits.Memory().String() != "1Gi" || scaled.Resources.Requests.Memory().String() != "512Mi" {
+		t.Errorf("operator resources changed: %v", scaled.Resources)
+	}
+}
+
+// TestCheckDefaults: a scan is refused before anything runs only when it
+// would run the default image, declared without CWAC's defaults, and the
+// operator has none; the message names both ways to fix it.
+func TestCheckDefaults(t *testing.T) {
+	lacking := opts
+	lacking.DefaultImageLacksDefaults = true
+	given := lacking
+	given.DefaultConfig = []byte(`{}`)
+	tests := []struct {
+		name    string
+		opts    Options
+		image   string
+		refused bool
+	}{
+		{"the image carries its defaults (or nothing was declared)", opts, "", false},
+		{"the operator was given the defaults", given, "", false},
+		{"neither: refused", lacking, "", true},
+		{"neither, the default image named explicitly: refused", lacking, opts.DefaultImage, true},
+		{"another image may carry its own", lacking, "registry.example/cwac-with-config:1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scan := sampleScan()
+			scan.Spec.Image = tt.image
+			err := CheckDefaults(scan, tt.opts)
+			if (err != nil) != tt.refused {
+				t.Fatalf("err = %v, want refused %v", err, tt.refused)
+			}
+			if err == nil {
+				return
+			}
+			for _, want := range []string{"cwac:1.0", "--set-file cwac.defaultConfig=<cwac>/config/config_default.json", "--cwac-default-config", "image that carries config/config_default.json", "cwac.imageHasDefaults=true"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("message %q\ndoes not name %q", err, want)
+				}
+			}
+		})
+	}
 }
 
 func TestJobPodContract(t *testing.T) {
@@ -126,7 +259,7 @@ func TestNames(t *testing.T) {
 func TestConfigMapInvalid(t *testing.T) {
 	scan := sampleScan()
 	scan.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"audit_name": {Raw: []byte(`"x"`)}}
-	_, err := ConfigMap(scan)
+	_, err := ConfigMap(scan, opts)
 	var invalid *InvalidSpecError
 	if err == nil || !asInvalid(err, &invalid) {
 		t.Fatalf("err = %v, want InvalidSpecError", err)
