@@ -108,3 +108,11 @@ system:auth-delegator in kubernetes auth mode) is bound to it. */}}
 {{- .Values.scans.chromeExtraArgs -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The ConfigMap holding cwac.defaultConfig, and where the operator mounts it. */}}
+{{- define "cwac-operator.defaultsConfigMap" -}}
+{{ include "cwac-operator.fullname" . }}-cwac-defaults
+{{- end }}
+{{- define "cwac-operator.defaultsMountPath" -}}
+/etc/cwac-operator/cwac-defaults
+{{- end }}
