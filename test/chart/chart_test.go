@@ -100,11 +100,17 @@ func run(t *testing.T, name string, args ...string) []byte {
 // render runs helm template with --set pairs and decodes the objects.
 func render(t *testing.T, namespace string, sets ...string) []*unstructured.Unstructured {
 	t.Helper()
-	args := []string{"template", "cwac", "../../charts/cwac-operator", "--namespace", namespace, "--kube-version", "1.37.1"}
-	for _, s := range sets {
-		args = append(args, "--set", s)
-	}
+	args := append([]string{"template", "cwac", "../../charts/cwac-operator", "--namespace", namespace, "--kube-version", "1.37.1"}, setArgs(sets)...)
 	return decode(t, run(t, helmBin(t), args...))
+}
+
+// setArgs turns key=value pairs into helm's --set arguments.
+func setArgs(sets []string) []string {
+	out := make([]string, 0, 2*len(sets))
+	for _, s := range sets {
+		out = append(out, "--set", s)
+	}
+	return out
 }
 
 func decode(t *testing.T, data []byte) []*unstructured.Unstructured {
@@ -158,9 +164,7 @@ func applyDryRun(t *testing.T, objs []*unstructured.Unstructured) {
 		}
 	}
 	for _, o := range objs {
-		obj := o.DeepCopy()
-		err := admin.Patch(ctx, obj, client.Apply, client.FieldOwner("chart-test"), client.ForceOwnership, client.DryRunAll)
-		if err != nil {
+		if err := serverSideApply(ctx, o, client.ForceOwnership, client.DryRunAll); err != nil {
 			t.Errorf("server-side dry run of %s %s/%s refused: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 	}
@@ -171,15 +175,22 @@ func ensureNamespace(t *testing.T, ns string) {
 	u.SetAPIVersion("v1")
 	u.SetKind("Namespace")
 	u.SetName(ns)
-	if err := admin.Patch(context.Background(), u, client.Apply, client.FieldOwner("chart-test")); err != nil {
+	if err := serverSideApply(context.Background(), u); err != nil {
 		t.Fatalf("namespace %s: %v", ns, err)
 	}
 }
 
+// serverSideApply applies o with server-side apply as the field manager
+// chart-test. The API server's answer is written into the object applied,
+// so that is a copy of o.
+func serverSideApply(ctx context.Context, o *unstructured.Unstructured, opts ...client.ApplyOption) error {
+	opts = append([]client.ApplyOption{client.FieldOwner("chart-test")}, opts...)
+	return admin.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), opts...)
+}
+
 func ensureCRD(t *testing.T, o *unstructured.Unstructured) {
 	t.Helper()
-	obj := o.DeepCopy()
-	if err := admin.Patch(context.Background(), obj, client.Apply, client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
+	if err := serverSideApply(context.Background(), o, client.ForceOwnership); err != nil {
 		t.Fatalf("installing the chart's CRD: %v", err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -290,19 +301,32 @@ func checkMCPDeployment(t *testing.T, objs []*unstructured.Unstructured, wantSA 
 	if pod.ServiceAccountName != wantSA || op.ServiceAccountName == pod.ServiceAccountName {
 		t.Errorf("MCP pod runs as %q (want %q), operator as %q", pod.ServiceAccountName, wantSA, op.ServiceAccountName)
 	}
-	// Selectors: each Deployment and Service picks its own pods only.
+	checkSelectorsApart(t, objs, opDep, mcpDep, opLabels, mcpLabels)
+	checkMCPResultsReadOnly(t, pod)
+	checkMCPHardened(t, pod)
+}
+
+// checkSelectorsApart: each Deployment and Service picks its own pods only.
+func checkSelectorsApart(t *testing.T, objs []*unstructured.Unstructured, opDep, mcpDep *unstructured.Unstructured, opLabels, mcpLabels map[string]string) {
+	t.Helper()
 	opSel, mcpSel := selector(t, opDep, "spec", "selector", "matchLabels"), selector(t, mcpDep, "spec", "selector", "matchLabels")
-	if !opSel.Matches(labels.Set(opLabels)) || opSel.Matches(labels.Set(mcpLabels)) || !mcpSel.Matches(labels.Set(mcpLabels)) || mcpSel.Matches(labels.Set(opLabels)) {
+	opPod, mcpPod := labels.Set(opLabels), labels.Set(mcpLabels)
+	if !opSel.Matches(opPod) || opSel.Matches(mcpPod) || !mcpSel.Matches(mcpPod) || mcpSel.Matches(opPod) {
 		t.Errorf("Deployment selectors overlap: operator %v / %v, MCP %v / %v", opSel, opLabels, mcpSel, mcpLabels)
 	}
 	svc := selector(t, find(objs, "Service", "-mcp"), "spec", "selector")
-	if !svc.Matches(labels.Set(mcpLabels)) || svc.Matches(labels.Set(opLabels)) {
+	if !svc.Matches(mcpPod) || svc.Matches(opPod) {
 		t.Errorf("the MCP Service selects %v: MCP pod %v, operator pod %v", svc, mcpLabels, opLabels)
 	}
-	if m := find(objs, "Service", "-metrics"); m != nil && selector(t, m, "spec", "selector").Matches(labels.Set(mcpLabels)) {
+	if m := find(objs, "Service", "-metrics"); m != nil && selector(t, m, "spec", "selector").Matches(mcpPod) {
 		t.Error("the metrics Service selects the MCP pod")
 	}
-	// Results: read-only, in the mount and in the volume source.
+}
+
+// checkMCPResultsReadOnly: the MCP pod has the results volume read-only, in
+// the mount and in the volume source.
+func checkMCPResultsReadOnly(t *testing.T, pod corev1.PodSpec) {
+	t.Helper()
 	c := pod.Containers[0]
 	ro := false
 	for _, m := range c.VolumeMounts {
@@ -318,7 +342,13 @@ func checkMCPDeployment(t *testing.T, objs []*unstructured.Unstructured, wantSA 
 	if !ro {
 		t.Errorf("results not mounted read-only: %+v %+v", c.VolumeMounts, pod.Volumes)
 	}
-	// Hardened like the operator.
+}
+
+// checkMCPHardened: the MCP pod is hardened like the operator's, and its
+// container has a memory limit.
+func checkMCPHardened(t *testing.T, pod corev1.PodSpec) {
+	t.Helper()
+	c := pod.Containers[0]
 	psc, sc := pod.SecurityContext, c.SecurityContext
 	if psc == nil || sc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 || psc.FSGroup != nil ||
 		psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault ||
@@ -365,143 +395,30 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 		sets  []string
 		check func(t *testing.T, objs []*unstructured.Unstructured)
 	}{
-		{"defaults", "cwac-system", nil, func(t *testing.T, objs []*unstructured.Unstructured) {
-			k := kinds(objs)
-			for _, kind := range []string{"CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Service", "PersistentVolumeClaim", "Deployment"} {
-				if len(k[kind]) == 0 {
-					t.Errorf("no %s rendered", kind)
-				}
-			}
-			if len(k["Service"]) != 2 || len(k["Deployment"]) != 2 || len(k["ServiceAccount"]) != 2 {
-				t.Errorf("want two Deployments, two ServiceAccounts and two Services: %v", k)
-			}
-			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
-			// ReadWriteOnce by default: the MCP pod runs on the operator's node.
-			_, opDep := container(t, objs, "manager")
-			opLabels, _ := podSpec(t, opDep)
-			aff := mcpAffinity(t, objs)
-			if len(aff) != 1 || aff[0].TopologyKey != "kubernetes.io/hostname" || !labels.SelectorFromSet(aff[0].LabelSelector.MatchLabels).Matches(labels.Set(opLabels)) {
-				t.Errorf("MCP pod affinity %+v, want the operator's node", aff)
-			}
-			if hasArg(args(t, objs, "manager"), "--leader-elect") {
-				t.Error("leader election with one replica")
-			}
-			if find(objs, "NetworkPolicy", "-scans") == nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
-				t.Errorf("default install lacks the scan NetworkPolicy or the MCP server's auth delegation: %v", k)
-			}
-			mcpArgs := args(t, objs, "mcp-server")
-			if !hasArg(mcpArgs, "--auth=kubernetes") || !hasArg(mcpArgs, "--url-resolve=true") || !hasArg(args(t, objs, "manager"), "--url-check-redirects=true") {
-				t.Errorf("MCP server args %v", mcpArgs)
-			}
-		}},
-		{"namespaced", "cwac-ns", []string{"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			k := kinds(objs)
-			// The only cluster-scoped grant left is the MCP server's token and
-			// permission reviews (system:auth-delegator), which are cluster-scoped APIs.
-			if len(k["ClusterRole"]) != 0 || len(k["ClusterRoleBinding"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
-				t.Errorf("cluster-wide RBAC in namespaced mode: %v", k)
-			}
-			if find(objs, "Role", "-manager") == nil || !hasArg(args(t, objs, "manager"), "--watch-namespaces=team-a,team-b") {
-				t.Errorf("namespaced roles or flag missing: %v %v", k["Role"], args(t, objs, "manager"))
-			}
-			want := []string{"team-a/cwac-cwac-operator-manager", "team-b/cwac-cwac-operator-manager", "cwac-ns/cwac-cwac-operator-mcp-server"}
-			if diff := cmp.Diff(want, k["Role"]); diff != "" {
-				t.Errorf("roles (-want +got):\n%s", diff)
-			}
-		}},
-		{"MCP server off", "cwac-nomcp", []string{"mcp.enabled=false"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			k := kinds(objs)
-			if args(t, objs, "mcp-server") != nil || find(objs, "Service", "-mcp") != nil || find(objs, "Role", "-mcp-server") != nil ||
-				len(k["Deployment"]) != 1 || len(k["ServiceAccount"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") != nil {
-				t.Errorf("MCP objects rendered with mcp.enabled=false: %v", k)
-			}
-		}},
-		{"ReadWriteMany: MCP pod anywhere, own placement, two replicas", "cwac-rwx", []string{"results.accessModes={ReadWriteMany}", "mcp.colocateWithOperator=false", "scans.colocateWithOperator=false", "mcp.replicaCount=2", "mcp.nodeSelector.pool=mcp", "mcp.podLabels.team=a11y", "mcp.resources.limits.memory=128Mi"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
-			if aff := mcpAffinity(t, objs); aff != nil {
-				t.Errorf("affinity with mcp.colocateWithOperator=false: %+v", aff)
-			}
-			mc, dep := container(t, objs, "mcp-server")
-			lbls, pod := podSpec(t, dep)
-			if r, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "replicas"); fmt.Sprint(r) != "2" || pod.NodeSelector["pool"] != "mcp" || lbls["team"] != "a11y" {
-				t.Errorf("replicas %v nodeSelector %v labels %v", r, pod.NodeSelector, lbls)
-			}
-			if fmt.Sprint(mc["resources"]) != "map[limits:map[memory:128Mi] requests:map[cpu:10m memory:32Mi]]" {
-				t.Errorf("resources %v", mc["resources"])
-			}
-		}},
-		{"hostNetwork for a cluster without kube-proxy", "cwac-hostnet", []string{"hostNetwork=true", "mcp.listenAddress=127.0.0.1", "extraEnv[0].name=KUBERNETES_SERVICE_HOST", "extraEnv[0].value=127.0.0.1", "mcp.serviceAccount.annotations.team=a11y"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
-			mc, dep := container(t, objs, "mcp-server")
-			_, pod := podSpec(t, dep)
-			if !pod.HostNetwork || pod.DNSPolicy != corev1.DNSClusterFirstWithHostNet || fmt.Sprint(mc["env"]) != "[map[name:KUBERNETES_SERVICE_HOST value:127.0.0.1]]" {
-				t.Errorf("MCP pod hostNetwork %v dns %v env %v", pod.HostNetwork, pod.DNSPolicy, mc["env"])
-			}
-			if s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type"); s != "Recreate" || !hasArg(args(t, objs, "mcp-server"), "--listen=127.0.0.1:8090") {
-				t.Errorf("strategy %q args %v", s, args(t, objs, "mcp-server"))
-			}
-			if sa := find(objs, "ServiceAccount", "-mcp"); sa == nil || sa.GetAnnotations()["team"] != "a11y" {
-				t.Errorf("MCP service account %v", sa)
-			}
-		}},
-		{"MCP server on a service account the user manages", "cwac-mcpsa", []string{"mcp.serviceAccount.create=false", "mcp.serviceAccount.name=my-mcp"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			checkMCPDeployment(t, objs, "my-mcp")
-			if len(kinds(objs)["ServiceAccount"]) != 1 {
-				t.Errorf("service accounts %v", kinds(objs)["ServiceAccount"])
-			}
-			for _, b := range []*unstructured.Unstructured{find(objs, "RoleBinding", "-mcp-server"), find(objs, "ClusterRoleBinding", "-mcp-auth-delegator")} {
-				if subj, _, _ := unstructured.NestedSlice(b.Object, "subjects"); len(subj) != 1 || subj[0].(map[string]any)["name"] != "my-mcp" {
-					t.Errorf("%s %s binds %v", b.GetKind(), b.GetName(), subj)
-				}
-			}
-		}},
-		{"existing claim", "cwac-claim", []string{"results.existingClaim=shared-results"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			if find(objs, "PersistentVolumeClaim", "") != nil || !hasArg(args(t, objs, "manager"), "--results-pvc=shared-results") {
-				t.Errorf("existing claim not used: %v", args(t, objs, "manager"))
-			}
-		}},
-		{"two replicas", "cwac-ha", []string{"replicaCount=2"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			if !hasArg(args(t, objs, "manager"), "--leader-elect") || find(objs, "Role", "-leader-election") == nil {
-				t.Error("no leader election with two replicas")
-			}
-		}},
-		{"token auth, read-only, allowlist, no network policy", "cwac-token", []string{"mcp.auth.mode=token", "mcp.auth.tokenSecret.name=mcp-token", "mcp.readOnly=true", "scanPolicy.allowDomains={govt.nz}", "scanPolicy.denyCIDRs={10.96.0.0/12}", "networkPolicy.enabled=false"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
-			a := args(t, objs, "mcp-server")
-			for _, want := range []string{"--auth=token", "--auth-token-file=/var/run/cwac-mcp/token", "--read-only", "--url-allow-domains=govt.nz", "--url-deny-cidrs=10.96.0.0/12"} {
-				if !hasArg(a, want) {
-					t.Errorf("MCP server lacks %s: %v", want, a)
-				}
-			}
-			if !hasArg(args(t, objs, "manager"), "--url-allow-domains=govt.nz") {
-				t.Error("the operator does not enforce the same allowlist")
-			}
-			if find(objs, "NetworkPolicy", "") != nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") != nil {
-				t.Error("network policy or auth delegation rendered when off")
-			}
-		}},
-		{"Localhost seccomp for Chrome's sandbox", "cwac-seccomp", []string{"scans.seccompProfile.type=Localhost"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			a := args(t, objs, "manager")
-			if !hasArg(a, "--scan-seccomp-localhost-profile=profiles/cwac-chrome.json") {
-				t.Errorf("args %v", a)
-			}
-			for _, x := range a {
-				if strings.HasPrefix(x, "--chrome-extra-args=") && strings.Contains(x, "--no-sandbox") {
-					t.Errorf("--no-sandbox kept under the Localhost profile: %s", x)
-				}
-			}
-		}},
-		{"no CRD, scan placement and env", "cwac-nocrd", []string{"crds.install=false", "scans.nodeSelector.pool=scans", "scans.env.HTTPS_PROXY=http://proxy:3128", "scans.colocateWithOperator=false", "operator.logLevel=debug"}, func(t *testing.T, objs []*unstructured.Unstructured) {
-			a := args(t, objs, "manager")
-			if find(objs, "CustomResourceDefinition", "") != nil || !hasArg(a, "--scan-node-selector=pool=scans") || !hasArg(a, "--scan-env=HTTPS_PROXY=http://proxy:3128") || !hasArg(a, "--zap-log-level=debug") {
-				t.Errorf("args = %v", a)
-			}
-			for _, x := range a {
-				if strings.HasPrefix(x, "--scan-affinity") {
-					t.Errorf("affinity with colocateWithOperator=false: %s", x)
-				}
-			}
-		}},
+		{"defaults", "cwac-system", nil, checkDefaults},
+		{"namespaced", "cwac-ns", []string{"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}"}, checkNamespaced},
+		{"MCP server off", "cwac-nomcp", []string{"mcp.enabled=false"}, checkMCPOff},
+		{"ReadWriteMany: MCP pod anywhere, own placement, two replicas", "cwac-rwx", []string{
+			"results.accessModes={ReadWriteMany}", "mcp.colocateWithOperator=false", "scans.colocateWithOperator=false",
+			"mcp.replicaCount=2", "mcp.nodeSelector.pool=mcp", "mcp.podLabels.team=a11y", "mcp.resources.limits.memory=128Mi",
+		}, checkReadWriteMany},
+		{"hostNetwork for a cluster without kube-proxy", "cwac-hostnet", []string{
+			"hostNetwork=true", "mcp.listenAddress=127.0.0.1", "extraEnv[0].name=KUBERNETES_SERVICE_HOST", "extraEnv[0].value=127.0.0.1",
+			"mcp.serviceAccount.annotations.team=a11y",
+		}, checkHostNetwork},
+		{"MCP server on a service account the user manages", "cwac-mcpsa",
+			[]string{"mcp.serviceAccount.create=false", "mcp.serviceAccount.name=my-mcp"}, checkUserManagedMCPAccount},
+		{"existing claim", "cwac-claim", []string{"results.existingClaim=shared-results"}, checkExistingClaim},
+		{"two replicas", "cwac-ha", []string{"replicaCount=2"}, checkTwoReplicas},
+		{"token auth, read-only, allowlist, no network policy", "cwac-token", []string{
+			"mcp.auth.mode=token", "mcp.auth.tokenSecret.name=mcp-token", "mcp.readOnly=true",
+			"scanPolicy.allowDomains={govt.nz}", "scanPolicy.denyCIDRs={10.96.0.0/12}", "networkPolicy.enabled=false",
+		}, checkTokenAuthReadOnly},
+		{"Localhost seccomp for Chrome's sandbox", "cwac-seccomp", []string{"scans.seccompProfile.type=Localhost"}, checkLocalhostSeccomp},
+		{"no CRD, scan placement and env", "cwac-nocrd", []string{
+			"crds.install=false", "scans.nodeSelector.pool=scans", "scans.env.HTTPS_PROXY=http://proxy:3128",
+			"scans.colocateWithOperator=false", "operator.logLevel=debug",
+		}, checkNoCRDScanPlacement},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -513,8 +430,196 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 	}
 }
 
+// checkDefaults: the default install renders every kind, two Deployments,
+// service accounts and Services, the MCP pod on the operator's node, and
+// kubernetes auth with URL checks.
+func checkDefaults(t *testing.T, objs []*unstructured.Unstructured) {
+	k := kinds(objs)
+	for _, kind := range []string{
+		"CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+		"Service", "PersistentVolumeClaim", "Deployment",
+	} {
+		if len(k[kind]) == 0 {
+			t.Errorf("no %s rendered", kind)
+		}
+	}
+	if len(k["Service"]) != 2 || len(k["Deployment"]) != 2 || len(k["ServiceAccount"]) != 2 {
+		t.Errorf("want two Deployments, two ServiceAccounts and two Services: %v", k)
+	}
+	checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+	// ReadWriteOnce by default: the MCP pod runs on the operator's node.
+	_, opDep := container(t, objs, "manager")
+	opLabels, _ := podSpec(t, opDep)
+	aff := mcpAffinity(t, objs)
+	if len(aff) != 1 || aff[0].TopologyKey != "kubernetes.io/hostname" ||
+		!labels.SelectorFromSet(aff[0].LabelSelector.MatchLabels).Matches(labels.Set(opLabels)) {
+		t.Errorf("MCP pod affinity %+v, want the operator's node", aff)
+	}
+	if hasArg(args(t, objs, "manager"), "--leader-elect") {
+		t.Error("leader election with one replica")
+	}
+	if find(objs, "NetworkPolicy", "-scans") == nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
+		t.Errorf("default install lacks the scan NetworkPolicy or the MCP server's auth delegation: %v", k)
+	}
+	mcpArgs := args(t, objs, "mcp-server")
+	if !hasArg(mcpArgs, "--auth=kubernetes") || !hasArg(mcpArgs, "--url-resolve=true") ||
+		!hasArg(args(t, objs, "manager"), "--url-check-redirects=true") {
+		t.Errorf("MCP server args %v", mcpArgs)
+	}
+}
+
+// checkNamespaced: rbac.scope=namespaced grants Roles in the watched
+// namespaces and nothing cluster-wide but the MCP server's auth delegation.
+func checkNamespaced(t *testing.T, objs []*unstructured.Unstructured) {
+	k := kinds(objs)
+	// The only cluster-scoped grant left is the MCP server's token and
+	// permission reviews (system:auth-delegator), which are cluster-scoped APIs.
+	if len(k["ClusterRole"]) != 0 || len(k["ClusterRoleBinding"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
+		t.Errorf("cluster-wide RBAC in namespaced mode: %v", k)
+	}
+	if find(objs, "Role", "-manager") == nil || !hasArg(args(t, objs, "manager"), "--watch-namespaces=team-a,team-b") {
+		t.Errorf("namespaced roles or flag missing: %v %v", k["Role"], args(t, objs, "manager"))
+	}
+	want := []string{"team-a/cwac-cwac-operator-manager", "team-b/cwac-cwac-operator-manager", "cwac-ns/cwac-cwac-operator-mcp-server"}
+	if diff := cmp.Diff(want, k["Role"]); diff != "" {
+		t.Errorf("roles (-want +got):\n%s", diff)
+	}
+}
+
+// checkMCPOff: mcp.enabled=false renders nothing of the MCP server.
+func checkMCPOff(t *testing.T, objs []*unstructured.Unstructured) {
+	k := kinds(objs)
+	if args(t, objs, "mcp-server") != nil || find(objs, "Service", "-mcp") != nil || find(objs, "Role", "-mcp-server") != nil ||
+		len(k["Deployment"]) != 1 || len(k["ServiceAccount"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") != nil {
+		t.Errorf("MCP objects rendered with mcp.enabled=false: %v", k)
+	}
+}
+
+// checkReadWriteMany: with a ReadWriteMany volume the MCP pod has no
+// affinity to the operator's, and takes its own replicas, placement, labels
+// and resources.
+func checkReadWriteMany(t *testing.T, objs []*unstructured.Unstructured) {
+	checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+	if aff := mcpAffinity(t, objs); aff != nil {
+		t.Errorf("affinity with mcp.colocateWithOperator=false: %+v", aff)
+	}
+	mc, dep := container(t, objs, "mcp-server")
+	lbls, pod := podSpec(t, dep)
+	r, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "replicas")
+	if fmt.Sprint(r) != "2" || pod.NodeSelector["pool"] != "mcp" || lbls["team"] != "a11y" {
+		t.Errorf("replicas %v nodeSelector %v labels %v", r, pod.NodeSelector, lbls)
+	}
+	if fmt.Sprint(mc["resources"]) != "map[limits:map[memory:128Mi] requests:map[cpu:10m memory:32Mi]]" {
+		t.Errorf("resources %v", mc["resources"])
+	}
+}
+
+// checkHostNetwork: hostNetwork=true puts the MCP pod on the host's network
+// with cluster DNS, the extra env, Recreate updates and its own listen
+// address; the MCP service account takes its annotations.
+func checkHostNetwork(t *testing.T, objs []*unstructured.Unstructured) {
+	checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+	mc, dep := container(t, objs, "mcp-server")
+	_, pod := podSpec(t, dep)
+	if !pod.HostNetwork || pod.DNSPolicy != corev1.DNSClusterFirstWithHostNet ||
+		fmt.Sprint(mc["env"]) != "[map[name:KUBERNETES_SERVICE_HOST value:127.0.0.1]]" {
+		t.Errorf("MCP pod hostNetwork %v dns %v env %v", pod.HostNetwork, pod.DNSPolicy, mc["env"])
+	}
+	s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type")
+	if s != "Recreate" || !hasArg(args(t, objs, "mcp-server"), "--listen=127.0.0.1:8090") {
+		t.Errorf("strategy %q args %v", s, args(t, objs, "mcp-server"))
+	}
+	if sa := find(objs, "ServiceAccount", "-mcp"); sa == nil || sa.GetAnnotations()["team"] != "a11y" {
+		t.Errorf("MCP service account %v", sa)
+	}
+}
+
+// checkUserManagedMCPAccount: with mcp.serviceAccount.create=false the chart
+// renders only the operator's service account and binds the MCP server's
+// roles to the one named.
+func checkUserManagedMCPAccount(t *testing.T, objs []*unstructured.Unstructured) {
+	checkMCPDeployment(t, objs, "my-mcp")
+	if len(kinds(objs)["ServiceAccount"]) != 1 {
+		t.Errorf("service accounts %v", kinds(objs)["ServiceAccount"])
+	}
+	for _, b := range []*unstructured.Unstructured{find(objs, "RoleBinding", "-mcp-server"), find(objs, "ClusterRoleBinding", "-mcp-auth-delegator")} {
+		if subj, _, _ := unstructured.NestedSlice(b.Object, "subjects"); len(subj) != 1 || subj[0].(map[string]any)["name"] != "my-mcp" {
+			t.Errorf("%s %s binds %v", b.GetKind(), b.GetName(), subj)
+		}
+	}
+}
+
+// checkExistingClaim: results.existingClaim is used instead of a new claim.
+func checkExistingClaim(t *testing.T, objs []*unstructured.Unstructured) {
+	if find(objs, "PersistentVolumeClaim", "") != nil || !hasArg(args(t, objs, "manager"), "--results-pvc=shared-results") {
+		t.Errorf("existing claim not used: %v", args(t, objs, "manager"))
+	}
+}
+
+// checkTwoReplicas: two operator replicas elect a leader.
+func checkTwoReplicas(t *testing.T, objs []*unstructured.Unstructured) {
+	if !hasArg(args(t, objs, "manager"), "--leader-elect") || find(objs, "Role", "-leader-election") == nil {
+		t.Error("no leader election with two replicas")
+	}
+}
+
+// checkTokenAuthReadOnly: token auth, read-only mode and the scan policy
+// reach the MCP server's flags, the operator enforces the same allowlist,
+// and no network policy or auth delegation is rendered.
+func checkTokenAuthReadOnly(t *testing.T, objs []*unstructured.Unstructured) {
+	checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+	a := args(t, objs, "mcp-server")
+	for _, want := range []string{
+		"--auth=token", "--auth-token-file=/var/run/cwac-mcp/token", "--read-only", "--url-allow-domains=govt.nz", "--url-deny-cidrs=10.96.0.0/12",
+	} {
+		if !hasArg(a, want) {
+			t.Errorf("MCP server lacks %s: %v", want, a)
+		}
+	}
+	if !hasArg(args(t, objs, "manager"), "--url-allow-domains=govt.nz") {
+		t.Error("the operator does not enforce the same allowlist")
+	}
+	if find(objs, "NetworkPolicy", "") != nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") != nil {
+		t.Error("network policy or auth delegation rendered when off")
+	}
+}
+
+// checkLocalhostSeccomp: a Localhost seccomp profile is passed to the
+// operator and Chrome keeps its sandbox.
+func checkLocalhostSeccomp(t *testing.T, objs []*unstructured.Unstructured) {
+	a := args(t, objs, "manager")
+	if !hasArg(a, "--scan-seccomp-localhost-profile=profiles/cwac-chrome.json") {
+		t.Errorf("args %v", a)
+	}
+	for _, x := range a {
+		if strings.HasPrefix(x, "--chrome-extra-args=") && strings.Contains(x, "--no-sandbox") {
+			t.Errorf("--no-sandbox kept under the Localhost profile: %s", x)
+		}
+	}
+}
+
+// checkNoCRDScanPlacement: crds.install=false renders no CRD, and the scans'
+// node selector, env and the log level reach the operator's flags, without
+// affinity when scans need not run beside the operator.
+func checkNoCRDScanPlacement(t *testing.T, objs []*unstructured.Unstructured) {
+	a := args(t, objs, "manager")
+	if find(objs, "CustomResourceDefinition", "") != nil || !hasArg(a, "--scan-node-selector=pool=scans") ||
+		!hasArg(a, "--scan-env=HTTPS_PROXY=http://proxy:3128") || !hasArg(a, "--zap-log-level=debug") {
+		t.Errorf("args = %v", a)
+	}
+	for _, x := range a {
+		if strings.HasPrefix(x, "--scan-affinity") {
+			t.Errorf("affinity with colocateWithOperator=false: %s", x)
+		}
+	}
+}
+
 func TestChartRefusesWrongValueTypes(t *testing.T) {
-	for _, set := range []string{"mcp.replicaCount=two", "mcp.serviceAccount.create=maybe", "mcp.colocateWithOperator=1", "mcp.serviceAccount.extra=x", "mcp.auth.mode=open", "scanPolicy.allowCIDRs={localhost}", "scans.seccompProfile.type=Unconfined", "replicaCount=two", "mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1"} {
+	for _, set := range []string{
+		"mcp.replicaCount=two", "mcp.serviceAccount.create=maybe", "mcp.colocateWithOperator=1", "mcp.serviceAccount.extra=x",
+		"mcp.auth.mode=open", "scanPolicy.allowCIDRs={localhost}", "scans.seccompProfile.type=Unconfined", "replicaCount=two",
+		"mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1",
+	} {
 		cmd := exec.Command(helmBin(t), "template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1", "--set", set)
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "values don't meet the specifications of the schema") {
@@ -535,10 +640,7 @@ func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
 		{[]string{"hostNetwork=true", "mcp.port=8081"}, "is one of the operator's ports"},
 		{[]string{"hostNetwork=true", "metrics.port=9000", "mcp.port=9000"}, "is one of the operator's ports"},
 	} {
-		a := []string{"template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1"}
-		for _, s := range tt.sets {
-			a = append(a, "--set", s)
-		}
+		a := append([]string{"template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1"}, setArgs(tt.sets)...)
 		out, err := exec.Command(helmBin(t), a...).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), tt.want) {
 			t.Errorf("%v: err %v\n%s", tt.sets, err, out)
@@ -645,8 +747,14 @@ func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 		{"namespaced scope", []string{"rbac.scope=namespaced"},
 			[]grant{{Kind: "Role", Name: "rbac/cwac-cwac-operator-manager", Rules: manager}},
 			[]grant{delegator, mcpRole}},
-		{"namespaced scope, two namespaces, leader election, token auth", []string{"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}", "replicaCount=2", "mcp.auth.mode=token", "mcp.auth.tokenSecret.name=t"},
-			[]grant{{Kind: "Role", Name: "team-a/cwac-cwac-operator-manager", Rules: manager}, {Kind: "Role", Name: "team-b/cwac-cwac-operator-manager", Rules: manager}, {Kind: "Role", Name: "rbac/cwac-cwac-operator-leader-election", Rules: leader}},
+		{"namespaced scope, two namespaces, leader election, token auth", []string{
+			"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}", "replicaCount=2", "mcp.auth.mode=token", "mcp.auth.tokenSecret.name=t",
+		},
+			[]grant{
+				{Kind: "Role", Name: "team-a/cwac-cwac-operator-manager", Rules: manager},
+				{Kind: "Role", Name: "team-b/cwac-cwac-operator-manager", Rules: manager},
+				{Kind: "Role", Name: "rbac/cwac-cwac-operator-leader-election", Rules: leader},
+			},
 			[]grant{mcpRole}},
 		{"MCP server off", []string{"mcp.enabled=false"},
 			[]grant{{Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},

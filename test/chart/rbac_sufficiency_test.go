@@ -63,8 +63,7 @@ func installRBAC(t *testing.T, objs []*unstructured.Unstructured) accounts {
 				sa.operator = user
 			}
 		}
-		obj := o.DeepCopy()
-		if err := admin.Patch(context.Background(), obj, client.Apply, client.FieldOwner("chart-test"), client.ForceOwnership); err != nil {
+		if err := serverSideApply(context.Background(), o, client.ForceOwnership); err != nil {
 			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
@@ -78,7 +77,10 @@ func installRBAC(t *testing.T, objs []*unstructured.Unstructured) accounts {
 func as(serviceAccount string) *rest.Config {
 	c := rest.CopyConfig(cfg)
 	ns := strings.Split(serviceAccount, ":")[2]
-	c.Impersonate = rest.ImpersonationConfig{UserName: serviceAccount, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}}
+	c.Impersonate = rest.ImpersonationConfig{
+		UserName: serviceAccount,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+	}
 	return c
 }
 
@@ -89,7 +91,8 @@ func tokenFor(t *testing.T, ns, name string) string {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
@@ -135,7 +138,10 @@ func runScanAs(t *testing.T, sa, releaseNS, scanNS string, watch []string, leade
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:rbac", RunnerImage: "cwac-operator:rbac", CWACDir: "/cwac", Resources: scanjob.DefaultResources()}
+	opts := scanjob.Options{
+		ResultsPVC: "cwac-results", DefaultImage: "cwac:rbac", RunnerImage: "cwac-operator:rbac",
+		CWACDir: "/cwac", Resources: scanjob.DefaultResources(),
+	}
 	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: 2, WatchNamespaces: watch, SkipNameValidation: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +150,10 @@ func runScanAs(t *testing.T, sa, releaseNS, scanNS string, watch []string, leade
 	go func() { _ = mgr.Start(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	scan := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Name: "rbac-check", Namespace: scanNS}, Spec: cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/"}}}
+	scan := &cwacv1alpha1.CwacScan{
+		ObjectMeta: metav1.ObjectMeta{Name: "rbac-check", Namespace: scanNS},
+		Spec:       cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/"}},
+	}
 	if err := admin.Create(context.Background(), scan); err != nil {
 		t.Fatal(err)
 	}
@@ -207,15 +216,23 @@ func operatorHoldsNoMCPRights(t *testing.T, sa, ns string) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	_, err = cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "x"}}, metav1.CreateOptions{})
+	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "x"}}
+	_, err = cs.AuthenticationV1().TokenReviews().Create(ctx, review, metav1.CreateOptions{})
 	forbidden(t, "a TokenReview as the operator", err)
-	_, err = cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "u", ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Group: "cwac.a11y.dev", Resource: "cwacscans", Namespace: ns}}}, metav1.CreateOptions{})
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "u",
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Group: "cwac.a11y.dev", Resource: "cwacscans", Namespace: ns},
+	}}
+	_, err = cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 	forbidden(t, "a SubjectAccessReview as the operator", err)
 	c, err := client.New(as(sa), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.Create(ctx, &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{GenerateName: "op-", Namespace: ns}, Spec: cwacv1alpha1.CwacScanSpec{URLs: []string{"https://a.example/"}}}, client.DryRunAll)
+	err = c.Create(ctx, &cwacv1alpha1.CwacScan{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "op-", Namespace: ns},
+		Spec:       cwacv1alpha1.CwacScanSpec{URLs: []string{"https://a.example/"}},
+	}, client.DryRunAll)
 	forbidden(t, "creating a CwacScan as the operator", err)
 	err = cs.CoreV1().Pods(ns).GetLogs("any", &corev1.PodLogOptions{}).Do(ctx).Error()
 	forbidden(t, "reading a pod log as the operator", err)
@@ -260,7 +277,8 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer session.Close()
+	// Teardown only: the test has its answers, and a failed close changes none.
+	defer func() { _ = session.Close() }()
 	call := func(name string, args map[string]any) map[string]any {
 		t.Helper()
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
@@ -323,7 +341,10 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	forbidden(t, "updating a scan as the MCP server", c.Update(ctx, scan))
 	forbidden(t, "creating a Job as the MCP server", c.Create(ctx, &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "mcp-job", Namespace: ns},
-		Spec:       batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "c", Image: "busybox"}},
+		}}},
 	}))
 	forbidden(t, "creating a ConfigMap as the MCP server", c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mcp-cm", Namespace: ns}}))
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mcp-secret", Namespace: ns}, StringData: map[string]string{"k": "v"}}
