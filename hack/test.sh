@@ -49,6 +49,7 @@ fuzz ./internal/results FuzzParsePyLiteral
 fuzz ./internal/cwacconfig FuzzBaseURLCSV
 fuzz ./internal/scanpod FuzzEncode
 fuzz ./internal/urlpolicy FuzzCheckURL
+fuzz ./internal/urlpolicy FuzzResolveLocation
 echo "== end to end on a real single-node cluster"
 if [[ $(id -u) -ne 0 ]]; then
   echo "cluster e2e NOT RUN: it needs root (kubelet and containerd); run hack/cluster/e2e.sh as root"

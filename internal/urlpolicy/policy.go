@@ -261,9 +261,11 @@ func (p *Policy) check(ctx context.Context, raw string, hops int) *Denial {
 		next, err := p.cfg.Redirector.Redirect(rctx, raw)
 		cancel()
 		if err == nil && next != "" {
-			target, err := u.Parse(next)
+			// Resolved as the browser will resolve it; what cannot be
+			// resolved is refused, never waved through.
+			target, err := ResolveLocation(u, next)
 			if err != nil {
-				return deny(RuleRedirect, "redirects to an invalid URL")
+				return deny(RuleRedirect, err.Error()+": "+truncate(next, 200))
 			}
 			if d := p.check(ctx, target.String(), hops+1); d != nil {
 				detail := "redirects to " + truncate(target.String(), 200) + ", which is not allowed (" + d.Rule + "): " + d.Detail

@@ -1,0 +1,92 @@
+package urlpolicy
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// Location values a browser resolves differently from Go's URL parser: each
+// must come out where the browser goes (the WHATWG URL standard's answers).
+func TestResolveLocationLikeABrowser(t *testing.T) {
+	base, _ := url.Parse("http://site.example/a/b")
+	tests := []struct {
+		location, want, wantErr string
+	}{
+		{location: `/\169.254.169.254/latest/meta-data/`, want: "http://169.254.169.254/latest/meta-data/"},
+		{location: `\\169.254.169.254\`, want: "http://169.254.169.254/"},
+		{location: `/\/169.254.169.254/`, want: "http://169.254.169.254/"},
+		{location: `\/169.254.169.254/`, want: "http://169.254.169.254/"},
+		{location: `http://169.254.169.254\@127.0.0.2/`, want: "http://169.254.169.254/@127.0.0.2/"},
+		{location: "/\t/169.254.169.254/", want: "http://169.254.169.254/"},
+		{location: "/\n/169.254.169.254/", want: "http://169.254.169.254/"},
+		{location: " \x00//169.254.169.254/ ", want: "http://169.254.169.254/"},
+		{location: "http:///169.254.169.254/", want: "http://169.254.169.254/"},
+		{location: "https:169.254.169.254/", want: "https://169.254.169.254/"},
+		{location: "HTTPS://Other.example/x?q=a\\b", want: "https://Other.example/x?q=a\\b"}, // the query keeps its backslash
+		// Ordinary redirects stay what they were.
+		{location: "/ok", want: "http://site.example/ok"},
+		{location: "ok", want: "http://site.example/a/ok"},
+		{location: "http:ok", want: "http://site.example/a/ok"},
+		{location: "?page=2", want: "http://site.example/a/b?page=2"},
+		{location: "https://www.example.govt.nz/", want: "https://www.example.govt.nz/"},
+		{location: "//cdn.example/x", want: "http://cdn.example/x"},
+		// What cannot be resolved is an error (the check refuses it).
+		{location: "", wantErr: "empty Location"},
+		{location: " \t", wantErr: "empty Location"},
+		{location: "javascript:alert(1)", wantErr: "javascript: URL"},
+		{location: "file:///etc/passwd", wantErr: "file: URL"},
+		{location: "http://", wantErr: "without a host"},
+		{location: "//", wantErr: "without a host"},
+		{location: "http://[::1", wantErr: "cannot be parsed"},
+		{location: "%zz", wantErr: "cannot be parsed"},
+	}
+	for _, tt := range tests {
+		got, err := ResolveLocation(base, tt.location)
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ResolveLocation(%q) = %v, %v; want an error with %q", tt.location, got, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("ResolveLocation(%q): %v", tt.location, err)
+		case got.String() != tt.want:
+			t.Errorf("ResolveLocation(%q) = %q, want %q", tt.location, got, tt.want)
+		}
+	}
+}
+
+// A redirect the browser would follow to the metadata address is refused,
+// and one whose Location cannot be resolved is refused too (fail closed).
+func TestRedirectCheckFailsClosed(t *testing.T) {
+	locations := []string{
+		`/\169.254.169.254/latest/meta-data/`, `\\169.254.169.254\`, `/\/169.254.169.254/`, `\/169.254.169.254/`,
+		`http://169.254.169.254\@127.0.0.2/`, "/\t/169.254.169.254/", "http://[::1", "javascript:alert(1)",
+	}
+	for _, loc := range locations {
+		p := New(Config{Resolver: resolver, Redirector: stubRedirector{"https://public.example.org/": loc}})
+		d := p.CheckURL(context.Background(), "https://public.example.org/")
+		if d == nil || d.Rule != RuleRedirect {
+			t.Errorf("Location %q: %v, want a %s denial", loc, d, RuleRedirect)
+		}
+	}
+}
+
+// Whatever a server puts in Location, a resolved redirect is an http or
+// https URL with a host, never something else waved through.
+func FuzzResolveLocation(f *testing.F) {
+	for _, s := range []string{`/\169.254.169.254/`, "http:ok", "//x", "javascript:x", "/\t/a", "https:b", "?q", "%zz"} {
+		f.Add(s)
+	}
+	base, _ := url.Parse("https://site.example/a/b")
+	f.Fuzz(func(t *testing.T, location string) {
+		u, err := ResolveLocation(base, location)
+		if err != nil {
+			return
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			t.Fatalf("ResolveLocation(%q) = %q: not an http(s) URL with a host", location, u)
+		}
+	})
+}
