@@ -17,11 +17,44 @@ import (
 
 var bom = []byte("\xef\xbb\xbf")
 
+// Limits on the shape of a CSV, so that a hostile or broken results file
+// (whoever can write the results volume can plant one) costs bounded
+// memory: encoding/csv holds a whole record at once.
+const (
+	// MaxRecordBytes caps one record (a row, or the header), every cell of
+	// it included. CWAC's largest cells are an element's HTML: kilobytes.
+	MaxRecordBytes = 4 << 20
+	// MaxColumns caps the header's columns; CWAC's CSVs have about 20.
+	MaxColumns = 512
+)
+
+// ErrTooLarge is returned (wrapped, with the limit) when a CSV breaks a limit.
+var ErrTooLarge = errors.New("CSV is larger than the reader allows")
+
+// recordLimiter fails a read once the current record has taken more than
+// MaxRecordBytes of input, before encoding/csv can hold more of it.
+type recordLimiter struct {
+	r        io.Reader
+	read     int64 // bytes handed to the CSV reader so far
+	boundary int64 // input offset where the current record starts
+	limit    int64
+}
+
+func (l *recordLimiter) Read(p []byte) (int, error) {
+	if l.read-l.boundary > l.limit {
+		return 0, fmt.Errorf("%w: a record over %d bytes", ErrTooLarge, l.limit)
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
+}
+
 // Reader streams the rows of one CWAC CSV.
 type Reader struct {
-	csv    *csv.Reader
-	header []string
-	index  map[string]int
+	csv     *csv.Reader
+	limiter *recordLimiter
+	header  []string
+	index   map[string]int
 }
 
 // NewReader reads the header of a CWAC CSV (skipping the byte-order mark CWAC
@@ -31,8 +64,10 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if peek, err := br.Peek(len(bom)); err == nil && bytes.Equal(peek, bom) {
 		_, _ = br.Discard(len(bom))
 	}
-	cr := csv.NewReader(br)
+	limiter := &recordLimiter{r: br, limit: MaxRecordBytes}
+	cr := csv.NewReader(limiter)
 	cr.FieldsPerRecord = -1 // checked per row against the header, with a clearer error
+	cr.ReuseRecord = true   // rows are copied out below only when kept
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("empty CSV: no header")
@@ -40,6 +75,10 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading CSV header: %w", err)
 	}
+	if len(header) > MaxColumns {
+		return nil, fmt.Errorf("%w: the header has %d columns, more than %d", ErrTooLarge, len(header), MaxColumns)
+	}
+	limiter.boundary = cr.InputOffset()
 	header = append([]string(nil), header...)
 	index := make(map[string]int, len(header))
 	for i, h := range header {
@@ -47,7 +86,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 			index[h] = i
 		}
 	}
-	return &Reader{csv: cr, header: header, index: index}, nil
+	return &Reader{csv: cr, limiter: limiter, header: header, index: index}, nil
 }
 
 // Header returns the column names.
@@ -56,7 +95,8 @@ func (r *Reader) Header() []string { return r.header }
 // Has reports whether the CSV has a column.
 func (r *Reader) Has(column string) bool { _, ok := r.index[column]; return ok }
 
-// Row is one record, read by column name.
+// Row is one record, read by column name. Its Fields are valid until the
+// next call to Next (the reader reuses them): copy what you keep.
 type Row struct {
 	r      *Reader
 	Fields []string
@@ -91,6 +131,7 @@ func (r *Reader) Next() (Row, error) {
 		}
 		return Row{}, fmt.Errorf("reading CSV: %w", err)
 	}
+	r.limiter.boundary = r.csv.InputOffset()
 	if len(rec) != len(r.header) {
 		line, _ := r.csv.FieldPos(0)
 		return Row{}, fmt.Errorf("reading CSV: line %d has %d fields, header has %d", line, len(rec), len(r.header))
@@ -116,7 +157,10 @@ func EachRowFS(fsys fs.FS, name string, fn func(*Reader, Row) error) error {
 		return err
 	}
 	defer func() { _ = f.Close() }() // read only: closing loses nothing
-	return EachRowFrom(f, fn)
+	if err := EachRowFrom(f, fn); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // EachRowFrom is EachRow over any reader.
