@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,8 +60,9 @@ func (r resultsRoot) open() (*os.Root, error) {
 	return root, nil
 }
 
-// sub returns an fs.FS confined to rel under the root.
-func (r resultsRoot) sub(rel string) (fs.FS, func(), error) {
+// sub returns the directory rel under the root as a callFS: confined to
+// it, regular files only, readable while ctx lives.
+func (r resultsRoot) sub(ctx context.Context, rel string) (fs.FS, func(), error) {
 	if err := validRelPath(rel); err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +75,7 @@ func (r resultsRoot) sub(rel string) (fs.FS, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return subRoot.FS(), func() { closeReadOnly(subRoot) }, nil
+	return callFS{ctx: ctx, root: subRoot}, func() { closeReadOnly(subRoot) }, nil
 }
 
 // closeReadOnly closes a root, file or stream this server only read from:

@@ -126,8 +126,8 @@ func isCWACDir(id string) bool { _, _, ok := cwac.ParseResultsDirName(id); retur
 
 // openResults opens a scan's results directory as a confined, read-only
 // fs.FS; the caller calls the returned close function.
-func (st store) openResults(res scanResults) (fs.FS, func(), error) {
-	fsys, closeFn, err := st.root.sub(res.Dir)
+func (st store) openResults(ctx context.Context, res scanResults) (fs.FS, func(), error) {
+	fsys, closeFn, err := st.root.sub(ctx, res.Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Results of scan %s cannot be read: %v", scanName(res), err)
 	}

@@ -51,7 +51,7 @@ func (s *Server) generateReport(ctx context.Context, call *callInfo, in ReportIn
 	if err != nil {
 		return ReportOutput{}, err
 	}
-	fsys, closeFn, err := s.store.openResults(res)
+	fsys, closeFn, err := s.store.openResults(ctx, res)
 	if err != nil {
 		return ReportOutput{}, err
 	}

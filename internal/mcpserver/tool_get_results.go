@@ -53,7 +53,7 @@ func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput
 	if err != nil {
 		return ResultsOutput{}, err
 	}
-	fsys, closeFn, err := s.store.openResults(res)
+	fsys, closeFn, err := s.store.openResults(ctx, res)
 	if err != nil {
 		return ResultsOutput{}, err
 	}

@@ -60,7 +60,7 @@ func (s *Server) summary(ctx context.Context, call *callInfo, in SummaryInput) (
 		}
 		return SummaryOutput{}, err
 	}
-	fsys, closeFn, err := s.store.openResults(res)
+	fsys, closeFn, err := s.store.openResults(ctx, res)
 	if err != nil {
 		return SummaryOutput{}, err
 	}

@@ -74,7 +74,7 @@ func (s *Server) status(ctx context.Context, call *callInfo, in StatusInput) (St
 		}
 	}
 	if !st.Phase.Finished() {
-		s.setProgress(&out, call, scan)
+		s.setProgress(ctx, &out, call, scan)
 	}
 	return out, nil
 }
@@ -129,7 +129,7 @@ func setFailure(out *StatusOutput, f *cwacv1alpha1.ScanFailure) {
 
 // setProgress adds CWAC's own progress (progress.csv) while the scan runs,
 // and passes it on as an MCP progress notification.
-func (s *Server) setProgress(out *StatusOutput, call *callInfo, scan *cwacv1alpha1.CwacScan) {
+func (s *Server) setProgress(ctx context.Context, out *StatusOutput, call *callInfo, scan *cwacv1alpha1.CwacScan) {
 	if scan.Status.ResultsPath == "" {
 		return
 	}
@@ -137,7 +137,7 @@ func (s *Server) setProgress(out *StatusOutput, call *callInfo, scan *cwacv1alph
 	if err != nil {
 		return // CWAC has not made its directory yet
 	}
-	fsys, closeFn, err := s.store.root.sub(dir)
+	fsys, closeFn, err := s.store.root.sub(ctx, dir)
 	if err != nil {
 		return
 	}
