@@ -91,3 +91,59 @@ const (
 	// ReasonJobConflict: a Job with the scan's name exists but belongs to something else.
 	ReasonJobConflict = "JobConflict"
 )
+
+// Condition types on a CwacScanSchedule.
+const (
+	// ConditionScheduleValid is True (reason ValidSchedule) when spec.schedule,
+	// spec.timeZone and the scan template's metadata can be used; False with
+	// InvalidSchedule, InvalidTimeZone or InvalidTemplate (the message names
+	// the field) when not: no scan is created until the spec changes.
+	ConditionScheduleValid = "ScheduleValid"
+	// ConditionReady is True (reason Scheduled) while the schedule creates
+	// scans at its ticks; False with Suspended, InvalidSchedule,
+	// InvalidTimeZone, InvalidTemplate, TooManyMissedTicks, ScanRefused or
+	// ScanConflict when it does not.
+	ConditionReady = "Ready"
+)
+
+// Reasons on a CwacScanSchedule's conditions and Events.
+const (
+	// ReasonValidSchedule: the schedule, time zone and template metadata can be used.
+	ReasonValidSchedule = "ValidSchedule"
+	// ReasonInvalidSchedule: spec.schedule has the right shape but cannot be
+	// used (a field out of range, a date that never comes).
+	ReasonInvalidSchedule = "InvalidSchedule"
+	// ReasonInvalidTimeZone: spec.timeZone is not in the IANA time zone database.
+	ReasonInvalidTimeZone = "InvalidTimeZone"
+	// ReasonInvalidTemplate: a label or annotation of spec.scanTemplate.metadata
+	// is not valid Kubernetes metadata.
+	ReasonInvalidTemplate = "InvalidTemplate"
+	// ReasonScheduled: waiting for the next tick (the message says when).
+	ReasonScheduled = "Scheduled"
+	// ReasonSuspended: spec.suspend is true; no scan is created.
+	ReasonSuspended = "Suspended"
+	// ReasonTooManyMissedTicks: more than 100 ticks were missed (counted since
+	// the last scheduled time, or within startingDeadlineSeconds); as for a
+	// CronJob, nothing starts: set or lower spec.startingDeadlineSeconds, or
+	// check the clocks.
+	ReasonTooManyMissedTicks = "TooManyMissedTicks"
+	// ReasonScanRefused: the API server refused the tick's scan (the message
+	// says why); the next tick tries again.
+	ReasonScanRefused = "ScanRefused"
+	// ReasonScanConflict: a CwacScan with the tick's name exists and belongs
+	// to something else; the tick is not run.
+	ReasonScanConflict = "ScanConflict"
+	// ReasonScanCreated (Event): a tick's scan was created.
+	ReasonScanCreated = "ScanCreated"
+	// ReasonTickSkipped (Event): a tick came while a scan still ran and
+	// concurrencyPolicy is Forbid.
+	ReasonTickSkipped = "TickSkipped"
+	// ReasonScanReplaced (Event): a running scan was deleted for a new tick
+	// (concurrencyPolicy Replace).
+	ReasonScanReplaced = "ScanReplaced"
+	// ReasonMissedTick (Event): ticks passed more than startingDeadlineSeconds
+	// ago without a scan; they are not run.
+	ReasonMissedTick = "MissedTick"
+	// ReasonScanPruned (Event): a finished scan beyond the history limits was deleted.
+	ReasonScanPruned = "ScanPruned"
+)

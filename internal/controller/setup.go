@@ -89,6 +89,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		clock = time.Now
 	}
 	scans.queue = newQueue(mgr.GetClient(), o.MaxConcurrentScans, clock)
+	if err := setupSchedules(mgr, o); err != nil {
+		return err
+	}
 	return scans.SetupWithManager(mgr)
 }
 
