@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -37,6 +38,7 @@ func main() {
 		callTimeout                               time.Duration
 		maxRequestBytes                           int64
 		maxResponseBytes, maxResults              int
+		maxConnsPerClient                         int
 	)
 	flag.StringVar(&transport, "transport", "stdio",
 		"stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health)")
@@ -47,6 +49,7 @@ func main() {
 	flag.Int64Var(&maxRequestBytes, "max-request-bytes", 1<<20, "larger HTTP request bodies are refused before parsing")
 	flag.IntVar(&maxResponseBytes, "max-response-bytes", 512*1024, "cap on a tool answer's size")
 	flag.IntVar(&maxResults, "max-results", 1000, "hard maximum of cwac_get_results' limit")
+	flag.IntVar(&maxConnsPerClient, "max-conns-per-client", 64, "connections one client address may hold open at once (http transport)")
 	var (
 		authMode, tokenFile, audiences string
 		readOnly                       bool
@@ -137,7 +140,11 @@ func main() {
 			Addr:              listen,
 			Handler:           srv.Handler(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth}),
 			ReadHeaderTimeout: 10 * time.Second,
-			MaxHeaderBytes:    64 << 10,
+			// Keep-alive connections with nothing to do are closed; request
+			// bodies get their own deadline (mcpserver.DefaultBodyReadTimeout).
+			// No write timeout: MCP answers stream for as long as a call runs.
+			IdleTimeout:    2 * time.Minute,
+			MaxHeaderBytes: 64 << 10,
 		}
 		go func() {
 			<-ctx.Done()
@@ -147,7 +154,14 @@ func main() {
 		}()
 		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp",
 			"namespace", namespace, "resultsRoot", resultsRoot, "auth", authMode, "readOnly", readOnly)
-		if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if maxConnsPerClient < 1 {
+			fail("invalid --max-conns-per-client", fmt.Errorf("%d is less than 1", maxConnsPerClient))
+		}
+		listener, err := net.Listen("tcp", listen)
+		if err != nil {
+			fail("listening", err)
+		}
+		if err := hs.Serve(mcpserver.LimitConnsPerClient(listener, maxConnsPerClient)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fail("http transport", err)
 		}
 	default:

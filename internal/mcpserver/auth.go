@@ -227,6 +227,8 @@ func authenticate(auth Authenticator, next http.Handler) http.Handler {
 		id, err := auth.Authenticate(r.Context(), r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cwac-operator"`)
+			// Close rather than wait for the rest of a body nobody will read.
+			w.Header().Set("Connection", "close")
 			code := http.StatusUnauthorized
 			if !errors.Is(err, errUnauthenticated) {
 				code = http.StatusServiceUnavailable

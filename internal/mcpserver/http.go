@@ -26,6 +26,9 @@ type HTTPOptions struct {
 	// Auth authenticates every request but /health. It is required: use
 	// AnonymousAuth{} to switch authentication off, explicitly.
 	Auth Authenticator
+	// BodyReadTimeout bounds the time to send a request body (default
+	// DefaultBodyReadTimeout).
+	BodyReadTimeout time.Duration
 }
 
 // Handler serves /mcp (streamable HTTP), the REST execution service
@@ -33,6 +36,9 @@ type HTTPOptions struct {
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = 1 << 20
+	}
+	if opts.BodyReadTimeout <= 0 {
+		opts.BodyReadTimeout = DefaultBodyReadTimeout
 	}
 	mux := http.NewServeMux()
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
@@ -43,9 +49,15 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if auth == nil {
 		auth = refuseAll{}
 	}
-	protected := func(h http.Handler) http.Handler { return limitBody(opts.MaxRequestBytes, authenticate(auth, h)) }
-	mux.Handle("/mcp", protected(streamable))
-	mux.Handle("/mcp/", protected(streamable))
+	// Every route but /health: the Host check, then a deadline and a cap on
+	// the body, then the caller's credentials, then cross-origin and
+	// content-type refusals.
+	protected := func(h http.Handler) http.Handler {
+		return guardHost(deadlineBody(opts.BodyReadTimeout, limitBody(opts.MaxRequestBytes, authenticate(auth, guardCrossOrigin(h)))))
+	}
+	mcpHandler := protected(bindSession(streamable))
+	mux.Handle("/mcp", mcpHandler)
+	mux.Handle("/mcp/", mcpHandler)
 	mux.Handle("GET /tools", protected(http.HandlerFunc(s.listToolsREST)))
 	mux.Handle("POST /execute", protected(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })))
 	mux.HandleFunc("GET /health", s.health)

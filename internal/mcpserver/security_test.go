@@ -296,6 +296,7 @@ func TestIdentityHeaderCannotBeForged(t *testing.T) {
 	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{Auth: AnonymousAuth{}}))
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/execute", strings.NewReader(`{"tool_name":"cwac_scan","arguments":{"urls":["https://a.example/"]}}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(IdentityHeader, encodeIdentity(&Identity{User: "system:admin", Method: "kubernetes"}))
 	req.Header.Set(CallerHeader, "kubernetes:system:admin")
 	resp, err := http.DefaultClient.Do(req)
