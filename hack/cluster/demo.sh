@@ -39,11 +39,15 @@ streamable HTTP on 127.0.0.1:8090/mcp; callers present Kubernetes tokens):
   kubectl -n cwac-system create rolebinding me --role=cwac-user --serviceaccount=cwac-system:me
   TOKEN=\$(kubectl -n cwac-system create token me)
   npx @modelcontextprotocol/inspector@0.17.2 --cli http://127.0.0.1:8090/mcp --transport http --header "Authorization: Bearer \$TOKEN" --method tools/list
+  curl -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:8090/tools    # REST
 
 This demo scans with the STAND-IN scanner (test/standin-cwac: writes CWAC's
 output format from a recorded real run; it is not CWAC). For real scans, build
 an image from CWAC's own Dockerfile, import it (ctr --address
 $ROOT/bin/cluster/run/containerd.sock -n k8s.io images import cwac.tar) and
-install with --set cwac.image=<that image>.
+give the operator CWAC's defaults from your CWAC checkout (CWAC's image has
+none):
+  $ROOT/bin/helm upgrade cwac $ROOT/charts/cwac-operator -n cwac-system --reuse-values \\
+    --set cwac.image=<that image> --set-file cwac.defaultConfig=<cwac>/config/config_default.json
 Stop everything with hack/cluster/down.sh (add --purge to delete its data).
 MSG

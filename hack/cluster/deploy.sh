@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Deploys the product onto the local cluster (hack/cluster/up.sh): builds the
-# operator image and the stand-in CWAC image without an engine, imports both
+# operator image and the stand-in CWAC images without an engine, imports them
 # into the cluster's containerd, installs the Helm chart with
 # hack/cluster/values-local.yaml, and starts the test site as a pod. Prints
 # the test site's URL. Extra arguments go to helm.
+#
+# The stand-in image is laid out as CWAC's own Dockerfile builds CWAC's, with
+# no config/, so the operator is given CWAC's defaults as a user gives them:
+# --set-file cwac.defaultConfig=<file>, here the stand-in's own
+# test/standin-cwac/config/config_default.json (CWAC_DEFAULT_CONFIG=<file>
+# gives another; CWAC_DEFAULT_CONFIG= gives none).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 STATE="${CLUSTER_DIR:-$ROOT/bin/cluster}"
@@ -16,13 +22,14 @@ log() { echo "cluster: $*" >&2; }
 log "building and importing images (no container engine)"
 make -C "$ROOT" --no-print-directory image-tar IMG=cwac-operator:dev >/dev/null
 "$ROOT/hack/cluster/standin-image.sh" >/dev/null
-for img in cwac-operator cwac-standin; do
+for img in cwac-operator cwac-standin cwac-standin-config; do
   ctr --address "$SOCK" -n k8s.io images import "$ROOT/bin/images/$img.tar" >/dev/null
 done
 
 log "installing the chart"
+DEFAULTS="${CWAC_DEFAULT_CONFIG-$ROOT/test/standin-cwac/config/config_default.json}"
 "$HELM" upgrade --install cwac "$ROOT/charts/cwac-operator" -n cwac-system --create-namespace \
-  -f "$ROOT/hack/cluster/values-local.yaml" --wait --timeout 3m "$@" >&2
+  -f "$ROOT/hack/cluster/values-local.yaml" ${DEFAULTS:+--set-file "cwac.defaultConfig=$DEFAULTS"} --wait --timeout 3m "$@" >&2
 # A new image under the same tag: make the running pods pick it up.
 for d in cwac-cwac-operator cwac-cwac-operator-mcp; do
   $K -n cwac-system rollout restart deploy/$d >/dev/null

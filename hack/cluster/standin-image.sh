@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# Builds the stand-in CWAC image (our test scanner, NOT CWAC) laid out like
-# CWAC's own image: workdir /cwac, /cwac/cwac.py, /cwac/config/config_default.json,
-# non-root uid 1000, and a Python interpreter (Debian's python3, copied with the
-# libraries it loads) at /usr/bin/python3. Writes an OCI archive and prints its path.
+# Builds the stand-in CWAC images (our test scanner, NOT CWAC) laid out like the
+# image CWAC's own Dockerfile builds: workdir /cwac holding cwac.py and
+# package.json but no config/ and no base_urls/ (CWAC's .dockerignore keeps
+# only sources), a virtualenv interpreter at /cwac/.venv/bin/python (a venv
+# over Debian's python3, copied with the libraries it loads), Chrome and
+# chromedriver (stubs) under /cwac/chrome/ and /cwac/chromedriver/ where
+# chrome_binary_location "auto" finds them, node_modules/, an empty
+# /cwac/nltk_data owned by 1000:1000 with mode 700, USER 1000:1000,
+# VOLUME /cwac/results, XDG_CONFIG_HOME and XDG_CACHE_HOME=/tmp/.chromium and
+# CMD .venv/bin/python -u cwac.py config_default.json.
+#
+# Writes two OCI archives and prints their paths:
+#   cwac-standin.tar         (cwac-standin:dev)        as CWAC's Dockerfile builds it: scans need
+#                                                      CWAC's defaults from the operator
+#   cwac-standin-config.tar  (cwac-standin-config:dev) the same with config/config_default.json
+#                                                      (the stand-in's own) and base_urls/ baked in
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUT="${1:-$ROOT/bin/images/cwac-standin.tar}"
-TAG="${STANDIN_IMAGE:-cwac-standin:dev}"
+OUT_DIR="${1:-$ROOT/bin/images}"
 PY=/usr/bin/python3.11
 [[ -x $PY ]] || { echo "standin-image: Debian's python3.11 is needed (apt-get install python3)" >&2; exit 1; }
 stage="$(mktemp -d)"; trap 'rm -rf "$stage"' EXIT
+PYVERSION="$("$PY" -c 'import platform; print(platform.python_version())')"
 
 # The interpreter, its standard library, and every shared library it and its
 # C extensions load.
@@ -26,18 +38,44 @@ for l in $libs; do
   files+=("--file" "$l=$real")
 done
 
-# The scanner, laid out like CWAC's tree.
-mkdir -p "$stage/cwac/config" "$stage/cwac/templates"
-cp "$ROOT/test/standin-cwac/cwac.py" "$stage/cwac/cwac.py"
-cp "$ROOT/test/standin-cwac/config/config_default.json" "$stage/cwac/config/"
+# The scanner, laid out like CWAC's tree (the sources and package.json).
+mkdir -p "$stage/cwac/templates"
+cp "$ROOT/test/standin-cwac/cwac.py" "$ROOT/test/standin-cwac/package.json" "$stage/cwac/"
 cp "$ROOT"/testdata/cwac-results/2026-11-21_23-18-23_real-scan-1/*.csv "$stage/cwac/templates/"
+# The baked variant's extra: config/ and base_urls/ as in a CWAC checkout.
+mkdir -p "$stage/config/config" "$stage/config/base_urls/visit" "$stage/config/base_urls/nohead"
+cp "$ROOT/test/standin-cwac/config/config_default.json" "$stage/config/config/"
+printf 'organisation,url,sector\nExample,https://example.invalid/,Example\n' > "$stage/config/base_urls/visit/example.csv"
 
 # The project's test site, so the same image can serve it inside the cluster
 # (python3 -m http.server --directory /site).
 cp -r "$ROOT/testdata/a11y-site" "$stage/site"
 
-mkdir -p "$(dirname "$OUT")"
-go run "$ROOT/hack/imagebuild" --out "$OUT" --tag "$TAG" --user 1000:1000 --workdir /cwac \
-  --entrypoint "/usr/bin/python3 -u /cwac/cwac.py" --env PYTHONDONTWRITEBYTECODE=1 --env STANDIN_TEMPLATES=/cwac/templates \
-  --dir /usr=$stage/usr --dir /cwac=$stage/cwac --dir /site=$stage/site "${files[@]}" >&2
-echo "$OUT"
+# What hack/imagebuild cannot express (links, owners, modes, VOLUME, CMD), as
+# CWAC's Dockerfile makes it: a venv, Chrome where "auto" looks, nltk_data.
+printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = %s\n' "$PYVERSION" > "$stage/pyvenv.cfg"
+printf 'stub: the stand-in scanner starts no browser\n' > "$stage/stub"
+chrome=/cwac/chrome/linux-0.0.0-standin/chrome-linux64 driver=/cwac/chromedriver/linux-0.0.0-standin/chromedriver-linux64
+layout=(
+  --dir /cwac/.venv:0:0:755 --dir /cwac/.venv/bin:0:0:755 --symlink /cwac/.venv/bin/python:/usr/bin/python3
+  --symlink /cwac/.venv/bin/python3:python --file /cwac/.venv/pyvenv.cfg:0:0:644:"$stage/pyvenv.cfg"
+  --dir /cwac/chrome:0:0:755 --dir "${chrome%/*}":0:0:755 --dir "$chrome":0:0:755 --file "$chrome/chrome":0:0:755:"$stage/stub"
+  --dir /cwac/chromedriver:0:0:755 --dir "${driver%/*}":0:0:755 --dir "$driver":0:0:755 --file "$driver/chromedriver":0:0:755:"$stage/stub"
+  --dir /cwac/node_modules:0:0:755 --dir /cwac/nltk_data:1000:1000:700 --dir /cwac/results:0:0:755
+  --volume /cwac/results --no-entrypoint --cmd '[".venv/bin/python", "-u", "cwac.py", "config_default.json"]'
+  --env VIRTUAL_ENV=.venv --env PATH=.venv/bin:/usr/local/bin:/usr/bin:/bin
+  --env XDG_CONFIG_HOME=/tmp/.chromium --env XDG_CACHE_HOME=/tmp/.chromium
+)
+
+mkdir -p "$OUT_DIR"
+build() { # archive tag [extra imagebuild args]
+  local out=$1 tag=$2; shift 2
+  go run "$ROOT/hack/imagebuild" --out "$out" --tag "$tag" --user 1000:1000 --workdir /cwac \
+    --env PYTHONDONTWRITEBYTECODE=1 --env STANDIN_TEMPLATES=/cwac/templates \
+    --dir /usr=$stage/usr --dir /cwac=$stage/cwac --dir /site=$stage/site "${files[@]}" "$@" >&2
+  python3 "$ROOT/hack/cluster/oci-layer.py" "$out" "${layout[@]}"
+  echo "$out"
+}
+build "$OUT_DIR/cwac-standin.tar" "${STANDIN_IMAGE:-cwac-standin:dev}"
+build "$OUT_DIR/cwac-standin-config.tar" "${STANDIN_CONFIG_IMAGE:-cwac-standin-config:dev}" \
+  --dir /cwac/config=$stage/config/config --dir /cwac/base_urls=$stage/config/base_urls

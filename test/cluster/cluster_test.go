@@ -201,6 +201,26 @@ func TestScanCompletesOnARealKubelet(t *testing.T) {
 			t.Errorf("%s/%s not owned by the scan", o.GetNamespace(), o.GetName())
 		}
 	}
+	// The image is laid out as CWAC's own Dockerfile builds CWAC's (no
+	// config/): CWAC's defaults came from the chart's cwac.defaultConfig,
+	// through the scan's ConfigMap.
+	defaults, err := os.ReadFile("../standin-cwac/config/config_default.json")
+	if err != nil || cm.Data["config_default.json"] != string(defaults) {
+		t.Errorf("the scan's ConfigMap lacks the operator's copy of CWAC's defaults (%v): keys %v", err, keysOf(cm.Data))
+	}
+	if img := pod.Spec.Containers[0].Image; !strings.HasSuffix(img, "cwac-standin:dev") {
+		t.Errorf("scanned with %s, want the image without config/", img)
+	}
+	logs, _ := run(t, kubectl, "--kubeconfig", kubeconfig, "-n", ns, "logs", pod.Name, "-c", "cwac")
+	if !defaultsFrom(logs, "/scan/config_default.json") {
+		t.Errorf("the runner did not take CWAC's defaults from the ConfigMap:\n%s", logs)
+	}
+	// Memory for one browser thread (threadCount defaults to 1).
+	if r := pod.Spec.Containers[0].Resources; r.Requests.Memory().String() != "512Mi" || r.Limits.Memory().String() != "1Gi" {
+		t.Errorf("resources %v", r)
+	}
+	// Every phase change the scan went through has its Event.
+	phaseEvents(t, done, "Pending", "Complete")
 	// The hardened pod shape, as the kubelet ran it.
 	if *pod.Spec.AutomountServiceAccountToken || !*pod.Spec.Containers[0].SecurityContext.ReadOnlyRootFilesystem {
 		t.Error("scan pod not hardened")
@@ -227,6 +247,10 @@ for p in ["/", "/cwac", "/usr"]:
         r[p] = e.strerror
 r["token"] = os.path.exists("/var/run/secrets/kubernetes.io/serviceaccount/token")
 r["tmp_writable"] = os.access("/tmp", os.W_OK)
+st = os.stat("/cwac/nltk_data")
+r["nltk_data"] = "%o %d:%d" % (st.st_mode & 0o7777, st.st_uid, st.st_gid)
+r["image_config"] = os.path.exists("/cwac/config")
+r["venv_python"] = os.path.realpath("/cwac/.venv/bin/python")
 print(json.dumps(r))`
 	out, err := run(t, kubectl, "--kubeconfig", kubeconfig, "-n", ns, "exec", pod.Name, "-c", "cwac", "--", "/usr/bin/python3", "-c", probe)
 	if err != nil {
@@ -238,6 +262,10 @@ print(json.dumps(r))`
 	}
 	if r["uid"] != 1000.0 || r["token"] != false || r["tmp_writable"] != true {
 		t.Errorf("probe = %v", r)
+	}
+	// The stand-in image is laid out as CWAC's own Dockerfile builds CWAC's.
+	if r["nltk_data"] != "700 1000:1000" || r["image_config"] != false || !strings.HasPrefix(fmt.Sprint(r["venv_python"]), "/usr/bin/python3") {
+		t.Errorf("image layout: %v", r)
 	}
 	for _, p := range []string{"/", "/cwac", "/usr"} {
 		if r[p] != "Read-only file system" {
@@ -259,6 +287,61 @@ func TestFailingScanReportsStderr(t *testing.T) {
 	if failedReason(s) != "CWACExitedNonZero" || *s.Status.ExitCode != 3 || !strings.Contains(s.Status.Message, cause) {
 		t.Errorf("status = %s %v %q", failedReason(s), s.Status.ExitCode, s.Status.Message)
 	}
+	phaseEvents(t, s, "Pending", "Failed")
+}
+
+// TestMemoryFollowsThreads: with no resources of its own, a scan gets
+// threadCount x 512Mi requested and threadCount x 1Gi limit, and runs.
+func TestMemoryFollowsThreads(t *testing.T) {
+	need(t)
+	scan := newScan(t, "threads", func(s *cwacv1alpha1.CwacScanSpec) { s.ThreadCount = 4 })
+	done := waitPhase(t, scan.Name, cwacv1alpha1.PhaseComplete, 3*time.Minute)
+	pods := scanPods(t, done.Status.JobName)
+	if len(pods) != 1 {
+		t.Fatalf("%d pods", len(pods))
+	}
+	r := pods[0].Spec.Containers[0].Resources
+	if r.Requests.Memory().String() != "2Gi" || r.Limits.Memory().String() != "4Gi" || r.Requests.Cpu().String() != "500m" {
+		t.Errorf("threadCount 4: resources %v, want 2Gi requested, 4Gi limit, 500m CPU", r)
+	}
+}
+
+// defaultsFrom: the runner's log says it read CWAC's defaults from path.
+func defaultsFrom(logs, path string) bool {
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, `"msg":"CWAC defaults"`) && strings.Contains(line, `"from":"`+path+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+func keysOf(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// phaseEvents checks, with the kubectl a user would run, that the scan has
+// an Event for each of the given phase changes (their notes start with
+// "<Phase>: ").
+func phaseEvents(t *testing.T, scan *cwacv1alpha1.CwacScan, phases ...string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("Events for phases %v", phases), 30*time.Second, func() (bool, string) {
+		out, err := run(t, kubectl, "--kubeconfig", kubeconfig, "-n", scan.Namespace, "get", "events.events.k8s.io",
+			"--field-selector", "regarding.name="+scan.Name, "-o", `jsonpath={range .items[*]}{.reason}|{.note}{"\n"}{end}`)
+		if err != nil {
+			return false, out
+		}
+		for _, p := range phases {
+			if !strings.Contains(out, "|"+p+": ") {
+				return false, out
+			}
+		}
+		return true, out
+	})
 }
 
 func TestDeadlineExceeded(t *testing.T) {
