@@ -24,7 +24,7 @@ func (silentDNS) LookupNetIP(ctx context.Context, _, host string) ([]netip.Addr,
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return []netip.Addr{netip.MustParseAddr("203.0.113.80")}, nil
+	return []netip.Addr{netip.MustParseAddr("151.101.0.80")}, nil
 }
 
 // TestSlowAdmissionDelaysNoOtherScan: a scan of 400 URLs whose names never

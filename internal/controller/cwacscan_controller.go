@@ -291,7 +291,9 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 		code := term.ExitCode
 		scan.Status.ExitCode = &code
 		report, haveReport = scanpod.Decode(term.Message)
-		if haveReport && report.ResultsDir != "" {
+		// The report comes from the scan pod, which is not trusted with
+		// where readers look: only a CWAC results directory name is taken.
+		if _, _, ok := cwac.ParseResultsDirName(report.ResultsDir); haveReport && ok {
 			scan.Status.ResultsPath = scanjob.ScanDir(scan) + "/" + report.ResultsDir
 		}
 		if haveReport && report.Summary != nil {

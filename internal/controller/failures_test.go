@@ -15,6 +15,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
@@ -126,6 +127,21 @@ func TestScanEndings(t *testing.T) {
 			wantReason:  cwacv1alpha1.ReasonNoPagesScanned,
 			wantMessage: []string{"https://down.example/"},
 			wantExit:    ptrTo[int32](0),
+		},
+		{
+			name: "a report naming a results directory outside the scan's is not believed",
+			pod: terminatedStatus(0, "Completed", report(scanpod.Report{
+				Outcome: scanpod.OutcomeComplete, ResultsDir: "../../other-namespace/secret-scan", Summary: partial, Message: "scanned 4 pages",
+			})),
+			jobOK:       true,
+			wantPhase:   cwacv1alpha1.PhaseComplete,
+			wantReason:  cwacv1alpha1.ReasonSucceeded,
+			wantMessage: []string{"scanned 4 pages"},
+			check: func(t *testing.T, s *cwacv1alpha1.CwacScan) {
+				if want := scanjob.ScanDir(s); s.Status.ResultsPath != want {
+					t.Errorf("resultsPath = %q, want the scan's own directory %q", s.Status.ResultsPath, want)
+				}
+			},
 		},
 		{
 			name: "some base URLs yielded no page: Complete, with a condition naming them",

@@ -106,7 +106,7 @@ func (r publicResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.
 	if a, ok := r[host]; ok {
 		return []netip.Addr{netip.MustParseAddr(a)}, nil
 	}
-	return []netip.Addr{netip.MustParseAddr("203.0.113.80")}, nil
+	return []netip.Addr{netip.MustParseAddr("151.101.0.80")}, nil
 }
 
 // testPolicy is the default policy with name resolution stubbed.

@@ -236,7 +236,7 @@ func (anyPublic) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, e
 	if host == "metadata.attacker.example" {
 		return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
 	}
-	return []netip.Addr{netip.MustParseAddr("203.0.113.9")}, nil
+	return []netip.Addr{netip.MustParseAddr("151.101.0.9")}, nil
 }
 
 // TestHostileScanTargets: every refused target is refused with the rule

@@ -133,6 +133,18 @@ var builtin = []struct {
 	{netip.MustParsePrefix("ff00::/8"), RuleMulticast},
 	{netip.MustParsePrefix("100::/64"), RuleReserved},
 	{netip.MustParsePrefix("2001:db8::/32"), RuleReserved},
+	// Special-purpose ranges no public site uses: documentation (TEST-NET-1,
+	// -2, -3), the retired 6to4 relay anycast, Teredo (which hides an IPv4
+	// address inside), NAT64's local-use prefix and ORCHIDv2. A cluster that
+	// really serves sites there opts in with the allow-list (--url-allow-cidrs).
+	{netip.MustParsePrefix("192.0.2.0/24"), RuleReserved},
+	{netip.MustParsePrefix("198.51.100.0/24"), RuleReserved},
+	{netip.MustParsePrefix("203.0.113.0/24"), RuleReserved},
+	{netip.MustParsePrefix("192.88.99.0/24"), RuleReserved},
+	{netip.MustParsePrefix("2001::/32"), RuleReserved},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), RuleReserved},
+	{netip.MustParsePrefix("2001:10::/28"), RuleReserved},
+	{netip.MustParsePrefix("2001:20::/28"), RuleReserved},
 }
 
 // clusterSuffixes are names that only mean something inside a cluster or host.
@@ -169,11 +181,13 @@ var (
 	nat64          = netip.MustParsePrefix("64:ff9b::/96")
 	nat64Local     = netip.MustParsePrefix("64:ff9b:1::/48")
 	ipv4Compatible = netip.MustParsePrefix("::/96")
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96") // SIIT: ::ffff:0:a.b.c.d
 	sixToFour      = netip.MustParsePrefix("2002::/16")
 )
 
 // embeddedIPv4 finds an IPv4 address carried in NAT64 (64:ff9b::/96),
-// IPv4-compatible (::/96) and 6to4 (2002::/16) IPv6 addresses.
+// IPv4-compatible (::/96), IPv4-translated (::ffff:0:0:0/96) and 6to4
+// (2002::/16) IPv6 addresses.
 func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
 	if !ip.Is6() {
 		return netip.Addr{}, false
@@ -182,7 +196,7 @@ func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
 	switch {
 	case nat64.Contains(ip), nat64Local.Contains(ip):
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
-	case ipv4Compatible.Contains(ip) && !ip.IsUnspecified() && ip != netip.IPv6Loopback():
+	case ipv4Compatible.Contains(ip) && !ip.IsUnspecified() && ip != netip.IPv6Loopback(), ipv4Translated.Contains(ip):
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
 	case sixToFour.Contains(ip):
 		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true

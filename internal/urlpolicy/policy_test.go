@@ -27,18 +27,18 @@ func (s stubResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Ad
 }
 
 var resolver = stubResolver{
-	"www.example.govt.nz":   {"203.0.113.10"},
-	"public.example.org":    {"198.51.100.7", "2606:4700::6810:85e5"},
-	"sneaky.example.org":    {"198.51.100.8", "10.0.0.5"},
+	"www.example.govt.nz":   {"151.101.0.10"},
+	"public.example.org":    {"151.101.1.7", "2606:4700::6810:85e5"},
+	"sneaky.example.org":    {"151.101.1.8", "10.0.0.5"},
 	"metadata.example.org":  {"169.254.169.254"},
 	"loop.example.org":      {"127.0.0.1"},
 	"v6loop.example.org":    {"::1"},
 	"mapped.example.org":    {"::ffff:192.168.1.1"},
 	"ula.example.org":       {"fd00:ec2::254"},
-	"a.govt.nz":             {"203.0.113.20"},
-	"www.health.govt.nz":    {"203.0.113.21"},
-	"evilgovt.nz":           {"203.0.113.22"},
-	"blocked.example.com":   {"203.0.113.23"},
+	"a.govt.nz":             {"151.101.0.20"},
+	"www.health.govt.nz":    {"151.101.0.21"},
+	"evilgovt.nz":           {"151.101.0.22"},
+	"blocked.example.com":   {"151.101.0.23"},
 	"in-cluster.example.io": {"10.96.0.10"},
 }
 
@@ -50,7 +50,21 @@ func TestHostileURLs(t *testing.T) {
 	}{
 		{"https://www.example.govt.nz/", ""},
 		{"http://public.example.org:8080/a?b=c", ""},
-		{"https://203.0.113.10/", ""},
+		{"https://151.101.0.10/", ""},
+		// Special-purpose ranges no public site uses (refused by default).
+		{"http://[::ffff:0:127.0.0.1]/", RuleLoopback},
+		{"http://[::ffff:0:a9fe:a9fe]/", RuleLinkLocal},
+		{"http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", RuleReserved}, // Teredo hiding 127.0.0.1
+		{"http://[64:ff9b:1::7f00:1]/", RuleLoopback},
+		{"http://[64:ff9b:1:2::5db8:d70e]/", RuleReserved}, // NAT64 local use, even around a public address
+		{"http://192.0.2.1/", RuleReserved},
+		{"http://198.51.100.1/", RuleReserved},
+		{"http://203.0.113.255/", RuleReserved},
+		{"http://192.88.99.1/", RuleReserved},
+		{"http://[2001:10::1]/", RuleReserved},
+		{"http://[2001:2f::1]/", RuleReserved},
+		{"http://203.0.112.255/", ""}, // one below TEST-NET-3
+		{"http://203.0.114.0/", ""},   // one above
 		// IP literals in every form browsers accept, all 127.0.0.1
 		{"http://127.0.0.1/", RuleLoopback},
 		{"http://2130706433/", RuleLoopback},
@@ -147,7 +161,7 @@ func TestAllowlistAndOptIn(t *testing.T) {
 		"https://www.health.govt.nz/": "",
 		"https://evilgovt.nz/":        RuleNotAllowed,
 		"https://public.example.org/": RuleNotAllowed,
-		"https://203.0.113.10/":       RuleNotAllowed,
+		"https://151.101.0.10/":       RuleNotAllowed,
 	} {
 		if d := p.CheckURL(context.Background(), url); (d == nil) != (rule == "") || (d != nil && d.Rule != rule) {
 			t.Errorf("%s: %v, want %q", url, d, rule)
@@ -177,14 +191,14 @@ func TestRedirectsSeenAtAdmission(t *testing.T) {
 		"https://www.example.govt.nz/home":  "",
 		"https://a.govt.nz/":                "https://www.health.govt.nz/x",
 		"https://www.health.govt.nz/x":      "https://a.govt.nz/", // a loop
-		"https://203.0.113.10/":             "https://loop.example.org/",
+		"https://151.101.0.10/":             "https://loop.example.org/",
 		"https://www.health.govt.nz/denied": "javascript:alert(1)",
 	}})
 	tests := map[string]string{
 		"https://public.example.org/":       RuleRedirect,
 		"https://www.example.govt.nz/":      "",
 		"https://a.govt.nz/":                RuleRedirect,
-		"https://203.0.113.10/":             RuleRedirect,
+		"https://151.101.0.10/":             RuleRedirect,
 		"https://www.health.govt.nz/denied": RuleRedirect,
 	}
 	for url, rule := range tests {
