@@ -92,8 +92,9 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		if equality.Semantic.DeepEqual(original.Status, sched.Status) {
 			return
 		}
-		// Only this controller writes a schedule's status.
-		if perr := r.Status().Patch(ctx, sched, client.MergeFrom(original)); perr != nil {
+		// Optimistic lock: a status computed from a stale cached copy is not
+		// written; the conflict retries with the fresh object.
+		if perr := r.Status().Patch(ctx, sched, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); perr != nil {
 			err = errors.Join(err, fmt.Errorf("patching status: %w", perr))
 		}
 	}()
