@@ -37,11 +37,13 @@ type Site struct {
 	URL string `json:"url"`
 
 	// organisation owns the site; CWAC groups results by it. Defaults to the URL's host.
-	// It may not start with = + - @ (it reaches CSV files, where that would be
-	// a spreadsheet formula) nor hold tabs or line breaks.
+	// It may not start with = + - @, nor have one follow a semicolon (it
+	// reaches CSV files, where that would be a spreadsheet formula, also in
+	// spreadsheets that split cells on semicolons), nor hold tabs or line breaks.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:Pattern=`^[^=+\-@\t\r\n][^\t\r\n]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.matches(';[ ]*[=+@-]')",message="may not have = + - @ after a semicolon: spreadsheets that split cells on semicolons would read a formula"
 	Organisation string `json:"organisation,omitempty"`
 
 	// sector is the organisation's sector; CWAC groups results by it. Defaults
@@ -49,6 +51,7 @@ type Site struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:Pattern=`^[^=+\-@\t\r\n][^\t\r\n]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.matches(';[ ]*[=+@-]')",message="may not have = + - @ after a semicolon: spreadsheets that split cells on semicolons would read a formula"
 	Sector string `json:"sector,omitempty"`
 }
 

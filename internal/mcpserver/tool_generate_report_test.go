@@ -52,7 +52,7 @@ func TestGenerateReportWritesNothing(t *testing.T) {
 		!strings.HasSuffix(strings.TrimSpace(html), "</html>") {
 		t.Errorf("report_html_content is not the report: %.200q", html)
 	}
-	if csv, _ := rep["leaderboard_csv_content"].(string); !strings.HasPrefix(csv, "rank,organisation,sector,") || strings.Count(csv, "\n") < 2 {
+	if csv, _ := rep["leaderboard_csv_content"].(string); !strings.HasPrefix(csv, `"rank","organisation","sector",`) || strings.Count(csv, "\n") < 2 {
 		t.Errorf("leaderboard_csv_content = %q", csv)
 	}
 	if diff := cmp.Diff(before, snapshot(t, h.root)); diff != "" {
@@ -98,7 +98,7 @@ func TestGenerateReportAnswerCap(t *testing.T) {
 	if note, _ := rep["note"].(string); !strings.Contains(note, "report.html is ") || !strings.Contains(note, fmt.Sprintf("under %d bytes", limit)) {
 		t.Errorf("note = %q", note)
 	}
-	if csv, _ := rep["leaderboard_csv_content"].(string); !strings.HasPrefix(csv, "rank,") {
+	if csv, _ := rep["leaderboard_csv_content"].(string); !strings.HasPrefix(csv, `"rank",`) {
 		t.Errorf("the leaderboard did not come first: %q", csv)
 	}
 }

@@ -13,7 +13,6 @@ package report
 import (
 	"bytes"
 	_ "embed" // the HTML template
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"html/template"
@@ -171,11 +170,12 @@ func SafeCell(s string) string {
 	return s
 }
 
-// LeaderboardCSV renders the leaderboard.
+// LeaderboardCSV renders the leaderboard. Every cell is quoted: a reader
+// that splits cells on semicolons (a common spreadsheet locale setting)
+// would otherwise read "x;=1+2" as a second cell holding a formula.
 func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{
+	writeQuotedRecord(&buf, []string{
 		"rank", "organisation", "sector", "base_urls", "pages_scanned",
 		"critical", "serious", "moderate", "minor", "other_issues", "weighted_issues_per_page", "score",
 	})
@@ -184,14 +184,26 @@ func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
 		if o.Score != nil {
 			score = strconv.FormatFloat(*o.Score, 'f', 1, 64)
 		}
-		_ = w.Write([]string{
+		writeQuotedRecord(&buf, []string{
 			strconv.Itoa(o.Rank), SafeCell(o.Organisation), SafeCell(o.Sector), strconv.Itoa(o.BaseURLs), strconv.Itoa(o.Pages),
 			strconv.FormatInt(o.Critical, 10), strconv.FormatInt(o.Serious, 10), strconv.FormatInt(o.Moderate, 10),
 			strconv.FormatInt(o.Minor, 10), strconv.FormatInt(o.Other, 10), strconv.FormatFloat(o.WeightedPerPage, 'f', 1, 64), score,
 		})
 	}
-	w.Flush()
-	return buf.Bytes(), w.Error()
+	return buf.Bytes(), nil
+}
+
+// writeQuotedRecord writes one RFC 4180 record with every cell quoted.
+func writeQuotedRecord(buf *bytes.Buffer, cells []string) {
+	for i, c := range cells {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('"')
+		buf.WriteString(strings.ReplaceAll(c, `"`, `""`))
+		buf.WriteByte('"')
+	}
+	buf.WriteByte('\n')
 }
 
 // Meta describes the scan in the report's heading.

@@ -414,7 +414,7 @@ func checkReads(t *testing.T, c *cluster, obs observations, id string) {
 func checkReport(t *testing.T, c *cluster, obs observations) {
 	t.Helper()
 	if obs.get("report", "ok", "generated") != true || !strings.Contains(obs.str("report", "ok", "report_html_content"), "<strong>17</strong> issues") ||
-		!strings.HasPrefix(obs.str("report", "ok", "leaderboard_csv_content"), "rank,organisation,") {
+		!strings.HasPrefix(obs.str("report", "ok", "leaderboard_csv_content"), `"rank","organisation",`) {
 		t.Errorf("report = %.500v", obs["report"])
 	}
 	resultsDir := filepath.Join(c.root, obs.str("finalStatus", "ok", "results_dir"))
