@@ -62,6 +62,9 @@ func main() {
 		"token (one bearer token from --auth-token-file), or none (explicitly unauthenticated)")
 	flag.StringVar(&tokenFile, "auth-token-file", "", "file holding the bearer token for --auth=token (mount it from a Secret)")
 	flag.StringVar(&audiences, "auth-audiences", "", "comma-separated token audiences for --auth=kubernetes (default: the API server's)")
+	var authCacheTTL time.Duration
+	flag.DurationVar(&authCacheTTL, "auth-cache-ttl", mcpserver.DefaultAuthCacheTTL,
+		"how long a token's review is remembered for --auth=kubernetes: a revoked token or deleted service account works at most this long (permissions are checked on every call)")
 	flag.BoolVar(&readOnly, "read-only", false, "hide cwac_scan, the one tool that changes anything (the others only read)")
 	flag.Float64Var(&scansPerMinute, "scans-per-minute", 10, "cwac_scan calls allowed per caller per minute")
 	flag.IntVar(&scanBurst, "scan-burst", 5, "cwac_scan calls a caller may make at once before the per-minute rate applies")
@@ -101,7 +104,7 @@ func main() {
 	var authorizer mcpserver.Authorizer
 	switch authMode {
 	case "kubernetes":
-		k := &mcpserver.KubernetesAuth{Clientset: cs, Audiences: urlpolicy.SplitList(audiences)}
+		k := &mcpserver.KubernetesAuth{Clientset: cs, Audiences: urlpolicy.SplitList(audiences), CacheTTL: authCacheTTL}
 		auth, authorizer = k, k
 	case "token":
 		data, err := os.ReadFile(tokenFile)

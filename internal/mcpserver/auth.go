@@ -103,12 +103,17 @@ type KubernetesAuth struct {
 	Clientset kubernetes.Interface
 	// Audiences the token must be for (empty: the API server's default).
 	Audiences []string
-	// CacheTTL keeps review results briefly (default 30s).
+	// CacheTTL keeps token reviews briefly (default DefaultAuthCacheTTL): a
+	// token revoked, or whose service account was deleted, keeps working for
+	// at most this long. Permissions are not cached: every call is reviewed.
 	CacheTTL time.Duration
 
 	mu    sync.Mutex
 	cache map[string]cachedReview
 }
+
+// DefaultAuthCacheTTL is how long a token review is remembered.
+const DefaultAuthCacheTTL = 10 * time.Second
 
 type cachedReview struct {
 	id      *Identity
@@ -187,7 +192,7 @@ func (k *KubernetesAuth) cached(key string) (cachedReview, bool) {
 func (k *KubernetesAuth) store(key string, c cachedReview) {
 	ttl := k.CacheTTL
 	if ttl <= 0 {
-		ttl = 30 * time.Second
+		ttl = DefaultAuthCacheTTL
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
