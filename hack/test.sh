@@ -50,6 +50,7 @@ fuzz ./internal/cwacconfig FuzzBaseURLCSV
 fuzz ./internal/scanpod FuzzEncode
 fuzz ./internal/urlpolicy FuzzCheckURL
 fuzz ./internal/urlpolicy FuzzResolveLocation
+fuzz ./internal/schedule FuzzParse
 echo "== end to end on a real single-node cluster"
 if [[ $(id -u) -ne 0 ]]; then
   echo "cluster e2e NOT RUN: it needs root (kubelet and containerd); run hack/cluster/e2e.sh as root"

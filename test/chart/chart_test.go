@@ -651,7 +651,7 @@ func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
 func TestKustomizeAppliesToo(t *testing.T) {
 	out := run(t, filepath.Join(assets, "kubectl"), "kustomize", "../../config/default")
 	objs := decode(t, out)
-	if len(kinds(objs)["Deployment"]) != 1 || len(kinds(objs)["CustomResourceDefinition"]) != 1 {
+	if len(kinds(objs)["Deployment"]) != 1 || len(kinds(objs)["CustomResourceDefinition"]) != 2 {
 		t.Fatalf("kustomize rendered %v", kinds(objs))
 	}
 	applyDryRun(t, objs)
