@@ -38,54 +38,29 @@ const (
 
 func main() {
 	var (
-		metricsAddr, probeAddr           string
-		leaderElect                      bool
-		watchNamespaces                  string
-		maxConcurrent                    int
-		cpuRequest, memRequest, memLimit string
-		pullPolicy                       string
-		scanEnv                          stringList
-		nodeSelector, scanResources      string
-		tolerations, affinity            string
-		defaultConfigPath                string
-		imageHasDefaults                 bool
+		metricsAddr, probeAddr string
+		leaderElect            bool
+		watchNamespaces        string
+		maxConcurrent          int
+		scan                   scanFlags
 	)
-	opts := scanjob.Options{}
+	scan.bind(flag.CommandLine)
 	var policyFlags urlpolicy.Flags
 	policyFlags.Bind(flag.CommandLine)
 	var maxURLs, workers, admissionWorkers int
 	var admissionTimeout time.Duration
 	flag.IntVar(&workers, "workers", controller.DefaultWorkers, "scans reconciled at once")
-	flag.IntVar(&admissionWorkers, "admission-workers", controller.DefaultAdmissionWorkers, "scans whose URLs are checked against the scan-target policy at once (these checks do name lookups and redirect probes)")
-	flag.DurationVar(&admissionTimeout, "admission-timeout", controller.DefaultAdmissionTimeout, "budget for checking one scan's URLs; a scan whose checks take longer ends Failed (AdmissionTimedOut)")
+	flag.IntVar(&admissionWorkers, "admission-workers", controller.DefaultAdmissionWorkers,
+		"scans whose URLs are checked against the scan-target policy at once (these checks do name lookups and redirect probes)")
+	flag.DurationVar(&admissionTimeout, "admission-timeout", controller.DefaultAdmissionTimeout,
+		"budget for checking one scan's URLs; a scan whose checks take longer ends Failed (AdmissionTimedOut)")
 	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "scans with more base URLs end Failed (TooManyURLs) before anything runs")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to (0 disables it)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and readiness probes bind to")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "enable leader election (needed when running more than one replica)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch (default: all)")
-	flag.IntVar(&maxConcurrent, "max-concurrent-scans", 2, "scans allowed to run at once across the cluster; more wait in Queued, oldest first (0 = no cap)")
-	flag.StringVar(&opts.ResultsPVC, "results-pvc", "cwac-results", "PersistentVolumeClaim holding scan results (in each scan's namespace)")
-	flag.StringVar(&opts.DefaultImage, "cwac-image", "cwac:latest", "default CWAC image (built from CWAC's own Dockerfile)")
-	flag.StringVar(&opts.RunnerImage, "runner-image", envOr("RUNNER_IMAGE", "cwac-operator:latest"), "image holding /cwac-runner (the operator's own image); env RUNNER_IMAGE")
-	flag.StringVar(&opts.CWACDir, "cwac-dir", "/cwac", "CWAC's directory in its image")
-	flag.StringVar(&defaultConfigPath, "cwac-default-config", "", "CWAC's config_default.json from a CWAC checkout (the chart mounts its cwac.defaultConfig here); "+
-		"copied into every scan's ConfigMap, where it is used instead of the image's config/config_default.json. Read once at start")
-	flag.BoolVar(&imageHasDefaults, "cwac-image-has-defaults", true, "whether the --cwac-image carries config/config_default.json; "+
-		"false (as for CWAC's own Dockerfile, which leaves config/ out) refuses scans of that image at admission (NoCWACDefaults) unless --cwac-default-config is given")
-	flag.StringVar(&opts.Python, "cwac-python", "", "Python interpreter in the CWAC image (default: <cwac-dir>/.venv/bin/python if present, else python3)")
-	flag.StringVar(&opts.ChromeExtraArgs, "chrome-extra-args", defaultChromeArgs, "CHROME_EXTRA_ARGS for scan pods (comma-separated Chrome flags)")
-	flag.StringVar(&opts.ServiceAccountName, "scan-service-account", "", "service account for scan pods (its token is never mounted)")
-	flag.StringVar(&cpuRequest, "scan-cpu-request", "500m", "default CPU request of the CWAC container")
-	flag.StringVar(&memRequest, "scan-memory-request", "512Mi", "default memory request of the CWAC container, per browser thread (see --scan-memory-per-thread)")
-	flag.StringVar(&memLimit, "scan-memory-limit", "1Gi", "default memory limit of the CWAC container, per browser thread (one thread was measured to pass at 512Mi and be OOM-killed at 384Mi; two to thrash under 1Gi and run clean under 2Gi)")
-	flag.BoolVar(&opts.ScaleMemoryWithThreads, "scan-memory-per-thread", true, "multiply the default memory request and limit by the scan's threadCount (a scan's own spec.resources are never changed)")
-	flag.StringVar(&pullPolicy, "image-pull-policy", "", "image pull policy for scan pods: Always, IfNotPresent or Never (default: Kubernetes' own)")
-	flag.StringVar(&scanResources, "scan-resources", "", "resources of the CWAC container as a JSON ResourceRequirements object (overrides the three --scan-* resource flags; its memory is per thread too)")
-	flag.Var(&scanEnv, "scan-env", "extra NAME=VALUE environment for the CWAC container (repeatable)")
-	flag.StringVar(&nodeSelector, "scan-node-selector", "", "node selector for scan pods, as key=value,key=value")
-	flag.StringVar(&tolerations, "scan-tolerations", "", "tolerations for scan pods, as a JSON list of Kubernetes tolerations")
-	flag.StringVar(&opts.SeccompLocalhostProfile, "scan-seccomp-localhost-profile", "", "run scan pods under this Localhost seccomp profile instead of RuntimeDefault (it must exist on every node; see config/seccomp/)")
-	flag.StringVar(&affinity, "scan-affinity", "", "affinity for scan pods, as a JSON Kubernetes affinity object")
+	flag.IntVar(&maxConcurrent, "max-concurrent-scans", 2,
+		"scans allowed to run at once across the cluster; more wait in Queued, oldest first (0 = no cap)")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -96,63 +71,17 @@ func main() {
 		log.Error(err, msg)
 		os.Exit(1)
 	}
-	res, err := resources(cpuRequest, memRequest, memLimit)
+	opts, err := scan.options()
 	if err != nil {
-		exit("invalid scan resources", err)
-	}
-	opts.Resources = res
-	if scanResources != "" {
-		opts.Resources = corev1.ResourceRequirements{}
-		if err := json.Unmarshal([]byte(scanResources), &opts.Resources); err != nil {
-			exit("invalid --scan-resources", err)
-		}
-	}
-	if defaultConfigPath != "" {
-		if opts.DefaultConfig, err = readDefaultConfig(defaultConfigPath); err != nil {
-			exit("invalid --cwac-default-config", err)
-		}
-	}
-	opts.DefaultImageLacksDefaults = !imageHasDefaults
-	switch p := corev1.PullPolicy(pullPolicy); p {
-	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
-		opts.ImagePullPolicy = p
-	default:
-		exit("invalid --image-pull-policy", fmt.Errorf("%q is not Always, IfNotPresent or Never", pullPolicy))
-	}
-	for _, kv := range scanEnv {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || name == "" {
-			exit("invalid --scan-env", fmt.Errorf("%q is not NAME=VALUE", kv))
-		}
-		opts.Env = append(opts.Env, corev1.EnvVar{Name: name, Value: value})
-	}
-	if nodeSelector != "" {
-		opts.NodeSelector = map[string]string{}
-		for _, kv := range strings.Split(nodeSelector, ",") {
-			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-			if !ok || k == "" {
-				exit("invalid --scan-node-selector", fmt.Errorf("%q is not key=value", kv))
-			}
-			opts.NodeSelector[k] = v
-		}
-	}
-	if tolerations != "" {
-		if err := json.Unmarshal([]byte(tolerations), &opts.Tolerations); err != nil {
-			exit("invalid --scan-tolerations", err)
-		}
-	}
-	if affinity != "" {
-		opts.Affinity = &corev1.Affinity{}
-		if err := json.Unmarshal([]byte(affinity), opts.Affinity); err != nil {
-			exit("invalid --scan-affinity", err)
-		}
+		exit("invalid scan settings", err)
 	}
 	policy, err := policyFlags.Build()
 	if err != nil {
 		exit("invalid scan-target policy", err)
 	}
 	if workers < 1 || admissionWorkers < 1 || admissionTimeout <= 0 {
-		exit("invalid controller settings", fmt.Errorf("--workers (%d) and --admission-workers (%d) must be at least 1 and --admission-timeout (%s) positive", workers, admissionWorkers, admissionTimeout))
+		exit("invalid controller settings", fmt.Errorf("--workers (%d) and --admission-workers (%d) must be at least 1 and --admission-timeout (%s) positive",
+			workers, admissionWorkers, admissionTimeout))
 	}
 	if maxConcurrent < 0 {
 		exit("invalid --max-concurrent-scans", fmt.Errorf("%d is negative", maxConcurrent))
@@ -204,15 +133,120 @@ func main() {
 	}
 	switch {
 	case opts.DefaultConfig != nil:
-		log.Info("scans get CWAC's defaults from --cwac-default-config", "path", defaultConfigPath, "bytes", len(opts.DefaultConfig))
+		log.Info("scans get CWAC's defaults from --cwac-default-config", "path", scan.defaultConfigPath, "bytes", len(opts.DefaultConfig))
 	case opts.DefaultImageLacksDefaults:
 		log.Info("WARNING: the CWAC image is declared without CWAC's defaults (--cwac-image-has-defaults=false) and --cwac-default-config is not set: "+
 			"scans of that image end Failed/NoCWACDefaults at admission", "cwacImage", opts.DefaultImage)
 	}
-	log.Info("starting manager", "cwacImage", opts.DefaultImage, "runnerImage", opts.RunnerImage, "resultsPVC", opts.ResultsPVC, "maxConcurrentScans", maxConcurrent)
+	log.Info("starting manager", "cwacImage", opts.DefaultImage, "runnerImage", opts.RunnerImage, "resultsPVC", opts.ResultsPVC,
+		"maxConcurrentScans", maxConcurrent)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		exit("running manager", err)
 	}
+}
+
+// scanFlags are the flags that shape scan pods.
+type scanFlags struct {
+	opts                             scanjob.Options
+	cpuRequest, memRequest, memLimit string
+	scanResources                    string
+	pullPolicy                       string
+	env                              stringList
+	nodeSelector, tolerations        string
+	affinity                         string
+	defaultConfigPath                string
+	imageHasDefaults                 bool
+}
+
+func (f *scanFlags) bind(fs *flag.FlagSet) {
+	o := &f.opts
+	fs.StringVar(&o.ResultsPVC, "results-pvc", "cwac-results", "PersistentVolumeClaim holding scan results (in each scan's namespace)")
+	fs.StringVar(&o.DefaultImage, "cwac-image", "cwac:latest", "default CWAC image (built from CWAC's own Dockerfile)")
+	fs.StringVar(&o.RunnerImage, "runner-image", envOr("RUNNER_IMAGE", "cwac-operator:latest"),
+		"image holding /cwac-runner (the operator's own image); env RUNNER_IMAGE")
+	fs.StringVar(&o.CWACDir, "cwac-dir", "/cwac", "CWAC's directory in its image")
+	fs.StringVar(&f.defaultConfigPath, "cwac-default-config", "",
+		"CWAC's config_default.json from a CWAC checkout (the chart mounts its cwac.defaultConfig here); "+
+			"copied into every scan's ConfigMap, where it is used instead of the image's config/config_default.json. Read once at start")
+	fs.BoolVar(&f.imageHasDefaults, "cwac-image-has-defaults", true,
+		"whether the --cwac-image carries config/config_default.json; false (as for CWAC's own Dockerfile, which leaves config/ out) "+
+			"refuses scans of that image at admission (NoCWACDefaults) unless --cwac-default-config is given")
+	fs.StringVar(&o.Python, "cwac-python", "", "Python interpreter in the CWAC image (default: <cwac-dir>/.venv/bin/python if present, else python3)")
+	fs.StringVar(&o.ChromeExtraArgs, "chrome-extra-args", defaultChromeArgs, "CHROME_EXTRA_ARGS for scan pods (comma-separated Chrome flags)")
+	fs.StringVar(&o.ServiceAccountName, "scan-service-account", "", "service account for scan pods (its token is never mounted)")
+	fs.StringVar(&f.cpuRequest, "scan-cpu-request", "500m", "default CPU request of the CWAC container")
+	fs.StringVar(&f.memRequest, "scan-memory-request", "512Mi", "default memory request of the CWAC container, per browser thread (see --scan-memory-per-thread)")
+	fs.StringVar(&f.memLimit, "scan-memory-limit", "1Gi",
+		"default memory limit of the CWAC container, per browser thread "+
+			"(one thread was measured to pass at 512Mi and be OOM-killed at 384Mi; two to thrash under 1Gi and run clean under 2Gi)")
+	fs.BoolVar(&o.ScaleMemoryWithThreads, "scan-memory-per-thread", true,
+		"multiply the default memory request and limit by the scan's threadCount (a scan's own spec.resources are never changed)")
+	fs.StringVar(&f.pullPolicy, "image-pull-policy", "", "image pull policy for scan pods: Always, IfNotPresent or Never (default: Kubernetes' own)")
+	fs.StringVar(&f.scanResources, "scan-resources", "",
+		"resources of the CWAC container as a JSON ResourceRequirements object (overrides the three --scan-* resource flags; its memory is per thread too)")
+	fs.Var(&f.env, "scan-env", "extra NAME=VALUE environment for the CWAC container (repeatable)")
+	fs.StringVar(&f.nodeSelector, "scan-node-selector", "", "node selector for scan pods, as key=value,key=value")
+	fs.StringVar(&f.tolerations, "scan-tolerations", "", "tolerations for scan pods, as a JSON list of Kubernetes tolerations")
+	fs.StringVar(&o.SeccompLocalhostProfile, "scan-seccomp-localhost-profile", "",
+		"run scan pods under this Localhost seccomp profile instead of RuntimeDefault (it must exist on every node; see config/seccomp/)")
+	fs.StringVar(&f.affinity, "scan-affinity", "", "affinity for scan pods, as a JSON Kubernetes affinity object")
+}
+
+// options turns the parsed flags into the scan pods' settings.
+func (f *scanFlags) options() (scanjob.Options, error) {
+	opts := f.opts
+	res, err := resources(f.cpuRequest, f.memRequest, f.memLimit)
+	if err != nil {
+		return opts, fmt.Errorf("scan resources: %w", err)
+	}
+	opts.Resources = res
+	if f.scanResources != "" {
+		opts.Resources = corev1.ResourceRequirements{}
+		if err := json.Unmarshal([]byte(f.scanResources), &opts.Resources); err != nil {
+			return opts, fmt.Errorf("--scan-resources: %w", err)
+		}
+	}
+	if f.defaultConfigPath != "" {
+		if opts.DefaultConfig, err = readDefaultConfig(f.defaultConfigPath); err != nil {
+			return opts, fmt.Errorf("--cwac-default-config: %w", err)
+		}
+	}
+	opts.DefaultImageLacksDefaults = !f.imageHasDefaults
+	switch p := corev1.PullPolicy(f.pullPolicy); p {
+	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+		opts.ImagePullPolicy = p
+	default:
+		return opts, fmt.Errorf("--image-pull-policy: %q is not Always, IfNotPresent or Never", f.pullPolicy)
+	}
+	for _, kv := range f.env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return opts, fmt.Errorf("--scan-env: %q is not NAME=VALUE", kv)
+		}
+		opts.Env = append(opts.Env, corev1.EnvVar{Name: name, Value: value})
+	}
+	if f.nodeSelector != "" {
+		opts.NodeSelector = map[string]string{}
+		for _, kv := range strings.Split(f.nodeSelector, ",") {
+			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			if !ok || k == "" {
+				return opts, fmt.Errorf("--scan-node-selector: %q is not key=value", kv)
+			}
+			opts.NodeSelector[k] = v
+		}
+	}
+	if f.tolerations != "" {
+		if err := json.Unmarshal([]byte(f.tolerations), &opts.Tolerations); err != nil {
+			return opts, fmt.Errorf("--scan-tolerations: %w", err)
+		}
+	}
+	if f.affinity != "" {
+		opts.Affinity = &corev1.Affinity{}
+		if err := json.Unmarshal([]byte(f.affinity), opts.Affinity); err != nil {
+			return opts, fmt.Errorf("--scan-affinity: %w", err)
+		}
+	}
+	return opts, nil
 }
 
 // maxDefaultConfigBytes bounds --cwac-default-config: it is copied into

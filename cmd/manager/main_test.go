@@ -1,10 +1,13 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 )
 
 func TestReadDefaultConfig(t *testing.T) {
@@ -33,5 +36,50 @@ func TestReadDefaultConfig(t *testing.T) {
 	}
 	if _, err := readDefaultConfig(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("a missing file was accepted")
+	}
+}
+
+// TestScanFlags: the operator's flags as the chart renders them become the
+// scan pods' settings: memory per thread, CWAC's defaults read from the file.
+func TestScanFlags(t *testing.T) {
+	defaults := filepath.Join(t.TempDir(), "config_default.json")
+	if err := os.WriteFile(defaults, []byte(`{"audit_name": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parse := func(args ...string) (scanjob.Options, error) {
+		var f scanFlags
+		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+		f.bind(fs)
+		if err := fs.Parse(args); err != nil {
+			return scanjob.Options{}, err
+		}
+		return f.options()
+	}
+	o, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.ScaleMemoryWithThreads || o.DefaultImageLacksDefaults || o.DefaultConfig != nil ||
+		o.Resources.Requests.Memory().String() != "512Mi" || o.Resources.Limits.Memory().String() != "1Gi" || o.Resources.Requests.Cpu().String() != "500m" {
+		t.Errorf("defaults: %+v", o)
+	}
+	o, err = parse("--cwac-image-has-defaults=false", "--cwac-default-config="+defaults, "--scan-memory-per-thread=false",
+		`--scan-resources={"limits":{"memory":"1536Mi"},"requests":{"cpu":"250m","memory":"768Mi"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ScaleMemoryWithThreads || !o.DefaultImageLacksDefaults || string(o.DefaultConfig) != `{"audit_name": "x"}` ||
+		o.Resources.Limits.Memory().String() != "1536Mi" || o.Resources.Requests.Cpu().String() != "250m" {
+		t.Errorf("chart-style flags: %+v", o)
+	}
+	for _, bad := range [][]string{
+		{"--cwac-default-config=" + filepath.Join(t.TempDir(), "missing.json")},
+		{"--image-pull-policy=Sometimes"},
+		{"--scan-env=NOVALUE"},
+		{"--scan-memory-limit=lots"},
+	} {
+		if _, err := parse(bad...); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
 	}
 }

@@ -38,12 +38,15 @@ func TestNoCWACDefaultsFailsAtAdmission(t *testing.T) {
 	if c == nil || c.Reason != cwacv1alpha1.ReasonNoCWACDefaults {
 		t.Fatalf("Failed condition = %+v, want NoCWACDefaults", c)
 	}
-	for _, want := range []string{"cwac:test", "--set-file cwac.defaultConfig=<cwac>/config/config_default.json", "--cwac-default-config", "cwac.imageHasDefaults=true"} {
+	for _, want := range []string{
+		"cwac:test", "--set-file cwac.defaultConfig=<cwac>/config/config_default.json", "--cwac-default-config", "cwac.imageHasDefaults=true",
+	} {
 		if !strings.Contains(c.Message, want) || !strings.Contains(s.Status.Message, want) {
 			t.Errorf("message %q does not name %q", c.Message, want)
 		}
 	}
-	if a := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted); a == nil || a.Status != metav1.ConditionFalse || a.Reason != cwacv1alpha1.ReasonNoCWACDefaults {
+	a := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted)
+	if a == nil || a.Status != metav1.ConditionFalse || a.Reason != cwacv1alpha1.ReasonNoCWACDefaults {
 		t.Errorf("Admitted condition = %+v", a)
 	}
 	if s.Status.Failure == nil || s.Status.Failure.Reason != cwacv1alpha1.ReasonNoCWACDefaults || s.Status.JobName != "" {

@@ -148,8 +148,12 @@ func TestViewportsInCWACKeyOrder(t *testing.T) {
 	tests := []struct{ name, defaults, overrides string }{
 		{"CWAC's defaults untouched", defaultsForTest, `{"audit_name":"a"}`},
 		{"the scan's viewports", defaultsForTest, string(rendered)},
-		{"defaults and scan.json written height first", strings.ReplaceAll(strings.ReplaceAll(defaultsForTest, `"width": 320, "height": 450`, `"height": 450, "width": 320`), `"width": 1280, "height": 800`, `"height": 800, "width": 1280`),
-			`{"audit_name":"a","viewport_sizes":{"small":{"height":450,"width":320},"medium":{"height":800,"width":1280}}}`},
+		{
+			"defaults and scan.json written height first",
+			strings.NewReplacer(`"width": 320, "height": 450`, `"height": 450, "width": 320`, `"width": 1280, "height": 800`, `"height": 800, "width": 1280`).
+				Replace(defaultsForTest),
+			`{"audit_name":"a","viewport_sizes":{"small":{"height":450,"width":320},"medium":{"height":800,"width":1280}}}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

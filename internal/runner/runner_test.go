@@ -48,7 +48,9 @@ func standinCWAC(t *testing.T, layout imageLayout) string {
 	dir := t.TempDir()
 	must(t, os.Symlink(filepath.Join(repo, "cwac.py"), filepath.Join(dir, "cwac.py")))
 	must(t, os.Symlink(filepath.Join(repo, "package.json"), filepath.Join(dir, "package.json")))
-	for _, d := range []string{"src", "node_modules", "chrome/linux-0.0.0-standin/chrome-linux64", "chromedriver/linux-0.0.0-standin/chromedriver-linux64", "nltk_data/corpora"} {
+	for _, d := range []string{
+		"src", "node_modules", "chrome/linux-0.0.0-standin/chrome-linux64", "chromedriver/linux-0.0.0-standin/chromedriver-linux64", "nltk_data/corpora",
+	} {
 		must(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
 	}
 	for _, f := range []string{"chrome/linux-0.0.0-standin/chrome-linux64/chrome", "chromedriver/linux-0.0.0-standin/chromedriver-linux64/chromedriver"} {
@@ -92,7 +94,7 @@ func testSite(t *testing.T) string {
 }
 
 // closedURL is a loopback address where nothing listens.
-func closedURL(t *testing.T) string {
+func closedURL() string {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	u := srv.URL + "/"
 	srv.Close()
@@ -108,7 +110,7 @@ type scanFiles struct {
 	layout imageLayout
 }
 
-func runScan(t *testing.T, ctx context.Context, files scanFiles, env map[string]string) (int, scanpod.Report, Config, string) {
+func runScan(ctx context.Context, t *testing.T, files scanFiles, env map[string]string) (int, scanpod.Report, Config, string) {
 	t.Helper()
 	for k, v := range env {
 		t.Setenv(k, v)
@@ -167,7 +169,7 @@ const allPlugins = `{"audit_name": "runner-test", "max_links_per_domain": 10, "t
 
 func TestRunComplete(t *testing.T) {
 	site := testSite(t)
-	code, msg, cfg, out := runScan(t, context.Background(), scanFiles{
+	code, msg, cfg, out := runScan(context.Background(), t, scanFiles{
 		overrides: allPlugins,
 		urls:      "organisation,url,sector\n\"Te Tari, \"\"Test\"\"\"," + site + ",Tāmaki\n",
 		defaults:  standinDefaults(t, ""),
@@ -221,7 +223,7 @@ func TestRunComplete(t *testing.T) {
 
 func TestRunOutcomes(t *testing.T) {
 	site := testSite(t)
-	dead := closedURL(t)
+	dead := closedURL()
 	tests := []struct {
 		name        string
 		overrides   string
@@ -294,7 +296,7 @@ func TestRunOutcomes(t *testing.T) {
 			for _, u := range tt.urls {
 				csv += "Org," + u + ",Sector\n"
 			}
-			code, msg, _, out := runScan(t, context.Background(), scanFiles{overrides: tt.overrides, urls: csv, layout: withConfig}, tt.env)
+			code, msg, _, out := runScan(context.Background(), t, scanFiles{overrides: tt.overrides, urls: csv, layout: withConfig}, tt.env)
 			if code != tt.wantCode || msg.ExitCode != tt.wantCode || msg.Outcome != tt.wantOutcome {
 				t.Fatalf("code %d (report %d), outcome %q; want %d, %q\nmessage: %s\n%s", code, msg.ExitCode, msg.Outcome, tt.wantCode, tt.wantOutcome, msg.Message, out)
 			}
@@ -321,7 +323,10 @@ func TestDefaultsResolution(t *testing.T) {
 		wantFrom    string // the marker CWAC's config carries
 		wantMessage []string
 	}{
-		{"ConfigMap, image without config/ (CWAC's own image)", scanFiles{defaults: standinDefaults(t, "configmap"), layout: asCWACDockerfileBuildsIt}, "configmap", nil},
+		{
+			"ConfigMap, image without config/ (CWAC's own image)",
+			scanFiles{defaults: standinDefaults(t, "configmap"), layout: asCWACDockerfileBuildsIt}, "configmap", nil,
+		},
 		{"ConfigMap wins over the image's", scanFiles{defaults: standinDefaults(t, "configmap"), layout: withConfig}, "configmap", nil},
 		{"the image's", scanFiles{layout: withConfig}, "image", nil},
 		{"neither", scanFiles{layout: asCWACDockerfileBuildsIt}, "", []string{
@@ -329,12 +334,15 @@ func TestDefaultsResolution(t *testing.T) {
 			"--set-file cwac.defaultConfig=<cwac>/config/config_default.json", "--cwac-default-config",
 			"use a CWAC image that carries config/config_default.json", "cwac.imageHasDefaults=true",
 		}},
-		{"a malformed ConfigMap copy", scanFiles{defaults: []byte(`{"audit_name": `), layout: withConfig}, "", []string{"/scan/config_default.json: decoding CWAC config"}},
+		{
+			"a malformed ConfigMap copy", scanFiles{defaults: []byte(`{"audit_name": `), layout: withConfig},
+			"", []string{"/scan/config_default.json: decoding CWAC config"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.files.overrides, tt.files.urls = allPlugins, urls
-			code, msg, cfg, out := runScan(t, context.Background(), tt.files, nil)
+			code, msg, cfg, out := runScan(context.Background(), t, tt.files, nil)
 			if tt.wantFrom == "" {
 				if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeRunnerError {
 					t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
@@ -368,7 +376,7 @@ func TestRunTerminated(t *testing.T) {
 	site := testSite(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(time.Second); cancel() }()
-	code, msg, _, out := runScan(t, ctx, scanFiles{overrides: allPlugins, urls: "organisation,url,sector\nO," + site + ",S\n", layout: withConfig},
+	code, msg, _, out := runScan(ctx, t, scanFiles{overrides: allPlugins, urls: "organisation,url,sector\nO," + site + ",S\n", layout: withConfig},
 		map[string]string{"STANDIN_SLEEP": "60"})
 	if msg.Outcome != scanpod.OutcomeTerminated || code != 128+15 {
 		t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)

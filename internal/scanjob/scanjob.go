@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	imageref "github.com/google/go-containerregistry/pkg/name"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -154,7 +155,7 @@ func CheckDefaults(scan *cwacv1alpha1.CwacScan, opts Options) error {
 	if len(opts.DefaultConfig) > 0 || !opts.DefaultImageLacksDefaults {
 		return nil
 	}
-	if image := Image(scan, opts); image != opts.DefaultImage {
+	if !sameImage(Image(scan, opts), opts.DefaultImage) {
 		return nil
 	}
 	return fmt.Errorf("no CWAC defaults for this scan: the CWAC image %s is declared without config/config_default.json "+
@@ -164,6 +165,17 @@ func CheckDefaults(scan *cwacv1alpha1.CwacScan, opts Options) error {
 
 // DefaultTimeout is the deadline when a scan sets none.
 const DefaultTimeout = time.Hour
+
+// sameImage: a and b name the same image, however spelt ("cwac:1" is
+// "docker.io/library/cwac:1"; no tag is ":latest").
+func sameImage(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, errA := imageref.ParseReference(a, imageref.WeakValidation)
+	rb, errB := imageref.ParseReference(b, imageref.WeakValidation)
+	return errA == nil && errB == nil && ra.Name() == rb.Name()
+}
 
 // JobName is the deterministic name of a scan's Job and ConfigMap: the same
 // scan always maps to the same name, so a restarted operator finds the Job it
@@ -261,7 +273,8 @@ func ConfigMap(scan *cwacv1alpha1.CwacScan, opts Options) (*corev1.ConfigMap, er
 		return nil, invalid(err)
 	}
 	if size := len(overrides) + len(csv) + len(opts.DefaultConfig); size > MaxConfigMapBytes {
-		return nil, invalid(fmt.Errorf("the scan's config and URL list take %d bytes, over the %d-byte ConfigMap limit: split it into several scans", size, MaxConfigMapBytes))
+		return nil, invalid(fmt.Errorf("the scan's config and URL list take %d bytes, over the %d-byte ConfigMap limit: split it into several scans",
+			size, MaxConfigMapBytes))
 	}
 	data := map[string]string{
 		scanpod.OverridesFile: string(overrides),
@@ -319,12 +332,13 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
 	flags := scanpod.DefaultRunnerFlags()
 	flags.CWACDir = opts.CWACDir
 	flags.Python = opts.Python
-	env := []corev1.EnvVar{
-		{Name: "HOME", Value: scanpod.TmpDir}, // Chrome writes under $HOME and /tmp only
-		{Name: "TMPDIR", Value: scanpod.TmpDir},
-		{Name: "CHROME_EXTRA_ARGS", Value: opts.ChromeExtraArgs},
-		{Name: "PYTHONDONTWRITEBYTECODE", Value: "1"},
-	}
+	env := make([]corev1.EnvVar, 0, 4+len(opts.Env))
+	env = append(env,
+		corev1.EnvVar{Name: "HOME", Value: scanpod.TmpDir}, // Chrome writes under $HOME and /tmp only
+		corev1.EnvVar{Name: "TMPDIR", Value: scanpod.TmpDir},
+		corev1.EnvVar{Name: "CHROME_EXTRA_ARGS", Value: opts.ChromeExtraArgs},
+		corev1.EnvVar{Name: "PYTHONDONTWRITEBYTECODE", Value: "1"},
+	)
 	env = append(env, opts.Env...)
 	meta := objectMeta(scan)
 	deadline := int64(Timeout(scan).Seconds())

@@ -136,7 +136,8 @@ func TestResourcesScaleWithThreads(t *testing.T) {
 				}
 				return ""
 			}
-			if r, l, c := quantity(got.Requests, corev1.ResourceMemory), quantity(got.Limits, corev1.ResourceMemory), quantity(got.Requests, corev1.ResourceCPU); r != tt.request || l != tt.limit || c != tt.wantCPURequest {
+			r, l, c := quantity(got.Requests, corev1.ResourceMemory), quantity(got.Limits, corev1.ResourceMemory), quantity(got.Requests, corev1.ResourceCPU)
+			if r != tt.request || l != tt.limit || c != tt.wantCPURequest {
 				t.Errorf("memory request %q limit %q cpu request %q; want %q %q %q", r, l, c, tt.request, tt.limit, tt.wantCPURequest)
 			}
 			if job := Job(scan, tt.opts).Spec.Template.Spec.Containers[0].Resources; !equality.Semantic.DeepEqual(job, got) {
@@ -168,7 +169,9 @@ func TestCheckDefaults(t *testing.T) {
 		{"the operator was given the defaults", given, "", false},
 		{"neither: refused", lacking, "", true},
 		{"neither, the default image named explicitly: refused", lacking, opts.DefaultImage, true},
+		{"the default image however spelt: refused", lacking, "docker.io/library/cwac:1.0", true},
 		{"another image may carry its own", lacking, "registry.example/cwac-with-config:1", false},
+		{"another tag of it may too", lacking, "cwac:1.1", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,7 +184,10 @@ func TestCheckDefaults(t *testing.T) {
 			if err == nil {
 				return
 			}
-			for _, want := range []string{"cwac:1.0", "--set-file cwac.defaultConfig=<cwac>/config/config_default.json", "--cwac-default-config", "image that carries config/config_default.json", "cwac.imageHasDefaults=true"} {
+			for _, want := range []string{
+				"cwac:1.0", "--set-file cwac.defaultConfig=<cwac>/config/config_default.json", "--cwac-default-config",
+				"image that carries config/config_default.json", "cwac.imageHasDefaults=true",
+			} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("message %q\ndoes not name %q", err, want)
 				}
@@ -196,7 +202,8 @@ func TestJobPodContract(t *testing.T) {
 	if *job.Spec.BackoffLimit != 0 || *job.Spec.ActiveDeadlineSeconds != 1800 {
 		t.Errorf("backoffLimit %d, deadline %d", *job.Spec.BackoffLimit, *job.Spec.ActiveDeadlineSeconds)
 	}
-	if *pod.AutomountServiceAccountToken || !*pod.SecurityContext.RunAsNonRoot || pod.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+	psc := pod.SecurityContext
+	if *pod.AutomountServiceAccountToken || !*psc.RunAsNonRoot || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
 		t.Error("pod security context is not hardened")
 	}
 	for _, c := range append(pod.InitContainers, pod.Containers...) {

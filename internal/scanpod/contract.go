@@ -108,7 +108,8 @@ func (f RunnerFlags) Args() []string {
 func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	d := DefaultRunnerFlags()
 	fs.StringVar(&f.CWACDir, "cwac-dir", d.CWACDir, "CWAC's installed tree (read-only is fine)")
-	fs.StringVar(&f.ConfigDir, "scan-dir", d.ConfigDir, "directory holding the scan's "+OverridesFile+", "+URLsFile+" and optionally "+DefaultsFile+" (the mounted ConfigMap)")
+	fs.StringVar(&f.ConfigDir, "scan-dir", d.ConfigDir,
+		"directory holding the scan's "+OverridesFile+", "+URLsFile+" and optionally "+DefaultsFile+" (the mounted ConfigMap)")
 	fs.StringVar(&f.ResultsDir, "results-dir", d.ResultsDir, "this scan's directory on the results volume; CWAC's results directory is created inside it")
 	fs.StringVar(&f.WorkDir, "work-dir", d.WorkDir, "where to build CWAC's writable working tree (emptied first)")
 	fs.StringVar(&f.TerminationLog, "termination-log", d.TerminationLog, "where to write the JSON report the operator reads")

@@ -11,7 +11,9 @@ import (
 )
 
 func bigSummary(n int) *results.Summary {
-	s := &results.Summary{TotalIssues: 99, IssuesByImpact: map[string]int64{"critical": 9}, IssuesByAuditType: map[string]int64{"axe_core_audit": 99}, PagesScanned: 3}
+	s := &results.Summary{
+		TotalIssues: 99, IssuesByImpact: map[string]int64{"critical": 9}, IssuesByAuditType: map[string]int64{"axe_core_audit": 99}, PagesScanned: 3,
+	}
 	for i := 0; i < n; i++ {
 		s.TopViolations = append(s.TopViolations, results.Violation{ID: strings.Repeat("r", 40), Description: strings.Repeat("d", 200), Count: 1})
 		s.UnscannedBaseURLs = append(s.UnscannedBaseURLs, "https://"+strings.Repeat("h", 200)+".example/")
