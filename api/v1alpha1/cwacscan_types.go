@@ -140,7 +140,8 @@ type CwacScanSpec struct {
 	Timeout string `json:"timeout,omitempty"`
 
 	// threadCount is how many browsers CWAC runs in parallel. Each needs about
-	// 0.5-0.8 GiB of memory: raise resources with it.
+	// 0.45-0.8 GiB of memory; when resources is unset, the operator's default
+	// memory request and limit are multiplied by threadCount.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1

@@ -49,7 +49,8 @@ func main() {
 	flag.Int64Var(&maxRequestBytes, "max-request-bytes", 1<<20, "larger HTTP request bodies are refused before parsing")
 	flag.IntVar(&maxResponseBytes, "max-response-bytes", 512*1024, "cap on a tool answer's size")
 	flag.IntVar(&maxResults, "max-results", 1000, "hard maximum of cwac_get_results' limit")
-	flag.IntVar(&maxConnsPerClient, "max-conns-per-client", 64, "connections one client address may hold open at once (http transport)")
+	flag.IntVar(&maxConnsPerClient, "max-conns-per-client", 64,
+		"connections one client address may hold open at once (http transport)")
 	var (
 		authMode, tokenFile, audiences string
 		readOnly                       bool
@@ -64,7 +65,8 @@ func main() {
 	flag.StringVar(&audiences, "auth-audiences", "", "comma-separated token audiences for --auth=kubernetes (default: the API server's)")
 	var authCacheTTL time.Duration
 	flag.DurationVar(&authCacheTTL, "auth-cache-ttl", mcpserver.DefaultAuthCacheTTL,
-		"how long a token's review is remembered for --auth=kubernetes: a revoked token or deleted service account works at most this long (permissions are checked on every call)")
+		"how long a token's review is remembered for --auth=kubernetes: a revoked token or deleted service account "+
+			"works at most this long (permissions are checked on every call)")
 	flag.BoolVar(&readOnly, "read-only", false, "hide cwac_scan, the one tool that changes anything (the others only read)")
 	flag.Float64Var(&scansPerMinute, "scans-per-minute", 10, "cwac_scan calls allowed per caller per minute")
 	flag.IntVar(&scanBurst, "scan-burst", 5, "cwac_scan calls a caller may make at once before the per-minute rate applies")
