@@ -24,6 +24,15 @@ const (
 	// ConditionAllSitesScanned is False (reason SomeSitesUnscanned) when some
 	// base URLs yielded no page, True when every one did.
 	ConditionAllSitesScanned = "AllSitesScanned"
+	// ConditionFinished is True once the scan is Complete or Failed (its
+	// reason is Succeeded or the failure's), so that
+	// `kubectl wait --for=condition=Finished` returns for either ending.
+	ConditionFinished = "Finished"
+	// ConditionThresholdsMet is set when the scan finishes: True (reason
+	// WithinThresholds, or NoThresholds when spec.thresholds is unset), or
+	// False (reason ThresholdsCrossed, naming each threshold with its figure;
+	// or ScanFailed, when there are no results to judge).
+	ConditionThresholdsMet = "ThresholdsMet"
 )
 
 // Reasons, used on conditions and as Event reasons.
@@ -88,6 +97,15 @@ const (
 	ReasonJobDeleted = "JobDeleted"
 	// ReasonJobFailed: the Job failed for a reason not covered above.
 	ReasonJobFailed = "JobFailed"
+	// ReasonWithinThresholds: the scan's results are within spec.thresholds.
+	ReasonWithinThresholds = "WithinThresholds"
+	// ReasonNoThresholds: the scan sets no thresholds; nothing to cross.
+	ReasonNoThresholds = "NoThresholds"
+	// ReasonThresholdsCrossed: the results cross spec.thresholds (also the
+	// reason of the Warning Event recorded then).
+	ReasonThresholdsCrossed = "ThresholdsCrossed"
+	// ReasonScanFailed: the scan failed, so there are no results to judge.
+	ReasonScanFailed = "ScanFailed"
 	// ReasonJobConflict: a Job with the scan's name exists but belongs to something else.
 	ReasonJobConflict = "JobConflict"
 )

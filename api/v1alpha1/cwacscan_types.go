@@ -161,6 +161,32 @@ type CwacScanSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	ConfigOverrides map[string]apiextensionsv1.JSON `json:"configOverrides,omitempty"`
+
+	// thresholds are pass/fail limits on the results, for CI: when the scan
+	// finishes, the ThresholdsMet condition says whether it stayed within them.
+	// +optional
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+}
+
+// Thresholds are limits a finished scan's results are judged against.
+// Unset fields are not checked.
+type Thresholds struct {
+	// maxTotalIssues is the most issues (all audits) the scan may find.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxTotalIssues *int64 `json:"maxTotalIssues,omitempty"`
+	// maxIssuesByImpact is the most axe issues of each impact, e.g. {critical: 0}.
+	// Keys: critical, serious, moderate, minor.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=4
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['critical', 'serious', 'moderate', 'minor'])",message="impacts are critical, serious, moderate and minor"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, self[k] >= 0)",message="a maximum may not be negative"
+	MaxIssuesByImpact map[string]int64 `json:"maxIssuesByImpact,omitempty"`
+	// minPagesScanned is the fewest pages the scan must scan (a site that
+	// quietly stopped answering shows here).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MinPagesScanned *int32 `json:"minPagesScanned,omitempty"`
 }
 
 // Violation is one rule and how often it was broken.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/gate"
 )
 
 // Limits the API server puts on what the operator writes.
@@ -49,20 +50,45 @@ func (w *statusWriter) complete(scan *cwacv1alpha1.CwacScan, msg string) {
 		}
 	}
 	w.setCondition(scan, cwacv1alpha1.ConditionComplete, metav1.ConditionTrue, cwacv1alpha1.ReasonSucceeded, msg)
+	w.judge(scan)
 	w.end(scan, cwacv1alpha1.PhaseComplete, cwacv1alpha1.ReasonSucceeded, msg)
 }
 
-// fail ends the scan as Failed with a reason (Failed=True/<reason>) and
-// records the reason and exit code in status.failure.
+// judge sets ThresholdsMet for a complete scan: True/WithinThresholds or
+// True/NoThresholds, or False/ThresholdsCrossed naming each threshold with
+// its figure, with a Warning Event.
+func (w *statusWriter) judge(scan *cwacv1alpha1.CwacScan) {
+	if scan.Spec.Thresholds == nil {
+		w.setCondition(scan, cwacv1alpha1.ConditionThresholdsMet, metav1.ConditionTrue, cwacv1alpha1.ReasonNoThresholds, "the scan sets no thresholds")
+		return
+	}
+	crossed := gate.Crossed(scan.Spec.Thresholds, scan.Status.Summary)
+	if len(crossed) == 0 {
+		w.setCondition(scan, cwacv1alpha1.ConditionThresholdsMet, metav1.ConditionTrue, cwacv1alpha1.ReasonWithinThresholds, "the results are within every threshold")
+		return
+	}
+	msg := "thresholds crossed: " + strings.Join(crossed, "; ")
+	w.setCondition(scan, cwacv1alpha1.ConditionThresholdsMet, metav1.ConditionFalse, cwacv1alpha1.ReasonThresholdsCrossed, msg)
+	w.event(scan, corev1.EventTypeWarning, cwacv1alpha1.ReasonThresholdsCrossed, msg)
+}
+
+// fail ends the scan as Failed with a reason (Failed=True/<reason>,
+// ThresholdsMet=False/ScanFailed) and records the reason and exit code in
+// status.failure.
 func (w *statusWriter) fail(scan *cwacv1alpha1.CwacScan, reason, msg string) {
 	scan.Status.Failure = &cwacv1alpha1.ScanFailure{Reason: reason, ExitCode: scan.Status.ExitCode}
 	w.setCondition(scan, cwacv1alpha1.ConditionFailed, metav1.ConditionTrue, reason, msg)
+	w.setCondition(scan, cwacv1alpha1.ConditionThresholdsMet, metav1.ConditionFalse, cwacv1alpha1.ReasonScanFailed,
+		"the scan failed ("+reason+"), so there are no results to judge")
 	w.end(scan, cwacv1alpha1.PhaseFailed, reason, msg)
 }
 
+// end records the ending: completionTime, Finished=True with the ending's
+// reason, and the phase with its Event.
 func (w *statusWriter) end(scan *cwacv1alpha1.CwacScan, phase cwacv1alpha1.Phase, reason, msg string) {
 	now := metav1.NewTime(w.clock())
 	scan.Status.CompletionTime = &now
+	w.setCondition(scan, cwacv1alpha1.ConditionFinished, metav1.ConditionTrue, reason, fmt.Sprintf("%s: %s", phase, msg))
 	if meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded) && phase == cwacv1alpha1.PhaseComplete {
 		w.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionFalse, cwacv1alpha1.ReasonPodHealthy, "the scan finished")
 	}
