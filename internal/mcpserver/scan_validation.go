@@ -86,6 +86,9 @@ var specArguments = []struct{ field, argument string }{
 	{"spec.maxLinksPerDomain", "max_links_per_domain"},
 	{"spec.viewportSizes", "viewport_sizes"},
 	{"spec.configOverrides.only_allow_https", "only_allow_https"},
+	{"spec.thresholds.maxTotalIssues", "thresholds.max_total_issues"},
+	{"spec.thresholds.maxIssuesByImpact", "thresholds.max_issues_by_impact"},
+	{"spec.thresholds.minPagesScanned", "thresholds.min_pages_scanned"},
 }
 
 // argumentName names a refused field as the caller knows it: spec.urls[2]

@@ -24,12 +24,20 @@ const (
 
 // ScanInput are cwac_scan's arguments.
 type ScanInput struct {
-	URLs              []string `json:"urls,omitempty" jsonschema:"base URLs to scan: absolute http:// or https:// URLs (at least one)"`
-	AuditName         string   `json:"audit_name,omitempty" jsonschema:"name for the audit: 1-50 characters of A-Z a-z 0-9 _ . - (default: derived from the scan ID)"`
-	Plugins           any      `json:"plugins,omitempty" jsonschema:"CWAC audit plugins: an object of name to true/false, or a list of names to run (others off). Valid names: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"`
-	MaxLinksPerDomain int      `json:"max_links_per_domain,omitempty" jsonschema:"most pages to visit per site (default 50)"`
-	ViewportSizes     any      `json:"viewport_sizes,omitempty" jsonschema:"viewports to render each page at: CWAC's named map {\"small\": {\"width\": 320, \"height\": 450}}, a list of {width, height}, or one {width, height}"`
-	OnlyAllowHTTPS    *bool    `json:"only_allow_https,omitempty" jsonschema:"CWAC's only_allow_https (default true: http:// sites are skipped and yield no page); false to scan http:// sites"`
+	URLs              []string       `json:"urls,omitempty" jsonschema:"base URLs to scan: absolute http:// or https:// URLs (at least one)"`
+	AuditName         string         `json:"audit_name,omitempty" jsonschema:"name for the audit: 1-50 characters of A-Z a-z 0-9 _ . - (default: derived from the scan ID)"`
+	Plugins           any            `json:"plugins,omitempty" jsonschema:"CWAC audit plugins: an object of name to true/false, or a list of names to run (others off). Valid names: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"`
+	MaxLinksPerDomain int            `json:"max_links_per_domain,omitempty" jsonschema:"most pages to visit per site (default 50)"`
+	ViewportSizes     any            `json:"viewport_sizes,omitempty" jsonschema:"viewports to render each page at: CWAC's named map {\"small\": {\"width\": 320, \"height\": 450}}, a list of {width, height}, or one {width, height}"`
+	OnlyAllowHTTPS    *bool          `json:"only_allow_https,omitempty" jsonschema:"CWAC's only_allow_https (default true: http:// sites are skipped and yield no page); false to scan http:// sites"`
+	Thresholds        *ThresholdsArg `json:"thresholds,omitempty" jsonschema:"pass/fail limits judged when the scan finishes (cwac_scan_status reports thresholds_met)"`
+}
+
+// ThresholdsArg is cwac_scan's thresholds argument (the CwacScan's spec.thresholds).
+type ThresholdsArg struct {
+	MaxTotalIssues    *int64           `json:"max_total_issues,omitempty" jsonschema:"most issues of all audits"`
+	MaxIssuesByImpact map[string]int64 `json:"max_issues_by_impact,omitempty" jsonschema:"most axe issues per impact, e.g. {\"critical\": 0}; impacts: critical, serious, moderate, minor"`
+	MinPagesScanned   *int32           `json:"min_pages_scanned,omitempty" jsonschema:"fewest pages the scan must scan"`
 }
 
 // ScanOutput is cwac_scan's answer.
@@ -106,6 +114,9 @@ func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacS
 			MaxLinksPerDomain: maxLinks,
 			ViewportSizes:     viewports,
 		},
+	}
+	if t := in.Thresholds; t != nil {
+		scan.Spec.Thresholds = &cwacv1alpha1.Thresholds{MaxTotalIssues: t.MaxTotalIssues, MaxIssuesByImpact: t.MaxIssuesByImpact, MinPagesScanned: t.MinPagesScanned}
 	}
 	if in.OnlyAllowHTTPS != nil {
 		scan.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte(strconv.FormatBool(*in.OnlyAllowHTTPS))}}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -40,6 +41,8 @@ type StatusOutput struct {
 	ExitCode       *int32    `json:"exit_code,omitempty"`
 	Cause          string    `json:"cause,omitempty" jsonschema:"for a failed scan: the one line naming what went wrong, e.g. the last line of CWAC's traceback"`
 	Stderr         string    `json:"stderr,omitempty" jsonschema:"for a failed scan: the end of CWAC's error output"`
+	ThresholdsMet  *bool     `json:"thresholds_met,omitempty" jsonschema:"once finished: whether the results stayed within the scan's thresholds (false for a failed scan)"`
+	Verdict        string    `json:"verdict,omitempty" jsonschema:"once finished: which thresholds were crossed, with the figures"`
 	Notes          []string  `json:"notes,omitempty"`
 }
 
@@ -61,9 +64,11 @@ func (s *Server) status(ctx context.Context, call *callInfo, in StatusInput) (St
 	switch st.Phase {
 	case cwacv1alpha1.PhaseComplete:
 		out.ResultsDir = st.ResultsPath
+		setVerdict(&out, st.Conditions)
 	case cwacv1alpha1.PhaseFailed:
 		out.ResultsDir = st.ResultsPath
 		setFailure(&out, st.Failure)
+		setVerdict(&out, st.Conditions)
 	case cwacv1alpha1.PhaseRunning, cwacv1alpha1.PhasePending:
 		if st.JobName != "" {
 			tail, err := s.podLogTail(ctx, scan.Namespace, st.JobName)
@@ -166,4 +171,14 @@ func formatElapsed(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%ds", sec)
 	}
+}
+
+// setVerdict reports the ThresholdsMet condition of a finished scan.
+func setVerdict(out *StatusOutput, conditions []metav1.Condition) {
+	c := meta.FindStatusCondition(conditions, cwacv1alpha1.ConditionThresholdsMet)
+	if c == nil {
+		return
+	}
+	met := c.Status == metav1.ConditionTrue
+	out.ThresholdsMet, out.Verdict = &met, c.Message
 }

@@ -124,3 +124,35 @@ func TestConditionReason(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusVerdict(t *testing.T) {
+	tests := []struct {
+		name       string
+		conditions []metav1.Condition
+		wantMet    *bool
+		wantText   string
+	}{
+		{name: "not judged yet", conditions: nil},
+		{
+			name:       "within",
+			conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionThresholdsMet, Status: metav1.ConditionTrue, Message: "ok"}},
+			wantMet:    ptrTo(true), wantText: "ok",
+		},
+		{
+			name:       "crossed",
+			conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionThresholdsMet, Status: metav1.ConditionFalse, Message: "critical issues 6 > 0"}},
+			wantMet:    ptrTo(false), wantText: "critical issues 6 > 0",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out StatusOutput
+			setVerdict(&out, tt.conditions)
+			if diff := cmp.Diff(tt.wantMet, out.ThresholdsMet); diff != "" || out.Verdict != tt.wantText {
+				t.Errorf("thresholds_met (-want +got): %s; verdict %q, want %q", diff, out.Verdict, tt.wantText)
+			}
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

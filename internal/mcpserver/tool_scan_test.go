@@ -179,3 +179,32 @@ func TestInvalidScanError(t *testing.T) {
 		t.Error("errors other than Invalid were taken for a refused scan")
 	}
 }
+
+// cwac_scan's thresholds become the scan's spec.thresholds; the API server's
+// own rules refuse bad ones, named as the caller wrote them.
+func TestScanThresholds(t *testing.T) {
+	h := newHarness(t)
+	out := h.mustCall("cwac_scan", map[string]any{
+		"urls":       []any{"https://a.example/"},
+		"thresholds": map[string]any{"max_issues_by_impact": map[string]any{"critical": 0}, "max_total_issues": 20, "min_pages_scanned": 3},
+	})
+	got := getScanObj(t, h.ns, out["scan_id"].(string)).Spec.Thresholds
+	total, pages := int64(20), int32(3)
+	want := &cwacv1alpha1.Thresholds{MaxIssuesByImpact: map[string]int64{"critical": 0}, MaxTotalIssues: &total, MinPagesScanned: &pages}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("spec.thresholds (-want +got):\n%s", diff)
+	}
+	before := scanCount(t, h.ns)
+	for args, wantErr := range map[string]map[string]any{
+		"thresholds.max_issues_by_impact": {"max_issues_by_impact": map[string]any{"urgent": 1}},
+		"thresholds.max_total_issues":     {"max_total_issues": -1},
+	} {
+		_, errText := h.call("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}, "thresholds": wantErr})
+		if !strings.Contains(errText, args) {
+			t.Errorf("thresholds %v: error %q does not name %s", wantErr, errText, args)
+		}
+	}
+	if n := scanCount(t, h.ns); n != before {
+		t.Errorf("refused thresholds created %d scans", n-before)
+	}
+}
