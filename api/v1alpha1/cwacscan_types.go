@@ -162,6 +162,13 @@ type CwacScanSpec struct {
 	// +kubebuilder:validation:MaxProperties=64
 	ConfigOverrides map[string]apiextensionsv1.JSON `json:"configOverrides,omitempty"`
 
+	// ttlSecondsAfterFinished deletes the scan (with its Job, pod and
+	// ConfigMap) this many seconds after it finished. Unset: kept until
+	// deleted. Its results on the volume are not touched.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+
 	// thresholds are pass/fail limits on the results, for CI: when the scan
 	// finishes, the ThresholdsMet condition says whether it stayed within them.
 	// +optional

@@ -249,6 +249,11 @@ func (in *CwacScanSpec) DeepCopyInto(out *CwacScanSpec) {
 			(*out)[key] = *val.DeepCopy()
 		}
 	}
+	if in.TTLSecondsAfterFinished != nil {
+		in, out := &in.TTLSecondsAfterFinished, &out.TTLSecondsAfterFinished
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Thresholds != nil {
 		in, out := &in.Thresholds, &out.Thresholds
 		*out = new(Thresholds)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -51,7 +52,7 @@ type CwacScanReconciler struct {
 	queue *queue
 }
 
-// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create
@@ -67,7 +68,7 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if scan.Status.Phase.Finished() {
-		return ctrl.Result{}, nil // a finished scan is never run again
+		return r.expire(ctx, scan) // a finished scan is never run again
 	}
 	original := scan.DeepCopy()
 	defer func() {
@@ -96,6 +97,23 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, r.observeJob(ctx, scan, job)
+}
+
+// expire deletes a finished scan once spec.ttlSecondsAfterFinished has
+// passed since its completion, and otherwise wakes it when it will have.
+func (r *CwacScanReconciler) expire(ctx context.Context, scan *cwacv1alpha1.CwacScan) (ctrl.Result, error) {
+	ttl := scan.Spec.TTLSecondsAfterFinished
+	if ttl == nil || scan.Status.CompletionTime == nil || scan.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	left := scan.Status.CompletionTime.Add(time.Duration(*ttl) * time.Second).Sub(r.clock())
+	if left > 0 {
+		return ctrl.Result{RequeueAfter: left}, nil // a timer for the one event due, not polling
+	}
+	if err := r.Delete(ctx, scan, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+		return ctrl.Result{}, fmt.Errorf("deleting the expired scan: %w", err)
+	}
+	return ctrl.Result{}, nil
 }
 
 // renderConfig builds the scan's ConfigMap from its spec. A spec the CRD
