@@ -358,10 +358,15 @@ func (r *ScheduleReconciler) startScan(ctx context.Context, sched *cwacv1alpha1.
 	switch {
 	case err == nil:
 		msg := fmt.Sprintf("created scan %s for the tick at %s", scan.Name, at)
-		if late := now.Sub(due.Tick); late >= time.Minute {
+		// A catch-up says how late it is; an on-time start is a few
+		// hundred milliseconds after its tick, which is not news.
+		if late := now.Sub(due.Tick); late >= time.Second {
 			msg += fmt.Sprintf(", %s late", late.Round(time.Second))
 		}
-		if due.Skipped > 0 {
+		switch {
+		case due.Skipped == 1:
+			msg += "; 1 earlier missed tick is not run"
+		case due.Skipped > 1:
 			msg += fmt.Sprintf("; %d earlier missed ticks are not run", due.Skipped)
 		}
 		r.event(sched, scan, corev1.EventTypeNormal, cwacv1alpha1.ReasonScanCreated, msg)
