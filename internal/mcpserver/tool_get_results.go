@@ -158,7 +158,7 @@ func readRows(ctx context.Context, fsys fs.FS, name string, q resultsQuery, pg *
 		if ctx.Err() != nil {
 			return fmt.Errorf("reading results timed out: %w", ctx.Err())
 		}
-		return fmt.Errorf("reading %s: %w", name, err)
+		return fmt.Errorf("reading %w", err) // EachRowFS names the file
 	}
 	return nil
 }

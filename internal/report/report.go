@@ -83,7 +83,7 @@ func Leaderboard(fsys fs.FS) ([]OrgScore, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", results.PagesScannedFile, err)
+		return nil, err // EachRowFS names the file
 	}
 	err = eachIssue(fsys, func(audit string, row results.Row, n int64) error {
 		o := get(row.Get("organisation"), row.Get("sector"))
@@ -155,7 +155,7 @@ func eachIssue(fsys fs.FS, fn func(audit string, row results.Row, n int64) error
 			return fn(audit, row, int64(n))
 		})
 		if err != nil {
-			return fmt.Errorf("%s: %w", e.Name(), err)
+			return err // EachRowFS names the file
 		}
 	}
 	return nil
