@@ -83,10 +83,14 @@ func limitBody(maxBytes int64, next http.Handler) http.Handler {
 	})
 }
 
-func remoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+func remoteHost(r *http.Request) string { return hostOf(r.RemoteAddr) }
+
+// hostOf is the host of a host:port address (the address itself when it
+// has no port).
+func hostOf(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return r.RemoteAddr
+		return addr
 	}
 	return host
 }

@@ -154,7 +154,7 @@ func (l *clientLimitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		host := clientHost(c.RemoteAddr())
+		host := hostOf(c.RemoteAddr().String())
 		l.mu.Lock()
 		if l.open[host] >= l.limit {
 			l.mu.Unlock()
@@ -173,14 +173,6 @@ func (l *clientLimitListener) release(host string) {
 	if l.open[host]--; l.open[host] <= 0 {
 		delete(l.open, host)
 	}
-}
-
-func clientHost(a net.Addr) string {
-	host, _, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return a.String()
-	}
-	return host
 }
 
 // countedConn gives its slot back once, when closed.
