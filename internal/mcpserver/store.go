@@ -138,8 +138,14 @@ func (st store) openResults(ctx context.Context, res scanResults) (fs.FS, func()
 // larger than limit: the file is written by the scan pod, which the MCP server
 // does not trust with its memory.
 func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	// Stat before opening: opening a FIFO would block until someone writes.
-	info, err := fs.Stat(fsys, name)
+	// fsys is a callFS: it opens without blocking and refuses anything but
+	// regular files and directories; the open file's own size is checked.
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer closeReadOnly(f)
+	info, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
@@ -149,11 +155,6 @@ func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	if info.Size() > limit {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d this server reads", name, info.Size(), limit)
 	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer closeReadOnly(f)
 	// The size may change under us: read at most one byte more than allowed.
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
