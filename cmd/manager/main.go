@@ -120,7 +120,7 @@ func main() {
 		exit("creating manager", err)
 	}
 	if err := controller.Setup(mgr, controller.Options{
-		JobOptions: opts, MaxConcurrentScans: maxConcurrent, WatchNamespaces: namespaces, Policy: policy, MaxURLsPerScan: maxURLs,
+		JobOptions: opts, MaxConcurrentScans: maxConcurrent, Policy: policy, MaxURLsPerScan: maxURLs,
 		Workers: workers, AdmissionWorkers: admissionWorkers, AdmissionTimeout: admissionTimeout,
 	}); err != nil {
 		exit("setting up controller", err)

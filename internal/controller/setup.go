@@ -39,11 +39,8 @@ type Options struct {
 	// JobOptions shape every scan pod.
 	JobOptions scanjob.Options
 	// MaxConcurrentScans caps running scans across the namespaces the
-	// manager's cache covers (0: no cap).
+	// manager's cache covers (--watch-namespaces; 0: no cap).
 	MaxConcurrentScans int
-	// WatchNamespaces are the namespaces the manager's cache is limited to
-	// (empty: all); the cap counts scans in these only.
-	WatchNamespaces []string
 	// Policy decides which URLs scans may target (nil: none — tests only).
 	Policy *urlpolicy.Policy
 	// MaxURLsPerScan refuses larger scans (0: the CRD's limit only).

@@ -142,7 +142,7 @@ func runScanAs(t *testing.T, sa, releaseNS, scanNS string, watch []string, leade
 		ResultsPVC: "cwac-results", DefaultImage: "cwac:rbac", RunnerImage: "cwac-operator:rbac",
 		CWACDir: "/cwac", Resources: scanjob.DefaultResources(),
 	}
-	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: 2, WatchNamespaces: watch, SkipNameValidation: true}); err != nil {
+	if err := controller.Setup(mgr, controller.Options{JobOptions: opts, MaxConcurrentScans: 2, SkipNameValidation: true}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
