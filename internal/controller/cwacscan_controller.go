@@ -141,10 +141,6 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 // Started=False/Queued). Failed=True/InvalidSpec or JobConflict when the
 // Job cannot be made.
 func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.CwacScan) (*batchv1.Job, error) {
-	cm, err := r.renderConfig(scan)
-	if err != nil || cm == nil {
-		return nil, err
-	}
 	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.JobName(scan)}
 	job := &batchv1.Job{}
 	switch err := r.Get(ctx, key, job); {
@@ -152,6 +148,10 @@ func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.Cw
 		return r.adopt(scan, job), nil
 	case !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("getting Job %s: %w", key.Name, err)
+	}
+	cm, err := r.renderConfig(scan)
+	if err != nil || cm == nil {
+		return nil, err
 	}
 
 	ok, err := r.queue.reserve(ctx, scan)
