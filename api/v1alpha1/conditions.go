@@ -33,6 +33,12 @@ const (
 	// False (reason ThresholdsCrossed, naming each threshold with its figure;
 	// or ScanFailed, when there are no results to judge).
 	ConditionThresholdsMet = "ThresholdsMet"
+	// ConditionBaselineCompared is set on a scan with spec.baseline when it
+	// finishes: True (reason Compared) when status.summary.diff holds the
+	// comparison; False when it could not be made (BaselineNotFound,
+	// BaselineNotFinished, BaselineResultsMissing, DiffFailed). The scan's
+	// own result does not depend on it.
+	ConditionBaselineCompared = "BaselineCompared"
 )
 
 // Reasons, used on conditions and as Event reasons.
@@ -106,6 +112,22 @@ const (
 	ReasonThresholdsCrossed = "ThresholdsCrossed"
 	// ReasonScanFailed: the scan failed, so there are no results to judge.
 	ReasonScanFailed = "ScanFailed"
+	// ReasonCancelled: the scan was cancelled (the cwac.a11y.dev/cancel
+	// annotation, or the cwac_cancel_scan tool) before it finished.
+	ReasonCancelled = "Cancelled"
+	// ReasonCompared: the results were compared with spec.baseline's.
+	ReasonCompared = "Compared"
+	// ReasonBaselineNotFound: spec.baseline names no CwacScan in the namespace.
+	ReasonBaselineNotFound = "BaselineNotFound"
+	// ReasonBaselineNotFinished: spec.baseline has not completed (or failed)
+	// when this scan starts, so there is nothing to compare with.
+	ReasonBaselineNotFinished = "BaselineNotFinished"
+	// ReasonBaselineResultsMissing: spec.baseline completed but its results
+	// directory is gone from the results volume.
+	ReasonBaselineResultsMissing = "BaselineResultsMissing"
+	// ReasonDiffFailed: both results exist but comparing them failed (the
+	// message says why).
+	ReasonDiffFailed = "DiffFailed"
 	// ReasonJobConflict: a Job with the scan's name exists but belongs to something else.
 	ReasonJobConflict = "JobConflict"
 )

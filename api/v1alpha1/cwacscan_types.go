@@ -173,7 +173,42 @@ type CwacScanSpec struct {
 	// finishes, the ThresholdsMet condition says whether it stayed within them.
 	// +optional
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
+
+	// baseline names an earlier CwacScan in the same namespace to compare
+	// this scan's results with: when both have results, status.summary.diff
+	// counts the issues that are new, fixed and unchanged, and diff.json next
+	// to the results lists them. A schedule sets it to its previous Complete
+	// scan. A baseline that is missing, unfinished or whose results are gone
+	// is reported by the BaselineCompared condition; the scan still runs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	Baseline string `json:"baseline,omitempty"`
+
+	// resultsPolicy says what happens to the scan's results directory on the
+	// results volume when the CwacScan is deleted: Retain (the default) keeps
+	// it; Delete removes it, by a short cleanup pod, before the CwacScan goes.
+	// +optional
+	// +kubebuilder:default=Retain
+	ResultsPolicy ResultsPolicy `json:"resultsPolicy,omitempty"`
 }
+
+// ResultsPolicy says whether a deleted scan's results are kept.
+// +kubebuilder:validation:Enum=Retain;Delete
+type ResultsPolicy string
+
+const (
+	// ResultsRetain keeps the results directory when the scan is deleted.
+	ResultsRetain ResultsPolicy = "Retain"
+	// ResultsDelete removes the results directory when the scan is deleted.
+	ResultsDelete ResultsPolicy = "Delete"
+)
+
+// AnnotationCancel, set to "true" on a CwacScan, stops it: a queued scan
+// never starts, a running one has its Job deleted, and the scan ends Failed
+// with reason Cancelled, keeping whatever results it wrote. The spec stays
+// immutable; this annotation is the one way to change a scan's course.
+const AnnotationCancel = "cwac.a11y.dev/cancel"
 
 // Thresholds are limits a finished scan's results are judged against.
 // Unset fields are not checked.
@@ -182,6 +217,12 @@ type Thresholds struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	MaxTotalIssues *int64 `json:"maxTotalIssues,omitempty"`
+	// maxNewIssues is the most issues the scan may have that its baseline
+	// did not (status.summary.diff.new). Needs spec.baseline; without a
+	// usable baseline the threshold is reported as not checkable.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxNewIssues *int64 `json:"maxNewIssues,omitempty"`
 	// maxIssuesByImpact is the most axe issues of each impact, e.g. {critical: 0}.
 	// Keys: critical, serious, moderate, minor.
 	// +optional
@@ -243,6 +284,57 @@ type ScanSummary struct {
 	// durationSeconds is CWAC's wall time.
 	// +optional
 	DurationSeconds int64 `json:"durationSeconds,omitempty"`
+	// diff compares the results with spec.baseline's, when both exist.
+	// +optional
+	Diff *ScanDiff `json:"diff,omitempty"`
+}
+
+// ScanDiff counts how a scan's issues changed against its baseline. An
+// issue is counted as in the summary (CWAC's num_issues); rows CWAC only
+// sometimes produces are counted apart as unstable, never as new or fixed.
+type ScanDiff struct {
+	// baseline is the CwacScan compared with.
+	Baseline string `json:"baseline"`
+	// new counts issues the baseline did not have.
+	New int64 `json:"new"`
+	// fixed counts the baseline's issues this scan no longer has.
+	Fixed int64 `json:"fixed"`
+	// unchanged counts issues found by both.
+	Unchanged int64 `json:"unchanged"`
+	// unstable counts issues of rows CWAC produces only sometimes (e.g. a
+	// focus row on a page that refreshes itself), on either side.
+	// +optional
+	Unstable int64 `json:"unstable,omitempty"`
+	// newElements and fixedElements count elements rather than issues: one
+	// element found at several viewports counts once.
+	// +optional
+	NewElements int64 `json:"newElements,omitempty"`
+	// +optional
+	FixedElements int64 `json:"fixedElements,omitempty"`
+	// newByImpact maps axe impact to new issues.
+	// +optional
+	NewByImpact map[string]int64 `json:"newByImpact,omitempty"`
+	// fixedByImpact maps axe impact to fixed issues.
+	// +optional
+	FixedByImpact map[string]int64 `json:"fixedByImpact,omitempty"`
+	// byOrganisation is new, fixed and unchanged per organisation, at most
+	// 50 organisations, most new first (the rest are in diff.json).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	ByOrganisation []OrganisationDiff `json:"byOrganisation,omitempty"`
+}
+
+// OrganisationDiff is one organisation's share of a ScanDiff.
+type OrganisationDiff struct {
+	// organisation as CWAC reports it.
+	Organisation string `json:"organisation"`
+	// new issues.
+	New int64 `json:"new"`
+	// fixed issues.
+	Fixed int64 `json:"fixed"`
+	// unchanged issues.
+	Unchanged int64 `json:"unchanged"`
 }
 
 // ScanFailure says why a scan failed, in fields a program can read without

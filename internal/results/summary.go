@@ -74,6 +74,8 @@ type Summary struct {
 	DurationSeconds     float64 `json:"duration_seconds"`
 	// AuditFiles lists the audit CSVs read, sorted.
 	AuditFiles []string `json:"audit_files,omitempty"`
+	// Diff compares the results with a baseline scan's, when there is one.
+	Diff *DiffCounts `json:"diff,omitempty"`
 }
 
 // knownRules describes non-axe audits, whose rows carry no rule id.

@@ -26,9 +26,47 @@ func ToAPI(s *results.Summary) *cwacv1alpha1.ScanSummary {
 		PagesScanned:      int32(s.PagesScanned),
 		UnscannedBaseURLs: s.UnscannedBaseURLs,
 		DurationSeconds:   int64(s.DurationSeconds + 0.5),
+		Diff:              diffToAPI(s.Diff),
 	}
 	for _, v := range s.TopViolations {
 		out.TopViolations = append(out.TopViolations, cwacv1alpha1.Violation(v))
+	}
+	return out
+}
+
+// maxDiffOrganisations is how many organisations status.summary.diff lists
+// (the CRD's MaxItems); the rest stay in diff.json.
+const maxDiffOrganisations = 50
+
+func diffToAPI(d *results.DiffCounts) *cwacv1alpha1.ScanDiff {
+	if d == nil {
+		return nil
+	}
+	out := &cwacv1alpha1.ScanDiff{
+		Baseline: d.Baseline, New: d.New, Fixed: d.Fixed, Unchanged: d.Unchanged, Unstable: d.Unstable,
+		NewElements: d.NewElements, FixedElements: d.FixedElements,
+		NewByImpact: d.NewByImpact, FixedByImpact: d.FixedByImpact,
+	}
+	for i, o := range d.ByOrganisation {
+		if i == maxDiffOrganisations {
+			break
+		}
+		out.ByOrganisation = append(out.ByOrganisation, cwacv1alpha1.OrganisationDiff(o))
+	}
+	return out
+}
+
+func diffFromAPI(d *cwacv1alpha1.ScanDiff) *results.DiffCounts {
+	if d == nil {
+		return nil
+	}
+	out := &results.DiffCounts{
+		Baseline: d.Baseline, New: d.New, Fixed: d.Fixed, Unchanged: d.Unchanged, Unstable: d.Unstable,
+		NewElements: d.NewElements, FixedElements: d.FixedElements,
+		NewByImpact: d.NewByImpact, FixedByImpact: d.FixedByImpact,
+	}
+	for _, o := range d.ByOrganisation {
+		out.ByOrganisation = append(out.ByOrganisation, results.OrganisationChange(o))
 	}
 	return out
 }
@@ -48,6 +86,7 @@ func FromAPI(s *cwacv1alpha1.ScanSummary) *results.Summary {
 		PagesScanned:      int(s.PagesScanned),
 		UnscannedBaseURLs: s.UnscannedBaseURLs,
 		DurationSeconds:   float64(s.DurationSeconds),
+		Diff:              diffFromAPI(s.Diff),
 	}
 	for _, v := range s.TopViolations {
 		out.TopViolations = append(out.TopViolations, results.Violation(v))
