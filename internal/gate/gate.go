@@ -37,6 +37,9 @@ func Crossed(t *cwacv1alpha1.Thresholds, s *cwacv1alpha1.ScanSummary) []string {
 			crossed = append(crossed, fmt.Sprintf("%s issues %d > %d", impact, got, limit))
 		}
 	}
+	if t.MaxNewIssues != nil && s.Diff != nil && s.Diff.New > *t.MaxNewIssues {
+		crossed = append(crossed, fmt.Sprintf("new issues %d > %d (against %s)", s.Diff.New, *t.MaxNewIssues, s.Diff.Baseline))
+	}
 	if t.MinPagesScanned != nil && s.PagesScanned < *t.MinPagesScanned {
 		crossed = append(crossed, fmt.Sprintf("pages scanned %d < %d", s.PagesScanned, *t.MinPagesScanned))
 	}

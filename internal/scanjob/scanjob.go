@@ -327,11 +327,41 @@ func hardened(opts Options) *corev1.SecurityContext {
 
 // Job renders the scan's Job. The caller sets the owner reference.
 func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
+	return job(scan, opts, Baseline{})
+}
+
+// Baseline is the earlier scan a scan's results are compared with.
+type Baseline struct {
+	// Name is the baseline CwacScan's name.
+	Name string
+	// ResultsPath is its status.resultsPath: its CWAC results directory
+	// relative to the results volume's root.
+	ResultsPath string
+}
+
+// JobComparingWith is Job for a scan with a usable baseline: the baseline's
+// results directory, and only it, is mounted read-only at
+// scanpod.BaselineDir, and the runner is told to compare with it.
+func JobComparingWith(scan *cwacv1alpha1.CwacScan, opts Options, b Baseline) *batchv1.Job {
+	return job(scan, opts, b)
+}
+
+func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.Job {
 	image := Image(scan, opts)
 	resources := Resources(scan, opts)
 	flags := scanpod.DefaultRunnerFlags()
 	flags.CWACDir = opts.CWACDir
 	flags.Python = opts.Python
+	mounts := []corev1.VolumeMount{
+		{Name: volRunner, MountPath: scanpod.RunnerDir, ReadOnly: true},
+		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
+		{Name: volTmp, MountPath: scanpod.TmpDir},
+		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
+	}
+	if baseline.ResultsPath != "" {
+		flags.BaselineDir, flags.BaselineName = scanpod.BaselineDir, baseline.Name
+		mounts = append(mounts, corev1.VolumeMount{Name: volResults, MountPath: scanpod.BaselineDir, SubPath: baseline.ResultsPath, ReadOnly: true})
+	}
 	env := make([]corev1.EnvVar, 0, 4+len(opts.Env))
 	env = append(env,
 		corev1.EnvVar{Name: "HOME", Value: scanpod.TmpDir}, // Chrome writes under $HOME and /tmp only
@@ -393,12 +423,7 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
 						SecurityContext:          hardened(opts),
 						TerminationMessagePath:   "/dev/termination-log",
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-						VolumeMounts: []corev1.VolumeMount{
-							{Name: volRunner, MountPath: scanpod.RunnerDir, ReadOnly: true},
-							{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
-							{Name: volTmp, MountPath: scanpod.TmpDir},
-							{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
-						},
+						VolumeMounts:             mounts,
 					}},
 					Volumes: []corev1.Volume{
 						{Name: volRunner, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("128Mi"))}}},

@@ -50,6 +50,9 @@ const (
 	ConfigDir = "/scan"
 	// ResultsDir is where the scan's own directory on the results volume is mounted.
 	ResultsDir = "/results"
+	// BaselineDir is where the baseline scan's CWAC results directory is
+	// mounted, read-only, when the scan has a usable spec.baseline.
+	BaselineDir = "/baseline"
 	// TmpDir is the pod's writable scratch space (HOME and TMPDIR point here:
 	// Chrome writes only under them).
 	TmpDir = "/tmp"
@@ -82,6 +85,9 @@ type RunnerFlags struct {
 	TerminationLog string
 	// Python is the interpreter ("" lets the runner choose).
 	Python string
+	// BaselineDir is the baseline scan's CWAC results directory ("" when the
+	// scan has no usable baseline); BaselineName names that scan in the diff.
+	BaselineDir, BaselineName string
 }
 
 // DefaultRunnerFlags are the paths of the scan pod the Job builder makes.
@@ -101,6 +107,9 @@ func (f RunnerFlags) Args() []string {
 	if f.Python != "" {
 		args = append(args, "--python="+f.Python)
 	}
+	if f.BaselineDir != "" {
+		args = append(args, "--baseline-dir="+f.BaselineDir, "--baseline-name="+f.BaselineName)
+	}
 	return args
 }
 
@@ -114,4 +123,6 @@ func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.WorkDir, "work-dir", d.WorkDir, "where to build CWAC's writable working tree (emptied first)")
 	fs.StringVar(&f.TerminationLog, "termination-log", d.TerminationLog, "where to write the JSON report the operator reads")
 	fs.StringVar(&f.Python, "python", "", "Python interpreter (default: <cwac-dir>/.venv/bin/python if present, else python3)")
+	fs.StringVar(&f.BaselineDir, "baseline-dir", "", "the baseline scan's CWAC results directory, to compare the results with (diff.json)")
+	fs.StringVar(&f.BaselineName, "baseline-name", "", "the baseline scan's name, recorded in the diff")
 }

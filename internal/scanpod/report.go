@@ -48,8 +48,24 @@ type Report struct {
 	// StderrTail is the end of CWAC's stderr (for a crash, its traceback).
 	StderrTail string           `json:"stderr_tail,omitempty"`
 	Summary    *results.Summary `json:"summary,omitempty"`
+	// Baseline says why the results were not compared with the baseline the
+	// scan was given (nil when they were, or when it had none).
+	Baseline *BaselineProblem `json:"baseline,omitempty"`
 	// Truncated is set when something was cut to fit MaxBytes.
 	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Why a baseline comparison could not be made (BaselineProblem.Reason); the
+// operator reports them as the BaselineCompared condition's reasons.
+const (
+	BaselineResultsMissing = "BaselineResultsMissing"
+	DiffFailed             = "DiffFailed"
+)
+
+// BaselineProblem is a comparison with the baseline that could not be made.
+type BaselineProblem struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message,omitempty"`
 }
 
 // Encode renders m as JSON of at most limit bytes, cutting the least useful
@@ -74,6 +90,7 @@ func Encode(m Report, limit int) []byte {
 		}
 	}
 	steps := []func(){
+		withSummary(func(s *results.Summary) { s.Diff = diffWithOrganisations(s.Diff, 10) }),
 		func() { m.StderrTail = tailBytes(m.StderrTail, 1500) },
 		withSummary(func(s *results.Summary) { s.TopViolations = cut(s.TopViolations, 5) }),
 		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 5) }),
@@ -81,6 +98,7 @@ func Encode(m Report, limit int) []byte {
 		func() { m.StderrTail = tailBytes(m.StderrTail, 512) },
 		withSummary(func(s *results.Summary) { s.TopViolations = nil }),
 		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 1) }),
+		withSummary(func(s *results.Summary) { s.Diff = diffWithOrganisations(s.Diff, 0) }),
 		withSummary(func(s *results.Summary) { s.IssuesByAuditType = nil; s.Informational = nil }),
 		func() { m.StderrTail = tailBytes(m.StderrTail, 128); m.Message = headBytes(m.Message, 128) },
 		func() { m.Summary = nil },
@@ -121,6 +139,20 @@ func marshal(m Report) []byte {
 		b, _ = json.Marshal(Report{Outcome: m.Outcome, ExitCode: m.ExitCode, Message: fmt.Sprintf("encoding report: %v", err), Truncated: true})
 	}
 	return b
+}
+
+// diffWithOrganisations is d listing at most n organisations (the full
+// list is in diff.json), without changing the caller's copy.
+func diffWithOrganisations(d *results.DiffCounts, n int) *results.DiffCounts {
+	if d == nil || len(d.ByOrganisation) <= n {
+		return d
+	}
+	c := *d
+	c.ByOrganisation = cut(c.ByOrganisation, n)
+	if n == 0 {
+		c.ByOrganisation = nil
+	}
+	return &c
 }
 
 func cut[T any](s []T, n int) []T {

@@ -1,0 +1,68 @@
+package scanpod
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// A scan with a baseline passes both baseline flags; one without passes
+// neither, so an older runner without them still starts.
+func TestRunnerFlagsBaseline(t *testing.T) {
+	with := DefaultRunnerFlags()
+	with.BaselineDir, with.BaselineName = BaselineDir, "weekly-20261115"
+	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
+	var got RunnerFlags
+	got.Bind(fs)
+	if err := fs.Parse(with.Args()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(with, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	for _, a := range DefaultRunnerFlags().Args() {
+		if strings.HasPrefix(a, "--baseline") {
+			t.Errorf("a scan without a baseline got %q", a)
+		}
+	}
+}
+
+// The per-organisation diff is cut before anything else, to 10, then
+// dropped; the diff's totals survive as long as the summary does.
+func TestEncodeCutsDiffOrganisationsFirst(t *testing.T) {
+	orgs := make([]results.OrganisationChange, 60)
+	for i := range orgs {
+		orgs[i] = results.OrganisationChange{Organisation: fmt.Sprintf("Organisation number %02d of many", i), New: int64(i)}
+	}
+	diff := &results.DiffCounts{Baseline: "b", New: 7, Fixed: 3, Unchanged: 9, ByOrganisation: orgs}
+	in := Report{Outcome: OutcomeComplete, Summary: &results.Summary{TotalIssues: 16, Diff: diff}}
+	tests := []struct {
+		limit    int
+		wantOrgs int
+	}{
+		{limit: 1 << 20, wantOrgs: 60},
+		{limit: len(marshal(in)) - 1, wantOrgs: 10},
+		{limit: MaxBytes / 8, wantOrgs: 0},
+	}
+	for _, tt := range tests {
+		got, ok := Decode(string(Encode(in, tt.limit)))
+		if !ok || got.Summary == nil || got.Summary.Diff == nil {
+			t.Fatalf("limit %d: diff lost: %+v", tt.limit, got)
+		}
+		if n := len(got.Summary.Diff.ByOrganisation); n != tt.wantOrgs {
+			t.Errorf("limit %d: %d organisations, want %d", tt.limit, n, tt.wantOrgs)
+		}
+		if d := got.Summary.Diff; d.New != 7 || d.Fixed != 3 || d.Unchanged != 9 {
+			t.Errorf("limit %d: totals changed: %+v", tt.limit, d)
+		}
+	}
+	if len(diff.ByOrganisation) != 60 || !slices.Equal(diff.ByOrganisation, orgs) {
+		t.Error("Encode changed the caller's diff")
+	}
+}
