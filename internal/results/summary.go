@@ -1,13 +1,11 @@
 package results
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -133,141 +131,22 @@ func Summarize(dir string, opts Options) (*Summary, error) {
 // SummarizeFS is Summarize over a file system whose root is the results
 // directory (an os.Root's FS keeps every read inside it).
 func SummarizeFS(fsys fs.FS, opts Options) (*Summary, error) {
-	s := &Summary{
-		IssuesByAuditType: map[string]int64{},
-		IssuesByImpact:    map[string]int64{},
-		Informational:     map[string]int64{},
-		TopViolations:     []Violation{},
-		BaseURLs:          []BaseURLPages{},
-		UnscannedBaseURLs: []string{},
-		AuditFiles:        []string{},
-	}
-	entries, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return nil, fmt.Errorf("reading results directory: %w", err)
-	}
-	rules := map[string]*Violation{}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		audit, ok := AuditName(e.Name())
-		if !ok {
-			continue
-		}
-		s.AuditFiles = append(s.AuditFiles, e.Name())
-		if err := summarizeAudit(fsys, e.Name(), audit, s, rules); err != nil {
-			return nil, fmt.Errorf("%s: %w", e.Name(), err)
-		}
-	}
-	sort.Strings(s.AuditFiles)
-	for _, v := range rules {
-		s.TopViolations = append(s.TopViolations, *v)
-	}
-	sort.Slice(s.TopViolations, func(i, j int) bool {
-		a, b := s.TopViolations[i], s.TopViolations[j]
-		if a.Count != b.Count {
-			return a.Count > b.Count
-		}
-		ra, oka := impactRank[a.Impact]
-		rb, okb := impactRank[b.Impact]
-		if !oka {
-			ra = len(impactRank)
-		}
-		if !okb {
-			rb = len(impactRank)
-		}
-		if ra != rb {
-			return ra < rb
-		}
-		return a.ID < b.ID
-	})
-	if len(s.TopViolations) > TopViolationsLimit {
-		s.TopViolations = s.TopViolations[:TopViolationsLimit]
-	}
+	return SummarizeContext(context.Background(), fsys, opts)
+}
 
-	if err := readPagesScanned(fsys, s, opts.ExpectedBaseURLs); err != nil {
+// SummarizeContext is SummarizeFS honouring ctx. It walks the directory
+// with a SummaryBuilder alone; callers building more from the same read
+// pass their own SummaryBuilder to Walk beside their other visitors.
+func SummarizeContext(ctx context.Context, fsys fs.FS, opts Options) (*Summary, error) {
+	b := NewSummaryBuilder(opts)
+	if err := Walk(ctx, fsys, b); err != nil {
 		return nil, err
 	}
-	if s.URLsScanned, err = countDistinct(fsys, AuditLogFile, "url"); err != nil {
-		return nil, fmt.Errorf("%s: %w", AuditLogFile, err)
-	}
-	if s.UnexpectedResponses, err = countRows(fsys, UnexpectedCodeFile); err != nil {
-		return nil, fmt.Errorf("%s: %w", UnexpectedCodeFile, err)
-	}
-	s.DurationSeconds = opts.Duration
+	s := b.Summary()
 	if s.DurationSeconds == 0 {
 		s.DurationSeconds = ProgressOf(fsys).ElapsedSeconds
 	}
 	return s, nil
-}
-
-func summarizeAudit(fsys fs.FS, path, audit string, s *Summary, rules map[string]*Violation) error {
-	f, err := fsys.Open(path)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = f.Close() }() // read only: closing loses nothing
-	r, err := NewReader(f)
-	if err != nil {
-		return err
-	}
-	// Audits without num_issues (title, language, element, screenshot) report
-	// rows, not issues.
-	if !r.Has("num_issues") {
-		var rows int64
-		for {
-			if _, err := r.Next(); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return err
-			}
-			rows++
-		}
-		s.Informational[audit] = rows
-		return nil
-	}
-	for rows := 0; ; rows++ {
-		row, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			if rows == 0 {
-				s.IssuesByAuditType[audit] += 0 // a header-only CSV: listed with nothing found
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		n, err := parseCount(row.Get("num_issues"))
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			continue // "No issues found" and passing rows
-		}
-		s.TotalIssues += n
-		s.IssuesByAuditType[audit] += n
-		impact := row.Get("impact")
-		if impact != "" {
-			s.IssuesByImpact[impact] += n
-		}
-		id := row.Get("id")
-		desc := row.Get("help")
-		if id == "" {
-			id = audit
-			desc = knownRules[audit]
-		}
-		key := audit + "\x00" + id
-		v := rules[key]
-		if v == nil {
-			v = &Violation{ID: id, AuditType: audit, Impact: impact, Description: desc}
-			rules[key] = v
-		}
-		if impactRank[impact] < impactRank[v.Impact] || v.Impact == "" {
-			v.Impact = impact
-		}
-		v.Count += n
-	}
 }
 
 func parseCount(v string) (int64, error) {
@@ -284,56 +163,6 @@ func parseCount(v string) (int64, error) {
 		return 0, fmt.Errorf("num_issues %q is not a whole number", v)
 	}
 	return int64(f), nil
-}
-
-func readPagesScanned(fsys fs.FS, s *Summary, expected []string) error {
-	seen := map[string]bool{}
-	err := EachRowFS(fsys, PagesScannedFile, func(_ *Reader, row Row) error {
-		n, err := parseCount(row.Get("number_of_pages"))
-		if err != nil {
-			return fmt.Errorf("number_of_pages: %w", err)
-		}
-		b := BaseURLPages{Organisation: row.Get("organisation"), BaseURL: row.Get("base_url"), Sector: row.Get("sector"), Pages: int(n)}
-		s.BaseURLs = append(s.BaseURLs, b)
-		s.PagesScanned += int(n)
-		seen[b.BaseURL] = true
-		if n == 0 {
-			s.UnscannedBaseURLs = append(s.UnscannedBaseURLs, b.BaseURL)
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %w", PagesScannedFile, err)
-	}
-	for _, u := range expected {
-		if !seen[u] {
-			seen[u] = true
-			s.BaseURLs = append(s.BaseURLs, BaseURLPages{BaseURL: u})
-			s.UnscannedBaseURLs = append(s.UnscannedBaseURLs, u)
-		}
-	}
-	return nil
-}
-
-func countDistinct(fsys fs.FS, path, column string) (int, error) {
-	seen := map[string]struct{}{}
-	err := EachRowFS(fsys, path, func(_ *Reader, row Row) error {
-		seen[row.Get(column)] = struct{}{}
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	return len(seen), err
-}
-
-func countRows(fsys fs.FS, path string) (int, error) {
-	n := 0
-	err := EachRowFS(fsys, path, func(*Reader, Row) error { n++; return nil })
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	return n, err
 }
 
 // Progress is what progress.csv says of a scan: CWAC appends a row per page
