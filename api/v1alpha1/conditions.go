@@ -36,8 +36,8 @@ const (
 	// ConditionBaselineCompared is set on a scan with spec.baseline when it
 	// finishes: True (reason Compared) when status.summary.diff holds the
 	// comparison; False when it could not be made (BaselineNotFound,
-	// BaselineNotFinished, BaselineResultsMissing, DiffFailed). The scan's
-	// own result does not depend on it.
+	// BaselineNotFinished, BaselineResultsMissing, DiffFailed, or ScanFailed
+	// when the scan has no results). The scan's own result does not depend on it.
 	ConditionBaselineCompared = "BaselineCompared"
 )
 

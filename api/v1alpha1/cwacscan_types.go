@@ -412,6 +412,7 @@ type CwacScanStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`,priority=1
 // +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec",message="spec is immutable: a scan is never re-run; create a new CwacScan instead"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.baseline) || self.spec.baseline != self.metadata.name",message="spec.baseline names the scan itself: a baseline is an earlier scan"
 type CwacScan struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -153,6 +153,10 @@ func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.Cw
 	if err != nil || cm == nil {
 		return nil, err
 	}
+	baseline, err := r.resolveBaseline(ctx, scan)
+	if err != nil {
+		return nil, err
+	}
 
 	ok, err := r.queue.reserve(ctx, scan)
 	if err != nil {
@@ -164,7 +168,7 @@ func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.Cw
 		r.setCondition(scan, cwacv1alpha1.ConditionStarted, metav1.ConditionFalse, cwacv1alpha1.ReasonQueued, msg)
 		return nil, nil // a freed slot wakes the oldest waiting scans
 	}
-	job, err = r.createJob(ctx, scan, cm)
+	job, err = r.createJob(ctx, scan, cm, baseline)
 	if err != nil || job == nil {
 		r.queue.release(scan)
 	}
@@ -172,11 +176,11 @@ func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.Cw
 }
 
 // createJob creates the ConfigMap and the Job (Started=True/JobCreated).
-func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, cm *corev1.ConfigMap) (*batchv1.Job, error) {
+func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, cm *corev1.ConfigMap, baseline scanjob.Baseline) (*batchv1.Job, error) {
 	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating ConfigMap: %w", err)
 	}
-	job := scanjob.Job(scan, r.JobOptions)
+	job := scanjob.JobComparingWith(scan, r.JobOptions, baseline)
 	if err := controllerutil.SetControllerReference(scan, job, r.Scheme); err != nil {
 		return nil, fmt.Errorf("owning Job: %w", err)
 	}
@@ -319,6 +323,7 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 		}
 	}
 
+	defer r.observeComparison(scan, report, haveReport)
 	if cond.Type == batchv1.JobComplete {
 		switch {
 		case !haveReport:
