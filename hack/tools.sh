@@ -2,7 +2,7 @@
 # Installs pinned command-line tools the tests use into bin/ from the Go
 # module proxy (idempotent: a tool already at its version is kept). Prints
 # nothing on success but the path of the tool asked for.
-#   hack/tools.sh helm | golangci-lint | crd-ref-docs
+#   hack/tools.sh helm | golangci-lint | crd-ref-docs | gremlins
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
@@ -11,6 +11,8 @@ HELM_VERSION="${HELM_VERSION:-v3.22.0}"
 HELM_BUILD=2
 GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
 CRD_REF_DOCS_VERSION="${CRD_REF_DOCS_VERSION:-v0.3.0}"
+# The mutation tester behind make mutate (hack/mutate.sh).
+GREMLINS_VERSION="${GREMLINS_VERSION:-v0.6.0}"
 mkdir -p "$BIN"
 
 install() { # name module version [ldflags] [build suffix]
@@ -30,5 +32,6 @@ case "${1:-}" in
   helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37" "-b$HELM_BUILD" ;;
   golangci-lint) install golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   crd-ref-docs) install crd-ref-docs github.com/elastic/crd-ref-docs "$CRD_REF_DOCS_VERSION" ;;
-  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs" >&2; exit 2 ;;
+  gremlins) install gremlins github.com/go-gremlins/gremlins/cmd/gremlins "$GREMLINS_VERSION" ;;
+  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins" >&2; exit 2 ;;
 esac

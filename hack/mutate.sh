@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make mutate: mutation testing of the pure packages with gremlins (installed
+# into bin/ by hack/tools.sh). For each package it measures statement
+# coverage (go test -cover) and lets gremlins change the code one operator at
+# a time (< to <=, + to -, ...) and run the package's tests against each
+# change; a change the tests do not notice is a surviving mutant. It then
+# prints efficacy and coverage per package (hack/mutation) and fails when an
+# enforced package is below MUTATE_MIN_EFFICACY or MUTATE_MIN_COVERAGE after
+# discounting the equivalent mutants listed in hack/mutation/equivalent.txt,
+# or when an entry there is stale. See docs/development.md, "Mutation testing".
+#   hack/mutate.sh [internal/<pkg> ...]     (default: $MUTATE_PKGS)
+# Env: MUTATE_PKGS, MUTATE_REPORT_ONLY (printed, not enforced),
+#      MUTATE_MIN_EFFICACY (90), MUTATE_MIN_COVERAGE (90).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+pkgs=("$@")
+if [[ ${#pkgs[@]} -eq 0 ]]; then
+  read -r -a pkgs <<<"${MUTATE_PKGS:?set MUTATE_PKGS or name the packages (make mutate sets it)}"
+fi
+gremlins="$(./hack/tools.sh gremlins)"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# gremlins copies the whole module into a scratch folder before mutating it;
+# a copy without bin/ (hundreds of MB of cached tools) and .git keeps that
+# cheap, and the mutants never touch the working tree.
+mkdir -p "$work/src" "$work/results"
+tar --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$work/src"
+
+for pkg in "${pkgs[@]}"; do
+  pkg="${pkg#./}"; pkg="${pkg%/}"
+  out="$work/results/${pkg//\//_}"
+  mkdir -p "$out"
+  echo "$pkg" >"$out/pkg.txt"
+  if [[ ! -d "$work/src/$pkg" ]] || ! compgen -G "$work/src/$pkg/*.go" >/dev/null; then
+    echo "mutate: $pkg has no Go files yet: skipped"
+    rm -rf "$out"
+    continue
+  fi
+  echo "mutate: $pkg"
+  start=$SECONDS
+  (cd "$work/src" && go test -count=1 -cover "./$pkg") >"$out/coverage.txt" 2>&1 || cat "$out/coverage.txt"
+  # One worker: the machine is shared. Not --test-cpu: gremlins v0.6.0 passes
+  # it to go test as one malformed argument, and every mutant then "dies".
+  # The test timeout is 20 times the coverage run's (the default 3 times is
+  # shorter than relinking a test binary on a busy machine).
+  (cd "$work/src" && "$gremlins" unleash --workers 1 --timeout-coefficient 20 \
+    -o "$out/gremlins.json" "./$pkg") >"$out/gremlins.log" 2>&1 || { tail -20 "$out/gremlins.log"; rm -f "$out/gremlins.json"; }
+  echo $((SECONDS - start)) >"$out/seconds.txt"
+done
+
+if [[ -z "$(ls -A "$work/results")" ]]; then
+  echo "mutate: no package to test" >&2
+  exit 1
+fi
+go run ./hack/mutation -results "$work/results" -src "$work/src" -equivalents hack/mutation/equivalent.txt \
+  -report-only "${MUTATE_REPORT_ONLY:-}" -min-efficacy "${MUTATE_MIN_EFFICACY:-90}" -min-coverage "${MUTATE_MIN_COVERAGE:-90}"
