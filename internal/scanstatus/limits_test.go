@@ -10,7 +10,10 @@ import (
 )
 
 func organisations(n int) []results.OrganisationChange {
-	var out []results.OrganisationChange
+	if n == 0 {
+		return nil
+	}
+	out := make([]results.OrganisationChange, 0, n)
 	for i := range n {
 		out = append(out, results.OrganisationChange{Organisation: fmt.Sprintf("org-%02d", i), New: int64(i), Fixed: 1, Unchanged: 2})
 	}
