@@ -3,6 +3,10 @@ package results
 // DiffCounts is how a scan's issues changed against a baseline scan, in the
 // units of Summary (CWAC's num_issues). The diff package computes it; the
 // full lists are in DiffFile next to the results.
+//
+// For every comparison: the baseline's issues = Fixed + Unchanged + its
+// unstable issues, and the scan's issues = New + Unchanged + its unstable
+// issues (Unstable is both sides together).
 type DiffCounts struct {
 	// Baseline names what was compared with (the baseline CwacScan, or its
 	// results directory for hand-run results).
@@ -20,6 +24,14 @@ type DiffCounts struct {
 	NewByImpact    map[string]int64     `json:"new_by_impact,omitempty"`
 	FixedByImpact  map[string]int64     `json:"fixed_by_impact,omitempty"`
 	ByOrganisation []OrganisationChange `json:"by_organisation,omitempty"`
+	// PagesAdded and PagesRemoved count page URLs scanned by only one of the
+	// two scans. Their issues are in New and Fixed too; NewOnAddedPages and
+	// FixedOnRemovedPages say how many of them, so a deleted page is not
+	// mistaken for fixes.
+	PagesAdded          int64 `json:"pages_added,omitempty"`
+	PagesRemoved        int64 `json:"pages_removed,omitempty"`
+	NewOnAddedPages     int64 `json:"new_on_added_pages,omitempty"`
+	FixedOnRemovedPages int64 `json:"fixed_on_removed_pages,omitempty"`
 }
 
 // OrganisationChange is one organisation's share of DiffCounts.
@@ -32,3 +44,8 @@ type OrganisationChange struct {
 
 // DiffFile is the file next to the results that lists every change.
 const DiffFile = "diff.json"
+
+// ParseNumIssues reads a num_issues cell as Summarize counts it (a whole
+// number, possibly written as a float by pandas; empty is 0), so that a
+// comparison counts exactly the issues the summaries count.
+func ParseNumIssues(v string) (int64, error) { return parseCount(v) }

@@ -1,0 +1,220 @@
+package diff
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// focusFile is the focus-indicator audit's CSV, whose rows have unstable
+// cases of their own (unstable.go).
+const focusFile = "focus_indicator_audit.csv"
+
+// record is one issue row (num_issues > 0) of one side, in fixed size: the
+// strings that identify it are hashed or numbered. Records are kept in file
+// order, so the k-th issue row of a CSV is its k-th record.
+type record struct {
+	html    uint64 // hash of the element's HTML
+	target  uint64 // hash of the XPath target (focus rows: the tab press)
+	issues  int64
+	group   int32 // page and viewport width, within the audit
+	rule    int32 // the matching rule (unstable.go splits some rows off)
+	org     int32
+	impact  int32
+	partner int32 // the matched record on the other side, or -1
+	state   uint8
+	how     uint8 // matched: on what; unstable: why; open: whether only one side scanned the page
+}
+
+const (
+	stateOpen     uint8 = iota // not (yet) matched: new or fixed
+	stateMatched               // unchanged
+	stateUnstable              // not compared
+)
+
+// How an open or matched record came to be.
+const (
+	howNone       uint8 = iota
+	howHTML             // matched: the same element HTML
+	howTarget           // matched: the HTML changed, the target did not
+	howPageOnly         // open: only one side scanned the page
+	howOtherBlank       // unstable: the other side has no result for this audit, page and viewport
+	howAnimating        // unstable: one side could not run the focus audit (the page kept animating)
+	howReplaced         // unstable: the page replaced itself during the audits (its title changed)
+)
+
+// groupKey is where rows are compared: one page at one viewport width.
+type groupKey struct {
+	page  int32
+	width int32
+}
+
+type groupInfo struct {
+	key       groupKey
+	present   [2]bool // the side has any row (issue or not) for the group
+	animating [2]bool // the side has a "never stopped animating" row
+}
+
+// auditState is one audit CSV of both sides, while it is compared.
+type auditState struct {
+	name, audit string
+	groups      map[groupKey]int32
+	info        []groupInfo
+	recs        [2][]record
+}
+
+// compareAudit reads, matches, counts and (when asked) lists one audit.
+func (c *comparison) compareAudit(name string) error {
+	audit, _ := results.AuditName(name)
+	a := &auditState{name: name, audit: audit, groups: map[groupKey]int32{}}
+	for s := range c.fsys {
+		if err := c.readSide(a, s); err != nil {
+			return err
+		}
+	}
+	c.markUnstable(a)
+	matchAll(a.recs[baseSide], a.recs[curSide])
+	c.count(a)
+	return c.emit(a)
+}
+
+// scanned is one row as the comparison sees it.
+type scanned struct {
+	page      int32
+	width     int
+	issues    int64
+	rule      string // shown: the axe rule id, or the audit's name
+	matchRule string // matched on: rule, split for unstable kinds of row
+	animating bool
+}
+
+// openSide opens one side's CSV of the audit; a missing file, or one without
+// num_issues, is an audit that side did not run (nil reader).
+func (c *comparison) openSide(name string, s int) (*results.Reader, io.Closer, error) {
+	f, err := c.fsys[s].Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("the %s's %s: %w", sideNames[s], name, err)
+	}
+	r, err := results.NewReader(f)
+	if err != nil {
+		_ = f.Close() // read only
+		return nil, nil, fmt.Errorf("the %s's %s: %w", sideNames[s], name, err)
+	}
+	if !r.Has("num_issues") {
+		_ = f.Close() // read only
+		return nil, nil, nil
+	}
+	return r, f, nil
+}
+
+// eachRow streams one side's CSV of the audit to fn, checking the context
+// on every row and naming the side and file in errors.
+func (c *comparison) eachRow(a *auditState, s int, fn func(*results.Reader, results.Row, scanned) error) error {
+	r, closer, err := c.openSide(a.name, s)
+	if err != nil || r == nil {
+		return err
+	}
+	defer func() { _ = closer.Close() }() // read only
+	for {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		row, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err == nil {
+			var sc scanned
+			if sc, err = c.parse(a, row); err == nil {
+				err = fn(r, row, sc)
+			}
+		}
+		if err != nil {
+			if c.ctx.Err() != nil {
+				return c.ctx.Err()
+			}
+			return fmt.Errorf("the %s's %s: %w", sideNames[s], a.name, err)
+		}
+	}
+}
+
+func (c *comparison) parse(a *auditState, row results.Row) (scanned, error) {
+	var sc scanned
+	var err error
+	if sc.width, err = c.vps.width(row.Get("viewport_size")); err != nil {
+		return sc, err
+	}
+	if sc.issues, err = results.ParseNumIssues(row.Get("num_issues")); err != nil {
+		return sc, err
+	}
+	sc.page = c.pages.id(row.Get("url"))
+	sc.rule = row.Get("id")
+	if sc.rule == "" {
+		sc.rule = a.audit
+	}
+	sc.matchRule = sc.rule
+	if a.name == focusFile && strings.HasPrefix(row.Get("description"), animatingPrefix) {
+		sc.animating = true
+		sc.matchRule += "\x00animating"
+	}
+	return sc, nil
+}
+
+// targetOf is the row's position on the page: axe's XPath target, or, in
+// audits without one, the description (the focus audit's "Tab key press #N").
+func targetOf(r *results.Reader, row results.Row) string {
+	if r.Has("target") {
+		return row.Get("target")
+	}
+	return row.Get("description")
+}
+
+func maphashString(seed maphash.Seed, s string) uint64 { return maphash.String(seed, s) }
+
+// readSide reads one side's rows of the audit into records and groups.
+func (c *comparison) readSide(a *auditState, s int) error {
+	return c.eachRow(a, s, func(r *results.Reader, row results.Row, sc scanned) error {
+		c.notePage(s, sc.page, row.Get("page_title"))
+		key := groupKey{page: sc.page, width: int32(sc.width)}
+		g, ok := a.groups[key]
+		if !ok {
+			g = int32(len(a.info))
+			a.groups[key] = g
+			a.info = append(a.info, groupInfo{key: key})
+		}
+		a.info[g].present[s] = true
+		if sc.issues <= 0 {
+			return nil // "No issues found" and passing rows: the audit ran, nothing to compare
+		}
+		if sc.animating {
+			a.info[g].animating[s] = true
+		}
+		if len(a.recs[s]) >= maxRecords {
+			return fmt.Errorf("more than %d issue rows: too many to compare", maxRecords)
+		}
+		a.recs[s] = append(a.recs[s], record{
+			html:    maphashString(c.seed, row.Get("html")),
+			target:  maphashString(c.seed, targetOf(r, row)),
+			issues:  sc.issues,
+			group:   g,
+			rule:    c.strs.id(sc.matchRule),
+			org:     c.strs.id(row.Get("organisation")),
+			impact:  c.strs.id(row.Get("impact")),
+			partner: -1,
+		})
+		return nil
+	})
+}
+
+// maxRecords bounds one audit CSV's issue rows on one side (about 48 bytes
+// each): far above any real scan, it keeps a hostile file from exhausting
+// memory before the reader's own per-record limits would.
+const maxRecords = 20_000_000

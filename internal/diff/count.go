@@ -1,0 +1,129 @@
+package diff
+
+import (
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// elementKey is one element of a page across viewports: the same page, rule
+// and HTML found at two widths counts once among new or fixed elements.
+type elementKey struct {
+	page int32
+	rule int32
+	html uint64
+}
+
+// count adds one audit's matched records to the figures. A matched pair
+// whose num_issues differ (never for CWAC's audits, which write 1 per row)
+// counts the smaller as unchanged and the difference as new or fixed, so
+// both sides always add up.
+func (c *comparison) count(a *auditState) {
+	var elements [2]map[elementKey]struct{}
+	for s := range a.recs {
+		elements[s] = map[elementKey]struct{}{}
+		for i := range a.recs[s] {
+			r := &a.recs[s][i]
+			n := r.issues
+			if s == baseSide {
+				c.res.Totals.BaselineIssues += n
+			} else {
+				c.res.Totals.CurrentIssues += n
+			}
+			rule := c.ruleChange(a, r)
+			switch r.state {
+			case stateUnstable:
+				c.res.Counts.Unstable += n
+				rule.Unstable += n
+				if s == baseSide {
+					c.res.Totals.UnstableBaseline += n
+				} else {
+					c.res.Totals.UnstableCurrent += n
+				}
+			case stateMatched:
+				p := &a.recs[1-s][r.partner]
+				if s == curSide {
+					u := min(n, p.issues)
+					c.res.Counts.Unchanged += u
+					rule.Unchanged += u
+					c.org(r).Unchanged += u
+				}
+				if excess := n - p.issues; excess > 0 {
+					c.addChange(s, r, excess, rule)
+				}
+			default:
+				c.addChange(s, r, n, rule)
+				elements[s][elementKey{page: a.info[r.group].key.page, rule: r.rule, html: r.html}] = struct{}{}
+				if r.how == howPageOnly && s == curSide {
+					c.res.Counts.NewOnAddedPages += n
+				} else if r.how == howPageOnly {
+					c.res.Counts.FixedOnRemovedPages += n
+				}
+			}
+		}
+	}
+	c.res.Counts.FixedElements += int64(len(elements[baseSide]))
+	c.res.Counts.NewElements += int64(len(elements[curSide]))
+}
+
+// addChange counts n issues of r as new (the scan's side) or fixed (the baseline's).
+func (c *comparison) addChange(s int, r *record, n int64, rule *RuleChange) {
+	impact := c.strs.str(r.impact)
+	org := c.org(r)
+	if s == curSide {
+		c.res.Counts.New += n
+		rule.New += n
+		org.New += n
+		if impact != "" {
+			c.res.Counts.NewByImpact[impact] += n
+		}
+		return
+	}
+	c.res.Counts.Fixed += n
+	rule.Fixed += n
+	org.Fixed += n
+	if impact != "" {
+		c.res.Counts.FixedByImpact[impact] += n
+	}
+}
+
+func (c *comparison) org(r *record) *results.OrganisationChange {
+	name := c.strs.str(r.org)
+	o := c.orgs[name]
+	if o == nil {
+		o = &results.OrganisationChange{Organisation: name}
+		c.orgs[name] = o
+	}
+	return o
+}
+
+// impactRank orders axe's impacts from worst; a rule shows its worst.
+var impactRank = map[string]int{results.ImpactCritical: 1, results.ImpactSerious: 2, results.ImpactModerate: 3, results.ImpactMinor: 4}
+
+func (c *comparison) ruleChange(a *auditState, r *record) *RuleChange {
+	shown, _, _ := strings.Cut(c.strs.str(r.rule), "\x00")
+	key := [2]string{a.audit, shown}
+	rc := c.rules[key]
+	if rc == nil {
+		rc = &RuleChange{Audit: a.audit, Rule: shown}
+		c.rules[key] = rc
+	}
+	impact := c.strs.str(r.impact)
+	if rank, ok := impactRank[impact]; ok && (rc.Impact == "" || rank < impactRank[rc.Impact]) {
+		rc.Impact = impact
+	}
+	return rc
+}
+
+// countPages counts the pages only one side scanned.
+func (c *comparison) countPages() {
+	for i := range c.pages.info {
+		p := &c.pages.info[i]
+		switch {
+		case p.scanned[curSide] && !p.scanned[baseSide]:
+			c.res.Counts.PagesAdded++
+		case p.scanned[baseSide] && !p.scanned[curSide]:
+			c.res.Counts.PagesRemoved++
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// Row is one change as diff.json lists it: what a person needs to find the
+// issue again. Issues is how many of the row's issues (CWAC's num_issues)
+// the change counts, so summing Issues over the rows of one change gives
+// that change's count.
+type Row struct {
+	Change Change `json:"change"`
+	// Page is "added" or "removed" when only one scan scanned the page: its
+	// issues are new or fixed because the page came or went.
+	Page string `json:"page,omitempty"`
+	// Reason says why an unstable row was not compared.
+	Reason string `json:"reason,omitempty"`
+	// MatchedOn says how an unchanged row was found in the baseline: "html"
+	// (the same element HTML), or "target" (the HTML changed, the position
+	// did not).
+	MatchedOn     string `json:"matched_on,omitempty"`
+	Audit         string `json:"audit"`
+	Organisation  string `json:"organisation"`
+	URL           string `json:"url"`
+	ViewportWidth int    `json:"viewport_width"`
+	Rule          string `json:"rule"`
+	Impact        string `json:"impact,omitempty"`
+	Target        string `json:"target,omitempty"`
+	HTML          string `json:"html,omitempty"`
+	Help          string `json:"help,omitempty"`
+	HelpURL       string `json:"help_url,omitempty"`
+	Issues        int64  `json:"issues"`
+}
+
+// Caps on a row's cells: an element's HTML can be kilobytes.
+const (
+	MaxHTMLBytes   = 2000
+	maxTargetBytes = 1000
+	maxTextBytes   = 1000
+	maxURLBytes    = 2048
+)
+
+// capText cuts s to at most n bytes on a character boundary, marking the cut.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// emit reads the audit's CSVs again and passes each issue row's changes to
+// Options.Rows: the scan's side (new, unchanged, unstable), then the
+// baseline's (fixed, unstable).
+func (c *comparison) emit(a *auditState) error {
+	sides := []struct {
+		side    int
+		changes []Change
+	}{
+		{curSide, []Change{ChangeNew, ChangeUnchanged, ChangeUnstable}},
+		{baseSide, []Change{ChangeFixed, ChangeUnstable}},
+	}
+	out := &Row{}
+	for _, sd := range sides {
+		wanted := false
+		for _, ch := range sd.changes {
+			wanted = wanted || c.opts.wants(ch)
+		}
+		if !wanted {
+			continue
+		}
+		s := sd.side
+		k := 0
+		err := c.eachRow(a, s, func(r *results.Reader, row results.Row, sc scanned) error {
+			if sc.issues <= 0 {
+				return nil
+			}
+			if k >= len(a.recs[s]) || a.recs[s][k].html != maphashString(c.seed, row.Get("html")) ||
+				a.info[a.recs[s][k].group].key != (groupKey{page: sc.page, width: int32(sc.width)}) {
+				return fmt.Errorf("changed while it was being compared")
+			}
+			rec := &a.recs[s][k]
+			k++
+			fill(out, a, r, row, sc)
+			return c.emitRecord(a, s, rec, out)
+		})
+		if err != nil {
+			return err
+		}
+		if k != len(a.recs[s]) {
+			return fmt.Errorf("the %s's %s changed while it was being compared", sideNames[s], a.name)
+		}
+	}
+	return nil
+}
+
+// fill sets the row's cells from the CSV row.
+func fill(out *Row, a *auditState, r *results.Reader, row results.Row, sc scanned) {
+	help := row.Get("help")
+	if help == "" {
+		help = row.Get("description")
+	}
+	if help == "" {
+		help = results.RuleDescription(a.audit)
+	}
+	target := ""
+	if r.Has("target") {
+		target = row.Get("target")
+	}
+	*out = Row{
+		Audit: a.audit, Organisation: capText(row.Get("organisation"), maxTextBytes), URL: capText(row.Get("url"), maxURLBytes),
+		ViewportWidth: sc.width, Rule: capText(sc.rule, maxTextBytes), Impact: capText(row.Get("impact"), maxTextBytes),
+		Target: capText(target, maxTargetBytes), HTML: capText(row.Get("html"), MaxHTMLBytes),
+		Help: capText(help, maxTextBytes), HelpURL: capText(row.Get("helpUrl"), maxURLBytes),
+	}
+}
+
+// emitRecord passes the record's changes, as counted by count.
+func (c *comparison) emitRecord(a *auditState, s int, rec *record, out *Row) error {
+	send := func(ch Change, n int64) error {
+		if !c.opts.wants(ch) || n <= 0 {
+			return nil
+		}
+		out.Change, out.Issues = ch, n
+		return c.opts.Rows(out)
+	}
+	mine := ChangeFixed
+	if s == curSide {
+		mine = ChangeNew
+	}
+	switch rec.state {
+	case stateUnstable:
+		out.Reason = unstableReasons[rec.how]
+		return send(ChangeUnstable, rec.issues)
+	case stateMatched:
+		other := a.recs[1-s][rec.partner].issues
+		if s == curSide {
+			out.MatchedOn = "html"
+			if rec.how == howTarget {
+				out.MatchedOn = "target"
+			}
+			if err := send(ChangeUnchanged, min(rec.issues, other)); err != nil {
+				return err
+			}
+			out.MatchedOn = ""
+		}
+		return send(mine, rec.issues-other)
+	}
+	if rec.how == howPageOnly {
+		out.Page = "removed"
+		if s == curSide {
+			out.Page = "added"
+		}
+	}
+	return send(mine, rec.issues)
+}
