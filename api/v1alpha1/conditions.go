@@ -178,7 +178,7 @@ const (
 	// ReasonTickSkipped (Event): a tick came while a scan still ran and
 	// concurrencyPolicy is Forbid.
 	ReasonTickSkipped = "TickSkipped"
-	// ReasonScanReplaced (Event): a running scan was deleted for a new tick
+	// ReasonScanReplaced (Event): a running scan was cancelled for a new tick
 	// (concurrencyPolicy Replace).
 	ReasonScanReplaced = "ScanReplaced"
 	// ReasonMissedTick (Event): ticks passed more than startingDeadlineSeconds

@@ -77,9 +77,9 @@ func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	return ctrl.Result{}, nil
 }
 
-// needsAdmission: a scan not yet decided, not finished, not being deleted.
+// needsAdmission: a scan not yet decided, not finished, not cancelled, not being deleted.
 func needsAdmission(scan *cwacv1alpha1.CwacScan) bool {
-	return scan.DeletionTimestamp == nil && !scan.Status.Phase.Finished() &&
+	return scan.DeletionTimestamp == nil && !scan.Status.Phase.Finished() && !cancelRequested(scan) &&
 		meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted) == nil
 }
 

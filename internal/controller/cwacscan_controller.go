@@ -55,7 +55,7 @@ type CwacScanReconciler struct {
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/finalizers,verbs=update
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=create
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -81,6 +81,9 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 			err = errors.Join(err, fmt.Errorf("patching status: %w", perr))
 		}
 	}()
+	if cancelRequested(scan) {
+		return ctrl.Result{}, r.cancel(ctx, scan)
+	}
 	if !meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted) {
 		// The admission controller writes the first status (phase Pending and
 		// its verdict); that write wakes this scan again.

@@ -72,7 +72,7 @@ func setupSchedules(mgr ctrl.Manager, o Options) error {
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscanschedules,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscanschedules/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscanschedules/finalizers,verbs=update
-// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;watch;create;delete;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile moves one schedule forward: get → ignore not-found and deleted
@@ -329,12 +329,11 @@ func (r *ScheduleReconciler) runTick(ctx context.Context, sched *cwacv1alpha1.Cw
 		return nil, nil
 	case schedule.ReplaceRunning:
 		for _, s := range active {
-			err := r.Delete(ctx, s, client.PropagationPolicy(metav1.DeletePropagationBackground), client.Preconditions{UID: &s.UID})
-			if client.IgnoreNotFound(err) != nil {
-				return nil, fmt.Errorf("deleting running scan %s: %w", s.Name, err)
+			if err := requestCancel(ctx, r.Client, s); client.IgnoreNotFound(err) != nil {
+				return nil, fmt.Errorf("cancelling running scan %s: %w", s.Name, err)
 			}
 			r.event(sched, s, corev1.EventTypeNormal, cwacv1alpha1.ReasonScanReplaced, fmt.Sprintf(
-				"deleted running scan %s, its Job and its record, for the tick at %s (concurrencyPolicy Replace)", s.Name, formatTick(sched, due.Tick)))
+				"cancelled running scan %s for the tick at %s (concurrencyPolicy Replace); it ends Failed/Cancelled, its results so far kept", s.Name, formatTick(sched, due.Tick)))
 		}
 		sched.Status.Active = nil
 	case schedule.Start:
@@ -544,7 +543,7 @@ func scanTick(s *cwacv1alpha1.CwacScan) time.Time {
 
 // running: not finished and not being deleted.
 func running(s *cwacv1alpha1.CwacScan) bool {
-	return !s.Status.Phase.Finished() && s.DeletionTimestamp.IsZero()
+	return !s.Status.Phase.Finished() && s.DeletionTimestamp.IsZero() && !cancelRequested(s)
 }
 
 func ruleScan(s *cwacv1alpha1.CwacScan) schedule.Scan {

@@ -3,6 +3,7 @@ package controller
 import (
 	"encoding/json"
 	"fmt"
+	batchv1 "k8s.io/api/batch/v1"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -365,16 +366,28 @@ func TestScheduleConcurrencyPolicy(t *testing.T) {
 		}
 	})
 
-	t.Run("Replace deletes the running scan and starts the new one", func(t *testing.T) {
+	t.Run("Replace cancels the running scan and starts the new one", func(t *testing.T) {
 		ns, sched, _, names := twoTicks(t, "replace", cwacv1alpha1.ConcurrencyReplace)
-		waitScans(t, ns, "replace", names[1])
-		waitScheduleEvent(t, sched, "Normal/ScanReplaced", "deleted running scan "+names[0])
+		waitScans(t, ns, "replace", names[0], names[1])
+		waitScheduleEvent(t, sched, "Normal/ScanReplaced", "cancelled running scan "+names[0])
 		waitSchedule(t, ns, "replace", "only the new scan active", func(s *cwacv1alpha1.CwacScanSchedule) bool {
 			return len(s.Status.Active) == 1 && s.Status.Active[0].Name == names[1]
 		})
-		if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: names[0]}, &cwacv1alpha1.CwacScan{}); !apierrors.IsNotFound(err) {
-			t.Errorf("the replaced scan: %v, want it gone", err)
+		// The replaced scan stays, as history: Failed/Cancelled, its Job gone.
+		old := waitPhase(t, ns, names[0], cwacv1alpha1.PhaseFailed)
+		if old.Status.Failure == nil || old.Status.Failure.Reason != cwacv1alpha1.ReasonCancelled {
+			t.Errorf("replaced scan's failure = %+v, want reason Cancelled", old.Status.Failure)
 		}
+		waitFor(t, "the replaced scan's Job deleted", func() (bool, error) {
+			if old.Status.JobName == "" {
+				return true, nil // cancelled before its Job was made
+			}
+			err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: old.Status.JobName}, &batchv1.Job{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
 	})
 }
 
