@@ -129,8 +129,12 @@ type valueLimiter struct {
 }
 
 func (l *valueLimiter) Read(p []byte) (int, error) {
-	if l.read-l.mark > l.limit {
+	left := l.limit - (l.read - l.mark)
+	if left <= 0 {
 		return 0, fmt.Errorf("%w (%d bytes)", ErrValueTooLarge, l.limit)
+	}
+	if int64(len(p)) > left {
+		p = p[:left] // the decoder asks for ever larger reads: never more than the limit allows
 	}
 	n, err := l.r.Read(p)
 	l.read += int64(n)
