@@ -268,13 +268,15 @@ func (p *Policy) check(ctx context.Context, raw string, hops int) *Denial {
 		}
 	}
 	if p.cfg.Redirector != nil {
-		if hops >= p.cfg.MaxRedirects {
-			return deny(RuleRedirect, fmt.Sprintf("more than %d redirects", p.cfg.MaxRedirects))
-		}
 		rctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 		next, err := p.cfg.Redirector.Redirect(rctx, raw)
 		cancel()
 		if err == nil && next != "" {
+			// Counted when a redirect is seen: a chain of exactly
+			// MaxRedirects is followed to its end, one more is refused.
+			if hops >= p.cfg.MaxRedirects {
+				return deny(RuleRedirect, fmt.Sprintf("more than %d redirects", p.cfg.MaxRedirects))
+			}
 			// Resolved as the browser will resolve it; what cannot be
 			// resolved is refused, never waved through.
 			target, err := ResolveLocation(u, next)
