@@ -1,0 +1,86 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// compareWithBaseline compares the results in resultsDir with the baseline
+// scan's in baselineDir (both CWAC results directories), writes the full
+// comparison to resultsDir/diff.json and returns its counts for summary.json
+// and status. baselineName is what the counts call the baseline (its
+// CwacScan's name).
+//
+// Both directories are read through an os.Root, so a symlink planted in
+// either cannot lead elsewhere. The rows are spooled to a hidden file in
+// resultsDir (the results volume, not a memory-backed /tmp: a large scan's
+// rows are hundreds of megabytes) and diff.json is renamed into place, so a
+// reader never sees half a file. On error nothing is left behind.
+func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName string) (*results.DiffCounts, error) {
+	baseRoot, err := os.OpenRoot(baselineDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the baseline's results: %w", err)
+	}
+	defer func() { _ = baseRoot.Close() }() // read only
+	curRoot, err := os.OpenRoot(resultsDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the scan's results: %w", err)
+	}
+	defer func() { _ = curRoot.Close() }() // read only
+
+	spool, err := os.CreateTemp(resultsDir, ".diff-rows-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating the comparison's scratch file: %w", err)
+	}
+	defer func() {
+		_ = spool.Close()           // scratch: its content is already copied, or not wanted
+		_ = os.Remove(spool.Name()) // likewise
+	}()
+	rw := diff.NewRowWriter(spool)
+	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rw.Write})
+	if err != nil {
+		return nil, fmt.Errorf("comparing with baseline %s: %w", baselineName, err)
+	}
+	if err := rw.Flush(); err != nil {
+		return nil, fmt.Errorf("writing the comparison's scratch file: %w", err)
+	}
+	if _, err := spool.Seek(0, 0); err != nil {
+		return nil, fmt.Errorf("reading the comparison's scratch file: %w", err)
+	}
+	if err := writeDiffFile(resultsDir, res, spool); err != nil {
+		return nil, err
+	}
+	return &res.Counts, nil
+}
+
+// writeDiffFile writes diff.json next to the results, atomically, 0644.
+func writeDiffFile(resultsDir string, res *diff.Result, spool *os.File) (err error) {
+	out, err := os.CreateTemp(resultsDir, ".diff-*.json")
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", results.DiffFile, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = out.Close()           // the write already failed: that error is the one to report
+			_ = os.Remove(out.Name()) // likewise
+		}
+	}()
+	if err := diff.WriteDocument(out, res, spool); err != nil {
+		return fmt.Errorf("writing %s: %w", results.DiffFile, err)
+	}
+	if err := out.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", results.DiffFile, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", results.DiffFile, err)
+	}
+	if err := os.Rename(out.Name(), filepath.Join(resultsDir, results.DiffFile)); err != nil {
+		return fmt.Errorf("writing %s: %w", results.DiffFile, err)
+	}
+	return nil
+}
