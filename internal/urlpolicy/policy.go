@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Rules name why a URL was refused (they appear in errors and conditions).
@@ -373,9 +374,14 @@ func parsePort(p string) (int, error) {
 	return n, nil
 }
 
+// truncate keeps at most n bytes of s, cut before a character rather than
+// inside one (the message must stay valid UTF-8), and marks the cut.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
