@@ -252,6 +252,7 @@ const (
 	verbCreate = "create"
 	verbGet    = "get"
 	verbList   = "list"
+	verbPatch  = "patch"
 )
 
 // toolVerbs is what each tool needs on cwacscans.
@@ -262,4 +263,6 @@ var toolVerbs = map[string]string{
 	"cwac_get_summary":     verbGet,
 	"cwac_list_scans":      verbList,
 	"cwac_generate_report": verbGet,
+	"cwac_cancel_scan":     verbPatch,
+	"cwac_compare_scans":   verbGet,
 }

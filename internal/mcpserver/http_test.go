@@ -46,7 +46,7 @@ func TestRESTInterface(t *testing.T) {
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&tools)
 	closeReadOnly(resp.Body)
-	if len(tools.Tools) != 6 || tools.Tools[0]["input_schema"] == nil || tools.Tools[0]["name"] != "cwac_generate_report" {
+	if len(tools.Tools) != len(h.srv.ToolNames()) || tools.Tools[0]["input_schema"] == nil || tools.Tools[0]["name"] != h.srv.ToolNames()[0] {
 		t.Fatalf("GET /tools = %v", tools)
 	}
 

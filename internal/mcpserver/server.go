@@ -60,7 +60,7 @@ type Config struct {
 	// Authorizer checks each HTTP tool call against the caller's own RBAC
 	// (nil: the transport's authentication is all).
 	Authorizer Authorizer
-	// ReadOnly hides cwac_scan, the one tool that changes anything.
+	// ReadOnly hides cwac_scan and cwac_cancel_scan, the tools that change anything.
 	ReadOnly bool
 	// ScansPerMinute and ScanBurst rate-limit cwac_scan per caller (default 10 and 5).
 	ScansPerMinute float64
@@ -105,7 +105,7 @@ func (c *Config) defaults() {
 
 // What the sidecar calls, in its own namespace; `make manifests` turns these
 // into config/rbac/mcp_server_role.yaml.
-// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;create
+// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;create;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
@@ -186,6 +186,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if !cfg.ReadOnly {
 		add(addTool(s, "cwac_scan", scanDescription, false, s.scan))
+		add(addTool(s, "cwac_cancel_scan", cancelScanDescription, false, s.cancelScan))
 	}
 	add(addTool(s, "cwac_scan_status", scanStatusDescription, true, s.status))
 	add(addTool(s, "cwac_get_results", getResultsDescription, true, s.getResults))
@@ -218,6 +219,9 @@ func (s *Server) ToolNames() []string {
 	return names
 }
 
+// destructiveTools stop or undo work (MCP clients may ask before calling them).
+var destructiveTools = map[string]bool{"cwac_cancel_scan": true}
+
 // addTool registers one typed handler with the MCP server and the registry.
 func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn func(context.Context, *callInfo, In) (Out, error)) error {
 	in, err := jsonschema.For[In](nil)
@@ -247,7 +251,7 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 	openWorld := !readOnly
 	annotations := &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: &openWorld, Title: name}
 	if !readOnly {
-		destructive := false
+		destructive := destructiveTools[name]
 		annotations.DestructiveHint = &destructive
 	}
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: out, Annotations: annotations},

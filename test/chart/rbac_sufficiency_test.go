@@ -304,6 +304,9 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	if list["total"].(float64) < 1 {
 		t.Errorf("list = %v", list)
 	}
+	if out := call("cwac_cancel_scan", map[string]any{"scan_id": id}); !strings.Contains(fmt.Sprint(out["message"]), "cancellation asked for") {
+		t.Errorf("cancel = %v", out)
+	}
 	// The creation Event was recorded as the MCP server.
 	events := &eventsv1.EventList{}
 	_ = admin.List(ctx, events, client.InNamespace(ns))
