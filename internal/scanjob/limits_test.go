@@ -1,0 +1,213 @@
+package scanjob
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// A scan's name is cut for its Job's name only above 52 characters, so the
+// name, a dash and the 8-character UID prefix stay within 63.
+func TestJobNameLengthBoundary(t *testing.T) {
+	tests := []struct {
+		name, scanName, want string
+	}{
+		{"one below", strings.Repeat("a", 51), strings.Repeat("a", 51)},
+		{"at, ending in a dot, kept whole", strings.Repeat("a", 51) + ".", strings.Repeat("a", 51) + "."},
+		{"one above, cut", strings.Repeat("a", 53), strings.Repeat("a", 52)},
+		{"one above, a dot at the cut trimmed", strings.Repeat("a", 51) + ".b", strings.Repeat("a", 51)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scan := sampleScan()
+			scan.Name = tt.scanName
+			got := JobName(scan)
+			if want := tt.want + "-0f1e2d3c"; got != want {
+				t.Errorf("JobName = %q, want %q", got, want)
+			}
+			if len(got) > 63 {
+				t.Errorf("JobName has %d characters, more than 63", len(got))
+			}
+		})
+	}
+}
+
+// The UID's first 8 characters (dashes dropped) name a scan's objects; a
+// UID shorter than that (never from an API server) falls back to a hash of
+// namespace and name, 8 hexadecimal digits too.
+func TestUIDPrefixBoundary(t *testing.T) {
+	tests := []struct {
+		uid, want string
+	}{
+		{"abcdefghi", "abcdefgh"},
+		{"abcd-efgh", "abcdefgh"},
+		{"abcdefg", ""}, // 7: the hash
+		{"", ""},
+	}
+	for _, tt := range tests {
+		scan := sampleScan()
+		scan.UID = types.UID(tt.uid)
+		got := uidPrefix(scan)
+		if tt.want != "" && got != tt.want {
+			t.Errorf("uidPrefix(%q) = %q, want %q", tt.uid, got, tt.want)
+		}
+		if tt.want == "" && (len(got) != 8 || strings.Trim(got, "0123456789abcdef") != "" || strings.HasPrefix(got, "abcdefg")) {
+			t.Errorf("uidPrefix(%q) = %q, want 8 hexadecimal digits of the name's hash", tt.uid, got)
+		}
+	}
+}
+
+// The Job's deadline is the scan's timeout when it is a positive duration,
+// else DefaultTimeout.
+func TestTimeoutBoundary(t *testing.T) {
+	tests := []struct {
+		timeout string
+		want    time.Duration
+	}{
+		{"1s", time.Second},
+		{"1ns", time.Nanosecond},
+		{"0s", DefaultTimeout},
+		{"-1s", DefaultTimeout},
+		{"", DefaultTimeout},
+		{"soon", DefaultTimeout},
+		{"90m", 90 * time.Minute},
+	}
+	for _, tt := range tests {
+		scan := sampleScan()
+		scan.Spec.Timeout = tt.timeout
+		if got := Timeout(scan); got != tt.want {
+			t.Errorf("Timeout(%q) = %s, want %s", tt.timeout, got, tt.want)
+		}
+		if got, want := *Job(scan, opts).Spec.ActiveDeadlineSeconds, int64(tt.want.Seconds()); got != want {
+			t.Errorf("Timeout(%q): the Job's deadline is %d s, want %d", tt.timeout, got, want)
+		}
+	}
+}
+
+// The ConfigMap's content is held to MaxConfigMapBytes: one byte below, at
+// and one above, counting the overrides, the URL list and the defaults.
+func TestConfigMapSizeBoundary(t *testing.T) {
+	bare, err := ConfigMap(sampleScan(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := len(bare.Data[scanpod.OverridesFile]) + len(bare.Data[scanpod.URLsFile])
+	for _, size := range []int{MaxConfigMapBytes - 1, MaxConfigMapBytes, MaxConfigMapBytes + 1} {
+		o := opts
+		o.DefaultConfig = []byte(strings.Repeat("x", size-used))
+		cm, err := ConfigMap(sampleScan(), o)
+		if size <= MaxConfigMapBytes {
+			if err != nil || len(cm.Data[scanpod.DefaultsFile]) != size-used {
+				t.Errorf("%d bytes refused: %v", size, err)
+			}
+			continue
+		}
+		var invalid *InvalidSpecError
+		if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "take 921601 bytes, over the 921600-byte ConfigMap limit") {
+			t.Errorf("%d bytes: %v, want an InvalidSpecError naming the size and the limit", size, err)
+		}
+	}
+}
+
+// A scan is run with its own thread count: 0 counts as one thread.
+func TestResourcesThreadBoundary(t *testing.T) {
+	scaled := opts
+	scaled.ScaleMemoryWithThreads = true
+	for _, tt := range []struct {
+		threads       int32
+		request, limt string
+	}{{0, "512Mi", "1Gi"}, {1, "512Mi", "1Gi"}, {2, "1Gi", "2Gi"}} {
+		scan := sampleScan()
+		scan.Spec.ThreadCount = tt.threads
+		got := Resources(scan, scaled)
+		if r, l := got.Requests.Memory().String(), got.Limits.Memory().String(); r != tt.request || l != tt.limt {
+			t.Errorf("%d threads: %s/%s, want %s/%s", tt.threads, r, l, tt.request, tt.limt)
+		}
+	}
+}
+
+// Both sides of a baseline: without one the Job mounts and passes nothing
+// about it; with one, its results directory only, read-only.
+func TestJobBaselineMount(t *testing.T) {
+	plain := Job(sampleScan(), opts).Spec.Template.Spec.Containers[0]
+	const dir = "a11y/nightly-1-0f1e2d3c/2026-11-21_23-18-23_nightly"
+	compared := JobComparingWith(sampleScan(), opts, Baseline{Name: "nightly-1", ResultsPath: dir}).Spec.Template.Spec.Containers[0]
+	if len(compared.VolumeMounts) != len(plain.VolumeMounts)+1 {
+		t.Fatalf("mounts %d with a baseline, %d without", len(compared.VolumeMounts), len(plain.VolumeMounts))
+	}
+	m := compared.VolumeMounts[len(compared.VolumeMounts)-1]
+	if m.MountPath != scanpod.BaselineDir || !m.ReadOnly || m.SubPath != dir {
+		t.Errorf("baseline mount %+v", m)
+	}
+	args := strings.Join(compared.Args, " ") + strings.Join(compared.Command, " ")
+	if !strings.Contains(args, "--baseline-dir="+scanpod.BaselineDir) || !strings.Contains(args, "--baseline-name=nightly-1") {
+		t.Errorf("the runner is not told to compare: %s", args)
+	}
+	if plainArgs := strings.Join(plain.Args, " ") + strings.Join(plain.Command, " "); strings.Contains(plainArgs, "baseline") {
+		t.Errorf("a scan without a baseline is told about one: %s", plainArgs)
+	}
+}
+
+// Each spec problem ConfigMap finds is an *InvalidSpecError wrapping the cause.
+func TestConfigMapInvalidSpecs(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*cwacv1alpha1.CwacScan)
+		want   string
+	}{
+		{"no URL", func(s *cwacv1alpha1.CwacScan) { s.Spec.URLs, s.Spec.Sites = nil, nil }, "At least one URL is required"},
+		{"a URL that is not http(s)", func(s *cwacv1alpha1.CwacScan) { s.Spec.URLs = []string{"ftp://x.example/"} }, "scheme must be http or https"},
+		{"an unknown plugin", func(s *cwacv1alpha1.CwacScan) { s.Spec.Plugins = map[string]bool{"seo_audit": true} }, "unknown plugin(s) seo_audit"},
+		{"a viewport without height", func(s *cwacv1alpha1.CwacScan) {
+			s.Spec.ViewportSizes = map[string]cwacv1alpha1.Viewport{"small": {Width: 320}}
+		}, `viewport "small": width and height must be positive`},
+		{"an invalid audit name", func(s *cwacv1alpha1.CwacScan) { s.Spec.AuditName = "a/b" }, `invalid audit name "a/b"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scan := sampleScan()
+			tt.change(scan)
+			_, err := ConfigMap(scan, opts)
+			var invalid *InvalidSpecError
+			if !errors.As(err, &invalid) || !strings.Contains(err.Error(), tt.want) || errors.Unwrap(invalid) == nil {
+				t.Errorf("ConfigMap: %v, want an InvalidSpecError with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// The scan's own audit name wins over the one derived from its name, and
+// reaches scan.json.
+func TestAuditNameFromSpec(t *testing.T) {
+	scan := sampleScan()
+	scan.Spec.AuditName = "Nightly_Run.2"
+	if got := AuditName(scan); got != "Nightly_Run.2" {
+		t.Errorf("AuditName = %q", got)
+	}
+	cm, err := ConfigMap(scan, opts)
+	if err != nil || !strings.Contains(cm.Data[scanpod.OverridesFile], `"audit_name": "Nightly_Run.2"`) {
+		t.Errorf("scan.json lacks the audit name (%v):\n%s", err, cm.Data[scanpod.OverridesFile])
+	}
+}
+
+// The operator's Localhost seccomp profile replaces RuntimeDefault on the
+// pod and on each container.
+func TestSeccompLocalhost(t *testing.T) {
+	o := opts
+	o.SeccompLocalhostProfile = "profiles/cwac-chrome.json"
+	pod := Job(sampleScan(), o).Spec.Template.Spec
+	profiles := []*corev1.SeccompProfile{pod.SecurityContext.SeccompProfile, pod.InitContainers[0].SecurityContext.SeccompProfile, pod.Containers[0].SecurityContext.SeccompProfile}
+	for i, p := range profiles {
+		if p == nil || p.Type != corev1.SeccompProfileTypeLocalhost || p.LocalhostProfile == nil || *p.LocalhostProfile != o.SeccompLocalhostProfile {
+			t.Errorf("profile %d: %+v", i, p)
+		}
+	}
+}
