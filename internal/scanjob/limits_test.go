@@ -204,7 +204,11 @@ func TestSeccompLocalhost(t *testing.T) {
 	o := opts
 	o.SeccompLocalhostProfile = "profiles/cwac-chrome.json"
 	pod := Job(sampleScan(), o).Spec.Template.Spec
-	profiles := []*corev1.SeccompProfile{pod.SecurityContext.SeccompProfile, pod.InitContainers[0].SecurityContext.SeccompProfile, pod.Containers[0].SecurityContext.SeccompProfile}
+	profiles := []*corev1.SeccompProfile{
+		pod.SecurityContext.SeccompProfile,
+		pod.InitContainers[0].SecurityContext.SeccompProfile,
+		pod.Containers[0].SecurityContext.SeccompProfile,
+	}
 	for i, p := range profiles {
 		if p == nil || p.Type != corev1.SeccompProfileTypeLocalhost || p.LocalhostProfile == nil || *p.LocalhostProfile != o.SeccompLocalhostProfile {
 			t.Errorf("profile %d: %+v", i, p)
