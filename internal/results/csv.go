@@ -51,24 +51,43 @@ func (l *recordLimiter) Read(p []byte) (int, error) {
 
 // Reader streams the rows of one CWAC CSV.
 type Reader struct {
+	src     io.Reader
 	csv     *csv.Reader
 	limiter *recordLimiter
 	header  []string
 	index   map[string]int
+	// base is the file offset the CSV parser started at (past the
+	// byte-order mark, or where Seek put it): its InputOffset counts from there.
+	base      int64
+	headerEnd int64 // file offset of the first row
+	rowStart  int64 // file offset of the row Next returned last
+}
+
+// readBufferBytes is the read buffer: large reads cost fewer system calls
+// on CSVs of hundreds of megabytes.
+const readBufferBytes = 64 << 10
+
+// newCSV sets up the CSV parser on src, which starts at file offset base.
+func (r *Reader) newCSV(src io.Reader, base int64) {
+	r.limiter = &recordLimiter{r: src, limit: MaxRecordBytes}
+	r.csv = csv.NewReader(r.limiter)
+	r.csv.FieldsPerRecord = -1 // checked per row against the header, with a clearer error
+	r.csv.ReuseRecord = true   // rows are copied out below only when kept
+	r.base = base
 }
 
 // NewReader reads the header of a CWAC CSV (skipping the byte-order mark CWAC
 // writes first) and returns a Reader positioned at the first row.
-func NewReader(r io.Reader) (*Reader, error) {
-	br := bufio.NewReader(r)
+func NewReader(src io.Reader) (*Reader, error) {
+	br := bufio.NewReaderSize(src, readBufferBytes)
+	r := &Reader{src: src}
+	var base int64
 	if peek, err := br.Peek(len(bom)); err == nil && bytes.Equal(peek, bom) {
 		_, _ = br.Discard(len(bom))
+		base = int64(len(bom))
 	}
-	limiter := &recordLimiter{r: br, limit: MaxRecordBytes}
-	cr := csv.NewReader(limiter)
-	cr.FieldsPerRecord = -1 // checked per row against the header, with a clearer error
-	cr.ReuseRecord = true   // rows are copied out below only when kept
-	header, err := cr.Read()
+	r.newCSV(br, base)
+	header, err := r.csv.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("empty CSV: no header")
 	}
@@ -78,15 +97,45 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if len(header) > MaxColumns {
 		return nil, fmt.Errorf("%w: the header has %d columns, more than %d", ErrTooLarge, len(header), MaxColumns)
 	}
-	limiter.boundary = cr.InputOffset()
-	header = append([]string(nil), header...)
-	index := make(map[string]int, len(header))
-	for i, h := range header {
-		if _, dup := index[h]; !dup {
-			index[h] = i
+	r.limiter.boundary = r.csv.InputOffset()
+	r.headerEnd = r.Offset()
+	r.header = append([]string(nil), header...)
+	r.index = make(map[string]int, len(r.header))
+	for i, h := range r.header {
+		if _, dup := r.index[h]; !dup {
+			r.index[h] = i
 		}
 	}
-	return &Reader{csv: cr, limiter: limiter, header: header, index: index}, nil
+	return r, nil
+}
+
+// Offset is the file offset the next row starts at (the file's size once
+// Next has returned io.EOF).
+func (r *Reader) Offset() int64 { return r.base + r.csv.InputOffset() }
+
+// RowOffset is the file offset of the row Next returned last: SeekRow there
+// reads it again.
+func (r *Reader) RowOffset() int64 { return r.rowStart }
+
+// HeaderEnd is the file offset of the first row.
+func (r *Reader) HeaderEnd() int64 { return r.headerEnd }
+
+// SeekRow moves the reader to a row that starts at file offset off (one
+// RowOffset gave), so a page deep in a large CSV is read without the rows
+// before it. The source must be an io.Seeker; off must not be inside the header.
+func (r *Reader) SeekRow(off int64) error {
+	seeker, ok := r.src.(io.Seeker)
+	if !ok {
+		return errors.New("seeking a CSV: the file cannot seek")
+	}
+	if off < r.headerEnd {
+		return fmt.Errorf("seeking a CSV: offset %d is inside the header (rows start at %d)", off, r.headerEnd)
+	}
+	if _, err := seeker.Seek(off, io.SeekStart); err != nil {
+		return fmt.Errorf("seeking a CSV: %w", err)
+	}
+	r.newCSV(bufio.NewReaderSize(r.src, readBufferBytes), off)
+	return nil
 }
 
 // Header returns the column names.
@@ -124,6 +173,7 @@ func (row Row) Map() map[string]string {
 
 // Next returns the next row, or io.EOF after the last.
 func (r *Reader) Next() (Row, error) {
+	r.rowStart = r.Offset()
 	rec, err := r.csv.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
