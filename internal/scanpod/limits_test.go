@@ -1,0 +1,177 @@
+package scanpod
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// A report that fits the limit exactly is written whole; one byte less and
+// it is cut, to at most the limit, and says so.
+func TestEncodeLimitBoundary(t *testing.T) {
+	m := Report{Outcome: OutcomeCWACFailed, ExitCode: 1, Message: "boom", StderrTail: strings.Repeat("e", 3000)}
+	whole, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{len(whole) + 1, len(whole), len(whole) - 1} {
+		got := Encode(m, limit)
+		decoded, ok := Decode(string(got))
+		if !ok || len(got) > limit {
+			t.Fatalf("limit %d: %d bytes, decodable %v", limit, len(got), ok)
+		}
+		if fits := limit >= len(whole); fits != !decoded.Truncated || fits != (string(got) == string(whole)) {
+			t.Errorf("limit %d for a %d-byte report: truncated %v", limit, len(whole), decoded.Truncated)
+		}
+	}
+}
+
+// Encode cuts the least useful parts first: just over the limit, only the
+// first step's cut is made.
+func TestEncodeCutsInOrder(t *testing.T) {
+	orgs := make([]results.OrganisationChange, 0, 30)
+	for i := range 30 {
+		orgs = append(orgs, results.OrganisationChange{Organisation: fmt.Sprintf("organisation %02d", i), New: 1})
+	}
+	summary := &results.Summary{TotalIssues: 5, Diff: &results.DiffCounts{Baseline: "b", New: 30, ByOrganisation: orgs}}
+	m := Report{Outcome: OutcomeComplete, Message: strings.Repeat("m", 600), StderrTail: strings.Repeat("s", 1600), Summary: summary}
+	whole, _ := json.Marshal(m)
+
+	got, ok := Decode(string(Encode(m, len(whole)-1)))
+	if !ok || !got.Truncated {
+		t.Fatalf("not cut: %+v", got)
+	}
+	if n := len(got.Summary.Diff.ByOrganisation); n != 10 {
+		t.Errorf("first step keeps 10 organisations, got %d", n)
+	}
+	if got.StderrTail != m.StderrTail || got.Message != m.Message {
+		t.Error("later steps' cuts were made too")
+	}
+	if len(summary.Diff.ByOrganisation) != 30 {
+		t.Errorf("the caller's summary was changed: %d organisations", len(summary.Diff.ByOrganisation))
+	}
+
+	// With the organisations' room taken away, the stderr tail is cut next, to
+	// its last 1500 bytes.
+	afterFirst := m
+	afterFirst.Truncated = true
+	afterFirst.Summary = &results.Summary{TotalIssues: 5, Diff: &results.DiffCounts{Baseline: "b", New: 30, ByOrganisation: orgs[:10]}}
+	firstOnly, _ := json.Marshal(afterFirst)
+	got, _ = Decode(string(Encode(m, len(firstOnly)-1)))
+	if want := "…" + strings.Repeat("s", 1500); got.StderrTail != want || got.Message != m.Message {
+		t.Errorf("second step: stderr %d bytes, message %d bytes", len(got.StderrTail), len(got.Message))
+	}
+}
+
+// The last resort keeps the outcome and exit code whatever the limit.
+func TestEncodeLastResort(t *testing.T) {
+	m := Report{Outcome: OutcomeRunnerError, ExitCode: 2, ResultsDir: strings.Repeat("d", 300), Message: strings.Repeat("m", 300)}
+	got := Encode(m, 10)
+	if want := `{"outcome":"runner-error","exit_code":2,"truncated":true}`; string(got) != want {
+		t.Errorf("Encode = %s, want %s", got, want)
+	}
+}
+
+// A value JSON cannot hold is reported as such rather than lost.
+func TestEncodeUnencodableSummary(t *testing.T) {
+	got, ok := Decode(string(Encode(Report{Outcome: OutcomeComplete, Summary: &results.Summary{DurationSeconds: math.NaN()}}, MaxBytes)))
+	if !ok || !got.Truncated || !strings.HasPrefix(got.Message, "encoding report: ") || got.Outcome != OutcomeComplete {
+		t.Errorf("Encode of NaN: %+v", got)
+	}
+}
+
+// tailBytes and headBytes keep at most n bytes of s on a character
+// boundary, marked with "…" when they cut (the mark is not counted in n).
+func TestHeadAndTailBytesBoundary(t *testing.T) {
+	tests := []struct {
+		s          string
+		n          int
+		head, tail string
+	}{
+		{"abcd", 5, "abcd", "abcd"},
+		{"abcd", 4, "abcd", "abcd"},
+		{"abcd", 3, "abc…", "…bcd"},
+		{"abcd", 0, "…", "…"},
+		{"", 0, "", ""},
+		{"aéb", 2, "a…", "…b"}, // é is two bytes: cutting inside it drops it whole
+		{"éé", 3, "é…", "…é"},
+		{"éé", 4, "éé", "éé"},
+	}
+	for _, tt := range tests {
+		if got := headBytes(tt.s, tt.n); got != tt.head {
+			t.Errorf("headBytes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.head)
+		}
+		if got := tailBytes(tt.s, tt.n); got != tt.tail {
+			t.Errorf("tailBytes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.tail)
+		}
+		if !utf8.ValidString(headBytes(tt.s, tt.n)) || !utf8.ValidString(tailBytes(tt.s, tt.n)) {
+			t.Errorf("(%q, %d): cut inside a character", tt.s, tt.n)
+		}
+	}
+}
+
+func TestCutBoundary(t *testing.T) {
+	s := []int{1, 2, 3}
+	for _, tt := range []struct {
+		n    int
+		want []int
+	}{{4, []int{1, 2, 3}}, {3, []int{1, 2, 3}}, {2, []int{1, 2}}, {0, []int{}}} {
+		if got := cut(s, tt.n); !cmp.Equal(got, tt.want) {
+			t.Errorf("cut(%v, %d) = %v, want %v", s, tt.n, got, tt.want)
+		}
+	}
+}
+
+// diffWithOrganisations lists at most n organisations, none at all for 0,
+// and never changes the caller's copy.
+func TestDiffWithOrganisationsBoundary(t *testing.T) {
+	orgs := []results.OrganisationChange{{Organisation: "a"}, {Organisation: "b"}, {Organisation: "c"}}
+	d := &results.DiffCounts{Baseline: "x", ByOrganisation: orgs}
+	for _, tt := range []struct {
+		n    int
+		want []string
+	}{{4, []string{"a", "b", "c"}}, {3, []string{"a", "b", "c"}}, {2, []string{"a", "b"}}, {0, nil}} {
+		got := diffWithOrganisations(d, tt.n)
+		var names []string
+		for _, o := range got.ByOrganisation {
+			names = append(names, o.Organisation)
+		}
+		if !cmp.Equal(names, tt.want) || got.Baseline != "x" {
+			t.Errorf("n=%d: %v, want %v", tt.n, names, tt.want)
+		}
+		if tt.n == 0 && got.ByOrganisation != nil {
+			t.Errorf("n=0: an empty list, want none")
+		}
+	}
+	if len(d.ByOrganisation) != 3 {
+		t.Errorf("the caller's copy has %d organisations", len(d.ByOrganisation))
+	}
+	if diffWithOrganisations(nil, 1) != nil {
+		t.Error("a nil diff became one")
+	}
+}
+
+func TestDecodeEdges(t *testing.T) {
+	tests := []struct {
+		text string
+		ok   bool
+	}{
+		{"  \n{\"outcome\":\"complete\"}\n", true},
+		{`{"outcome":""}`, false},
+		{`{"exit_code":1}`, false},
+		{`["outcome"]`, false},
+		{`{"outcome":"complete"} trailing`, false},
+	}
+	for _, tt := range tests {
+		if _, ok := Decode(tt.text); ok != tt.ok {
+			t.Errorf("Decode(%q) ok = %v, want %v", tt.text, ok, tt.ok)
+		}
+	}
+}
