@@ -100,9 +100,9 @@ func TestFinalizeReflowViewport(t *testing.T) {
 			want:   "w",
 		},
 		{
-			name:   "narrowest",
-			config: `{"viewport_sizes":{"w":{"width":301,"height":1},"n":{"width":300,"height":1}},"audit_plugins":{"reflow_audit":{"viewport_to_test":"gone"}}}`,
-			want:   "n", notes: 1,
+			name:   "narrowest, though last by name",
+			config: `{"viewport_sizes":{"a":{"width":301,"height":1},"b":{"width":300,"height":1}},"audit_plugins":{"reflow_audit":{"viewport_to_test":"gone"}}}`,
+			want:   "b", notes: 1,
 		},
 		{
 			name:   "equal widths: the first name",
