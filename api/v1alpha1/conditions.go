@@ -128,6 +128,13 @@ const (
 	// ReasonDiffFailed: both results exist but comparing them failed (the
 	// message says why).
 	ReasonDiffFailed = "DiffFailed"
+	// ReasonResultsDeleted (Event): a deleted scan's results directory was
+	// emptied (spec.resultsPolicy Delete).
+	ReasonResultsDeleted = "ResultsDeleted"
+	// ReasonResultsCleanupFailed (Event): a deleted scan's results could not
+	// be removed (the cleanup pod failed, or did not finish in time); the
+	// scan was deleted anyway and the message says what remains.
+	ReasonResultsCleanupFailed = "ResultsCleanupFailed"
 	// ReasonJobConflict: a Job with the scan's name exists but belongs to something else.
 	ReasonJobConflict = "JobConflict"
 )

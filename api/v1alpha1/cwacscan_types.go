@@ -204,6 +204,11 @@ const (
 	ResultsDelete ResultsPolicy = "Delete"
 )
 
+// FinalizerDeleteResults holds a deleted scan with resultsPolicy Delete
+// until its results directory has been emptied, or the cleanup gave up
+// (the operator's --results-cleanup-timeout, 5 minutes by default).
+const FinalizerDeleteResults = "cwac.a11y.dev/delete-results"
+
 // AnnotationCancel, set to "true" on a CwacScan, stops it: a queued scan
 // never starts, a running one has its Job deleted, and the scan ends Failed
 // with reason Cancelled, keeping whatever results it wrote. The spec stays

@@ -16,6 +16,8 @@ func main() {
 	var cfg runner.Config
 	var install string
 	flag.StringVar(&install, "install", "", "copy this executable to the given path and exit (used by the scan pod's init container)")
+	var deleteResults string
+	flag.StringVar(&deleteResults, "delete-results", "", "empty this directory and exit (the cleanup pod of a scan whose resultsPolicy is Delete)")
 	var flags scanpod.RunnerFlags
 	flags.Bind(flag.CommandLine)
 	flag.Parse()
@@ -31,6 +33,16 @@ func main() {
 			log.Error("installing runner", "dst", install, "err", err)
 			os.Exit(1)
 		}
+		return
+	}
+	if deleteResults != "" {
+		n, err := runner.DeleteResults(deleteResults)
+		if err != nil {
+			log.Error("deleting results", "dir", deleteResults, "removed", n, "err", err)
+			_ = os.WriteFile(flags.TerminationLog, []byte(err.Error()), 0o644)
+			os.Exit(1)
+		}
+		log.Info("deleted results", "dir", deleteResults, "removed", n)
 		return
 	}
 	cfg.Log = log

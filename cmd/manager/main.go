@@ -48,12 +48,16 @@ func main() {
 	var policyFlags urlpolicy.Flags
 	policyFlags.Bind(flag.CommandLine)
 	var maxURLs, workers, admissionWorkers int
-	var admissionTimeout time.Duration
+	var admissionTimeout, finishedJobTTL, cleanupTimeout time.Duration
 	flag.IntVar(&workers, "workers", controller.DefaultWorkers, "scans reconciled at once")
 	flag.IntVar(&admissionWorkers, "admission-workers", controller.DefaultAdmissionWorkers,
 		"scans whose URLs are checked against the scan-target policy at once (these checks do name lookups and redirect probes)")
 	flag.DurationVar(&admissionTimeout, "admission-timeout", controller.DefaultAdmissionTimeout,
 		"budget for checking one scan's URLs; a scan whose checks take longer ends Failed (AdmissionTimedOut)")
+	flag.DurationVar(&finishedJobTTL, "finished-job-ttl", 24*time.Hour,
+		"remove a finished scan's Job and pod this long after it finished; the CwacScan and its status stay (0 keeps them)")
+	flag.DurationVar(&cleanupTimeout, "results-cleanup-timeout", controller.DefaultCleanupTimeout,
+		"how long a deleted scan with resultsPolicy Delete waits for its results to be removed before it goes anyway (a Warning Event says so)")
 	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "scans with more base URLs end Failed (TooManyURLs) before anything runs")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to (0 disables it)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and readiness probes bind to")
@@ -82,6 +86,10 @@ func main() {
 	if workers < 1 || admissionWorkers < 1 || admissionTimeout <= 0 {
 		exit("invalid controller settings", fmt.Errorf("--workers (%d) and --admission-workers (%d) must be at least 1 and --admission-timeout (%s) positive",
 			workers, admissionWorkers, admissionTimeout))
+	}
+	if finishedJobTTL < 0 || cleanupTimeout <= 0 {
+		exit("invalid retention settings", fmt.Errorf("--finished-job-ttl (%s) may not be negative and --results-cleanup-timeout (%s) must be positive",
+			finishedJobTTL, cleanupTimeout))
 	}
 	if maxConcurrent < 0 {
 		exit("invalid --max-concurrent-scans", fmt.Errorf("%d is negative", maxConcurrent))
@@ -122,6 +130,7 @@ func main() {
 	if err := controller.Setup(mgr, controller.Options{
 		JobOptions: opts, MaxConcurrentScans: maxConcurrent, Policy: policy, MaxURLsPerScan: maxURLs,
 		Workers: workers, AdmissionWorkers: admissionWorkers, AdmissionTimeout: admissionTimeout,
+		FinishedJobTTL: finishedJobTTL, CleanupTimeout: cleanupTimeout,
 	}); err != nil {
 		exit("setting up controller", err)
 	}

@@ -46,6 +46,12 @@ type CwacScanReconciler struct {
 	JobOptions scanjob.Options
 	// Workers is how many scans are reconciled at once (0: DefaultWorkers).
 	Workers int
+	// FinishedJobTTL removes a finished scan's Job and pod this long after
+	// the scan finished (0: kept); the scan and its status stay.
+	FinishedJobTTL time.Duration
+	// CleanupTimeout bounds the results cleanup of a deleted scan with
+	// resultsPolicy Delete (0: DefaultCleanupTimeout).
+	CleanupTimeout time.Duration
 	// SkipNameValidation lets tests start several managers in one process.
 	SkipNameValidation bool
 
@@ -57,7 +63,7 @@ type CwacScanReconciler struct {
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=create
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile moves one CwacScan forward: get → ignore not-found and finished
@@ -66,6 +72,12 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	scan := &cwacv1alpha1.CwacScan{}
 	if err := r.Get(ctx, req.NamespacedName, scan); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !scan.DeletionTimestamp.IsZero() {
+		return r.deleteResults(ctx, scan)
+	}
+	if err := r.ensureFinalizer(ctx, scan); err != nil {
+		return ctrl.Result{}, err
 	}
 	if scan.Status.Phase.Finished() {
 		return r.expire(ctx, scan) // a finished scan is never run again
@@ -103,14 +115,22 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 }
 
 // expire deletes a finished scan once spec.ttlSecondsAfterFinished has
-// passed since its completion, and otherwise wakes it when it will have.
+// passed since its completion, removes its Job and pod once FinishedJobTTL
+// has, and otherwise wakes it when the next of those is due.
 func (r *CwacScanReconciler) expire(ctx context.Context, scan *cwacv1alpha1.CwacScan) (ctrl.Result, error) {
+	jobLeft, err := r.removeFinishedJob(ctx, scan)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	ttl := scan.Spec.TTLSecondsAfterFinished
 	if ttl == nil || scan.Status.CompletionTime == nil || scan.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
+		return ctrl.Result{RequeueAfter: jobLeft}, nil
 	}
 	left := scan.Status.CompletionTime.Add(time.Duration(*ttl) * time.Second).Sub(r.clock())
 	if left > 0 {
+		if jobLeft > 0 && jobLeft < left {
+			left = jobLeft
+		}
 		return ctrl.Result{RequeueAfter: left}, nil // a timer for the one event due, not polling
 	}
 	if err := r.Delete(ctx, scan, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {

@@ -50,6 +50,11 @@ type Options struct {
 	// Workers and AdmissionWorkers are the controllers' concurrent reconciles
 	// (0: DefaultWorkers and DefaultAdmissionWorkers).
 	Workers, AdmissionWorkers int
+	// FinishedJobTTL removes finished scans' Jobs and pods this long after
+	// they finished (0: kept).
+	FinishedJobTTL time.Duration
+	// CleanupTimeout bounds a deleted scan's results cleanup (0: DefaultCleanupTimeout).
+	CleanupTimeout time.Duration
 	// Now is the clock (tests may replace it).
 	Now func() time.Time
 	// SkipNameValidation lets tests start several managers in one process.
@@ -78,6 +83,8 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		APIReader:          mgr.GetAPIReader(),
 		Scheme:             mgr.GetScheme(),
 		JobOptions:         o.JobOptions,
+		FinishedJobTTL:     o.FinishedJobTTL,
+		CleanupTimeout:     o.CleanupTimeout,
 		Workers:            o.Workers,
 		SkipNameValidation: o.SkipNameValidation,
 	}
