@@ -23,13 +23,16 @@ type ResultsInput struct {
 
 // ResultsOutput is cwac_get_results's answer.
 type ResultsOutput struct {
-	ScanID          string           `json:"scan_id"`
-	AuditType       string           `json:"audit_type"`
-	TotalResults    int              `json:"total_results" jsonschema:"rows matching the filters"`
-	ReturnedResults int              `json:"returned_results"`
-	Results         []map[string]any `json:"results"`
-	Truncated       bool             `json:"truncated,omitempty"`
-	Note            string           `json:"note,omitempty"`
+	ScanID       string `json:"scan_id"`
+	AuditType    string `json:"audit_type"`
+	TotalResults int    `json:"total_results" jsonschema:"rows matching the filters"`
+	// TotalIsLowerBound: results without a row index are read only up to
+	// the page, so the total counts the rows seen, and there are more.
+	TotalIsLowerBound bool             `json:"total_is_lower_bound,omitempty" jsonschema:"true when total_results counts only the rows read so far: there are at least that many"`
+	ReturnedResults   int              `json:"returned_results"`
+	Results           []map[string]any `json:"results"`
+	Truncated         bool             `json:"truncated,omitempty"`
+	Note              string           `json:"note,omitempty"`
 }
 
 // auditTypeRE is a CSV stem; it keeps audit_type from naming a path.
@@ -41,9 +44,11 @@ var impacts = []string{"critical", "serious", "moderate", "minor"}
 // snippets in cells.
 const maxCellBytes = 4096
 
-// getResults streams the scan's CSVs through a row filter into one page of
-// rows. Files are read row by row, never whole, and rows past the page are
-// counted but not kept, so a large scan costs time, not memory.
+// getResults reads one page of a scan's rows through a row filter. With the
+// row index the runner wrote (results.RowIndexFile) the total is known
+// unread and the read starts near the page; without one (CWAC run by hand,
+// older scans) the read stops one matching row past the page and the total
+// is reported as a lower bound. Files are read row by row, never whole.
 func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput) (ResultsOutput, error) {
 	q, err := s.resultsQuery(in)
 	if err != nil {
@@ -62,31 +67,50 @@ func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput
 	if err != nil {
 		return ResultsOutput{}, err
 	}
-	pg := &page{offset: in.Offset, limit: q.limit, budget: s.cfg.MaxResponseBytes - 1024, rows: []map[string]any{}}
-	for _, name := range files {
-		if err := readRows(ctx, fsys, name, q, pg); err != nil {
-			return ResultsOutput{}, err
+	pg := &page{limit: q.limit, budget: s.cfg.MaxResponseBytes - 1024, rows: []map[string]any{}}
+	read, err := results.ReadPage(ctx, fsys, results.PageRequest{
+		Files: files, Filter: q.filter, Offset: int64(in.Offset), Limit: int64(q.limit),
+		Index: rowIndex(fsys), Keep: pg.add,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ResultsOutput{}, fmt.Errorf("reading results timed out: %w", ctx.Err())
 		}
+		return ResultsOutput{}, fmt.Errorf("reading %w", err) // ReadPage names the file
 	}
 	out := ResultsOutput{ScanID: in.ScanID, AuditType: in.AuditType, Results: pg.rows,
-		TotalResults: pg.total, ReturnedResults: len(pg.rows), Truncated: pg.full}
+		TotalResults: int(read.Total), TotalIsLowerBound: !read.Exact, ReturnedResults: len(pg.rows), Truncated: pg.full}
 	if out.AuditType == "" {
 		out.AuditType = "all"
 	}
-	out.Note = s.pageNote(pg, in.Offset)
+	out.Note = s.pageNote(pg, in.Offset, read)
 	return out, nil
+}
+
+// rowIndex is the results' row index, or nil when there is none or it is
+// not one the runner could have written (the volume is writable by scan
+// pods): the rows are then read from the start.
+func rowIndex(fsys fs.FS) *results.RowIndex {
+	data, err := readFile(fsys, results.RowIndexFile, results.MaxRowIndexBytes)
+	if err != nil {
+		return nil
+	}
+	x, err := results.ParseRowIndex(data)
+	if err != nil {
+		return nil
+	}
+	return x
 }
 
 // resultsQuery is the row filter and page size of one call.
 type resultsQuery struct {
-	limit      int
-	impact     string // lower case; empty for any
-	issuesOnly bool
+	limit  int
+	filter results.RowFilter // impact in lower case; empty for any
 }
 
 // resultsQuery checks the arguments before anything is read.
 func (s *Server) resultsQuery(in ResultsInput) (resultsQuery, error) {
-	q := resultsQuery{limit: in.Limit, impact: strings.ToLower(in.Impact), issuesOnly: in.IssuesOnly}
+	q := resultsQuery{limit: in.Limit, filter: results.RowFilter{Impact: strings.ToLower(in.Impact), IssuesOnly: in.IssuesOnly}}
 	if q.limit == 0 {
 		q.limit = s.cfg.DefaultResults
 	}
@@ -99,24 +123,10 @@ func (s *Server) resultsQuery(in ResultsInput) (resultsQuery, error) {
 	if in.AuditType != "" && !auditTypeRE.MatchString(in.AuditType) {
 		return q, fmt.Errorf("Invalid audit_type: %q (a CSV name such as axe_core_audit)", truncate(in.AuditType, 128))
 	}
-	if q.impact != "" && !slices.Contains(impacts, q.impact) {
+	if q.filter.Impact != "" && !slices.Contains(impacts, q.filter.Impact) {
 		return q, fmt.Errorf("Invalid impact: %q (critical, serious, moderate or minor)", truncate(in.Impact, 64))
 	}
 	return q, nil
-}
-
-// matches is the row filter.
-func (q resultsQuery) matches(r *results.Reader, row results.Row) bool {
-	if q.impact != "" && strings.ToLower(row.Get("impact")) != q.impact {
-		return false
-	}
-	if q.issuesOnly {
-		n := strings.TrimSpace(row.Get("num_issues"))
-		if !r.Has("num_issues") || n == "" || n == "0" {
-			return false
-		}
-	}
-	return true
 }
 
 // resultFiles selects the CSVs to read: the one audit asked for, or every
@@ -142,65 +152,43 @@ func resultFiles(fsys fs.FS, auditType string) ([]string, error) {
 	return files, nil
 }
 
-// readRows feeds one CSV's matching rows to the page.
-func readRows(ctx context.Context, fsys fs.FS, name string, q resultsQuery, pg *page) error {
-	audit := strings.TrimSuffix(name, ".csv")
-	err := results.EachRowFS(fsys, name, func(r *results.Reader, row results.Row) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if q.matches(r, row) {
-			pg.add(audit, row)
-		}
-		return nil
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("reading results timed out: %w", ctx.Err())
-		}
-		return fmt.Errorf("reading %w", err) // EachRowFS names the file
-	}
-	return nil
-}
-
-// page collects one page of matching rows: it skips offset rows, keeps at
-// most limit, stops keeping when the answer would pass its byte budget, and
-// counts every matching row so the caller knows how many there are.
+// page collects one page of matching rows: at most limit, and no more once
+// the answer would pass its byte budget.
 type page struct {
-	offset, limit, budget int
-	skipped, total        int
-	full                  bool // the byte budget ran out
-	rows                  []map[string]any
+	limit, budget int
+	full          bool // the byte budget ran out
+	rows          []map[string]any
 }
 
-func (p *page) add(audit string, row results.Row) {
-	p.total++
-	if p.skipped < p.offset {
-		p.skipped++
-		return
-	}
+// add keeps a row; false stops the read.
+func (p *page) add(file string, _ *results.Reader, row results.Row) bool {
 	if len(p.rows) >= p.limit || p.full {
-		return
+		return false
 	}
-	item := rowObject(audit, row)
+	item := rowObject(strings.TrimSuffix(file, ".csv"), row)
 	size := approxJSONSize(item)
 	if size > p.budget {
 		p.full = true
-		return
+		return false
 	}
 	p.budget -= size
 	p.rows = append(p.rows, item)
+	return true
 }
 
 // pageNote tells the caller how to read on when the page is not everything.
-func (s *Server) pageNote(p *page, offset int) string {
+func (s *Server) pageNote(p *page, offset int, read results.PageResult) string {
 	next := offset + len(p.rows)
+	total := fmt.Sprint(read.Total)
+	if !read.Exact {
+		total = "at least " + total
+	}
 	switch {
 	case p.full:
-		return fmt.Sprintf("Response capped at %d bytes: %d of %d matching rows returned; use offset=%d to read on.",
-			s.cfg.MaxResponseBytes, len(p.rows), p.total, next)
-	case next < p.total:
-		return fmt.Sprintf("%d of %d matching rows returned; use offset=%d to read on.", len(p.rows), p.total, next)
+		return fmt.Sprintf("Response capped at %d bytes: %d of %s matching rows returned; use offset=%d to read on.",
+			s.cfg.MaxResponseBytes, len(p.rows), total, next)
+	case int64(next) < read.Total:
+		return fmt.Sprintf("%d of %s matching rows returned; use offset=%d to read on.", len(p.rows), total, next)
 	}
 	return ""
 }

@@ -131,21 +131,14 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 	}
 	if msg.ResultsDir != "" {
 		dir := filepath.Join(cfg.ResultsDir, msg.ResultsDir)
-		summary, err := results.Summarize(dir, results.Options{ExpectedBaseURLs: expected, Duration: duration.Round(100 * time.Millisecond).Seconds()})
+		opts := results.Options{ExpectedBaseURLs: expected, Duration: duration.Round(100 * time.Millisecond).Seconds()}
+		meta := report.Meta{Title: auditName, ResultsDir: msg.ResultsDir, GeneratedAt: time.Now()}
+		summary, err := WriteResults(ctx, dir, opts, meta, cfg.Log)
 		if err != nil {
 			cfg.Log.Error("summarising results", "dir", dir, "err", err)
 			msg.Message = "could not summarise results: " + err.Error()
 		} else {
 			msg.Summary = summary
-			if err := writeJSON(filepath.Join(dir, results.SummaryFile), summary); err != nil {
-				cfg.Log.Error("writing summary.json", "err", err)
-			}
-			meta := report.Meta{Title: auditName, ResultsDir: msg.ResultsDir, GeneratedAt: time.Now()}
-			if _, err := report.Generate(os.DirFS(dir), meta, func(name string, data []byte) error {
-				return os.WriteFile(filepath.Join(dir, name), data, 0o644)
-			}); err != nil {
-				cfg.Log.Error("writing reports", "err", err) // the scan's results stand without them
-			}
 		}
 	}
 
@@ -174,6 +167,49 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 		msg.StderrTail = "" // CWAC's stderr on success is noise (nltk download warnings)
 	}
 	return msg
+}
+
+// WriteResults reads CWAC's results in dir once (results.Walk) and writes
+// what is built from them beside them: summary.json, the row index the MCP
+// server pages with, and the reports. Only a failure to summarise is an
+// error; a file that cannot be written is logged, and the scan's results
+// stand without it.
+func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
+	fsys := os.DirFS(dir)
+	summary := results.NewSummaryBuilder(opts)
+	index := results.NewIndexBuilder(results.DefaultIndexEvery)
+	if err := results.Walk(ctx, fsys, summary, index); err != nil {
+		return nil, err
+	}
+	s := summary.Summary()
+	if s.DurationSeconds == 0 {
+		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
+	}
+	if err := writeJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
+		log.Error("writing summary.json", "err", err)
+	}
+	if data, err := index.Index().Marshal(); err != nil {
+		log.Error("encoding the row index", "err", err)
+	} else if err := writeFileAtomic(filepath.Join(dir, results.RowIndexFile), data); err != nil {
+		log.Error("writing the row index", "err", err) // the MCP server reads without it, more slowly
+	}
+	// The report still reads the results itself (a second read).
+	if _, err := report.Generate(fsys, meta, func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}); err != nil {
+		log.Error("writing reports", "err", err)
+	}
+	return s, nil
+}
+
+// writeFileAtomic writes a file that readers may open at any moment
+// whole or not at all: into a temporary name, then renamed over.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // wait waits for CWAC and returns its exit code (128+signal when killed).

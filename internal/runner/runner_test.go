@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
@@ -196,6 +198,14 @@ func TestRunComplete(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(cfg.ResultsDir, msg.ResultsDir, name)); err != nil {
 			t.Errorf("report file: %v", err)
 		}
+	}
+	// The row index the MCP server pages with: valid, and counting every audit row.
+	data, err = os.ReadFile(filepath.Join(cfg.ResultsDir, msg.ResultsDir, results.RowIndexFile))
+	must(t, err)
+	index, err := results.ParseRowIndex(data)
+	must(t, err)
+	if e := index.Lookup("axe_core_audit.csv"); e == nil || (results.RowFilter{IssuesOnly: true}).Count(&e.Counts) != 12 {
+		t.Errorf("row index entry for axe_core_audit.csv = %+v, want 12 issue rows", e)
 	}
 	// CWAC ran with the merged config: the image's defaults plus the scan's overrides.
 	cfgData, err := os.ReadFile(filepath.Join(cfg.WorkDir, "config", ConfigFileName))
@@ -440,5 +450,46 @@ func TestRunAsPID1(t *testing.T) {
 		if code != tc.code || !ok || msg.Outcome != tc.outcome || msg.ExitCode != tc.code {
 			t.Errorf("STANDIN_EXIT=%s: exit %d, report %s\n%s", tc.exit, code, raw, out)
 		}
+	}
+}
+
+// WriteResults writes the summary, the row index and the reports from one
+// copy of a real CWAC results directory, and fails only when it cannot
+// summarise.
+func TestWriteResults(t *testing.T) {
+	tests := []struct {
+		name      string
+		breakFile string // an audit CSV to replace with a ragged one
+		wantErr   string
+		wantFiles []string
+	}{
+		{name: "real results", wantFiles: []string{results.SummaryFile, results.RowIndexFile, "report.html", "leaderboard.csv"}},
+		{name: "a broken audit CSV", breakFile: "reflow_audit.csv", wantErr: "reflow_audit.csv: reading CSV: line 2 has 1 fields"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, os.CopyFS(dir, os.DirFS("../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1")))
+			if tt.breakFile != "" {
+				must(t, os.WriteFile(filepath.Join(dir, tt.breakFile), []byte("a,b\n1\n"), 0o644))
+			}
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			s, err := WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			must(t, err)
+			if s.TotalIssues != 17 || s.DurationSeconds != 18.7 {
+				t.Errorf("summary: %d issues in %v s, want 17 in 18.7 (from progress.csv)", s.TotalIssues, s.DurationSeconds)
+			}
+			for _, name := range tt.wantFiles {
+				if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+					t.Errorf("not written: %v", err)
+				}
+			}
+		})
 	}
 }
