@@ -146,6 +146,12 @@ type ScheduledScanResult struct {
 	PagesScanned int32 `json:"pagesScanned"`
 	// urlsScanned is the number of base URLs that yielded at least one page.
 	UrlsScanned int32 `json:"urlsScanned"`
+	// newIssues and fixedIssues compare the scan with its baseline (the
+	// schedule's previous Complete scan), when it was compared.
+	// +optional
+	NewIssues *int64 `json:"newIssues,omitempty"`
+	// +optional
+	FixedIssues *int64 `json:"fixedIssues,omitempty"`
 }
 
 // CwacScanScheduleStatus is what the schedule has done.
@@ -194,6 +200,8 @@ type CwacScanScheduleStatus struct {
 // +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.active[*].name`
 // +kubebuilder:printcolumn:name="Last Scan",type=string,JSONPath=`.status.lastScan`
 // +kubebuilder:printcolumn:name="Last Issues",type=integer,JSONPath=`.status.lastResult.totalIssues`
+// +kubebuilder:printcolumn:name="New",type=integer,JSONPath=`.status.lastResult.newIssues`
+// +kubebuilder:printcolumn:name="Fixed",type=integer,JSONPath=`.status.lastResult.fixedIssues`,priority=1
 // +kubebuilder:printcolumn:name="Critical",type=integer,JSONPath=`.status.lastResult.issuesByImpact.critical`,priority=1
 // +kubebuilder:printcolumn:name="Next",type=string,JSONPath=`.status.nextScheduleTime`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1

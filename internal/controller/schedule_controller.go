@@ -210,6 +210,10 @@ func recordResult(sched *cwacv1alpha1.CwacScanSchedule, s *cwacv1alpha1.CwacScan
 		PagesScanned:   sum.PagesScanned,
 		UrlsScanned:    sum.UrlsScanned,
 	}
+	if d := sum.Diff; d != nil {
+		newIssues, fixed := d.New, d.Fixed
+		sched.Status.LastResult.NewIssues, sched.Status.LastResult.FixedIssues = &newIssues, &fixed
+	}
 }
 
 // pruneHistory deletes the finished scans beyond the history limits, oldest
@@ -414,6 +418,11 @@ func (r *ScheduleReconciler) scanFor(sched *cwacv1alpha1.CwacScanSchedule, tick 
 			Annotations: annotations,
 		},
 		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	// Each scan is compared with the one before it that completed, unless
+	// the template names a baseline of its own.
+	if scan.Spec.Baseline == "" && sched.Status.LastResult != nil {
+		scan.Spec.Baseline = sched.Status.LastResult.Name
 	}
 	if err := controllerutil.SetControllerReference(sched, scan, r.Scheme); err != nil {
 		return nil, fmt.Errorf("owning scan: %w", err)

@@ -99,6 +99,13 @@ func TestScheduleCreatesScanAtTick(t *testing.T) {
 	name := schedule.ScanName("nightly", ticks[0])
 	checkTickScan(t, sched, waitScans(t, ns, "nightly", name)[0], ticks[0])
 	checkRunningThenComplete(t, sched, name, ticks)
+
+	// The next tick's scan is compared with this one, the last that completed.
+	advance(t, clock, sched, ticks[1])
+	second := schedule.ScanName("nightly", ticks[1])
+	if got := waitScans(t, ns, "nightly", name, second)[1]; got.Spec.Baseline != name {
+		t.Errorf("the second scan's baseline = %q, want %q", got.Spec.Baseline, name)
+	}
 }
 
 // checkTickScan: the tick's scan has the template's labels, annotations and
