@@ -145,6 +145,13 @@ func (l *valueLimiter) Read(p []byte) (int, error) {
 // copy what you keep), and returns the rest of the document without rows.
 // Values are read one at a time, each at most MaxValueBytes.
 func ReadDocument(r io.Reader, fn func(*Row) error) (*Document, error) {
+	return ReadDocumentThen(r, nil, fn)
+}
+
+// ReadDocumentThen is ReadDocument with a look at the figures before the
+// rows are read: header returning an error (say, the document compares
+// another baseline) stops the reading with that error.
+func ReadDocumentThen(r io.Reader, header func(*Document) error, fn func(*Row) error) (*Document, error) {
 	lim := &valueLimiter{r: r, limit: MaxValueBytes}
 	dec := json.NewDecoder(lim)
 	doc := &Document{}
@@ -172,6 +179,11 @@ func ReadDocument(r io.Reader, fn func(*Row) error) (*Document, error) {
 		case "rows":
 			if doc.Format != Format {
 				return nil, fmt.Errorf("diff.json has format %q, not %q: its figures must come before its rows", doc.Format, Format)
+			}
+			if header != nil {
+				if err := header(doc); err != nil {
+					return nil, err
+				}
 			}
 			if err := readRows(dec, lim, fn); err != nil {
 				return nil, err

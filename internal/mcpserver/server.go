@@ -193,6 +193,7 @@ func New(cfg Config) (*Server, error) {
 	add(addTool(s, "cwac_get_summary", getSummaryDescription, true, s.getSummary))
 	add(addTool(s, "cwac_list_scans", listScansDescription, true, s.listScans))
 	add(addTool(s, "cwac_generate_report", generateReportDescription, true, s.generateReport))
+	add(addTool(s, "cwac_compare_scans", compareScansDescription, true, s.compareScans))
 	if err != nil {
 		return nil, err
 	}
