@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,61 @@ func TestLeaderboardRanking(t *testing.T) {
 	}
 }
 
+// TestRankTies: equal scores share a rank and the next rank skips
+// (standard competition ranking); organisations without a score share the last.
+func TestRankTies(t *testing.T) {
+	tests := []struct {
+		name   string
+		scores []*float64
+		want   []int
+	}{
+		{"all different", []*float64{f(90), f(80), f(70)}, []int{1, 2, 3}},
+		{"tie at the top", []*float64{f(90), f(90), f(70)}, []int{1, 1, 3}},
+		{"tie in the middle", []*float64{f(95), f(80), f(80), f(80), f(10)}, []int{1, 2, 2, 2, 5}},
+		{"tie at the bottom", []*float64{f(95), f(0), f(0)}, []int{1, 2, 2}},
+		{"no scores share the last rank", []*float64{f(50), nil, nil}, []int{1, 2, 2}},
+		{"all tied", []*float64{f(1), f(1), f(1)}, []int{1, 1, 1}},
+		{"none", nil, []int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := make([]OrgScore, len(tt.scores))
+			for i, s := range tt.scores {
+				rows[i] = OrgScore{Organisation: string(rune('a' + i)), Score: s}
+			}
+			rank(rows)
+			got := make([]int, len(rows))
+			for i, r := range rows {
+				got[i] = r.Rank
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ranks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLeaderboardTiesFromResults: two organisations with the same pages and
+// issues rank 1 and 1, and the third 3 — in the HTML report and the CSV.
+func TestLeaderboardTiesFromResults(t *testing.T) {
+	fsys := fstest.MapFS{
+		"pages_scanned.csv": csvFile("organisation,base_url,number_of_pages,sector\r\nB,https://b/,2,S\r\nA,https://a/,2,S\r\nC,https://c/,2,S\r\n"),
+		"axe_core_audit.csv": csvFile("organisation,sector,url,impact,id,help,num_issues\r\n" +
+			"A,S,https://a/,serious,r1,R1,1\r\nB,S,https://b/,serious,r1,R1,1\r\nC,S,https://c/,critical,r1,R1,1\r\n"),
+	}
+	board, err := Leaderboard(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, 0, len(board))
+	for _, o := range board {
+		got = append(got, fmt.Sprintf("%d %s %s", o.Rank, o.Organisation, formatScore(o.Score)))
+	}
+	if diff := cmp.Diff([]string{"1 A 97.5", "1 B 97.5", "3 C 95.0"}, got); diff != "" {
+		t.Errorf("ranks (-want +got):\n%s", diff)
+	}
+}
+
 func TestSafeCell(t *testing.T) {
 	tests := map[string]string{
 		"=1+1": "'=1+1", "+1": "'+1", "-1": "'-1", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx",
@@ -99,11 +155,26 @@ func TestHTMLRealScan(t *testing.T) {
 	page := string(got)
 	for _, want := range []string{
 		`<html lang="en">`,
-		"<strong>4</strong> pages scanned", "<strong>17</strong> issues", "<strong>6</strong> critical",
+		// CWAC's 17 issues are 9 elements: each found at both viewports but reflow's (320 px only).
+		"<strong>4</strong> pages scanned", "<strong>9</strong> issues", "<strong>3</strong> critical", "<strong>17</strong> issues in CWAC",
+		// image-alt: two images, one on each of two pages, each at both viewports (CWAC: 4)
+		"<code class=\"rule-id\">image-alt</code> Images must have alternative text <span class=\"meta\">— 2 issues on 2 pages · 1.1.1</span>",
+		"<li>Audit: axe_core_audit</li><li>CWAC count: 4</li>",
+		"at <code>/html/body/main/img</code> · 320×450, 1280×800",
+		// reflow is found at 320 px only
+		"the page as a whole · 320×450</span>",
 		// element HTML from the page is escaped, never live markup
 		"&lt;img src=&#34;logo.png&#34; width=&#34;120&#34; height=&#34;40&#34;&gt;",
-		`<a href="https://dequeuniversity.com/rules/axe/4.13/image-alt?application=axeAPI">image-alt</a>`,
+		`<a href="https://dequeuniversity.com/rules/axe/4.13/image-alt?application=axeAPI">How to fix <code>image-alt</code></a>`,
+		`<a href="http://127.0.0.1:8765/form.html" rel="noreferrer">Contact form - CWAC test site</a>`,
+		// the criterion view: number, name, level, rules, elements, pages, CWAC count
+		`<a href="https://www.w3.org/WAI/WCAG22/Understanding/non-text-content.html">1.1.1 Non-text Content</a></td>` +
+			`<td><span class="badge level">A</span></td><td><code>image-alt</code></td><td class="n">2</td><td class="n">2</td><td class="n">4</td>`,
+		`1.4.10 Reflow</a></td><td><span class="badge level">AA</span></td><td><code>reflow_audit</code></td>`,
+		`2.4.7 Focus Visible</a></td><td><span class="badge level">AA</span></td><td><code>focus_indicator_audit</code></td><td class="n">2</td>`,
+		"Issues failed 7 success criteria: 4 of level A, 3 of level AA, none of level AAA.",
 		"73.8",
+		"default-src &#39;none&#39;; style-src &#39;sha256-",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)

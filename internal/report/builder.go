@@ -1,0 +1,484 @@
+package report
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/wcag"
+)
+
+// Limits that keep the builder's memory bounded whatever the size of the
+// results: it keeps aggregates, never rows. Past a limit the builder still
+// counts everything, it only stops telling things apart (documented in the
+// report where it matters).
+const (
+	// MaxTrackedElements caps the elements (and rule/page and
+	// criterion/page pairs) told apart across viewports: about 24 bytes
+	// each. Past it, each further issue row counts as an element of its own.
+	MaxTrackedElements = 2_000_000
+	// MaxTrackedPages caps the pages with issues kept for the per-page
+	// view; further pages are counted together.
+	MaxTrackedPages = 100_000
+	// MaxTrackedRules caps the rules kept apart; CWAC's audits have about
+	// a hundred. Further rules are counted together.
+	MaxTrackedRules = 2_000
+	// MaxTrackedOrganisations caps the organisations kept apart.
+	MaxTrackedOrganisations = 20_000
+	// maxViewports is how many distinct viewports are named; further ones
+	// are shown as "other".
+	maxViewports = 15
+	// maxCellChars caps any kept text from a CSV (the report truncates further).
+	maxCellChars = 2048
+)
+
+// Impact classes of the report: axe-core's four, and "other" for audits
+// without an axe impact (reflow, focus indicator).
+const impactOther = "other"
+
+var impactClasses = []string{results.ImpactCritical, results.ImpactSerious, results.ImpactModerate, results.ImpactMinor, impactOther}
+
+// impactIndex is an issue's place in impactClasses.
+func impactIndex(impact string) int {
+	for i, c := range impactClasses[:4] {
+		if impact == c {
+			return i
+		}
+	}
+	return 4
+}
+
+// auditCriteria are the criteria of CWAC's own audits, whose rows carry no axe tags.
+var auditCriteria = map[string]string{"reflow_audit": "1.4.10", "focus_indicator_audit": "2.4.7"}
+
+// byImpact counts per impact class.
+type byImpact [5]int64
+
+func (b *byImpact) total() int64 {
+	var t int64
+	for _, n := range b {
+		t += n
+	}
+	return t
+}
+
+// elementState is what is known of one element: the viewports it was found
+// at (bits of Builder.viewports) and its sample in its rule, if any.
+type elementState struct {
+	viewports uint16
+	sample    int32 // index in rule.samples, or -1
+}
+
+// sample is one element shown in the report under its rule.
+type sample struct {
+	URL, PageTitle, Organisation, Target, HTML string
+	viewports                                  uint16
+}
+
+// rule aggregates the issues of one rule (an axe rule id, or a CWAC audit).
+type rule struct {
+	Audit, ID, Help, HelpURL, Impact string
+	Criteria                         []wcag.Criterion
+	Elements, Count, Pages           int64
+	samples                          []sample
+}
+
+// page aggregates the issues found on one page.
+type page struct {
+	URL, Title, Organisation string
+	Elements                 byImpact
+	Count                    int64
+	rules                    []string // the first few rule ids found
+	moreRules                int
+}
+
+// organisation aggregates one organisation's pages and issues.
+type organisation struct {
+	Name, Sector    string
+	BaseURLs, Pages int
+	Count           byImpact // CWAC's num_issues: the leaderboard's unit
+	Elements        byImpact
+}
+
+// criterion aggregates the issues of one WCAG success criterion.
+type criterion struct {
+	wcag.Criterion
+	Rules                  map[string]bool
+	Elements, Count, Pages int64
+}
+
+// Builder aggregates a results directory, row by row, into the report and
+// the leaderboard. It is a results.RowVisitor (and FileVisitor), so that
+// results.Walk reads each CSV once for the summary and the report together;
+// Render then writes the files. Memory is bounded by the Max* limits, not
+// by the number of rows.
+type Builder struct {
+	seed maphash.Seed
+
+	elements map[uint64]elementState
+	pairs    map[uint64]struct{} // rule/page and criterion/page pairs seen
+	rules    map[string]*rule    // by audit + "\x00" + id
+	ruleList []*rule             // in order of first sight
+	pages    map[string]*page
+	orgs     map[string]*organisation
+	criteria map[string]*criterion
+
+	viewports []string // distinct viewport cells, in order of first sight
+
+	// Totals, in elements (across viewports) and in CWAC's count.
+	Elements, Count byImpact
+	// Overflow counters: what went past a tracking limit.
+	untrackedPages, untrackedPageElements int64
+	elementsCapped                        bool
+	noCriterionRules                      map[string]bool
+	noCriterionElements, noCriterionCount int64
+
+	// The file being read.
+	file string
+	kind fileKind
+	// audit is the audit name of an issue-counting audit CSV.
+	audit string
+}
+
+type fileKind int
+
+const (
+	fileIgnored fileKind = iota
+	fileIssues
+	filePagesScanned
+)
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder {
+	return &Builder{
+		seed:             maphash.MakeSeed(),
+		elements:         map[uint64]elementState{},
+		pairs:            map[uint64]struct{}{},
+		rules:            map[string]*rule{},
+		pages:            map[string]*page{},
+		orgs:             map[string]*organisation{},
+		criteria:         map[string]*criterion{},
+		noCriterionRules: map[string]bool{},
+	}
+}
+
+// BeginFile notes what the rows that follow are: issues of an audit,
+// pages_scanned.csv, or something the report does not read.
+func (b *Builder) BeginFile(file string, r *results.Reader) error {
+	b.file, b.kind, b.audit = file, fileIgnored, ""
+	if file == results.PagesScannedFile {
+		b.kind = filePagesScanned
+		return nil
+	}
+	// AuditName leaves out the bookkeeping files and the template-aware
+	// CSV, which regroups axe_core_audit.csv's rows (counted there).
+	if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
+		b.kind, b.audit = fileIssues, audit
+	}
+	return nil
+}
+
+// EndFile has nothing to finish; it completes results.FileVisitor.
+func (b *Builder) EndFile(string, *results.Reader) error { return nil }
+
+// VisitRow aggregates one row (see results.RowVisitor). Errors name the
+// column; results.Walk adds the file.
+func (b *Builder) VisitRow(file string, r *results.Reader, row results.Row) error {
+	if file != b.file {
+		if err := b.BeginFile(file, r); err != nil { // fed by something other than Walk
+			return err
+		}
+	}
+	switch b.kind {
+	case filePagesScanned:
+		return b.pagesScannedRow(row)
+	case fileIssues:
+		return b.issueRow(row)
+	}
+	return nil
+}
+
+func (b *Builder) pagesScannedRow(row results.Row) error {
+	n, err := wholeNumber(row.Get("number_of_pages"))
+	if err != nil {
+		return fmt.Errorf("number_of_pages: %w", err)
+	}
+	o := b.org(row.Get("organisation"), row.Get("sector"))
+	o.BaseURLs++
+	o.Pages += int(min(n, math.MaxInt32))
+	return nil
+}
+
+func (b *Builder) issueRow(row results.Row) error {
+	n, err := wholeNumber(row.Get("num_issues"))
+	if err != nil {
+		return fmt.Errorf("num_issues: %w", err)
+	}
+	if n <= 0 {
+		return nil // "No issues found" and passing rows
+	}
+	ru := b.rule(row)
+	imp := impactIndex(row.Get("impact"))
+	url := row.Get("url")
+	o := b.org(row.Get("organisation"), row.Get("sector"))
+	o.Count[imp] += n
+	b.Count[imp] += n
+	ru.Count += n
+	for _, c := range ru.Criteria {
+		b.criteria[c.Number].Count += n
+	}
+	if len(ru.Criteria) == 0 {
+		b.noCriterionCount += n
+	}
+
+	element := row.Get("target")
+	if element == "" {
+		element = row.Get("html")
+	}
+	if element == "" {
+		element = row.Get("description")
+	}
+	vp := b.viewportBit(row.Get("viewport_size"))
+	key := b.hash(ru.Audit, ru.ID, url, element)
+	st, seen := b.elements[key]
+	if seen {
+		st.viewports |= vp
+		b.elements[key] = st
+		if st.sample >= 0 {
+			ru.samples[st.sample].viewports |= vp
+		}
+		return nil
+	}
+	// A new element.
+	st = elementState{viewports: vp, sample: -1}
+	if len(ru.samples) < MaxElementsPerRule {
+		st.sample = int32(len(ru.samples))
+		ru.samples = append(ru.samples, sample{
+			URL: clip(url), PageTitle: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation")),
+			Target: clip(row.Get("target")), HTML: clip(row.Get("html")), viewports: vp,
+		})
+	}
+	if len(b.elements) < MaxTrackedElements {
+		b.elements[key] = st
+	} else {
+		b.elementsCapped = true
+	}
+	b.Elements[imp]++
+	o.Elements[imp]++
+	ru.Elements++
+	if b.firstPair("r", ru.Audit, ru.ID, url) {
+		ru.Pages++
+	}
+	for _, c := range ru.Criteria {
+		ca := b.criteria[c.Number]
+		ca.Elements++
+		if b.firstPair("c", c.Number, "", url) {
+			ca.Pages++
+		}
+	}
+	if len(ru.Criteria) == 0 {
+		b.noCriterionElements++
+	}
+	b.countPage(row, url, ru, imp)
+	return nil
+}
+
+// countPage adds a new element to its page.
+func (b *Builder) countPage(row results.Row, url string, ru *rule, imp int) {
+	p := b.pages[url]
+	if p == nil {
+		if len(b.pages) >= MaxTrackedPages {
+			b.untrackedPageElements++
+			if b.firstPair("p", url, "", "") {
+				b.untrackedPages++
+			}
+			return
+		}
+		p = &page{URL: clip(url), Title: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation"))}
+		b.pages[strings.Clone(url)] = p
+	}
+	p.Elements[imp]++
+	for _, id := range p.rules {
+		if id == ru.ID {
+			return
+		}
+	}
+	if len(p.rules) < maxRulesPerPage {
+		p.rules = append(p.rules, ru.ID)
+	} else if b.firstPair("pr", url, ru.Audit, ru.ID) {
+		p.moreRules++
+	}
+}
+
+// rule finds or starts the row's rule; the tags are parsed once per rule.
+func (b *Builder) rule(row results.Row) *rule {
+	id, help := row.Get("id"), row.Get("help")
+	if id == "" { // CWAC's own audits
+		id, help = b.audit, row.Get("description")
+		if d := results.RuleDescription(b.audit); d != "" {
+			help = d
+		}
+	}
+	key := b.audit + "\x00" + id
+	ru := b.rules[key]
+	impact := row.Get("impact")
+	if ru != nil {
+		if impactIndex(impact) < impactIndex(ru.Impact) {
+			ru.Impact = impactClasses[impactIndex(impact)]
+		}
+		return ru
+	}
+	if len(b.rules) >= MaxTrackedRules {
+		key = "\x00overflow"
+		if ru = b.rules[key]; ru != nil {
+			return ru
+		}
+		id, help = "other rules", "Rules past the report's limit of distinct rules"
+	}
+	ru = &rule{Audit: b.audit, ID: clip(id), Help: clip(help), HelpURL: httpURL(row.Get("helpUrl")), Impact: impactClasses[impactIndex(impact)]}
+	if tags, err := results.ParseTags(row.Get("tags")); err == nil {
+		ru.Criteria = wcag.Criteria(tags)
+	}
+	if n, ok := auditCriteria[b.audit]; ok && len(ru.Criteria) == 0 {
+		c, _ := wcag.Lookup(n)
+		ru.Criteria = []wcag.Criterion{c}
+	}
+	for _, c := range ru.Criteria {
+		if b.criteria[c.Number] == nil {
+			b.criteria[c.Number] = &criterion{Criterion: c, Rules: map[string]bool{}}
+		}
+		b.criteria[c.Number].Rules[ru.ID] = true
+	}
+	if len(ru.Criteria) == 0 {
+		b.noCriterionRules[ru.ID] = true
+	}
+	b.rules[strings.Clone(key)] = ru
+	b.ruleList = append(b.ruleList, ru)
+	return ru
+}
+
+// org finds or starts an organisation; past the limit, one "other" takes the rest.
+func (b *Builder) org(name, sector string) *organisation {
+	o := b.orgs[name]
+	if o == nil {
+		if len(b.orgs) >= MaxTrackedOrganisations {
+			name, sector = "(other organisations)", ""
+			if o = b.orgs[name]; o != nil {
+				return o
+			}
+		}
+		o = &organisation{Name: clip(name), Sector: clip(sector)}
+		b.orgs[strings.Clone(name)] = o
+	}
+	if o.Sector == "" && sector != "" {
+		o.Sector = clip(sector)
+	}
+	return o
+}
+
+// viewportBit is the bit of a viewport cell, naming it on first sight.
+func (b *Builder) viewportBit(cell string) uint16 {
+	for i, v := range b.viewports {
+		if v == cell {
+			return 1 << i
+		}
+	}
+	if len(b.viewports) < maxViewports {
+		b.viewports = append(b.viewports, clip(cell))
+		return 1 << (len(b.viewports) - 1)
+	}
+	return 1 << maxViewports // "other"
+}
+
+// viewportNames lists the viewports of a bit set, as "320×450".
+func (b *Builder) viewportNames(bits uint16) []string {
+	var out []string
+	for i, v := range b.viewports {
+		if bits&(1<<i) != 0 {
+			out = append(out, viewportLabel(v))
+		}
+	}
+	if bits&(1<<maxViewports) != 0 {
+		out = append(out, "other")
+	}
+	return out
+}
+
+func viewportLabel(cell string) string {
+	if v, err := results.ParseViewport(cell); err == nil {
+		return strconv.Itoa(v.Width) + "×" + strconv.Itoa(v.Height)
+	}
+	return truncate(40, cell)
+}
+
+// hash identifies a tuple of strings (each length-prefixed, so that no two
+// tuples write the same bytes).
+func (b *Builder) hash(parts ...string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(b.seed)
+	for _, p := range parts {
+		var n [8]byte
+		for i, l := 0, len(p); i < 8; i, l = i+1, l>>8 {
+			n[i] = byte(l)
+		}
+		_, _ = h.Write(n[:])
+		_, _ = h.WriteString(p)
+	}
+	return h.Sum64()
+}
+
+// firstPair reports whether a tuple is seen for the first time (true
+// always once the tracking limit is reached: counts may then overstate).
+func (b *Builder) firstPair(parts ...string) bool {
+	k := b.hash(parts...)
+	if _, ok := b.pairs[k]; ok {
+		return false
+	}
+	if len(b.pairs) < MaxTrackedElements {
+		b.pairs[k] = struct{}{}
+	} else {
+		b.elementsCapped = true
+	}
+	return true
+}
+
+// wholeNumber reads a count cell as the summary does: a whole number,
+// possibly written as a float by pandas; empty is 0.
+func wholeNumber(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, fmt.Errorf("%q is not a whole number", v)
+	}
+	return int64(f), nil
+}
+
+// clip copies a cell (rows are reused) and caps its length.
+func clip(s string) string {
+	if len(s) > maxCellChars {
+		s = strings.ToValidUTF8(s[:maxCellChars], "")
+	}
+	return strings.Clone(s)
+}
+
+// httpURL keeps only http(s) links (CWAC writes axe's helpUrl and the pages' URLs).
+func httpURL(u string) string {
+	u = strings.TrimSpace(u)
+	if len(u) > maxCellChars {
+		return ""
+	}
+	l := strings.ToLower(u)
+	if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		return strings.Clone(u)
+	}
+	return ""
+}

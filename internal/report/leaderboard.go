@@ -1,0 +1,154 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// Weights of issues in the leaderboard score.
+var Weights = map[string]float64{results.ImpactCritical: 10, results.ImpactSerious: 5, results.ImpactModerate: 2, results.ImpactMinor: 1}
+
+// OtherWeight weighs issues of audits without an axe impact.
+const OtherWeight = 3
+
+// weightOf is the weight of an impact class (impactClasses' order).
+func weightOf(class int) float64 {
+	if class == 4 {
+		return OtherWeight
+	}
+	return Weights[impactClasses[class]]
+}
+
+// OrgScore is one leaderboard row.
+type OrgScore struct {
+	// Rank is the standard competition rank: organisations with the same
+	// score share a rank and the next one skips (1, 1, 3).
+	Rank         int
+	Organisation string
+	Sector       string
+	BaseURLs     int
+	Pages        int
+	Critical     int64
+	Serious      int64
+	Moderate     int64
+	Minor        int64
+	Other        int64
+	// WeightedPerPage is the weighted issue count per page scanned.
+	WeightedPerPage float64
+	// Score is 0-100, higher is better; nil when no page was scanned.
+	Score *float64
+}
+
+// Leaderboard ranks the organisations aggregated so far.
+func (b *Builder) Leaderboard() []OrgScore {
+	out := make([]OrgScore, 0, len(b.orgs))
+	for _, o := range b.orgs {
+		s := OrgScore{
+			Organisation: o.Name, Sector: o.Sector, BaseURLs: o.BaseURLs, Pages: o.Pages,
+			Critical: o.Count[0], Serious: o.Count[1], Moderate: o.Count[2], Minor: o.Count[3], Other: o.Count[4],
+		}
+		var weighted float64
+		for i, n := range o.Count {
+			weighted += float64(n) * weightOf(i)
+		}
+		if o.Pages > 0 {
+			s.WeightedPerPage = round1(weighted / float64(o.Pages))
+			score := round1(math.Max(0, 100-weighted/float64(o.Pages)))
+			s.Score = &score
+		}
+		out = append(out, s)
+	}
+	rank(out)
+	return out
+}
+
+// rank sorts by score (no score last) and gives equal scores equal ranks.
+func rank(rows []OrgScore) {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if c := compareScores(a.Score, b.Score); c != 0 {
+			return c > 0
+		}
+		return a.Organisation < b.Organisation
+	})
+	for i := range rows {
+		if i > 0 && compareScores(rows[i].Score, rows[i-1].Score) == 0 {
+			rows[i].Rank = rows[i-1].Rank
+		} else {
+			rows[i].Rank = i + 1
+		}
+	}
+}
+
+// compareScores orders scores, a missing score below any other; scores
+// are compared as shown, to one decimal.
+func compareScores(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	case *a > *b:
+		return 1
+	case *a < *b:
+		return -1
+	}
+	return 0
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+// SafeCell neutralises spreadsheet formulas: a cell starting with = + - @ or a
+// control character is prefixed with a quote so that it stays text.
+func SafeCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r\n", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// LeaderboardCSV renders the leaderboard. Every cell is quoted: a reader
+// that splits cells on semicolons (a common spreadsheet locale setting)
+// would otherwise read "x;=1+2" as a second cell holding a formula.
+func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
+	var buf bytes.Buffer
+	writeQuotedRecord(&buf, []string{
+		"rank", "organisation", "sector", "base_urls", "pages_scanned",
+		"critical", "serious", "moderate", "minor", "other_issues", "weighted_issues_per_page", "score",
+	})
+	for _, o := range rows {
+		writeQuotedRecord(&buf, []string{
+			strconv.Itoa(o.Rank), SafeCell(o.Organisation), SafeCell(o.Sector), strconv.Itoa(o.BaseURLs), strconv.Itoa(o.Pages),
+			strconv.FormatInt(o.Critical, 10), strconv.FormatInt(o.Serious, 10), strconv.FormatInt(o.Moderate, 10),
+			strconv.FormatInt(o.Minor, 10), strconv.FormatInt(o.Other, 10), strconv.FormatFloat(o.WeightedPerPage, 'f', 1, 64), formatScore(o.Score),
+		})
+	}
+	return buf.Bytes(), nil
+}
+
+func formatScore(s *float64) string {
+	if s == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*s, 'f', 1, 64)
+}
+
+// writeQuotedRecord writes one RFC 4180 record with every cell quoted.
+func writeQuotedRecord(buf *bytes.Buffer, cells []string) {
+	for i, c := range cells {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('"')
+		buf.WriteString(strings.ReplaceAll(c, `"`, `""`))
+		buf.WriteByte('"')
+	}
+	buf.WriteByte('\n')
+}
