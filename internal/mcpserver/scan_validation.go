@@ -81,6 +81,11 @@ func causeText(c metav1.StatusCause) string {
 // specArguments maps spec fields to the cwac_scan arguments they come from.
 var specArguments = []struct{ field, argument string }{
 	{"spec.urls", "urls"},
+	{"spec.sites", "sites"},
+	{"spec.timeout", "timeout"},
+	{"spec.threadCount", "thread_count"},
+	{"spec.baseline", "baseline"},
+	{"spec.thresholds.maxNewIssues", "thresholds.max_new_issues"},
 	{"spec.auditName", "audit_name"},
 	{"spec.plugins", "plugins"},
 	{"spec.maxLinksPerDomain", "max_links_per_domain"},

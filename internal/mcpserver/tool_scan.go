@@ -24,13 +24,24 @@ const (
 
 // ScanInput are cwac_scan's arguments.
 type ScanInput struct {
-	URLs              []string       `json:"urls,omitempty" jsonschema:"base URLs to scan: absolute http:// or https:// URLs (at least one)"`
+	URLs              []string       `json:"urls,omitempty" jsonschema:"base URLs to scan: absolute http:// or https:// URLs; each is its own site, its organisation the URL's host (at least one URL here or in sites)"`
+	Sites             []SiteArg      `json:"sites,omitempty" jsonschema:"base URLs with the organisation and sector CWAC groups results by (the leaderboard ranks organisations)"`
 	AuditName         string         `json:"audit_name,omitempty" jsonschema:"name for the audit: 1-50 characters of A-Z a-z 0-9 _ . - (default: derived from the scan ID)"`
 	Plugins           any            `json:"plugins,omitempty" jsonschema:"CWAC audit plugins: an object of name to true/false, or a list of names to run (others off). Valid names: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"`
 	MaxLinksPerDomain int            `json:"max_links_per_domain,omitempty" jsonschema:"most pages to visit per site (default 50)"`
 	ViewportSizes     any            `json:"viewport_sizes,omitempty" jsonschema:"viewports to render each page at: CWAC's named map {\"small\": {\"width\": 320, \"height\": 450}}, a list of {width, height}, or one {width, height}"`
 	OnlyAllowHTTPS    *bool          `json:"only_allow_https,omitempty" jsonschema:"CWAC's only_allow_https (default true: http:// sites are skipped and yield no page); false to scan http:// sites"`
 	Thresholds        *ThresholdsArg `json:"thresholds,omitempty" jsonschema:"pass/fail limits judged when the scan finishes (cwac_scan_status reports thresholds_met)"`
+	Timeout           string         `json:"timeout,omitempty" jsonschema:"the scan's hard deadline, a duration from 1m to 24h such as 30m or 1h30m (default 1h)"`
+	ThreadCount       int32          `json:"thread_count,omitempty" jsonschema:"browsers CWAC runs in parallel, 1-16 (default 1); each needs about 0.5-0.8 GiB of memory"`
+	Baseline          string         `json:"baseline,omitempty" jsonschema:"an earlier scan's ID to compare with when this one finishes: cwac_get_summary then counts new, fixed and unchanged issues"`
+}
+
+// SiteArg is one site of cwac_scan's sites argument (a CwacScan's spec.sites).
+type SiteArg struct {
+	URL          string `json:"url" jsonschema:"the site's base URL (http:// or https://)"`
+	Organisation string `json:"organisation,omitempty" jsonschema:"who owns the site (default: the URL's host)"`
+	Sector       string `json:"sector,omitempty" jsonschema:"the organisation's sector (default: unknown)"`
 }
 
 // ThresholdsArg is cwac_scan's thresholds argument (the CwacScan's spec.thresholds).
@@ -38,6 +49,7 @@ type ThresholdsArg struct {
 	MaxTotalIssues    *int64           `json:"max_total_issues,omitempty" jsonschema:"most issues of all audits"`
 	MaxIssuesByImpact map[string]int64 `json:"max_issues_by_impact,omitempty" jsonschema:"most axe issues per impact, e.g. {\"critical\": 0}; impacts: critical, serious, moderate, minor"`
 	MinPagesScanned   *int32           `json:"min_pages_scanned,omitempty" jsonschema:"fewest pages the scan must scan"`
+	MaxNewIssues      *int64           `json:"max_new_issues,omitempty" jsonschema:"most issues the baseline scan did not have (needs baseline)"`
 }
 
 // ScanOutput is cwac_scan's answer.
@@ -54,9 +66,10 @@ type ScanOutput struct {
 // then the scan-target policy (which resolves names and asks the sites), and
 // only then the caller's rate, so refused calls cost no rate.
 func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOutput, error) {
+	urls := in.allURLs()
 	// The cap is operator configuration (--max-urls-per-scan), not a CRD rule.
-	if s.cfg.MaxURLs > 0 && len(in.URLs) > s.cfg.MaxURLs {
-		return ScanOutput{}, fmt.Errorf("Too many URLs: %d (at most %d per scan)", len(in.URLs), s.cfg.MaxURLs)
+	if s.cfg.MaxURLs > 0 && len(urls) > s.cfg.MaxURLs {
+		return ScanOutput{}, fmt.Errorf("Too many URLs: %d (at most %d per scan)", len(urls), s.cfg.MaxURLs)
 	}
 	scan, err := s.scanFromArgs(in, call)
 	if err != nil {
@@ -66,7 +79,7 @@ func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOu
 		return ScanOutput{}, err
 	}
 	if s.cfg.Policy != nil {
-		if d := s.cfg.Policy.CheckAll(ctx, in.URLs); d != nil {
+		if d := s.cfg.Policy.CheckAll(ctx, urls); d != nil {
 			return ScanOutput{}, d
 		}
 	}
@@ -113,15 +126,33 @@ func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacS
 			Plugins:           plugins,
 			MaxLinksPerDomain: maxLinks,
 			ViewportSizes:     viewports,
+			Timeout:           in.Timeout,
+			ThreadCount:       in.ThreadCount,
+			Baseline:          in.Baseline,
 		},
 	}
+	for _, site := range in.Sites {
+		scan.Spec.Sites = append(scan.Spec.Sites, cwacv1alpha1.Site(site))
+	}
 	if t := in.Thresholds; t != nil {
-		scan.Spec.Thresholds = &cwacv1alpha1.Thresholds{MaxTotalIssues: t.MaxTotalIssues, MaxIssuesByImpact: t.MaxIssuesByImpact, MinPagesScanned: t.MinPagesScanned}
+		scan.Spec.Thresholds = &cwacv1alpha1.Thresholds{
+			MaxTotalIssues: t.MaxTotalIssues, MaxIssuesByImpact: t.MaxIssuesByImpact, MinPagesScanned: t.MinPagesScanned, MaxNewIssues: t.MaxNewIssues,
+		}
 	}
 	if in.OnlyAllowHTTPS != nil {
 		scan.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte(strconv.FormatBool(*in.OnlyAllowHTTPS))}}
 	}
 	return scan, nil
+}
+
+// allURLs are the base URLs of urls and sites, for the operator's cap and
+// the scan-target policy.
+func (in ScanInput) allURLs() []string {
+	urls := append([]string(nil), in.URLs...)
+	for _, site := range in.Sites {
+		urls = append(urls, site.URL)
+	}
+	return urls
 }
 
 var dnsUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)

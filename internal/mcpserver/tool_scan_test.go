@@ -30,7 +30,7 @@ func TestScanCreatesCwacScan(t *testing.T) {
 		URLs: []string{"https://www.example.govt.nz/", "https://a.example.org/"}, AuditName: "Weekly_Check.1",
 		Plugins: map[string]bool{"axe_core_audit": true, "language_audit": false}, MaxLinksPerDomain: 10,
 		ViewportSizes: map[string]cwacv1alpha1.Viewport{"phone": {Width: 375, Height: 667}},
-		Timeout:       "1h", ThreadCount: 1,
+		Timeout:       "1h", ThreadCount: 1, ResultsPolicy: cwacv1alpha1.ResultsRetain,
 		ConfigOverrides: map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte("false")}},
 	}
 	if diff := cmp.Diff(want, scan.Spec); diff != "" {
