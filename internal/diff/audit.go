@@ -214,7 +214,7 @@ func (c *comparison) readSide(a *auditState, s int) error {
 	})
 }
 
-// maxRecords bounds one audit CSV's issue rows on one side (about 48 bytes
-// each): far above any real scan, it keeps a hostile file from exhausting
-// memory before the reader's own per-record limits would.
-const maxRecords = 20_000_000
+// maxRecords bounds one audit CSV's issue rows on one side (48 bytes each,
+// so at most 240 MB): five times the largest scans CWAC is run for (a
+// million rows), it keeps a planted file from taking the reader's memory.
+const maxRecords = 5_000_000

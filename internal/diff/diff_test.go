@@ -311,6 +311,15 @@ func TestCompareKnownEdits(t *testing.T) {
 			want: figures{Unchanged: 13, Unstable: 4},
 		},
 		{
+			name: "a page deleted, neither scan with an audit log (pages read from the audit CSVs)",
+			edit: func(base, cur resultsDir) {
+				delete(base, "audit_log.csv")
+				delete(cur, "audit_log.csv")
+				cur.editAll("url", func(r row) bool { return r.get("url") != nolang })
+			},
+			want: figures{Fixed: 4, FixedElements: 2, Unchanged: 13, PagesRemoved: 1, FixedOnRemovedPgs: 4},
+		},
+		{
 			name: "a fix, a break and a deleted page at once",
 			edit: func(_, cur resultsDir) {
 				cur.editAll("url", func(r row) bool { return r.get("url") != nolang })
