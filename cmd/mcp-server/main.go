@@ -122,6 +122,9 @@ func main() {
 	default:
 		fail("invalid --auth", fmt.Errorf("%q is not kubernetes, token or none", authMode))
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	c = mcpserver.WithScanListCache(ctx, restCfg, scheme, namespace, c, log)
 	srv, err := mcpserver.New(mcpserver.Config{
 		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot,
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
@@ -131,9 +134,6 @@ func main() {
 	if err != nil {
 		fail("creating MCP server", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-
 	switch transport {
 	case "stdio":
 		log.Info("serving MCP on stdio", "namespace", namespace, "resultsRoot", resultsRoot)

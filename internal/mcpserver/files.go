@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/results"
@@ -97,6 +99,12 @@ func (r resultsRoot) resolveResultsDir(resultsPath, auditName string) (string, e
 		return "", err
 	}
 	defer closeReadOnly(root)
+	return resolveResultsDirIn(root, resultsPath, auditName)
+}
+
+// resolveResultsDirIn is resolveResultsDir in a root already open, with
+// resultsPath already checked by validRelPath.
+func resolveResultsDirIn(root *os.Root, resultsPath, auditName string) (string, error) {
 	if _, _, ok := cwac.ParseResultsDirName(path.Base(resultsPath)); ok {
 		if info, err := root.Stat(resultsPath); err == nil && info.IsDir() {
 			return resultsPath, nil
@@ -186,4 +194,84 @@ func findResultDirs(fsys fs.FS, limit int) ([]handRunDir, bool) {
 		return nil
 	})
 	return out, truncated
+}
+
+// Caches that keep cwac_list_scans from walking the whole results volume on
+// every call: with a thousand scans that was some 16,000 system calls.
+const (
+	// maxStatCacheEntries bounds the stats remembered (about 200 bytes each).
+	maxStatCacheEntries = 2 * maxDirsScanned
+	// walkCacheTTL is how long the list of results directories on the
+	// volume is reused: a directory CWAC wrote by hand is listed at most
+	// this late.
+	walkCacheTTL = 10 * time.Second
+	// settledAfter is how long a results directory with no CwacScan must
+	// have been left unchanged before its stats are remembered: a CWAC run
+	// by hand may still be writing it.
+	settledAfter = time.Minute
+)
+
+// statCache remembers the stats of results directories that no longer
+// change (their scan finished), keyed by path and checked against the
+// directory's modification time, so a directory that is rewritten or
+// replaced is counted again.
+type statCache struct {
+	mu      sync.Mutex
+	entries map[string]statEntry
+}
+
+type statEntry struct {
+	modTime time.Time
+	stats   dirStats
+}
+
+var dirStatsCache = &statCache{entries: map[string]statEntry{}}
+
+func (c *statCache) get(key string, modTime time.Time) (dirStats, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || !e.modTime.Equal(modTime) {
+		return dirStats{}, false
+	}
+	return e.stats, true
+}
+
+func (c *statCache) put(key string, modTime time.Time, st dirStats) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= maxStatCacheEntries {
+		clear(c.entries) // rare: simpler than tracking use, and refilled in one call
+	}
+	c.entries[key] = statEntry{modTime: modTime, stats: st}
+}
+
+// walkCache remembers findResultDirs' answer per results root for walkCacheTTL.
+type walkCache struct {
+	mu      sync.Mutex
+	entries map[string]walkEntry
+}
+
+type walkEntry struct {
+	at        time.Time
+	dirs      []handRunDir
+	truncated bool
+}
+
+var resultDirsCache = &walkCache{entries: map[string]walkEntry{}}
+
+// find returns the results directories under root, walking it at most
+// once per walkCacheTTL. The answer is shared: callers must not modify it.
+func (c *walkCache) find(root *os.Root, now time.Time) ([]handRunDir, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[root.Name()]; ok && now.Sub(e.at) < walkCacheTTL && !now.Before(e.at) {
+		return e.dirs, e.truncated
+	}
+	dirs, truncated := findResultDirs(root.FS(), maxDirsScanned)
+	if len(c.entries) >= 16 { // one root per server; tests make more
+		clear(c.entries)
+	}
+	c.entries[root.Name()] = walkEntry{at: now, dirs: dirs, truncated: truncated}
+	return dirs, truncated
 }

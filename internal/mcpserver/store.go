@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"regexp"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -57,6 +62,63 @@ func (st store) scan(ctx context.Context, call *callInfo, id string) (*cwacv1alp
 		return nil, fmt.Errorf("reading scan %s: %w", id, err)
 	}
 	return scan, nil
+}
+
+// The scan list is served from an informer, which watches.
+// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=list;watch
+
+// scanListSyncTimeout bounds the wait for the scan cache's first list.
+const scanListSyncTimeout = 30 * time.Second
+
+// WithScanListCache returns c with its lists of CwacScans served from an
+// informer's cache of the namespace's scans (kept current by a watch, its
+// managed fields stripped), so cwac_list_scans costs no LIST of every scan
+// per call. Gets stay direct: a scan just created must be found at once.
+// When the cache cannot sync (say, RBAC without watch), it logs why and
+// returns c unchanged. The cache stops with ctx.
+func WithScanListCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, namespace string, c client.Client, log *slog.Logger) client.Client {
+	scans, err := cache.New(cfg, cache.Options{
+		Scheme:            scheme,
+		DefaultNamespaces: map[string]cache.Config{namespace: {}},
+		DefaultTransform:  cache.TransformStripManagedFields(),
+	})
+	if err == nil {
+		_, err = scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
+	}
+	if err != nil {
+		log.Warn("listing scans without a cache", "err", err)
+		return c
+	}
+	cacheCtx, stop := context.WithCancel(ctx)
+	go func() {
+		defer stop()
+		if err := scans.Start(cacheCtx); err != nil {
+			log.Error("scan cache stopped", "err", err)
+		}
+	}()
+	syncCtx, cancel := context.WithTimeout(cacheCtx, scanListSyncTimeout)
+	defer cancel()
+	if !scans.WaitForCacheSync(syncCtx) {
+		stop()
+		log.Warn("listing scans without a cache: it did not sync (does the MCP server's role grant watch on cwacscans?)",
+			"timeout", scanListSyncTimeout)
+		return c
+	}
+	return scanListClient{Client: c, cache: scans}
+}
+
+// scanListClient reads CwacScan lists from a cache and everything else directly.
+type scanListClient struct {
+	client.Client
+	cache client.Reader
+}
+
+// List serves CwacScan lists from the cache.
+func (c scanListClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*cwacv1alpha1.CwacScanList); ok {
+		return c.cache.List(ctx, list, opts...)
+	}
+	return c.Client.List(ctx, list, opts...)
 }
 
 // scans lists the scans in the namespace.

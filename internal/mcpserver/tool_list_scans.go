@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,9 +66,9 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 	} else {
 		defer closeReadOnly(root)
 	}
-	entries, claimed := s.scanEntries(root, scans)
+	entries, claimed := scanEntries(root, scans)
 	if root != nil {
-		more, note := handRunEntries(root, scans, claimed)
+		more, note := handRunEntries(root, scans, claimed, s.now())
 		entries = append(entries, more...)
 		if note != "" {
 			notes = append(notes, note)
@@ -78,7 +79,7 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 
 // scanEntries are the CwacScans, with their results' size when the volume
 // has them; claimed holds their results directories.
-func (s *Server) scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map[string]bool) {
+func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map[string]bool) {
 	entries := make([]ScanEntry, 0, len(scans))
 	claimed := map[string]bool{}
 	for i := range scans {
@@ -88,10 +89,11 @@ func (s *Server) scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]Sc
 			Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
 		}
 		if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
-			if dir, err := s.store.root.resolveResultsDir(p, e.AuditName); err == nil {
+			if dir, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {
 				e.Path = dir
 				claimed[dir] = true
-				addDirStats(root, &e)
+				// A finished scan's results no longer change: their stats are remembered.
+				addDirStats(root, &e, func(time.Time) bool { return scan.Status.Phase.Finished() })
 			}
 		}
 		entries = append(entries, e)
@@ -101,8 +103,8 @@ func (s *Server) scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]Sc
 
 // handRunEntries are the result directories on the volume that belong to no
 // listed scan.
-func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[string]bool) ([]ScanEntry, string) {
-	dirs, truncated := findResultDirs(root.FS(), maxDirsScanned)
+func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[string]bool, now time.Time) ([]ScanEntry, string) {
+	dirs, truncated := resultDirsCache.find(root, now)
 	note := ""
 	if truncated {
 		note = fmt.Sprintf("Only the first %d result directories on the volume were looked at.", maxDirsScanned)
@@ -117,21 +119,35 @@ func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[st
 		if t, err := time.Parse("2006-01-02_15-04-05", d.Timestamp); err == nil {
 			e.Timestamp = t.UTC().Format(time.RFC3339)
 		}
-		addDirStats(root, &e)
+		// No scan says whether CWAC is done: stats are remembered once the directory has settled.
+		addDirStats(root, &e, func(modTime time.Time) bool { return now.Sub(modTime) > settledAfter })
 		entries = append(entries, e)
 	}
 	return entries, note
 }
 
-// addDirStats fills an entry's file count, size and audit types.
-func addDirStats(root *os.Root, e *ScanEntry) {
-	sub, err := root.OpenRoot(e.Path)
-	if err != nil {
+// addDirStats fills an entry's file count, size and audit types, from
+// dirStatsCache when the directory is unchanged since they were counted;
+// settled says whether a directory last modified at modTime may be cached.
+func addDirStats(root *os.Root, e *ScanEntry, settled func(modTime time.Time) bool) {
+	info, err := root.Stat(e.Path)
+	if err != nil || !info.IsDir() {
 		return
 	}
-	defer closeReadOnly(sub)
-	st := statDir(sub.FS())
-	e.FileCount, e.SizeBytes, e.AuditTypes = st.FileCount, st.SizeBytes, st.AuditTypes
+	key := root.Name() + "\x00" + e.Path
+	st, ok := dirStatsCache.get(key, info.ModTime())
+	if !ok {
+		sub, err := root.OpenRoot(e.Path)
+		if err != nil {
+			return
+		}
+		st = statDir(sub.FS())
+		closeReadOnly(sub)
+		if settled(info.ModTime()) {
+			dirStatsCache.put(key, info.ModTime(), st)
+		}
+	}
+	e.FileCount, e.SizeBytes, e.AuditTypes = st.FileCount, st.SizeBytes, slices.Clone(st.AuditTypes)
 }
 
 // belongsToListedScan: older result dirs of a listed scan's own directory.
