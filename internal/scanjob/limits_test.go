@@ -215,3 +215,38 @@ func TestSeccompLocalhost(t *testing.T) {
 		}
 	}
 }
+
+// The scan's viewports reach scan.json (a scan without any leaves CWAC's).
+func TestConfigMapViewports(t *testing.T) {
+	scan := sampleScan()
+	scan.Spec.ViewportSizes = map[string]cwacv1alpha1.Viewport{"phone": {Width: 375, Height: 667}}
+	cm, err := ConfigMap(scan, opts)
+	if err != nil || !strings.Contains(cm.Data[scanpod.OverridesFile], `"phone": {`) {
+		t.Errorf("scan.json lacks the viewport (%v):\n%s", err, cm.Data[scanpod.OverridesFile])
+	}
+	cm, err = ConfigMap(sampleScan(), opts)
+	if err != nil || strings.Contains(cm.Data[scanpod.OverridesFile], "viewport_sizes") {
+		t.Errorf("scan.json sets viewports the scan did not (%v):\n%s", err, cm.Data[scanpod.OverridesFile])
+	}
+}
+
+// However many variables the operator adds, each reaches the CWAC
+// container, after the pod's own, in order.
+func TestJobExtraEnv(t *testing.T) {
+	for _, n := range []int{0, 1, 4, 5, 9} {
+		o := opts
+		o.Env = nil
+		for i := range n {
+			o.Env = append(o.Env, corev1.EnvVar{Name: "EXTRA_" + string(rune('A'+i)), Value: "v"})
+		}
+		env := Job(sampleScan(), o).Spec.Template.Spec.Containers[0].Env
+		if len(env) != 4+n {
+			t.Fatalf("%d extra variables: %d in the container", n, len(env))
+		}
+		for i, e := range o.Env {
+			if env[4+i] != e {
+				t.Errorf("%d extra variables: #%d is %v, want %v", n, i, env[4+i], e)
+			}
+		}
+	}
+}
