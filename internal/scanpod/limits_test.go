@@ -64,6 +64,10 @@ func TestEncodeCutsInOrder(t *testing.T) {
 	afterFirst.Truncated = true
 	afterFirst.Summary = &results.Summary{TotalIssues: 5, Diff: &results.DiffCounts{Baseline: "b", New: 30, ByOrganisation: orgs[:10]}}
 	firstOnly, _ := json.Marshal(afterFirst)
+	// A step whose result fits exactly is the last one made.
+	if got := Encode(m, len(firstOnly)); string(got) != string(firstOnly) {
+		t.Errorf("at exactly the first step's size, got %d bytes:\n%s", len(got), got)
+	}
 	got, _ = Decode(string(Encode(m, len(firstOnly)-1)))
 	if want := "…" + strings.Repeat("s", 1500); got.StderrTail != want || got.Message != m.Message {
 		t.Errorf("second step: stderr %d bytes, message %d bytes", len(got.StderrTail), len(got.Message))
