@@ -74,8 +74,8 @@ type elementState struct {
 
 // sample is one element shown in the report under its rule.
 type sample struct {
-	URL, PageTitle, Organisation, Target, HTML string
-	viewports                                  uint16
+	URL, Link, PageTitle, Organisation, Target, HTML string
+	viewports                                        uint16
 }
 
 // rule aggregates the issues of one rule (an axe rule id, or a CWAC audit).
@@ -88,11 +88,11 @@ type rule struct {
 
 // page aggregates the issues found on one page.
 type page struct {
-	URL, Title, Organisation string
-	Elements                 byImpact
-	Count                    int64
-	rules                    []string // the first few rule ids found
-	moreRules                int
+	URL, Link, Title, Organisation string
+	Elements                       byImpact
+	Count                          int64
+	rules                          []string // the first few rule ids found
+	moreRules                      int
 }
 
 // organisation aggregates one organisation's pages and issues.
@@ -122,7 +122,7 @@ type Builder struct {
 	pairs    map[uint64]struct{} // rule/page and criterion/page pairs seen
 	rules    map[string]*rule    // by audit + "\x00" + id
 	ruleList []*rule             // in order of first sight
-	pages    map[string]*page
+	pages    map[uint64]*page    // by the hash of the URL, which may be long
 	orgs     map[string]*organisation
 	criteria map[string]*criterion
 
@@ -158,7 +158,7 @@ func NewBuilder() *Builder {
 		elements:         map[uint64]elementState{},
 		pairs:            map[uint64]struct{}{},
 		rules:            map[string]*rule{},
-		pages:            map[string]*page{},
+		pages:            map[uint64]*page{},
 		orgs:             map[string]*organisation{},
 		criteria:         map[string]*criterion{},
 		noCriterionRules: map[string]bool{},
@@ -257,7 +257,7 @@ func (b *Builder) issueRow(row results.Row) error {
 	if len(ru.samples) < MaxElementsPerRule {
 		st.sample = int32(len(ru.samples))
 		ru.samples = append(ru.samples, sample{
-			URL: clip(url), PageTitle: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation")),
+			URL: clip(url), Link: httpURL(url), PageTitle: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation")),
 			Target: clip(row.Get("target")), HTML: clip(row.Get("html")), viewports: vp,
 		})
 	}
@@ -288,7 +288,8 @@ func (b *Builder) issueRow(row results.Row) error {
 
 // countPage adds a new element to its page.
 func (b *Builder) countPage(row results.Row, url string, ru *rule, imp int) {
-	p := b.pages[url]
+	key := b.hash(url)
+	p := b.pages[key]
 	if p == nil {
 		if len(b.pages) >= MaxTrackedPages {
 			b.untrackedPageElements++
@@ -297,8 +298,8 @@ func (b *Builder) countPage(row results.Row, url string, ru *rule, imp int) {
 			}
 			return
 		}
-		p = &page{URL: clip(url), Title: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation"))}
-		b.pages[strings.Clone(url)] = p
+		p = &page{URL: clip(url), Link: httpURL(url), Title: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation"))}
+		b.pages[key] = p
 	}
 	p.Elements[imp]++
 	for _, id := range p.rules {
@@ -322,7 +323,7 @@ func (b *Builder) rule(row results.Row) *rule {
 			help = d
 		}
 	}
-	key := b.audit + "\x00" + id
+	key := b.audit + "\x00" + truncate(maxCellChars, id)
 	ru := b.rules[key]
 	impact := row.Get("impact")
 	if ru != nil {
@@ -362,6 +363,7 @@ func (b *Builder) rule(row results.Row) *rule {
 
 // org finds or starts an organisation; past the limit, one "other" takes the rest.
 func (b *Builder) org(name, sector string) *organisation {
+	name = truncate(maxCellChars, name)
 	o := b.orgs[name]
 	if o == nil {
 		if len(b.orgs) >= MaxTrackedOrganisations {
@@ -470,10 +472,14 @@ func clip(s string) string {
 	return strings.Clone(s)
 }
 
+// maxLinkChars caps the addresses that become links: a longer one is shown
+// (cut) but not linked, rather than linked to a cut, wrong address.
+const maxLinkChars = 512
+
 // httpURL keeps only http(s) links (CWAC writes axe's helpUrl and the pages' URLs).
 func httpURL(u string) string {
 	u = strings.TrimSpace(u)
-	if len(u) > maxCellChars {
+	if len(u) > maxLinkChars {
 		return ""
 	}
 	l := strings.ToLower(u)

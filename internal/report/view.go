@@ -103,7 +103,6 @@ type ruleRow struct {
 
 type pageRow struct {
 	*page
-	Link      string
 	Elements  int64
 	ByImpact  byImpact
 	Rules     []string
@@ -311,7 +310,7 @@ func (b *Builder) ruleRows(v *view) {
 		for _, s := range r.samples {
 			p := byURL[s.URL]
 			if p == nil {
-				p = &samplePage{URL: s.URL, Title: s.PageTitle, Link: httpURL(s.URL)}
+				p = &samplePage{URL: s.URL, Title: s.PageTitle, Link: s.Link}
 				byURL[s.URL] = p
 				row.Where = append(row.Where, p)
 			}
@@ -350,7 +349,7 @@ func (b *Builder) pageRows(v *view) {
 		pages = pages[:MaxPagesShown]
 	}
 	for _, p := range pages {
-		v.Pages = append(v.Pages, pageRow{page: p, Link: httpURL(p.URL), Elements: p.Elements.total(), ByImpact: p.Elements,
+		v.Pages = append(v.Pages, pageRow{page: p, Elements: p.Elements.total(), ByImpact: p.Elements,
 			Rules: p.rules, MoreRules: p.moreRules})
 	}
 }

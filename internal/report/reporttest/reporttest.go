@@ -25,21 +25,25 @@ type Spec struct {
 	// each element at every viewport.
 	RulesPerPage, ElementsPerRule int
 	// ExtraRules adds rules beyond the real ones listed in AxeRules, each
-	// found once on one page: enough of them push the report past its
-	// per-section caps.
+	// found ElementsPerRule times, on as many organisations' first pages:
+	// enough of them push the report past its per-section caps.
 	ExtraRules int
 	// Viewports is 1 to 3 (320, 1280 and 1920 wide).
 	Viewports int
 	// Hostile fills the text cells with markup, script, quotes, formula
 	// starters and javascript: addresses, at full length.
 	Hostile bool
+	// LongURLs makes every page address a long http(s) one, of the most
+	// escaped character (& is &amp;): linked, so the costliest for the
+	// report's size.
+	LongURLs bool
 	// Diff, when set, is written into summary.json as the baseline comparison.
 	Diff *results.DiffCounts
 }
 
 // Rows is how many axe_core_audit.csv rows the spec makes.
 func (s Spec) Rows() int {
-	return s.Organisations*s.PagesPerOrg*s.RulesPerPage*s.ElementsPerRule*s.Viewports + s.ExtraRules
+	return (s.Organisations*s.PagesPerOrg*s.RulesPerPage*s.Viewports + s.ExtraRules) * s.ElementsPerRule
 }
 
 // AxeRule is one axe-core rule as CWAC writes it.
@@ -96,11 +100,17 @@ func (s Spec) org(o int) string {
 	if s.Hostile && o == 0 {
 		return "=HYPERLINK(\"http://evil.example/\")"
 	}
-	// Two organisations in every three share a score (same pages, same issues).
+	if s.Hostile {
+		return fmt.Sprintf("Organisation %02d ", o) + s.text("", 200)
+	}
 	return fmt.Sprintf("Organisation %02d", o)
 }
 
 func (s Spec) pageURL(o, p int) string {
+	if s.LongURLs {
+		u := fmt.Sprintf("https://org%02d.example.govt.nz/%04d/?", o, p)
+		return u + strings.Repeat("&", 512-len(u))
+	}
 	if s.Hostile && p%2 == 1 {
 		return "javascript:alert(document.domain)//" + s.text("", 100)
 	}
@@ -134,9 +144,11 @@ func (s Spec) axe(w *sink) {
 		}
 	}
 	for x := range s.ExtraRules {
-		id++
 		rule := AxeRule{ID: fmt.Sprintf("extra-rule-%04d", x), Impact: results.ImpactMinor, Help: "A rule past the report's caps", Tags: "['best-practice']"}
-		s.axeRow(w, x%max(1, s.Organisations), 0, 0, id, rule, "/html/body")
+		for e := range s.ElementsPerRule {
+			id++
+			s.axeRow(w, (x+e)%max(1, s.Organisations), 0, 0, id, rule, fmt.Sprintf("/html/body/div[%d]", e+1))
+		}
 	}
 }
 
