@@ -117,3 +117,52 @@ func BenchmarkCompare200k(b *testing.B) {
 		b.ReportMetric(float64(res.Totals.BaselineIssues), "baseline-issues")
 	}
 }
+
+// BenchmarkReadDocument200k reads back the diff.json of BenchmarkCompare200k's
+// scans, as cwac_compare_scans does when it answers from the file.
+func BenchmarkReadDocument200k(b *testing.B) {
+	dir := b.TempDir()
+	writeLargeScan(b, filepath.Join(dir, "base"), 200_000, 0)
+	writeLargeScan(b, filepath.Join(dir, "cur"), 200_000, 1)
+	spool, err := os.Create(filepath.Join(dir, "rows"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rw := NewRowWriter(spool)
+	res, err := Compare(context.Background(), os.DirFS(filepath.Join(dir, "base")), os.DirFS(filepath.Join(dir, "cur")), Options{Rows: rw.Write})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := rw.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := spool.Seek(0, 0); err != nil {
+		b.Fatal(err)
+	}
+	docPath := filepath.Join(dir, "diff.json")
+	doc, err := os.Create(docPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := WriteDocument(doc, res, spool); err != nil {
+		b.Fatal(err)
+	}
+	info, _ := doc.Stat()
+	_ = doc.Close()
+	b.ResetTimer()
+	for range b.N {
+		f, err := os.Open(docPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows := 0
+		if _, err := ReadDocument(bufio.NewReader(f), func(*Row) error { rows++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		_ = f.Close()
+		if rows == 0 {
+			b.Fatal("no rows read")
+		}
+	}
+	b.ReportMetric(float64(info.Size())/(1<<20), "diff.json-MiB")
+}
