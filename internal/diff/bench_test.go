@@ -12,18 +12,21 @@ import (
 	"testing"
 )
 
-// writeLargeScan writes a results directory of about rows axe rows (19 per
+// largeScanRows is how many axe rows writeLargeScan writes (about).
+const largeScanRows = 200_000
+
+// writeLargeScan writes a results directory of about largeScanRows axe rows (19 per
 // page and viewport, HTML of a few hundred bytes, as on real sites) plus a
 // focus and a reflow row per page. variant 1 is the same site a week later:
 // one page in 50 lost a failing element, one in 50 gained one, one in 20 has
 // an added class, and every viewport dict has its keys in the other order.
-func writeLargeScan(tb testing.TB, dir string, rows, variant int) {
+func writeLargeScan(tb testing.TB, dir string, variant int) {
 	tb.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
 	const perGroup = 19
-	pages := rows / perGroup / 2
+	pages := largeScanRows / perGroup / 2
 	open := func(name string, header []string) (*csv.Writer, func()) {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
@@ -101,8 +104,8 @@ func writeLargeScan(tb testing.TB, dir string, rows, variant int) {
 //	go test ./internal/diff -run '^$' -bench Compare200k -benchtime 1x -benchmem
 func BenchmarkCompare200k(b *testing.B) {
 	dir := b.TempDir()
-	writeLargeScan(b, filepath.Join(dir, "base"), 200_000, 0)
-	writeLargeScan(b, filepath.Join(dir, "cur"), 200_000, 1)
+	writeLargeScan(b, filepath.Join(dir, "base"), 0)
+	writeLargeScan(b, filepath.Join(dir, "cur"), 1)
 	b.ResetTimer()
 	for range b.N {
 		rw := NewRowWriter(io.Discard)
@@ -122,8 +125,8 @@ func BenchmarkCompare200k(b *testing.B) {
 // scans, as cwac_compare_scans does when it answers from the file.
 func BenchmarkReadDocument200k(b *testing.B) {
 	dir := b.TempDir()
-	writeLargeScan(b, filepath.Join(dir, "base"), 200_000, 0)
-	writeLargeScan(b, filepath.Join(dir, "cur"), 200_000, 1)
+	writeLargeScan(b, filepath.Join(dir, "base"), 0)
+	writeLargeScan(b, filepath.Join(dir, "cur"), 1)
 	spool, err := os.Create(filepath.Join(dir, "rows"))
 	if err != nil {
 		b.Fatal(err)
