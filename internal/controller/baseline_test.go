@@ -19,7 +19,8 @@ const realResultsDir = "2026-11-21_23-18-23_real-scan-1"
 
 // completeScan runs a scan to Complete with the real summary (plus diff,
 // when given) and CWAC's results directory name.
-func completeScan(t *testing.T, ns, name string, spec cwacv1alpha1.CwacScanSpec, diff *results.DiffCounts, problem *scanpod.BaselineProblem) (*cwacv1alpha1.CwacScan, *batchv1.Job) {
+func completeScan(t *testing.T, ns, name string, spec cwacv1alpha1.CwacScanSpec, diff *results.DiffCounts,
+	problem *scanpod.BaselineProblem) (*cwacv1alpha1.CwacScan, *batchv1.Job) {
 	t.Helper()
 	createScan(t, ns, name, spec)
 	job := waitJob(t, ns, name)
@@ -92,9 +93,9 @@ func TestBaselineComparison(t *testing.T) {
 		},
 		{
 			name: "results gone from the volume", baseline: "week-1",
-			problem:   &scanpod.BaselineProblem{Reason: scanpod.BaselineResultsMissing, Message: "/baseline is empty"},
+			problem:    &scanpod.BaselineProblem{Reason: scanpod.BaselineResultsMissing, Message: "/baseline is empty"},
 			thresholds: &cwacv1alpha1.Thresholds{MaxNewIssues: ptr.To[int64](10)},
-			wantMount: base.Status.ResultsPath, wantStatus: metav1.ConditionFalse, wantReason: cwacv1alpha1.ReasonBaselineResultsMissing,
+			wantMount:  base.Status.ResultsPath, wantStatus: metav1.ConditionFalse, wantReason: cwacv1alpha1.ReasonBaselineResultsMissing,
 			wantMsg: "/baseline is empty", wantThresholds: metav1.ConditionFalse, // fails closed
 		},
 		{

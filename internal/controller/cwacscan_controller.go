@@ -199,7 +199,8 @@ func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.Cw
 }
 
 // createJob creates the ConfigMap and the Job (Started=True/JobCreated).
-func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, cm *corev1.ConfigMap, baseline scanjob.Baseline) (*batchv1.Job, error) {
+func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, cm *corev1.ConfigMap,
+	baseline scanjob.Baseline) (*batchv1.Job, error) {
 	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating ConfigMap: %w", err)
 	}

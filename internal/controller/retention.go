@@ -158,7 +158,8 @@ func (r *CwacScanReconciler) removeFinishedJob(ctx context.Context, scan *cwacv1
 	if err != nil {
 		return 0, fmt.Errorf("getting Job %s: %w", scan.Status.JobName, err)
 	}
-	if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground), client.Preconditions{UID: &job.UID}); client.IgnoreNotFound(err) != nil {
+	err = r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground), client.Preconditions{UID: &job.UID})
+	if client.IgnoreNotFound(err) != nil {
 		return 0, fmt.Errorf("deleting finished Job %s: %w", job.Name, err)
 	}
 	return 0, nil

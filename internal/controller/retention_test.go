@@ -69,7 +69,7 @@ func TestResultsPolicyDelete(t *testing.T) {
 			return controllerutil.ContainsFinalizer(getScan(t, ns, name), FinalizerDeleteResults), nil
 		})
 		job := waitJob(t, ns, name)
-		startPod(t, job, terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: realResultsDir, Summary: realSummary(t)})))
+		startPod(t, job, terminatedStatus(0, "Completed", completeReport(t)))
 		finishJob(t, job, true, "", "")
 		return waitPhase(t, ns, name, cwacv1alpha1.PhaseComplete)
 	}
@@ -194,7 +194,7 @@ func TestFinishedJobRemoved(t *testing.T) {
 	ns := newNamespace(t)
 	createScan(t, ns, "old", simpleSpec())
 	job := waitJob(t, ns, "old")
-	startPod(t, job, terminatedStatus(0, "Completed", report(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: realResultsDir, Summary: realSummary(t)})))
+	startPod(t, job, terminatedStatus(0, "Completed", completeReport(t)))
 	finishJob(t, job, true, "", "")
 	done := waitPhase(t, ns, "old", cwacv1alpha1.PhaseComplete)
 
@@ -213,4 +213,8 @@ func TestFinishedJobRemoved(t *testing.T) {
 	if s := getScan(t, ns, "old"); s.Status.Phase != cwacv1alpha1.PhaseComplete || s.Status.Summary == nil || s.Status.JobName != job.Name {
 		t.Errorf("the scan's record changed: %+v", s.Status)
 	}
+}
+
+func completeReport(t *testing.T) string {
+	return report(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: realResultsDir, Summary: realSummary(t)})
 }

@@ -337,7 +337,8 @@ func (r *ScheduleReconciler) runTick(ctx context.Context, sched *cwacv1alpha1.Cw
 				return nil, fmt.Errorf("cancelling running scan %s: %w", s.Name, err)
 			}
 			r.event(sched, s, corev1.EventTypeNormal, cwacv1alpha1.ReasonScanReplaced, fmt.Sprintf(
-				"cancelled running scan %s for the tick at %s (concurrencyPolicy Replace); it ends Failed/Cancelled, its results so far kept", s.Name, formatTick(sched, due.Tick)))
+				"cancelled running scan %s for the tick at %s (concurrencyPolicy Replace); it ends Failed/Cancelled, its results so far kept",
+				s.Name, formatTick(sched, due.Tick)))
 		}
 		sched.Status.Active = nil
 	case schedule.Start:

@@ -65,7 +65,8 @@ func (w *statusWriter) judge(scan *cwacv1alpha1.CwacScan) {
 	crossed := gate.Crossed(scan.Spec.Thresholds, scan.Status.Summary)
 	if scan.Spec.Thresholds.MaxNewIssues != nil && scan.Spec.Baseline != "" && (scan.Status.Summary == nil || scan.Status.Summary.Diff == nil) {
 		// Fail closed: a gate on new issues that cannot see them is not passed.
-		crossed = append(crossed, fmt.Sprintf("new issues not checkable: the results were not compared with baseline %s (see the BaselineCompared condition)", scan.Spec.Baseline))
+		crossed = append(crossed, fmt.Sprintf(
+			"new issues not checkable: the results were not compared with baseline %s (see the BaselineCompared condition)", scan.Spec.Baseline))
 	}
 	if len(crossed) == 0 {
 		w.setCondition(scan, cwacv1alpha1.ConditionThresholdsMet, metav1.ConditionTrue, cwacv1alpha1.ReasonWithinThresholds, "the results are within every threshold")
