@@ -129,7 +129,7 @@ type Builder struct {
 	viewports []string // distinct viewport cells, in order of first sight
 
 	// Totals, in elements (across viewports) and in CWAC's count.
-	Elements, Count byImpact
+	totalElements, totalCount byImpact
 	// Overflow counters: what went past a tracking limit.
 	untrackedPages, untrackedPageElements int64
 	elementsCapped                        bool
@@ -225,7 +225,7 @@ func (b *Builder) issueRow(row results.Row) error {
 	url := row.Get("url")
 	o := b.org(row.Get("organisation"), row.Get("sector"))
 	o.Count[imp] += n
-	b.Count[imp] += n
+	b.totalCount[imp] += n
 	ru.Count += n
 	for _, c := range ru.Criteria {
 		b.criteria[c.Number].Count += n
@@ -266,7 +266,7 @@ func (b *Builder) issueRow(row results.Row) error {
 	} else {
 		b.elementsCapped = true
 	}
-	b.Elements[imp]++
+	b.totalElements[imp]++
 	o.Elements[imp]++
 	ru.Elements++
 	if b.firstPair("r", ru.Audit, ru.ID, url) {

@@ -148,13 +148,13 @@ type view struct {
 func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *view {
 	v := &view{
 		Meta: meta, Summary: summary, Impacts: impactClasses, Weights: Weights, OtherWeight: OtherWeight,
-		Elements: b.Elements.total(), Count: b.Count.total(), Critical: b.Elements[0], Serious: b.Elements[1],
+		Elements: b.totalElements.total(), Count: b.totalCount.total(), Critical: b.totalElements[0], Serious: b.totalElements[1],
 		CriteriaFailed: map[string]int{}, ElementsCapped: b.elementsCapped,
 	}
 	for _, vp := range b.viewports {
 		v.Viewports = append(v.Viewports, viewportLabel(vp))
 	}
-	v.ImpactChart = impactBars(b.Elements)
+	v.ImpactChart = impactBars(b.totalElements)
 	v.OrgChart, v.OrgMore = b.orgBars()
 	if summary.Diff != nil {
 		v.Diff = diffBars(summary.Diff)

@@ -177,7 +177,7 @@ func check(browserCtx context.Context, t *testing.T, url string, axe []byte, sho
 		}
 	}))
 	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute) // a guard against a hung browser, not a time limit
 	defer cancelTimeout()
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
