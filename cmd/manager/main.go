@@ -2,7 +2,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -20,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/controller"
@@ -39,7 +38,9 @@ const (
 func main() {
 	var (
 		metricsAddr, probeAddr string
+		metricsCertDir         string
 		leaderElect            bool
+		metricsSecure          bool
 		watchNamespaces        string
 		maxConcurrent          int
 		scan                   scanFlags
@@ -60,6 +61,11 @@ func main() {
 		"how long a deleted scan with resultsPolicy Delete waits for its results to be removed before it goes anyway (a Warning Event says so)")
 	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "scans with more base URLs end Failed (TooManyURLs) before anything runs")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to (0 disables it)")
+	flag.BoolVar(&metricsSecure, "metrics-secure", true,
+		"serve metrics over HTTPS, each request's bearer token checked with a TokenReview and its right to GET /metrics with a "+
+			"SubjectAccessReview (false: plain HTTP with no authentication, for local development only)")
+	flag.StringVar(&metricsCertDir, "metrics-cert-dir", "",
+		"directory holding tls.crt and tls.key for the metrics endpoint (default: a self-signed certificate made at start)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and readiness probes bind to")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "enable leader election (needed when running more than one replica)")
 	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "comma-separated namespaces to watch (default: all)")
@@ -114,12 +120,9 @@ func main() {
 		}
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme: scheme,
-		Cache:  cacheOpts,
-		Metrics: metricsserver.Options{
-			BindAddress: metricsAddr,
-			TLSOpts:     []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }},
-		},
+		Scheme:                 scheme,
+		Cache:                  cacheOpts,
+		Metrics:                controller.MetricsServerOptions(metricsAddr, metricsSecure, metricsCertDir),
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         leaderElect,
 		LeaderElectionID:       "cwac-operator.cwac.a11y.dev",
@@ -133,6 +136,9 @@ func main() {
 		FinishedJobTTL: finishedJobTTL, CleanupTimeout: cleanupTimeout,
 	}); err != nil {
 		exit("setting up controller", err)
+	}
+	if _, err := controller.SetupMetrics(mgr, ctrlmetrics.Registry); err != nil {
+		exit("setting up metrics", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		exit("adding health check", err)

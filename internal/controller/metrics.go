@@ -1,0 +1,120 @@
+package controller
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/metrics"
+)
+
+// MetricsServerOptions are the operator's metrics endpoint options. Secure:
+// HTTPS (a self-signed certificate unless certDir holds tls.crt and
+// tls.key) with every request's bearer token checked by a TokenReview and
+// its right to GET /metrics by a SubjectAccessReview; the operator's
+// account needs create on tokenreviews and subjectaccessreviews (the
+// chart binds it to system:auth-delegator), a scraper's account get on the
+// non-resource URL /metrics (the chart's <release>-metrics-reader
+// ClusterRole). Not secure: plain HTTP, open to whoever reaches the port
+// (local development). HTTP/2 is off either way (HTTP/2 rapid-reset and
+// stream-cancellation attacks).
+func MetricsServerOptions(bindAddress string, secure bool, certDir string) metricsserver.Options {
+	o := metricsserver.Options{
+		BindAddress: bindAddress,
+		TLSOpts:     []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }},
+	}
+	if secure {
+		o.SecureServing = true
+		o.FilterProvider = filters.WithAuthenticationAndAuthorization
+		o.CertDir = certDir
+	}
+	return o
+}
+
+// SetupMetrics registers the CWAC metrics with reg (the manager's
+// metrics.Registry in cmd/manager): gauges computed at scrape time from the
+// manager's cache, and the scan histograms and counters fed by an event
+// handler on the CwacScan informer. Both report on the elected leader only,
+// so a standby replica's scrape counts nothing twice. The returned function
+// unregisters them (tests that start several managers).
+func SetupMetrics(mgr ctrl.Manager, reg prometheus.Registerer) (unregister func(), err error) {
+	log := mgr.GetLogger().WithName("metrics")
+	collector := &metrics.ScanCollector{
+		List: func(ctx context.Context) ([]cwacv1alpha1.CwacScan, error) {
+			list := &cwacv1alpha1.CwacScanList{}
+			if err := mgr.GetCache().List(ctx, list); err != nil {
+				return nil, err
+			}
+			return list.Items, nil
+		},
+		Active: func() bool {
+			select {
+			case <-mgr.Elected():
+				return true
+			default:
+				return false
+			}
+		},
+		OnError: func(err error) { log.Error(err, "listing CwacScans for the metrics") },
+	}
+	events := metrics.NewScanEvents()
+	collectors := append([]prometheus.Collector{collector}, events.Collectors()...)
+	var registered []prometheus.Collector
+	unregister = func() {
+		for _, c := range registered {
+			reg.Unregister(c)
+		}
+	}
+	for _, c := range collectors {
+		if err := reg.Register(c); err != nil {
+			unregister()
+			return nil, fmt.Errorf("registering the CWAC metrics: %w", err)
+		}
+		registered = append(registered, c)
+	}
+	if err := mgr.Add(&scanObserver{mgr: mgr, events: events}); err != nil {
+		unregister()
+		return nil, err
+	}
+	return unregister, nil
+}
+
+// scanObserver feeds every CwacScan update the informer delivers to
+// ScanEvents, on the leader only, from when it is elected until the
+// manager stops. The informer's first list arrives as adds, which are not
+// observed: scans that started or finished before are not counted again.
+type scanObserver struct {
+	mgr    ctrl.Manager
+	events *metrics.ScanEvents
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable.
+func (*scanObserver) NeedLeaderElection() bool { return true }
+
+// Start implements manager.Runnable.
+func (o *scanObserver) Start(ctx context.Context) error {
+	informer, err := o.mgr.GetCache().GetInformer(ctx, &cwacv1alpha1.CwacScan{})
+	if err != nil {
+		return fmt.Errorf("the CwacScan informer for the metrics: %w", err)
+	}
+	handle, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			old, _ := oldObj.(*cwacv1alpha1.CwacScan)
+			updated, _ := newObj.(*cwacv1alpha1.CwacScan)
+			o.events.Changed(old, updated)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watching CwacScans for the metrics: %w", err)
+	}
+	<-ctx.Done()
+	_ = informer.RemoveEventHandler(handle) // stopping: the informer goes too
+	return nil
+}
