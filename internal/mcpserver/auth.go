@@ -265,4 +265,6 @@ var toolVerbs = map[string]string{
 	"cwac_generate_report": verbGet,
 	"cwac_cancel_scan":     verbPatch,
 	"cwac_compare_scans":   verbGet,
+	resourceReadName:       verbGet,
+	resourceListName:       verbList,
 }

@@ -1,13 +1,16 @@
-// Package mcpserver is the MCP server sidecar: the six CWAC tools (cwac_scan,
-// cwac_scan_status, cwac_get_results, cwac_get_summary, cwac_list_scans,
-// cwac_generate_report) over MCP (streamable HTTP and stdio) and over the
-// REST execution-service interface of the original CWAC MCP server, from one
-// tool registry. Scans are CwacScan objects in the API server; results are
-// read, never written, from the results volume through a confined root.
+// Package mcpserver is the MCP server: the CWAC tools (the original server's
+// six — cwac_scan, cwac_scan_status, cwac_get_results, cwac_get_summary,
+// cwac_list_scans, cwac_generate_report — plus cwac_compare_scans and
+// cwac_cancel_scan), a finished scan's files as MCP resources, and prompts,
+// over MCP (streamable HTTP and stdio) and the tools also over the REST
+// execution-service interface of the original CWAC MCP server, from one tool
+// registry. Scans are CwacScan objects in the API server; results are read,
+// never written, from the results volume through a confined root.
 //
-// One file per tool (tool_*.go); store.go is where they look scans and
-// results up, files.go the confined root, args.go the argument shapes
-// cwac_scan accepts, scan_validation.go the API server's check of a scan.
+// One file per tool (tool_*.go); resources.go and prompts.go for the rest of
+// MCP; store.go is where they look scans and results up, files.go the
+// confined root, args.go the argument shapes cwac_scan accepts,
+// scan_validation.go the API server's check of a scan.
 package mcpserver
 
 import (
@@ -193,6 +196,8 @@ func New(cfg Config) (*Server, error) {
 	add(addTool(s, "cwac_get_summary", getSummaryDescription, true, s.getSummary))
 	add(addTool(s, "cwac_list_scans", listScansDescription, true, s.listScans))
 	add(addTool(s, "cwac_generate_report", generateReportDescription, true, s.generateReport))
+	s.addResources()
+	s.addPrompts()
 	add(addTool(s, "cwac_compare_scans", compareScansDescription, true, s.compareScans))
 	if err != nil {
 		return nil, err
@@ -273,6 +278,14 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 				var zero Out
 				return nil, zero, err
 			}
+			if links := linksOf(result); len(links) > 0 {
+				// With Content set, the SDK leaves the JSON text out: put it first.
+				text, err := json.Marshal(result)
+				if err != nil {
+					return nil, result, fmt.Errorf("encoding the answer: %w", err)
+				}
+				return &mcp.CallToolResult{Content: append([]mcp.Content{&mcp.TextContent{Text: string(text)}}, links...)}, result, nil
+			}
 			return nil, result, nil
 		})
 	return nil
@@ -302,7 +315,7 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	if s.cfg.Authorizer != nil && call.Transport != "mcp-stdio" {
+	if s.cfg.Authorizer != nil && call.Transport != transportStdio {
 		if err := s.cfg.Authorizer.Authorize(ctx, call.Identity, toolVerbs[t.name], s.cfg.Namespace); err != nil {
 			s.audit(t, call, args, "forbidden", err, start)
 			return err
@@ -403,9 +416,15 @@ func identityFromHeader(req *mcp.CallToolRequest) *Identity {
 	return nil
 }
 
+// How a call arrived (the audit log's transport).
+const (
+	transportStdio = "mcp-stdio"
+	transportHTTP  = "mcp-http"
+)
+
 func transportOf(req *mcp.CallToolRequest) string {
 	if req.Extra != nil && req.Extra.Header != nil {
-		return "mcp-http"
+		return transportHTTP
 	}
-	return "mcp-stdio"
+	return transportStdio
 }

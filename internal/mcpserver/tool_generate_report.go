@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 )
@@ -32,6 +34,19 @@ type ReportOutput struct {
 	Truncated             bool     `json:"truncated,omitempty" jsonschema:"true when a rendered report was cut to fit the answer (see note)"`
 	Note                  string   `json:"note,omitempty"`
 	Scoring               string   `json:"scoring"`
+	Resources             []string `json:"resources,omitempty" jsonschema:"MCP resource URIs of the scan's report files (resources/read them; the answer also carries resource links)"`
+}
+
+// links are resource links to the report files the scan pod wrote.
+func (o ReportOutput) links() []mcp.Content {
+	out := make([]mcp.Content, 0, len(o.Resources))
+	for _, uri := range o.Resources {
+		_, _, file, err := parseResourceURI(uri)
+		if err == nil {
+			out = append(out, &mcp.ResourceLink{URI: uri, Name: file, MIMEType: mimeType(file)})
+		}
+	}
+	return out
 }
 
 const scoringNote = "Leaderboard score = max(0, 100 - weighted issues per page scanned); " +
@@ -61,6 +76,11 @@ func (s *Server) generateReport(ctx context.Context, call *callInfo, in ReportIn
 		out.ReportHTML = path.Join(res.Dir, report.HTMLFile)
 		out.LeaderboardCSV = path.Join(res.Dir, report.LeaderboardFile)
 		out.Files = []string{out.ReportHTML, out.LeaderboardCSV}
+		if res.Scan != nil {
+			for _, f := range []string{report.HTMLFile, report.LeaderboardFile} {
+				out.Resources = append(out.Resources, resourceURI(res.Scan.Namespace, res.Scan.Name, f))
+			}
+		}
 		return out, nil
 	}
 	rendered, err := renderReports(fsys, res, s.now)

@@ -169,7 +169,7 @@ func TestInvalidScanError(t *testing.T) {
 	want := `Invalid scan: max_links_per_domain: Invalid value: 0: should be greater than or equal to 1; ` +
 		`urls[2]: Invalid value: "ftp://x/": should match '^https?://'; ` +
 		`viewport_sizes[phone].width: Invalid value: 1: should be greater than or equal to 100; ` +
-		`spec.timeout: Invalid value: "1s": must be a duration between 1m and 24h; ` +
+		`timeout: Invalid value: "1s": must be a duration between 1m and 24h; ` +
 		`spec.urlsExtra: Invalid value: "": not an argument`
 	if got != want {
 		t.Errorf("invalidScanError:\n got %s\nwant %s", got, want)

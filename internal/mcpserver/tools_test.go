@@ -33,6 +33,7 @@ func TestToolsList(t *testing.T) {
 	want := map[string]bool{
 		"cwac_scan": false, "cwac_scan_status": true, "cwac_get_results": true,
 		"cwac_get_summary": true, "cwac_list_scans": true, "cwac_generate_report": true,
+		"cwac_compare_scans": true, "cwac_cancel_scan": false,
 	}
 	if diff := cmp.Diff(want, readOnly); diff != "" {
 		t.Errorf("tools and read-only hints (-want +got):\n%s", diff)
