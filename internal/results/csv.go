@@ -7,7 +7,6 @@ package results
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,7 @@ var bom = []byte("\xef\xbb\xbf")
 
 // Limits on the shape of a CSV, so that a hostile or broken results file
 // (whoever can write the results volume can plant one) costs bounded
-// memory: encoding/csv holds a whole record at once.
+// memory: the reader holds a whole record at once.
 const (
 	// MaxRecordBytes caps one record (a row, or the header), every cell of
 	// it included. CWAC's largest cells are an element's HTML: kilobytes.
@@ -31,33 +30,14 @@ const (
 // ErrTooLarge is returned (wrapped, with the limit) when a CSV breaks a limit.
 var ErrTooLarge = errors.New("CSV is larger than the reader allows")
 
-// recordLimiter fails a read once the current record has taken more than
-// MaxRecordBytes of input, before encoding/csv can hold more of it.
-type recordLimiter struct {
-	r        io.Reader
-	read     int64 // bytes handed to the CSV reader so far
-	boundary int64 // input offset where the current record starts
-	limit    int64
-}
-
-func (l *recordLimiter) Read(p []byte) (int, error) {
-	if l.read-l.boundary > l.limit {
-		return 0, fmt.Errorf("%w: a record over %d bytes", ErrTooLarge, l.limit)
-	}
-	n, err := l.r.Read(p)
-	l.read += int64(n)
-	return n, err
-}
-
 // Reader streams the rows of one CWAC CSV.
 type Reader struct {
-	src     io.Reader
-	csv     *csv.Reader
-	limiter *recordLimiter
-	header  []string
-	index   map[string]int
-	// base is the file offset the CSV parser started at (past the
-	// byte-order mark, or where Seek put it): its InputOffset counts from there.
+	src    io.Reader
+	rr     *recordReader
+	header []string
+	index  map[string]int
+	// base is the file offset the parser started at (past the byte-order
+	// mark, or where SeekRow put it): its offsets count from there.
 	base      int64
 	headerEnd int64 // file offset of the first row
 	rowStart  int64 // file offset of the row Next returned last
@@ -67,43 +47,32 @@ type Reader struct {
 // on CSVs of hundreds of megabytes.
 const readBufferBytes = 64 << 10
 
-// newCSV sets up the CSV parser on src, which starts at file offset base.
-func (r *Reader) newCSV(src io.Reader, base int64) {
-	r.limiter = &recordLimiter{r: src, limit: MaxRecordBytes}
-	r.csv = csv.NewReader(r.limiter)
-	r.csv.FieldsPerRecord = -1 // checked per row against the header, with a clearer error
-	r.csv.ReuseRecord = true   // rows are copied out below only when kept
-	r.base = base
-}
-
 // NewReader reads the header of a CWAC CSV (skipping the byte-order mark CWAC
 // writes first) and returns a Reader positioned at the first row.
 func NewReader(src io.Reader) (*Reader, error) {
 	br := bufio.NewReaderSize(src, readBufferBytes)
-	r := &Reader{src: src}
-	var base int64
+	r := &Reader{src: src, rr: newRecordReader(br, MaxRecordBytes)}
 	if peek, err := br.Peek(len(bom)); err == nil && bytes.Equal(peek, bom) {
 		_, _ = br.Discard(len(bom))
-		base = int64(len(bom))
+		r.base = int64(len(bom))
 	}
-	r.newCSV(br, base)
-	header, err := r.csv.Read()
+	err := r.rr.read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("empty CSV: no header")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading CSV header: %w", err)
 	}
-	if len(header) > MaxColumns {
-		return nil, fmt.Errorf("%w: the header has %d columns, more than %d", ErrTooLarge, len(header), MaxColumns)
+	if r.rr.fields > MaxColumns {
+		return nil, fmt.Errorf("%w: the header has %d columns, more than %d", ErrTooLarge, r.rr.fields, MaxColumns)
 	}
-	r.limiter.boundary = r.csv.InputOffset()
 	r.headerEnd = r.Offset()
-	r.header = append([]string(nil), header...)
+	r.header = make([]string, r.rr.fields)
 	r.index = make(map[string]int, len(r.header))
-	for i, h := range r.header {
-		if _, dup := r.index[h]; !dup {
-			r.index[h] = i
+	for i := range r.header {
+		r.header[i] = string(r.rr.cell(i))
+		if _, dup := r.index[r.header[i]]; !dup {
+			r.index[r.header[i]] = i
 		}
 	}
 	return r, nil
@@ -111,7 +80,7 @@ func NewReader(src io.Reader) (*Reader, error) {
 
 // Offset is the file offset the next row starts at (the file's size once
 // Next has returned io.EOF).
-func (r *Reader) Offset() int64 { return r.base + r.csv.InputOffset() }
+func (r *Reader) Offset() int64 { return r.base + r.rr.offset }
 
 // RowOffset is the file offset of the row Next returned last: SeekRow there
 // reads it again.
@@ -134,7 +103,8 @@ func (r *Reader) SeekRow(off int64) error {
 	if _, err := seeker.Seek(off, io.SeekStart); err != nil {
 		return fmt.Errorf("seeking a CSV: %w", err)
 	}
-	r.newCSV(bufio.NewReaderSize(r.src, readBufferBytes), off)
+	r.rr.br.Reset(r.src)
+	r.rr.offset, r.base = 0, off
 	return nil
 }
 
@@ -144,29 +114,56 @@ func (r *Reader) Header() []string { return r.header }
 // Has reports whether the CSV has a column.
 func (r *Reader) Has(column string) bool { _, ok := r.index[column]; return ok }
 
-// Row is one record, read by column name. Its Fields are valid until the
-// next call to Next (the reader reuses them): copy what you keep.
+// Column is a column's index for Row.Field, or -1 when the CSV has no such
+// column: looked up once per file, it spares a lookup per row.
+func (r *Reader) Column(name string) int {
+	if i, ok := r.index[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// Row is one record, read by column name. It is valid until the next call
+// to Next (the reader reuses its memory); the strings it returns are the
+// caller's to keep.
 type Row struct {
-	r      *Reader
-	Fields []string
+	r *Reader
 }
 
 // Get returns a column's value, or "" when the CSV has no such column.
 func (row Row) Get(column string) string {
 	i, ok := row.r.index[column]
-	if !ok || i >= len(row.Fields) {
+	if !ok {
 		return ""
 	}
-	return row.Fields[i]
+	return row.r.rr.text(i)
+}
+
+// Len is the row's number of fields (the header's).
+func (row Row) Len() int { return len(row.r.header) }
+
+// Field returns field i (0 ≤ i < Len), or "" for i = -1 (a Column that is not there).
+func (row Row) Field(i int) string {
+	if i < 0 {
+		return ""
+	}
+	return row.r.rr.text(i)
+}
+
+// Fields returns every field, in the header's order.
+func (row Row) Fields() []string {
+	out := make([]string, row.Len())
+	for i := range out {
+		out[i] = row.Field(i)
+	}
+	return out
 }
 
 // Map returns the row as column → value.
 func (row Row) Map() map[string]string {
 	m := make(map[string]string, len(row.r.header))
 	for i, h := range row.r.header {
-		if i < len(row.Fields) {
-			m[h] = row.Fields[i]
-		}
+		m[h] = row.Field(i)
 	}
 	return m
 }
@@ -174,19 +171,17 @@ func (row Row) Map() map[string]string {
 // Next returns the next row, or io.EOF after the last.
 func (r *Reader) Next() (Row, error) {
 	r.rowStart = r.Offset()
-	rec, err := r.csv.Read()
+	err := r.rr.read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return Row{}, io.EOF
 		}
 		return Row{}, fmt.Errorf("reading CSV: %w", err)
 	}
-	r.limiter.boundary = r.csv.InputOffset()
-	if len(rec) != len(r.header) {
-		line, _ := r.csv.FieldPos(0)
-		return Row{}, fmt.Errorf("reading CSV: line %d has %d fields, header has %d", line, len(rec), len(r.header))
+	if r.rr.fields != len(r.header) {
+		return Row{}, fmt.Errorf("reading CSV: line %d has %d fields, header has %d", r.rr.recLine, r.rr.fields, len(r.header))
 	}
-	return Row{r: r, Fields: rec}, nil
+	return Row{r: r}, nil
 }
 
 // EachRow streams every row of the CSV at path to fn; fn returning an error stops it.

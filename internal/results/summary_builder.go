@@ -21,6 +21,20 @@ type SummaryBuilder struct {
 	audit     string
 	hasIssues bool // the audit has a num_issues column
 	rows      int64
+	col       columns
+}
+
+// columns are the indexes (Reader.Column) of the columns the summary reads.
+type columns struct {
+	numIssues, impact, id, help, url, pages, org, baseURL, sector int
+}
+
+func columnsOf(r *Reader) columns {
+	return columns{
+		numIssues: r.Column("num_issues"), impact: r.Column("impact"), id: r.Column("id"), help: r.Column("help"),
+		url: r.Column("url"), pages: r.Column("number_of_pages"), org: r.Column("organisation"),
+		baseURL: r.Column("base_url"), sector: r.Column("sector"),
+	}
 }
 
 type ruleKey struct{ audit, id string }
@@ -56,7 +70,7 @@ func NewSummaryBuilder(opts Options) *SummaryBuilder {
 
 // BeginFile notes what kind of file the rows that follow belong to.
 func (b *SummaryBuilder) BeginFile(file string, r *Reader) error {
-	b.file, b.rows, b.audit = file, 0, ""
+	b.file, b.rows, b.audit, b.col = file, 0, "", columnsOf(r)
 	switch file {
 	case PagesScannedFile:
 		b.kind = kindPagesScanned
@@ -103,7 +117,7 @@ func (b *SummaryBuilder) VisitRow(file string, r *Reader, row Row) error {
 	case kindPagesScanned:
 		return b.pagesRow(row)
 	case kindAuditLog:
-		if u := row.Get("url"); !hasKey(b.urls, u) {
+		if u := row.Field(b.col.url); !hasKey(b.urls, u) {
 			b.urls[strings.Clone(u)] = struct{}{}
 		}
 	case kindUnexpected:
@@ -120,7 +134,7 @@ func (b *SummaryBuilder) auditRow(row Row) error {
 		s.Informational[b.audit]++
 		return nil
 	}
-	n, err := parseCount(row.Get("num_issues"))
+	n, err := parseCount(row.Field(b.col.numIssues))
 	if err != nil {
 		return err
 	}
@@ -129,14 +143,14 @@ func (b *SummaryBuilder) auditRow(row Row) error {
 	}
 	s.TotalIssues += n
 	s.IssuesByAuditType[b.audit] += n
-	impact := row.Get("impact")
+	impact := row.Field(b.col.impact)
 	if impact != "" {
 		if _, ok := s.IssuesByImpact[impact]; !ok {
 			impact = strings.Clone(impact) // a new key must not pin the row's memory
 		}
 		s.IssuesByImpact[impact] += n
 	}
-	id, desc := row.Get("id"), row.Get("help")
+	id, desc := row.Field(b.col.id), row.Field(b.col.help)
 	if id == "" {
 		id, desc = b.audit, knownRules[b.audit]
 	}
@@ -154,11 +168,11 @@ func (b *SummaryBuilder) auditRow(row Row) error {
 }
 
 func (b *SummaryBuilder) pagesRow(row Row) error {
-	n, err := parseCount(row.Get("number_of_pages"))
+	n, err := parseCount(row.Field(b.col.pages))
 	if err != nil {
 		return fmt.Errorf("number_of_pages: %w", err)
 	}
-	p := BaseURLPages{Organisation: row.Get("organisation"), BaseURL: row.Get("base_url"), Sector: row.Get("sector"), Pages: int(n)}
+	p := BaseURLPages{Organisation: row.Field(b.col.org), BaseURL: row.Field(b.col.baseURL), Sector: row.Field(b.col.sector), Pages: int(n)}
 	p.Organisation, p.BaseURL, p.Sector = strings.Clone(p.Organisation), strings.Clone(p.BaseURL), strings.Clone(p.Sector)
 	b.s.BaseURLs = append(b.s.BaseURLs, p)
 	b.s.PagesScanned += int(n)

@@ -13,7 +13,7 @@ import (
 // share one read of each file (summary, report, leaderboard, row index), so
 // a results directory is read once however many things are built from it.
 //
-// row.Fields are valid only during the call: copy what you keep.
+// row is valid only during the call (the strings it returns may be kept).
 type RowVisitor interface {
 	VisitRow(file string, r *Reader, row Row) error
 }
