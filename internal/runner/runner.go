@@ -169,16 +169,18 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 	return msg
 }
 
-// WriteResults reads CWAC's results in dir once (results.Walk) and writes
-// what is built from them beside them: summary.json, the row index the MCP
-// server pages with, and the reports. Only a failure to summarise is an
+// WriteResults reads CWAC's results in dir once (results.Walk feeding the
+// summary, the row index the MCP server pages with and the report builder)
+// and writes what is built beside them: summary.json, the row index,
+// report.html and leaderboard.csv. Only a failure to read the results is an
 // error; a file that cannot be written is logged, and the scan's results
 // stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
 	fsys := os.DirFS(dir)
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
-	if err := results.Walk(ctx, fsys, summary, index); err != nil {
+	reports := report.NewBuilder()
+	if err := results.Walk(ctx, fsys, summary, index, reports); err != nil {
 		return nil, err
 	}
 	s := summary.Summary()
@@ -193,8 +195,7 @@ func WriteResults(ctx context.Context, dir string, opts results.Options, meta re
 	} else if err := writeFileAtomic(filepath.Join(dir, results.RowIndexFile), data); err != nil {
 		log.Error("writing the row index", "err", err) // the MCP server reads without it, more slowly
 	}
-	// The report still reads the results itself (a second read).
-	if _, err := report.Generate(fsys, meta, func(name string, data []byte) error {
+	if _, err := reports.WriteFiles(meta, s, func(name string, data []byte) error {
 		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
 	}); err != nil {
 		log.Error("writing reports", "err", err)
