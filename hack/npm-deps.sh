@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the npm packages the end-to-end tests use (the official MCP
-# TypeScript client), pinned by test/mcp-e2e/package-lock.json. Idempotent:
-# skipped when node_modules matches the lock file.
+# TypeScript client, and axe-core for the HTML report's accessibility test),
+# pinned by test/mcp-e2e/package-lock.json. Idempotent: skipped when
+# node_modules matches the lock file.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$ROOT/test/mcp-e2e"

@@ -51,6 +51,11 @@ fuzz ./internal/scanpod FuzzEncode
 fuzz ./internal/urlpolicy FuzzCheckURL
 fuzz ./internal/urlpolicy FuzzResolveLocation
 fuzz ./internal/schedule FuzzParse
+fuzz ./internal/results FuzzRowIndex
+fuzz ./internal/diff FuzzCompare
+fuzz ./internal/diff FuzzReadDocument
+fuzz ./internal/report FuzzReportInert
+fuzz ./internal/wcag FuzzForTag
 echo "== end to end on a real single-node cluster"
 if [[ $(id -u) -ne 0 ]]; then
   echo "cluster e2e NOT RUN: it needs root (kubelet and containerd); run hack/cluster/e2e.sh as root"

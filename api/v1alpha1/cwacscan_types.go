@@ -322,6 +322,18 @@ type ScanDiff struct {
 	// fixedByImpact maps axe impact to fixed issues.
 	// +optional
 	FixedByImpact map[string]int64 `json:"fixedByImpact,omitempty"`
+	// pagesAdded and pagesRemoved count pages only one of the two scans
+	// scanned; their issues are counted in new and fixed too, and
+	// newOnAddedPages and fixedOnRemovedPages say how many, so a deleted
+	// page is not mistaken for fixes.
+	// +optional
+	PagesAdded int64 `json:"pagesAdded,omitempty"`
+	// +optional
+	PagesRemoved int64 `json:"pagesRemoved,omitempty"`
+	// +optional
+	NewOnAddedPages int64 `json:"newOnAddedPages,omitempty"`
+	// +optional
+	FixedOnRemovedPages int64 `json:"fixedOnRemovedPages,omitempty"`
 	// byOrganisation is new, fixed and unchanged per organisation, at most
 	// 50 organisations, most new first (the rest are in diff.json).
 	// +optional

@@ -50,7 +50,8 @@ func (o ReportOutput) links() []mcp.Content {
 }
 
 const scoringNote = "Leaderboard score = max(0, 100 - weighted issues per page scanned); " +
-	"axe-core issues weigh critical 10, serious 5, moderate 2, minor 1; other audits' issues 3. Higher is better."
+	"axe-core issues weigh critical 10, serious 5, moderate 2, minor 1; other audits' issues 3. Higher is better; " +
+	"equal scores share a rank (1, 1, 3)."
 
 // reportAnswerReserve is kept from the answer cap for everything in the
 // answer but the rendered files.

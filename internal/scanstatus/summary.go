@@ -46,6 +46,7 @@ func diffToAPI(d *results.DiffCounts) *cwacv1alpha1.ScanDiff {
 		Baseline: d.Baseline, New: d.New, Fixed: d.Fixed, Unchanged: d.Unchanged, Unstable: d.Unstable,
 		NewElements: d.NewElements, FixedElements: d.FixedElements,
 		NewByImpact: d.NewByImpact, FixedByImpact: d.FixedByImpact,
+		PagesAdded: d.PagesAdded, PagesRemoved: d.PagesRemoved, NewOnAddedPages: d.NewOnAddedPages, FixedOnRemovedPages: d.FixedOnRemovedPages,
 	}
 	for i, o := range d.ByOrganisation {
 		if i == maxDiffOrganisations {
@@ -64,6 +65,7 @@ func diffFromAPI(d *cwacv1alpha1.ScanDiff) *results.DiffCounts {
 		Baseline: d.Baseline, New: d.New, Fixed: d.Fixed, Unchanged: d.Unchanged, Unstable: d.Unstable,
 		NewElements: d.NewElements, FixedElements: d.FixedElements,
 		NewByImpact: d.NewByImpact, FixedByImpact: d.FixedByImpact,
+		PagesAdded: d.PagesAdded, PagesRemoved: d.PagesRemoved, NewOnAddedPages: d.NewOnAddedPages, FixedOnRemovedPages: d.FixedOnRemovedPages,
 	}
 	for _, o := range d.ByOrganisation {
 		out.ByOrganisation = append(out.ByOrganisation, results.OrganisationChange(o))
