@@ -193,12 +193,12 @@ func TestOperatorMetrics(t *testing.T) {
 	}
 
 	want := map[string]float64{
-		fmt.Sprintf(`cwac_scans{namespace=%q,phase="Complete",reason="Succeeded"}`, ns):              1,
+		fmt.Sprintf(`cwac_scans{namespace=%q,phase="Complete",reason="Succeeded"}`, ns):                1,
 		fmt.Sprintf(`cwac_scans_finished_total{namespace=%q,phase="Complete",reason="Succeeded"}`, ns): 1,
-		fmt.Sprintf(`cwac_scan_pages_scanned_total{namespace=%q}`, ns):                               float64(done.Status.Summary.PagesScanned),
-		fmt.Sprintf(`cwac_latest_scan_total_issues{namespace=%q,schedule="(none)"}`, ns):             float64(done.Status.Summary.TotalIssues),
-		fmt.Sprintf(`cwac_latest_scan_pages_scanned{namespace=%q,schedule="(none)"}`, ns):            float64(done.Status.Summary.PagesScanned),
-		fmt.Sprintf(`cwac_latest_scan_issues{impact="critical",namespace=%q,schedule="(none)"}`, ns): float64(done.Status.Summary.IssuesByImpact["critical"]),
+		fmt.Sprintf(`cwac_scan_pages_scanned_total{namespace=%q}`, ns):                                 float64(done.Status.Summary.PagesScanned),
+		fmt.Sprintf(`cwac_latest_scan_total_issues{namespace=%q,schedule="(none)"}`, ns):               float64(done.Status.Summary.TotalIssues),
+		fmt.Sprintf(`cwac_latest_scan_pages_scanned{namespace=%q,schedule="(none)"}`, ns):              float64(done.Status.Summary.PagesScanned),
+		fmt.Sprintf(`cwac_latest_scan_issues{impact="critical",namespace=%q,schedule="(none)"}`, ns):   float64(done.Status.Summary.IssuesByImpact["critical"]),
 		`cwac_scan_collector_up`: 1,
 	}
 	var body string
