@@ -23,6 +23,7 @@ func main() {
 	flag.Parse()
 	cfg.CWACDir, cfg.ScanDir, cfg.ResultsDir = flags.CWACDir, flags.ConfigDir, flags.ResultsDir
 	cfg.WorkDir, cfg.TerminationLog, cfg.Python = flags.WorkDir, flags.TerminationLog, flags.Python
+	cfg.BaselineDir, cfg.BaselineName = flags.BaselineDir, flags.BaselineName
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "cwac-runner: unexpected arguments %q\n", flag.Args())
 		os.Exit(scanpod.ExitRunnerError)

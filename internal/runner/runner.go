@@ -48,6 +48,9 @@ type Config struct {
 	WorkDir        string // where to build the writable mirror, e.g. /tmp/cwac-work
 	TerminationLog string // e.g. /dev/termination-log
 	Python         string // interpreter; "" picks .venv/bin/python under CWACDir, else python3
+	// BaselineDir is the baseline scan's results directory, read-only ("" when
+	// the scan has none); BaselineName names that scan in the diff.
+	BaselineDir, BaselineName string
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
 }
@@ -87,6 +90,9 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 			return runnerError(fmt.Errorf("resolving %s: %w", *p, err))
 		}
 		*p = abs
+	}
+	if err := checkScanConfig(cfg.ScanDir); err != nil {
+		return runnerError(err)
 	}
 	sites, configName, err := prepare(cfg)
 	if err != nil {
@@ -133,7 +139,11 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 		dir := filepath.Join(cfg.ResultsDir, msg.ResultsDir)
 		opts := results.Options{ExpectedBaseURLs: expected, Duration: duration.Round(100 * time.Millisecond).Seconds()}
 		meta := report.Meta{Title: auditName, ResultsDir: msg.ResultsDir, GeneratedAt: time.Now()}
-		summary, err := WriteResults(ctx, dir, opts, meta, cfg.Log)
+		var diff *results.DiffCounts
+		if cfg.BaselineDir != "" {
+			diff, msg.Baseline = compareResults(ctx, cfg, dir)
+		}
+		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, diff)
 		if err != nil {
 			cfg.Log.Error("summarising results", "dir", dir, "err", err)
 			msg.Message = "could not summarise results: " + err.Error()
@@ -176,6 +186,13 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 // error; a file that cannot be written is logged, and the scan's results
 // stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
+	return writeResults(ctx, dir, opts, meta, log, nil)
+}
+
+// writeResults is WriteResults with the comparison with a baseline (nil:
+// none), which goes into the summary and the report.
+func writeResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger,
+	diff *results.DiffCounts) (*results.Summary, error) {
 	fsys := os.DirFS(dir)
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
@@ -187,6 +204,7 @@ func WriteResults(ctx context.Context, dir string, opts results.Options, meta re
 	if s.DurationSeconds == 0 {
 		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
 	}
+	s.Diff = diff
 	if err := writeJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
 		log.Error("writing summary.json", "err", err)
 	}

@@ -110,6 +110,8 @@ type scanFiles struct {
 	defaults []byte
 	// layout is the CWAC image's (the zero value: as CWAC's Dockerfile builds it).
 	layout imageLayout
+	// baseline, when set, is the baseline scan's results directory.
+	baseline string
 }
 
 func runScan(ctx context.Context, t *testing.T, files scanFiles, env map[string]string) (int, scanpod.Report, Config, string) {
@@ -125,6 +127,9 @@ func runScan(ctx context.Context, t *testing.T, files scanFiles, env map[string]
 		WorkDir:        filepath.Join(tmp, "work"),
 		TerminationLog: filepath.Join(tmp, "termination-log"),
 		Python:         "python3",
+	}
+	if files.baseline != "" {
+		cfg.BaselineDir, cfg.BaselineName = files.baseline, "week-1"
 	}
 	must(t, os.MkdirAll(cfg.ScanDir, 0o755))
 	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.OverridesFile), []byte(files.overrides), 0o644))

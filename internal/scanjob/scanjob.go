@@ -427,9 +427,14 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 					}},
 					Volumes: []corev1.Volume{
 						{Name: volRunner, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("128Mi"))}}},
+						// Optional: a ConfigMap deleted after the Job was made then
+						// mounts as an empty directory, and the runner fails at once
+						// saying so, instead of the pod waiting on the mount until
+						// the scan's deadline.
 						{Name: volScan, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 							LocalObjectReference: corev1.LocalObjectReference{Name: meta.Name},
 							DefaultMode:          ptr.To[int32](0o444),
+							Optional:             ptr.To(true),
 						}}},
 						{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("4Gi"))}}},
 						{Name: volResults, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: opts.ResultsPVC}}},

@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// compareResults compares the scan's results in dir with the baseline's
+// (cfg.BaselineDir, the baseline scan's results directory mounted
+// read-only). It returns the counts for summary.json and status, or why no
+// comparison was made, for the termination report: the baseline's results
+// are gone (its mount is empty: the kubelet creates a missing directory),
+// or the comparison failed. Either way the scan's own results stand.
+func compareResults(ctx context.Context, cfg Config, dir string) (*results.DiffCounts, *scanpod.BaselineProblem) {
+	if !hasResultCSV(cfg.BaselineDir) {
+		return nil, &scanpod.BaselineProblem{Reason: scanpod.BaselineResultsMissing, Message: fmt.Sprintf(
+			"baseline %s: its results directory is empty or gone from the results volume", cfg.BaselineName)}
+	}
+	counts, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName)
+	if err != nil {
+		cfg.Log.Error("comparing with the baseline", "baseline", cfg.BaselineName, "err", err)
+		return nil, &scanpod.BaselineProblem{Reason: scanpod.DiffFailed, Message: err.Error()}
+	}
+	cfg.Log.Info("compared with the baseline", "baseline", cfg.BaselineName, "new", counts.New, "fixed", counts.Fixed, "unchanged", counts.Unchanged)
+	return counts, nil
+}
+
+// hasResultCSV reports whether dir holds at least one regular CSV file.
+func hasResultCSV(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".csv") && e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkScanConfig fails fast, with the reason, when the scan's ConfigMap is
+// not there: its volume is optional, so a ConfigMap deleted after the Job
+// was made gives an empty directory instead of a pod stuck until its
+// deadline.
+func checkScanConfig(dir string) error {
+	for _, name := range []string{scanpod.OverridesFile, scanpod.URLsFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("the scan's ConfigMap is missing (no %s in %s): it was deleted after the scan's Job was created; "+
+					"delete the scan and create it again", name, dir)
+			}
+			return fmt.Errorf("reading the scan's ConfigMap: %w", err)
+		}
+	}
+	return nil
+}
