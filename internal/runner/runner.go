@@ -51,8 +51,8 @@ type Config struct {
 	// BaselineDir is the baseline scan's results directory, read-only ("" when
 	// the scan has none); BaselineName names that scan in the diff.
 	BaselineDir, BaselineName string
-	Stdout, Stderr io.Writer
-	Log            *slog.Logger
+	Stdout, Stderr            io.Writer
+	Log                       *slog.Logger
 }
 
 // stderrTailBytes is how much of CWAC's stderr is kept for the report.
