@@ -32,7 +32,8 @@ type HTTPOptions struct {
 }
 
 // Handler serves /mcp (streamable HTTP), the REST execution service
-// (GET /tools, POST /execute) and GET /health.
+// (GET /tools, POST /execute), GET /metrics (Prometheus, see metrics.go)
+// and GET /health.
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = 1 << 20
@@ -60,6 +61,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	mux.Handle("/mcp/", mcpHandler)
 	mux.Handle("GET /tools", protected(http.HandlerFunc(s.listToolsREST)))
 	mux.Handle("POST /execute", protected(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })))
+	mux.Handle("GET "+MetricsPath, protected(s.metricsHandler()))
 	mux.HandleFunc("GET /health", s.health)
 	return mux
 }

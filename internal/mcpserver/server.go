@@ -120,6 +120,7 @@ type Server struct {
 	tools   map[string]*tool
 	mcp     *mcp.Server
 	limiter *callerLimiter
+	metrics serverMetrics
 }
 
 // tool is one registry entry, served over MCP and REST alike.
@@ -352,6 +353,7 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 
 // audit writes the one structured line every tool call leaves.
 func (s *Server) audit(t *tool, call *callInfo, args, outcome string, err error, start time.Time) {
+	s.metrics.observe(s, t.name, outcome, time.Since(start))
 	s.cfg.Log.Info("tool call",
 		"audit", true, "tool", t.name, "caller", call.Caller, "transport", call.Transport,
 		"target", call.Target, "args", args, "outcome", outcome, "error", errString(err),
