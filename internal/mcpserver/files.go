@@ -99,21 +99,23 @@ func (r resultsRoot) resolveResultsDir(resultsPath, auditName string) (string, e
 		return "", err
 	}
 	defer closeReadOnly(root)
-	return resolveResultsDirIn(root, resultsPath, auditName)
+	dir, _, err := resolveResultsDirIn(root, resultsPath, auditName)
+	return dir, err
 }
 
 // resolveResultsDirIn is resolveResultsDir in a root already open, with
-// resultsPath already checked by validRelPath.
-func resolveResultsDirIn(root *os.Root, resultsPath, auditName string) (string, error) {
+// resultsPath already checked by validRelPath. It also returns the
+// directory's FileInfo when it had to look it up anyway (nil otherwise).
+func resolveResultsDirIn(root *os.Root, resultsPath, auditName string) (string, fs.FileInfo, error) {
 	if _, _, ok := cwac.ParseResultsDirName(path.Base(resultsPath)); ok {
 		if info, err := root.Stat(resultsPath); err == nil && info.IsDir() {
-			return resultsPath, nil
+			return resultsPath, info, nil
 		}
-		return "", fmt.Errorf("results directory %s is missing from the results volume", resultsPath)
+		return "", nil, fmt.Errorf("results directory %s is missing from the results volume", resultsPath)
 	}
 	entries, err := fs.ReadDir(root.FS(), resultsPath)
 	if err != nil {
-		return "", fmt.Errorf("no results directory yet under %s", resultsPath)
+		return "", nil, fmt.Errorf("no results directory yet under %s", resultsPath)
 	}
 	var names []string
 	for _, e := range entries {
@@ -122,10 +124,10 @@ func resolveResultsDirIn(root *os.Root, resultsPath, auditName string) (string, 
 		}
 	}
 	if len(names) == 0 {
-		return "", fmt.Errorf("no results directory yet under %s", resultsPath)
+		return "", nil, fmt.Errorf("no results directory yet under %s", resultsPath)
 	}
 	sort.Strings(names)
-	return resultsPath + "/" + names[len(names)-1], nil
+	return resultsPath + "/" + names[len(names)-1], nil, nil
 }
 
 // dirStats counts the files and bytes under a directory (bounded depth) and

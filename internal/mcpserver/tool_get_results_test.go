@@ -3,12 +3,15 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -94,4 +97,60 @@ func TestGetResultsPagesWithRowIndex(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkGetResultsPage is one indexed page of 100 rows of a real scan's
+// axe rows: the tool's own work (getResults) and the whole MCP call.
+func BenchmarkGetResultsPage(b *testing.B) {
+	root := b.TempDir()
+	dir := filepath.Join(root, "2026-11-21_23-18-23_bench")
+	if err := os.CopyFS(dir, os.DirFS(fixtureDir)); err != nil {
+		b.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(fixtureDir, "axe_core_audit.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	header, body, _ := strings.Cut(string(src), "\n")
+	big := header + "\n" + strings.Repeat(body, 100) // 1,400 rows
+	if err := os.WriteFile(filepath.Join(dir, "axe_core_audit.csv"), []byte(big), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	idx := results.NewIndexBuilder(0)
+	if err := results.Walk(context.Background(), os.DirFS(dir), idx); err != nil {
+		b.Fatal(err)
+	}
+	data, _ := idx.Index().Marshal()
+	if err := os.WriteFile(filepath.Join(dir, results.RowIndexFile), data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Config{Client: k8s, Namespace: "default", ResultsRoot: root, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := ResultsInput{ScanID: "2026-11-21_23-18-23_bench", AuditType: "axe_core_audit", Limit: 100, Offset: 500}
+	b.Run("getResults", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := srv.getResults(context.Background(), &callInfo{}, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	ctx := b.Context()
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+		b.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"scan_id": in.ScanID, "audit_type": in.AuditType, "limit": in.Limit, "offset": in.Offset}
+	b.Run("MCP call", func(b *testing.B) {
+		for b.Loop() {
+			if res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "cwac_get_results", Arguments: args}); err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
 }

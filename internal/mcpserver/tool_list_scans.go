@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"slices"
@@ -89,11 +90,11 @@ func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map
 			Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
 		}
 		if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
-			if dir, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {
+			if dir, info, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {
 				e.Path = dir
 				claimed[dir] = true
 				// A finished scan's results no longer change: their stats are remembered.
-				addDirStats(root, &e, func(time.Time) bool { return scan.Status.Phase.Finished() })
+				addDirStats(root, &e, info, func(time.Time) bool { return scan.Status.Phase.Finished() })
 			}
 		}
 		entries = append(entries, e)
@@ -120,7 +121,7 @@ func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[st
 			e.Timestamp = t.UTC().Format(time.RFC3339)
 		}
 		// No scan says whether CWAC is done: stats are remembered once the directory has settled.
-		addDirStats(root, &e, func(modTime time.Time) bool { return now.Sub(modTime) > settledAfter })
+		addDirStats(root, &e, nil, func(modTime time.Time) bool { return now.Sub(modTime) > settledAfter })
 		entries = append(entries, e)
 	}
 	return entries, note
@@ -128,10 +129,16 @@ func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[st
 
 // addDirStats fills an entry's file count, size and audit types, from
 // dirStatsCache when the directory is unchanged since they were counted;
-// settled says whether a directory last modified at modTime may be cached.
-func addDirStats(root *os.Root, e *ScanEntry, settled func(modTime time.Time) bool) {
-	info, err := root.Stat(e.Path)
-	if err != nil || !info.IsDir() {
+// info is the directory's, when already looked up; settled says whether a
+// directory last modified at modTime may be cached.
+func addDirStats(root *os.Root, e *ScanEntry, info fs.FileInfo, settled func(modTime time.Time) bool) {
+	if info == nil {
+		var err error
+		if info, err = root.Stat(e.Path); err != nil {
+			return
+		}
+	}
+	if !info.IsDir() {
 		return
 	}
 	key := root.Name() + "\x00" + e.Path
