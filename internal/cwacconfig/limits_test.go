@@ -221,3 +221,19 @@ func TestReadBaseURLCSV(t *testing.T) {
 		})
 	}
 }
+
+// Sites alone, without plain URLs, and plain URLs alone.
+func TestNormalizeSitesOneKindOnly(t *testing.T) {
+	got, err := NormalizeSites(nil, []Site{{URL: "https://a.example/"}, {URL: "https://b.example/", Sector: "S"}})
+	want := []Site{
+		{Organisation: "a.example", URL: "https://a.example/", Sector: DefaultSector},
+		{Organisation: "b.example", URL: "https://b.example/", Sector: "S"},
+	}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("sites only: %v (-want +got):\n%s", err, diff)
+	}
+	got, err = NormalizeSites([]string{"https://a.example/"}, nil)
+	if err != nil || len(got) != 1 || got[0].Organisation != "a.example" {
+		t.Errorf("URLs only: %v, %v", got, err)
+	}
+}

@@ -85,3 +85,18 @@ func TestFlagsBuild(t *testing.T) {
 		})
 	}
 }
+
+// The defaults people see in --help are the ones the policy uses.
+func TestFlagDefaults(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	new(Flags).Bind(fs)
+	want := map[string]string{
+		"url-allow-domains": "", "url-deny-domains": "", "url-deny-cidrs": "", "url-allow-cidrs": "",
+		"url-resolve": "true", "url-check-redirects": "true", "url-check-timeout": "5s",
+	}
+	for name, def := range want {
+		if f := fs.Lookup(name); f == nil || f.DefValue != def {
+			t.Errorf("--%s: %+v, want default %q", name, f, def)
+		}
+	}
+}

@@ -41,6 +41,11 @@ func TestParseHostIPBoundaries(t *testing.T) {
 		{host: "127.0.0.0x", want: "127.0.0.0"},
 		{host: "0xaf.0xAF.0x9.0x0", want: "175.175.9.0"},
 		{host: "0XfF.0.0.1", want: "255.0.0.1"},
+		{host: "1.2.3.0xa", want: "1.2.3.10"}, // the last label decides whether a host is an address
+		{host: "1.2.3.0xf", want: "1.2.3.15"},
+		{host: "1.2.3.0xA", want: "1.2.3.10"},
+		{host: "1.2.3.0xF", want: "1.2.3.15"},
+		{host: "1.2.3.0x9", want: "1.2.3.9"},
 		{host: "1.2.3.0xg"}, // g after f: not a number, so a name
 		{host: "1.2.3.0xG"}, // G after F
 		{host: "1.2.3.0x`"}, // ` before a
