@@ -35,3 +35,25 @@ func TestDenialErrorCutsOnACharacter(t *testing.T) {
 		})
 	}
 }
+
+// truncate never cuts inside a character, and stops at the start of s when
+// what it holds is no character at all (bytes that only continue one).
+func TestTruncateBoundary(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 4, "abc"},
+		{"abc", 3, "abc"},
+		{"abc", 2, "ab…"},
+		{"abc", 0, "…"},
+		{"aé", 2, "a…"},
+		{strings.Repeat("\x80", 5), 3, "…"},
+	}
+	for _, tt := range tests {
+		if got := truncate(tt.s, tt.n); got != tt.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
