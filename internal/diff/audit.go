@@ -46,6 +46,7 @@ const (
 	howOtherBlank       // unstable: the other side has no result for this audit, page and viewport
 	howAnimating        // unstable: one side could not run the focus audit (the page kept animating)
 	howReplaced         // unstable: the page replaced itself during the audits (its title changed)
+	howOnBody           // unstable: the tab press focused the page's <body>, not an element
 )
 
 // groupKey is where rows are compared: one page at one viewport width.
@@ -91,6 +92,7 @@ type scanned struct {
 	rule      string // shown: the axe rule id, or the audit's name
 	matchRule string // matched on: rule, split for unstable kinds of row
 	animating bool
+	onBody    bool // a focus row about the page's <body>: see unstable.go
 }
 
 // openSide opens one side's CSV of the audit; a missing file, or one without
@@ -165,6 +167,9 @@ func (c *comparison) parse(a *auditState, row results.Row) (scanned, error) {
 		sc.animating = true
 		sc.matchRule += "\x00animating"
 	}
+	if a.name == focusFile && focusedBody(row.Get("html")) {
+		sc.onBody = true
+	}
 	return sc, nil
 }
 
@@ -200,7 +205,7 @@ func (c *comparison) readSide(a *auditState, s int) error {
 		if len(a.recs[s]) >= maxRecords {
 			return fmt.Errorf("more than %d issue rows: too many to compare", maxRecords)
 		}
-		a.recs[s] = append(a.recs[s], record{
+		rec := record{
 			html:    maphashString(c.seed, row.Get("html")),
 			target:  maphashString(c.seed, targetOf(r, row)),
 			issues:  sc.issues,
@@ -209,7 +214,11 @@ func (c *comparison) readSide(a *auditState, s int) error {
 			org:     c.strs.id(row.Get("organisation")),
 			impact:  c.strs.id(row.Get("impact")),
 			partner: -1,
-		})
+		}
+		if sc.onBody {
+			rec.state, rec.how = stateUnstable, howOnBody
+		}
+		a.recs[s] = append(a.recs[s], rec)
 		return nil
 	})
 }

@@ -51,15 +51,18 @@ func isFocus(url, vp string) func(row) bool { return func(r row) bool { return r
 
 // TestCompareKnownEdits compares the real scan with copies of itself edited
 // as a site (or CWAC) would change, and checks what a person would name.
+// editCase is a comparison of the real scan with an edited copy.
+type editCase struct {
+	name string
+	// edit changes the baseline and the scan (both start as the real scan).
+	edit func(base, cur resultsDir)
+	want figures
+	// row, when set, must be among the rows.
+	row *Row
+}
+
 func TestCompareKnownEdits(t *testing.T) {
-	tests := []struct {
-		name string
-		// edit changes the baseline and the scan (both start as the real scan).
-		edit func(base, cur resultsDir)
-		want figures
-		// row, when set, must be among the rows.
-		row *Row
-	}{
+	runEditCases(t, []editCase{
 		{
 			name: "nothing changed",
 			edit: func(_, _ resultsDir) {},
@@ -332,7 +335,35 @@ func TestCompareKnownEdits(t *testing.T) {
 			},
 			want: figures{New: 1, NewElements: 1, Fixed: 5, FixedElements: 3, Unchanged: 12, PagesRemoved: 1, FixedOnRemovedPgs: 4},
 		},
-	}
+	})
+}
+
+// TestCompareFocusOnBody: a focus row about the page's <body> is unstable.
+func TestCompareFocusOnBody(t *testing.T) {
+	runEditCases(t, []editCase{
+		{
+			// Seen with real CWAC: an unchanged page with two links, scanned
+			// twice; one scan's third tab press landed on <body>.
+			name: "a tab press past the last link focuses the page's body, in this scan only",
+			edit: func(_, cur resultsDir) {
+				cur.edit("focus_indicator_audit.csv", func(r row) bool {
+					if r.is(clean, small) {
+						r.set("description", "Tab key press #3 did not show a focus indicator")
+						r.set("html", "<body>\n<header>\n  <nav aria-label=\"Main\"><a href=\"/\">Home</a> | <a href=\"form.html\">Con")
+						r.set("num_issues", "1")
+					}
+					return true
+				})
+			},
+			want: figures{Unchanged: 17, Unstable: 1},
+			row: &Row{Change: ChangeUnstable, Reason: unstableReasons[howOnBody], Audit: "focus_indicator_audit", Rule: "focus_indicator_audit",
+				URL: clean, ViewportWidth: 320, Issues: 1},
+		},
+	})
+}
+
+func runEditCases(t *testing.T, tests []editCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := loadReal(t)
@@ -557,6 +588,28 @@ func TestPageKey(t *testing.T) {
 	for in, want := range tests {
 		if got := pageKey(in); got != want {
 			t.Errorf("pageKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFocusedBody(t *testing.T) {
+	tests := []struct {
+		html string
+		want bool
+	}{
+		{"<body>\n<nav>", true},
+		{"  <BODY class=\"x\">", true},
+		{"<body", true},
+		{"<body/>", true},
+		{"<bodyguard>", false},
+		{"<a href=\"/\">Home</a>", false},
+		{"", false},
+		{"<bod", false},
+		{"text <body>", false},
+	}
+	for _, tt := range tests {
+		if got := focusedBody(tt.html); got != tt.want {
+			t.Errorf("focusedBody(%q) = %v, want %v", tt.html, got, tt.want)
 		}
 	}
 }
