@@ -106,6 +106,11 @@ test-unit: ## The fast tier: unit, golden and fuzz-corpus tests needing only Go 
 test: ## The whole suite: verify, vet, unit, golden, runner, envtest, chart, MCP end to end, fuzz, and (as root) the real cluster.
 	./hack/test.sh
 
+.PHONY: bench
+bench: envtest-assets ## Results read path and queue figures beside in-run baselines, as ratios (data generated under bin/bench; never fails on timings).
+	$(GO) build -o $(LOCALBIN)/bench/bench ./hack/bench
+	$(LOCALBIN)/bench/bench -data $(LOCALBIN)/bench -envtest-assets $(LOCALBIN)/k8s/$(K8S_VERSION)-linux-amd64 $(BENCH_ARGS)
+
 # The pure packages (no cluster, no browser, no network) that mutation
 # testing covers; MUTATE_REPORT_ONLY are printed but not held to the targets
 # while they are being rewritten (docs/development.md, "Mutation testing").

@@ -1,0 +1,305 @@
+// Command bench measures the results read path on generated data and prints
+// the figures beside in-run baselines, as ratios, so that a regression shows
+// whatever the machine: `make bench`. It generates its data under bin/bench
+// (a 1M-row axe CSV and 1,000 result directories, all made from the real
+// CWAC run in testdata/cwac-results), starts a local control plane
+// (envtest) for cwac_list_scans, and runs the controller's queue cost test
+// with CWAC_QUEUE_SCANS set. It asserts nothing: timings never fail a build.
+//
+// Run it from the repository root.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+)
+
+// caseWC is the real wc -l, run beside the read cases when there is one.
+const caseWC = "wc -l"
+
+// listProfile is where to write the cached cwac_list_scans calls' CPU profile ("" for none).
+var listProfile string
+
+func main() {
+	var (
+		root, assets, queue, only string
+		rows, scans, runs, calls  int
+	)
+	flag.StringVar(&root, "data", "bin/bench", "where the generated data lives (ignored by git)")
+	flag.IntVar(&rows, "rows", 1_000_000, "rows of the generated axe_core_audit.csv")
+	flag.IntVar(&scans, "scans", 1000, "CwacScans and result directories for cwac_list_scans")
+	flag.IntVar(&runs, "runs", 3, "runs of each whole-file read (the median is shown, the largest peak memory)")
+	flag.IntVar(&calls, "calls", 40, "calls of each tool measured")
+	flag.StringVar(&assets, "envtest-assets", "bin/k8s/1.37.1-linux-amd64", "kube-apiserver and etcd for cwac_list_scans")
+	flag.StringVar(&only, "only", "reads,results,list,queue", "the sections to run")
+	flag.StringVar(&listProfile, "list-cpuprofile", "", "write a CPU profile of the cached cwac_list_scans calls to this file")
+	flag.StringVar(&queue, "queue", "100,500,1000", "queue lengths for the controller's queue cost test (\"\" skips it)")
+	flag.Parse()
+	sections := map[string]bool{}
+	for _, s := range strings.Split(only, ",") {
+		sections[strings.TrimSpace(s)] = true
+	}
+	if queue == "" {
+		sections["queue"] = false
+	}
+	if err := run(newDataset(root, rows, scans), runs, calls, assets, queue, sections); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// table prints rows of figures with their ratio to a baseline.
+type table struct {
+	w *tabwriter.Writer
+}
+
+func newTable(title string, columns ...string) *table {
+	fmt.Printf("\n%s\n", title)
+	t := &table{w: tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', tabwriter.AlignRight)}
+	t.row(columns...)
+	return t
+}
+
+// row writes one row; a failed write to stdout has nowhere to be reported.
+func (t *table) row(cells ...string) { _, _ = fmt.Fprintln(t.w, strings.Join(cells, "\t")+"\t") }
+func (t *table) flush()              { _ = t.w.Flush() }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+func ratio(a, b time.Duration) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", float64(a)/float64(b))
+}
+
+func run(d *dataset, runs, calls int, assets, queue string, sections map[string]bool) error {
+	start := time.Now()
+	if err := d.ensure(); err != nil {
+		return fmt.Errorf("generating data: %w", err)
+	}
+	fmt.Printf("bench: %d-row axe CSV, %d result directories, %d runs, %d calls each; %s\n", d.rows, d.scans, runs, calls, time.Now().Format(time.RFC3339))
+	var fullRead time.Duration
+	if sections["reads"] {
+		reads, err := readFigures(d, runs)
+		if err != nil {
+			return err
+		}
+		fullRead = reads["csv"].wall
+	}
+	if sections["results"] || sections["list"] {
+		ctx := context.Background()
+		api, err := startAPIServer(assets)
+		if err != nil {
+			return err
+		}
+		defer api.stop()
+		if sections["results"] {
+			if err := resultsFigures(ctx, d, calls, fullRead, api.client); err != nil {
+				return err
+			}
+		}
+		if sections["list"] {
+			if err := listFigures(ctx, d, calls, api); err != nil {
+				return err
+			}
+		}
+	}
+	if sections["queue"] {
+		if err := queueFigures(queue); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nbench: done in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// readFigures runs each whole-file read in its own process on one core.
+func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
+	readcase := filepath.Join(d.root, "readcase")
+	build := exec.Command("go", "build", "-o", readcase, "./hack/bench/readcase")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("building readcase: %w", err)
+	}
+	t := newTable(fmt.Sprintf("Reading the %d-row CSV (own process, GOMAXPROCS=1, median of %d)", d.rows, runs),
+		"case", "wall", "CPU", "peak RSS", "÷ encoding/csv", "÷ read floor", "answer")
+	figures := map[string]processFigure{}
+	// The runner goes first: it writes the row index the tools use below.
+	order := []string{"runner", "floor", "csv", "summary"}
+	for _, name := range order {
+		all := make([]processFigure, 0, runs)
+		for range runs {
+			f, err := runCase(readcase, name, d.bigDir)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, f)
+		}
+		figures[name] = median(all)
+	}
+	if f, err := runWC(d.bigDir); err == nil {
+		figures[caseWC] = f
+		order = append([]string{caseWC}, order...)
+	}
+	labels := map[string]string{
+		caseWC: "wc -l", "floor": "read floor (64 KiB reads, count lines)", "csv": "bare encoding/csv loop (baseline)",
+		"summary": "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
+	}
+	for _, name := range order {
+		f := figures[name]
+		rss := "-"
+		if f.rssMiB > 0 {
+			rss = fmt.Sprintf("%.1f MiB", f.rssMiB)
+		}
+		t.row(labels[name], ms(f.wall), ms(f.cpu), rss,
+			ratio(f.wall, figures["csv"].wall), ratio(f.wall, figures["floor"].wall), f.answer)
+	}
+	t.flush()
+	return figures, nil
+}
+
+// median is the run of median wall time, with the largest peak RSS of all.
+func median(all []processFigure) processFigure {
+	slices.SortFunc(all, func(a, b processFigure) int { return int(a.wall - b.wall) })
+	m := all[len(all)/2]
+	for _, f := range all {
+		m.rssMiB = max(m.rssMiB, f.rssMiB)
+	}
+	return m
+}
+
+// resultsFigures calls cwac_get_results on the big results, with and
+// without the row index, against the cost of the full read every call
+// made before (the bare encoding/csv loop).
+func resultsFigures(ctx context.Context, d *dataset, calls int, fullRead time.Duration, c client.Client) error {
+	session, err := mcpSession(ctx, mcpserver.Config{Client: c, Namespace: benchNamespace, ResultsRoot: d.root + "/big"})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = session.Close() }()
+	indexed, raw := "2026-11-21_23-18-23_big", "2026-11-21_23-18-24_raw"
+	page := func(id string, offset int, more ...any) map[string]any {
+		args := map[string]any{"scan_id": id, "limit": 100, "offset": offset}
+		for i := 0; i+1 < len(more); i += 2 {
+			args[more[i].(string)] = more[i+1]
+		}
+		return args
+	}
+	cases := []struct {
+		label string
+		args  map[string]any
+		calls int
+	}{
+		{"row index: limit=100", page(indexed, 0), calls},
+		{"row index: limit=100 offset=900000", page(indexed, 900_000), calls},
+		{"row index: critical issues, offset=100000", page(indexed, 100_000, "impact", "critical", "issues_only", true), calls},
+		{"no index: limit=100", page(raw, 0), calls},
+		{"no index: limit=100 offset=500000", page(raw, 500_000), 3},
+	}
+	t := newTable(fmt.Sprintf("cwac_get_results on %d rows (in-process MCP, %d calls)", d.rows, calls),
+		"case", "p50", "p95", "÷ full read (encoding/csv)", "total_results")
+	for _, c := range cases {
+		var total string
+		lat, err := measure(c.calls, func() error {
+			out, err := callTool(ctx, session, "cwac_get_results", c.args)
+			if err == nil {
+				total = fmt.Sprint(out["total_results"])
+				if out["total_is_lower_bound"] == true {
+					total = "at least " + total
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		t.row(c.label, ms(lat.p50), ms(lat.p95), ratio(lat.p50, fullRead), total)
+	}
+	t.flush()
+	return nil
+}
+
+// listFigures lists d.scans CwacScans through cwac_list_scans, with the
+// API server listed directly and from the informer's cache, against a bare
+// LIST of the scans.
+func listFigures(ctx context.Context, d *dataset, calls int, api *apiServer) error {
+	if err := api.createScans(ctx, d); err != nil {
+		return fmt.Errorf("creating scans: %w", err)
+	}
+	bare, err := measure(calls, func() error {
+		return api.client.List(ctx, &cwacv1alpha1.CwacScanList{}, client.InNamespace(benchNamespace))
+	})
+	if err != nil {
+		return err
+	}
+	t := newTable(fmt.Sprintf("cwac_list_scans with %d scans (in-process MCP, envtest API server, %d calls)", d.scans, calls),
+		"case", "p50", "p95", "max", "÷ bare LIST", "total")
+	t.row("bare LIST of the CwacScans (baseline)", ms(bare.p50), ms(bare.p95), ms(bare.max), "1.00×", "")
+	clients := []struct {
+		label string
+		c     client.Client
+	}{
+		{"cwac_list_scans, scans listed from the API server", api.client},
+		{"cwac_list_scans, scans from the informer cache", mcpserver.WithScanListCache(ctx, api.cfg, api.scheme, benchNamespace, api.client, quietLog())},
+	}
+	for _, c := range clients {
+		session, err := mcpSession(ctx, mcpserver.Config{Client: c.c, Namespace: benchNamespace, ResultsRoot: d.volume})
+		if err != nil {
+			return err
+		}
+		var total string
+		if listProfile != "" && c.label == clients[len(clients)-1].label {
+			f, err := os.Create(listProfile)
+			if err != nil {
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+		}
+		lat, err := measure(calls, func() error {
+			out, err := callTool(ctx, session, "cwac_list_scans", map[string]any{"limit": 50})
+			total = fmt.Sprint(out["total"])
+			return err
+		})
+		_ = session.Close()
+		if err != nil {
+			return err
+		}
+		t.row(c.label, ms(lat.p50), ms(lat.p95), ms(lat.max), ratio(lat.p50, bare.p50), total)
+	}
+	t.flush()
+	return nil
+}
+
+// queueFigures runs the controller's queue cost test, which prints its own table.
+func queueFigures(sizes string) error {
+	fmt.Printf("\nThe operator's queue (internal/controller TestQueueWorkPerEventIsFlat, CWAC_QUEUE_SCANS=%s)\n", sizes)
+	cmd := exec.Command("go", "test", "./internal/controller/", "-run", "^TestQueueWorkPerEventIsFlat$", "-count=1", "-v", "-timeout", "30m")
+	cmd.Env = append(os.Environ(), "CWAC_QUEUE_SCANS="+sizes)
+	out, err := cmd.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "queue_cost_test.go") || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "FAIL") {
+			fmt.Println(line)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("queue cost test: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+// Command readcase runs one of bench's whole-file reads in a process of its
+// own, so that its CPU time and peak memory are its alone (bench starts it
+// with GOMAXPROCS=1 and reads both from the kernel's accounting). It links
+// only what the read needs: its resident memory is the read's, not that of
+// bench's Kubernetes libraries.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/runner"
+)
+
+// readCases are the reads readcase -case NAME -dir DIR runs.
+var readCases = map[string]func(dir string) (string, error){
+	// floor: read the CSV and count its lines, as wc -l does.
+	"floor": func(dir string) (string, error) {
+		f, err := os.Open(filepath.Join(dir, "axe_core_audit.csv"))
+		if err != nil {
+			return "", err
+		}
+		defer func() { _ = f.Close() }()
+		buf := make([]byte, 64<<10)
+		lines := 0
+		for {
+			n, err := f.Read(buf)
+			lines += bytes.Count(buf[:n], []byte{'\n'})
+			if errors.Is(err, io.EOF) {
+				return fmt.Sprintf("%d lines", lines), nil
+			}
+			if err != nil {
+				return "", err
+			}
+		}
+	},
+	// csv: a bare encoding/csv loop over the same file, records reused.
+	"csv": func(dir string) (string, error) {
+		f, err := os.Open(filepath.Join(dir, "axe_core_audit.csv"))
+		if err != nil {
+			return "", err
+		}
+		defer func() { _ = f.Close() }()
+		r := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
+		r.ReuseRecord = true
+		r.FieldsPerRecord = -1
+		rows := 0
+		for {
+			_, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				return fmt.Sprintf("%d records", rows), nil
+			}
+			if err != nil {
+				return "", err
+			}
+			rows++
+		}
+	},
+	// summary: what cwac_get_summary computes when asked to recompute.
+	"summary": func(dir string) (string, error) {
+		s, err := results.Summarize(dir, results.Options{})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d issues", s.TotalIssues), nil
+	},
+	// runner: everything the scan pod does after CWAC exits.
+	"runner": func(dir string) (string, error) {
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		s, err := runner.WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "bench"}, log)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d issues", s.TotalIssues), nil
+	},
+}
+
+// childResult is what a child reports of its case.
+type childResult struct {
+	Wall   time.Duration `json:"wall"`
+	Answer string        `json:"answer"`
+	// PeakKiB is this process's peak resident memory (VmHWM). The kernel's
+	// ru_maxrss of a child counts the parent's memory from before the exec.
+	PeakKiB int64 `json:"peak_kib"`
+}
+
+// peakKiB reads VmHWM from /proc/self/status (0 where there is none).
+func peakKiB() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: readcase CASE RESULTS-DIR")
+		os.Exit(2)
+	}
+	if err := runChild(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "readcase:", err)
+		os.Exit(1)
+	}
+}
+
+// runChild runs one case and prints its result as JSON.
+func runChild(name, dir string) error {
+	fn, ok := readCases[name]
+	if !ok {
+		return fmt.Errorf("no case %q", name)
+	}
+	start := time.Now()
+	answer, err := fn(dir)
+	if err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	return json.NewEncoder(os.Stdout).Encode(childResult{Wall: wall, Answer: answer, PeakKiB: peakKiB()})
+}
