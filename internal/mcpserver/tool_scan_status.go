@@ -15,8 +15,12 @@ import (
 
 // StatusInput are cwac_scan_status's arguments.
 type StatusInput struct {
-	ScanID string `json:"scan_id" jsonschema:"the scan's ID, from cwac_scan or cwac_list_scans"`
+	ScanID      string `json:"scan_id" jsonschema:"the scan's ID, from cwac_scan or cwac_list_scans"`
+	WaitSeconds int    `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds for the scan to finish before answering (at most the call timeout less 5 s), sending progress notifications every 2 s when the client asks for progress; 0 answers at once"`
 }
+
+// statusPollEvery is how often a waiting cwac_scan_status looks again.
+const statusPollEvery = 2 * time.Second
 
 // Progress is CWAC's own progress (progress.csv).
 type Progress struct {
@@ -46,10 +50,33 @@ type StatusOutput struct {
 	Notes          []string  `json:"notes,omitempty"`
 }
 
+// status answers at once, or, with wait_seconds, when the scan finishes or
+// the wait is over, whichever comes first; the call's own deadline bounds
+// the wait, so a waiting call never outlives the call timeout.
 func (s *Server) status(ctx context.Context, call *callInfo, in StatusInput) (StatusOutput, error) {
+	most := int((s.cfg.CallTimeout - 5*time.Second) / time.Second)
+	if in.WaitSeconds < 0 || in.WaitSeconds > max(most, 0) {
+		return StatusOutput{}, fmt.Errorf("wait_seconds must be between 0 and %d (the call timeout less 5 s), not %d", max(most, 0), in.WaitSeconds)
+	}
+	until := time.Now().Add(time.Duration(in.WaitSeconds) * time.Second)
+	for {
+		out, finished, err := s.statusOnce(ctx, call, in)
+		if err != nil || finished || !time.Now().Add(statusPollEvery).Before(until) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return out, nil
+		case <-time.After(statusPollEvery):
+		}
+	}
+}
+
+// statusOnce reads the scan's status once.
+func (s *Server) statusOnce(ctx context.Context, call *callInfo, in StatusInput) (StatusOutput, bool, error) {
 	scan, err := s.store.scan(ctx, call, in.ScanID)
 	if err != nil {
-		return StatusOutput{}, err
+		return StatusOutput{}, false, err
 	}
 	st := scan.Status
 	out := StatusOutput{
@@ -81,7 +108,7 @@ func (s *Server) status(ctx context.Context, call *callInfo, in StatusInput) (St
 	if !st.Phase.Finished() {
 		s.setProgress(ctx, &out, call, scan)
 	}
-	return out, nil
+	return out, st.Phase.Finished(), nil
 }
 
 // setTimes fills the start and completion times and the time between them
