@@ -71,7 +71,8 @@ func TestStatusWaits(t *testing.T) {
 	}
 
 	for _, wait := range []int{-1, 26} {
-		if _, errText := h.call("cwac_scan_status", map[string]any{"scan_id": id, "wait_seconds": wait}); !strings.Contains(errText, "wait_seconds must be between 0 and 25") {
+		_, errText := h.call("cwac_scan_status", map[string]any{"scan_id": id, "wait_seconds": wait})
+		if !strings.Contains(errText, "wait_seconds must be between 0 and 25") {
 			t.Errorf("wait_seconds %d: %q", wait, errText)
 		}
 	}
