@@ -59,6 +59,9 @@ type Options struct {
 	Now func() time.Time
 	// SkipNameValidation lets tests start several managers in one process.
 	SkipNameValidation bool
+
+	// inspect, in tests, is given the scan reconciler Setup built.
+	inspect func(*CwacScanReconciler)
 }
 
 // Setup wires the admission and scan controllers into mgr.
@@ -93,6 +96,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		clock = time.Now
 	}
 	scans.queue = newQueue(mgr.GetClient(), o.MaxConcurrentScans, clock)
+	if o.inspect != nil {
+		o.inspect(scans)
+	}
 	if err := setupSchedules(mgr, o); err != nil {
 		return err
 	}
