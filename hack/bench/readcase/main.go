@@ -78,6 +78,14 @@ var readCases = map[string]func(dir string) (string, error){
 		}
 		return fmt.Sprintf("%d issues", s.TotalIssues), nil
 	},
+	// walk: the runner's read without the report: summary and row index.
+	"walk": func(dir string) (string, error) {
+		summary, index := results.NewSummaryBuilder(results.Options{}), results.NewIndexBuilder(0)
+		if err := results.Walk(context.Background(), os.DirFS(dir), summary, index); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d issues", summary.Summary().TotalIssues), nil
+	},
 	// runner: everything the scan pod does after CWAC exits.
 	"runner": func(dir string) (string, error) {
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
