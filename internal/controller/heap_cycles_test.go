@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,8 +21,9 @@ import (
 // and reports the operator process's live heap after each cycle, so that
 // growth over cycles shows whether something keeps what it should not.
 // CWAC_HEAP_CYCLES=<cycles>x<scans> sets the work (default 3x40; the
-// figures in the closing notes are 4x500), CWAC_HEAP_PROFILE=<file> writes
-// a heap profile at the end. What it asserts cannot depend on timing: after
+// figures in the closing notes are 6x500), CWAC_HEAP_PROFILE=<file> writes
+// a heap profile at the end, CWAC_HEAP_SETTLE=<duration> measures once more
+// after that long idle. What it asserts cannot depend on timing: after
 // every cycle the operator's own bookkeeping (started reservations) is
 // empty and its cache holds none of the deleted scans.
 func TestMemoryAfterCreateDeleteCycles(t *testing.T) {
@@ -77,6 +79,21 @@ func TestMemoryAfterCreateDeleteCycles(t *testing.T) {
 		t.Logf("cycle %d (%d scans): heap in use %.1f MiB", c+1, scans, float64(ms.HeapInuse)/(1<<20))
 	}
 	t.Logf("heap after the last cycle / after the first: %.2f", float64(heap[len(heap)-1])/float64(heap[0]))
+	// client-go's Event broadcaster keeps each Event it sent for 6 minutes
+	// (to count repeats as a series): CWAC_HEAP_SETTLE=7m waits past that
+	// and measures again, to tell that cache from a leak.
+	if env := os.Getenv("CWAC_HEAP_SETTLE"); env != "" {
+		settle, err := time.ParseDuration(env)
+		if err != nil {
+			t.Fatalf("CWAC_HEAP_SETTLE=%q: %v", env, err)
+		}
+		time.Sleep(settle)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		t.Logf("after %s with nothing to do: heap in use %.1f MiB (%.2f of the first cycle's)", settle,
+			float64(ms.HeapInuse)/(1<<20), float64(ms.HeapInuse)/float64(heap[0]))
+	}
 	if path := os.Getenv("CWAC_HEAP_PROFILE"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
