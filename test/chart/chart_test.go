@@ -472,9 +472,12 @@ func checkDefaults(t *testing.T, objs []*unstructured.Unstructured) {
 // namespaces and nothing cluster-wide but the MCP server's auth delegation.
 func checkNamespaced(t *testing.T, objs []*unstructured.Unstructured) {
 	k := kinds(objs)
-	// The only cluster-scoped grant left is the MCP server's token and
-	// permission reviews (system:auth-delegator), which are cluster-scoped APIs.
-	if len(k["ClusterRole"]) != 0 || len(k["ClusterRoleBinding"]) != 1 || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
+	// The only cluster-scoped grants left are token and permission reviews
+	// (system:auth-delegator, cluster-scoped APIs) for the MCP server and for
+	// the operator's secure metrics endpoint, and the metrics-reader role
+	// (GET /metrics) for scrapers.
+	if len(k["ClusterRole"]) != 1 || find(objs, "ClusterRole", "-metrics-reader") == nil || len(k["ClusterRoleBinding"]) != 2 ||
+		find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil || find(objs, "ClusterRoleBinding", "-metrics-auth-delegator") == nil {
 		t.Errorf("cluster-wide RBAC in namespaced mode: %v", k)
 	}
 	if find(objs, "Role", "-manager") == nil || !hasArg(args(t, objs, "manager"), "--watch-namespaces=team-a,team-b") {
@@ -717,7 +720,9 @@ func grantsOf(t *testing.T, objs []*unstructured.Unstructured, namespace, name s
 // exactly the rules controller-gen derives from the code's +kubebuilder:rbac
 // markers: the operator's account the manager's, the MCP server's own account
 // the MCP server's (plus system:auth-delegator in kubernetes auth mode), and
-// neither anything of the other's.
+// neither anything of the other's. The operator also holds
+// system:auth-delegator while it serves metrics securely (metrics.secure,
+// the default), to review scrapers' tokens and rights.
 func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 	generated := func(path string) []rbacv1.PolicyRule {
 		data, err := os.ReadFile(path)
@@ -742,22 +747,26 @@ func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 		operator, mcpSA []grant
 	}{
 		{"cluster scope", nil,
+			[]grant{delegator, {Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},
+			[]grant{delegator, mcpRole}},
+		{"cluster scope, metrics over plain HTTP", []string{"metrics.secure=false"},
 			[]grant{{Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},
 			[]grant{delegator, mcpRole}},
 		{"namespaced scope", []string{"rbac.scope=namespaced"},
-			[]grant{{Kind: "Role", Name: "rbac/cwac-cwac-operator-manager", Rules: manager}},
+			[]grant{delegator, {Kind: "Role", Name: "rbac/cwac-cwac-operator-manager", Rules: manager}},
 			[]grant{delegator, mcpRole}},
 		{"namespaced scope, two namespaces, leader election, token auth", []string{
 			"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}", "replicaCount=2", "mcp.auth.mode=token", "mcp.auth.tokenSecret.name=t",
 		},
 			[]grant{
+				delegator,
 				{Kind: "Role", Name: "team-a/cwac-cwac-operator-manager", Rules: manager},
 				{Kind: "Role", Name: "team-b/cwac-cwac-operator-manager", Rules: manager},
 				{Kind: "Role", Name: "rbac/cwac-cwac-operator-leader-election", Rules: leader},
 			},
 			[]grant{mcpRole}},
 		{"MCP server off", []string{"mcp.enabled=false"},
-			[]grant{{Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},
+			[]grant{delegator, {Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},
 			nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

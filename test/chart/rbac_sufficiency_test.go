@@ -194,14 +194,17 @@ func runScanAs(t *testing.T, sa, releaseNS, scanNS string, watch []string, leade
 	})
 }
 
+// TestChartRBACSufficesForTheOperator renders metrics over plain HTTP: with
+// secure metrics (the default) the operator also holds system:auth-delegator
+// for its metrics endpoint, which TestChartRBACServesSecureMetrics covers.
 func TestChartRBACSufficesForTheOperator(t *testing.T) {
 	t.Run("cluster scope", func(t *testing.T) {
-		sa := installRBAC(t, render(t, "rbac-cluster"))
+		sa := installRBAC(t, render(t, "rbac-cluster", "metrics.secure=false"))
 		runScanAs(t, sa.operator, "rbac-cluster", "some-team", nil, false)
 		operatorHoldsNoMCPRights(t, sa.operator, "rbac-cluster")
 	})
 	t.Run("namespaced scope with leader election", func(t *testing.T) {
-		sa := installRBAC(t, render(t, "rbac-ns", "rbac.scope=namespaced", "rbac.watchNamespaces={team-x}", "replicaCount=2"))
+		sa := installRBAC(t, render(t, "rbac-ns", "rbac.scope=namespaced", "rbac.watchNamespaces={team-x}", "replicaCount=2", "metrics.secure=false"))
 		runScanAs(t, sa.operator, "rbac-ns", "team-x", []string{"team-x"}, true)
 		operatorHoldsNoMCPRights(t, sa.operator, "rbac-ns")
 	})
