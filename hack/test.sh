@@ -52,6 +52,7 @@ fuzz ./internal/urlpolicy FuzzCheckURL
 fuzz ./internal/urlpolicy FuzzResolveLocation
 fuzz ./internal/schedule FuzzParse
 fuzz ./internal/results FuzzRowIndex
+fuzz ./internal/results FuzzRecordReader
 fuzz ./internal/diff FuzzCompare
 fuzz ./internal/diff FuzzReadDocument
 fuzz ./internal/report FuzzReportInert
