@@ -57,10 +57,11 @@ verify: $(CONTROLLER_GEN) ## Fails if regenerating CRD, RBAC, deepcopy or docs/a
 ##@ Build
 
 .PHONY: build
-build: ## manager, mcp-server and cwac-runner, static, into bin/.
+build: ## manager, mcp-server, cwac-runner and the kubectl-cwac plugin, static, into bin/.
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/manager ./cmd/manager
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/cwac-runner ./cmd/cwac-runner
 	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/mcp-server ./cmd/mcp-server
+	CGO_ENABLED=0 $(GO) build -o $(LOCALBIN)/kubectl-cwac ./cmd/kubectl-cwac
 
 IMG ?= cwac-operator:dev
 IMAGE_TAR ?= $(LOCALBIN)/images/cwac-operator.tar

@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+// resultsArgs are cwac_get_results' arguments.
+type resultsArgs struct {
+	ScanID     string `json:"scan_id"`
+	AuditType  string `json:"audit_type,omitempty"`
+	Impact     string `json:"impact,omitempty"`
+	IssuesOnly bool   `json:"issues_only,omitempty"`
+	Limit      int    `json:"limit,omitempty"`
+	Offset     int    `json:"offset,omitempty"`
+}
+
+// resultsPage is the part of cwac_get_results' output the table shows.
+type resultsPage struct {
+	TotalResults      int              `json:"total_results"`
+	TotalIsLowerBound bool             `json:"total_is_lower_bound"`
+	ReturnedResults   int              `json:"returned_results"`
+	Results           []map[string]any `json:"results"`
+	Note              string           `json:"note"`
+}
+
+func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
+	var (
+		a      resultsArgs
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "results SCAN",
+		Short: "List a scan's result rows (through the MCP server, with your token)",
+		Example: `  kubectl cwac results weekly-abc12 -n cwac-system --audit axe_core_audit --impact critical
+  kubectl cwac results weekly-abc12 -n cwac-system --issues-only --limit 1000 -o csv > issues.csv`,
+		Args: exactlyOneScan,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output, outTable, outJSON, outCSV); err != nil {
+				return err
+			}
+			if err := checkResultsArgs(a); err != nil {
+				return err
+			}
+			a.ScanID = args[0]
+			s, err := o.newSession()
+			if err != nil {
+				return err
+			}
+			if _, err := s.getScan(cmd, args[0]); err != nil {
+				return err
+			}
+			return withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
+				raw, err := callTool(cmd.Context(), conn, token, "cwac_get_results", a)
+				if err != nil {
+					return err
+				}
+				return writeResults(o, output, raw)
+			})
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&a.AuditType, "audit", "", "one audit's rows, e.g. axe_core_audit, reflow_audit (default: all)")
+	fl.StringVar(&a.Impact, "impact", "", "only rows of this axe impact: critical, serious, moderate or minor")
+	fl.BoolVar(&a.IssuesOnly, "issues-only", false, "only rows that are issues")
+	fl.IntVar(&a.Limit, "limit", 0, "most rows (default: the server's, 100)")
+	fl.IntVar(&a.Offset, "offset", 0, "matching rows to skip, for paging")
+	fl.StringVarP(&output, "output", "o", outTable, "table, json or csv")
+	return cmd
+}
+
+func checkResultsArgs(a resultsArgs) error {
+	if a.Impact != "" && !slices.Contains(impactNames, a.Impact) {
+		return fmt.Errorf("--impact %q: must be one of %v", truncate(a.Impact, 40), impactNames)
+	}
+	if a.Limit < 0 {
+		return fmt.Errorf("--limit %d: may not be negative", a.Limit)
+	}
+	if a.Offset < 0 {
+		return fmt.Errorf("--offset %d: may not be negative", a.Offset)
+	}
+	if a.AuditType != "" && strings.ContainsAny(a.AuditType, "/\\.") {
+		return fmt.Errorf("--audit %q: an audit name such as axe_core_audit, not a path", truncate(a.AuditType, 60))
+	}
+	return nil
+}
+
+func writeResults(o *Options, output string, raw json.RawMessage) error {
+	if output == outJSON {
+		return writeRawJSON(o.Streams.Out, raw)
+	}
+	var page resultsPage
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return fmt.Errorf("the MCP server's cwac_get_results output: %w", err)
+	}
+	if output == "csv" {
+		if err := writeRowsCSV(o.Streams.Out, page.Results); err != nil {
+			return err
+		}
+	} else if err := writeResultsTable(o.Streams.Out, page.Results); err != nil {
+		return err
+	}
+	total := strconv.Itoa(page.TotalResults)
+	if page.TotalIsLowerBound {
+		total = "at least " + total
+	}
+	fprintf(o.Streams.ErrOut, "%d of %s matching rows.", page.ReturnedResults, total)
+	if page.Note != "" {
+		fprint(o.Streams.ErrOut, " ", page.Note)
+	}
+	fprintln(o.Streams.ErrOut)
+	return nil
+}
+
+// writeRawJSON indents the server's output as it is.
+func writeRawJSON(w io.Writer, raw json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("the MCP server's output is not JSON: %w", err)
+	}
+	return writeStructured(w, outJSON, v)
+}
+
+// resultColumns are the table's columns and the row keys they show.
+var resultColumns = []struct{ title, key string }{
+	{"AUDIT", "audit_type"}, {"ORGANISATION", colOrganisation}, {"URL", "url"}, {"VIEWPORT", "viewport_size"},
+	{"RULE", "id"}, {"IMPACT", "impact"}, {"ISSUES", "num_issues"},
+}
+
+func writeResultsTable(w io.Writer, rows []map[string]any) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	titles := make([]string, len(resultColumns))
+	for i, c := range resultColumns {
+		titles[i] = c.title
+	}
+	fprintln(tw, strings.Join(titles, "\t"))
+	for _, r := range rows {
+		cells := make([]string, len(resultColumns))
+		for i, c := range resultColumns {
+			cells[i] = tableCell(cellText(r[c.key]))
+		}
+		fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
+
+// tableCell keeps a cell on one line and short, and never empty.
+func tableCell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "-"
+	}
+	return truncate(s, 100)
+}
+
+// cellText is a row value as text: a viewport as WIDTHxHEIGHT, lists and
+// objects as JSON.
+func cellText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case map[string]any:
+		if wd, ok := x["width"].(float64); ok {
+			if ht, ok := x["height"].(float64); ok {
+				return fmt.Sprintf("%gx%g", wd, ht)
+			}
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
+
+// leadingColumns come first in CSV output; the rest follow by name.
+var leadingColumns = []string{"audit_type", colOrganisation, "sector", "page_title", "base_url", "url", "viewport_size", "id", "impact", "num_issues"}
+
+// writeRowsCSV writes rows with the union of their keys as the header.
+// Cells a spreadsheet would run as a formula get a leading apostrophe:
+// result rows carry text from the scanned sites.
+func writeRowsCSV(w io.Writer, rows []map[string]any) error {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for k := range maps.Keys(r) {
+			seen[k] = true
+		}
+	}
+	var header []string
+	for _, k := range leadingColumns {
+		if seen[k] {
+			header = append(header, k)
+			delete(seen, k)
+		}
+	}
+	header = append(header, slices.Sorted(maps.Keys(seen))...)
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := make([]string, len(header))
+		for i, k := range header {
+			rec[i] = spreadsheetSafe(cellText(r[k]))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// spreadsheetSafe prefixes text a spreadsheet would read as a formula.
+func spreadsheetSafe(s string) string {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s // a negative number
+	}
+	return "'" + s
+}
