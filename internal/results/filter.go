@@ -26,12 +26,41 @@ var impactOrder = []string{ImpactCritical, ImpactSerious, ImpactModerate, Impact
 type RowClass int
 
 // ClassOf classifies a row.
-func ClassOf(r *Reader, row Row) RowClass {
-	c := RowClass(2 * impactNumber(row.Get("impact")))
-	if isIssue(r, row) {
-		c++
+func ClassOf(r *Reader, row Row) RowClass { return classifierOf(r).classOf(row) }
+
+// rowClassifier classifies the rows of one CSV, its columns looked up once
+// rather than per row.
+type rowClassifier struct {
+	r                 *Reader
+	impact, numIssues int
+}
+
+func classifierOf(r *Reader) rowClassifier {
+	return rowClassifier{r: r, impact: r.Column("impact"), numIssues: r.Column("num_issues")}
+}
+
+func (c rowClassifier) classOf(row Row) RowClass {
+	class := RowClass(2 * impactNumber(row.Field(c.impact)))
+	if c.numIssues >= 0 {
+		if n := strings.TrimSpace(row.Field(c.numIssues)); n != "" && n != "0" {
+			class++
+		}
 	}
-	return c
+	return class
+}
+
+// matcher applies a filter to the rows of the CSVs it is handed, one
+// classifier per file.
+type matcher struct {
+	filter RowFilter
+	cls    rowClassifier
+}
+
+func (m *matcher) matches(r *Reader, row Row) bool {
+	if m.cls.r != r {
+		m.cls = classifierOf(r)
+	}
+	return m.filter.Keeps(m.cls.classOf(row))
 }
 
 func impactNumber(impact string) int {
@@ -42,14 +71,6 @@ func impactNumber(impact string) int {
 		}
 	}
 	return 0
-}
-
-func isIssue(r *Reader, row Row) bool {
-	if !r.Has("num_issues") {
-		return false
-	}
-	n := strings.TrimSpace(row.Get("num_issues"))
-	return n != "" && n != "0"
 }
 
 // Keeps reports whether rows of a class pass the filter.

@@ -68,6 +68,7 @@ func indexedFiles(fsys fs.FS, files []string, x *RowIndex) ([]*FileIndex, bool) 
 
 func readIndexedPage(ctx context.Context, fsys fs.FS, req PageRequest, entries []*FileIndex) (PageResult, error) {
 	res := PageResult{Exact: true, Indexed: true}
+	m := &matcher{filter: req.Filter}
 	for _, e := range entries {
 		res.Total += req.Filter.Count(&e.Counts)
 	}
@@ -80,7 +81,7 @@ func readIndexedPage(ctx context.Context, fsys fs.FS, req PageRequest, entries [
 		}
 		start := startingCheckpoint(entries[i], req.Filter, skip)
 		err := eachRowFrom(ctx, fsys, name, start, func(r *Reader, row Row) error {
-			if !req.Filter.Matches(r, row) {
+			if !m.matches(r, row) {
 				return nil
 			}
 			if skip > 0 {
@@ -166,6 +167,7 @@ func readPageFromStart(ctx context.Context, fsys fs.FS, req PageRequest) (PageRe
 	var res PageResult
 	var kept, ahead int64
 	pageDone := false
+	m := &matcher{filter: req.Filter}
 	for _, name := range req.Files {
 		f, err := fsys.Open(name)
 		if err != nil {
@@ -183,7 +185,7 @@ func readPageFromStart(ctx context.Context, fsys fs.FS, req PageRequest) (PageRe
 						return errPageDone
 					}
 				}
-				if !req.Filter.Matches(r, row) {
+				if !m.matches(r, row) {
 					return nil
 				}
 				res.Total++

@@ -171,6 +171,7 @@ type IndexBuilder struct {
 	x   RowIndex
 	cur *FileIndex
 	row int64
+	cls rowClassifier
 }
 
 // NewIndexBuilder returns a builder with a checkpoint every `every` rows
@@ -183,7 +184,8 @@ func NewIndexBuilder(every int64) *IndexBuilder {
 }
 
 // BeginFile opens the file's entry.
-func (b *IndexBuilder) BeginFile(file string, _ *Reader) error {
+func (b *IndexBuilder) BeginFile(file string, r *Reader) error {
+	b.cls = classifierOf(r)
 	b.x.Files = append(b.x.Files, FileIndex{File: file, Checkpoints: []Checkpoint{}})
 	b.cur, b.row = &b.x.Files[len(b.x.Files)-1], 0
 	return nil
@@ -197,7 +199,7 @@ func (b *IndexBuilder) VisitRow(file string, r *Reader, row Row) error {
 	if b.row%b.x.Every == 0 {
 		b.cur.Checkpoints = append(b.cur.Checkpoints, Checkpoint{Offset: r.RowOffset(), Before: b.cur.Counts})
 	}
-	b.cur.Counts[ClassOf(r, row)]++
+	b.cur.Counts[b.cls.classOf(row)]++
 	b.row++
 	return nil
 }
