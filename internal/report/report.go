@@ -56,6 +56,9 @@ type Meta struct {
 	Title       string
 	ResultsDir  string
 	GeneratedAt time.Time
+	// Trend is the scan's history, newest last, this scan included (see
+	// trend.go); with two points or more the report shows it.
+	Trend []TrendPoint
 }
 
 // Render renders report.html and leaderboard.csv from what the builder has

@@ -121,6 +121,9 @@ type view struct {
 	Viewports                          []string
 	ElementsCapped                     bool
 
+	// Trend is the "Over time" section (nil: fewer than two scans known).
+	Trend *trendView
+
 	ImpactChart []bar
 	OrgChart    []stackedBar
 	OrgMore     int
@@ -159,6 +162,7 @@ func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *v
 	if summary.Diff != nil {
 		v.Diff = diffBars(summary.Diff)
 	}
+	v.Trend = trendOf(meta.Trend)
 	v.Criteria, v.CriteriaFailed = b.criterionRows()
 	v.NoCriterion = criterionRow{Elements: b.noCriterionElements, Count: b.noCriterionCount}
 	v.NoCriterion.Rules, v.NoCriterion.MoreRules = namedRules(b.noCriterionRules)

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
@@ -62,4 +64,24 @@ func checkScanConfig(dir string) error {
 		}
 	}
 	return nil
+}
+
+// trend is the baseline's trend (when it has one that can be read) with
+// this scan's point appended.
+func trend(baselineDir string, point report.TrendPoint, log *slog.Logger) []report.TrendPoint {
+	var history []report.TrendPoint
+	if baselineDir != "" {
+		// Through an os.Root: a link planted in the baseline's results
+		// cannot lead the read elsewhere.
+		root, err := os.OpenRoot(baselineDir)
+		if err == nil {
+			history, err = report.ReadTrend(root.FS())
+			_ = root.Close() // read only
+		}
+		if err != nil {
+			log.Error("the baseline's trend cannot be read; the trend starts again here", "err", err)
+			history = nil
+		}
+	}
+	return report.AppendTrend(history, point)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
@@ -57,6 +58,17 @@ func TestRunComparesWithBaseline(t *testing.T) {
 	}
 	if info, err := os.Stat(filepath.Join(dir, results.DiffFile)); err != nil || info.Size() == 0 {
 		t.Errorf("diff.json: %v", err)
+	}
+	// The trend continues the baseline's: the first run's point, then this one's.
+	points, err := report.ReadTrend(os.DirFS(dir))
+	if err != nil || len(points) != 2 || points[0].ResultsDir != first.ResultsDir || points[1].ResultsDir != second.ResultsDir ||
+		points[1].TotalIssues != second.Summary.TotalIssues || len(points[1].Organisations) != 1 || points[1].Organisations[0].Organisation != "Test Org" {
+		t.Errorf("trend.json = %+v, %v", points, err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	must(t, err)
+	if !bytes.Contains(html, []byte(`<h2 id="trend-h">Over time</h2>`)) {
+		t.Error("the report has no trend section")
 	}
 
 	// A baseline mount with nothing in it: the results are gone.

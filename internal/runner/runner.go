@@ -139,11 +139,12 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 		dir := filepath.Join(cfg.ResultsDir, msg.ResultsDir)
 		opts := results.Options{ExpectedBaseURLs: expected, Duration: duration.Round(100 * time.Millisecond).Seconds()}
 		meta := report.Meta{Title: auditName, ResultsDir: msg.ResultsDir, GeneratedAt: time.Now()}
-		var diff *results.DiffCounts
+		var base baselineResults
 		if cfg.BaselineDir != "" {
-			diff, msg.Baseline = compareResults(ctx, cfg, dir)
+			base.dir = cfg.BaselineDir
+			base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 		}
-		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, diff)
+		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base)
 		if err != nil {
 			cfg.Log.Error("summarising results", "dir", dir, "err", err)
 			msg.Message = "could not summarise results: " + err.Error()
@@ -186,13 +187,22 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 // error; a file that cannot be written is logged, and the scan's results
 // stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
-	return writeResults(ctx, dir, opts, meta, log, nil)
+	return writeResults(ctx, dir, opts, meta, log, baselineResults{})
 }
 
-// writeResults is WriteResults with the comparison with a baseline (nil:
-// none), which goes into the summary and the report.
+// baselineResults is what a scan with a baseline brings to its results: the
+// comparison (nil: none) and the baseline's results directory, whose
+// trend.json the scan's trend continues.
+type baselineResults struct {
+	diff *results.DiffCounts
+	dir  string
+}
+
+// writeResults is WriteResults with what the baseline brings: the
+// comparison goes into the summary and the report, and the trend continues
+// the baseline's.
 func writeResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger,
-	diff *results.DiffCounts) (*results.Summary, error) {
+	base baselineResults) (*results.Summary, error) {
 	fsys := os.DirFS(dir)
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
@@ -204,7 +214,13 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	if s.DurationSeconds == 0 {
 		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
 	}
-	s.Diff = diff
+	s.Diff = base.diff
+	meta.Trend = trend(base.dir, reports.TrendPoint(meta, s), log)
+	if data, err := report.EncodeTrend(meta.Trend); err != nil {
+		log.Error("encoding the trend", "err", err)
+	} else if err := writeFileAtomic(filepath.Join(dir, report.TrendFile), data); err != nil {
+		log.Error("writing the trend", "err", err) // the report shows it anyway
+	}
 	if err := writeJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
 		log.Error("writing summary.json", "err", err)
 	}

@@ -73,6 +73,13 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	site := t.TempDir()
 	meta := report.Meta{Title: "real-scan-1", ResultsDir: "2026-11-21_23-18-23_real-scan-1", GeneratedAt: time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)}
+	// A schedule's history, so the "Over time" table is checked too.
+	for i, n := range []int64{31, 24, 17} {
+		meta.Trend = append(meta.Trend, report.TrendPoint{
+			ResultsDir: fmt.Sprintf("2026-11-%02d_01-02-03_real-scan-1", 8+7*i), Time: time.Date(2026, 11, 8+7*i, 1, 2, 3, 0, time.UTC), TotalIssues: n, Pages: 4,
+			Organisations: []report.TrendOrganisation{{Organisation: "CWAC Test Org", Issues: n, Pages: 4}},
+		})
+	}
 	render(t, os.DirFS(realScan), meta, filepath.Join(site, "real"))
 	large := reporttest.Spec{Organisations: 12, PagesPerOrg: 30, RulesPerPage: 6, ElementsPerRule: 2, Viewports: 2, ExtraRules: 140,
 		Diff: &results.DiffCounts{Baseline: "all-government-2026-10", New: 120, Fixed: 310, Unchanged: 4000,
