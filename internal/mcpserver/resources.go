@@ -22,7 +22,7 @@ import (
 //
 //	cwac://scans/{namespace}/{scan}/{file}
 //
-// file is report.html, summary.json, leaderboard.csv, diff.json or one of
+// file is report.html, summary.json, leaderboard.csv, diff.json, trend.json or one of
 // CWAC's result CSVs; nothing else on the volume (screenshots, logs, CWAC's
 // config) can be named. Reads go through the same store, confinement and
 // caller authorisation (get on cwacscans) as the tools.
@@ -44,6 +44,7 @@ var resourceFiles = map[string]string{
 	results.SummaryFile:    mimeJSON,
 	report.LeaderboardFile: mimeCSV,
 	results.DiffFile:       mimeJSON,
+	report.TrendFile:       mimeJSON,
 }
 
 // MIME types of the resources.

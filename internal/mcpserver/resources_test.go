@@ -21,6 +21,7 @@ func TestParseResourceURI(t *testing.T) {
 		{uri: "cwac://scans/ns/weekly-1/axe_core_audit.csv", wantScan: "weekly-1", wantFile: "axe_core_audit.csv"},
 		{uri: "cwac://scans/ns/weekly-1/pages_scanned.csv", wantScan: "weekly-1", wantFile: "pages_scanned.csv"},
 		{uri: "cwac://scans/ns/weekly-1/diff.json", wantScan: "weekly-1", wantFile: "diff.json"},
+		{uri: "cwac://scans/ns/weekly-1/trend.json", wantScan: "weekly-1", wantFile: "trend.json"},
 		{uri: "cwac://scans/ns/weekly-1/config.json", wantErr: "is not a file a scan's resources hold"},
 		{uri: "cwac://scans/ns/weekly-1/screenshots/a.png", wantErr: "not a CWAC resource URI"},
 		{uri: "cwac://scans/ns/weekly-1/..%2F..%2Fetc%2Fpasswd", wantErr: "is not a file"},
