@@ -22,16 +22,20 @@ type ListInput struct {
 
 // ScanEntry is one scan in cwac_list_scans.
 type ScanEntry struct {
-	ScanID     string   `json:"scan_id" jsonschema:"pass to the other tools; for a directory with no CwacScan, its path"`
-	Name       string   `json:"name"`
-	Status     string   `json:"status"`
-	AuditName  string   `json:"audit_name"`
-	Timestamp  string   `json:"timestamp" jsonschema:"when the scan was created or CWAC started it (UTC)"`
-	Path       string   `json:"path,omitempty" jsonschema:"results directory, relative to the results volume"`
-	AuditTypes []string `json:"audit_types"`
-	FileCount  int      `json:"file_count"`
-	SizeBytes  int64    `json:"size_bytes"`
-	Source     string   `json:"source" jsonschema:"cwacscan, or results-dir for results with no CwacScan (run by hand)"`
+	ScanID      string   `json:"scan_id" jsonschema:"pass to the other tools; for a directory with no CwacScan, its path"`
+	Name        string   `json:"name"`
+	Status      string   `json:"status"`
+	AuditName   string   `json:"audit_name"`
+	Timestamp   string   `json:"timestamp" jsonschema:"when the scan was created or CWAC started it (UTC)"`
+	Path        string   `json:"path,omitempty" jsonschema:"results directory, relative to the results volume"`
+	AuditTypes  []string `json:"audit_types"`
+	FileCount   int      `json:"file_count"`
+	SizeBytes   int64    `json:"size_bytes"`
+	Source      string   `json:"source" jsonschema:"cwacscan, or results-dir for results with no CwacScan (run by hand)"`
+	Schedule    string   `json:"schedule,omitempty" jsonschema:"the CwacScanSchedule that created the scan"`
+	Baseline    string   `json:"baseline,omitempty" jsonschema:"the earlier scan this one is compared with (cwac_compare_scans)"`
+	NewIssues   *int64   `json:"new_issues,omitempty" jsonschema:"issues the baseline did not have, once compared"`
+	FixedIssues *int64   `json:"fixed_issues,omitempty" jsonschema:"the baseline's issues this scan no longer has, once compared"`
 }
 
 // ListOutput is cwac_list_scans's answer.
@@ -88,6 +92,10 @@ func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map
 		e := ScanEntry{
 			ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanjob.AuditName(scan),
 			Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
+			Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Baseline: scan.Spec.Baseline,
+		}
+		if sum := scan.Status.Summary; sum != nil && sum.Diff != nil {
+			e.NewIssues, e.FixedIssues = &sum.Diff.New, &sum.Diff.Fixed
 		}
 		if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
 			if dir, info, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {
