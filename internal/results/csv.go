@@ -1,7 +1,10 @@
 // Package results reads CWAC's results directory — CSVs with a UTF-8
 // byte-order mark, quoted fields with embedded newlines, Python-repr values —
 // and computes a scan's summary. It streams: no CSV is ever held whole in
-// memory. It knows nothing of Kubernetes; the runner and the MCP server share it.
+// memory, and Walk reads each CSV once for every RowVisitor (the summary,
+// the row index, the report). The row index (RowIndexFile) lets ReadPage
+// serve a page of rows without reading the rows before it. It knows nothing
+// of Kubernetes; the runner and the MCP server share it.
 package results
 
 import (
