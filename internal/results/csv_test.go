@@ -113,3 +113,65 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// RowOffset and SeekRow: seeking to a row's offset reads that row again,
+// with or without a byte-order mark, CRLF line ends, quoted newlines and
+// empty lines before it.
+func TestSeekRow(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+	}{
+		{"plain", "n,v\n1,a\n2,b\n3,c\n"},
+		{"byte-order mark and CRLF", "\xef\xbb\xbfn,v\r\n1,a\r\n2,b\r\n3,c\r\n"},
+		{"quoted newlines and empty lines", "n,v\n1,\"a\nx\"\n\n2,\"b,\"\"y\"\"\"\n\n\n3,c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := NewReader(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var offsets []int64
+			var rows [][]string
+			for {
+				row, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				offsets, rows = append(offsets, r.RowOffset()), append(rows, row.Fields())
+			}
+			if r.Offset() != int64(len(tt.in)) {
+				t.Errorf("offset at the end = %d, want the size %d", r.Offset(), len(tt.in))
+			}
+			for i, off := range offsets {
+				if err := r.SeekRow(off); err != nil {
+					t.Fatal(err)
+				}
+				row, err := r.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(rows[i], row.Fields()); diff != "" || r.RowOffset() != off {
+					t.Errorf("row %d after seeking to %d (-want +got):\n%s", i, off, diff)
+				}
+			}
+			if err := r.SeekRow(r.HeaderEnd() - 1); err == nil || !strings.Contains(err.Error(), "inside the header") {
+				t.Errorf("seeking into the header: err = %v", err)
+			}
+		})
+	}
+}
+
+func TestSeekRowNeedsASeeker(t *testing.T) {
+	r, err := NewReader(io.MultiReader(strings.NewReader("n\n1\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SeekRow(r.HeaderEnd()); err == nil || !strings.Contains(err.Error(), "cannot seek") {
+		t.Errorf("err = %v, want it to say the file cannot seek", err)
+	}
+}
