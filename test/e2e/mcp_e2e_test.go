@@ -340,12 +340,12 @@ func checkWalk(t *testing.T, c *cluster, raw map[string]any, mode string) {
 func checkTools(t *testing.T, obs observations) {
 	t.Helper()
 	tools, _ := obs["tools"].([]any)
-	if len(tools) != 6 {
+	if len(tools) != 8 {
 		t.Errorf("tools = %v", obs["tools"])
 	}
 	for _, tl := range tools {
 		m := tl.(map[string]any)
-		wantRO := m["name"] != "cwac_scan" // every other tool only reads
+		wantRO := m["name"] != "cwac_scan" && m["name"] != "cwac_cancel_scan" // every other tool only reads
 		if m["readOnly"] != wantRO || m["hasOutputSchema"] != true {
 			t.Errorf("tool %v", m)
 		}
