@@ -239,6 +239,11 @@ func authenticate(auth Authenticator, next http.Handler) http.Handler {
 				code = http.StatusServiceUnavailable
 			}
 			writeExecuteError(w, code, err.Error())
+			// "Connection: close" alone does not close: the server first
+			// reads what is left of the body, and a caller with no
+			// credentials could hold the connection until the body's
+			// deadline. A read deadline in the past ends that at once.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 			return
 		}
 		r.Header.Set(IdentityHeader, encodeIdentity(id))
