@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
+)
+
+// TestAgainstTheMCPServer runs results, diff and report against the real
+// MCP server's HTTP handler, in Kubernetes auth mode against envtest (a
+// TokenReview of the user's token and a SubjectAccessReview per call), over
+// testdata's real CWAC output: the plugin and the server agree on the wire.
+func TestAgainstTheMCPServer(t *testing.T) {
+	c := envtestCluster(t)
+	ctx := t.Context()
+	root := t.TempDir()
+	const resultsDir = "2026-11-21_23-18-23_real-scan-1"
+	for _, name := range []string{"real-base", "real-scan"} {
+		scan := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: defaultMCPNamespace, Name: name},
+			Spec: cwacv1alpha1.CwacScanSpec{URLs: []string{"http://127.0.0.1:8765/"}, AuditName: "real-scan-1"}}
+		if name == "real-scan" {
+			scan.Spec.Baseline = "real-base"
+		}
+		if err := c.admin.Create(ctx, scan); err != nil {
+			t.Fatal(err)
+		}
+		rel := defaultMCPNamespace + "/" + name + "/" + resultsDir
+		if err := files.CopyDir(filepath.Join("..", "..", "testdata", "cwac-results", resultsDir), filepath.Join(root, rel)); err != nil {
+			t.Fatal(err)
+		}
+		c.setStatus(t, defaultMCPNamespace, name, func(st *cwacv1alpha1.CwacScanStatus) {
+			st.Phase = cwacv1alpha1.PhaseComplete
+			st.ResultsPath = rel
+			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: cwacv1alpha1.ConditionThresholdsMet, Status: metav1.ConditionTrue,
+				Reason: cwacv1alpha1.ReasonNoThresholds, Message: "none"})
+		})
+	}
+	cs, err := kubernetes.NewForConfig(c.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := &mcpserver.KubernetesAuth{Clientset: cs}
+	srv, err := mcpserver.New(mcpserver.Config{Client: c.admin, Namespace: defaultMCPNamespace, ResultsRoot: root, Authorizer: auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler(mcpserver.HTTPOptions{Auth: auth}))
+	defer hs.Close()
+	token := serviceAccountToken(t, c, "real-reader")
+	kc := c.authKubeconfig(t, "real-reader", &clientcmdapi.AuthInfo{Token: token})
+	o := func() *Options {
+		return &Options{MCP: StaticMCP{URL: hs.URL, Client: hs.Client()}, OpenBrowser: func(string) error { t.Error("a browser was opened"); return nil }}
+	}
+	run := func(args ...string) result {
+		return runCLI(ctx, o(), kc, append(args, "-n", defaultMCPNamespace)...)
+	}
+
+	r := run("results", "real-scan", "--audit", "axe_core_audit", "--impact", "serious", "--limit", "2")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "color-contrast") || !strings.Contains(r.stdout, "CWAC Test Org") ||
+		!strings.Contains(r.stderr, "2 of ") {
+		t.Fatalf("results: %+v", r)
+	}
+	r = run("results", "real-scan", "--issues-only", "-o", "csv", "--limit", "1000")
+	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "audit_type,organisation,sector,page_title,base_url,url,viewport_size,id,impact,num_issues,") {
+		t.Fatalf("results csv: %+v", r)
+	}
+	r = run("diff", "real-scan")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "real-scan compared with real-base") || !strings.Contains(r.stdout, " 0 new, 0 fixed, ") {
+		t.Fatalf("diff: %+v", r)
+	}
+	out := filepath.Join(t.TempDir(), "report.html")
+	r = run("report", "real-scan", "--output", out)
+	data, err := os.ReadFile(out)
+	if r.code != ExitOK || err != nil || !strings.Contains(strings.ToLower(string(data[:min(len(data), 200)])), "<!doctype html>") {
+		t.Fatalf("report: %+v %v %q", r, err, data[:min(len(data), 200)])
+	}
+
+	// The server's own refusal, in words: the API server takes the admin's
+	// client certificate, the MCP server cannot review the token.
+	r = runCLI(ctx, o(), c.adminKubeconfig, "results", "real-scan", "-n", defaultMCPNamespace, "--token", "not-a-token")
+	if r.code != ExitError || !strings.Contains(r.stderr, "the MCP server did not accept your token (401 Unauthorized)") {
+		t.Fatalf("bad token: %+v", r)
+	}
+}
