@@ -58,7 +58,7 @@ fuzz ./internal/diff FuzzReadDocument
 fuzz ./internal/report FuzzReportInert
 fuzz ./internal/wcag FuzzForTag
 # Mutation testing of every enforced pure package (docs/development.md,
-# "Mutation testing"): about 17 minutes with one worker on 2 busy cores.
+# "Mutation testing"): 14-17 minutes measured with one worker on 2 busy cores.
 # MUTATE=0 skips it for a quick local run; CI always runs it.
 if [[ "${MUTATE:-1}" == 1 || "${CI:-}" == true ]]; then
   echo "== mutation testing"
