@@ -49,7 +49,7 @@ func TestScanGetListCancel(t *testing.T) {
 		t.Fatalf("list: %+v", r)
 	}
 	r = runCLI(ctx, &Options{}, c.adminKubeconfig, "list", "-A", "-o", "yaml")
-	if r.code != ExitOK || !strings.Contains(r.stdout, "kind: List") && !strings.Contains(r.stdout, "items:") {
+	if r.code != ExitOK || !strings.Contains(r.stdout, "\nkind: List\n") || !strings.Contains(r.stdout, "  kind: CwacScan\n") {
 		t.Fatalf("list -A -o yaml: %+v", r)
 	}
 	r = runCLI(ctx, &Options{}, c.adminKubeconfig, "get", "nope", "-n", "team-a")

@@ -93,11 +93,7 @@ func newListCommand(o *Options) *cobra.Command {
 			sort.SliceStable(scans, func(i, j int) bool {
 				return scans[i].CreationTimestamp.Before(&scans[j].CreationTimestamp)
 			})
-			if output != outTable && len(scans) == 1 {
-				// A list stays a list in JSON and YAML, even of one.
-				return writeStructured(o.Streams.Out, output, &cwacv1alpha1.CwacScanList{Items: list.Items})
-			}
-			return writeScans(o.Streams.Out, output, o.Now(), allNamespaces, scans...)
+			return writeScans(o.Streams.Out, output, o.Now(), scanListing{withNamespace: allNamespaces, asList: true}, scans...)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", outTable, "table, json or yaml")

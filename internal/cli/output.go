@@ -35,10 +35,17 @@ func phaseText(s *cwacv1alpha1.CwacScan) string {
 
 // printScans prints one scan (or a list) as name, table, json or yaml.
 func printScans(o *Options, output string, scans ...*cwacv1alpha1.CwacScan) error {
-	return writeScans(o.Streams.Out, output, o.Now(), false, scans...)
+	return writeScans(o.Streams.Out, output, o.Now(), scanListing{}, scans...)
 }
 
-func writeScans(w io.Writer, output string, now time.Time, withNamespace bool, scans ...*cwacv1alpha1.CwacScan) error {
+// scanListing says how a listing is printed: with a NAMESPACE column in
+// the table, and as a List in JSON and YAML even when it holds one scan.
+type scanListing struct {
+	withNamespace bool
+	asList        bool
+}
+
+func writeScans(w io.Writer, output string, now time.Time, how scanListing, scans ...*cwacv1alpha1.CwacScan) error {
 	for _, s := range scans {
 		s.APIVersion = cwacv1alpha1.GroupVersion.String()
 		s.Kind = "CwacScan"
@@ -51,8 +58,10 @@ func writeScans(w io.Writer, output string, now time.Time, withNamespace bool, s
 		}
 		return nil
 	case outJSON, outYAML:
-		var v any = scans[0]
-		if len(scans) != 1 {
+		var v any
+		if len(scans) == 1 && !how.asList {
+			v = scans[0]
+		} else {
 			list := &cwacv1alpha1.CwacScanList{Items: make([]cwacv1alpha1.CwacScan, 0, len(scans))}
 			list.APIVersion, list.Kind = "v1", "List"
 			for _, s := range scans {
@@ -62,7 +71,7 @@ func writeScans(w io.Writer, output string, now time.Time, withNamespace bool, s
 		}
 		return writeStructured(w, output, v)
 	default:
-		return writeScanTable(w, now, withNamespace, scans)
+		return writeScanTable(w, now, how.withNamespace, scans)
 	}
 }
 

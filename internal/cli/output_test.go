@@ -103,11 +103,23 @@ func TestWriteScans(t *testing.T) {
 	} {
 		t.Run(tt.output, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := writeScans(&buf, tt.output, testNow, false, scan.DeepCopy()); err != nil {
+			if err := writeScans(&buf, tt.output, testNow, scanListing{}, scan.DeepCopy()); err != nil {
 				t.Fatal(err)
 			}
 			tt.check(t, buf.String())
 		})
+	}
+}
+
+func TestWriteNoScans(t *testing.T) {
+	for _, output := range []string{outJSON, outYAML} {
+		var buf bytes.Buffer
+		if err := writeScans(&buf, output, testNow, scanListing{asList: true}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "items") || !strings.Contains(buf.String(), "List") {
+			t.Errorf("-o %s of no scans: %q", output, buf.String())
+		}
 	}
 }
 
