@@ -96,9 +96,8 @@ func (s *session) bearerToken() (string, error) {
 		return "", errors.New("result files cannot be read while impersonating (--as, --as-group, --as-uid): " +
 			"the MCP server checks the permissions of the token's owner, not of the impersonated user")
 	}
-	if s.config.BearerToken != "" {
-		return s.config.BearerToken, nil
-	}
+	// The file first: it may have been rotated since the kubeconfig was
+	// loaded (which also copies it, untrimmed, into BearerToken).
 	if s.config.BearerTokenFile != "" {
 		data, err := os.ReadFile(s.config.BearerTokenFile)
 		if err != nil {
@@ -107,6 +106,9 @@ func (s *session) bearerToken() (string, error) {
 		if t := strings.TrimSpace(string(data)); t != "" {
 			return t, nil
 		}
+	}
+	if t := strings.TrimSpace(s.config.BearerToken); t != "" {
+		return t, nil
 	}
 	if t := s.token.get(); t != "" {
 		return t, nil

@@ -147,6 +147,9 @@ func TestResultFilesThroughMCP(t *testing.T) {
 	execKC := c.authKubeconfig(t, "ci-exec", &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
 		APIVersion: "client.authentication.k8s.io/v1", Command: "sh", Args: []string{"-c", "printf '%s' '" + string(credential) + "'"},
 		InteractiveMode: clientcmdapi.NeverExecInteractiveMode}})
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	writeFile(t, tokenFile, token+"\n")
+	tokenFileKC := c.authKubeconfig(t, "ci-file", &clientcmdapi.AuthInfo{TokenFile: tokenFile})
 	reportFile := filepath.Join(t.TempDir(), "report.html")
 
 	tests := []struct {
@@ -167,6 +170,8 @@ func TestResultFilesThroughMCP(t *testing.T) {
 			[]string{"audit_type,organisation,sector,page_title,base_url,url,viewport_size,id,impact,num_issues,", "axe_core_audit,CWAC Test Org,Test Sector"}},
 		{"results json via an exec plugin's token", execKC, []string{"results", "weekly-abc12", "-o", "json"},
 			"cwac_get_results", map[string]any{"scan_id": "weekly-abc12"}, []string{`"total_results": 12`, `"id": "color-contrast"`}},
+		{"results via a token file", tokenFileKC, []string{"results", "weekly-abc12", "--impact", "minor"},
+			"cwac_get_results", map[string]any{"scan_id": "weekly-abc12", "impact": "minor"}, []string{"color-contrast"}},
 		{"diff", tokenKC, []string{"diff", "weekly-abc12", "--baseline", "weekly-prev", "--change", "new", "--impact", "critical", "--limit", "5"},
 			"cwac_compare_scans", map[string]any{"scan_id": "weekly-abc12", "baseline_id": "weekly-prev", "change": "new", "impact": "critical", "limit": 5.0},
 			[]string{"weekly-abc12 compared with weekly-prev (diff.json): 3 new, 5 fixed, 14 unchanged, 1 unstable", "1 of 3 new rows", "label", "critical"}},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -42,6 +43,10 @@ func TestAgainstTheMCPServer(t *testing.T) {
 		c.setStatus(t, defaultMCPNamespace, name, func(st *cwacv1alpha1.CwacScanStatus) {
 			st.Phase = cwacv1alpha1.PhaseComplete
 			st.ResultsPath = rel
+			if name == "real-scan" {
+				st.Summary = &cwacv1alpha1.ScanSummary{TotalIssues: 17, PagesScanned: 4,
+					Diff: &cwacv1alpha1.ScanDiff{Baseline: "real-base", Unchanged: 17}}
+			}
 			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: cwacv1alpha1.ConditionThresholdsMet, Status: metav1.ConditionTrue,
 				Reason: cwacv1alpha1.ReasonNoThresholds, Message: "none"})
 		})
@@ -84,6 +89,17 @@ func TestAgainstTheMCPServer(t *testing.T) {
 	data, err := os.ReadFile(out)
 	if r.code != ExitOK || err != nil || !strings.Contains(strings.ToLower(string(data[:min(len(data), 200)])), "<!doctype html>") {
 		t.Fatalf("report: %+v %v %q", r, err, data[:min(len(data), 200)])
+	}
+
+	// The counts in the status need neither the MCP server nor a token.
+	r = runCLI(ctx, &Options{MCP: unusedMCP{t}}, c.adminKubeconfig, "diff", "real-scan", "--counts-only", "-n", defaultMCPNamespace)
+	if r.code != ExitOK || r.stdout != "real-scan compared with real-base: 0 new, 0 fixed, 17 unchanged, 0 unstable\n" {
+		t.Fatalf("diff --counts-only: %+v", r)
+	}
+	r = runCLI(ctx, &Options{MCP: unusedMCP{t}}, c.adminKubeconfig, "summary", "real-scan", "-n", defaultMCPNamespace, "-o", "json")
+	var sum ScanSummaryOutput
+	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &sum) != nil || sum.Summary == nil || sum.Summary.Diff.Unchanged != 17 || sum.Thresholds != "None" {
+		t.Fatalf("summary -o json: %+v", r)
 	}
 
 	// The server's own refusal, in words: the API server takes the admin's
