@@ -57,6 +57,8 @@ fuzz ./internal/diff FuzzCompare
 fuzz ./internal/diff FuzzReadDocument
 fuzz ./internal/report FuzzReportInert
 fuzz ./internal/wcag FuzzForTag
+fuzz ./internal/cli FuzzParseURLsList
+fuzz ./internal/cli FuzzParseSite
 # Mutation testing of every enforced pure package (docs/development.md,
 # "Mutation testing"): 14-17 minutes measured with one worker on 2 busy cores.
 # MUTATE=0 skips it for a quick local run; CI always runs it.
