@@ -5,29 +5,31 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// A base URL is held to MaxURLLength: one below, at and one above; the
-// error quotes the URL's first 80 characters only.
+// A base URL is held to MaxURLLength characters, as the CRD's maxLength
+// counts them (not bytes: these URLs are mostly two-byte characters): one
+// below, at and one above; the error quotes the URL's first 80 characters.
 func TestParseBaseURLLengthBoundary(t *testing.T) {
 	const prefix = "https://a.example/"
 	for _, n := range []int{MaxURLLength - 1, MaxURLLength, MaxURLLength + 1} {
-		raw := prefix + strings.Repeat("é", (n-len(prefix))/2) + strings.Repeat("x", (n-len(prefix))%2)
-		if len(raw) != n {
-			t.Fatalf("built %d bytes, want %d", len(raw), n)
+		raw := prefix + strings.Repeat("é", n-len(prefix))
+		if c := utf8.RuneCountInString(raw); c != n || len(raw) <= MaxURLLength+1 {
+			t.Fatalf("built %d characters in %d bytes, want %d characters in more bytes than the limit", c, len(raw), n)
 		}
 		_, err := ParseBaseURL(raw)
 		if n <= MaxURLLength {
 			if err != nil {
-				t.Errorf("%d bytes refused: %v", n, err)
+				t.Errorf("%d characters refused: %v", n, err)
 			}
 			continue
 		}
 		want := "Invalid URL: " + prefix + strings.Repeat("é", 80-len(prefix)) + "…: longer than 2048 characters"
 		if err == nil || err.Error() != want {
-			t.Errorf("%d bytes: %v, want %q", n, err, want)
+			t.Errorf("%d characters: %v, want %q", n, err, want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // Site is one row of CWAC's base URL CSV.
@@ -15,7 +16,8 @@ type Site struct {
 	Sector       string
 }
 
-// MaxURLLength matches the CRD's limit on a base URL.
+// MaxURLLength matches the CRD's limit on a base URL, in characters (as
+// the CRD's maxLength counts them), not bytes.
 const MaxURLLength = 2048
 
 // DefaultSector is used when a site names none.
@@ -74,7 +76,7 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("Invalid URL: %s: user-info (user@host) is not allowed", raw)
 	}
-	if len(raw) > MaxURLLength {
+	if utf8.RuneCountInString(raw) > MaxURLLength {
 		return nil, fmt.Errorf("Invalid URL: %.80s…: longer than %d characters", raw, MaxURLLength)
 	}
 	if strings.ContainsAny(raw, " \t\r\n") {

@@ -111,6 +111,10 @@ func TestCheckURLLimits(t *testing.T) {
 		{"URL one below the limit", urlOfLength(MaxURLLength - 1), ""},
 		{"URL at the limit", urlOfLength(MaxURLLength), ""},
 		{"URL one above the limit", urlOfLength(MaxURLLength + 1), RuleLength},
+		// Characters, as the CRD's maxLength counts them, not bytes: 2048
+		// characters of which most take two bytes pass.
+		{"URL at the limit in two-byte characters", "https://example.org/" + strings.Repeat("é", MaxURLLength-len("https://example.org/")), ""},
+		{"URL one above the limit in two-byte characters", "https://example.org/" + strings.Repeat("é", MaxURLLength+1-len("https://example.org/")), RuleLength},
 		{"label of 62", "https://" + label(62) + ".example/", ""},
 		{"label of 63", "https://" + label(63) + ".example/", ""},
 		{"label of 64", "https://" + label(64) + ".example/", RuleHost},

@@ -42,7 +42,8 @@ const (
 	RuleRedirect     = "redirect"
 )
 
-// MaxURLLength bounds a URL.
+// MaxURLLength bounds a URL, in characters, as the CRD's maxLength counts
+// them: a URL the API server accepted is never refused for its length here.
 const MaxURLLength = 2048
 
 // Denial is a refused URL: which URL, which rule, and why.
@@ -213,7 +214,7 @@ func (p *Policy) CheckURL(ctx context.Context, raw string) *Denial {
 
 func (p *Policy) check(ctx context.Context, raw string, hops int) *Denial {
 	deny := func(rule, detail string) *Denial { return &Denial{URL: raw, Rule: rule, Detail: detail} }
-	if len(raw) > MaxURLLength {
+	if utf8.RuneCountInString(raw) > MaxURLLength {
 		return deny(RuleLength, fmt.Sprintf("longer than %d characters", MaxURLLength))
 	}
 	u, err := url.Parse(raw)
