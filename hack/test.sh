@@ -14,6 +14,12 @@ if [[ "${LINT:-1}" == 1 ]]; then
   echo "== lint"
   make --no-print-directory lint
 fi
+# Headless Chromium from Debian for the HTML report's browser test (axe-core,
+# reflow at 320 px), installed once when missing and we may (root, apt).
+if ! command -v chromium >/dev/null && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+  echo "== installing chromium (Debian) for the report's browser test"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
 export KUBEBUILDER_ASSETS="$(./hack/envtest-assets.sh)"
 ./hack/npm-deps.sh
 export HELM="$(./hack/tools.sh helm)"
