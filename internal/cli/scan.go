@@ -75,6 +75,7 @@ func newScanCommand(o *Options) *cobra.Command {
 	fl.Int32Var(&f.Threads, "threads", 0, "browsers CWAC runs in parallel, 1-16 (default 1)")
 	fl.Int32Var(&f.MaxLinksPerDomain, "max-links-per-domain", 0, "pages CWAC visits per site (default 50)")
 	fl.StringVar(&f.Baseline, "baseline", "", "an earlier CwacScan in the namespace to compare with")
+	fl.BoolVar(&f.AllowHTTP, "allow-http", false, "scan http:// sites too (CWAC's only_allow_https: false; by default CWAC skips them and they yield no page)")
 	fl.Int64Var(&maxCrit, "max-critical", 0, "threshold: most critical axe issues")
 	fl.Int64Var(&maxTotal, "max-total", 0, "threshold: most issues in all")
 	fl.Int64Var(&maxNew, "max-new", 0, "threshold: most issues the baseline did not have (needs --baseline)")

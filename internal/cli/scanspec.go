@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -60,6 +61,9 @@ type ScanFlags struct {
 	Threads           int32 // 0: the CRD's default
 	MaxLinksPerDomain int32 // 0: the CRD's default
 	Baseline          string
+	// AllowHTTP lets CWAC scan http:// sites (CWAC's only_allow_https: false,
+	// through spec.configOverrides); CWAC's default skips them.
+	AllowHTTP bool
 	// Thresholds; nil when the flag was not given.
 	MaxCritical *int64
 	MaxTotal    *int64
@@ -133,6 +137,9 @@ func BuildScan(f ScanFlags) (*cwacv1alpha1.CwacScan, error) {
 			return nil, fmt.Errorf("--baseline %q names the scan itself: a baseline is an earlier scan", f.Baseline)
 		}
 		scan.Spec.Baseline = f.Baseline
+	}
+	if f.AllowHTTP {
+		scan.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte("false")}}
 	}
 	th, err := thresholds(f)
 	if err != nil {

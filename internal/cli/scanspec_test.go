@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 )
@@ -54,6 +55,9 @@ func TestBuildScan(t *testing.T) {
 					t.Errorf("name %q generateName %q", s.Name, s.GenerateName)
 				}
 			}},
+		{name: "http sites allowed", flags: ScanFlags{URLs: []string{"http://127.0.0.1:8765/"}, AllowHTTP: true},
+			want: cwacv1alpha1.CwacScanSpec{URLs: []string{"http://127.0.0.1:8765/"},
+				ConfigOverrides: map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte("false")}}}},
 		{name: "csv file", flags: ScanFlags{URLsFile: csvFile},
 			want: cwacv1alpha1.CwacScanSpec{Sites: []cwacv1alpha1.Site{
 				{URL: "http://127.0.0.1:8765/", Organisation: "CWAC Test Org", Sector: "Test Sector"},
