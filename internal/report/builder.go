@@ -202,7 +202,7 @@ func (b *Builder) VisitRow(file string, r *results.Reader, row results.Row) erro
 }
 
 func (b *Builder) pagesScannedRow(row results.Row) error {
-	n, err := wholeNumber(row.Get("number_of_pages"))
+	n, err := results.ParseCount(row.Get("number_of_pages"))
 	if err != nil {
 		return fmt.Errorf("number_of_pages: %w", err)
 	}
@@ -213,7 +213,7 @@ func (b *Builder) pagesScannedRow(row results.Row) error {
 }
 
 func (b *Builder) issueRow(row results.Row) error {
-	n, err := wholeNumber(row.Get("num_issues"))
+	n, err := results.ParseCount(row.Get("num_issues"))
 	if err != nil {
 		return fmt.Errorf("num_issues: %w", err)
 	}
@@ -445,23 +445,6 @@ func (b *Builder) firstPair(parts ...string) bool {
 		b.elementsCapped = true
 	}
 	return true
-}
-
-// wholeNumber reads a count cell as the summary does: a whole number,
-// possibly written as a float by pandas; empty is 0.
-func wholeNumber(v string) (int64, error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return n, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, fmt.Errorf("%q is not a whole number", v)
-	}
-	return int64(f), nil
 }
 
 // clip copies a cell (rows are reused) and caps its length.

@@ -1,5 +1,7 @@
 package results
 
+import "fmt"
+
 // DiffCounts is how a scan's issues changed against a baseline scan, in the
 // units of Summary (CWAC's num_issues). The diff package computes it; the
 // full lists are in DiffFile next to the results.
@@ -48,4 +50,10 @@ const DiffFile = "diff.json"
 // ParseNumIssues reads a num_issues cell as Summarize counts it (a whole
 // number, possibly written as a float by pandas; empty is 0), so that a
 // comparison counts exactly the issues the summaries count.
-func ParseNumIssues(v string) (int64, error) { return parseCount(v) }
+func ParseNumIssues(v string) (int64, error) {
+	n, err := ParseCount(v)
+	if err != nil {
+		return 0, fmt.Errorf("num_issues %w", err)
+	}
+	return n, nil
+}

@@ -149,7 +149,11 @@ func SummarizeContext(ctx context.Context, fsys fs.FS, opts Options) (*Summary, 
 	return s, nil
 }
 
-func parseCount(v string) (int64, error) {
+// ParseCount reads a count cell (num_issues, number_of_pages): a whole
+// number, possibly written as a float by pandas ("1.0") when a value was
+// missing; empty is 0. Floats beyond 2^53, where not every whole number is
+// exact, are refused. The summary, the report and the diff all count with it.
+func ParseCount(v string) (int64, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, nil
@@ -157,10 +161,9 @@ func parseCount(v string) (int64, error) {
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return n, nil
 	}
-	// pandas may write integer columns as floats ("1.0") when a value was missing.
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) {
-		return 0, fmt.Errorf("num_issues %q is not a whole number", v)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, fmt.Errorf("%q is not a whole number", v)
 	}
 	return int64(f), nil
 }

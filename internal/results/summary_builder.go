@@ -134,7 +134,7 @@ func (b *SummaryBuilder) auditRow(row Row) error {
 		s.Informational[b.audit]++
 		return nil
 	}
-	n, err := parseCount(row.Field(b.col.numIssues))
+	n, err := ParseNumIssues(row.Field(b.col.numIssues))
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (b *SummaryBuilder) auditRow(row Row) error {
 }
 
 func (b *SummaryBuilder) pagesRow(row Row) error {
-	n, err := parseCount(row.Field(b.col.pages))
+	n, err := ParseCount(row.Field(b.col.pages))
 	if err != nil {
 		return fmt.Errorf("number_of_pages: %w", err)
 	}
