@@ -2,7 +2,6 @@ package scanjob
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -39,23 +38,14 @@ func CleanupPod(scan *cwacv1alpha1.CwacScan, opts Options) *corev1.Pod {
 			Affinity:                      opts.Affinity,
 			EnableServiceLinks:            ptr.To(false),
 			TerminationGracePeriodSeconds: ptr.To[int64](5),
-			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot:   ptr.To(true),
-				RunAsUser:      ptr.To(scanUID), // the owner of what the scan pod wrote
-				RunAsGroup:     ptr.To(scanUID),
-				FSGroup:        ptr.To(scanUID), // as the scan pod: group write on what it made
-				SeccompProfile: seccomp(opts),
-			},
+			SecurityContext:               podSecurity(opts), // as the scan pod: CWAC's uid owns what it wrote
 			Containers: []corev1.Container{{
-				Name:            "delete-results",
-				Image:           opts.RunnerImage,
-				ImagePullPolicy: opts.ImagePullPolicy,
-				Command:         []string{scanpod.RunnerImagePath, "--delete-results=" + scanpod.ResultsDir},
-				SecurityContext: hardened(opts),
-				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
-					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
-				},
+				Name:                     "delete-results",
+				Image:                    opts.RunnerImage,
+				ImagePullPolicy:          opts.ImagePullPolicy,
+				Command:                  []string{scanpod.RunnerImagePath, "--delete-results=" + scanpod.ResultsDir},
+				SecurityContext:          hardened(opts),
+				Resources:                runnerResources(),
 				VolumeMounts:             []corev1.VolumeMount{{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)}},
 				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},

@@ -311,6 +311,28 @@ func seccomp(opts Options) *corev1.SeccompProfile {
 	return &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
 }
 
+// podSecurity is the pod security context of every pod the operator makes
+// on the results volume: non-root as CWAC's uid, which owns what scan pods
+// write, with its group on the volume.
+func podSecurity(opts Options) *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		RunAsUser:      ptr.To(scanUID),
+		RunAsGroup:     ptr.To(scanUID),
+		FSGroup:        ptr.To(scanUID),
+		SeccompProfile: seccomp(opts),
+	}
+}
+
+// runnerResources are the resources of a container that runs only the
+// runner's small modes (installing itself, deleting results).
+func runnerResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
+	}
+}
+
 // hardened is the container security context every scan container gets.
 func hardened(opts Options) *corev1.SecurityContext {
 	return &corev1.SecurityContext{
@@ -391,23 +413,14 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 					Affinity:                      opts.Affinity,
 					EnableServiceLinks:            ptr.To(false),
 					TerminationGracePeriodSeconds: ptr.To[int64](30),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(scanUID),
-						RunAsGroup:     ptr.To(scanUID),
-						FSGroup:        ptr.To(scanUID),
-						SeccompProfile: seccomp(opts),
-					},
+					SecurityContext:               podSecurity(opts),
 					InitContainers: []corev1.Container{{
-						Name:            scanpod.InitContainerName,
-						Image:           opts.RunnerImage,
-						ImagePullPolicy: opts.ImagePullPolicy,
-						Command:         []string{scanpod.RunnerImagePath, "--install=" + scanpod.RunnerPath},
-						SecurityContext: hardened(opts),
-						Resources: corev1.ResourceRequirements{
-							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")},
-							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
-						},
+						Name:                     scanpod.InitContainerName,
+						Image:                    opts.RunnerImage,
+						ImagePullPolicy:          opts.ImagePullPolicy,
+						Command:                  []string{scanpod.RunnerImagePath, "--install=" + scanpod.RunnerPath},
+						SecurityContext:          hardened(opts),
+						Resources:                runnerResources(),
 						VolumeMounts:             []corev1.VolumeMount{{Name: volRunner, MountPath: scanpod.RunnerDir}},
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},
