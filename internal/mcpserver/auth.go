@@ -158,25 +158,33 @@ func (k *KubernetesAuth) Authorize(ctx context.Context, id *Identity, verb, name
 	if id == nil || id.Method != "kubernetes" {
 		return fmt.Errorf("Forbidden: no Kubernetes identity for this call")
 	}
-	extra := map[string]authorizationv1.ExtraValue{}
-	for k, v := range id.Extra {
-		extra[k] = v
-	}
-	sar, err := k.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: id.User, UID: id.UID, Groups: id.Groups, Extra: extra,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: namespace, Verb: verb, Group: cwacv1alpha1.GroupVersion.Group, Resource: "cwacscans",
-			},
+	allowed, err := k.review(ctx, id, authorizationv1.SubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: namespace, Verb: verb, Group: cwacv1alpha1.GroupVersion.Group, Resource: "cwacscans",
 		},
-	}, metav1.CreateOptions{})
+	})
 	if err != nil {
-		return fmt.Errorf("checking permissions: %w", err)
+		return err
 	}
-	if !sar.Status.Allowed {
+	if !allowed {
 		return fmt.Errorf("Forbidden: %s may not %s cwacscans in namespace %s", id.User, verb, namespace)
 	}
 	return nil
+}
+
+// review asks the API server whether id may do what spec's attributes say:
+// one SubjectAccessReview, for both the tools' and the metrics' checks.
+func (k *KubernetesAuth) review(ctx context.Context, id *Identity, spec authorizationv1.SubjectAccessReviewSpec) (bool, error) {
+	spec.User, spec.UID, spec.Groups = id.User, id.UID, id.Groups
+	spec.Extra = map[string]authorizationv1.ExtraValue{}
+	for k, v := range id.Extra {
+		spec.Extra[k] = v
+	}
+	sar, err := k.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("checking permissions: %w", err)
+	}
+	return sar.Status.Allowed, nil
 }
 
 func (k *KubernetesAuth) cached(key string) (cachedReview, bool) {

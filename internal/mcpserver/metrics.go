@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/a11y-dev/cwac-operator/internal/metrics"
 )
@@ -105,20 +104,13 @@ func (k *KubernetesAuth) AuthorizeNonResource(ctx context.Context, id *Identity,
 	if id == nil || id.Method != methodKubernetes {
 		return fmt.Errorf("%w: no Kubernetes identity for this request", errMetricsForbidden)
 	}
-	extra := map[string]authorizationv1.ExtraValue{}
-	for k, v := range id.Extra {
-		extra[k] = v
-	}
-	sar, err := k.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: id.User, UID: id.UID, Groups: id.Groups, Extra: extra,
-			NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: verb},
-		},
-	}, metav1.CreateOptions{})
+	allowed, err := k.review(ctx, id, authorizationv1.SubjectAccessReviewSpec{
+		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: verb},
+	})
 	if err != nil {
-		return fmt.Errorf("checking permissions: %w", err)
+		return err
 	}
-	if !sar.Status.Allowed {
+	if !allowed {
 		return fmt.Errorf("%w: %s may not %s %s", errMetricsForbidden, id.User, verb, path)
 	}
 	return nil
