@@ -39,6 +39,11 @@ const (
 	// BaselineNotFinished, BaselineResultsMissing, DiffFailed, or ScanFailed
 	// when the scan has no results). The scan's own result does not depend on it.
 	ConditionBaselineCompared = "BaselineCompared"
+	// ConditionShardsFailed is set on a sharded scan when it finishes: False
+	// (reason AllShardsSucceeded) when every shard finished, True (reason
+	// ShardsFailed) when spec.shardFailurePolicy Partial completed the scan
+	// without some shards; the message names them and their sites.
+	ConditionShardsFailed = "ShardsFailed"
 )
 
 // Reasons, used on conditions and as Event reasons.
@@ -137,6 +142,18 @@ const (
 	ReasonResultsCleanupFailed = "ResultsCleanupFailed"
 	// ReasonJobConflict: a Job with the scan's name exists but belongs to something else.
 	ReasonJobConflict = "JobConflict"
+	// ReasonMerging: every shard of a sharded scan ended and the merge pod
+	// is merging their results.
+	ReasonMerging = "Merging"
+	// ReasonMergeFailed: the shards' results could not be merged (the merge
+	// pod failed; the message says why). Each shard's results stay in its
+	// own directory.
+	ReasonMergeFailed = "MergeFailed"
+	// ReasonShardsFailed: some shards of a sharded scan failed and
+	// spec.shardFailurePolicy Partial completed it without them.
+	ReasonShardsFailed = "ShardsFailed"
+	// ReasonAllShardsSucceeded: every shard of a sharded scan finished.
+	ReasonAllShardsSucceeded = "AllShardsSucceeded"
 )
 
 // Condition types on a CwacScanSchedule.

@@ -73,6 +73,7 @@ type Viewport struct {
 // CwacScanSpec is what to scan and how. It is immutable: a new scan is a new object.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.urls) && size(self.urls) > 0) || (has(self.sites) && size(self.sites) > 0)",message="at least one URL is required: set spec.urls or spec.sites"
+// +kubebuilder:validation:XValidation:rule="!has(self.shards) || self.shards <= (has(self.urls) ? size(self.urls) : 0) + (has(self.sites) ? size(self.sites) : 0)",message="may not exceed the number of sites (spec.urls plus spec.sites): each shard scans at least one site",fieldPath=".shards"
 type CwacScanSpec struct {
 	// urls are base URLs to scan (http or https); each is its own site with the
 	// organisation set to its host and the sector "unknown". Use sites to set those.
@@ -191,6 +192,47 @@ type CwacScanSpec struct {
 	// +optional
 	// +kubebuilder:default=Retain
 	ResultsPolicy ResultsPolicy `json:"resultsPolicy,omitempty"`
+
+	// shards splits the scan's sites into this many parts, each scanned by
+	// its own pod of one Indexed Job (as many at once as the operator's
+	// concurrency cap allows), then merges their results into one CWAC
+	// results directory that reads as one run over all the sites. An
+	// organisation's sites stay in one shard unless it alone has more than
+	// a shard's share. Unset means 1: one pod, no merge. Shards need a
+	// results volume every node can mount (ReadWriteMany) unless all the
+	// scan's pods run on one node.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	Shards int32 `json:"shards,omitempty"`
+
+	// shardFailurePolicy says what a failed shard does to a sharded scan:
+	// Fail (the default) stops the other shards and fails the scan with the
+	// failed shard's reason; Partial lets the other shards finish, merges
+	// their results and completes the scan with the ShardsFailed condition
+	// naming the shards (and their sites) that failed. A scan whose shards
+	// all fail fails either way.
+	// +optional
+	ShardFailurePolicy ShardFailurePolicy `json:"shardFailurePolicy,omitempty"`
+}
+
+// ShardFailurePolicy says whether a sharded scan completes without its failed shards.
+// +kubebuilder:validation:Enum=Fail;Partial
+type ShardFailurePolicy string
+
+const (
+	// ShardFailurePolicyFail fails the scan when any shard fails.
+	ShardFailurePolicyFail ShardFailurePolicy = "Fail"
+	// ShardFailurePolicyPartial completes the scan with the shards that succeeded.
+	ShardFailurePolicyPartial ShardFailurePolicy = "Partial"
+)
+
+// ShardCount is the number of shards a scan runs as (spec.shards, 1 when unset).
+func (s *CwacScanSpec) ShardCount() int {
+	if s.Shards < 1 {
+		return 1
+	}
+	return int(s.Shards)
 }
 
 // ResultsPolicy says whether a deleted scan's results are kept.
@@ -379,8 +421,9 @@ type CwacScanStatus struct {
 	// phase is Pending, Queued, Running, Complete or Failed.
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
-	// conditions: Admitted, Started, Degraded, Complete, Failed,
-	// AllSitesScanned (see the Condition* and Reason* constants).
+	// conditions: Admitted, Started, Degraded, Complete, Failed, Finished,
+	// AllSitesScanned, ThresholdsMet, BaselineCompared, ShardsFailed (see the
+	// Condition* and Reason* constants).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -415,6 +458,29 @@ type CwacScanStatus struct {
 	// summary is the compact result, set when the scan finishes.
 	// +optional
 	Summary *ScanSummary `json:"summary,omitempty"`
+	// shards counts a sharded scan's shards by state (only when spec.shards > 1).
+	// +optional
+	Shards *ShardStatus `json:"shards,omitempty"`
+}
+
+// ShardStatus counts the shards of a sharded scan, as its Indexed Job reports them.
+type ShardStatus struct {
+	// total is the number of shards (spec.shards).
+	Total int32 `json:"total"`
+	// running is the number of shards whose pod is running or starting.
+	Running int32 `json:"running"`
+	// succeeded is the number of shards that finished.
+	Succeeded int32 `json:"succeeded"`
+	// failed is the number of shards that failed.
+	Failed int32 `json:"failed"`
+	// failedIndexes lists the failed shards' indexes, as the Job writes
+	// them ("1,3-5").
+	// +optional
+	FailedIndexes string `json:"failedIndexes,omitempty"`
+	// merged is true once the shards' results have been merged into one
+	// results directory (status.resultsPath).
+	// +optional
+	Merged bool `json:"merged,omitempty"`
 }
 
 // CwacScan is one accessibility scan of a set of websites by CWAC.
@@ -426,6 +492,7 @@ type CwacScanStatus struct {
 // +kubebuilder:printcolumn:name="Pages",type=integer,JSONPath=`.status.summary.pagesScanned`
 // +kubebuilder:printcolumn:name="Issues",type=integer,JSONPath=`.status.summary.totalIssues`
 // +kubebuilder:printcolumn:name="Critical",type=integer,JSONPath=`.status.summary.issuesByImpact.critical`
+// +kubebuilder:printcolumn:name="Shards",type=integer,JSONPath=`.status.shards.succeeded`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`,priority=1
 // +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec",message="spec is immutable: a scan is never re-run; create a new CwacScan instead"

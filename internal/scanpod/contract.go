@@ -8,7 +8,11 @@ package scanpod
 
 import (
 	"flag"
+	"fmt"
 	"path"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Files of the scan's ConfigMap, mounted read-only at ConfigDir.
@@ -62,6 +66,59 @@ const (
 	TerminationLog = "/dev/termination-log"
 )
 
+// Sharded scans (spec.shards > 1) run as one Indexed Job: every pod runs
+// the runner with RunnerFlags.Shards set and takes its shard's index from
+// ShardIndexEnv; each shard's CWAC results go under ShardDir(index) in the
+// scan's directory. When the shards have ended, the merge pod runs the
+// runner with RunnerFlags.Merge in the operator's own image and writes one
+// CWAC results directory, beside the shards, that reads as one run.
+const (
+	// ShardIndexEnv is the variable the Job controller sets to the pod's
+	// index in an Indexed Job.
+	ShardIndexEnv = "JOB_COMPLETION_INDEX"
+	// ShardsDir is the directory of the scan's directory that holds one
+	// directory per shard, named by its index.
+	ShardsDir = "shards"
+	// MergeContainerName is the merge pod's container; the operator reads
+	// its termination report as it reads a one-pod scan's.
+	MergeContainerName = "merge-results"
+	// MaxShards is the most shards a scan may have (the CRD's bound on spec.shards).
+	MaxShards = 64
+)
+
+// ShardDir is shard index's directory relative to the scan's directory.
+func ShardDir(index int) string { return path.Join(ShardsDir, strconv.Itoa(index)) }
+
+// ShardList is a set of shard indexes as a flag value ("1,3,4").
+type ShardList []int
+
+// String renders the list comma-separated, in ascending order.
+func (l ShardList) String() string {
+	parts := make([]string, len(l))
+	for i, n := range l {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set parses a comma-separated list of shard indexes, each in [0, MaxShards).
+func (l *ShardList) Set(s string) error {
+	var out ShardList
+	for _, part := range strings.Split(s, ",") {
+		if part == "" {
+			continue
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 || n >= MaxShards {
+			return fmt.Errorf("shard index %q: want a whole number from 0 to %d", part, MaxShards-1)
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	*l = slices.Compact(out)
+	return nil
+}
+
 // RunnerPath is the runner as the CWAC container runs it.
 var RunnerPath = path.Join(RunnerDir, path.Base(RunnerImagePath))
 
@@ -88,6 +145,15 @@ type RunnerFlags struct {
 	// BaselineDir is the baseline scan's CWAC results directory ("" when the
 	// scan has no usable baseline); BaselineName names that scan in the diff.
 	BaselineDir, BaselineName string
+	// Shards is the scan's number of shards (0 or 1: not sharded). In a
+	// scan pod the runner scans only its own shard's sites, the shard
+	// ShardIndexEnv names; with Merge it merges the shards' results.
+	Shards int
+	// Merge makes the runner merge the shards' results instead of running CWAC.
+	Merge bool
+	// FailedShards are shards whose pods failed; the merge leaves their
+	// results out and counts their sites as unscanned.
+	FailedShards ShardList
 }
 
 // DefaultRunnerFlags are the paths of the scan pod the Job builder makes.
@@ -110,6 +176,15 @@ func (f RunnerFlags) Args() []string {
 	if f.BaselineDir != "" {
 		args = append(args, "--baseline-dir="+f.BaselineDir, "--baseline-name="+f.BaselineName)
 	}
+	if f.Shards > 1 {
+		args = append(args, "--shards="+strconv.Itoa(f.Shards))
+	}
+	if f.Merge {
+		args = append(args, "--merge")
+	}
+	if len(f.FailedShards) > 0 {
+		args = append(args, "--failed-shards="+f.FailedShards.String())
+	}
 	return args
 }
 
@@ -125,4 +200,7 @@ func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.Python, "python", "", "Python interpreter (default: <cwac-dir>/.venv/bin/python if present, else python3)")
 	fs.StringVar(&f.BaselineDir, "baseline-dir", "", "the baseline scan's CWAC results directory, to compare the results with (diff.json)")
 	fs.StringVar(&f.BaselineName, "baseline-name", "", "the baseline scan's name, recorded in the diff")
+	fs.IntVar(&f.Shards, "shards", 0, "the scan's number of shards: scan only the shard $"+ShardIndexEnv+" names (or, with --merge, merge them all)")
+	fs.BoolVar(&f.Merge, "merge", false, "merge the shards' results under "+ShardsDir+"/ into one CWAC results directory instead of running CWAC")
+	fs.Var(&f.FailedShards, "failed-shards", "comma-separated indexes of shards whose pods failed: the merge leaves them out")
 }
