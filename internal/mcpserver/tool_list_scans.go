@@ -36,6 +36,7 @@ type ScanEntry struct {
 	Baseline    string   `json:"baseline,omitempty" jsonschema:"the earlier scan this one is compared with (cwac_compare_scans)"`
 	NewIssues   *int64   `json:"new_issues,omitempty" jsonschema:"issues the baseline did not have, once compared"`
 	FixedIssues *int64   `json:"fixed_issues,omitempty" jsonschema:"the baseline's issues this scan no longer has, once compared"`
+	Shards      *Shards  `json:"shards,omitempty" jsonschema:"a sharded scan's shards by state (only for a scan with more than one shard)"`
 }
 
 // ListOutput is cwac_list_scans's answer.
@@ -92,7 +93,7 @@ func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map
 		e := ScanEntry{
 			ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanjob.AuditName(scan),
 			Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
-			Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Baseline: scan.Spec.Baseline,
+			Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Baseline: scan.Spec.Baseline, Shards: shardsOf(scan.Status.Shards),
 		}
 		if sum := scan.Status.Summary; sum != nil && sum.Diff != nil {
 			e.NewIssues, e.FixedIssues = &sum.Diff.New, &sum.Diff.Fixed

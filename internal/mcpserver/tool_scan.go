@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,17 +25,19 @@ const (
 
 // ScanInput are cwac_scan's arguments.
 type ScanInput struct {
-	URLs              []string       `json:"urls,omitempty" jsonschema:"base URLs to scan: absolute http:// or https:// URLs; each is its own site, its organisation the URL's host (at least one URL here or in sites)"`
-	Sites             []SiteArg      `json:"sites,omitempty" jsonschema:"base URLs with the organisation and sector CWAC groups results by (the leaderboard ranks organisations)"`
-	AuditName         string         `json:"audit_name,omitempty" jsonschema:"name for the audit: 1-50 characters of A-Z a-z 0-9 _ . - (default: derived from the scan ID)"`
-	Plugins           any            `json:"plugins,omitempty" jsonschema:"CWAC audit plugins: an object of name to true/false, or a list of names to run (others off). Valid names: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"`
-	MaxLinksPerDomain int            `json:"max_links_per_domain,omitempty" jsonschema:"most pages to visit per site (default 50)"`
-	ViewportSizes     any            `json:"viewport_sizes,omitempty" jsonschema:"viewports to render each page at: CWAC's named map {\"small\": {\"width\": 320, \"height\": 450}}, a list of {width, height}, or one {width, height}"`
-	OnlyAllowHTTPS    *bool          `json:"only_allow_https,omitempty" jsonschema:"CWAC's only_allow_https (default true: http:// sites are skipped and yield no page); false to scan http:// sites"`
-	Thresholds        *ThresholdsArg `json:"thresholds,omitempty" jsonschema:"pass/fail limits judged when the scan finishes (cwac_scan_status reports thresholds_met)"`
-	Timeout           string         `json:"timeout,omitempty" jsonschema:"the scan's hard deadline, a duration from 1m to 24h such as 30m or 1h30m (default 1h)"`
-	ThreadCount       int32          `json:"thread_count,omitempty" jsonschema:"browsers CWAC runs in parallel, 1-16 (default 1); each needs about 0.5-0.8 GiB of memory"`
-	Baseline          string         `json:"baseline,omitempty" jsonschema:"an earlier scan's ID to compare with when this one finishes: cwac_get_summary then counts new, fixed and unchanged issues"`
+	URLs               []string       `json:"urls,omitempty" jsonschema:"base URLs to scan: absolute http:// or https:// URLs; each is its own site, its organisation the URL's host (at least one URL here or in sites)"`
+	Sites              []SiteArg      `json:"sites,omitempty" jsonschema:"base URLs with the organisation and sector CWAC groups results by (the leaderboard ranks organisations)"`
+	AuditName          string         `json:"audit_name,omitempty" jsonschema:"name for the audit: 1-50 characters of A-Z a-z 0-9 _ . - (default: derived from the scan ID)"`
+	Plugins            any            `json:"plugins,omitempty" jsonschema:"CWAC audit plugins: an object of name to true/false, or a list of names to run (others off). Valid names: axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"`
+	MaxLinksPerDomain  int            `json:"max_links_per_domain,omitempty" jsonschema:"most pages to visit per site (default 50)"`
+	ViewportSizes      any            `json:"viewport_sizes,omitempty" jsonschema:"viewports to render each page at: CWAC's named map {\"small\": {\"width\": 320, \"height\": 450}}, a list of {width, height}, or one {width, height}"`
+	OnlyAllowHTTPS     *bool          `json:"only_allow_https,omitempty" jsonschema:"CWAC's only_allow_https (default true: http:// sites are skipped and yield no page); false to scan http:// sites"`
+	Thresholds         *ThresholdsArg `json:"thresholds,omitempty" jsonschema:"pass/fail limits judged when the scan finishes (cwac_scan_status reports thresholds_met)"`
+	Timeout            string         `json:"timeout,omitempty" jsonschema:"the scan's hard deadline, a duration from 1m to 24h such as 30m or 1h30m (default 1h)"`
+	ThreadCount        int32          `json:"thread_count,omitempty" jsonschema:"browsers CWAC runs in parallel, 1-16 (default 1); each needs about 0.5-0.8 GiB of memory"`
+	Baseline           string         `json:"baseline,omitempty" jsonschema:"an earlier scan's ID to compare with when this one finishes: cwac_get_summary then counts new, fixed and unchanged issues"`
+	Shards             *int64         `json:"shards,omitempty" jsonschema:"split the sites into this many shards, 1-64 and at most the number of sites (default 1): each shard is a pod scanning its share of the sites side by side with the others, and their results are merged into one that every tool reads as one scan. An organisation's sites stay in one shard unless it alone has more than a shard's share"`
+	ShardFailurePolicy string         `json:"shard_failure_policy,omitempty" jsonschema:"what a failed shard does: Fail (default) stops the other shards and fails the scan; Partial lets the others finish and completes the scan with their merged results, naming the failed shards"`
 }
 
 // SiteArg is one site of cwac_scan's sites argument (a CwacScan's spec.sites).
@@ -75,7 +78,7 @@ func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOu
 	if err != nil {
 		return ScanOutput{}, err
 	}
-	if err := s.dryRunCreate(ctx, scan); err != nil {
+	if err := s.dryRunCreate(ctx, scan, in.rawSpec()); err != nil {
 		return ScanOutput{}, err
 	}
 	if s.cfg.Policy != nil {
@@ -129,6 +132,10 @@ func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacS
 			Timeout:           in.Timeout,
 			ThreadCount:       in.ThreadCount,
 			Baseline:          in.Baseline,
+			// Only a shards value the API server accepts reaches this
+			// object's create; the dry run sees the number as given (rawSpec).
+			Shards:             int32(min(max(in.shardsOrZero(), 0), math.MaxInt32)),
+			ShardFailurePolicy: cwacv1alpha1.ShardFailurePolicy(in.ShardFailurePolicy),
 		},
 	}
 	for _, site := range in.Sites {
@@ -143,6 +150,25 @@ func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacS
 		scan.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte(strconv.FormatBool(*in.OnlyAllowHTTPS))}}
 	}
 	return scan, nil
+}
+
+// shardsOrZero is the shards argument, 0 when not given.
+func (in ScanInput) shardsOrZero() int64 {
+	if in.Shards == nil {
+		return 0
+	}
+	return *in.Shards
+}
+
+// rawSpec holds the arguments the typed spec cannot carry as given, for the
+// dry run to check: spec.shards is an int32 left out when 0, so shards 0 or
+// beyond 32 bits would otherwise become "unset" or a different number
+// instead of being refused by the CRD's bounds.
+func (in ScanInput) rawSpec() map[string]any {
+	if in.Shards == nil {
+		return nil
+	}
+	return map[string]any{"shards": *in.Shards}
 }
 
 // allURLs are the base URLs of urls and sites, for the operator's cap and

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"math"
+	"path"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,6 +13,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // StatusInput are cwac_scan_status's arguments.
@@ -47,7 +50,36 @@ type StatusOutput struct {
 	Stderr         string    `json:"stderr,omitempty" jsonschema:"for a failed scan: the end of CWAC's error output"`
 	ThresholdsMet  *bool     `json:"thresholds_met,omitempty" jsonschema:"once finished: whether the results stayed within the scan's thresholds (false for a failed scan)"`
 	Verdict        string    `json:"verdict,omitempty" jsonschema:"once finished: which thresholds were crossed, with the figures"`
+	Shards         *Shards   `json:"shards,omitempty" jsonschema:"a sharded scan's shards by state (only for a scan with more than one shard)"`
 	Notes          []string  `json:"notes,omitempty"`
+}
+
+// Shards is a sharded scan's status.shards, for cwac_scan_status and
+// cwac_list_scans.
+type Shards struct {
+	Total         int32  `json:"total" jsonschema:"how many shards the scan runs as (fewer than asked for when there are fewer organisations)"`
+	Running       int32  `json:"running" jsonschema:"shards whose pod is running or starting"`
+	Succeeded     int32  `json:"succeeded" jsonschema:"shards that finished"`
+	Failed        int32  `json:"failed" jsonschema:"shards that failed"`
+	FailedIndexes string `json:"failed_indexes,omitempty" jsonschema:"the failed shards' indexes, e.g. 1,3-5"`
+	Merged        bool   `json:"merged" jsonschema:"whether the shards' results have been merged into the scan's one results directory"`
+	Summary       string `json:"summary" jsonschema:"the same in words, e.g. 3/4 done, 1 running, 0 failed"`
+}
+
+// shardsOf is status.shards as the tools show it; nil for an unsharded scan.
+func shardsOf(st *cwacv1alpha1.ShardStatus) *Shards {
+	if st == nil {
+		return nil
+	}
+	summary := fmt.Sprintf("%d/%d done, %d running, %d failed", st.Succeeded, st.Total, st.Running, st.Failed)
+	if st.FailedIndexes != "" {
+		summary += " (shards " + st.FailedIndexes + ")"
+	}
+	if st.Merged {
+		summary += ", merged"
+	}
+	return &Shards{Total: st.Total, Running: st.Running, Succeeded: st.Succeeded, Failed: st.Failed,
+		FailedIndexes: st.FailedIndexes, Merged: st.Merged, Summary: summary}
 }
 
 // status answers at once, or, with wait_seconds, when the scan finishes or
@@ -86,6 +118,7 @@ func (s *Server) statusOnce(ctx context.Context, call *callInfo, in StatusInput)
 		Message:   st.Message,
 		ExitCode:  st.ExitCode,
 		Reason:    conditionReason(st.Conditions),
+		Shards:    shardsOf(st.Shards),
 	}
 	s.setTimes(&out, scan)
 	switch st.Phase {
@@ -160,26 +193,55 @@ func setFailure(out *StatusOutput, f *cwacv1alpha1.ScanFailure) {
 }
 
 // setProgress adds CWAC's own progress (progress.csv) while the scan runs,
-// and passes it on as an MCP progress notification.
+// and passes it on as an MCP progress notification. A sharded scan's
+// progress is its shards' added up.
 func (s *Server) setProgress(ctx context.Context, out *StatusOutput, call *callInfo, scan *cwacv1alpha1.CwacScan) {
-	if scan.Status.ResultsPath == "" {
-		return
+	var p results.Progress
+	if n := shardTotal(scan); n > 1 {
+		for i := range n {
+			sp := s.progressIn(ctx, path.Join(scanjob.ScanDir(scan), scanpod.ShardDir(i)), scanjob.AuditName(scan))
+			p.PagesDone += sp.PagesDone
+			p.PagesEstimated += sp.PagesEstimated
+		}
+		if p.PagesEstimated > 0 {
+			p.Percent = math.Round(1000*float64(p.PagesDone)/float64(p.PagesEstimated)) / 10
+		}
+	} else if scan.Status.ResultsPath != "" {
+		p = s.progressIn(ctx, scan.Status.ResultsPath, scanjob.AuditName(scan))
 	}
-	dir, err := s.store.root.resolveResultsDir(scan.Status.ResultsPath, scanjob.AuditName(scan))
-	if err != nil {
-		return // CWAC has not made its directory yet
-	}
-	fsys, closeFn, err := s.store.root.sub(ctx, dir)
-	if err != nil {
-		return
-	}
-	p := results.ProgressOf(fsys)
-	closeFn()
 	if p.PagesEstimated == 0 && p.PagesDone == 0 {
 		return
 	}
 	out.Progress = &Progress{PagesDone: p.PagesDone, PagesEstimated: p.PagesEstimated, Percent: p.Percent}
-	call.progress(float64(p.PagesDone), float64(p.PagesEstimated), fmt.Sprintf("%d of about %d pages", p.PagesDone, p.PagesEstimated))
+	msg := fmt.Sprintf("%d of about %d pages", p.PagesDone, p.PagesEstimated)
+	if out.Shards != nil {
+		msg += "; shards " + out.Shards.Summary
+	}
+	call.progress(float64(p.PagesDone), float64(p.PagesEstimated), msg)
+}
+
+// shardTotal is how many shards the scan runs as: status.shards.total once
+// the operator has counted them, spec.shards until then.
+func shardTotal(scan *cwacv1alpha1.CwacScan) int {
+	if st := scan.Status.Shards; st != nil && st.Total > 0 {
+		return min(int(st.Total), scanpod.MaxShards)
+	}
+	return min(scan.Spec.ShardCount(), scanpod.MaxShards)
+}
+
+// progressIn reads progress.csv of the newest CWAC results directory in
+// dir (or dir itself, when it is one); zeros before CWAC has written it.
+func (s *Server) progressIn(ctx context.Context, dir, auditName string) results.Progress {
+	resolved, err := s.store.root.resolveResultsDir(dir, auditName)
+	if err != nil {
+		return results.Progress{} // CWAC has not made its directory yet
+	}
+	fsys, closeFn, err := s.store.root.sub(ctx, resolved)
+	if err != nil {
+		return results.Progress{}
+	}
+	defer closeFn()
+	return results.ProgressOf(fsys)
 }
 
 // formatElapsed renders a duration as the original CWAC MCP server did:
