@@ -25,6 +25,10 @@ never touches the network), else it fails as nltk does, with a LookupError.
 Test knobs (environment, or a marker in audit_name):
   STANDIN_EXIT=N / audit_name containing 'standin-exit-N'  exit N after a traceback
   STANDIN_SLEEP=S / 'standin-sleep-S'                      sleep S seconds first
+  STANDIN_SITE_SECONDS=S / 'standin-pace-S'                sleep S seconds per base URL scanned
+                                                           (reachable or not), so a scan's time
+                                                           grows with its sites as CWAC's does
+                                                           (S may have decimals in the environment)
   STANDIN_MEMORY_MB=M / 'standin-memory-M'                 allocate M MiB and hold it
   STANDIN_OFFLINE=1                                        treat every site as reachable
 """
@@ -185,7 +189,10 @@ def main():
     total = max(1, len(sites) * TEMPLATE_PAGES)
     progress = [["time", "iteration", "total", "speed", "percent", "elapsed", "remaining"]]
     done = 0
+    pace = knob("STANDIN_SITE_SECONDS", "standin-pace")
     for site in sites:
+        if pace:
+            time.sleep(float(pace))
         if not reachable(site["url"]):
             pages.append([site["organisation"], site["url"], 0, site["sector"]])
             unexpected.append([site["url"], site["url"], site["url"], -1])
