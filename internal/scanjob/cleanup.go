@@ -49,9 +49,7 @@ func CleanupPod(scan *cwacv1alpha1.CwacScan, opts Options) *corev1.Pod {
 				VolumeMounts:             []corev1.VolumeMount{{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)}},
 				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},
-			Volumes: []corev1.Volume{
-				{Name: volResults, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: opts.ResultsPVC}}},
-			},
+			Volumes: []corev1.Volume{resultsVolume(opts)},
 		},
 	}
 }

@@ -2,12 +2,14 @@ package scanjob
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 
@@ -247,6 +249,58 @@ func TestJobExtraEnv(t *testing.T) {
 			if env[4+i] != e {
 				t.Errorf("%d extra variables: #%d is %v, want %v", n, i, env[4+i], e)
 			}
+		}
+	}
+}
+
+// spec.shards: 1 is one pod (not Indexed); 2 is the fewest that shard; at
+// scanpod.MaxShards, the most, over as many organisations, every shard
+// runs and the Job's highest-index hostname is still a DNS label for the
+// longest scan name.
+func TestShardsBoundary(t *testing.T) {
+	for _, tt := range []struct {
+		shards  int32
+		indexed bool
+	}{{1, false}, {2, true}, {scanpod.MaxShards - 1, true}, {scanpod.MaxShards, true}} {
+		scan := sampleScan()
+		scan.Name = strings.Repeat("n", 253)
+		scan.Spec.URLs, scan.Spec.Sites = nil, nil
+		for i := range scanpod.MaxShards {
+			scan.Spec.URLs = append(scan.Spec.URLs, fmt.Sprintf("https://site%d.example.org/", i))
+		}
+		scan.Spec.Shards = tt.shards
+		job := Job(scan, opts)
+		if got := job.Spec.CompletionMode != nil; got != tt.indexed {
+			t.Errorf("%d shards: Indexed %v, want %v", tt.shards, got, tt.indexed)
+		}
+		if *job.Spec.Completions != tt.shards || ShardCount(scan) != int(tt.shards) {
+			t.Errorf("%d shards: %d completions, ShardCount %d", tt.shards, *job.Spec.Completions, ShardCount(scan))
+		}
+		hostname := fmt.Sprintf("%s-%d", job.Name, *job.Spec.Completions-1)
+		if errs := validation.IsDNS1123Label(hostname); tt.indexed && len(errs) > 0 {
+			t.Errorf("%d shards: %q: %v", tt.shards, hostname, errs)
+		}
+	}
+}
+
+// A sharded scan's name is cut for its Job's name above 48 characters (so
+// that <job>-merge fits a DNS label), and only then.
+func TestShardedJobNameLengthBoundary(t *testing.T) {
+	for _, tt := range []struct{ scanName, want string }{
+		{strings.Repeat("a", 47), strings.Repeat("a", 47)},
+		{strings.Repeat("a", 48), strings.Repeat("a", 48)},
+		{strings.Repeat("a", 49), strings.Repeat("a", 48)},
+		{strings.Repeat("a", 48) + ".b", strings.Repeat("a", 48)},
+		{strings.Repeat("a", 47) + ".b", strings.Repeat("a", 47)},
+	} {
+		scan := sampleScan()
+		scan.Name = tt.scanName
+		scan.Spec.Shards = 2
+		if got, want := JobName(scan), tt.want+"-0f1e2d3c"; got != want {
+			t.Errorf("JobName(%q) = %q, want %q", tt.scanName, got, want)
+		}
+		if n := len(MergePodName(scan)); n > validation.DNS1123LabelMaxLength {
+			t.Errorf("%q: merge pod name of %d characters", tt.scanName, n)
 		}
 	}
 }

@@ -93,6 +93,9 @@ type Options struct {
 	NodeSelector map[string]string
 	Tolerations  []corev1.Toleration
 	Affinity     *corev1.Affinity
+	// MaxPodsPerScan caps how many of a sharded scan's pods run at once
+	// (the operator's --max-concurrent-scans, which counts pods); 0 is no cap.
+	MaxPodsPerScan int
 }
 
 // Memory per browser thread, from measurements of real CWAC: one browser
@@ -179,14 +182,23 @@ func sameImage(a, b string) bool {
 
 // JobName is the deterministic name of a scan's Job and ConfigMap: the same
 // scan always maps to the same name, so a restarted operator finds the Job it
-// made instead of starting a second one.
+// made instead of starting a second one. It is the scan's name, cut to
+// maxNameInJobName (maxNameInShardedJobName for a sharded scan, whose dots
+// also become dashes: see there), a dash and the UID's first 8 characters.
 func JobName(scan *cwacv1alpha1.CwacScan) string {
-	name := scan.Name
-	if len(name) > 52 {
-		name = strings.TrimRight(name[:52], "-.")
+	name, most := scan.Name, maxNameInJobName
+	if scan.Spec.ShardCount() > 1 {
+		name, most = strings.ReplaceAll(name, ".", "-"), maxNameInShardedJobName
+	}
+	if len(name) > most {
+		name = strings.TrimRight(name[:most], "-.")
 	}
 	return name + "-" + uidPrefix(scan)
 }
+
+// maxNameInJobName keeps a Job's name, <name>-<8 characters>, within the
+// 63 characters of the label the Job controller puts its name in.
+const maxNameInJobName = 52
 
 func uidPrefix(scan *cwacv1alpha1.CwacScan) string {
 	uid := strings.ReplaceAll(string(scan.UID), "-", "")
@@ -380,10 +392,8 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 		{Name: volTmp, MountPath: scanpod.TmpDir},
 		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
 	}
-	if baseline.ResultsPath != "" {
-		flags.BaselineDir, flags.BaselineName = scanpod.BaselineDir, baseline.Name
-		mounts = append(mounts, corev1.VolumeMount{Name: volResults, MountPath: scanpod.BaselineDir, SubPath: baseline.ResultsPath, ReadOnly: true})
-	}
+	mounts = compareWith(baseline, &flags, mounts)
+	flags.Shards = scan.Spec.ShardCount()
 	env := make([]corev1.EnvVar, 0, 4+len(opts.Env))
 	env = append(env,
 		corev1.EnvVar{Name: "HOME", Value: scanpod.TmpDir}, // Chrome writes under $HOME and /tmp only
@@ -395,7 +405,7 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 	meta := objectMeta(scan)
 	deadline := int64(Timeout(scan).Seconds())
 
-	return &batchv1.Job{
+	job := &batchv1.Job{
 		ObjectMeta: meta,
 		Spec: batchv1.JobSpec{
 			BackoffLimit:          ptr.To[int32](0),
@@ -440,20 +450,47 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 					}},
 					Volumes: []corev1.Volume{
 						{Name: volRunner, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("128Mi"))}}},
-						// Optional: a ConfigMap deleted after the Job was made then
-						// mounts as an empty directory, and the runner fails at once
-						// saying so, instead of the pod waiting on the mount until
-						// the scan's deadline.
-						{Name: volScan, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-							LocalObjectReference: corev1.LocalObjectReference{Name: meta.Name},
-							DefaultMode:          ptr.To[int32](0o444),
-							Optional:             ptr.To(true),
-						}}},
+						scanConfigVolume(scan),
 						{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("4Gi"))}}},
-						{Name: volResults, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: opts.ResultsPVC}}},
+						resultsVolume(opts),
 					},
 				},
 			},
 		},
 	}
+	if scan.Spec.ShardCount() > 1 {
+		indexed(&job.Spec, scan, opts)
+	}
+	return job
+}
+
+// compareWith mounts the baseline's results directory, and only it,
+// read-only at scanpod.BaselineDir and tells the runner to compare with it,
+// when the scan has a usable baseline; it returns mounts as they were
+// otherwise.
+func compareWith(baseline Baseline, flags *scanpod.RunnerFlags, mounts []corev1.VolumeMount) []corev1.VolumeMount {
+	if baseline.ResultsPath == "" {
+		return mounts
+	}
+	flags.BaselineDir, flags.BaselineName = scanpod.BaselineDir, baseline.Name
+	return append(mounts, corev1.VolumeMount{Name: volResults, MountPath: scanpod.BaselineDir, SubPath: baseline.ResultsPath, ReadOnly: true})
+}
+
+// scanConfigVolume is the scan's ConfigMap as a volume. It is optional: a
+// ConfigMap deleted after the pod was made then mounts as an empty
+// directory, and the runner fails at once saying so, instead of the pod
+// waiting on the mount until the scan's deadline.
+func scanConfigVolume(scan *cwacv1alpha1.CwacScan) corev1.Volume {
+	return corev1.Volume{Name: volScan, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: JobName(scan)},
+		DefaultMode:          ptr.To[int32](0o444),
+		Optional:             ptr.To(true),
+	}}}
+}
+
+// resultsVolume is the claim holding every scan's results; each pod mounts
+// only its scan's directory of it (and a baseline's, read-only).
+func resultsVolume(opts Options) corev1.Volume {
+	claim := &corev1.PersistentVolumeClaimVolumeSource{ClaimName: opts.ResultsPVC}
+	return corev1.Volume{Name: volResults, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: claim}}
 }

@@ -1,0 +1,94 @@
+package scanjob
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// ComponentMerge labels the pod that merges a sharded scan's results.
+const ComponentMerge = "cwac-merge"
+
+const mergeSuffix = "-merge"
+
+// MergePodName is the name of the pod that merges a sharded scan's results:
+// its Job's name and "-merge", a DNS label of at most 63 characters for a
+// sharded scan (see maxNameInShardedJobName).
+func MergePodName(scan *cwacv1alpha1.CwacScan) string { return JobName(scan) + mergeSuffix }
+
+// MergePod renders the short pod that, once every shard of a sharded scan
+// has ended, merges the shards' CWAC results into one results directory in
+// the scan's directory: the runner from the operator's own image (no
+// browser) in its merge mode, told the scan's spec.shards (so its split of
+// the sites is the scan pods') and the shards whose pods failed, which it
+// leaves out. It mounts the scan's ConfigMap (the sites) and the scan's
+// directory as the scan pods do, and the baseline's results read-only when
+// the scan has a usable one (baseline.ResultsPath set); it is hardened and
+// placed like a scan pod, so it reaches a ReadWriteOnce claim on the
+// scan pods' node. The caller sets the owner reference.
+func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, failed scanpod.ShardList) *corev1.Pod {
+	meta := objectMeta(scan)
+	meta.Name = MergePodName(scan)
+	meta.Labels[LabelComponent] = ComponentMerge
+	// Args always renders --cwac-dir and --work-dir; the merge ignores them.
+	flags := scanpod.DefaultRunnerFlags()
+	flags.Shards = scan.Spec.ShardCount()
+	flags.Merge = true
+	flags.FailedShards = failed
+	mounts := compareWith(baseline, &flags, []corev1.VolumeMount{
+		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
+		{Name: volTmp, MountPath: scanpod.TmpDir},
+		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
+	})
+	return &corev1.Pod{
+		ObjectMeta: meta,
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			ActiveDeadlineSeconds:         ptr.To(int64(Timeout(scan).Seconds())),
+			AutomountServiceAccountToken:  ptr.To(false),
+			ServiceAccountName:            opts.ServiceAccountName,
+			NodeSelector:                  opts.NodeSelector,
+			Tolerations:                   opts.Tolerations,
+			Affinity:                      opts.Affinity,
+			EnableServiceLinks:            ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To[int64](30),
+			SecurityContext:               podSecurity(opts), // as the scan pods: CWAC's uid owns what they wrote
+			Containers: []corev1.Container{{
+				Name:                     scanpod.MergeContainerName,
+				Image:                    opts.RunnerImage,
+				ImagePullPolicy:          opts.ImagePullPolicy,
+				Command:                  []string{scanpod.RunnerImagePath},
+				Args:                     flags.Args(),
+				WorkingDir:               scanpod.TmpDir,
+				Env:                      []corev1.EnvVar{{Name: "TMPDIR", Value: scanpod.TmpDir}},
+				SecurityContext:          hardened(opts),
+				Resources:                mergeResources(),
+				VolumeMounts:             mounts,
+				TerminationMessagePath:   scanpod.TerminationLog,
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+			}},
+			Volumes: []corev1.Volume{
+				scanConfigVolume(scan),
+				// Scratch only: the merged CSVs are written in the scan's directory.
+				{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
+				resultsVolume(opts),
+			},
+		},
+	}
+}
+
+// mergeResources are the merge container's. The merge streams each CSV
+// row by row, as results.Walk reads (a record at most results.MaxRecordBytes,
+// 4 MiB, and about 64 MiB resident at most on a million-row CSV); 256Mi
+// leaves room for Go's collector, which lets the heap grow to twice what is
+// live before collecting, and for the output's buffers, while a runaway
+// merge is stopped well before it starves the scan pods on its node.
+func mergeResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
+	}
+}
