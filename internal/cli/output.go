@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -93,21 +94,65 @@ func writeStructured(w io.Writer, output string, v any) error {
 // scanColumns are the table's columns, after NAMESPACE when shown.
 var scanColumns = []string{"NAME", "PHASE", "PAGES", "ISSUES", "CRITICAL", "SERIOUS", "MODERATE", "MINOR", "NEW", "FIXED", "THRESHOLDS", "AGE"}
 
+// writeScanTable prints the scans as a table. A SHARDS column (after
+// PHASE) appears only when some scan in it is sharded, so tables of
+// unsharded scans look as they always have.
 func writeScanTable(w io.Writer, now time.Time, withNamespace bool, scans []*cwacv1alpha1.CwacScan) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	withShards := slices.ContainsFunc(scans, isSharded)
 	header := scanColumns
+	if withShards {
+		header = slices.Insert(slices.Clone(header), 2, "SHARDS")
+	}
 	if withNamespace {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
 	fprintln(tw, strings.Join(header, "\t"))
 	for _, s := range scans {
 		row := scanRow(s, now)
+		if withShards {
+			row = slices.Insert(row, 2, shardsCell(s))
+		}
 		if withNamespace {
 			row = append([]string{s.Namespace}, row...)
 		}
 		fprintln(tw, strings.Join(row, "\t"))
 	}
 	return tw.Flush()
+}
+
+// isSharded: the scan asked for more than one shard, or the operator
+// counts its shards.
+func isSharded(s *cwacv1alpha1.CwacScan) bool {
+	return s.Spec.ShardCount() > 1 || s.Status.Shards != nil
+}
+
+// shardsCell is a sharded scan's shards done of all ("3/4"), with the
+// failed ones ("2/4, 1 failed"); "-" before the operator counted them, or
+// for an unsharded scan.
+func shardsCell(s *cwacv1alpha1.CwacScan) string {
+	st := s.Status.Shards
+	if st == nil {
+		return "-"
+	}
+	cell := fmt.Sprintf("%d/%d", st.Succeeded, st.Total)
+	if st.Failed > 0 {
+		cell += fmt.Sprintf(", %d failed", st.Failed)
+	}
+	return cell
+}
+
+// shardsText is a sharded scan's shards in words, for the wait progress
+// line: "shards 1/4 done, 2 running, 1 failed (2)".
+func shardsText(st *cwacv1alpha1.ShardStatus) string {
+	text := fmt.Sprintf("shards %d/%d done, %d running, %d failed", st.Succeeded, st.Total, st.Running, st.Failed)
+	if st.FailedIndexes != "" {
+		text += " (" + st.FailedIndexes + ")"
+	}
+	if st.Merged {
+		text += ", merged"
+	}
+	return text
 }
 
 // scanRow is one scan's table cells; "-" where nothing is known yet.

@@ -14,6 +14,7 @@ func newScanCommand(o *Options) *cobra.Command {
 		wait                      bool
 		waitTimeout               time.Duration
 		maxCrit, maxTotal, maxNew int64
+		shards                    int32
 		output                    string
 	)
 	cmd := &cobra.Command{
@@ -21,7 +22,8 @@ func newScanCommand(o *Options) *cobra.Command {
 		Short: "Create a CwacScan (and with --wait, wait for its result)",
 		Example: `  kubectl cwac scan --url https://www.example.govt.nz/ --wait
   kubectl cwac scan --site "https://example.org/,Example Org,Health" --max-critical 0 --wait
-  kubectl cwac scan --urls-file sites.csv --baseline weekly-abc12 --max-new 0 --name pr-123 --wait`,
+  kubectl cwac scan --urls-file sites.csv --baseline weekly-abc12 --max-new 0 --name pr-123 --wait
+  kubectl cwac scan --urls-file all-agencies.csv --shards 4 --shard-failure-policy Partial --wait`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output, outTable, outJSON, outYAML, outName); err != nil {
@@ -36,6 +38,9 @@ func newScanCommand(o *Options) *cobra.Command {
 			}
 			if fl.Changed("max-new") {
 				f.MaxNew = &maxNew
+			}
+			if fl.Changed("shards") {
+				f.Shards = &shards
 			}
 			if waitTimeout < 0 {
 				return fmt.Errorf("--wait-timeout %s: may not be negative", waitTimeout)
@@ -79,6 +84,9 @@ func newScanCommand(o *Options) *cobra.Command {
 	fl.Int64Var(&maxCrit, "max-critical", 0, "threshold: most critical axe issues")
 	fl.Int64Var(&maxTotal, "max-total", 0, "threshold: most issues in all")
 	fl.Int64Var(&maxNew, "max-new", 0, "threshold: most issues the baseline did not have (needs --baseline)")
+	fl.Int32Var(&shards, "shards", 1, "split the sites into this many shards scanned side by side, one pod each, 1-64 and at most the number of sites; "+
+		"an organisation's sites stay in one shard unless it alone has more than a shard's share")
+	fl.StringVar(&f.ShardFailurePolicy, "shard-failure-policy", "", "what a failed shard does: Fail (default: the scan fails) or Partial (the other shards' results are kept, the scan completes)")
 	fl.BoolVar(&wait, "wait", false, "wait for the scan to finish; exit 2 if it failed, 3 if it crossed a threshold")
 	fl.DurationVar(&waitTimeout, "wait-timeout", 0, "give up waiting after this long (default: no limit)")
 	fl.StringVarP(&output, "output", "o", "name", "what to print: name, table, json or yaml")

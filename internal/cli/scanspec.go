@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // Limits the CRD enforces, checked here first so the error names the flag.
@@ -68,6 +69,12 @@ type ScanFlags struct {
 	MaxCritical *int64
 	MaxTotal    *int64
 	MaxNew      *int64
+	// Shards splits the sites into this many shards (spec.shards); nil when
+	// --shards was not given.
+	Shards *int32
+	// ShardFailurePolicy is Fail or Partial (spec.shardFailurePolicy); ""
+	// leaves the CRD's default (Fail).
+	ShardFailurePolicy string
 }
 
 // BuildScan turns the flags into a CwacScan, refusing bad input with the
@@ -146,7 +153,34 @@ func BuildScan(f ScanFlags) (*cwacv1alpha1.CwacScan, error) {
 		return nil, err
 	}
 	scan.Spec.Thresholds = th
+	if err := setShards(&scan.Spec, f); err != nil {
+		return nil, err
+	}
 	return scan, nil
+}
+
+// setShards checks --shards and --shard-failure-policy against the CRD's
+// rules (1 to scanpod.MaxShards, at most one shard per site; the policy's
+// names) and sets them.
+func setShards(spec *cwacv1alpha1.CwacScanSpec, f ScanFlags) error {
+	if f.Shards != nil {
+		n, sites := *f.Shards, len(spec.URLs)+len(spec.Sites)
+		if n < 1 || n > scanpod.MaxShards {
+			return fmt.Errorf("--shards %d: must be 1-%d", n, scanpod.MaxShards)
+		}
+		if int(n) > sites {
+			return fmt.Errorf("--shards %d: more shards than the %d sites to scan (each shard scans at least one site)", n, sites)
+		}
+		spec.Shards = n
+	}
+	switch p := cwacv1alpha1.ShardFailurePolicy(f.ShardFailurePolicy); p {
+	case "", cwacv1alpha1.ShardFailurePolicyFail, cwacv1alpha1.ShardFailurePolicyPartial:
+		spec.ShardFailurePolicy = p
+	default:
+		return fmt.Errorf("--shard-failure-policy %q: must be %s or %s", truncate(f.ShardFailurePolicy, 40),
+			cwacv1alpha1.ShardFailurePolicyFail, cwacv1alpha1.ShardFailurePolicyPartial)
+	}
+	return nil
 }
 
 func thresholds(f ScanFlags) (*cwacv1alpha1.Thresholds, error) {

@@ -174,11 +174,15 @@ func (p *progress) done() {
 	}
 }
 
-// progressLine is the scan's phase and pages done, as far as the CwacScan
-// says (pages are known once the scan has finished).
+// progressLine is the scan's phase, a sharded scan's shards done, and
+// pages done, as far as the CwacScan says (pages are known once the scan
+// has finished).
 func progressLine(scan *cwacv1alpha1.CwacScan) string {
 	phase := phaseText(scan)
 	line := fmt.Sprintf("%s/%s: %s", scan.Namespace, scan.Name, phase)
+	if st := scan.Status.Shards; st != nil {
+		line += ", " + shardsText(st)
+	}
 	if sum := scan.Status.Summary; sum != nil {
 		line += fmt.Sprintf(", %d pages, %d issues", sum.PagesScanned, sum.TotalIssues)
 	}
