@@ -86,7 +86,8 @@ func newScanCommand(o *Options) *cobra.Command {
 	fl.Int64Var(&maxNew, "max-new", 0, "threshold: most issues the baseline did not have (needs --baseline)")
 	fl.Int32Var(&shards, "shards", 1, "split the sites into this many shards scanned side by side, one pod each, 1-64 and at most the number of sites; "+
 		"an organisation's sites stay in one shard unless it alone has more than a shard's share")
-	fl.StringVar(&f.ShardFailurePolicy, "shard-failure-policy", "", "what a failed shard does: Fail (default: the scan fails) or Partial (the other shards' results are kept, the scan completes)")
+	fl.StringVar(&f.ShardFailurePolicy, "shard-failure-policy", "",
+		"what a failed shard does: Fail (default: the scan fails) or Partial (the other shards' results are kept, the scan completes)")
 	fl.BoolVar(&wait, "wait", false, "wait for the scan to finish; exit 2 if it failed, 3 if it crossed a threshold")
 	fl.DurationVar(&waitTimeout, "wait-timeout", 0, "give up waiting after this long (default: no limit)")
 	fl.StringVarP(&output, "output", "o", "name", "what to print: name, table, json or yaml")

@@ -28,7 +28,8 @@ func TestBuildScanShards(t *testing.T) {
 		{name: "not given", flags: ScanFlags{URLs: threeURLs}},
 		{name: "one per site", flags: ScanFlags{URLs: threeURLs, Shards: ptr(int32(3)), ShardFailurePolicy: "Partial"},
 			wantShards: 3, wantPolicy: cwacv1alpha1.ShardFailurePolicyPartial},
-		{name: "urls and sites count", flags: ScanFlags{URLs: threeURLs[:1], Sites: []string{"https://d.example/,D,S"}, Shards: ptr(int32(2)), ShardFailurePolicy: "Fail"},
+		{name: "urls and sites count", flags: ScanFlags{URLs: threeURLs[:1], Sites: []string{"https://d.example/,D,S"},
+			Shards: ptr(int32(2)), ShardFailurePolicy: "Fail"},
 			wantShards: 2, wantPolicy: cwacv1alpha1.ShardFailurePolicyFail},
 		{name: "zero", flags: ScanFlags{URLs: threeURLs, Shards: ptr(int32(0))}, wantErr: "--shards 0: must be 1-64"},
 		{name: "65", flags: ScanFlags{URLs: threeURLs, Shards: ptr(int32(65))}, wantErr: "--shards 65: must be 1-64"},
@@ -96,8 +97,9 @@ func TestShardsColumn(t *testing.T) {
 			if err := writeScans(&buf, outTable, testNow, scanListing{}, tt.scans...); err != nil {
 				t.Fatal(err)
 			}
-			var got [][]string
-			for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			got := make([][]string, 0, len(lines))
+			for _, line := range lines {
 				got = append(got, strings.Fields(line))
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
