@@ -39,6 +39,9 @@ func (r *CwacScanReconciler) cancel(ctx context.Context, scan *cwacv1alpha1.Cwac
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("getting Job %s: %w", key.Name, err)
 	}
+	if err := r.deleteMergePod(ctx, scan); err != nil {
+		return err
+	}
 	r.queue.release(scan)
 	r.fail(scan, cwacv1alpha1.ReasonCancelled, msg)
 	return nil

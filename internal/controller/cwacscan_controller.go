@@ -204,6 +204,9 @@ func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.C
 	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating ConfigMap: %w", err)
 	}
+	if sharded(scan) {
+		baseline = scanjob.Baseline{} // shards are not compared one by one: the merge compares the whole
+	}
 	job := scanjob.JobComparingWith(scan, r.JobOptions, baseline)
 	if err := controllerutil.SetControllerReference(scan, job, r.Scheme); err != nil {
 		return nil, fmt.Errorf("owning Job: %w", err)
@@ -288,6 +291,9 @@ func (r *CwacScanReconciler) markStarted(scan *cwacv1alpha1.CwacScan, job *batch
 // Degraded=True while the pod is stuck waiting (image pull, config error);
 // Complete or Failed with the reason when the Job ends.
 func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job) error {
+	if sharded(scan) {
+		return r.observeShards(ctx, scan, job)
+	}
 	pod, err := r.scanPod(ctx, job)
 	if err != nil {
 		return err
@@ -296,8 +302,18 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 		r.finish(scan, job, cond, pod)
 		return nil
 	}
+	r.observePod(scan, pod, scanpod.ContainerName)
+	return nil
+}
+
+// observePod mirrors a running scan pod (or the merge pod, by its
+// container's name) into status: Degraded=True with the kubelet's reason
+// while it is stuck waiting (a Warning Event when that reason is new),
+// Degraded=False/PodHealthy when it no longer is, phase Running once the
+// scan container runs.
+func (r *CwacScanReconciler) observePod(scan *cwacv1alpha1.CwacScan, pod *corev1.Pod, container string) {
 	if pod == nil {
-		return nil
+		return
 	}
 	if reason, msg := stuckReason(pod); reason != "" {
 		if prev := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded); prev == nil || prev.Status != metav1.ConditionTrue ||
@@ -306,17 +322,19 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 		}
 		r.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionTrue, reason, msg)
 		scan.Status.Message = msg
-		return nil
+		return
 	}
 	if meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded) {
 		r.setCondition(scan, cwacv1alpha1.ConditionDegraded, metav1.ConditionFalse, cwacv1alpha1.ReasonPodHealthy, "the scan pod is no longer waiting")
 	}
-	if c := containerStatus(pod, scanpod.ContainerName); c != nil && c.State.Running != nil {
+	if container != scanpod.ContainerName {
+		return
+	}
+	if c := containerStatus(pod, container); c != nil && c.State.Running != nil {
 		if scan.Status.Phase != cwacv1alpha1.PhaseRunning {
 			r.setPhase(scan, cwacv1alpha1.PhaseRunning, cwacv1alpha1.ReasonRunning, fmt.Sprintf("CWAC is running in pod %s", pod.Name))
 		}
 	}
-	return nil
 }
 
 // finish ends the scan from the Job's final condition and the pod's
@@ -324,29 +342,7 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 // Failed=True with DeadlineExceeded, OOMKilled, CWACExitedNonZero,
 // NoPagesScanned, RunnerError, ImagePullBackOff or JobFailed.
 func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Job, cond batchv1.JobCondition, pod *corev1.Pod) {
-	var term *corev1.ContainerStateTerminated
-	if c := containerStatus(pod, scanpod.ContainerName); c != nil {
-		term = c.State.Terminated
-		if term == nil {
-			term = c.LastTerminationState.Terminated
-		}
-	}
-	var report scanpod.Report
-	var haveReport bool
-	if term != nil {
-		code := term.ExitCode
-		scan.Status.ExitCode = &code
-		report, haveReport = scanpod.Decode(term.Message)
-		// The report comes from the scan pod, which is not trusted with
-		// where readers look: only a CWAC results directory name is taken.
-		if _, _, ok := cwac.ParseResultsDirName(report.ResultsDir); haveReport && ok {
-			scan.Status.ResultsPath = scanjob.ScanDir(scan) + "/" + report.ResultsDir
-		}
-		if haveReport && report.Summary != nil {
-			scan.Status.Summary = scanstatus.ToAPI(report.Summary)
-		}
-	}
-
+	term, report, haveReport := r.takeReport(scan, pod, scanpod.ContainerName)
 	defer r.observeComparison(scan, report, haveReport)
 	if cond.Type == batchv1.JobComplete {
 		switch {
@@ -383,6 +379,35 @@ func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Jo
 	default:
 		r.fail(scan, cwacv1alpha1.ReasonJobFailed, fmt.Sprintf("Job %s failed: %s: %s", job.Name, cond.Reason, cond.Message))
 	}
+}
+
+// takeReport reads the runner's termination report from the pod's
+// container and records what it says into status: the exit code, the
+// results directory and the summary. The report comes from a pod, which is
+// not trusted with where readers look: only a CWAC results directory name
+// is taken from it.
+func (r *CwacScanReconciler) takeReport(scan *cwacv1alpha1.CwacScan, pod *corev1.Pod,
+	container string) (*corev1.ContainerStateTerminated, scanpod.Report, bool) {
+	var term *corev1.ContainerStateTerminated
+	if c := containerStatus(pod, container); c != nil {
+		term = c.State.Terminated
+		if term == nil {
+			term = c.LastTerminationState.Terminated
+		}
+	}
+	if term == nil {
+		return nil, scanpod.Report{}, false
+	}
+	code := term.ExitCode
+	scan.Status.ExitCode = &code
+	report, haveReport := scanpod.Decode(term.Message)
+	if _, _, ok := cwac.ParseResultsDirName(report.ResultsDir); haveReport && ok {
+		scan.Status.ResultsPath = scanjob.ScanDir(scan) + "/" + report.ResultsDir
+	}
+	if haveReport && report.Summary != nil {
+		scan.Status.Summary = scanstatus.ToAPI(report.Summary)
+	}
+	return term, report, haveReport
 }
 
 // failCWAC ends a scan whose CWAC exited non-zero

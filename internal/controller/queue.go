@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -71,20 +72,42 @@ func waiting(scan *cwacv1alpha1.CwacScan) bool {
 }
 
 // queue decides, under the concurrency cap, which waiting scans may start:
-// the oldest first. Everything it reads comes from the cache; the only state
-// of its own is the set of Jobs this process has just created, which the
-// cache may not show yet (so two workers never both take the last slot).
+// the oldest first. The cap counts scan pods: a sharded scan takes a slot
+// per shard that can run at once (its Job's parallelism). Everything it
+// reads comes from the cache; the only state of its own is the set of Jobs
+// this process has just created, which the cache may not show yet (so two
+// workers never both take the last slot).
 type queue struct {
 	reader client.Reader
 	max    int // 0: no cap
 	now    func() time.Time
 
 	mu      sync.Mutex
-	started map[types.NamespacedName]time.Time
+	started map[types.NamespacedName]reservation
+}
+
+// reservation is a Job this process created that the cache may not show yet.
+type reservation struct {
+	at   time.Time
+	pods int
 }
 
 func newQueue(reader client.Reader, maxRunning int, now func() time.Time) *queue {
-	return &queue{reader: reader, max: maxRunning, now: now, started: map[types.NamespacedName]time.Time{}}
+	return &queue{reader: reader, max: maxRunning, now: now, started: map[types.NamespacedName]reservation{}}
+}
+
+// podsOf is how many slots a waiting scan needs: its Job's parallelism,
+// one per shard but never more than the cap.
+func (q *queue) podsOf(scan *cwacv1alpha1.CwacScan) int {
+	return scanjob.Parallelism(scan, scanjob.Options{MaxPodsPerScan: q.max})
+}
+
+// jobPods is how many slots an unfinished Job holds: its parallelism, or
+// fewer once fewer shards are left to run.
+func jobPods(job *batchv1.Job) int {
+	n := int(ptr.Deref(job.Spec.Parallelism, 1))
+	left := int(ptr.Deref(job.Spec.Completions, 1) - job.Status.Succeeded - job.Status.Failed)
+	return max(1, min(n, left))
 }
 
 // reserve takes a slot for scan's Job when the cap allows it and no older
@@ -104,18 +127,19 @@ func (q *queue) reserve(ctx context.Context, scan *cwacv1alpha1.CwacScan) (bool,
 	if err != nil {
 		return false, err
 	}
+	pods := q.podsOf(scan)
 	free := q.max - running
-	if free <= 0 {
+	if free < pods {
 		return false, nil
 	}
-	older, err := q.olderWaiting(ctx, scan, free)
+	older, err := q.olderWaiting(ctx, scan, free-pods+1)
 	if err != nil {
 		return false, err
 	}
-	if older >= free {
+	if older > free-pods {
 		return false, nil
 	}
-	q.started[key] = q.now()
+	q.started[key] = reservation{at: q.now(), pods: pods}
 	return true, nil
 }
 
@@ -131,8 +155,8 @@ func (q *queue) release(scan *cwacv1alpha1.CwacScan) {
 func (q *queue) pending(key types.NamespacedName) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	t, ok := q.started[key]
-	return ok && q.now().Sub(t) < startedJobTTL
+	r, ok := q.started[key]
+	return ok && q.now().Sub(r.at) < startedJobTTL
 }
 
 // observed is called for every scan Job event: once the cache has a Job, it
@@ -143,8 +167,8 @@ func (q *queue) observed(key types.NamespacedName) {
 	delete(q.started, key)
 }
 
-// running counts unfinished scan Jobs in the cache plus Jobs created that
-// the cache does not show yet. The caller holds q.mu.
+// running counts the pods of unfinished scan Jobs in the cache plus those
+// of Jobs created that the cache does not show yet. The caller holds q.mu.
 func (q *queue) running(ctx context.Context) (int, error) {
 	jobs := &batchv1.JobList{}
 	if err := q.reader.List(ctx, jobs, client.MatchingFields{indexJobActive: indexTrue}, client.UnsafeDisableDeepCopy); err != nil {
@@ -154,21 +178,24 @@ func (q *queue) running(ctx context.Context) (int, error) {
 	for i := range jobs.Items {
 		seen[types.NamespacedName{Namespace: jobs.Items[i].Namespace, Name: jobs.Items[i].Name}] = true
 	}
-	n := len(jobs.Items)
+	n := 0
+	for i := range jobs.Items {
+		n += jobPods(&jobs.Items[i])
+	}
 	now := q.now()
-	for key, t := range q.started {
+	for key, r := range q.started {
 		switch {
-		case now.Sub(t) >= startedJobTTL:
+		case now.Sub(r.at) >= startedJobTTL:
 			delete(q.started, key)
 		case !seen[key]:
-			n++
+			n += r.pods
 		}
 	}
 	return n, nil
 }
 
-// olderWaiting counts waiting scans older than scan that hold no slot yet,
-// stopping at limit (only whether there are enough of them matters).
+// olderWaiting counts the slots that waiting scans older than scan, holding
+// none yet, need, stopping at limit (only whether they need that many matters).
 func (q *queue) olderWaiting(ctx context.Context, scan *cwacv1alpha1.CwacScan, limit int) (int, error) {
 	scans := &cwacv1alpha1.CwacScanList{}
 	if err := q.reader.List(ctx, scans, client.MatchingFields{indexScanWaiting: indexTrue}, client.UnsafeDisableDeepCopy); err != nil {
@@ -183,15 +210,17 @@ func (q *queue) olderWaiting(ctx context.Context, scan *cwacv1alpha1.CwacScan, l
 		if _, holds := q.started[types.NamespacedName{Namespace: s.Namespace, Name: scanjob.JobName(s)}]; holds {
 			continue
 		}
-		if n++; n >= limit {
+		if n += q.podsOf(s); n >= limit {
 			break
 		}
 	}
 	return n, nil
 }
 
-// next returns the oldest waiting scans that the free slots can take: a
-// finished or deleted Job, or a deleted waiting scan, wakes exactly those.
+// next returns the oldest waiting scans that the free slots can take, in
+// order, stopping at the first that needs more than is left (it is next in
+// line, so nothing younger overtakes it): a finished or deleted Job, a
+// finished shard, or a deleted waiting scan, wakes exactly those.
 func (q *queue) next(ctx context.Context) []reconcile.Request {
 	if q.max <= 0 {
 		return nil
@@ -230,6 +259,9 @@ func (q *queue) next(ctx context.Context) []reconcile.Request {
 	}
 	reqs := make([]reconcile.Request, 0, len(oldest))
 	for _, s := range oldest {
+		if free -= q.podsOf(s); free < 0 {
+			break
+		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}})
 	}
 	return reqs

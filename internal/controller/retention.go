@@ -111,13 +111,16 @@ func (r *CwacScanReconciler) stopWriting(ctx context.Context, scan *cwacv1alpha1
 	case err != nil && !apierrors.IsNotFound(err):
 		return false, fmt.Errorf("getting Job %s: %w", job.Name, err)
 	}
+	if err := r.deleteMergePod(ctx, scan); err != nil {
+		return false, err
+	}
 	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(scan.Namespace),
-		client.MatchingLabels{scanjob.LabelScanUID: string(scan.UID), scanjob.LabelComponent: scanjob.ComponentScan}); err != nil {
+	if err := r.List(ctx, pods, client.InNamespace(scan.Namespace), client.MatchingLabels{scanjob.LabelScanUID: string(scan.UID)}); err != nil {
 		return false, fmt.Errorf("listing the scan's pods: %w", err)
 	}
 	for _, p := range pods.Items {
-		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+		writer := p.Labels[scanjob.LabelComponent] == scanjob.ComponentScan || p.Labels[scanjob.LabelComponent] == scanjob.ComponentMerge
+		if writer && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 			return true, nil
 		}
 	}
@@ -140,15 +143,18 @@ func (r *CwacScanReconciler) cleanupTimeout() time.Duration {
 	return DefaultCleanupTimeout
 }
 
-// removeFinishedJob deletes a finished scan's Job (and with it its pod)
-// once FinishedJobTTL has passed since the scan finished; the scan and its
-// status stay. It returns how long until that is due (0: nothing to do).
+// removeFinishedJob deletes a finished scan's Job (and with it its pods)
+// and a sharded scan's merge pod once FinishedJobTTL has passed since the
+// scan finished; the scan and its status stay. It returns how long until that is due (0: nothing to do).
 func (r *CwacScanReconciler) removeFinishedJob(ctx context.Context, scan *cwacv1alpha1.CwacScan) (time.Duration, error) {
 	if r.FinishedJobTTL <= 0 || scan.Status.JobName == "" || scan.Status.CompletionTime == nil {
 		return 0, nil
 	}
 	if left := scan.Status.CompletionTime.Add(r.FinishedJobTTL).Sub(r.clock()); left > 0 {
 		return left, nil
+	}
+	if err := r.deleteMergePod(ctx, scan); err != nil {
+		return 0, err
 	}
 	job := &batchv1.Job{}
 	err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scan.Status.JobName}, job)
@@ -163,4 +169,25 @@ func (r *CwacScanReconciler) removeFinishedJob(ctx context.Context, scan *cwacv1
 		return 0, fmt.Errorf("deleting finished Job %s: %w", job.Name, err)
 	}
 	return 0, nil
+}
+
+// deleteMergePod deletes a sharded scan's merge pod, if it has one: when
+// the scan is cancelled or deleted (it may still be writing), or its Job
+// is removed after FinishedJobTTL.
+func (r *CwacScanReconciler) deleteMergePod(ctx context.Context, scan *cwacv1alpha1.CwacScan) error {
+	if !sharded(scan) {
+		return nil
+	}
+	pod := &corev1.Pod{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.MergePodName(scan)}, pod)
+	if apierrors.IsNotFound(err) || (err == nil && (!metav1.IsControlledBy(pod, scan) || !pod.DeletionTimestamp.IsZero())) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("getting merge pod %s: %w", scanjob.MergePodName(scan), err)
+	}
+	if err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting merge pod %s: %w", pod.Name, err)
+	}
+	return nil
 }

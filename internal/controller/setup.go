@@ -80,6 +80,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := admission.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	// A sharded scan runs at most as many pods at once as the cap allows
+	// scans: the cap counts pods.
+	o.JobOptions.MaxPodsPerScan = o.MaxConcurrentScans
 	scans := &CwacScanReconciler{
 		Client:             mgr.GetClient(),
 		statusWriter:       status,

@@ -6,7 +6,10 @@ package shard
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 )
@@ -78,3 +81,37 @@ func piecesOf(sites []cwacconfig.Site, share int) [][]int {
 	}
 	return pieces
 }
+
+// ParseIndexes reads a set of shard indexes as an Indexed Job's status
+// writes them ("1,3-5"), ascending; "" is none.
+func ParseIndexes(s string) ([]int, error) {
+	var out []int
+	if s == "" {
+		return nil, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		first, err := strconv.Atoi(lo)
+		if err != nil || first < 0 {
+			return nil, fmt.Errorf("index set %q: %q is not an index or a range of them", s, part)
+		}
+		last := first
+		if isRange {
+			if last, err = strconv.Atoi(hi); err != nil || last < first {
+				return nil, fmt.Errorf("index set %q: %q is not an index or a range of them", s, part)
+			}
+		}
+		if last-first >= maxIndexes || len(out)+last-first >= maxIndexes {
+			return nil, fmt.Errorf("index set %q: more than %d indexes", s, maxIndexes)
+		}
+		for i := first; i <= last; i++ {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// maxIndexes bounds what ParseIndexes expands: far more than any scan's
+// shards, far less than a hostile range could ask for.
+const maxIndexes = 1024

@@ -5,6 +5,7 @@ package kubesim
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/shard"
 )
 
 // StartPod creates the Job's pod, as the Job controller would, with status.
@@ -121,4 +123,78 @@ func FinishJob(ctx context.Context, c client.Client, job *batchv1.Job, succeeded
 	fresh.Status.Terminating = ptr.To[int32](0)
 	fresh.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	return c.Status().Update(ctx, fresh)
+}
+
+// StartShardPod creates the pod of shard index of an Indexed Job, as the
+// Job controller would: StartPod with the completion index annotation.
+func StartShardPod(ctx context.Context, c client.Client, job *batchv1.Job, index int, status corev1.PodStatus) (*corev1.Pod, error) {
+	shardJob := job.DeepCopy()
+	annotations := map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index)}
+	for k, v := range job.Spec.Template.Annotations {
+		annotations[k] = v
+	}
+	shardJob.Spec.Template.Annotations = annotations
+	return StartPod(ctx, c, shardJob, status)
+}
+
+// SetShards records an Indexed Job's progress as the Job controller does:
+// active pods, and the indexes that succeeded and failed ("0,2-3"). With
+// finished, the Job ends too: Complete when no index failed, else Failed
+// with reason (FailedIndexes, MaxFailedIndexesExceeded, DeadlineExceeded).
+func SetShards(ctx context.Context, c client.Client, job *batchv1.Job, active int32, completed, failed string,
+	finished bool, reason string) error {
+	fresh := &batchv1.Job{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	start := metav1.NewTime(now.Add(-time.Second))
+	fresh.Status.StartTime = &start
+	fresh.Status.Active = active
+	fresh.Status.Succeeded = countIndexes(completed)
+	fresh.Status.Failed = countIndexes(failed)
+	fresh.Status.CompletedIndexes = completed
+	if failed != "" {
+		fresh.Status.FailedIndexes = &failed
+	}
+	fresh.Status.Ready = ptr.To[int32](0)
+	fresh.Status.Terminating = ptr.To[int32](0)
+	fresh.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	if finished {
+		condition := func(t batchv1.JobConditionType, reason, message string) batchv1.JobCondition {
+			return batchv1.JobCondition{
+				Type: t, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message,
+			}
+		}
+		if failed == "" {
+			const done, doneMessage = "CompletionsReached", "Reached expected number of succeeded pods"
+			fresh.Status.CompletionTime = &now
+			fresh.Status.Conditions = []batchv1.JobCondition{
+				condition(batchv1.JobSuccessCriteriaMet, done, doneMessage), condition(batchv1.JobComplete, done, doneMessage),
+			}
+		} else {
+			message := "Job has failed indexes"
+			fresh.Status.Conditions = []batchv1.JobCondition{
+				condition(batchv1.JobFailureTarget, reason, message), condition(batchv1.JobFailed, reason, message),
+			}
+		}
+	}
+	return c.Status().Update(ctx, fresh)
+}
+
+// countIndexes counts the indexes of a set such as "0,2-3".
+func countIndexes(set string) int32 {
+	indexes, err := shard.ParseIndexes(set)
+	if err != nil {
+		panic(err) // a test's own literal
+	}
+	return int32(len(indexes))
+}
+
+// Merged is the status of a merge pod whose container ended.
+func Merged(exitCode int32, message string) corev1.PodStatus {
+	status := Terminated(exitCode, "Completed", message)
+	status.ContainerStatuses[0].Name = scanpod.MergeContainerName
+	status.ContainerStatuses[0].Image = "cwac-operator:test"
+	return status
 }
