@@ -75,6 +75,7 @@ func TestScanShardsRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.args["sites"] = threeSites
 			_, errText := h.call("cwac_scan", tt.args)
+			t.Log(errText)
 			for _, want := range tt.want {
 				if !strings.Contains(strings.ToLower(errText), strings.ToLower(want)) {
 					t.Errorf("error %q, want it to contain %q", errText, want)
