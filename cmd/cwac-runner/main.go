@@ -1,4 +1,6 @@
-// Command cwac-runner launches CWAC inside a scan pod: see internal/runner.
+// Command cwac-runner launches CWAC inside a scan pod (one shard's, in a
+// sharded scan), or merges a sharded scan's results in the merge pod: see
+// internal/runner.
 package main
 
 import (
@@ -24,6 +26,7 @@ func main() {
 	cfg.CWACDir, cfg.ScanDir, cfg.ResultsDir = flags.CWACDir, flags.ConfigDir, flags.ResultsDir
 	cfg.WorkDir, cfg.TerminationLog, cfg.Python = flags.WorkDir, flags.TerminationLog, flags.Python
 	cfg.BaselineDir, cfg.BaselineName = flags.BaselineDir, flags.BaselineName
+	cfg.Shards, cfg.Merge, cfg.FailedShards = flags.Shards, flags.Merge, flags.FailedShards
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "cwac-runner: unexpected arguments %q\n", flag.Args())
 		os.Exit(scanpod.ExitRunnerError)

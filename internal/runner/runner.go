@@ -51,8 +51,15 @@ type Config struct {
 	// BaselineDir is the baseline scan's results directory, read-only ("" when
 	// the scan has none); BaselineName names that scan in the diff.
 	BaselineDir, BaselineName string
-	Stdout, Stderr            io.Writer
-	Log                       *slog.Logger
+	// Shards is the scan's number of shards (0 or 1: not sharded): with
+	// more, the runner scans only the shard scanpod.ShardIndexEnv names
+	// (see shard.go); with Merge it merges the shards' results without
+	// running CWAC (see merge.go), leaving out FailedShards.
+	Shards         int
+	Merge          bool
+	FailedShards   []int
+	Stdout, Stderr io.Writer
+	Log            *slog.Logger
 }
 
 // stderrTailBytes is how much of CWAC's stderr is kept for the report.
@@ -83,21 +90,34 @@ func runnerError(err error) scanpod.Report {
 }
 
 func run(ctx context.Context, cfg Config) scanpod.Report {
-	// Absolute paths: CWAC runs in the work dir, where relative ones would break.
-	for _, p := range []*string{&cfg.CWACDir, &cfg.ScanDir, &cfg.ResultsDir, &cfg.WorkDir} {
-		abs, err := filepath.Abs(*p)
-		if err != nil {
-			return runnerError(fmt.Errorf("resolving %s: %w", *p, err))
-		}
-		*p = abs
+	if cfg.Merge {
+		return merge(ctx, cfg)
 	}
-	if err := checkScanConfig(cfg.ScanDir); err != nil {
+	msg := scan(ctx, &cfg)
+	if cfg.Shards > 1 {
+		// A failed shard's message is its scan's: it names the shard
+		// whenever the pod knows which it is.
+		if index, err := shardIndex(os.LookupEnv(scanpod.ShardIndexEnv)); err == nil {
+			msg.Message = fmt.Sprintf("shard %d: %s", index, msg.Message)
+		}
+	}
+	return msg
+}
+
+// scan runs CWAC over the scan's sites (or, in a sharded scan, its shard's).
+func scan(ctx context.Context, cfgp *Config) scanpod.Report {
+	// Absolute paths: CWAC runs in the work dir, where relative ones would break.
+	if err := absPaths(&cfgp.CWACDir, &cfgp.ScanDir, &cfgp.ResultsDir, &cfgp.WorkDir); err != nil {
 		return runnerError(err)
 	}
-	sites, configName, err := prepare(cfg)
+	if err := checkScanConfig(cfgp.ScanDir); err != nil {
+		return runnerError(err)
+	}
+	sites, configName, err := prepare(cfgp)
 	if err != nil {
 		return runnerError(err)
 	}
+	cfg := *cfgp
 	python := cfg.Python
 	if python == "" {
 		python = DefaultPython(cfg.CWACDir)
@@ -153,8 +173,32 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 		}
 	}
 
+	settle(&msg, terminated.Load(), exitCode)
+	if exitCode == 0 {
+		msg.StderrTail = "" // CWAC's stderr on success is noise (nltk download warnings)
+	}
+	return msg
+}
+
+// absPaths makes paths absolute: CWAC runs in the work dir, where relative
+// ones would break.
+func absPaths(paths ...*string) error {
+	for _, p := range paths {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return fmt.Errorf("resolving %s: %w", *p, err)
+		}
+		*p = abs
+	}
+	return nil
+}
+
+// settle gives the report its outcome and message from how CWAC ended
+// (stopped by a signal, its exit code) and the summary of what it wrote. A
+// merge of a sharded scan's results settles as a CWAC run that exited 0.
+func settle(msg *scanpod.Report, terminated bool, exitCode int) {
 	switch {
-	case terminated.Load():
+	case terminated:
 		msg.Outcome = scanpod.OutcomeTerminated
 		msg.Message = join(msg.Message, "CWAC was stopped by a termination signal (deadline or deletion)")
 	case exitCode != 0:
@@ -174,10 +218,6 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 		msg.Outcome = scanpod.OutcomeComplete
 		msg.Message = fmt.Sprintf("scanned %d pages, found %d issues", msg.Summary.PagesScanned, msg.Summary.TotalIssues)
 	}
-	if exitCode == 0 {
-		msg.StderrTail = "" // CWAC's stderr on success is noise (nltk download warnings)
-	}
-	return msg
 }
 
 // WriteResults reads CWAC's results in dir once (results.Walk feeding the
@@ -321,11 +361,14 @@ func DefaultPython(cwacDir string) string {
 // prepare builds the working tree: symlinks to everything in CWAC's tree but
 // config/, base_urls/ and results/, which are real (or point at the results
 // volume), then writes the merged config and the base URL CSV.
-func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
+//
+// In a sharded scan it keeps only the shard's sites, and points CWAC's
+// results at the shard's directory (cfg.ResultsDir changes).
+func prepare(cfg *Config) ([]cwacconfig.Site, string, error) {
 	if err := cwac.ValidateConfigFileName(ConfigFileName); err != nil {
 		return nil, "", err
 	}
-	defaultsPath, defaultsData, err := readDefaults(cfg)
+	defaultsPath, defaultsData, err := readDefaults(*cfg)
 	if err != nil {
 		return nil, "", err
 	}
@@ -368,6 +411,11 @@ func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
 	if len(sites) == 0 {
 		return nil, "", fmt.Errorf("%s: at least one URL is required", scanpod.URLsFile)
 	}
+	if cfg.Shards > 1 {
+		if sites, urlsData, err = takeShard(cfg, sites); err != nil {
+			return nil, "", err
+		}
+	}
 
 	merged := cwacconfig.Merge(defaults, overrides)
 	for _, note := range cwacconfig.Finalize(merged) {
@@ -377,7 +425,7 @@ func prepare(cfg Config) ([]cwacconfig.Site, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if err := buildWorkDir(cfg); err != nil {
+	if err := buildWorkDir(*cfg); err != nil {
 		return nil, "", err
 	}
 	if err := os.WriteFile(filepath.Join(cfg.WorkDir, cwac.ConfigDir, ConfigFileName), configData, 0o644); err != nil {

@@ -1,0 +1,203 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/shard"
+)
+
+// resultsDirTimeLayout is the time in CWAC's results directory names
+// (<YYYY-MM-DD_HH-MM-SS>_<audit_name>, cwac.ParseResultsDirName).
+const resultsDirTimeLayout = "2006-01-02_15-04-05"
+
+// maxShardSummaryBytes bounds the read of a shard's summary.json (a scan
+// pod wrote it; the merge needs one number from it).
+const maxShardSummaryBytes = 16 << 20
+
+// merge is the runner's merge mode, run by the merge pod once a sharded
+// scan's shards have ended, without CWAC: it joins the results of every
+// shard that did not fail into one CWAC results directory in the scan's
+// directory (results.MergeShards) and writes from it what a one-pod scan
+// writes (summary.json, the report, the comparison with the baseline) and
+// the same termination report. The shards' sites are split again as the
+// scan pods split them; the sites of failed shards, and of shards that
+// wrote no results, show as unscanned.
+func merge(ctx context.Context, cfg Config) scanpod.Report {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := absPaths(&cfg.ScanDir, &cfg.ResultsDir); err != nil {
+		return runnerError(err)
+	}
+	msg, err := mergeShards(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (stopped by a termination signal: deadline or deletion)", err)
+		}
+		return runnerError(fmt.Errorf("merging the shards' results: %w", err))
+	}
+	return msg
+}
+
+func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
+	if cfg.Shards < 1 {
+		return scanpod.Report{}, fmt.Errorf("--merge needs the scan's number of shards (--shards), got %d", cfg.Shards)
+	}
+	if err := checkScanConfig(cfg.ScanDir); err != nil {
+		return scanpod.Report{}, err
+	}
+	auditName, sites, err := readScan(cfg.ScanDir)
+	if err != nil {
+		return scanpod.Report{}, err
+	}
+	split := shard.Split(sites, cfg.Shards)
+	for _, i := range cfg.FailedShards {
+		if i < 0 || i >= len(split) {
+			return scanpod.Report{}, fmt.Errorf("failed shard %d is out of range: the scan's %d sites in %d shards make %d, indexes 0 to %d",
+				i, len(sites), cfg.Shards, len(split), len(split)-1)
+		}
+	}
+	root, err := os.OpenRoot(cfg.ResultsDir)
+	if err != nil {
+		return scanpod.Report{}, fmt.Errorf("opening the scan's directory: %w", err)
+	}
+	defer func() { _ = root.Close() }() // the merged files are closed one by one
+
+	var dirs []string
+	var duration float64
+	for i := range split {
+		if slices.Contains(cfg.FailedShards, i) {
+			cfg.Log.Info("leaving out a failed shard; its sites are unscanned", "shard", i, "sites", len(split[i]))
+			continue
+		}
+		dir, err := shardResultsDir(root, i, auditName)
+		if err != nil {
+			return scanpod.Report{}, err
+		}
+		if dir == "" {
+			cfg.Log.Info("the shard wrote no results; its sites are unscanned", "shard", i, "sites", len(split[i]))
+			continue
+		}
+		dirs = append(dirs, dir)
+		duration = max(duration, shardDuration(root, dir, cfg))
+	}
+
+	name := time.Now().Format(resultsDirTimeLayout) + "_" + auditName
+	files, err := results.MergeShards(ctx, root, name, dirs)
+	if err != nil {
+		return scanpod.Report{}, err
+	}
+	cfg.Log.Info("merged the shards' results", "shards", len(dirs), "of", len(split), "files", files, "resultsDir", name)
+
+	dir := filepath.Join(cfg.ResultsDir, name)
+	expected := make([]string, 0, len(sites))
+	for _, s := range sites {
+		expected = append(expected, s.URL)
+	}
+	msg := scanpod.Report{ResultsDir: name}
+	opts := results.Options{ExpectedBaseURLs: expected, Duration: duration}
+	meta := report.Meta{Title: auditName, ResultsDir: name, GeneratedAt: time.Now()}
+	var base baselineResults
+	if cfg.BaselineDir != "" {
+		base.dir = cfg.BaselineDir
+		base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
+	}
+	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base); err != nil {
+		return scanpod.Report{}, fmt.Errorf("summarising the merged results: %w", err)
+	}
+	settle(&msg, false, 0)
+	msg.Message = fmt.Sprintf("merged %d of %d shards: %s", len(dirs), len(split), msg.Message)
+	return msg, nil
+}
+
+// readScan reads the scan's audit name (scan.json) and sites (urls.csv)
+// from its ConfigMap, as the scan pods did.
+func readScan(scanDir string) (string, []cwacconfig.Site, error) {
+	data, err := os.ReadFile(filepath.Join(scanDir, scanpod.OverridesFile))
+	if err != nil {
+		return "", nil, fmt.Errorf("reading the scan's overrides: %w", err)
+	}
+	overrides, err := cwacconfig.Decode(data)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
+	}
+	v, _ := overrides.Get("audit_name")
+	auditName, _ := v.(string)
+	if err := cwac.ValidateAuditName(auditName); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
+	}
+	data, err = os.ReadFile(filepath.Join(scanDir, scanpod.URLsFile))
+	if err != nil {
+		return "", nil, fmt.Errorf("reading the scan's URLs: %w", err)
+	}
+	sites, err := cwacconfig.ReadBaseURLCSV(data)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(sites) == 0 {
+		return "", nil, fmt.Errorf("%s: at least one URL is required", scanpod.URLsFile)
+	}
+	return auditName, sites, nil
+}
+
+// shardResultsDir is shard index's CWAC results directory for the audit,
+// relative to the scan's directory: the newest if CWAC made several, ""
+// when the shard made none (or has no directory at all).
+func shardResultsDir(root *os.Root, index int, auditName string) (string, error) {
+	shardDir := scanpod.ShardDir(index)
+	entries, err := fs.ReadDir(root.FS(), shardDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading shard %d's directory: %w", index, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if _, audit, ok := cwac.ParseResultsDirName(e.Name()); ok && audit == auditName && e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return "", nil
+	}
+	sort.Strings(names) // the timestamp comes first, so names sort by time
+	return path.Join(shardDir, names[len(names)-1]), nil
+}
+
+// shardDuration is how long the shard's CWAC ran, from the summary.json
+// its pod wrote (0 when it cannot be read: the merged duration is then
+// the other shards').
+func shardDuration(root *os.Root, dir string, cfg Config) float64 {
+	f, err := root.Open(path.Join(dir, results.SummaryFile))
+	if err != nil {
+		cfg.Log.Info("the shard's duration is unknown", "dir", dir, "err", err)
+		return 0
+	}
+	defer func() { _ = f.Close() }() // read only
+	var s struct {
+		DurationSeconds float64 `json:"duration_seconds"`
+	}
+	if err := json.NewDecoder(io.LimitReader(f, maxShardSummaryBytes)).Decode(&s); err != nil {
+		cfg.Log.Info("the shard's duration is unknown", "dir", dir, "err", err)
+		return 0
+	}
+	return s.DurationSeconds
+}

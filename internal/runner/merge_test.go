@@ -1,0 +1,175 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// TestMerge: the merge pod's outcomes over one sharded scan's results
+// (each case on its own copy): failed shards and shards without results
+// left out with their sites unscanned, a baseline compared, and every way
+// the merge itself fails, as a runner error that says why.
+func TestMerge(t *testing.T) {
+	sites := shardSites(t)
+	scanned := newShardedScan(t, sites, 3)
+	split := scanned.scanShards(t)
+	urlsOf := func(shards ...int) []string {
+		var out []string
+		for _, i := range shards {
+			for _, s := range split[i] {
+				out = append(out, s.URL)
+			}
+		}
+		return out
+	}
+	dead := sites[3].URL
+
+	tests := []struct {
+		name   string
+		change func(t *testing.T, s *shardedScan, c *Config)
+		// A merge that succeeds: its outcome, message and unscanned sites.
+		wantOutcome   scanpod.Outcome
+		wantMessage   string
+		wantUnscanned []string
+		wantDiff      bool // compared with shard 0 alone: its issues unchanged, the others' new
+		// A merge that fails: what its message says.
+		wantErr []string
+	}{
+		{
+			name:          "a failed shard is left out",
+			change:        func(_ *testing.T, _ *shardedScan, c *Config) { c.FailedShards = []int{1} },
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 2 of 3 shards: scanned ",
+			wantUnscanned: append(urlsOf(1), dead),
+		},
+		{
+			name: "a shard that wrote no results: its sites are unscanned",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				must(t, os.RemoveAll(filepath.Join(s.base.ResultsDir, scanpod.ShardDir(2))))
+			},
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 2 of 3 shards: scanned ",
+			wantUnscanned: append(urlsOf(2), dead),
+		},
+		{
+			name:          "every shard failed: no pages",
+			change:        func(_ *testing.T, _ *shardedScan, c *Config) { c.FailedShards = []int{0, 1, 2} },
+			wantOutcome:   scanpod.OutcomeNoPages,
+			wantMessage:   "merged 0 of 3 shards: no pages were scanned; base URLs that yielded no page: ",
+			wantUnscanned: urlsOf(0, 1, 2),
+		},
+		{
+			name: "compared with a baseline",
+			change: func(t *testing.T, s *shardedScan, c *Config) {
+				dir, err := shardResultsDir(openRootT(t, s.base.ResultsDir), 0, "runner-test")
+				must(t, err)
+				c.BaselineDir, c.BaselineName = filepath.Join(s.base.ResultsDir, dir), "shard-0-alone"
+			},
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 3 of 3 shards: scanned ",
+			wantUnscanned: []string{dead},
+			wantDiff:      true,
+		},
+		{
+			name: "a shard's CSV with other columns",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				dir, err := shardResultsDir(openRootT(t, s.base.ResultsDir), 2, "runner-test")
+				must(t, err)
+				must(t, os.WriteFile(filepath.Join(s.base.ResultsDir, dir, "reflow_audit.csv"), []byte("\ufeffsomething,else\r\n1,2\r\n"), 0o644))
+			},
+			wantErr: []string{"runner: merging the shards' results: shards/2/", "reflow_audit.csv has the columns \"something,else\"", "cannot be joined"},
+		},
+		{
+			name:    "no number of shards",
+			change:  func(_ *testing.T, _ *shardedScan, c *Config) { c.Shards = 0 },
+			wantErr: []string{"--merge needs the scan's number of shards (--shards), got 0"},
+		},
+		{
+			name:    "a failed shard the scan does not have",
+			change:  func(_ *testing.T, _ *shardedScan, c *Config) { c.FailedShards = []int{3} },
+			wantErr: []string{"failed shard 3 is out of range: the scan's 6 sites in 3 shards make 3, indexes 0 to 2"},
+		},
+		{
+			name:    "the scan's ConfigMap is gone",
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { c.ScanDir = t.TempDir() },
+			wantErr: []string{"the scan's ConfigMap is missing"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := *scanned
+			s.tmp = t.TempDir()
+			s.base.ResultsDir = filepath.Join(s.tmp, "results")
+			must(t, os.CopyFS(s.base.ResultsDir, os.DirFS(scanned.base.ResultsDir)))
+			code, msg, out := s.run(t, "merge", "unset", func(c *Config) {
+				c.Merge = true
+				tt.change(t, &s, c)
+			})
+			if tt.wantErr != nil {
+				if code != scanpod.ExitRunnerError || msg.ExitCode != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeRunnerError {
+					t.Fatalf("code %d, %s: %s; want a runner error\n%s", code, msg.Outcome, msg.Message, out)
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(msg.Message, w) {
+						t.Errorf("message %q does not contain %q", msg.Message, w)
+					}
+				}
+				if left := mergedDirs(t, s.base.ResultsDir); len(left) > 0 {
+					t.Errorf("a failed merge left %v", left)
+				}
+				return
+			}
+			if code != 0 || msg.Outcome != tt.wantOutcome || !strings.HasPrefix(msg.Message, tt.wantMessage) {
+				t.Fatalf("code %d, %s: %q; want %s: %q…\n%s", code, msg.Outcome, msg.Message, tt.wantOutcome, tt.wantMessage, out)
+			}
+			got := readSummary(t, filepath.Join(s.base.ResultsDir, msg.ResultsDir))
+			slices.Sort(got.UnscannedBaseURLs)
+			want := slices.Compact(slices.Sorted(slices.Values(tt.wantUnscanned))) // the dead site may be in a failed shard
+			if !slices.Equal(got.UnscannedBaseURLs, want) || len(got.BaseURLs) != len(sites) {
+				t.Errorf("unscanned %v of %d base URLs; want %v of %d", got.UnscannedBaseURLs, len(got.BaseURLs), want, len(sites))
+			}
+			if tt.wantDiff {
+				if msg.Baseline != nil || got.Diff == nil || got.Diff.Unchanged == 0 || got.Diff.New == 0 || got.Diff.Fixed != 0 {
+					t.Errorf("baseline problem %+v, diff %+v; want shard 0's issues unchanged and the rest new", msg.Baseline, got.Diff)
+				}
+			} else if got.Diff != nil {
+				t.Errorf("a diff without a baseline: %+v", got.Diff)
+			}
+		})
+	}
+}
+
+// mergedDirs lists the CWAC results directories beside shards/.
+func mergedDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	var out []string
+	for _, e := range entries {
+		if e.Name() != scanpod.ShardsDir {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestShardIgnoresBaseline: a shard pod given the scan's baseline does not
+// compare its part of the results with the whole baseline.
+func TestShardIgnoresBaseline(t *testing.T) {
+	s := newShardedScan(t, []cwacconfig.Site{{Organisation: "A", URL: testSite(t)}, {Organisation: "B", URL: testSite(t)}}, 2)
+	baseline := t.TempDir()
+	must(t, os.CopyFS(baseline, os.DirFS("../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1")))
+	code, msg, out := s.run(t, "shard-0", "0", func(c *Config) { c.BaselineDir, c.BaselineName = baseline, "week-1" })
+	if code != 0 || msg.Outcome != scanpod.OutcomeComplete || msg.Baseline != nil || msg.Summary == nil || msg.Summary.Diff != nil {
+		t.Fatalf("code %d, %s: %s; baseline %+v\n%s", code, msg.Outcome, msg.Message, msg.Baseline, out)
+	}
+	if _, err := os.Stat(filepath.Join(s.base.ResultsDir, scanpod.ShardDir(0), msg.ResultsDir, "diff.json")); err == nil {
+		t.Error("the shard wrote diff.json")
+	}
+}
