@@ -152,7 +152,8 @@ const serverInstructions = "Run CWAC web accessibility scans on Kubernetes: star
 // The tools' descriptions, as MCP clients show them.
 const (
 	scanDescription = "Start a CWAC accessibility scan of one or more websites. " +
-		"Returns at once with a scan_id; the scan runs as a Kubernetes Job."
+		"Returns at once with a scan_id; the scan runs as a Kubernetes Job. " +
+		"For many sites, shards splits them between pods that run side by side, and the results read as one scan."
 	scanStatusDescription = "Get a scan's status (pending, queued, running, complete, failed), elapsed time, " +
 		"CWAC's recent output and progress while it runs, and its results directory and exit code when it ends."
 	getResultsDescription = "Read a complete scan's result rows, optionally one audit type and one axe impact, " +
@@ -261,8 +262,17 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 		destructive := destructiveTools[name]
 		annotations.DestructiveHint = &destructive
 	}
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: out, Annotations: annotations},
-		func(ctx context.Context, req *mcp.CallToolRequest, input In) (*mcp.CallToolResult, Out, error) {
+	// The untyped registration: the SDK's typed one would validate every
+	// answer against its output schema by decoding and encoding it again,
+	// which for a page of results was most of the call's cost. The answer
+	// is our own type, from which that schema is made, so it is encoded
+	// once; the arguments, which come from outside, are checked here.
+	s.mcp.AddTool(&mcp.Tool{Name: name, Description: description, InputSchema: in, OutputSchema: out, Annotations: annotations},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			input, err := decodeArgs[In](resolved, req.Params.Arguments)
+			if err != nil {
+				return toolError(err), nil
+			}
 			call := &callInfo{Identity: identityFromHeader(req), Caller: callerFromHeader(req), Transport: transportOf(req)}
 			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 				call.progress = func(done, total float64, msg string) {
@@ -270,26 +280,58 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 				}
 			}
 			var result Out
-			err := s.invoke(ctx, t, call, s.cfg.CallTimeout, argsSummary(req.Params.Arguments), func(ctx context.Context, c *callInfo) error {
+			err = s.invoke(ctx, t, call, s.cfg.CallTimeout, argsSummary(req.Params.Arguments), func(ctx context.Context, c *callInfo) error {
 				var err error
 				result, err = fn(ctx, c, input)
 				return err
 			})
 			if err != nil {
-				var zero Out
-				return nil, zero, err
+				return toolError(err), nil
 			}
-			if links := linksOf(result); len(links) > 0 {
-				// With Content set, the SDK leaves the JSON text out: put it first.
-				text, err := json.Marshal(result)
-				if err != nil {
-					return nil, result, fmt.Errorf("encoding the answer: %w", err)
-				}
-				return &mcp.CallToolResult{Content: append([]mcp.Content{&mcp.TextContent{Text: string(text)}}, links...)}, result, nil
+			text, err := json.Marshal(result)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the answer: %w", err)
 			}
-			return nil, result, nil
+			// The same JSON as text too, for clients that read only content.
+			content := append([]mcp.Content{&mcp.TextContent{Text: string(text)}}, linksOf(result)...)
+			return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(text)}, nil
 		})
 	return nil
+}
+
+// decodeArgs checks a call's arguments against the tool's input schema
+// and decodes them (none is the empty object).
+func decodeArgs[In any](schema *jsonschema.Resolved, args any) (In, error) {
+	var in In
+	raw, ok := args.(json.RawMessage)
+	if !ok && args != nil {
+		var err error
+		if raw, err = json.Marshal(args); err != nil {
+			return in, &argsError{err}
+		}
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var instance any
+	if err := json.Unmarshal(raw, &instance); err != nil {
+		return in, &argsError{err}
+	}
+	if err := schema.Validate(instance); err != nil {
+		return in, &argsError{err}
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, &argsError{err}
+	}
+	return in, nil
+}
+
+// toolError is a failed call's answer: the error's text, marked as an
+// error, as the MCP specification asks for errors of the tool itself.
+func toolError(err error) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{}
+	res.SetError(err)
+	return res
 }
 
 // truncate cuts s to at most n bytes, on a character boundary, and says so:

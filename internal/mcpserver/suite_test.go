@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -87,6 +89,7 @@ type harness struct {
 	srv     *Server
 	session *mcp.ClientSession
 	audit   *syncBuffer
+	outputs map[string]*jsonschema.Resolved
 }
 
 func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
@@ -147,7 +150,43 @@ func (h *harness) call(name string, args map[string]any) (map[string]any, string
 	if !ok {
 		h.t.Fatalf("%s: structured content %T", name, res.StructuredContent)
 	}
+	// The server does not check its answers against the output schemas it
+	// advertises (they are made from the answers' types): every answer a
+	// test gets is checked here instead.
+	if err := h.outputSchema(name).Validate(out); err != nil {
+		h.t.Fatalf("%s: the answer does not match the tool's output schema: %v", name, err)
+	}
 	return out, ""
+}
+
+// outputSchema is the output schema tools/list gives for the tool.
+func (h *harness) outputSchema(name string) *jsonschema.Resolved {
+	h.t.Helper()
+	if h.outputs == nil {
+		h.outputs = map[string]*jsonschema.Resolved{}
+		list, err := h.session.ListTools(context.Background(), nil)
+		if err != nil {
+			h.t.Fatalf("tools/list: %v", err)
+		}
+		for _, tool := range list.Tools {
+			data, err := json.Marshal(tool.OutputSchema)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			schema := &jsonschema.Schema{}
+			if err := json.Unmarshal(data, schema); err != nil {
+				h.t.Fatalf("%s: output schema: %v", tool.Name, err)
+			}
+			if h.outputs[tool.Name], err = schema.Resolve(nil); err != nil {
+				h.t.Fatalf("%s: output schema: %v", tool.Name, err)
+			}
+		}
+	}
+	schema, ok := h.outputs[name]
+	if !ok {
+		h.t.Fatalf("tools/list has no tool %s", name)
+	}
+	return schema
 }
 
 func (h *harness) mustCall(name string, args map[string]any) map[string]any {
