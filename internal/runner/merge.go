@@ -99,14 +99,33 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 		duration = max(duration, shardDuration(root, dir, cfg))
 	}
 
+	// The merged directory is made under a hidden name that is not
+	// CWAC's, and takes its real name only once whole: a merge pod killed
+	// half-way leaves nothing that reads as results.
 	name := time.Now().Format(resultsDirTimeLayout) + "_" + auditName
-	files, err := results.MergeShards(ctx, root, name, dirs)
+	work := "." + name + ".merging"
+	files, err := results.MergeShards(ctx, root, work, dirs)
 	if err != nil {
 		return scanpod.Report{}, err
 	}
 	cfg.Log.Info("merged the shards' results", "shards", len(dirs), "of", len(split), "files", files, "resultsDir", name)
+	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration)
+	if err == nil {
+		err = root.Rename(work, name)
+	}
+	if err != nil {
+		return scanpod.Report{}, errors.Join(err, root.RemoveAll(work))
+	}
+	msg.Message = fmt.Sprintf("merged %d of %d shards: %s", len(dirs), len(split), msg.Message)
+	return msg, nil
+}
 
-	dir := filepath.Join(cfg.ResultsDir, name)
+// summariseMerged writes into dir, the merged results, what a one-pod scan
+// writes beside CWAC's (summary.json, the report, the comparison with the
+// baseline), expecting every site of the scan, and returns the report of
+// the scan, whose results directory is name.
+func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName string, sites []cwacconfig.Site, duration float64) (scanpod.Report, error) {
+	var err error
 	expected := make([]string, 0, len(sites))
 	for _, s := range sites {
 		expected = append(expected, s.URL)
@@ -123,7 +142,6 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 		return scanpod.Report{}, fmt.Errorf("summarising the merged results: %w", err)
 	}
 	settle(&msg, false, 0)
-	msg.Message = fmt.Sprintf("merged %d of %d shards: %s", len(dirs), len(split), msg.Message)
 	return msg, nil
 }
 

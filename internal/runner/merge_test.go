@@ -86,6 +86,19 @@ func TestMerge(t *testing.T) {
 			wantErr: []string{"runner: merging the shards' results: shards/2/", "reflow_audit.csv has the columns \"something,else\"", "cannot be joined"},
 		},
 		{
+			name: "a shard's row the summary cannot read",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				dir, err := shardResultsDir(openRootT(t, s.base.ResultsDir), 1, "runner-test")
+				must(t, err)
+				path := filepath.Join(s.base.ResultsDir, dir, "reflow_audit.csv")
+				data, err := os.ReadFile(path)
+				must(t, err)
+				header, _, _ := strings.Cut(string(data), "\r\n")
+				must(t, os.WriteFile(path, []byte(header+"\r\nragged\r\n"), 0o644))
+			},
+			wantErr: []string{"runner: merging the shards' results: summarising the merged results: reflow_audit.csv: reading CSV: line "},
+		},
+		{
 			name:    "no number of shards",
 			change:  func(_ *testing.T, _ *shardedScan, c *Config) { c.Shards = 0 },
 			wantErr: []string{"--merge needs the scan's number of shards (--shards), got 0"},
