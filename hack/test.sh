@@ -65,6 +65,9 @@ fuzz ./internal/report FuzzReportInert
 fuzz ./internal/wcag FuzzForTag
 fuzz ./internal/cli FuzzParseURLsList
 fuzz ./internal/cli FuzzParseSite
+fuzz ./internal/shard FuzzSplit
+fuzz ./internal/shard FuzzParseIndexes
+fuzz ./internal/results FuzzMergeShards
 # Mutation testing of every enforced pure package (docs/development.md,
 # "Mutation testing"): 14-17 minutes measured with one worker on 2 busy cores.
 # MUTATE=0 skips it for a quick local run; CI always runs it.

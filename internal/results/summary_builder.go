@@ -1,7 +1,9 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -197,6 +199,7 @@ func (b *SummaryBuilder) Summary() *Summary {
 	if len(s.TopViolations) > TopViolationsLimit {
 		s.TopViolations = s.TopViolations[:TopViolationsLimit]
 	}
+	s.BaseURLs, s.UnscannedBaseURLs = slices.Clone(s.BaseURLs), slices.Clone(s.UnscannedBaseURLs)
 	for _, u := range b.opts.ExpectedBaseURLs {
 		if !b.seen[u] {
 			b.seen[u] = true
@@ -204,6 +207,24 @@ func (b *SummaryBuilder) Summary() *Summary {
 			s.UnscannedBaseURLs = append(s.UnscannedBaseURLs, u)
 		}
 	}
+	// In the order the scan was given its base URLs (then any others as
+	// CWAC listed them): CWAC's own order follows its threads, and a
+	// sharded scan's merged list follows its shards, so the summary of the
+	// same results is the same however they were made.
+	given := make(map[string]int, len(b.opts.ExpectedBaseURLs))
+	for i, u := range b.opts.ExpectedBaseURLs {
+		if _, dup := given[u]; !dup {
+			given[u] = i
+		}
+	}
+	rank := func(u string) int {
+		if i, ok := given[u]; ok {
+			return i
+		}
+		return len(given)
+	}
+	slices.SortStableFunc(s.BaseURLs, func(x, y BaseURLPages) int { return cmp.Compare(rank(x.BaseURL), rank(y.BaseURL)) })
+	slices.SortStableFunc(s.UnscannedBaseURLs, func(x, y string) int { return cmp.Compare(rank(x), rank(y)) })
 	s.URLsScanned = len(b.urls)
 	s.DurationSeconds = b.opts.Duration
 	return s
