@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Plugins are the audit plugins real CWAC ships, in its default config's order
@@ -113,6 +114,17 @@ var OwnedConfigKeys = []string{
 	"viewport_sizes",
 	"base_urls_visit_path",
 	"base_urls_nohead_path",
+}
+
+// resultsDirTimeLayout is the time in CWAC's results directory names, in
+// Go's layout notation.
+const resultsDirTimeLayout = "2006-01-02_15-04-05"
+
+// ResultsDirName is the name CWAC gives a results directory made at t for
+// an audit: <YYYY-MM-DD_HH-MM-SS>_<auditName>, t as it is (CWAC uses its
+// clock's local time; in a pod that is UTC).
+func ResultsDirName(t time.Time, auditName string) string {
+	return t.Format(resultsDirTimeLayout) + "_" + auditName
 }
 
 // resultsDirRE matches CWAC's results directory name: <YYYY-MM-DD_HH-MM-SS>_<audit_name>.

@@ -3,6 +3,7 @@ package cwac
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidateAuditName(t *testing.T) {
@@ -91,5 +92,17 @@ func TestValidateConfigFileName(t *testing.T) {
 		if err := ValidateConfigFileName(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestResultsDirNameRoundTrips(t *testing.T) {
+	at := time.Date(2026, 11, 2, 3, 4, 5, 999, time.UTC)
+	name := ResultsDirName(at, "gov-week-1")
+	if name != "2026-11-02_03-04-05_gov-week-1" {
+		t.Fatalf("ResultsDirName = %q", name)
+	}
+	ts, audit, ok := ParseResultsDirName(name)
+	if !ok || ts != "2026-11-02_03-04-05" || audit != "gov-week-1" {
+		t.Errorf("ParseResultsDirName(%q) = %q, %q, %v", name, ts, audit, ok)
 	}
 }

@@ -24,10 +24,6 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/shard"
 )
 
-// resultsDirTimeLayout is the time in CWAC's results directory names
-// (<YYYY-MM-DD_HH-MM-SS>_<audit_name>, cwac.ParseResultsDirName).
-const resultsDirTimeLayout = "2006-01-02_15-04-05"
-
 // maxShardSummaryBytes bounds the read of a shard's summary.json (a scan
 // pod wrote it; the merge needs one number from it).
 const maxShardSummaryBytes = 16 << 20
@@ -102,7 +98,7 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 	// The merged directory is made under a hidden name that is not
 	// CWAC's, and takes its real name only once whole: a merge pod killed
 	// half-way leaves nothing that reads as results.
-	name := time.Now().Format(resultsDirTimeLayout) + "_" + auditName
+	name := cwac.ResultsDirName(time.Now(), auditName)
 	work := "." + name + ".merging"
 	files, err := results.MergeShards(ctx, root, work, dirs)
 	if err != nil {
