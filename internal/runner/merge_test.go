@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
@@ -37,7 +39,8 @@ func TestMerge(t *testing.T) {
 		wantOutcome   scanpod.Outcome
 		wantMessage   string
 		wantUnscanned []string
-		wantDiff      bool // compared with shard 0 alone: its issues unchanged, the others' new
+		wantDiff      bool    // compared with shard 0 alone: its issues unchanged, the others' new
+		wantDuration  float64 // when set, the merged summary's duration
 		// A merge that fails: what its message says.
 		wantErr []string
 	}{
@@ -109,6 +112,98 @@ func TestMerge(t *testing.T) {
 			wantErr: []string{"failed shard 3 is out of range: the scan's 6 sites in 3 shards make 3, indexes 0 to 2"},
 		},
 		{
+			name: "a shard's summary.json gone or broken: the duration is the others'",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				setShardDuration(t, s, 0, `{"duration_seconds": 1234.5}`)
+				setShardDuration(t, s, 1, "")
+				setShardDuration(t, s, 2, "{")
+			},
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 3 of 3 shards: scanned ",
+			wantUnscanned: []string{dead},
+			wantDuration:  1234.5,
+		},
+		{
+			name: "the longest shard's duration is the scan's",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				setShardDuration(t, s, 0, `{"duration_seconds": 10}`)
+				setShardDuration(t, s, 1, `{"duration_seconds": 30}`)
+				setShardDuration(t, s, 2, `{"duration_seconds": 20}`)
+			},
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 3 of 3 shards: scanned ",
+			wantUnscanned: []string{dead},
+			wantDuration:  30,
+		},
+		{
+			name: "a shard's directory without results of the audit: its sites are unscanned",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				shardDir := filepath.Join(s.base.ResultsDir, scanpod.ShardDir(2))
+				must(t, os.RemoveAll(shardDir))
+				must(t, os.MkdirAll(filepath.Join(shardDir, "2026-01-01_00-00-00_another-audit"), 0o755))
+				must(t, os.WriteFile(filepath.Join(shardDir, "2026-01-02_00-00-00_runner-test"), nil, 0o644))
+			},
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 2 of 3 shards: scanned ",
+			wantUnscanned: append(urlsOf(2), dead),
+		},
+		{
+			name: "a shard's directory is a file",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				shardDir := filepath.Join(s.base.ResultsDir, scanpod.ShardDir(1))
+				must(t, os.RemoveAll(shardDir))
+				must(t, os.WriteFile(shardDir, nil, 0o644))
+			},
+			wantErr: []string{"runner: merging the shards' results: reading shard 1's directory: "},
+		},
+		{
+			name:    "the scan's directory is gone",
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { c.ResultsDir = filepath.Join(t.TempDir(), "gone") },
+			wantErr: []string{"runner: merging the shards' results: opening the scan's directory: "},
+		},
+		{
+			name:    "a failed shard below 0",
+			change:  func(_ *testing.T, _ *shardedScan, c *Config) { c.FailedShards = []int{-1} },
+			wantErr: []string{"failed shard -1 is out of range: the scan's 6 sites in 3 shards make 3, indexes 0 to 2"},
+		},
+		{
+			name:    "stopped by a termination signal",
+			change:  func(_ *testing.T, s *shardedScan, _ *Config) { s.ctx = cancelled() },
+			wantErr: []string{"runner: merging the shards' results: ", "context canceled (stopped by a termination signal: deadline or deletion)"},
+		},
+		{
+			name:    "scan.json cannot be read",
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { replaceScanFile(t, c, scanpod.OverridesFile, "") },
+			wantErr: []string{"runner: merging the shards' results: reading the scan's overrides: "},
+		},
+		{
+			name:    "scan.json is not JSON",
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { replaceScanFile(t, c, scanpod.OverridesFile, "{") },
+			wantErr: []string{"runner: merging the shards' results: scan.json: decoding CWAC config"},
+		},
+		{
+			name:    "scan.json has no audit name",
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { replaceScanFile(t, c, scanpod.OverridesFile, "{}") },
+			wantErr: []string{"runner: merging the shards' results: scan.json: invalid audit name"},
+		},
+		{
+			name:    "urls.csv cannot be read",
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { replaceScanFile(t, c, scanpod.URLsFile, "") },
+			wantErr: []string{"runner: merging the shards' results: reading the scan's URLs: "},
+		},
+		{
+			name:    "urls.csv has another header",
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { replaceScanFile(t, c, scanpod.URLsFile, "a,b,c\n") },
+			wantErr: []string{"runner: merging the shards' results: reading base URL CSV: header must be organisation,url,sector"},
+		},
+		{
+			name: "urls.csv has no URL",
+			change: func(t *testing.T, _ *shardedScan, c *Config) {
+				replaceScanFile(t, c, scanpod.URLsFile, "organisation,url,sector\n")
+			},
+			wantErr: []string{"runner: merging the shards' results: urls.csv: at least one URL is required"},
+		},
+		{
 			name:    "the scan's ConfigMap is gone",
 			change:  func(t *testing.T, _ *shardedScan, c *Config) { c.ScanDir = t.TempDir() },
 			wantErr: []string{"the scan's ConfigMap is missing"},
@@ -146,6 +241,9 @@ func TestMerge(t *testing.T) {
 			want := slices.Compact(slices.Sorted(slices.Values(tt.wantUnscanned))) // the dead site may be in a failed shard
 			if !slices.Equal(got.UnscannedBaseURLs, want) || len(got.BaseURLs) != len(sites) {
 				t.Errorf("unscanned %v of %d base URLs; want %v of %d", got.UnscannedBaseURLs, len(got.BaseURLs), want, len(sites))
+			}
+			if tt.wantDuration != 0 && got.DurationSeconds != tt.wantDuration {
+				t.Errorf("duration %v, want %v", got.DurationSeconds, tt.wantDuration)
 			}
 			if tt.wantDiff {
 				if msg.Baseline != nil || got.Diff == nil || got.Diff.Unchanged == 0 || got.Diff.New == 0 || got.Diff.Fixed != 0 {
@@ -185,4 +283,40 @@ func TestShardIgnoresBaseline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.base.ResultsDir, scanpod.ShardDir(0), msg.ResultsDir, "diff.json")); err == nil {
 		t.Error("the shard wrote diff.json")
 	}
+}
+
+// setShardDuration replaces the summary.json of shard index's results
+// ("" removes it).
+func setShardDuration(t *testing.T, s *shardedScan, index int, summary string) {
+	t.Helper()
+	dir, err := shardResultsDir(openRootT(t, s.base.ResultsDir), index, "runner-test")
+	must(t, err)
+	path := filepath.Join(s.base.ResultsDir, dir, results.SummaryFile)
+	if summary == "" {
+		must(t, os.Remove(path))
+		return
+	}
+	must(t, os.WriteFile(path, []byte(summary), 0o644))
+}
+
+// replaceScanFile gives the merge a copy of the scan's ConfigMap whose
+// file name holds data ("": a directory, which cannot be read).
+func replaceScanFile(t *testing.T, c *Config, name, data string) {
+	t.Helper()
+	dir := t.TempDir()
+	must(t, os.CopyFS(dir, os.DirFS(c.ScanDir)))
+	path := filepath.Join(dir, name)
+	must(t, os.Remove(path))
+	if data == "" {
+		must(t, os.Mkdir(path, 0o755))
+	} else {
+		must(t, os.WriteFile(path, []byte(data), 0o644))
+	}
+	c.ScanDir = dir
+}
+
+func cancelled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }

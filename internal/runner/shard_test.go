@@ -26,6 +26,7 @@ type shardedScan struct {
 	tmp   string
 	base  Config // the flags every pod of the scan gets
 	sites []cwacconfig.Site
+	ctx   context.Context // the pods' (nil: context.Background())
 }
 
 // newShardedScan writes the scan's ConfigMap for sites and lays out the
@@ -66,7 +67,11 @@ func (s *shardedScan) run(t *testing.T, pod string, index string, change func(*C
 	var out bytes.Buffer
 	cfg.Stdout, cfg.Stderr = &out, &out
 	cfg.Log = slog.New(slog.NewTextHandler(&out, nil))
-	code := Run(context.Background(), cfg)
+	ctx := s.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	code := Run(ctx, cfg)
 	raw, err := os.ReadFile(cfg.TerminationLog)
 	must(t, err)
 	msg, ok := scanpod.Decode(string(raw))

@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
+)
+
+// TestWriteResultsWithFilesInTheWay: a file WriteResults cannot write is
+// logged and the others are written; the summary stands.
+func TestWriteResultsWithFilesInTheWay(t *testing.T) {
+	all := []string{report.TrendFile, results.SummaryFile, results.RowIndexFile, "report.html", "leaderboard.csv"}
+	tests := []struct {
+		blocked string // made a directory, so that it cannot be written
+		missing string // the file that is then not written
+		wantLog string
+	}{
+		{report.TrendFile + ".tmp", report.TrendFile, "writing the trend"},
+		{results.SummaryFile, results.SummaryFile, "writing summary.json"},
+		{results.RowIndexFile + ".tmp", results.RowIndexFile, "writing the row index"},
+		{"report.html", "report.html", "writing reports"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.blocked, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, files.CopyDir(realScanDir, dir))
+			must(t, os.Mkdir(filepath.Join(dir, tt.blocked), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, tt.blocked, "keep"), nil, 0o644))
+			log, buf := captureLog()
+			s, err := WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log)
+			if err != nil || s == nil || s.TotalIssues != 17 {
+				t.Fatalf("WriteResults = %+v, %v; want the summary", s, err)
+			}
+			if !strings.Contains(buf.String(), tt.wantLog) {
+				t.Errorf("log does not say %q:\n%s", tt.wantLog, buf.String())
+			}
+			for _, name := range all {
+				info, err := os.Stat(filepath.Join(dir, name))
+				written := err == nil && info.Mode().IsRegular()
+				if written == (name == tt.missing) {
+					t.Errorf("%s written: %v", name, written)
+				}
+			}
+		})
+	}
+}
+
+// TestWriteResultsDuration: the summary's duration is the runner's
+// measure when it has one, else the one CWAC's progress.csv gives.
+func TestWriteResultsDuration(t *testing.T) {
+	for _, tt := range []struct {
+		given, want float64
+	}{{0, 18.7}, {0.1, 0.1}, {42, 42}} {
+		dir := t.TempDir()
+		must(t, files.CopyDir(realScanDir, dir))
+		log, _ := captureLog()
+		s, err := WriteResults(context.Background(), dir, results.Options{Duration: tt.given}, report.Meta{Title: "t"}, log)
+		must(t, err)
+		if s.DurationSeconds != tt.want {
+			t.Errorf("given %v: duration %v, want %v", tt.given, s.DurationSeconds, tt.want)
+		}
+	}
+}
+
+// TestTrendContinuesTheBaseline: the scan's trend is the baseline's with
+// this scan's point appended; a baseline trend that cannot be read starts
+// the trend again, and says so.
+func TestTrendContinuesTheBaseline(t *testing.T) {
+	baseline := t.TempDir()
+	must(t, files.CopyDir(realScanDir, baseline))
+	log, _ := captureLog()
+	_, err := writeResults(context.Background(), baseline, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(1e9, 0)}, log, baselineResults{})
+	must(t, err)
+	broken := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(broken, report.TrendFile), []byte("{"), 0o644))
+
+	tests := []struct {
+		name, baseline string
+		wantPoints     int
+		wantLog        bool
+	}{
+		{name: "no baseline", wantPoints: 1},
+		{name: "a baseline with a trend", baseline: baseline, wantPoints: 2},
+		{name: "a baseline without one", baseline: t.TempDir(), wantPoints: 1},
+		{name: "a baseline gone", baseline: filepath.Join(t.TempDir(), "gone"), wantPoints: 1, wantLog: true},
+		{name: "a broken trend", baseline: broken, wantPoints: 1, wantLog: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, files.CopyDir(realScanDir, dir))
+			log, buf := captureLog()
+			_, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(2e9, 0)}, log,
+				baselineResults{dir: tt.baseline})
+			must(t, err)
+			points, err := report.ReadTrend(openRootT(t, dir).FS())
+			must(t, err)
+			if len(points) != tt.wantPoints {
+				t.Errorf("%d trend points, want %d", len(points), tt.wantPoints)
+			}
+			if logged := strings.Contains(buf.String(), "the trend starts again here"); logged != tt.wantLog {
+				t.Errorf("logged a broken trend: %v\n%s", logged, buf.String())
+			}
+		})
+	}
+}
+
+// TestCompareResultsProblems: a baseline without results, or one the
+// comparison cannot read, is a problem named in the report; the scan's
+// results stand either way.
+func TestCompareResultsProblems(t *testing.T) {
+	tests := []struct {
+		name       string
+		baseline   func(t *testing.T) string
+		wantReason string
+		wantMsg    string
+	}{
+		{name: "gone", baseline: func(t *testing.T) string { return filepath.Join(t.TempDir(), "gone") },
+			wantReason: scanpod.BaselineResultsMissing, wantMsg: "baseline week-1: its results directory is empty or gone from the results volume"},
+		{name: "empty (the kubelet made the mount)", baseline: func(t *testing.T) string { return t.TempDir() },
+			wantReason: scanpod.BaselineResultsMissing, wantMsg: "baseline week-1: its results directory is empty or gone"},
+		{name: "only a directory named like a CSV", baseline: func(t *testing.T) string {
+			d := t.TempDir()
+			must(t, os.Mkdir(filepath.Join(d, "axe_core_audit.csv"), 0o755))
+			must(t, os.WriteFile(filepath.Join(d, "notes.txt"), nil, 0o644))
+			return d
+		}, wantReason: scanpod.BaselineResultsMissing, wantMsg: "baseline week-1: its results directory is empty or gone"},
+		{name: "a CSV the comparison cannot read", baseline: func(t *testing.T) string {
+			d := t.TempDir()
+			must(t, files.CopyDir(realScanDir, d))
+			path := filepath.Join(d, "axe_core_audit.csv")
+			data, err := os.ReadFile(path)
+			must(t, err)
+			header, _, _ := strings.Cut(string(data), "\n")
+			must(t, os.WriteFile(path, []byte(header+"\nragged\n"), 0o644))
+			return d
+		}, wantReason: scanpod.DiffFailed, wantMsg: "comparing with baseline week-1: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, files.CopyDir(realScanDir, dir))
+			log, _ := captureLog()
+			counts, problem := compareResults(context.Background(), Config{BaselineDir: tt.baseline(t), BaselineName: "week-1", Log: log}, dir)
+			if counts != nil || problem == nil || problem.Reason != tt.wantReason || !strings.HasPrefix(problem.Message, tt.wantMsg) {
+				t.Fatalf("counts %+v, problem %+v; want %s: %q", counts, problem, tt.wantReason, tt.wantMsg)
+			}
+		})
+	}
+	// One regular CSV is enough to compare.
+	baseline, current := twoScans(t)
+	log, _ := captureLog()
+	counts, problem := compareResults(context.Background(), Config{BaselineDir: baseline, BaselineName: "monday", Log: log}, current)
+	if problem != nil || counts == nil || counts.Fixed != 2 {
+		t.Errorf("counts %+v, problem %+v; want 2 fixed", counts, problem)
+	}
+}
+
+// TestCompareWithBaselineCannotWriteDiff: a diff.json that cannot be put
+// in place is an error, and leaves no scratch file.
+func TestCompareWithBaselineCannotWriteDiff(t *testing.T) {
+	baseline, current := twoScans(t)
+	must(t, os.Mkdir(filepath.Join(current, results.DiffFile), 0o755))
+	must(t, os.WriteFile(filepath.Join(current, results.DiffFile, "keep"), nil, 0o644))
+	_, err := compareWithBaseline(context.Background(), baseline, current, "monday")
+	if err == nil || !strings.HasPrefix(err.Error(), "writing diff.json: ") {
+		t.Errorf("err = %v, want one writing diff.json", err)
+	}
+	assertNoScratch(t, current)
+	if _, err := compareWithBaseline(context.Background(), baseline, filepath.Join(current, "gone"), "monday"); err == nil ||
+		!strings.HasPrefix(err.Error(), "opening the scan's results: ") {
+		t.Errorf("a missing results dir: err = %v", err)
+	}
+}
+
+// TestShardDurationFromSummary: a shard's duration comes from its
+// summary.json, read up to 16 MiB; one that cannot be read counts 0.
+func TestShardDurationFromSummary(t *testing.T) {
+	summary := func(size int) []byte {
+		head := []byte(`{"duration_seconds": 12.5, "pad": "`)
+		return append(append(head, bytes.Repeat([]byte("x"), size-len(head)-2)...), '"', '}')
+	}
+	tests := []struct {
+		name string
+		data []byte // nil: no summary.json
+		want float64
+	}{
+		{name: "none", want: 0},
+		{name: "not JSON", data: []byte("{"), want: 0},
+		{name: "small", data: []byte(`{"duration_seconds": 3.25}`), want: 3.25},
+		{name: "one byte under the limit", data: summary(maxShardSummaryBytes - 1), want: 12.5},
+		{name: "at the limit", data: summary(maxShardSummaryBytes), want: 12.5},
+		{name: "one byte over the limit", data: summary(maxShardSummaryBytes + 1), want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, os.Mkdir(filepath.Join(dir, "r"), 0o755))
+			if tt.data != nil {
+				if len(tt.data) > 100 && !json.Valid(tt.data) {
+					t.Fatal("the padded summary is not JSON")
+				}
+				must(t, os.WriteFile(filepath.Join(dir, "r", results.SummaryFile), tt.data, 0o644))
+			}
+			log, buf := captureLog()
+			got := shardDuration(openRootT(t, dir), "r", Config{Log: log})
+			if got != tt.want {
+				t.Errorf("duration %v, want %v", got, tt.want)
+			}
+			if logged := strings.Contains(buf.String(), "the shard's duration is unknown"); logged != (tt.want == 0) {
+				t.Errorf("logged unknown duration: %v", logged)
+			}
+		})
+	}
+}
