@@ -111,11 +111,14 @@ K="$ASSETS/kubectl --kubeconfig $STATE/admin.kubeconfig"
 wait_for "the API server" $K get --raw /readyz
 
 log "starting kube-controller-manager and kube-scheduler"
-start kube-controller-manager "$ASSETS/kube-controller-manager" --kubeconfig "$STATE/controller-manager.kubeconfig" \
+# One of each, so no leader election: on a loaded machine a lease renewal
+# that misses its deadline makes either exit, and nothing here restarts it
+# (a Job's deadline then never fires).
+start kube-controller-manager "$ASSETS/kube-controller-manager" --kubeconfig "$STATE/controller-manager.kubeconfig" --leader-elect=false \
   --authentication-kubeconfig "$STATE/controller-manager.kubeconfig" --authorization-kubeconfig "$STATE/controller-manager.kubeconfig" \
   --bind-address 127.0.0.1 --secure-port 10257 --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
   --use-service-account-credentials=true
-start kube-scheduler "$ASSETS/kube-scheduler" --kubeconfig "$STATE/scheduler.kubeconfig" \
+start kube-scheduler "$ASSETS/kube-scheduler" --kubeconfig "$STATE/scheduler.kubeconfig" --leader-elect=false \
   --authentication-kubeconfig "$STATE/scheduler.kubeconfig" --authorization-kubeconfig "$STATE/scheduler.kubeconfig" \
   --bind-address 127.0.0.1 --secure-port 10259
 
