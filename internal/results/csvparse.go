@@ -116,7 +116,10 @@ func (r *recordReader) read() error {
 	}
 	r.recLine = r.numLine
 	r.record, r.ends, r.fields = r.record[:0], r.ends[:0], 0
-	col := 1
+	// col and line place a parse error as encoding/csv does: line counts
+	// only the lines that held something (the read at the end of the
+	// input, which holds nothing, is not a line).
+	col, lineNo := 1, r.recLine
 	for {
 		if len(line) == 0 || line[0] != '"' {
 			i := bytes.IndexByte(line, ',')
@@ -173,7 +176,7 @@ func (r *recordReader) read() error {
 				var err error
 				line, err = r.readLine()
 				if len(line) > 0 {
-					col = 1
+					col, lineNo = 1, r.numLine
 				}
 				if errors.Is(err, io.EOF) {
 					err = nil
@@ -183,7 +186,7 @@ func (r *recordReader) read() error {
 				}
 				continue
 			default: // the input ends inside the quotes
-				return &csv.ParseError{StartLine: r.recLine, Line: r.numLine, Column: col, Err: csv.ErrQuote}
+				return &csv.ParseError{StartLine: r.recLine, Line: lineNo, Column: col, Err: csv.ErrQuote}
 			}
 			break // to the next cell
 		}

@@ -19,6 +19,8 @@ type parsed struct {
 	Records [][]string
 	Offsets []int64
 	Failed  bool
+	// Err is the error's text: a parse error names its line and column.
+	Err string
 }
 
 func parseWithEncodingCSV(data []byte) parsed {
@@ -31,7 +33,7 @@ func parseWithEncodingCSV(data []byte) parsed {
 			return p
 		}
 		if err != nil {
-			p.Failed = true
+			p.Failed, p.Err = true, err.Error()
 			return p
 		}
 		p.Records = append(p.Records, rec)
@@ -48,7 +50,7 @@ func parseWithRecordReader(data []byte, bufSize int) parsed {
 			return p
 		}
 		if err != nil {
-			p.Failed = true
+			p.Failed, p.Err = true, err.Error()
 			return p
 		}
 		rec := make([]string, rr.fields)
