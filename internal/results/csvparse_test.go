@@ -7,8 +7,10 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -67,6 +69,11 @@ var recordReaderCases = []string{
 	"", "\n", "\r\n", "a", "a\n", "a,b\r\nc,d\r\n", "a,b\rc\n", "a\r", "\n\n a,b \n\n", ",\n,,\n",
 	`"a","b""c",d` + "\n", `"a` + "\n" + `b","c` + "\r\n" + `d"` + "\n", `"a"`, `"a"` + "\r", `"a""`, `"a"b`, `a"b`, `"a"` + "\r\n",
 	`"unterminated`, `"x",` + "\n", `"",""` + "\n", "\"a\n\n\"\n", "x,\"y\"\"\"\n", "\xff,\xfe\"\n", "a,\"b\r\n", "é,\"ü\",ß\n",
+	// Errors placed by line and column: in later cells, after quoted
+	// cells, on a quoted cell's later lines, at the end of the input.
+	"ab,cd\"e\n", "x\nab,c\"\n", `"ab"x,c` + "\n", `a,"b""c"x` + "\n", `a,"b` + "\n" + `cd"e` + "\n", `a,"b` + "\n" + `cd`,
+	"x\n\"a\nb\"c\n", `a,b,"c""d""e",f"g` + "\n", "\"a\n\nb\"\"c\"d\n", "\"a\r\nbc\r\nd", `"a",b"` + "\n", "a,\"b\nc\",d\"\n",
+	"\"ab\ncd\nef\"x\n", "aa,\"b\ncc\n", "\n\n\"a\"\"b\n",
 }
 
 // TestRecordReaderMatchesEncodingCSV: the same records, offsets and
@@ -106,4 +113,113 @@ func FuzzRecordReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// failingReader gives data, then fails with err (with the last bytes, as
+// a reader may).
+type failingReader struct {
+	data string
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	if f.data == "" {
+		return n, f.err
+	}
+	return n, nil
+}
+
+// TestRecordReaderReadErrors: a read that fails part-way gives the records
+// before it and then the error encoding/csv gives: a parse error in the
+// bytes read first, else the read's own.
+func TestRecordReaderReadErrors(t *testing.T) {
+	errDisk := errors.New("disk on fire")
+	for _, in := range []string{"a,b\nx\"y", "a,b\nx,y", "a,b\n\"x", "a,b\n\"x\"y", "a,b\n", "a", "\"a\"\"b\"", "a,b\n\"x\ny\""} {
+		want := parseReader(func(r io.Reader) func() ([]string, int64, error) {
+			c := csv.NewReader(r)
+			c.FieldsPerRecord = -1
+			return func() ([]string, int64, error) { rec, err := c.Read(); return rec, c.InputOffset(), err }
+		}(&failingReader{in, errDisk}))
+		rr := newRecordReader(bufio.NewReaderSize(&failingReader{in, errDisk}, 16), 1<<30)
+		got := parseReader(func() ([]string, int64, error) {
+			if err := rr.read(); err != nil {
+				return nil, 0, err
+			}
+			rec := make([]string, rr.fields)
+			for i := range rec {
+				rec[i] = rr.text(i)
+			}
+			return rec, rr.offset, nil
+		})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q then a read error (-encoding/csv +recordReader):\n%s", in, diff)
+		}
+	}
+}
+
+func parseReader(next func() ([]string, int64, error)) parsed {
+	var p parsed
+	for {
+		rec, off, err := next()
+		if errors.Is(err, io.EOF) {
+			return p
+		}
+		if err != nil {
+			p.Failed, p.Err = true, err.Error()
+			return p
+		}
+		p.Records = append(p.Records, rec)
+		p.Offsets = append(p.Offsets, off)
+	}
+}
+
+// TestTextInterns: short values that repeat are made into a string once
+// (up to 128 bytes, and up to 4096 distinct values); longer ones, and
+// values past the cap, are new strings each time.
+func TestTextInterns(t *testing.T) {
+	if maxInternBytes != 128 || maxInterned != 4096 {
+		t.Fatalf("limits are %d bytes and %d values; the cases below are written for 128 and 4096", maxInternBytes, maxInterned)
+	}
+	sameTwice := func(rr *recordReader, value string) bool {
+		var got [2]string
+		for i := range got {
+			rr.br.Reset(strings.NewReader(value + "\n"))
+			must(t, rr.read())
+			got[i] = rr.text(0)
+			if got[i] != value {
+				t.Fatalf("text = %q, want %q", got[i], value)
+			}
+		}
+		return unsafe.StringData(got[0]) == unsafe.StringData(got[1])
+	}
+	rr := newRecordReader(bufio.NewReader(strings.NewReader("")), 1<<20)
+	for _, tt := range []struct {
+		size int
+		want bool
+	}{{1, true}, {127, true}, {128, true}, {129, false}, {1000, false}} {
+		if got := sameTwice(rr, strings.Repeat("v", tt.size)); got != tt.want {
+			t.Errorf("a %d-byte value interned: %v, want %v", tt.size, got, tt.want)
+		}
+	}
+	if rr.text(0) == "" && len(rr.record) != 0 {
+		t.Error("text of a non-empty cell is empty")
+	}
+	// Fill the table to one below its cap, at the cap, then past it.
+	rr = newRecordReader(bufio.NewReader(strings.NewReader("")), 1<<20)
+	for i := range maxInterned - 1 {
+		rr.br.Reset(strings.NewReader(strconv.Itoa(i) + "\n"))
+		must(t, rr.read())
+		_ = rr.text(0)
+	}
+	if !sameTwice(rr, "the last value that fits") {
+		t.Error("the 4096th value is not interned")
+	}
+	if sameTwice(rr, "one value too many") {
+		t.Error("a value past the cap is interned")
+	}
+	if !sameTwice(rr, "0") {
+		t.Error("a value interned before the cap is no longer")
+	}
 }

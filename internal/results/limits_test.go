@@ -75,3 +75,60 @@ func TestEachRowFSNamesTheFile(t *testing.T) {
 		t.Errorf("err = %v, want it to name the file", err)
 	}
 }
+
+// TestRecordSizeAtTheCap: a record of exactly MaxRecordBytes (its line
+// ending counted) is read, one byte more is refused — for the header and a
+// row, a row that ends the file without a line ending, a quoted row over
+// several lines; and the cap is per record, however much came before.
+func TestRecordSizeAtTheCap(t *testing.T) {
+	// line is a record of size bytes in all, ending with end: a cell of
+	// x's, then ",y" and the line ending.
+	line := func(size int, end string) string {
+		return strings.Repeat("x", size-len(",y"+end)) + ",y" + end
+	}
+	quoted := func(size int) string { // "x…\nx…",y\n
+		inner := size - len(`"",y`+"\n") - 1
+		return `"` + strings.Repeat("x", inner/2) + "\n" + strings.Repeat("x", inner-inner/2) + `",y` + "\n"
+	}
+	manyRows := strings.Repeat("1,2\n", (3<<20)/4) // 3 MiB of short rows first
+	tests := []struct {
+		name    string
+		csv     string
+		wantErr bool
+	}{
+		{name: "a row one byte under", csv: "a,b\n" + line(MaxRecordBytes-1, "\n")},
+		{name: "a row at the cap", csv: "a,b\n" + line(MaxRecordBytes, "\n")},
+		{name: "a row one byte over", csv: "a,b\n" + line(MaxRecordBytes+1, "\n"), wantErr: true},
+		{name: "a CRLF row at the cap", csv: "a,b\r\n" + line(MaxRecordBytes, "\r\n")},
+		{name: "a CRLF row one byte over", csv: "a,b\r\n" + line(MaxRecordBytes+1, "\r\n"), wantErr: true},
+		{name: "a last row at the cap without a line ending", csv: "a,b\n" + line(MaxRecordBytes, "")},
+		{name: "a last row one byte over without a line ending", csv: "a,b\n" + line(MaxRecordBytes+1, ""), wantErr: true},
+		{name: "a quoted row over two lines at the cap", csv: "a,b\n" + quoted(MaxRecordBytes)},
+		{name: "a quoted row over two lines one byte over", csv: "a,b\n" + quoted(MaxRecordBytes+1), wantErr: true},
+		{name: "a header at the cap", csv: line(MaxRecordBytes, "\n") + "1,2\n"},
+		{name: "a header one byte over", csv: line(MaxRecordBytes+1, "\n") + "1,2\n", wantErr: true},
+		{name: "a header at the cap after the byte-order mark", csv: "\ufeff" + line(MaxRecordBytes, "\n") + "1,2\n"},
+		{name: "a long row after many short ones", csv: "a,b\n" + manyRows + line(2<<20, "\n")},
+		{name: "a row at the cap after many short ones", csv: "a,b\n" + manyRows + line(MaxRecordBytes, "\n")},
+		{name: "a row one byte over after many short ones", csv: "a,b\n" + manyRows + line(MaxRecordBytes+1, "\n"), wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := 0
+			err := EachRowFrom(strings.NewReader(tt.csv), func(*Reader, Row) error { rows++; return nil })
+			if tt.wantErr {
+				if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "a record over 4194304 bytes") {
+					t.Fatalf("err = %v, want ErrTooLarge naming the limit", err)
+				}
+				return
+			}
+			want := 1
+			if strings.Contains(tt.csv, manyRows) {
+				want += len(manyRows) / 4
+			}
+			if err != nil || rows != want {
+				t.Fatalf("rows %d, err %v; want %d rows", rows, err, want)
+			}
+		})
+	}
+}
