@@ -336,6 +336,31 @@ func TestMergeShardsFiles(t *testing.T) {
 			want:   map[string]string{"x.csv": "a,b\r\n1,2\r\n3,4\r\n"},
 		},
 		{
+			name:   "an LF header: a part without a final line ending gets \\n",
+			shards: []map[string]string{{"x.csv": "a,b\n1,2"}, {"x.csv": "a,b\r\n3,4\r\n"}},
+			want:   map[string]string{"x.csv": "a,b\n1,2\n3,4\r\n"},
+		},
+		{
+			name:   "a one-column header of one byte, LF",
+			shards: []map[string]string{{"x.csv": "a\n1"}, {"x.csv": "a\n2"}, {"x.csv": "a\n3\n"}},
+			want:   map[string]string{"x.csv": "a\n1\n2\n3\n"},
+		},
+		{
+			name:   "a one-column header of one byte, CRLF",
+			shards: []map[string]string{{"x.csv": "a\r\n1"}, {"x.csv": "a\n2\n"}},
+			want:   map[string]string{"x.csv": "a\r\n1\r\n2\n"},
+		},
+		{
+			name:   "a one-byte header alone, then rows",
+			shards: []map[string]string{{"x.csv": "a"}, {"x.csv": "a\n2\n"}},
+			want:   map[string]string{"x.csv": "a\r\n2\n"},
+		},
+		{
+			name:   "a header alone after a part without a final line ending adds nothing",
+			shards: []map[string]string{{"x.csv": "a,b\n1,2"}, {"x.csv": "a,b\n"}, {"x.csv": "a,b"}},
+			want:   map[string]string{"x.csv": "a,b\n1,2"},
+		},
+		{
 			name: "progress.csv, our leaderboard and files that are not CSVs stay in the shards",
 			shards: []map[string]string{
 				{"x.csv": hdr + "1,2\r\n", "progress.csv": "time\r\n1\r\n", "leaderboard.csv": "o\r\n", "config.json": "{}", "a.log": "x", "x.CSV": "q"},
@@ -457,6 +482,11 @@ func TestMergeShardsRefuses(t *testing.T) {
 			name:    "a destination that exists",
 			dst:     "shards",
 			wantErr: "creating the merged results directory",
+		},
+		{
+			name:    "a context cancelled during a copy",
+			ctx:     func() context.Context { return &cancelAfter{Context: context.Background(), calls: 2} },
+			wantErr: context.Canceled.Error(),
 		},
 		{
 			name: "a cancelled context",
@@ -649,4 +679,19 @@ func BenchmarkMergeShards(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cancelAfter is a context that reports itself cancelled from its calls+1st
+// Err on: a cancellation that lands in the middle of a merge.
+type cancelAfter struct {
+	context.Context
+	calls int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.calls <= 0 {
+		return context.Canceled
+	}
+	c.calls--
+	return nil
 }

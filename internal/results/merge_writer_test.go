@@ -1,0 +1,55 @@
+package results
+
+import (
+	"errors"
+	"testing"
+)
+
+// shortWriter takes at most n bytes of each write, then fails.
+type shortWriter struct {
+	n   int
+	got []byte
+}
+
+func (w *shortWriter) Write(b []byte) (int, error) {
+	n := min(w.n, len(b))
+	w.got = append(w.got, b[:n]...)
+	if n < len(b) {
+		return n, errors.New("disk full")
+	}
+	return n, nil
+}
+
+// TestPartWriterCountsWhatWasWritten: the merged file's size, last byte
+// and quotes are those of the bytes the file took, not of those it was
+// offered, even when a write fails part-way or at once.
+func TestPartWriterCountsWhatWasWritten(t *testing.T) {
+	tests := []struct {
+		name       string
+		take       int
+		writes     []string
+		wantN      int64
+		wantLast   byte
+		wantQuotes int
+	}{
+		{name: "all taken", take: 100, writes: []string{`a,"b`, "\"\n"}, wantN: 6, wantLast: '\n', wantQuotes: 2},
+		{name: "part taken", take: 3, writes: []string{`a,"b"` + "\n"}, wantN: 3, wantLast: '"', wantQuotes: 1},
+		{name: "nothing taken", take: 0, writes: []string{`"x"`}, wantN: 0, wantLast: 0, wantQuotes: 0},
+		{name: "nothing after something", take: 0, writes: []string{}, wantN: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sw := &shortWriter{n: tt.take}
+			p := &partWriter{w: sw}
+			for _, s := range tt.writes {
+				n, err := p.Write([]byte(s))
+				if n != min(tt.take, len(s)) || (err != nil) != (tt.take < len(s)) {
+					t.Errorf("Write(%q) = %d, %v", s, n, err)
+				}
+			}
+			if p.n != tt.wantN || p.last != tt.wantLast || p.quotes != tt.wantQuotes {
+				t.Errorf("n %d, last %q, quotes %d; want %d, %q, %d", p.n, p.last, p.quotes, tt.wantN, tt.wantLast, tt.wantQuotes)
+			}
+		})
+	}
+}
