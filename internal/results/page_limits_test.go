@@ -2,7 +2,9 @@ package results
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -105,13 +107,99 @@ func TestPageCountsAheadExactly(t *testing.T) {
 		kept := 0
 		res, err := ReadPage(context.Background(), fsys, PageRequest{
 			Files: []string{"a.csv"}, Limit: 1,
-			Keep:  func(string, *Reader, Row) bool { kept++; return true },
+			Keep: func(string, *Reader, Row) bool { kept++; return true },
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if kept != 1 || res.Exact != tt.wantExact || res.Total != tt.wantTotal || res.Indexed {
 			t.Errorf("%d rows: kept %d, %+v; want exact %v, total %d", tt.rows, kept, res, tt.wantExact, tt.wantTotal)
+		}
+	}
+}
+
+// seekRecording is a file system whose files record where they were
+// sought: an indexed read starts at the checkpoint it chose.
+type seekRecording struct {
+	fstest.MapFS
+	seeks map[string][]int64
+}
+
+func (s *seekRecording) Open(name string) (fs.File, error) {
+	f, err := s.MapFS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &recordedFile{File: f, name: name, fsys: s}, nil
+}
+
+func (s *seekRecording) Stat(name string) (fs.FileInfo, error) { return s.MapFS.Stat(name) }
+
+type recordedFile struct {
+	fs.File
+	name string
+	fsys *seekRecording
+}
+
+func (f *recordedFile) Seek(off int64, whence int) (int64, error) {
+	f.fsys.seeks[f.name] = append(f.fsys.seeks[f.name], off)
+	return f.File.(io.Seeker).Seek(off, whence)
+}
+
+// TestIndexedPageStartsAtTheLastCheckpointBeforeIt: the read seeks to the
+// last checkpoint with no more matching rows before it than the offset (a
+// checkpoint exactly at the offset included); at the first checkpoint,
+// which is the first row, it reads on from the header without seeking.
+func TestIndexedPageStartsAtTheLastCheckpointBeforeIt(t *testing.T) {
+	mapFS := fstest.MapFS{"a.csv": {Data: numbered("a", 9)}}
+	index := buildIndex(t, mapFS, 3) // checkpoints before rows 0, 3 and 6
+	cps := index.Lookup("a.csv").Checkpoints
+	tests := []struct {
+		offset int64
+		seeks  []int64
+	}{
+		{offset: 0, seeks: nil},
+		{offset: 2, seeks: nil},
+		{offset: 3, seeks: []int64{cps[1].Offset}},
+		{offset: 5, seeks: []int64{cps[1].Offset}},
+		{offset: 6, seeks: []int64{cps[2].Offset}},
+		{offset: 8, seeks: []int64{cps[2].Offset}},
+	}
+	for _, tt := range tests {
+		fsys := &seekRecording{MapFS: mapFS, seeks: map[string][]int64{}}
+		var got []string
+		_, err := ReadPage(context.Background(), fsys, PageRequest{
+			Files: []string{"a.csv"}, Offset: tt.offset, Limit: 1, Index: index,
+			Keep: func(_ string, _ *Reader, row Row) bool { got = append(got, row.Get("n")); return true },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{fmt.Sprintf("a%d", tt.offset)}; !cmp.Equal(got, want) {
+			t.Errorf("offset %d: page %v, want %v", tt.offset, got, want)
+		}
+		if diff := cmp.Diff(tt.seeks, fsys.seeks["a.csv"]); diff != "" {
+			t.Errorf("offset %d: seeks (-want +got):\n%s", tt.offset, diff)
+		}
+	}
+}
+
+// TestPageHonoursItsContextEveryBatch: a page read looks at its context
+// every ctxCheckRows rows (with or without an index): a cancelled read
+// hands over the rows before the first look, then stops with the
+// context's error.
+func TestPageHonoursItsContextEveryBatch(t *testing.T) {
+	mapFS := fstest.MapFS{"a.csv": {Data: numbered("a", ctxCheckRows+5)}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, index := range []*RowIndex{nil, buildIndex(t, mapFS, DefaultIndexEvery)} {
+		kept := 0
+		_, err := ReadPage(ctx, mapFS, PageRequest{
+			Files: []string{"a.csv"}, Limit: 1 << 20, Index: index,
+			Keep: func(string, *Reader, Row) bool { kept++; return true },
+		})
+		if !errors.Is(err, context.Canceled) || kept != ctxCheckRows-1 {
+			t.Errorf("indexed %v: kept %d, err %v; want %d rows, then context.Canceled", index != nil, kept, err, ctxCheckRows-1)
 		}
 	}
 }
