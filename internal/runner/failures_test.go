@@ -289,3 +289,7 @@ func TestRunResultsCannotBeSummarised(t *testing.T) {
 		})
 	}
 }
+
+func notifySIGTERM(ch chan os.Signal) { signal.Notify(ch, syscall.SIGTERM) }
+
+func stopNotify(ch chan os.Signal) { signal.Stop(ch) }
