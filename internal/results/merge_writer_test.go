@@ -1,7 +1,11 @@
 package results
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -49,6 +53,49 @@ func TestPartWriterCountsWhatWasWritten(t *testing.T) {
 			}
 			if p.n != tt.wantN || p.last != tt.wantLast || p.quotes != tt.wantQuotes {
 				t.Errorf("n %d, last %q, quotes %d; want %d, %q, %d", p.n, p.last, p.quotes, tt.wantN, tt.wantLast, tt.wantQuotes)
+			}
+		})
+	}
+}
+
+// openFiles counts this process's open file descriptors.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatalf("counting open files: %v", err)
+	}
+	return len(entries)
+}
+
+// TestMergeShardsClosesWhatItOpens: a merge, failed or not, leaves no file
+// open (a merge pod merges many files; each failure must not hold one).
+func TestMergeShardsClosesWhatItOpens(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		second  string // shard 1's x.csv
+		wantErr bool
+	}{
+		{"merged", "a,b\n3,4\n", false},
+		{"refused: other columns", "a,c\n3,4\n", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, data := range []string{"a,b\n1,2\n", tt.second} {
+				d := filepath.Join(dir, "shards", strconv.Itoa(i))
+				must(t, os.MkdirAll(d, 0o755))
+				must(t, os.WriteFile(filepath.Join(d, "x.csv"), []byte(data), 0o644))
+			}
+			root, err := os.OpenRoot(dir)
+			must(t, err)
+			defer func() { _ = root.Close() }()
+			before := openFiles(t)
+			_, err = MergeShards(context.Background(), root, "merged", []string{"shards/0", "shards/1"})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want an error %v", err, tt.wantErr)
+			}
+			if after := openFiles(t); after != before {
+				t.Errorf("%d files open before the merge, %d after", before, after)
 			}
 		})
 	}
