@@ -86,22 +86,11 @@ func MergeShards(ctx context.Context, root *os.Root, dst string, shards []string
 // (a link, a directory, a pipe) is an error: a scan pod may have put it
 // there, and a merge that skipped it would silently lose rows.
 func MergeFiles(fsys fs.FS) ([]string, error) {
-	entries, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return nil, fmt.Errorf("reading results directory: %w", err)
+	files, other, err := resultCSVs(fsys)
+	if err == nil && len(other) > 0 {
+		err = errors.New(other[0])
 	}
-	var files []string
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".csv") || name == LeaderboardFile || name == ProgressFile {
-			continue
-		}
-		if !e.Type().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file (%s)", name, e.Type())
-		}
-		files = append(files, name)
-	}
-	return files, nil
+	return files, err
 }
 
 // merger joins one file at a time from the shards into out.

@@ -37,19 +37,30 @@ const ctxCheckRows = 4096
 // from the others) and progress.csv (CWAC's running log, which a stopped scan
 // can leave torn mid-row; ProgressOf reads it on its own, forgivingly).
 func WalkFiles(fsys fs.FS) ([]string, error) {
+	files, _, err := resultCSVs(fsys)
+	return files, err
+}
+
+// resultCSVs lists, sorted by name, the CSVs of a results directory that
+// are results (not leaderboard.csv or progress.csv): the regular files, and
+// apart those that are not (a link, a directory, a pipe), as "name is not a
+// regular file (its type)".
+func resultCSVs(fsys fs.FS) (regular, other []string, err error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return nil, fmt.Errorf("reading results directory: %w", err)
+		return nil, nil, fmt.Errorf("reading results directory: %w", err)
 	}
-	var files []string
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".csv") || name == LeaderboardFile || name == ProgressFile {
-			continue
+		switch {
+		case !strings.HasSuffix(name, ".csv") || name == LeaderboardFile || name == ProgressFile:
+		case e.Type().IsRegular():
+			regular = append(regular, name) // fs.ReadDir sorts by name
+		default:
+			other = append(other, fmt.Sprintf("%s is not a regular file (%s)", name, e.Type()))
 		}
-		files = append(files, name) // fs.ReadDir sorts by name
 	}
-	return files, nil
+	return regular, other, nil
 }
 
 // Walk reads each CSV of a results directory (WalkFiles) once, in name

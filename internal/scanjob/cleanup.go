@@ -23,33 +23,55 @@ func CleanupPodName(scan *cwacv1alpha1.CwacScan) string { return JobName(scan) +
 // mounts only that one directory: whatever it does, it cannot reach another
 // scan's results. The caller sets the owner reference.
 func CleanupPod(scan *cwacv1alpha1.CwacScan, opts Options) *corev1.Pod {
+	return runnerPod(scan, opts, runnerPodShape{
+		name: CleanupPodName(scan), component: ComponentCleanup, deadline: CleanupDeadlineSeconds, grace: 5,
+		container: corev1.Container{
+			Name:         "delete-results",
+			Command:      []string{scanpod.RunnerImagePath, "--delete-results=" + scanpod.ResultsDir},
+			Resources:    runnerResources(),
+			VolumeMounts: []corev1.VolumeMount{{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)}},
+		},
+		volumes: []corev1.Volume{resultsVolume(opts)},
+	})
+}
+
+// runnerPodShape is what a pod that runs only the operator's runner (the
+// cleanup pod, the merge pod) has of its own.
+type runnerPodShape struct {
+	name, component string
+	deadline, grace int64
+	container       corev1.Container
+	volumes         []corev1.Volume
+}
+
+// runnerPod renders a short pod that runs the runner from the operator's
+// own image, hardened and placed like a scan pod (CWAC's uid owns what the
+// scan pods wrote, and a ReadWriteOnce claim is on their node), never
+// restarted, with no service-account token.
+func runnerPod(scan *cwacv1alpha1.CwacScan, opts Options, shape runnerPodShape) *corev1.Pod {
 	meta := objectMeta(scan)
-	meta.Name = CleanupPodName(scan)
-	meta.Labels[LabelComponent] = ComponentCleanup
+	meta.Name = shape.name
+	meta.Labels[LabelComponent] = shape.component
+	c := shape.container
+	c.Image = opts.RunnerImage
+	c.ImagePullPolicy = opts.ImagePullPolicy
+	c.SecurityContext = hardened(opts)
+	c.TerminationMessagePolicy = corev1.TerminationMessageFallbackToLogsOnError
 	return &corev1.Pod{
 		ObjectMeta: meta,
 		Spec: corev1.PodSpec{
 			RestartPolicy:                 corev1.RestartPolicyNever,
-			ActiveDeadlineSeconds:         ptr.To[int64](CleanupDeadlineSeconds),
+			ActiveDeadlineSeconds:         ptr.To(shape.deadline),
 			AutomountServiceAccountToken:  ptr.To(false),
 			ServiceAccountName:            opts.ServiceAccountName,
 			NodeSelector:                  opts.NodeSelector,
 			Tolerations:                   opts.Tolerations,
 			Affinity:                      opts.Affinity,
 			EnableServiceLinks:            ptr.To(false),
-			TerminationGracePeriodSeconds: ptr.To[int64](5),
-			SecurityContext:               podSecurity(opts), // as the scan pod: CWAC's uid owns what it wrote
-			Containers: []corev1.Container{{
-				Name:                     "delete-results",
-				Image:                    opts.RunnerImage,
-				ImagePullPolicy:          opts.ImagePullPolicy,
-				Command:                  []string{scanpod.RunnerImagePath, "--delete-results=" + scanpod.ResultsDir},
-				SecurityContext:          hardened(opts),
-				Resources:                runnerResources(),
-				VolumeMounts:             []corev1.VolumeMount{{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)}},
-				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-			}},
-			Volumes: []corev1.Volume{resultsVolume(opts)},
+			TerminationGracePeriodSeconds: ptr.To(shape.grace),
+			SecurityContext:               podSecurity(opts),
+			Containers:                    []corev1.Container{c},
+			Volumes:                       shape.volumes,
 		},
 	}
 }

@@ -30,9 +30,6 @@ func MergePodName(scan *cwacv1alpha1.CwacScan) string { return JobName(scan) + m
 // placed like a scan pod, so it reaches a ReadWriteOnce claim on the
 // scan pods' node. The caller sets the owner reference.
 func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, failed scanpod.ShardList) *corev1.Pod {
-	meta := objectMeta(scan)
-	meta.Name = MergePodName(scan)
-	meta.Labels[LabelComponent] = ComponentMerge
 	// Args always renders --cwac-dir and --work-dir; the merge ignores them.
 	flags := scanpod.DefaultRunnerFlags()
 	flags.Shards = scan.Spec.ShardCount()
@@ -43,41 +40,25 @@ func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, fail
 		{Name: volTmp, MountPath: scanpod.TmpDir},
 		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
 	})
-	return &corev1.Pod{
-		ObjectMeta: meta,
-		Spec: corev1.PodSpec{
-			RestartPolicy:                 corev1.RestartPolicyNever,
-			ActiveDeadlineSeconds:         ptr.To(int64(Timeout(scan).Seconds())),
-			AutomountServiceAccountToken:  ptr.To(false),
-			ServiceAccountName:            opts.ServiceAccountName,
-			NodeSelector:                  opts.NodeSelector,
-			Tolerations:                   opts.Tolerations,
-			Affinity:                      opts.Affinity,
-			EnableServiceLinks:            ptr.To(false),
-			TerminationGracePeriodSeconds: ptr.To[int64](30),
-			SecurityContext:               podSecurity(opts), // as the scan pods: CWAC's uid owns what they wrote
-			Containers: []corev1.Container{{
-				Name:                     scanpod.MergeContainerName,
-				Image:                    opts.RunnerImage,
-				ImagePullPolicy:          opts.ImagePullPolicy,
-				Command:                  []string{scanpod.RunnerImagePath},
-				Args:                     flags.Args(),
-				WorkingDir:               scanpod.TmpDir,
-				Env:                      []corev1.EnvVar{{Name: "TMPDIR", Value: scanpod.TmpDir}},
-				SecurityContext:          hardened(opts),
-				Resources:                mergeResources(),
-				VolumeMounts:             mounts,
-				TerminationMessagePath:   scanpod.TerminationLog,
-				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-			}},
-			Volumes: []corev1.Volume{
-				scanConfigVolume(scan),
-				// Scratch only: the merged CSVs are written in the scan's directory.
-				{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
-				resultsVolume(opts),
-			},
+	return runnerPod(scan, opts, runnerPodShape{
+		name: MergePodName(scan), component: ComponentMerge, deadline: int64(Timeout(scan).Seconds()), grace: 30,
+		container: corev1.Container{
+			Name:                   scanpod.MergeContainerName,
+			Command:                []string{scanpod.RunnerImagePath},
+			Args:                   flags.Args(),
+			WorkingDir:             scanpod.TmpDir,
+			Env:                    []corev1.EnvVar{{Name: "TMPDIR", Value: scanpod.TmpDir}},
+			Resources:              mergeResources(),
+			VolumeMounts:           mounts,
+			TerminationMessagePath: scanpod.TerminationLog,
 		},
-	}
+		volumes: []corev1.Volume{
+			scanConfigVolume(scan),
+			// Scratch only: the merged CSVs are written in the scan's directory.
+			{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
+			resultsVolume(opts),
+		},
+	})
 }
 
 // mergeResources are the merge container's. The merge streams each CSV
