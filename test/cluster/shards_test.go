@@ -5,12 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -93,5 +96,43 @@ func TestShardedScanMatchesOnePod(t *testing.T) {
 	if pod.Status.Phase != corev1.PodSucceeded || *pod.Spec.AutomountServiceAccountToken || !*c.SecurityContext.ReadOnlyRootFilesystem ||
 		!strings.Contains(strings.Join(c.Args, " "), "--merge") {
 		t.Errorf("merge pod: phase %s, args %v", pod.Status.Phase, c.Args)
+	}
+}
+
+// TestShardFailurePolicies fails one shard of three on the real Job
+// controller (the stand-in exits 3 for the shard holding form.html): Partial
+// merges the other two and completes naming the failed shard; Fail ends the
+// scan with that shard's reason.
+func TestShardFailurePolicies(t *testing.T) {
+	need(t)
+	failing := func(policy cwacv1alpha1.ShardFailurePolicy) func(*cwacv1alpha1.CwacScanSpec) {
+		return func(s *cwacv1alpha1.CwacScanSpec) {
+			s.Sites = threeOrganisations()
+			s.Shards = 3
+			s.ShardFailurePolicy = policy
+			s.AuditName = "shards-standin-exitif-form"
+		}
+	}
+	partial := newScan(t, "partial", failing(cwacv1alpha1.ShardFailurePolicyPartial))
+	fail := newScan(t, "failfast", failing(cwacv1alpha1.ShardFailurePolicyFail))
+
+	done := waitPhase(t, partial.Name, cwacv1alpha1.PhaseComplete, 4*time.Minute)
+	if s := done.Status.Shards; s == nil || s.Succeeded != 2 || s.Failed != 1 || s.FailedIndexes != "2" || !s.Merged {
+		t.Errorf("status.shards = %+v: want shard 2 failed, 2 merged", s)
+	}
+	c := meta.FindStatusCondition(done.Status.Conditions, cwacv1alpha1.ConditionShardsFailed)
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "shard 2 ("+siteURL+"form.html)") {
+		t.Errorf("ShardsFailed = %+v: want True naming shard 2 and form.html", c)
+	}
+	if s := done.Status.Summary; s == nil || s.PagesScanned != 8 || !slices.Contains(s.UnscannedBaseURLs, siteURL+"form.html") {
+		t.Errorf("summary = %+v: want the two good shards' 8 pages, form.html unscanned", s)
+	}
+
+	failed := waitPhase(t, fail.Name, cwacv1alpha1.PhaseFailed, 4*time.Minute)
+	if failedReason(failed) != cwacv1alpha1.ReasonCWACExitedNonZero || !strings.HasPrefix(failed.Status.Message, "shard 2: CWAC exited with code 3") {
+		t.Errorf("Failed %s: %q; want CWACExitedNonZero from shard 2", failedReason(failed), failed.Status.Message)
+	}
+	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: scanjob.MergePodName(failed)}, &corev1.Pod{}); err == nil {
+		t.Error("a merge pod for a scan whose policy is Fail and whose shard failed")
 	}
 }

@@ -29,6 +29,9 @@ Test knobs (environment, or a marker in audit_name):
                                                            (reachable or not), so a scan's time
                                                            grows with its sites as CWAC's does
                                                            (S may have decimals in the environment)
+  STANDIN_EXIT_IF_URL=W / 'standin-exitif-W'              exit 3 after a traceback when a base URL
+                                                           contains W (letters and digits): one
+                                                           shard of a sharded scan fails
   STANDIN_MEMORY_MB=M / 'standin-memory-M'                 allocate M MiB and hold it
   STANDIN_OFFLINE=1                                        treat every site as reachable
 """
@@ -174,6 +177,9 @@ def main():
     print("Number of websites to be scanned: %d" % len(sites))
 
     code = knob("STANDIN_EXIT", "standin-exit")
+    word = os.environ.get("STANDIN_EXIT_IF_URL") or (re.findall(r"standin-exitif-([A-Za-z0-9]+)", AUDIT_NAME or "") or [None])[0]
+    if word and any(word in site["url"] for site in sites):
+        code = "3"
     if code and int(code) != 0:
         print("Traceback (most recent call last):", file=sys.stderr)
         print('  File "cwac.py", line 1, in <module>', file=sys.stderr)
