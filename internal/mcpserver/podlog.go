@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,8 +23,7 @@ const (
 )
 
 // podLogTail returns the last lines of the scan pod's CWAC container log.
-// The newest pod of the Job is read: with backoffLimit 0 there is one, but a
-// deleted and recreated pod must not show stale output.
+// The pod is logPod's pick; a shard's tail starts with "[shard N]".
 func (s *Server) podLogTail(ctx context.Context, namespace, jobName string) (string, error) {
 	if s.cfg.Clientset == nil {
 		return "", errors.New("no Kubernetes clientset configured")
@@ -36,12 +35,10 @@ func (s *Server) podLogTail(ctx context.Context, namespace, jobName string) (str
 	if len(pods.Items) == 0 {
 		return "", errors.New("the scan's pod does not exist yet")
 	}
-	sort.Slice(pods.Items, func(i, j int) bool {
-		return pods.Items[j].CreationTimestamp.Before(&pods.Items[i].CreationTimestamp)
-	})
+	pod := logPod(pods.Items)
 	lines, limit := int64(stdoutTailLines), int64(stdoutTailBytes)
 	opts := &corev1.PodLogOptions{Container: scanpod.ContainerName, TailLines: &lines, LimitBytes: &limit}
-	req := s.cfg.Clientset.CoreV1().Pods(namespace).GetLogs(pods.Items[0].Name, opts)
+	req := s.cfg.Clientset.CoreV1().Pods(namespace).GetLogs(pod.Name, opts)
 	stream, err := req.Stream(ctx)
 	if err != nil {
 		return "", fmt.Errorf("reading the scan's log: %w", err)
@@ -51,5 +48,30 @@ func (s *Server) podLogTail(ctx context.Context, namespace, jobName string) (str
 	if err != nil {
 		return "", fmt.Errorf("reading the scan's log: %w", err)
 	}
-	return strings.ToValidUTF8(string(data), "?"), nil
+	tail := strings.ToValidUTF8(string(data), "?")
+	if index := pod.Annotations[batchv1.JobCompletionIndexAnnotation]; index != "" {
+		tail = "[shard " + index + "]\n" + tail
+	}
+	return tail, nil
+}
+
+// logPod is the pod whose log tells most about a scan's progress: a
+// running one before one that ended (a sharded scan has a pod per shard),
+// then the newest (a deleted and recreated pod must not show stale output).
+func logPod(pods []corev1.Pod) *corev1.Pod {
+	best := &pods[0]
+	for i := range pods[1:] {
+		p := &pods[i+1]
+		pRunning, bestRunning := p.Status.Phase == corev1.PodRunning, best.Status.Phase == corev1.PodRunning
+		if pRunning != bestRunning {
+			if pRunning {
+				best = p
+			}
+			continue
+		}
+		if best.CreationTimestamp.Before(&p.CreationTimestamp) {
+			best = p
+		}
+	}
+	return best
 }
