@@ -100,3 +100,23 @@ func TestMergeShardsClosesWhatItOpens(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeShardsCancelledMidCopy: a merge cancelled while it copies a
+// part returns the context's error as it is, not as a failed copy.
+func TestMergeShardsCancelledMidCopy(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "shards", "0")
+	must(t, os.MkdirAll(d, 0o755))
+	must(t, os.WriteFile(filepath.Join(d, "x.csv"), []byte("a,b\n1,2\n"), 0o644))
+	root, err := os.OpenRoot(dir)
+	must(t, err)
+	defer func() { _ = root.Close() }()
+	// Not cancelled when the part is opened; cancelled at the copy's first read.
+	_, err = MergeShards(&lateCancel{Context: context.Background()}, root, "merged", []string{"shards/0"})
+	if !errors.Is(err, context.Canceled) || err.Error() != context.Canceled.Error() {
+		t.Errorf("err = %v, want the context's error itself", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(dir, "merged")); !errors.Is(statErr, os.ErrNotExist) {
+		t.Errorf("a cancelled merge left its directory: %v", statErr)
+	}
+}
