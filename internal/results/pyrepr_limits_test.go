@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,19 @@ func TestPyLiteralEndsEarly(t *testing.T) {
 	for in, want := range map[string]string{`'\x41'`: "A", `'\u0101'`: "ā", `'\U0001F600'`: "😀", `'a\\'`: `a\`} {
 		if got, err := ParsePyLiteral(in); err != nil || got != want {
 			t.Errorf("ParsePyLiteral(%q) = %v, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+// TestPyLiteralNumbers: a number takes every character a Python number
+// literal may hold, a sign, exponent or underscore included.
+func TestPyLiteralNumbers(t *testing.T) {
+	for in, want := range map[string]any{
+		"+5": int64(5), "-5": int64(-5), "1e+3": 1000.0, "1E-1": 0.1, "1_000": int64(1000), ".5": 0.5, "[+1, 2]": []any{int64(1), int64(2)},
+	} {
+		got, err := ParsePyLiteral(in)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("ParsePyLiteral(%q) = %#v, %v; want %#v", in, got, err, want)
 		}
 	}
 }
