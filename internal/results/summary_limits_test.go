@@ -142,6 +142,8 @@ func TestViolationImpactIsTheWorst(t *testing.T) {
 		{"none later", []string{"moderate", ""}, "moderate"},
 		{"unknown later", []string{"minor", "bogus"}, "minor"},
 		{"unknown first", []string{"bogus", "minor"}, "minor"},
+		{"unknown, then none", []string{"bogus", ""}, "bogus"},
+		{"unknown, then another", []string{"bogus", "other"}, "bogus"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
