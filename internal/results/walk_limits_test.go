@@ -86,3 +86,42 @@ func TestAuditNameAndRules(t *testing.T) {
 		t.Error("RuleDescription describes the wrong audits")
 	}
 }
+
+// fileEvents records a FileVisitor's calls, and fails EndFile when told.
+type fileEvents struct {
+	name    string
+	log     *[]string
+	failEnd bool
+}
+
+func (f *fileEvents) BeginFile(file string, _ *Reader) error {
+	*f.log = append(*f.log, f.name+" begin "+file)
+	return nil
+}
+
+func (f *fileEvents) VisitRow(string, *Reader, Row) error { return nil }
+
+func (f *fileEvents) EndFile(file string, _ *Reader) error {
+	*f.log = append(*f.log, f.name+" end "+file)
+	if f.failEnd {
+		return fmt.Errorf("%s cannot end", f.name)
+	}
+	return nil
+}
+
+// TestWalkEndsEveryFileForEveryVisitor: each visitor's EndFile is called
+// for each file, and the first that fails stops the walk naming the file.
+func TestWalkEndsEveryFileForEveryVisitor(t *testing.T) {
+	fsys := fstest.MapFS{"a.csv": {Data: []byte("v\n1\n")}, "b.csv": {Data: []byte("v\n")}}
+	var log []string
+	must(t, Walk(context.Background(), fsys, &fileEvents{name: "x", log: &log}, &fileEvents{name: "y", log: &log}))
+	want := "[x begin a.csv y begin a.csv x end a.csv y end a.csv x begin b.csv y begin b.csv x end b.csv y end b.csv]"
+	if fmt.Sprint(log) != want {
+		t.Errorf("calls %v, want %s", log, want)
+	}
+	log = nil
+	err := Walk(context.Background(), fsys, &fileEvents{name: "x", log: &log, failEnd: true}, &fileEvents{name: "y", log: &log})
+	if err == nil || err.Error() != "a.csv: x cannot end" || fmt.Sprint(log) != "[x begin a.csv y begin a.csv x end a.csv]" {
+		t.Errorf("err %v, calls %v; want a.csv: x cannot end, after x's end of a.csv", err, log)
+	}
+}
