@@ -319,7 +319,8 @@ type ScanSummary struct {
 	// language, element, screenshot) to their row counts.
 	// +optional
 	Informational map[string]int64 `json:"informational,omitempty"`
-	// urlsScanned is the number of base URLs that yielded at least one page.
+	// urlsScanned is the number of distinct page URLs CWAC audited (its
+	// audit log); pagesScanned counts pages per base URL as CWAC reports them.
 	UrlsScanned int32 `json:"urlsScanned"`
 	// pagesScanned is the number of pages CWAC scanned.
 	PagesScanned int32 `json:"pagesScanned"`

@@ -183,7 +183,11 @@ func writeSummary(w io.Writer, scan *cwacv1alpha1.CwacScan) error {
 		line("Summary", "none yet (a scan has one once it has finished with results)")
 		return tw.Flush()
 	}
-	line("Pages scanned", "%d (from %d base URLs)", sum.PagesScanned, sum.UrlsScanned)
+	urls := "URLs"
+	if sum.UrlsScanned == 1 {
+		urls = "URL"
+	}
+	line("Pages scanned", "%d (%d distinct page %s audited)", sum.PagesScanned, sum.UrlsScanned, urls)
 	if sum.DurationSeconds > 0 {
 		line("Duration", "%s", time.Duration(sum.DurationSeconds)*time.Second)
 	}

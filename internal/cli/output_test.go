@@ -132,7 +132,7 @@ func TestWriteSummary(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"Scan:", "cwac-system/weekly-abc12", "Thresholds:", "Crossed (critical issues 2 > 0)",
-		"Pages scanned:", "6 (from 1 base URLs)", "Duration:", "1m15s", "Total issues:", "17",
+		"Pages scanned:", "6 (1 distinct page URL audited)", "Duration:", "1m15s", "Total issues:", "17",
 		"critical 2, serious 9, moderate 4, minor 0", "AxeCoreAudit 15, ReflowAudit 2",
 		"Compared with:", "weekly-prev", "3 / 5 / 14 (unstable 1)", "New by impact:", "critical 1, serious 0",
 		"Top rules:", "color-contrast", "serious", "6",
