@@ -144,7 +144,7 @@ type ScheduledScanResult struct {
 	IssuesByImpact map[string]int64 `json:"issuesByImpact,omitempty"`
 	// pagesScanned is the number of pages the scan covered.
 	PagesScanned int32 `json:"pagesScanned"`
-	// urlsScanned is the number of base URLs that yielded at least one page.
+	// urlsScanned is the number of distinct page URLs the scan's CWAC audited.
 	UrlsScanned int32 `json:"urlsScanned"`
 	// newIssues and fixedIssues compare the scan with its baseline (the
 	// schedule's previous Complete scan), when it was compared.
