@@ -4,11 +4,19 @@
 // package and fails when an enforced package is below target or when a
 // listed equivalent no longer matches a surviving mutant (stale).
 //
-//	go run ./hack/mutation -results DIR -src DIR -equivalents FILE [-report-only "pkg ..."]
+//	go run ./hack/mutation -results DIR -src DIR -equivalents FILE [-report-only "pkg ..."] [-verified FILE]
+//	go run ./hack/mutation fingerprint [-equivalents FILE -min-efficacy N -min-coverage N -tool NAME] PKG...
 //
 // DIR (-results) holds one folder per package, each with pkg.txt (the
 // package's directory, such as internal/gate), gremlins.json (gremlins
-// unleash -o), coverage.txt (go test -cover's output) and seconds.txt.
+// unleash -o), coverage.txt (go test -cover's output), seconds.txt and,
+// optionally, fingerprint.txt. With -verified, each enforced package that
+// meets every target and has a fingerprint gets its line in that file
+// (verified.txt), which hack/mutate.sh reads to skip unchanged packages.
+//
+// The fingerprint subcommand prints "PKG FINGERPRINT" for each package: a
+// SHA-256 over everything its verdict depends on (see fingerprint), run
+// from the module's directory.
 package main
 
 import (
@@ -22,17 +30,26 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "fingerprint" {
+		if err := fingerprintCommand(os.Stdout, os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "mutation fingerprint:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	resultsDir := flag.String("results", "", "folder with one folder of results per package (see the package comment)")
 	srcDir := flag.String("src", ".", "the module's copy the mutants were made in (to read the mutated lines)")
 	equivalents := flag.String("equivalents", "hack/mutation/equivalent.txt", "the list of equivalent mutants")
 	reportOnly := flag.String("report-only", "", "space-separated package directories whose figures are printed but not enforced")
 	minEfficacy := flag.Float64("min-efficacy", 90, "least efficacy (percent) of an enforced package, after discounting equivalents")
 	minCoverage := flag.Float64("min-coverage", 90, "least statement coverage (percent) of an enforced package")
+	verified := flag.String("verified", "", "record each enforced package that meets the targets, with its fingerprint, in this file")
 	flag.Parse()
 
 	ok, err := run(os.Stdout, options{
 		resultsDir: *resultsDir, srcDir: *srcDir, equivalentsFile: *equivalents,
 		reportOnly: strings.Fields(*reportOnly), minEfficacy: *minEfficacy, minCoverage: *minCoverage,
+		verifiedFile: *verified,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutation:", err)
@@ -45,8 +62,10 @@ func main() {
 
 type options struct {
 	resultsDir, srcDir, equivalentsFile string
-	reportOnly                          []string
-	minEfficacy, minCoverage            float64
+	// verifiedFile, when set, is where passing packages are recorded.
+	verifiedFile             string
+	reportOnly               []string
+	minEfficacy, minCoverage float64
 }
 
 // run prints the table and the findings; ok is false when an enforced
@@ -77,6 +96,7 @@ func run(w io.Writer, o options) (ok bool, err error) {
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].dir < pkgs[j].dir })
 
 	ok = true
+	met := map[string]string{} // enforced packages that met every target: dir → fingerprint
 	var notes []string
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-24s %7s %7s %6s %5s %5s %5s %6s %8s %8s %6s  %s\n",
@@ -86,6 +106,9 @@ func run(w io.Writer, o options) (ok bool, err error) {
 		enforced := !contains(o.reportOnly, p.dir)
 		verdict, passed := p.verdict(o.minEfficacy, o.minCoverage, len(stale), enforced)
 		ok = ok && passed
+		if verdict == "ok" && enforced && p.fingerprint != "" {
+			met[p.dir] = p.fingerprint
+		}
 		c := p.counts
 		fmt.Fprintf(&b, "%-24s %6.1f%% %7d %6d %5d %5d %5d %6d %7.1f%% %7.1f%% %5ds  %s\n",
 			p.dir, p.coverage, c.total(), c.killed, c.timedOut, c.lived, p.equivalent, c.notCovered,
@@ -95,8 +118,47 @@ func run(w io.Writer, o options) (ok bool, err error) {
 	for _, n := range notes {
 		b.WriteString(n + "\n")
 	}
+	if o.verifiedFile != "" && len(met) > 0 {
+		if err := recordVerified(o.verifiedFile, met); err != nil {
+			return false, err
+		}
+		recorded := make([]string, 0, len(met))
+		for pkg := range met {
+			recorded = append(recorded, pkg)
+		}
+		sort.Strings(recorded)
+		fmt.Fprintf(&b, "verified (recorded in %s; commit it with the change): %s\n", o.verifiedFile, strings.Join(recorded, " "))
+	}
 	_, err = io.WriteString(w, b.String())
 	return ok, err
+}
+
+// fingerprintCommand prints "PKG FINGERPRINT" for each package named in
+// args, computed from the current directory (the module's).
+func fingerprintCommand(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("fingerprint", flag.ContinueOnError)
+	equivalents := fs.String("equivalents", "hack/mutation/equivalent.txt", "the list of equivalent mutants")
+	minEfficacy := fs.Float64("min-efficacy", 90, "least efficacy (percent), as make mutate is given it")
+	minCoverage := fs.Float64("min-coverage", 90, "least statement coverage (percent), as make mutate is given it")
+	tool := fs.String("tool", "", "the mutation tester's name and version")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("name at least one package directory, such as internal/gate")
+	}
+	in := fingerprintInputs{equivalentsFile: *equivalents, minEfficacy: *minEfficacy, minCoverage: *minCoverage, tool: *tool}
+	for _, pkg := range fs.Args() {
+		fp, err := fingerprint(".", pkg, in)
+		if err != nil {
+			return err
+		}
+		clean, _ := cleanPackageDir(pkg)
+		if _, err := fmt.Fprintf(w, "%s %s\n", clean, fp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {

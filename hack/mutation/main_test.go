@@ -136,11 +136,15 @@ func TestRun(t *testing.T) {
 			writeFile(t, results, "internal_p/gremlins.json", report)
 			writeFile(t, results, "internal_p/coverage.txt", "ok  \tx/internal/p\t0.1s\tcoverage: 100.0% of statements\n")
 			writeFile(t, results, "internal_p/seconds.txt", "7\n")
+			fp := strings.Repeat("ab", 32)
+			writeFile(t, results, "internal_p/fingerprint.txt", fp+"\n")
+			verified := filepath.Join(t.TempDir(), "verified.txt")
+			writeFile(t, filepath.Dir(verified), "verified.txt", "internal/other "+strings.Repeat("0", 64)+"\n")
 			eq := filepath.Join(t.TempDir(), "EQ")
 			writeFile(t, filepath.Dir(eq), "EQ", "# comment\n"+tt.equivalents)
 			var out bytes.Buffer
 			ok, err := run(&out, options{resultsDir: results, srcDir: src, equivalentsFile: eq,
-				reportOnly: strings.Fields(tt.reportOnly), minEfficacy: 90, minCoverage: 90})
+				reportOnly: strings.Fields(tt.reportOnly), minEfficacy: 90, minCoverage: 90, verifiedFile: verified})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,6 +161,19 @@ func TestRun(t *testing.T) {
 				if strings.Contains(text, w) {
 					t.Errorf("output has %q:\n%s", w, text)
 				}
+			}
+			// Only an enforced package that met every target is recorded;
+			// the other lines stay.
+			got, err := readVerified(verified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRecorded := tt.wantOK && tt.reportOnly == ""
+			if recorded := got["internal/p"] == fp; recorded != wantRecorded {
+				t.Errorf("internal/p recorded in verified.txt = %v, want %v (%v)", recorded, wantRecorded, got)
+			}
+			if got["internal/other"] != strings.Repeat("0", 64) {
+				t.Errorf("verified.txt lost another package's line: %v", got)
 			}
 		})
 	}

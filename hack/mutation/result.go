@@ -60,6 +60,9 @@ type packageResult struct {
 	equivalent int
 	// failure is why the results could not be read (gremlins or go test failed).
 	failure string
+	// fingerprint is hack/mutation fingerprint's, taken before the run; a
+	// package that meets the targets is recorded with it in verified.txt.
+	fingerprint string
 }
 
 var coverageLine = regexp.MustCompile(`coverage: ([0-9.]+)% of statements`)
@@ -85,6 +88,9 @@ func readPackage(dir string) (*packageResult, error) {
 		return nil, err
 	}
 	p := &packageResult{dir: strings.TrimSpace(string(name))}
+	if b, err := os.ReadFile(filepath.Join(dir, "fingerprint.txt")); err == nil {
+		p.fingerprint = strings.TrimSpace(string(b))
+	}
 	if b, err := os.ReadFile(filepath.Join(dir, "seconds.txt")); err == nil {
 		p.seconds, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
