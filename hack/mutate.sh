@@ -7,10 +7,15 @@
 # prints efficacy and coverage per package (hack/mutation) and fails when an
 # enforced package is below MUTATE_MIN_EFFICACY or MUTATE_MIN_COVERAGE after
 # discounting the equivalent mutants listed in hack/mutation/equivalent.txt,
-# or when an entry there is stale. See docs/development.md, "Mutation testing".
+# or when an entry there is stale. An enforced package that meets the targets
+# is recorded in hack/mutation/verified.txt with the fingerprint of what its
+# verdict depended on (hack/mutation fingerprint); with MUTATE_CHANGED_ONLY=1
+# a package whose fingerprint matches its line there is not run again.
+# See docs/development.md, "Mutation testing".
 #   hack/mutate.sh [internal/<pkg> ...]     (default: $MUTATE_PKGS)
 # Env: MUTATE_PKGS, MUTATE_REPORT_ONLY (printed, not enforced),
 #      MUTATE_ENFORCED_ONLY=1 (skip the MUTATE_REPORT_ONLY packages: CI),
+#      MUTATE_CHANGED_ONLY=1 (skip packages unchanged since verified: CI),
 #      MUTATE_MIN_EFFICACY (90), MUTATE_MIN_COVERAGE (90).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +36,16 @@ mkdir -p "$work/src" "$work/results"
 tar --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$work/src"
 
 read -r -a report_only <<<"${MUTATE_REPORT_ONLY:-}"
+min_efficacy="${MUTATE_MIN_EFFICACY:-90}"
+min_coverage="${MUTATE_MIN_COVERAGE:-90}"
+verified=hack/mutation/verified.txt
+# Fingerprints are taken from the copy, so a file edited while the mutants
+# run is not recorded as verified.
+go build -o "$work/mutation" ./hack/mutation
+fingerprint() {
+  (cd "$work/src" && "$work/mutation" fingerprint -equivalents hack/mutation/equivalent.txt \
+    -min-efficacy "$min_efficacy" -min-coverage "$min_coverage" -tool "$(basename "$gremlins")" "$1")
+}
 for pkg in "${pkgs[@]}"; do
   pkg="${pkg#./}"; pkg="${pkg%/}"
   if [[ "${MUTATE_ENFORCED_ONLY:-0}" == 1 && " ${report_only[*]} " == *" $pkg "* ]]; then
@@ -45,6 +60,13 @@ for pkg in "${pkgs[@]}"; do
     rm -rf "$out"
     continue
   fi
+  line="$(fingerprint "$pkg")"
+  if [[ "${MUTATE_CHANGED_ONLY:-0}" == 1 && -f "$verified" ]] && grep -qxF "$line" "$verified"; then
+    echo "mutate: $pkg is unchanged since verified ($verified): skipped (MUTATE_CHANGED_ONLY=1)"
+    rm -rf "$out"
+    continue
+  fi
+  echo "${line#* }" >"$out/fingerprint.txt"
   start=$SECONDS
   (cd "$work/src" && go test -count=1 -cover "./$pkg") >"$out/coverage.txt" 2>&1 || cat "$out/coverage.txt"
   # One worker: the machine is shared. Not --test-cpu: gremlins v0.6.0 passes
@@ -58,8 +80,13 @@ for pkg in "${pkgs[@]}"; do
 done
 
 if [[ -z "$(ls -A "$work/results")" ]]; then
+  if [[ "${MUTATE_CHANGED_ONLY:-0}" == 1 ]]; then
+    echo "mutate: every package is unchanged since verified: nothing to run"
+    exit 0
+  fi
   echo "mutate: no package to test" >&2
   exit 1
 fi
-go run ./hack/mutation -results "$work/results" -src "$work/src" -equivalents hack/mutation/equivalent.txt \
-  -report-only "${MUTATE_REPORT_ONLY:-}" -min-efficacy "${MUTATE_MIN_EFFICACY:-90}" -min-coverage "${MUTATE_MIN_COVERAGE:-90}"
+"$work/mutation" -results "$work/results" -src "$work/src" -equivalents hack/mutation/equivalent.txt \
+  -report-only "${MUTATE_REPORT_ONLY:-}" -min-efficacy "$min_efficacy" -min-coverage "$min_coverage" \
+  -verified "$verified"
