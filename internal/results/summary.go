@@ -152,20 +152,26 @@ func SummarizeContext(ctx context.Context, fsys fs.FS, opts Options) (*Summary, 
 // ParseCount reads a count cell (num_issues, number_of_pages): a whole
 // number, possibly written as a float by pandas ("1.0") when a value was
 // missing; empty is 0. Floats beyond 2^53, where not every whole number is
-// exact, are refused. The summary, the report and the diff all count with it.
+// exact, are refused, and so are negative counts (CWAC writes none; one
+// would take issues or pages away from an organisation's totals). The
+// summary, the report and the diff all count with it.
 func ParseCount(v string) (int64, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, nil
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return n, nil
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return 0, fmt.Errorf("%q is not a whole number", v)
+		}
+		n = int64(f)
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, fmt.Errorf("%q is not a whole number", v)
+	if n < 0 {
+		return 0, fmt.Errorf("%q is not a count: it is negative", v)
 	}
-	return int64(f), nil
+	return n, nil
 }
 
 // Progress is what progress.csv says of a scan: CWAC appends a row per page

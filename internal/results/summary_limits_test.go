@@ -22,14 +22,17 @@ func TestParseCount(t *testing.T) {
 		{in: "  ", want: 0},
 		{in: " 3 ", want: 3},
 		{in: "0", want: 0},
-		{in: "-2", want: -2},
+		{in: "-2", wantErr: true},
+		{in: "-0", want: 0},
+		{in: "-1.0", wantErr: true},
+		{in: "-0.0", want: 0},
 		{in: "1.0", want: 1},
 		{in: "1e3", want: 1000},
 		{in: "9223372036854775807", want: 1<<63 - 1}, // as an integer, any int64
 		{in: "9007199254740991.0", want: 1<<53 - 1},
 		{in: "9007199254740992.0", want: 1 << 53},
 		{in: "9007199254740994.0", wantErr: true}, // the next float after 2^53
-		{in: "-9007199254740992.0", want: -(1 << 53)},
+		{in: "-9007199254740992.0", wantErr: true},
 		{in: "-9007199254740994.0", wantErr: true},
 		{in: "1.5", wantErr: true},
 		{in: "-0.5", wantErr: true},
@@ -44,7 +47,7 @@ func TestParseCount(t *testing.T) {
 		if got != tt.want || (err != nil) != tt.wantErr {
 			t.Errorf("ParseCount(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
-		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q is not a whole number", strings.TrimSpace(tt.in))) {
+		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q is not a ", strings.TrimSpace(tt.in))) {
 			t.Errorf("ParseCount(%q): error %q does not name the value", tt.in, err)
 		}
 	}
@@ -159,13 +162,28 @@ func TestViolationImpactIsTheWorst(t *testing.T) {
 	}
 }
 
-// TestIssueCounts: rows of 0 (or fewer) issues are not issues; an issue
-// audit that found nothing is listed with 0; rows of audits without
-// num_issues are counted as informational.
+// TestNegativeCountsAreRefused: a negative num_issues or number_of_pages
+// (CWAC writes none) fails the summary naming the file and the value, rather
+// than taking issues or pages away from the totals.
+func TestNegativeCountsAreRefused(t *testing.T) {
+	for name, data := range map[string]string{
+		"axe_core_audit.csv": axeCSV([3]string{"a", "minor", "1"}, [3]string{"c", "minor", "-1"}),
+		"pages_scanned.csv":  "organisation,base_url,number_of_pages,sector\r\nO,https://a/,-4,S\r\n",
+	} {
+		_, err := SummarizeFS(fstest.MapFS{name: {Data: []byte(data)}}, Options{})
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "is not a count: it is negative") {
+			t.Errorf("%s: error %v, want one naming the file and the negative count", name, err)
+		}
+	}
+}
+
+// TestIssueCounts: rows of 0 issues are not issues; an issue audit that
+// found nothing is listed with 0; rows of audits without num_issues are
+// counted as informational.
 func TestIssueCounts(t *testing.T) {
 	s := summarise(t, map[string]string{
 		"axe_core_audit.csv": axeCSV([3]string{"a", "minor", "1"}, [3]string{"b", "minor", "0"},
-			[3]string{"c", "minor", "-1"}, [3]string{"d", "serious", "2.0"}),
+			[3]string{"d", "serious", "2.0"}),
 		"reflow_audit.csv":              "url,num_issues\r\n",
 		"language_audit.csv":            "url,language\r\nu,en\r\nv,mi\r\n",
 		"element_audit.csv":             "url,tag\r\n",

@@ -271,7 +271,7 @@ func TestRunResultsCannotBeSummarised(t *testing.T) {
 		wantOutcome scanpod.Outcome
 		wantSuffix  string
 	}{
-		{"0", 0, scanpod.OutcomeNoPages, "; CWAC exited 0 but wrote no results directory"},
+		{"0", 0, scanpod.OutcomeNoPages, "_runner-test could not be summarised"},
 	} {
 		t.Run("exit "+tt.exit, func(t *testing.T) {
 			t.Setenv("STANDIN_TEMPLATES", templates)

@@ -130,8 +130,15 @@ func TestSettle(t *testing.T) {
 			want: scanpod.OutcomeNoPages, wantMsg: "CWAC exited 0 but wrote no results directory",
 		},
 		{
-			name: "exit 0, results that could not be summarised", msg: scanpod.Report{Message: "could not summarise results: bad"},
+			name: "exit 0, no results directory, and a message already", msg: scanpod.Report{Message: "could not summarise results: bad"},
 			want: scanpod.OutcomeNoPages, wantMsg: "could not summarise results: bad; CWAC exited 0 but wrote no results directory",
+		},
+		{
+			name: "exit 0, results that could not be summarised",
+			msg:  scanpod.Report{ResultsDir: "2026-11-22_10-00-00_a", Message: "could not summarise results: bad"},
+			want: scanpod.OutcomeNoPages,
+			wantMsg: "could not summarise results: bad; CWAC exited 0 but its results directory 2026-11-22_10-00-00_a " +
+				"could not be summarised",
 		},
 		{
 			name: "no pages", msg: scanpod.Report{Summary: &results.Summary{UnscannedBaseURLs: []string{"https://a/", "https://b/"}}},

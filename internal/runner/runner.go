@@ -206,7 +206,11 @@ func settle(msg *scanpod.Report, terminated bool, exitCode int) {
 		msg.Message = join(msg.Message, fmt.Sprintf("CWAC exited with code %d: %s", exitCode, cwac.FailureCause(msg.StderrTail)))
 	case msg.Summary == nil:
 		msg.Outcome = scanpod.OutcomeNoPages
-		msg.Message = join(msg.Message, "CWAC exited 0 but wrote no results directory")
+		if msg.ResultsDir == "" {
+			msg.Message = join(msg.Message, "CWAC exited 0 but wrote no results directory")
+		} else {
+			msg.Message = join(msg.Message, "CWAC exited 0 but its results directory "+msg.ResultsDir+" could not be summarised")
+		}
 	case msg.Summary.PagesScanned == 0:
 		msg.Outcome = scanpod.OutcomeNoPages
 		msg.Message = "no pages were scanned; base URLs that yielded no page: " + strings.Join(msg.Summary.UnscannedBaseURLs, ", ") +
