@@ -101,7 +101,7 @@ func ParseIndexes(s string) ([]int, error) {
 				return nil, fmt.Errorf("index set %q: %q is not an index or a range of them", s, part)
 			}
 		}
-		if last-first >= maxIndexes || len(out)+last-first >= maxIndexes {
+		if len(out)+last-first >= maxIndexes {
 			return nil, fmt.Errorf("index set %q: more than %d indexes", s, maxIndexes)
 		}
 		for i := first; i <= last; i++ {
