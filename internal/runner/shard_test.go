@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -64,7 +63,7 @@ func (s *shardedScan) run(t *testing.T, pod string, index string, change func(*C
 	if change != nil {
 		change(&cfg)
 	}
-	var out bytes.Buffer
+	var out syncBuffer // CWAC's stdout and stderr are copied side by side
 	cfg.Stdout, cfg.Stderr = &out, &out
 	cfg.Log = slog.New(slog.NewTextHandler(&out, nil))
 	ctx := s.ctx
