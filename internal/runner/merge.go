@@ -59,10 +59,11 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 	if err := checkScanConfig(cfg.ScanDir); err != nil {
 		return scanpod.Report{}, err
 	}
-	auditName, sites, err := readScan(cfg.ScanDir)
+	in, err := readScanInput(cfg.ScanDir)
 	if err != nil {
 		return scanpod.Report{}, err
 	}
+	auditName, sites := in.auditName, in.sites
 	split := shard.Split(sites, cfg.Shards)
 	for _, i := range cfg.FailedShards {
 		if i < 0 || i >= len(split) {
@@ -139,36 +140,6 @@ func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName strin
 	}
 	settle(&msg, false, 0)
 	return msg, nil
-}
-
-// readScan reads the scan's audit name (scan.json) and sites (urls.csv)
-// from its ConfigMap, as the scan pods did.
-func readScan(scanDir string) (string, []cwacconfig.Site, error) {
-	data, err := os.ReadFile(filepath.Join(scanDir, scanpod.OverridesFile))
-	if err != nil {
-		return "", nil, fmt.Errorf("reading the scan's overrides: %w", err)
-	}
-	overrides, err := cwacconfig.Decode(data)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
-	}
-	v, _ := overrides.Get("audit_name")
-	auditName, _ := v.(string)
-	if err := cwac.ValidateAuditName(auditName); err != nil {
-		return "", nil, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
-	}
-	data, err = os.ReadFile(filepath.Join(scanDir, scanpod.URLsFile))
-	if err != nil {
-		return "", nil, fmt.Errorf("reading the scan's URLs: %w", err)
-	}
-	sites, err := cwacconfig.ReadBaseURLCSV(data)
-	if err != nil {
-		return "", nil, err
-	}
-	if len(sites) == 0 {
-		return "", nil, fmt.Errorf("%s: at least one URL is required", scanpod.URLsFile)
-	}
-	return auditName, sites, nil
 }
 
 // shardResultsDir is shard index's CWAC results directory for the audit,

@@ -381,40 +381,11 @@ func prepare(cfg *Config) ([]cwacconfig.Site, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", defaultsPath, err)
 	}
-	overridesData, err := os.ReadFile(filepath.Join(cfg.ScanDir, scanpod.OverridesFile))
-	if err != nil {
-		return nil, "", fmt.Errorf("reading the scan's overrides: %w", err)
-	}
-	overrides, err := cwacconfig.Decode(overridesData)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
-	}
-	for _, k := range []string{"base_urls_visit_path", "base_urls_nohead_path"} {
-		if _, ok := overrides.Get(k); ok {
-			return nil, "", fmt.Errorf("%s: key %q is owned by the runner", scanpod.OverridesFile, k)
-		}
-	}
-	nameV, _ := overrides.Get("audit_name")
-	name, _ := nameV.(string)
-	if err := cwac.ValidateAuditName(name); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
-	}
-	urlsData, err := os.ReadFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile))
-	if err != nil {
-		return nil, "", fmt.Errorf("reading the scan's URLs: %w", err)
-	}
-	sites, err := cwacconfig.ReadBaseURLCSV(urlsData)
+	in, err := readScanInput(cfg.ScanDir)
 	if err != nil {
 		return nil, "", err
 	}
-	for _, s := range sites {
-		if _, err := cwacconfig.ParseBaseURL(s.URL); err != nil {
-			return nil, "", fmt.Errorf("%s: %w", scanpod.URLsFile, err)
-		}
-	}
-	if len(sites) == 0 {
-		return nil, "", fmt.Errorf("%s: at least one URL is required", scanpod.URLsFile)
-	}
+	overrides, sites, urlsData := in.overrides, in.sites, in.urlsCSV
 	if cfg.Shards > 1 {
 		if sites, urlsData, err = takeShard(cfg, sites); err != nil {
 			return nil, "", err
@@ -440,6 +411,55 @@ func prepare(cfg *Config) ([]cwacconfig.Site, string, error) {
 		return nil, "", fmt.Errorf("writing base URLs: %w", err)
 	}
 	return sites, ConfigFileName, nil
+}
+
+// scanInput is what the scan's ConfigMap gives the runner: the overrides
+// of CWAC's config (scan.json) with their audit name, and the sites with
+// the base URL CSV they were read from (urls.csv).
+type scanInput struct {
+	overrides *cwacconfig.Object
+	auditName string
+	sites     []cwacconfig.Site
+	urlsCSV   []byte
+}
+
+// readScanInput reads and checks the scan's ConfigMap, as a scan pod and
+// the merge pod both need it: keys the runner owns are refused, the audit
+// name follows CWAC's rule, every base URL parses, and there is one at least.
+func readScanInput(scanDir string) (scanInput, error) {
+	var in scanInput
+	data, err := os.ReadFile(filepath.Join(scanDir, scanpod.OverridesFile))
+	if err != nil {
+		return in, fmt.Errorf("reading the scan's overrides: %w", err)
+	}
+	if in.overrides, err = cwacconfig.Decode(data); err != nil {
+		return in, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
+	}
+	for _, k := range []string{"base_urls_visit_path", "base_urls_nohead_path"} {
+		if _, ok := in.overrides.Get(k); ok {
+			return in, fmt.Errorf("%s: key %q is owned by the runner", scanpod.OverridesFile, k)
+		}
+	}
+	nameV, _ := in.overrides.Get("audit_name")
+	in.auditName, _ = nameV.(string)
+	if err := cwac.ValidateAuditName(in.auditName); err != nil {
+		return in, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
+	}
+	if in.urlsCSV, err = os.ReadFile(filepath.Join(scanDir, scanpod.URLsFile)); err != nil {
+		return in, fmt.Errorf("reading the scan's URLs: %w", err)
+	}
+	if in.sites, err = cwacconfig.ReadBaseURLCSV(in.urlsCSV); err != nil {
+		return in, err
+	}
+	for _, s := range in.sites {
+		if _, err := cwacconfig.ParseBaseURL(s.URL); err != nil {
+			return in, fmt.Errorf("%s: %w", scanpod.URLsFile, err)
+		}
+	}
+	if len(in.sites) == 0 {
+		return in, fmt.Errorf("%s: at least one URL is required", scanpod.URLsFile)
+	}
+	return in, nil
 }
 
 // readDefaults reads CWAC's default config: the operator's copy in the scan's
