@@ -204,9 +204,6 @@ func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.C
 	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating ConfigMap: %w", err)
 	}
-	if sharded(scan) {
-		baseline = scanjob.Baseline{} // shards are not compared one by one: the merge compares the whole
-	}
 	job := scanjob.JobComparingWith(scan, r.JobOptions, baseline)
 	if err := controllerutil.SetControllerReference(scan, job, r.Scheme); err != nil {
 		return nil, fmt.Errorf("owning Job: %w", err)

@@ -375,7 +375,8 @@ type Baseline struct {
 
 // JobComparingWith is Job for a scan with a usable baseline: the baseline's
 // results directory, and only it, is mounted read-only at
-// scanpod.BaselineDir, and the runner is told to compare with it.
+// scanpod.BaselineDir, and the runner is told to compare with it. A
+// sharded scan's Job gets neither: its merge pod compares (MergePod).
 func JobComparingWith(scan *cwacv1alpha1.CwacScan, opts Options, b Baseline) *batchv1.Job {
 	return job(scan, opts, b)
 }
@@ -392,8 +393,12 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 		{Name: volTmp, MountPath: scanpod.TmpDir},
 		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
 	}
-	mounts = compareWith(baseline, &flags, mounts)
 	flags.Shards = scan.Spec.ShardCount()
+	if flags.Shards <= 1 {
+		// A shard is not compared with the baseline: the merge pod
+		// compares the whole scan's results (MergePod).
+		mounts = compareWith(baseline, &flags, mounts)
+	}
 	env := make([]corev1.EnvVar, 0, 4+len(opts.Env))
 	env = append(env,
 		corev1.EnvVar{Name: "HOME", Value: scanpod.TmpDir}, // Chrome writes under $HOME and /tmp only

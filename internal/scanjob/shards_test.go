@@ -185,3 +185,28 @@ func TestShardedNames(t *testing.T) {
 		t.Errorf("unsharded JobName = %q", got)
 	}
 }
+
+// A sharded scan's pods are not given the baseline, even when the caller
+// has a usable one: each shard holds part of the sites, and the merge pod
+// compares the whole scan's results. An unsharded scan's pod is.
+func TestShardsAreNotComparedWithTheBaseline(t *testing.T) {
+	base := Baseline{Name: "last-week", ResultsPath: "ns/last-week-12345678/2026-11-15_10-00-00_last-week"}
+	for _, tc := range []struct {
+		shards int32
+		want   bool
+	}{{0, true}, {1, true}, {2, false}, {4, false}} {
+		scan := shardedScan(4, "")
+		scan.Spec.Shards = tc.shards
+		pod := JobComparingWith(scan, opts, base).Spec.Template.Spec
+		mounted, flagged := false, false
+		for _, m := range pod.Containers[0].VolumeMounts {
+			mounted = mounted || m.MountPath == scanpod.BaselineDir
+		}
+		for _, a := range pod.Containers[0].Args {
+			flagged = flagged || strings.HasPrefix(a, "--baseline-dir=")
+		}
+		if mounted != tc.want || flagged != tc.want {
+			t.Errorf("shards %d: baseline mounted %v, flag %v; want %v", tc.shards, mounted, flagged, tc.want)
+		}
+	}
+}
