@@ -52,19 +52,36 @@ func (b *Builder) Leaderboard() []OrgScore {
 			Organisation: o.Name, Sector: o.Sector, BaseURLs: o.BaseURLs, Pages: o.Pages,
 			Critical: o.Count[0], Serious: o.Count[1], Moderate: o.Count[2], Minor: o.Count[3], Other: o.Count[4],
 		}
-		var weighted float64
-		for i, n := range o.Count {
-			weighted += float64(n) * weightOf(i)
-		}
-		if o.Pages > 0 {
-			s.WeightedPerPage = round1(weighted / float64(o.Pages))
-			score := round1(math.Max(0, 100-weighted/float64(o.Pages)))
-			s.Score = &score
-		}
+		s.WeightedPerPage, s.Score = Score(o.Count, o.Pages)
 		out = append(out, s)
 	}
 	rank(out)
 	return out
+}
+
+// ImpactCounts are issues per impact class, in the leaderboard's order:
+// critical, serious, moderate, minor, and other (audits without an axe
+// impact, or an impact axe does not define).
+type ImpactCounts = byImpact
+
+// ImpactClass is an impact's index in ImpactCounts.
+func ImpactClass(impact string) int { return impactIndex(impact) }
+
+// Score is the leaderboard's figure for one organisation's issues
+// (CWAC's count, by impact class) over its pages: the weighted issues per
+// page and the score, 0-100 and higher better, both to one decimal; the
+// score is nil when no page was scanned. Everything that shows a score
+// (the leaderboard, the issue history's trend) calls this one function.
+func Score(counts ImpactCounts, pages int) (weightedPerPage float64, score *float64) {
+	var weighted float64
+	for i, n := range counts {
+		weighted += float64(n) * weightOf(i)
+	}
+	if pages <= 0 {
+		return 0, nil
+	}
+	sc := round1(math.Max(0, 100-weighted/float64(pages)))
+	return round1(weighted / float64(pages)), &sc
 }
 
 // rank sorts by score (no score last) and gives equal scores equal ranks.
