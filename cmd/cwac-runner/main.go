@@ -20,13 +20,8 @@ func main() {
 	flag.StringVar(&install, "install", "", "copy this executable to the given path and exit (used by the scan pod's init container)")
 	var deleteResults string
 	flag.StringVar(&deleteResults, "delete-results", "", "empty this directory and exit (the cleanup pod of a scan whose resultsPolicy is Delete)")
-	var flags scanpod.RunnerFlags
-	flags.Bind(flag.CommandLine)
+	cfg.RunnerFlags.Bind(flag.CommandLine)
 	flag.Parse()
-	cfg.CWACDir, cfg.ScanDir, cfg.ResultsDir = flags.CWACDir, flags.ConfigDir, flags.ResultsDir
-	cfg.WorkDir, cfg.TerminationLog, cfg.Python = flags.WorkDir, flags.TerminationLog, flags.Python
-	cfg.BaselineDir, cfg.BaselineName = flags.BaselineDir, flags.BaselineName
-	cfg.Shards, cfg.Merge, cfg.FailedShards = flags.Shards, flags.Merge, flags.FailedShards
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "cwac-runner: unexpected arguments %q\n", flag.Args())
 		os.Exit(scanpod.ExitRunnerError)
@@ -43,7 +38,7 @@ func main() {
 		n, err := runner.DeleteResults(deleteResults)
 		if err != nil {
 			log.Error("deleting results", "dir", deleteResults, "removed", n, "err", err)
-			_ = os.WriteFile(flags.TerminationLog, []byte(err.Error()), 0o644)
+			_ = os.WriteFile(cfg.TerminationLog, []byte(err.Error()), 0o644)
 			os.Exit(1)
 		}
 		log.Info("deleted results", "dir", deleteResults, "removed", n)

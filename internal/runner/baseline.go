@@ -2,12 +2,9 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/report"
@@ -47,23 +44,6 @@ func hasResultCSV(dir string) bool {
 		}
 	}
 	return false
-}
-
-// checkScanConfig fails fast, with the reason, when the scan's ConfigMap is
-// not there: its volume is optional, so a ConfigMap deleted after the Job
-// was made gives an empty directory instead of a pod stuck until its
-// deadline.
-func checkScanConfig(dir string) error {
-	for _, name := range []string{scanpod.OverridesFile, scanpod.URLsFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("the scan's ConfigMap is missing (no %s in %s): it was deleted after the scan's Job was created; "+
-					"delete the scan and create it again", name, dir)
-			}
-			return fmt.Errorf("reading the scan's ConfigMap: %w", err)
-		}
-	}
-	return nil
 }
 
 // trend is the baseline's trend (when it has one that can be read) with

@@ -81,21 +81,3 @@ func TestRunComparesWithBaseline(t *testing.T) {
 		t.Errorf("baseline problem = %+v", p)
 	}
 }
-
-// A scan whose ConfigMap was deleted after its Job was made fails at once,
-// saying so, instead of waiting for its deadline.
-func TestCheckScanConfig(t *testing.T) {
-	dir := t.TempDir()
-	err := checkScanConfig(dir)
-	if err == nil || !strings.Contains(err.Error(), "the scan's ConfigMap is missing (no scan.json") {
-		t.Fatalf("err = %v", err)
-	}
-	must(t, os.WriteFile(filepath.Join(dir, scanpod.OverridesFile), []byte("{}"), 0o644))
-	if err := checkScanConfig(dir); err == nil || !strings.Contains(err.Error(), "no urls.csv") {
-		t.Fatalf("err = %v", err)
-	}
-	must(t, os.WriteFile(filepath.Join(dir, scanpod.URLsFile), []byte("url\n"), 0o644))
-	if err := checkScanConfig(dir); err != nil {
-		t.Fatal(err)
-	}
-}

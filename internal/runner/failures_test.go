@@ -21,17 +21,17 @@ import (
 func validScan(t *testing.T) Config {
 	t.Helper()
 	tmp := t.TempDir()
-	cfg := Config{
+	cfg := Config{RunnerFlags: scanpod.RunnerFlags{
 		CWACDir:        standinCWAC(t, withConfig),
-		ScanDir:        filepath.Join(tmp, "scan"),
+		ConfigMapDir:   filepath.Join(tmp, "scan"),
 		ResultsDir:     filepath.Join(tmp, "volume", "ns", "scan-1234abcd"),
 		WorkDir:        filepath.Join(tmp, "work"),
 		TerminationLog: filepath.Join(tmp, "termination-log"),
 		Python:         "python3",
-	}
-	must(t, os.MkdirAll(cfg.ScanDir, 0o755))
-	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.OverridesFile), []byte(allPlugins), 0o644))
-	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+closedURL()+",S\n"), 0o644))
+	}}
+	must(t, os.MkdirAll(cfg.ConfigMapDir, 0o755))
+	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.OverridesFile), []byte(allPlugins), 0o644))
+	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+closedURL()+",S\n"), 0o644))
 	return cfg
 }
 
@@ -70,6 +70,24 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// A scan whose ConfigMap was deleted after its Job was made fails at once,
+// saying so, instead of waiting for its deadline.
+func TestCheckConfigMap(t *testing.T) {
+	dir := t.TempDir()
+	err := checkConfigMap(dir)
+	if err == nil || !strings.Contains(err.Error(), "the scan's ConfigMap is missing (no scan.json") {
+		t.Fatalf("err = %v", err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, scanpod.OverridesFile), []byte("{}"), 0o644))
+	if err := checkConfigMap(dir); err == nil || !strings.Contains(err.Error(), "no urls.csv") {
+		t.Fatalf("err = %v", err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, scanpod.URLsFile), []byte("url\n"), 0o644))
+	if err := checkConfigMap(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRunFailsBeforeCWAC: every way the scan's ConfigMap, CWAC's tree or
 // the pod's directories can be wrong is a runner error naming what is
 // wrong, before CWAC starts.
@@ -83,10 +101,10 @@ func TestRunFailsBeforeCWAC(t *testing.T) {
 		must(t, os.Mkdir(path, 0o755))
 	}
 	overrides := func(t *testing.T, c *Config, data string) {
-		must(t, os.WriteFile(filepath.Join(c.ScanDir, scanpod.OverridesFile), []byte(data), 0o644))
+		must(t, os.WriteFile(filepath.Join(c.ConfigMapDir, scanpod.OverridesFile), []byte(data), 0o644))
 	}
 	urls := func(t *testing.T, c *Config, data string) {
-		must(t, os.WriteFile(filepath.Join(c.ScanDir, scanpod.URLsFile), []byte(data), 0o644))
+		must(t, os.WriteFile(filepath.Join(c.ConfigMapDir, scanpod.URLsFile), []byte(data), 0o644))
 	}
 	tests := []struct {
 		name   string
@@ -95,22 +113,22 @@ func TestRunFailsBeforeCWAC(t *testing.T) {
 	}{
 		{
 			name:   "the ConfigMap is gone",
-			change: func(t *testing.T, c *Config) { c.ScanDir = t.TempDir() },
+			change: func(t *testing.T, c *Config) { c.ConfigMapDir = t.TempDir() },
 			want:   "runner: the scan's ConfigMap is missing (no scan.json in ",
 		},
 		{
 			name:   "the ConfigMap's mount is a file",
-			change: func(_ *testing.T, c *Config) { c.ScanDir = filepath.Join(c.ScanDir, scanpod.OverridesFile) },
+			change: func(_ *testing.T, c *Config) { c.ConfigMapDir = filepath.Join(c.ConfigMapDir, scanpod.OverridesFile) },
 			want:   "runner: reading the scan's ConfigMap: ",
 		},
 		{
 			name:   "urls.csv is missing",
-			change: func(t *testing.T, c *Config) { must(t, os.Remove(filepath.Join(c.ScanDir, scanpod.URLsFile))) },
+			change: func(t *testing.T, c *Config) { must(t, os.Remove(filepath.Join(c.ConfigMapDir, scanpod.URLsFile))) },
 			want:   "runner: the scan's ConfigMap is missing (no urls.csv in ",
 		},
 		{
 			name:   "scan.json cannot be read",
-			change: func(t *testing.T, c *Config) { dirAt(t, filepath.Join(c.ScanDir, scanpod.OverridesFile)) },
+			change: func(t *testing.T, c *Config) { dirAt(t, filepath.Join(c.ConfigMapDir, scanpod.OverridesFile)) },
 			want:   "runner: reading the scan's overrides: ",
 		},
 		{
@@ -130,7 +148,7 @@ func TestRunFailsBeforeCWAC(t *testing.T) {
 		},
 		{
 			name:   "urls.csv cannot be read",
-			change: func(t *testing.T, c *Config) { dirAt(t, filepath.Join(c.ScanDir, scanpod.URLsFile)) },
+			change: func(t *testing.T, c *Config) { dirAt(t, filepath.Join(c.ConfigMapDir, scanpod.URLsFile)) },
 			want:   "runner: reading the scan's URLs: ",
 		},
 		{
@@ -146,14 +164,14 @@ func TestRunFailsBeforeCWAC(t *testing.T) {
 		{
 			name: "the ConfigMap's defaults cannot be read",
 			change: func(t *testing.T, c *Config) {
-				must(t, os.Mkdir(filepath.Join(c.ScanDir, scanpod.DefaultsFile), 0o755))
+				must(t, os.Mkdir(filepath.Join(c.ConfigMapDir, scanpod.DefaultsFile), 0o755))
 			},
 			want: "runner: reading CWAC's default config: ",
 		},
 		{
 			name: "CWAC's tree is gone",
 			change: func(t *testing.T, c *Config) {
-				must(t, os.WriteFile(filepath.Join(c.ScanDir, scanpod.DefaultsFile), standinDefaults(t, ""), 0o644))
+				must(t, os.WriteFile(filepath.Join(c.ConfigMapDir, scanpod.DefaultsFile), standinDefaults(t, ""), 0o644))
 				c.CWACDir = filepath.Join(t.TempDir(), "missing")
 			},
 			want: "runner: reading CWAC dir: ",
@@ -203,7 +221,7 @@ func TestRunFailsBeforeCWAC(t *testing.T) {
 // exit code.
 func TestRunWithoutWritersOrTerminationLog(t *testing.T) {
 	cfg := validScan(t)
-	cfg.ScanDir = t.TempDir() // fails fast: the ConfigMap is gone
+	cfg.ConfigMapDir = t.TempDir() // fails fast: the ConfigMap is gone
 	cfg.TerminationLog = filepath.Join(t.TempDir(), "missing", "termination-log")
 	if code := Run(context.Background(), cfg); code != scanpod.ExitRunnerError {
 		t.Errorf("code %d, want %d", code, scanpod.ExitRunnerError)
@@ -277,7 +295,7 @@ func TestRunResultsCannotBeSummarised(t *testing.T) {
 			t.Setenv("STANDIN_TEMPLATES", templates)
 			t.Setenv("STANDIN_EXIT", tt.exit)
 			cfg := validScan(t)
-			must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+site+",S\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+site+",S\n"), 0o644))
 			code, msg, out := runConfig(context.Background(), t, cfg)
 			if code != tt.wantCode || msg.Outcome != tt.wantOutcome || msg.Summary != nil || msg.ResultsDir == "" {
 				t.Fatalf("code %d, %s: %q, summary %v, results %q\n%s", code, msg.Outcome, msg.Message, msg.Summary, msg.ResultsDir, out)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
@@ -300,34 +301,51 @@ func TestInstallFails(t *testing.T) {
 	}
 }
 
-// TestAuditNameOf: the audit name CWAC will use is read back from the
-// config the runner wrote, and must be one the runner accepts.
-func TestAuditNameOf(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		must(t, os.WriteFile(p, []byte(data), 0o644))
-		return p
-	}
+// TestReadScanInputAuditName: the audit name CWAC will use is the one read
+// from the scan's overrides, and must be one the runner accepts.
+func TestReadScanInputAuditName(t *testing.T) {
 	tests := []struct {
-		name, path, want string
-		wantErr          bool
+		name, overrides, want string
+		wantErr               string
 	}{
-		{name: "valid", path: write("a.json", `{"audit_name": "weekly-scan"}`), want: "weekly-scan"},
-		{name: "missing", path: filepath.Join(dir, "missing.json"), wantErr: true},
-		{name: "not JSON", path: write("b.json", `{`), wantErr: true},
-		{name: "no name", path: write("c.json", `{}`), wantErr: true},
-		{name: "a name that is not a string", path: write("d.json", `{"audit_name": 3}`), wantErr: true},
-		{name: "a name that leaves the results", path: write("e.json", `{"audit_name": "../x"}`), want: "../x", wantErr: true},
+		{name: "valid", overrides: `{"audit_name": "weekly-scan"}`, want: "weekly-scan"},
+		{name: "no name", overrides: `{}`, wantErr: `scan.json: invalid audit name ""`},
+		{name: "a name that is not a string", overrides: `{"audit_name": 3}`, wantErr: `scan.json: invalid audit name ""`},
+		{name: "a name that leaves the results", overrides: `{"audit_name": "../x"}`, wantErr: `scan.json: invalid audit name "../x"`},
+		{name: "a relative directory", overrides: `{"audit_name": ".."}`, wantErr: `scan.json: invalid audit name "..": must not be a relative directory name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := auditNameOf(tt.path)
-			if got != tt.want || (err != nil) != tt.wantErr {
-				t.Errorf("auditNameOf = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			dir := t.TempDir()
+			must(t, os.WriteFile(filepath.Join(dir, scanpod.OverridesFile), []byte(tt.overrides), 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, scanpod.URLsFile), []byte("organisation,url,sector\nO,https://example.govt.nz/,S\n"), 0o644))
+			in, err := readScanInput(dir)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v; want it to start %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || in.auditName != tt.want {
+				t.Fatalf("audit name %q, %v; want %q", in.auditName, err, tt.want)
+			}
+			if len(in.sites) != 1 || in.sites[0].URL != "https://example.govt.nz/" {
+				t.Errorf("sites %+v", in.sites)
 			}
 		})
 	}
+}
+
+// auditNameIn is the audit name in the CWAC config at path.
+func auditNameIn(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	must(t, err)
+	cfg, err := cwacconfig.Decode(data)
+	must(t, err)
+	v, _ := cfg.Get("audit_name")
+	name, _ := v.(string)
+	return name
 }
 
 // TestPrepareOwnsItsConfig: the work tree's config/ links to the image's
@@ -338,25 +356,27 @@ func TestPrepareOwnsItsConfig(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(cfg.CWACDir, "config", ConfigFileName), []byte(`{"audit_name": "from-the-image"}`), 0o644))
 	log, _ := captureLog()
 	cfg.Log = log
-	sites, name, err := prepare(&cfg)
+	in, err := readScanInput(cfg.ConfigMapDir)
 	must(t, err)
-	if len(sites) != 1 || name != ConfigFileName {
-		t.Fatalf("prepare = %v, %q", sites, name)
+	sites, err := prepare(&cfg, in)
+	must(t, err)
+	if len(sites) != 1 {
+		t.Fatalf("prepare = %v", sites)
 	}
 	info, err := os.Lstat(filepath.Join(cfg.WorkDir, "config", ConfigFileName))
 	must(t, err)
 	if !info.Mode().IsRegular() {
 		t.Errorf("the scan config is %v, want a file of its own", info.Mode())
 	}
-	if got, err := auditNameOf(filepath.Join(cfg.WorkDir, "config", ConfigFileName)); got != "runner-test" || err != nil {
-		t.Errorf("the scan config's audit name = %q, %v", got, err)
+	if got := auditNameIn(t, filepath.Join(cfg.WorkDir, "config", ConfigFileName)); got != "runner-test" {
+		t.Errorf("the scan config's audit name = %q", got)
 	}
 	info, err = os.Lstat(filepath.Join(cfg.WorkDir, "config", "config_default.json"))
 	if err != nil || info.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the image's defaults are not linked: %v, %v", info, err)
 	}
 	// The image's own file is untouched.
-	if got, err := auditNameOf(filepath.Join(cfg.CWACDir, "config", ConfigFileName)); got != "from-the-image" || err != nil {
-		t.Errorf("the image's file now says %q, %v", got, err)
+	if got := auditNameIn(t, filepath.Join(cfg.CWACDir, "config", ConfigFileName)); got != "from-the-image" {
+		t.Errorf("the image's file now says %q", got)
 	}
 }

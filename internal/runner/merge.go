@@ -39,7 +39,7 @@ const maxShardSummaryBytes = 16 << 20
 func merge(ctx context.Context, cfg Config) scanpod.Report {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := absPaths(&cfg.ScanDir, &cfg.ResultsDir); err != nil {
+	if err := absPaths(&cfg.ConfigMapDir, &cfg.ResultsDir); err != nil {
 		return runnerError(err)
 	}
 	msg, err := mergeShards(ctx, cfg)
@@ -56,10 +56,7 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 	if cfg.Shards < 1 {
 		return scanpod.Report{}, fmt.Errorf("--merge needs the scan's number of shards (--shards), got %d", cfg.Shards)
 	}
-	if err := checkScanConfig(cfg.ScanDir); err != nil {
-		return scanpod.Report{}, err
-	}
-	in, err := readScanInput(cfg.ScanDir)
+	in, err := readScanInput(cfg.ConfigMapDir)
 	if err != nil {
 		return scanpod.Report{}, err
 	}

@@ -205,7 +205,7 @@ func TestMerge(t *testing.T) {
 		},
 		{
 			name:    "the scan's ConfigMap is gone",
-			change:  func(t *testing.T, _ *shardedScan, c *Config) { c.ScanDir = t.TempDir() },
+			change:  func(t *testing.T, _ *shardedScan, c *Config) { c.ConfigMapDir = t.TempDir() },
 			wantErr: []string{"the scan's ConfigMap is missing"},
 		},
 	}
@@ -304,7 +304,7 @@ func setShardDuration(t *testing.T, s *shardedScan, index int, summary string) {
 func replaceScanFile(t *testing.T, c *Config, name, data string) {
 	t.Helper()
 	dir := t.TempDir()
-	must(t, os.CopyFS(dir, os.DirFS(c.ScanDir)))
+	must(t, os.CopyFS(dir, os.DirFS(c.ConfigMapDir)))
 	path := filepath.Join(dir, name)
 	must(t, os.Remove(path))
 	if data == "" {
@@ -312,7 +312,7 @@ func replaceScanFile(t *testing.T, c *Config, name, data string) {
 	} else {
 		must(t, os.WriteFile(path, []byte(data), 0o644))
 	}
-	c.ScanDir = dir
+	c.ConfigMapDir = dir
 }
 
 func cancelled() context.Context {

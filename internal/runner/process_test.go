@@ -46,7 +46,7 @@ func TestRunOneShardIsNotSharded(t *testing.T) {
 	for _, shards := range []int{0, 1} {
 		cfg := validScan(t)
 		cfg.Shards = shards
-		must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile), []byte("organisation,url,sector\nA,"+site+",S\nB,"+site+"x/,S\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.URLsFile), []byte("organisation,url,sector\nA,"+site+",S\nB,"+site+"x/,S\n"), 0o644))
 		t.Setenv(scanpod.ShardIndexEnv, "1")
 		code, msg, out := runConfig(context.Background(), t, cfg)
 		if code != 0 || msg.ResultsDir == "" || strings.HasPrefix(msg.Message, "shard") {

@@ -40,24 +40,11 @@ const (
 	BaseURLsFileName = "cwac_operator_scan.csv"
 )
 
-// Config is the runner's flags.
+// Config is the runner's input: its flags, as the Job builder rendered them
+// (the scan pod's paths, the scan's shards and baseline), and where its
+// output goes.
 type Config struct {
-	CWACDir        string // CWAC's installed tree (read-only), e.g. /cwac
-	ScanDir        string // the mounted ConfigMap
-	ResultsDir     string // this scan's directory on the results volume
-	WorkDir        string // where to build the writable mirror, e.g. /tmp/cwac-work
-	TerminationLog string // e.g. /dev/termination-log
-	Python         string // interpreter; "" picks .venv/bin/python under CWACDir, else python3
-	// BaselineDir is the baseline scan's results directory, read-only ("" when
-	// the scan has none); BaselineName names that scan in the diff.
-	BaselineDir, BaselineName string
-	// Shards is the scan's number of shards (0 or 1: not sharded): with
-	// more, the runner scans only the shard scanpod.ShardIndexEnv names
-	// (see shard.go); with Merge it merges the shards' results without
-	// running CWAC (see merge.go), leaving out FailedShards.
-	Shards         int
-	Merge          bool
-	FailedShards   []int
+	scanpod.RunnerFlags
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
 }
@@ -107,13 +94,14 @@ func run(ctx context.Context, cfg Config) scanpod.Report {
 // scan runs CWAC over the scan's sites (or, in a sharded scan, its shard's).
 func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 	// Absolute paths: CWAC runs in the work dir, where relative ones would break.
-	if err := absPaths(&cfgp.CWACDir, &cfgp.ScanDir, &cfgp.ResultsDir, &cfgp.WorkDir); err != nil {
+	if err := absPaths(&cfgp.CWACDir, &cfgp.ConfigMapDir, &cfgp.ResultsDir, &cfgp.WorkDir); err != nil {
 		return runnerError(err)
 	}
-	if err := checkScanConfig(cfgp.ScanDir); err != nil {
+	in, err := readScanInput(cfgp.ConfigMapDir)
+	if err != nil {
 		return runnerError(err)
 	}
-	sites, configName, err := prepare(cfgp)
+	sites, err := prepare(cfgp, in)
 	if err != nil {
 		return runnerError(err)
 	}
@@ -122,21 +110,20 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 	if python == "" {
 		python = DefaultPython(cfg.CWACDir)
 	}
-	auditName, err := auditNameOf(filepath.Join(cfg.WorkDir, cwac.ConfigDir, configName))
-	if err != nil {
-		return runnerError(err)
-	}
+	// The merged config's audit name is the scan's: the merge replaces the
+	// defaults' with it, and nothing after changes it.
+	auditName := in.auditName
 
 	before := resultDirs(cfg.ResultsDir, auditName)
 	stderrTail := &tailBuffer{max: stderrTailBytes}
 	start := time.Now()
-	cmd := exec.Command(python, "-u", cwac.EntryPoint, configName) // no shell; fixed arguments
+	cmd := exec.Command(python, "-u", cwac.EntryPoint, ConfigFileName) // no shell; fixed arguments
 	cmd.Dir = cfg.WorkDir
 	cmd.Env = childEnv(os.Environ())
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = io.MultiWriter(cfg.Stderr, stderrTail)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cfg.Log.Info("starting CWAC", "python", python, "config", configName, "auditName", auditName, "baseURLs", len(sites), "workDir", cfg.WorkDir)
+	cfg.Log.Info("starting CWAC", "python", python, "config", ConfigFileName, "auditName", auditName, "baseURLs", len(sites), "workDir", cfg.WorkDir)
 	if err := cmd.Start(); err != nil {
 		return runnerError(fmt.Errorf("starting CWAC: %w", err))
 	}
@@ -362,55 +349,52 @@ func DefaultPython(cwacDir string) string {
 	return "python3"
 }
 
-// prepare builds the working tree: symlinks to everything in CWAC's tree but
-// config/, base_urls/ and results/, which are real (or point at the results
-// volume), then writes the merged config and the base URL CSV.
+// prepare builds the working tree from the scan's input: symlinks to
+// everything in CWAC's tree but config/, base_urls/ and results/, which are
+// real (or point at the results volume), then writes the merged config
+// (ConfigFileName) and the base URL CSV. It returns the sites CWAC is given.
 //
 // In a sharded scan it keeps only the shard's sites, and points CWAC's
 // results at the shard's directory (cfg.ResultsDir changes).
-func prepare(cfg *Config) ([]cwacconfig.Site, string, error) {
+func prepare(cfg *Config, in scanInput) ([]cwacconfig.Site, error) {
 	if err := cwac.ValidateConfigFileName(ConfigFileName); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	defaultsPath, defaultsData, err := readDefaults(*cfg)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	cfg.Log.Info("CWAC defaults", "from", defaultsPath)
 	defaults, err := cwacconfig.Decode(defaultsData)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", defaultsPath, err)
+		return nil, fmt.Errorf("%s: %w", defaultsPath, err)
 	}
-	in, err := readScanInput(cfg.ScanDir)
-	if err != nil {
-		return nil, "", err
-	}
-	overrides, sites, urlsData := in.overrides, in.sites, in.urlsCSV
+	sites, urlsData := in.sites, in.urlsCSV
 	if cfg.Shards > 1 {
 		if sites, urlsData, err = takeShard(cfg, sites); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
 
-	merged := cwacconfig.Merge(defaults, overrides)
+	merged := cwacconfig.Merge(defaults, in.overrides)
 	for _, note := range cwacconfig.Finalize(merged) {
 		cfg.Log.Info("config adjusted", "note", note)
 	}
 	configData, err := cwacconfig.Encode(merged)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if err := buildWorkDir(*cfg); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(cfg.WorkDir, cwac.ConfigDir, ConfigFileName), configData, 0o644); err != nil {
-		return nil, "", fmt.Errorf("writing CWAC config: %w", err)
+		return nil, fmt.Errorf("writing CWAC config: %w", err)
 	}
 	visit := filepath.Join(cfg.WorkDir, filepath.FromSlash(cwac.BaseURLsVisitPath))
 	if err := os.WriteFile(filepath.Join(visit, BaseURLsFileName), urlsData, 0o644); err != nil {
-		return nil, "", fmt.Errorf("writing base URLs: %w", err)
+		return nil, fmt.Errorf("writing base URLs: %w", err)
 	}
-	return sites, ConfigFileName, nil
+	return sites, nil
 }
 
 // scanInput is what the scan's ConfigMap gives the runner: the overrides
@@ -423,12 +407,16 @@ type scanInput struct {
 	urlsCSV   []byte
 }
 
-// readScanInput reads and checks the scan's ConfigMap, as a scan pod and
-// the merge pod both need it: keys the runner owns are refused, the audit
-// name follows CWAC's rule, every base URL parses, and there is one at least.
-func readScanInput(scanDir string) (scanInput, error) {
+// readScanInput reads and checks the scan's ConfigMap, mounted at dir, as a
+// scan pod and the merge pod both need it, once: both files are there (see
+// checkConfigMap), keys the runner owns are refused, the audit name follows
+// CWAC's rule, every base URL parses, and there is one at least.
+func readScanInput(dir string) (scanInput, error) {
 	var in scanInput
-	data, err := os.ReadFile(filepath.Join(scanDir, scanpod.OverridesFile))
+	if err := checkConfigMap(dir); err != nil {
+		return in, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, scanpod.OverridesFile))
 	if err != nil {
 		return in, fmt.Errorf("reading the scan's overrides: %w", err)
 	}
@@ -445,7 +433,7 @@ func readScanInput(scanDir string) (scanInput, error) {
 	if err := cwac.ValidateAuditName(in.auditName); err != nil {
 		return in, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
 	}
-	if in.urlsCSV, err = os.ReadFile(filepath.Join(scanDir, scanpod.URLsFile)); err != nil {
+	if in.urlsCSV, err = os.ReadFile(filepath.Join(dir, scanpod.URLsFile)); err != nil {
 		return in, fmt.Errorf("reading the scan's URLs: %w", err)
 	}
 	if in.sites, err = cwacconfig.ReadBaseURLCSV(in.urlsCSV); err != nil {
@@ -462,13 +450,30 @@ func readScanInput(scanDir string) (scanInput, error) {
 	return in, nil
 }
 
+// checkConfigMap fails fast, with the reason, when the scan's ConfigMap is
+// not there: its volume is optional, so a ConfigMap deleted after the Job
+// was made gives an empty directory instead of a pod stuck until its
+// deadline.
+func checkConfigMap(dir string) error {
+	for _, name := range []string{scanpod.OverridesFile, scanpod.URLsFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("the scan's ConfigMap is missing (no %s in %s): it was deleted after the scan's Job was created; "+
+					"delete the scan and create it again", name, dir)
+			}
+			return fmt.Errorf("reading the scan's ConfigMap: %w", err)
+		}
+	}
+	return nil
+}
+
 // readDefaults reads CWAC's default config: the operator's copy in the scan's
 // ConfigMap (scanpod.DefaultsFile) when there is one, else the image's own
 // config/config_default.json. CWAC's official image has none (its
 // .dockerignore leaves config/ out), so with neither the error says both ways
 // to fix it.
 func readDefaults(cfg Config) (string, []byte, error) {
-	fromScan := filepath.Join(cfg.ScanDir, scanpod.DefaultsFile)
+	fromScan := filepath.Join(cfg.ConfigMapDir, scanpod.DefaultsFile)
 	fromImage := filepath.Join(cfg.CWACDir, cwac.ConfigDir, cwac.DefaultConfigFile)
 	for _, p := range []string{fromScan, fromImage} {
 		data, err := os.ReadFile(p)
@@ -574,20 +579,6 @@ func mirrorDir(src, dst string) error {
 		}
 		return os.Symlink(p, target)
 	})
-}
-
-func auditNameOf(configPath string) (string, error) {
-	data, err := os.ReadFile(configPath)
-	if err != nil {
-		return "", err
-	}
-	cfg, err := cwacconfig.Decode(data)
-	if err != nil {
-		return "", err
-	}
-	v, _ := cfg.Get("audit_name")
-	name, _ := v.(string)
-	return name, cwac.ValidateAuditName(name)
 }
 
 // resultDirs lists CWAC results directories for an audit name.

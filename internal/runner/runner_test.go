@@ -120,22 +120,22 @@ func runScan(ctx context.Context, t *testing.T, files scanFiles, env map[string]
 		t.Setenv(k, v)
 	}
 	tmp := t.TempDir()
-	cfg := Config{
+	cfg := Config{RunnerFlags: scanpod.RunnerFlags{
 		CWACDir:        standinCWAC(t, files.layout),
-		ScanDir:        filepath.Join(tmp, "scan"),
+		ConfigMapDir:   filepath.Join(tmp, "scan"),
 		ResultsDir:     filepath.Join(tmp, "volume", "ns", "scan-1234abcd"),
 		WorkDir:        filepath.Join(tmp, "work"),
 		TerminationLog: filepath.Join(tmp, "termination-log"),
 		Python:         "python3",
-	}
+	}}
 	if files.baseline != "" {
 		cfg.BaselineDir, cfg.BaselineName = files.baseline, "week-1"
 	}
-	must(t, os.MkdirAll(cfg.ScanDir, 0o755))
-	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.OverridesFile), []byte(files.overrides), 0o644))
-	must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.URLsFile), []byte(files.urls), 0o644))
+	must(t, os.MkdirAll(cfg.ConfigMapDir, 0o755))
+	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.OverridesFile), []byte(files.overrides), 0o644))
+	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.URLsFile), []byte(files.urls), 0o644))
 	if files.defaults != nil {
-		must(t, os.WriteFile(filepath.Join(cfg.ScanDir, scanpod.DefaultsFile), files.defaults, 0o644))
+		must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.DefaultsFile), files.defaults, 0o644))
 	}
 	var stdout, stderr bytes.Buffer
 	cfg.Stdout, cfg.Stderr = &stdout, &stderr
@@ -362,7 +362,7 @@ func TestDefaultsResolution(t *testing.T) {
 				if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeRunnerError {
 					t.Fatalf("code %d, outcome %q, message %q\n%s", code, msg.Outcome, msg.Message, out)
 				}
-				got := strings.NewReplacer(cfg.CWACDir, "/cwac-image", cfg.ScanDir, "/scan").Replace(msg.Message)
+				got := strings.NewReplacer(cfg.CWACDir, "/cwac-image", cfg.ConfigMapDir, "/scan").Replace(msg.Message)
 				for _, w := range tt.wantMessage {
 					if !strings.Contains(got, w) {
 						t.Errorf("message %q\ndoes not contain %q", got, w)

@@ -33,18 +33,18 @@ type shardedScan struct {
 func newShardedScan(t *testing.T, sites []cwacconfig.Site, shards int) *shardedScan {
 	t.Helper()
 	tmp := t.TempDir()
-	s := &shardedScan{tmp: tmp, sites: sites, base: Config{
-		CWACDir:    standinCWAC(t, withConfig),
-		ScanDir:    filepath.Join(tmp, "scan"),
-		ResultsDir: filepath.Join(tmp, "volume", "ns", "scan-1234abcd"),
-		Python:     "python3",
-		Shards:     shards,
-	}}
+	s := &shardedScan{tmp: tmp, sites: sites, base: Config{RunnerFlags: scanpod.RunnerFlags{
+		CWACDir:      standinCWAC(t, withConfig),
+		ConfigMapDir: filepath.Join(tmp, "scan"),
+		ResultsDir:   filepath.Join(tmp, "volume", "ns", "scan-1234abcd"),
+		Python:       "python3",
+		Shards:       shards,
+	}}}
 	urls, err := cwacconfig.WriteBaseURLCSV(sites)
 	must(t, err)
-	must(t, os.MkdirAll(s.base.ScanDir, 0o755))
-	must(t, os.WriteFile(filepath.Join(s.base.ScanDir, scanpod.OverridesFile), []byte(allPlugins), 0o644))
-	must(t, os.WriteFile(filepath.Join(s.base.ScanDir, scanpod.URLsFile), urls, 0o644))
+	must(t, os.MkdirAll(s.base.ConfigMapDir, 0o755))
+	must(t, os.WriteFile(filepath.Join(s.base.ConfigMapDir, scanpod.OverridesFile), []byte(allPlugins), 0o644))
+	must(t, os.WriteFile(filepath.Join(s.base.ConfigMapDir, scanpod.URLsFile), urls, 0o644))
 	return s
 }
 

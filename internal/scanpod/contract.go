@@ -132,8 +132,10 @@ const ExitRunnerError = 2
 type RunnerFlags struct {
 	// CWACDir is CWAC's installed tree in its image (read-only is fine).
 	CWACDir string
-	// ConfigDir holds OverridesFile, URLsFile and, when the operator has CWAC's defaults, DefaultsFile.
-	ConfigDir string
+	// ConfigMapDir is where the scan's ConfigMap is mounted: it holds
+	// OverridesFile, URLsFile and, when the operator has CWAC's defaults,
+	// DefaultsFile.
+	ConfigMapDir string
 	// ResultsDir is this scan's directory on the results volume.
 	ResultsDir string
 	// WorkDir is where CWAC's writable working tree is built (emptied first).
@@ -158,14 +160,14 @@ type RunnerFlags struct {
 
 // DefaultRunnerFlags are the paths of the scan pod the Job builder makes.
 func DefaultRunnerFlags() RunnerFlags {
-	return RunnerFlags{CWACDir: "/cwac", ConfigDir: ConfigDir, ResultsDir: ResultsDir, WorkDir: WorkDir, TerminationLog: TerminationLog}
+	return RunnerFlags{CWACDir: "/cwac", ConfigMapDir: ConfigDir, ResultsDir: ResultsDir, WorkDir: WorkDir, TerminationLog: TerminationLog}
 }
 
 // Args renders the flags for the container's command line.
 func (f RunnerFlags) Args() []string {
 	args := []string{
 		"--cwac-dir=" + f.CWACDir,
-		"--scan-dir=" + f.ConfigDir,
+		"--scan-dir=" + f.ConfigMapDir,
 		"--results-dir=" + f.ResultsDir,
 		"--work-dir=" + f.WorkDir,
 		"--termination-log=" + f.TerminationLog,
@@ -192,7 +194,7 @@ func (f RunnerFlags) Args() []string {
 func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	d := DefaultRunnerFlags()
 	fs.StringVar(&f.CWACDir, "cwac-dir", d.CWACDir, "CWAC's installed tree (read-only is fine)")
-	fs.StringVar(&f.ConfigDir, "scan-dir", d.ConfigDir,
+	fs.StringVar(&f.ConfigMapDir, "scan-dir", d.ConfigMapDir,
 		"directory holding the scan's "+OverridesFile+", "+URLsFile+" and optionally "+DefaultsFile+" (the mounted ConfigMap)")
 	fs.StringVar(&f.ResultsDir, "results-dir", d.ResultsDir, "this scan's directory on the results volume; CWAC's results directory is created inside it")
 	fs.StringVar(&f.WorkDir, "work-dir", d.WorkDir, "where to build CWAC's writable working tree (emptied first)")

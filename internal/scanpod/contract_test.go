@@ -11,7 +11,7 @@ import (
 func TestRunnerFlagsRoundTrip(t *testing.T) {
 	tests := []RunnerFlags{
 		DefaultRunnerFlags(),
-		{CWACDir: "/opt/cwac", ConfigDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Python: "/opt/cwac/.venv/bin/python"},
+		{CWACDir: "/opt/cwac", ConfigMapDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Python: "/opt/cwac/.venv/bin/python"},
 	}
 	for _, want := range tests {
 		fs := flag.NewFlagSet("runner", flag.ContinueOnError)

@@ -14,9 +14,9 @@ import (
 // failed shards.
 func TestShardFlagsRoundTrip(t *testing.T) {
 	for _, want := range []RunnerFlags{
-		{ConfigDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Shards: 2},
-		{ConfigDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Shards: 64, Merge: true, FailedShards: ShardList{0, 3, 63}},
-		{ConfigDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Shards: 3, Merge: true, FailedShards: ShardList{1}},
+		{ConfigMapDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Shards: 2},
+		{ConfigMapDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Shards: 64, Merge: true, FailedShards: ShardList{0, 3, 63}},
+		{ConfigMapDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Shards: 3, Merge: true, FailedShards: ShardList{1}},
 	} {
 		fs := flag.NewFlagSet("runner", flag.ContinueOnError)
 		var got RunnerFlags
