@@ -118,7 +118,8 @@ bench: envtest-assets ## Results read path and queue figures beside in-run basel
 # testing").
 MUTATE_PKGS ?= internal/scanpod internal/cwacconfig internal/scanjob internal/urlpolicy internal/cwac \
 	internal/gate internal/schedule internal/scanstatus \
-	internal/results internal/report internal/runner internal/diff internal/wcag internal/shard
+	internal/results internal/report internal/runner internal/diff internal/wcag internal/shard \
+	internal/textcap
 MUTATE_REPORT_ONLY ?=
 
 .PHONY: mutate

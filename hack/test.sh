@@ -68,6 +68,7 @@ fuzz ./internal/cli FuzzParseSite
 fuzz ./internal/shard FuzzSplit
 fuzz ./internal/shard FuzzParseIndexes
 fuzz ./internal/results FuzzMergeShards
+fuzz ./internal/textcap FuzzCut
 # Mutation testing of the enforced pure packages that changed since their
 # line in hack/mutation/verified.txt (docs/development.md, "Mutation
 # testing"): every enforced package would take 25-40 minutes; one that still
