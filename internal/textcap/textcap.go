@@ -24,13 +24,10 @@ func HeadMarked(s string, n int, marker string) string {
 	if len(s) <= n {
 		return s
 	}
-	if n <= 0 {
-		return ""
-	}
 	if len(marker) > n {
 		marker = ""
 	}
-	cut := n - len(marker)
+	cut := max(n-len(marker), 0)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
@@ -45,14 +42,11 @@ func Tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	if n <= 0 {
-		return ""
-	}
 	marker := Ellipsis
 	if len(marker) > n {
 		marker = ""
 	}
-	from := len(s) - (n - len(marker))
+	from := len(s) - max(n-len(marker), 0)
 	for from < len(s) && !utf8.RuneStart(s[from]) {
 		from++
 	}
