@@ -1,0 +1,9 @@
+DROP TABLE template_scans;
+DROP TABLE templates;
+DROP TABLE organisation_scans;
+DROP TABLE presences;
+DROP TABLE issues;
+DROP TABLE pages;
+DROP TABLE organisations;
+DROP TABLE scans;
+DROP TABLE writer_lock;

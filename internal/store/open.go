@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golang-migrate/migrate/v4"
+	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	migratesqlite "github.com/golang-migrate/migrate/v4/database/sqlite"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver, pure Go
+)
+
+// Engine is the database behind a Store.
+type Engine string
+
+// The two engines, with one schema and one set of queries.
+const (
+	SQLite   Engine = "sqlite"
+	Postgres Engine = "postgres"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// busyTimeout is how long an SQLite statement waits for another
+// connection's write lock before failing: a prune waits for an ingest's
+// transaction rather than failing at once.
+const busyTimeout = 30 * time.Second
+
+// Store is the issue history on SQLite or PostgreSQL. It is safe for
+// concurrent use; writes (BeginScan, Prune) are serialised by the database.
+type Store struct {
+	db     *sql.DB
+	engine Engine
+	// now is the clock (tests set it).
+	now func() time.Time
+
+	rebound sync.Map // query with ? placeholders → the engine's form
+}
+
+// Open connects to the store a DSN names and applies the schema's
+// migrations: "sqlite:///absolute/path.db" (the file is created, with its
+// write-ahead log beside it) or "postgres://user@host:port/db?…" (or
+// "postgresql://"). Anything else is refused. Errors never repeat the DSN,
+// which may hold a password.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	engine, driver, source, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrateUp(ctx, engine, driver, source); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return nil, fmt.Errorf("store: opening the %s database: %w", engine, err)
+	}
+	if engine == SQLite {
+		// One writer at a time anyway; a few readers beside it (WAL).
+		db.SetMaxOpenConns(4)
+	} else {
+		db.SetMaxOpenConns(8)
+	}
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close() // the error that matters is the ping's
+		return nil, fmt.Errorf("store: connecting to the %s database: %w", engine, err)
+	}
+	return &Store{db: db, engine: engine, now: time.Now}, nil
+}
+
+// Close closes the connections.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Engine is the store's database engine.
+func (s *Store) Engine() Engine { return s.engine }
+
+// DB is the store's connection pool, for measurements beside its own
+// queries (hack/bench); the store's tables are written only through Store.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// parseDSN checks a store DSN and returns the engine, the database/sql
+// driver and its data source name.
+func parseDSN(dsn string) (Engine, string, string, error) {
+	scheme, rest, ok := strings.Cut(dsn, "://")
+	switch {
+	case !ok:
+		return "", "", "", errors.New(`store: the DSN must start with "sqlite://" or "postgres://"`)
+	case scheme == "sqlite":
+		path, err := sqlitePath(rest)
+		if err != nil {
+			return "", "", "", err
+		}
+		q := url.Values{}
+		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Set("_txlock", "immediate") // a write transaction takes the lock at BEGIN: no upgrade deadlock
+		return SQLite, "sqlite", "file:" + path + "?" + q.Encode(), nil
+	case scheme == "postgres" || scheme == "postgresql":
+		if _, err := url.Parse(dsn); err != nil {
+			return "", "", "", errors.New("store: the postgres DSN is not a valid URL")
+		}
+		return Postgres, "pgx", dsn, nil
+	}
+	return "", "", "", fmt.Errorf("store: DSN scheme %q is not sqlite or postgres", scheme)
+}
+
+// sqlitePath is the file of a sqlite:// DSN's rest ("/abs/path.db"): an
+// absolute, clean path with no query, so no option can be smuggled in.
+func sqlitePath(rest string) (string, error) {
+	switch {
+	case rest == "" || !strings.HasPrefix(rest, "/"):
+		return "", errors.New("store: a sqlite DSN needs an absolute path: sqlite:///var/lib/cwac/history.db")
+	case strings.ContainsAny(rest, "?#\x00"):
+		return "", errors.New("store: a sqlite DSN takes no options (?, #): the store sets its own")
+	case filepath.Clean(rest) != rest || strings.HasSuffix(rest, "/"):
+		return "", fmt.Errorf("store: sqlite path %q is not a clean file path", rest)
+	}
+	return rest, nil
+}
+
+// migrateUp applies the embedded migrations on a connection of its own
+// (the migration library closes what it is given). On PostgreSQL it holds
+// an advisory lock, so replicas starting together migrate once.
+func migrateUp(ctx context.Context, engine Engine, driver, source string) error {
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return fmt.Errorf("store: opening the %s database: %w", engine, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close() // the ping's error is the one to report
+		return fmt.Errorf("store: connecting to the %s database: %w", engine, err)
+	}
+	src, err := iofs.New(migrations, "migrations")
+	if err != nil {
+		_ = db.Close()
+		return fmt.Errorf("store: reading the migrations: %w", err)
+	}
+	var m *migrate.Migrate
+	switch engine {
+	case SQLite:
+		d, derr := migratesqlite.WithInstance(db, &migratesqlite.Config{})
+		if derr != nil {
+			_ = db.Close()
+			return fmt.Errorf("store: preparing migrations on sqlite: %w", derr)
+		}
+		m, err = migrate.NewWithInstance("iofs", src, "sqlite", d)
+	default:
+		d, derr := migratepgx.WithInstance(db, &migratepgx.Config{})
+		if derr != nil {
+			_ = db.Close()
+			return fmt.Errorf("store: preparing migrations on postgres: %w", derr)
+		}
+		m, err = migrate.NewWithInstance("iofs", src, "pgx5", d)
+	}
+	if err != nil {
+		_ = db.Close()
+		return fmt.Errorf("store: preparing migrations: %w", err)
+	}
+	defer func() { _, _ = m.Close() }() // closes db; the migration's outcome is already known
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("store: applying the schema's migrations: %w", err)
+	}
+	return nil
+}
+
+// q rewrites a query written with ? placeholders for the engine:
+// PostgreSQL numbers them ($1, $2, …). The store's queries hold no ? in
+// string literals; the rewrite still skips quoted text.
+func (s *Store) q(query string) string {
+	if s.engine != Postgres {
+		return query
+	}
+	if v, ok := s.rebound.Load(query); ok {
+		return v.(string)
+	}
+	out := rebind(query)
+	s.rebound.Store(query, out)
+	return out
+}
+
+func rebind(query string) string {
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n, quoted := 0, false
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case c == '?' && !quoted:
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,377 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+)
+
+// ErrNotFound is returned (wrapped, naming what) for an organisation or an
+// issue the store does not hold.
+var ErrNotFound = errors.New("not in the issue history")
+
+// impactNames are the leaderboard's impact classes, in the order of the
+// organisation_scans columns.
+var impactNames = [5]string{"critical", "serious", "moderate", "minor", "other"}
+
+// HasScan reports whether a scan (by uid) is in the store.
+func (s *Store) HasScan(ctx context.Context, uid string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT 1 FROM scans WHERE uid = ?`), uid).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("store: looking up scan %q: %w", uid, err)
+	}
+	return true, nil
+}
+
+// organisationID resolves an organisation's name.
+func (s *Store) organisationID(ctx context.Context, name string) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id FROM organisations WHERE name = ?`), name).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, fmt.Errorf("organisation %q: %w", name, ErrNotFound)
+	case err != nil:
+		return 0, fmt.Errorf("store: looking up organisation %q: %w", name, err)
+	}
+	return id, nil
+}
+
+// issueColumns are what an Issue is read from; issueJoins the joins they need.
+const (
+	issueColumns = `i.id, i.organisation_id, i.fingerprint, i.state, o.name, p.url, i.viewport_width, i.audit, i.rule, i.impact,
+		i.element_html, i.target, i.help_url, i.wcag,
+		fs.namespace, fs.name, i.first_seen_at, ls.namespace, ls.name, i.last_seen_at,
+		xs.namespace, xs.name, i.fixed_at, i.fixed_reason, i.reopened, i.scans_present`
+	issueJoins = ` FROM issues i
+		JOIN organisations o ON o.id = i.organisation_id
+		JOIN pages p ON p.id = i.page_id
+		JOIN scans fs ON fs.id = i.first_seen_scan_id
+		JOIN scans ls ON ls.id = i.last_seen_scan_id
+		LEFT JOIN scans xs ON xs.id = i.fixed_in_scan_id`
+)
+
+type issueRow struct {
+	id, orgID int64
+	issue     Issue
+}
+
+func scanIssue(sc interface{ Scan(...any) error }) (issueRow, error) {
+	var r issueRow
+	is := &r.issue
+	var wcag string
+	var firstAt, lastAt int64
+	var fixNS, fixName, reason sql.NullString
+	var fixedAt sql.NullInt64
+	var fsNS, fsName, lsNS, lsName string
+	err := sc.Scan(&r.id, &r.orgID, &is.Fingerprint, &is.State, &is.Organisation, &is.Page, &is.ViewportWidth, &is.Audit, &is.Rule, &is.Impact,
+		&is.ElementHTML, &is.Target, &is.HelpURL, &wcag,
+		&fsNS, &fsName, &firstAt, &lsNS, &lsName, &lastAt, &fixNS, &fixName, &fixedAt, &reason, &is.Reopened, &is.ScansPresent)
+	if err != nil {
+		return r, err
+	}
+	if wcag != "" {
+		is.WCAG = strings.Split(wcag, ",")
+	}
+	is.FirstSeenScan, is.FirstSeenAt = scanName(fsNS, fsName), unix(firstAt)
+	is.LastSeenScan, is.LastSeenAt = scanName(lsNS, lsName), unix(lastAt)
+	if fixedAt.Valid {
+		t := unix(fixedAt.Int64)
+		is.FixedInScan, is.FixedAt, is.FixedReason = scanName(fixNS.String, fixName.String), &t, reason.String
+	}
+	return r, nil
+}
+
+func scanName(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func unix(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
+
+// IssueHistory returns one page of the issues a filter selects, oldest
+// first (the order they were first seen; ties by id), with their total.
+func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, error) {
+	limit, err := checkPage(f)
+	if err != nil {
+		return IssuePage{}, err
+	}
+	var where []string
+	var args []any
+	if f.Organisation != "" {
+		id, err := s.organisationID(ctx, f.Organisation)
+		if err != nil {
+			return IssuePage{}, err
+		}
+		where, args = append(where, "i.organisation_id = ?"), append(args, id)
+	}
+	switch f.State {
+	case "":
+	case StateOpen, StateFixed:
+		where, args = append(where, "i.state = ?"), append(args, f.State)
+	default:
+		return IssuePage{}, fmt.Errorf("state %q is not open or fixed", f.State)
+	}
+	if f.Rule != "" {
+		where, args = append(where, "i.rule = ?"), append(args, f.Rule)
+	}
+	if f.ReopenedOnly {
+		where = append(where, "i.reopened > 0")
+	}
+	if f.Page != "" {
+		where, args = append(where, "i.page_id IN (SELECT id FROM pages WHERE url = ?)"), append(args, diff.PageKey(f.Page))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	page := IssuePage{Issues: []Issue{}}
+	if err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM issues i`+cond), args...).Scan(&page.Total); err != nil {
+		return IssuePage{}, fmt.Errorf("store: counting issues: %w", err)
+	}
+	if page.Total <= int64(f.Offset) {
+		return page, nil
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+issueColumns+issueJoins+cond+` ORDER BY i.id LIMIT ? OFFSET ?`), append(args, limit, f.Offset)...)
+	if err != nil {
+		return IssuePage{}, fmt.Errorf("store: reading issues: %w", err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	for rows.Next() {
+		r, err := scanIssue(rows)
+		if err != nil {
+			return IssuePage{}, fmt.Errorf("store: reading issues: %w", err)
+		}
+		page.Issues = append(page.Issues, r.issue)
+	}
+	if err := rows.Err(); err != nil {
+		return IssuePage{}, fmt.Errorf("store: reading issues: %w", err)
+	}
+	return page, nil
+}
+
+// checkPage validates a filter's paging and returns the page size.
+func checkPage(f IssueFilter) (int, error) {
+	switch {
+	case f.Limit < 0 || f.Limit > MaxLimit:
+		return 0, fmt.Errorf("limit %d is not between 1 and %d", f.Limit, MaxLimit)
+	case f.Offset < 0 || f.Offset > MaxOffset:
+		return 0, fmt.Errorf("offset %d is not between 0 and %d", f.Offset, MaxOffset)
+	case f.Limit == 0:
+		return DefaultLimit, nil
+	}
+	return f.Limit, nil
+}
+
+// Issue returns one issue by fingerprint, with every scan of its
+// organisation since it was first seen and whether each showed it.
+func (s *Store) Issue(ctx context.Context, fingerprint string) (IssueDetail, error) {
+	r, err := scanIssue(s.db.QueryRowContext(ctx, s.q(`SELECT `+issueColumns+issueJoins+` WHERE i.fingerprint = ?`), fingerprint))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return IssueDetail{}, fmt.Errorf("issue %q: %w", fingerprint, ErrNotFound)
+	case err != nil:
+		return IssueDetail{}, fmt.Errorf("store: reading issue %q: %w", fingerprint, err)
+	}
+	d := IssueDetail{Issue: r.issue, Scans: []IssueScan{}}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT s.namespace, s.name, os.finished_at,
+		CASE WHEN EXISTS (SELECT 1 FROM presences p WHERE p.scan_id = os.scan_id AND p.issue_id = ?) THEN 1 ELSE 0 END
+		FROM organisation_scans os JOIN scans s ON s.id = os.scan_id
+		WHERE os.organisation_id = ? AND os.finished_at >= ? ORDER BY os.finished_at, os.scan_id`),
+		r.id, r.orgID, r.issue.FirstSeenAt.Unix())
+	if err != nil {
+		return IssueDetail{}, fmt.Errorf("store: reading issue %q's scans: %w", fingerprint, err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	for rows.Next() {
+		var ns, name string
+		var at int64
+		var present int
+		if err := rows.Scan(&ns, &name, &at, &present); err != nil {
+			return IssueDetail{}, fmt.Errorf("store: reading issue %q's scans: %w", fingerprint, err)
+		}
+		d.Scans = append(d.Scans, IssueScan{Scan: scanName(ns, name), FinishedAt: unix(at), Present: present == 1})
+	}
+	if err := rows.Err(); err != nil {
+		return IssueDetail{}, fmt.Errorf("store: reading issue %q's scans: %w", fingerprint, err)
+	}
+	return d, nil
+}
+
+// trendColumns are what a TrendPoint is read from (os: organisation_scans, s: scans).
+const trendColumns = `s.namespace, s.name, os.schedule, os.finished_at, os.base_urls, os.pages, os.issues, os.elements,
+	os.critical, os.serious, os.moderate, os.minor, os.other, os.by_audit, os.weighted_per_page, os.score,
+	os.new_issues, os.fixed_issues, os.fixed_page_not_scanned, os.reopened_issues, os.unstable_issues, os.open_issues,
+	s.cwac_image_digest, s.axe_core_version, s.chrome_version`
+
+func scanTrendPoint(sc interface{ Scan(...any) error }) (TrendPoint, error) {
+	var p TrendPoint
+	var ns, name, byAudit string
+	var at int64
+	var imp [5]int64
+	var score sql.NullFloat64
+	err := sc.Scan(&ns, &name, &p.Schedule, &at, &p.BaseURLs, &p.Pages, &p.Issues, &p.Elements,
+		&imp[0], &imp[1], &imp[2], &imp[3], &imp[4], &byAudit, &p.WeightedPerPage, &score,
+		&p.New, &p.Fixed, &p.FixedPageNotScanned, &p.Reopened, &p.Unstable, &p.Open,
+		&p.Engine.CWACImageDigest, &p.Engine.AxeCore, &p.Engine.Chrome)
+	if err != nil {
+		return p, err
+	}
+	p.Scan, p.FinishedAt = scanName(ns, name), unix(at)
+	p.ByImpact = map[string]int64{}
+	for i, n := range imp {
+		if n != 0 {
+			p.ByImpact[impactNames[i]] = n
+		}
+	}
+	if p.ByAudit, err = decodeCounts(byAudit); err != nil {
+		return p, err
+	}
+	if score.Valid {
+		v := score.Float64
+		p.Score = &v
+	}
+	return p, nil
+}
+
+// OrganisationTrend returns an organisation's figures per scan, oldest
+// first; with a schedule, only that schedule's scans.
+func (s *Store) OrganisationTrend(ctx context.Context, organisation, schedule string) ([]TrendPoint, error) {
+	id, err := s.organisationID(ctx, organisation)
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + trendColumns + ` FROM organisation_scans os JOIN scans s ON s.id = os.scan_id WHERE os.organisation_id = ?`
+	args := []any{id}
+	if schedule != "" {
+		query, args = query+` AND os.schedule = ?`, append(args, schedule)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(query+` ORDER BY os.finished_at, os.scan_id`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading organisation %q's trend: %w", organisation, err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	points := []TrendPoint{}
+	for rows.Next() {
+		p, err := scanTrendPoint(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: reading organisation %q's trend: %w", organisation, err)
+		}
+		if n := len(points); n > 0 {
+			p.EngineChanged = engineChanged(points[n-1].Engine, p.Engine)
+		}
+		points = append(points, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading organisation %q's trend: %w", organisation, err)
+	}
+	return points, nil
+}
+
+// engineChanged reports whether a version both points know differs.
+func engineChanged(a, b EngineVersions) bool {
+	differ := func(x, y string) bool { return x != "" && y != "" && x != y }
+	return differ(a.CWACImageDigest, b.CWACImageDigest) || differ(a.AxeCore, b.AxeCore) || differ(a.Chrome, b.Chrome)
+}
+
+// Organisations lists every organisation, by name, with its sector, how
+// many scans it has figures for, and its latest figures.
+func (s *Store) Organisations(ctx context.Context) ([]OrganisationSummary, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT o.name, o.sector,
+		(SELECT COUNT(*) FROM organisation_scans c WHERE c.organisation_id = o.id), `+trendColumns+`
+		FROM organisations o
+		JOIN organisation_scans os ON os.organisation_id = o.id AND os.scan_id = (SELECT l.scan_id FROM organisation_scans l
+			WHERE l.organisation_id = o.id ORDER BY l.finished_at DESC, l.scan_id DESC LIMIT 1)
+		JOIN scans s ON s.id = os.scan_id
+		ORDER BY o.name`))
+	if err != nil {
+		return nil, fmt.Errorf("store: listing organisations: %w", err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	out := []OrganisationSummary{}
+	for rows.Next() {
+		var o OrganisationSummary
+		var p TrendPoint
+		var err error
+		sc := scanFunc(func(dest ...any) error {
+			return rows.Scan(append([]any{&o.Name, &o.Sector, &o.Scans}, dest...)...)
+		})
+		if p, err = scanTrendPoint(sc); err != nil {
+			return nil, fmt.Errorf("store: listing organisations: %w", err)
+		}
+		o.Latest = &p
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: listing organisations: %w", err)
+	}
+	return out, nil
+}
+
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// Templates returns an organisation's templates in its latest scan, most
+// pages first, at most limit (1..MaxLimit).
+func (s *Store) Templates(ctx context.Context, organisation string, limit int) ([]Template, error) {
+	if limit < 1 || limit > MaxLimit {
+		return nil, fmt.Errorf("limit %d is not between 1 and %d", limit, MaxLimit)
+	}
+	id, err := s.organisationID(ctx, organisation)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT t.audit, t.rule, t.element_html, ts.pages, ts.instances
+		FROM template_scans ts JOIN templates t ON t.id = ts.template_id
+		WHERE t.organisation_id = ? AND ts.scan_id = (SELECT l.scan_id FROM organisation_scans l
+			WHERE l.organisation_id = ? ORDER BY l.finished_at DESC, l.scan_id DESC LIMIT 1)
+		ORDER BY ts.pages DESC, ts.instances DESC, t.id LIMIT ?`), id, id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading organisation %q's templates: %w", organisation, err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	out := []Template{}
+	for rows.Next() {
+		var t Template
+		if err := rows.Scan(&t.Audit, &t.Rule, &t.ElementHTML, &t.Pages, &t.Instances); err != nil {
+			return nil, fmt.Errorf("store: reading organisation %q's templates: %w", organisation, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading organisation %q's templates: %w", organisation, err)
+	}
+	return out, nil
+}
+
+// encodeCounts stores a map of counts as a JSON object (sorted keys).
+func encodeCounts(m map[string]int64) (string, error) {
+	if m == nil {
+		m = map[string]int64{}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("store: encoding counts: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeCounts(s string) (map[string]int64, error) {
+	m := map[string]int64{}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("by_audit is not a JSON object of counts: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// PruneResult says what Prune removed.
+type PruneResult struct {
+	// Scans lost their per-scan data (presences, figures, template
+	// counts); their rows stay, so names resolve and they are never
+	// ingested again.
+	Scans     int   `json:"scans"`
+	Presences int64 `json:"presences"`
+	// Issues fixed before the oldest scan kept were deleted.
+	Issues int64 `json:"issues"`
+}
+
+// pruneBatch is how many rows one pruning transaction deletes: small, so
+// that an ingest waiting for the write lock waits briefly.
+const pruneBatch = 5000
+
+// Prune applies a retention policy: scans past it lose their per-scan
+// data, and issues fixed before the oldest scan kept are deleted. It works
+// in small transactions of its own, so it never holds the write lock for
+// long and can be stopped (ctx) and resumed at any point.
+func (s *Store) Prune(ctx context.Context, r Retention) (PruneResult, error) {
+	var res PruneResult
+	if r.MaxAge < 0 || r.MaxScans < 0 {
+		return res, fmt.Errorf("retention: max age %s and max scans %d must not be negative", r.MaxAge, r.MaxScans)
+	}
+	expired, err := s.expiredScans(ctx, r)
+	if err != nil {
+		return res, err
+	}
+	for _, id := range expired {
+		n, err := s.pruneScan(ctx, id)
+		res.Presences += n
+		if err != nil {
+			return res, err
+		}
+		res.Scans++
+	}
+	res.Issues, err = s.pruneFixedIssues(ctx)
+	return res, err
+}
+
+// expiredScans lists the scans not yet pruned that the policy expires.
+func (s *Store) expiredScans(ctx context.Context, r Retention) ([]int64, error) {
+	if r.MaxAge == 0 && r.MaxScans == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, namespace, schedule, finished_at FROM scans WHERE pruned_at IS NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("store: listing scans to prune: %w", err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	type scan struct {
+		id, at        int64
+		ns, schedule string
+	}
+	var all []scan
+	for rows.Next() {
+		var sc scan
+		if err := rows.Scan(&sc.id, &sc.ns, &sc.schedule, &sc.at); err != nil {
+			return nil, fmt.Errorf("store: listing scans to prune: %w", err)
+		}
+		all = append(all, sc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: listing scans to prune: %w", err)
+	}
+	sort.Slice(all, func(i, j int) bool { // newest first
+		if all[i].at != all[j].at {
+			return all[i].at > all[j].at
+		}
+		return all[i].id > all[j].id
+	})
+	horizon := s.now().Add(-r.MaxAge).Unix()
+	kept := map[[2]string]int{}
+	var out []int64
+	for _, sc := range all {
+		group := [2]string{sc.ns, sc.schedule}
+		kept[group]++
+		if (r.MaxAge > 0 && sc.at < horizon) || (r.MaxScans > 0 && kept[group] > r.MaxScans) {
+			out = append(out, sc.id)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] }) // oldest ids first
+	return out, nil
+}
+
+// pruneScan deletes one scan's presences in batches, then its figures, and
+// marks it pruned.
+func (s *Store) pruneScan(ctx context.Context, id int64) (int64, error) {
+	var total int64
+	for {
+		res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM presences WHERE scan_id = ? AND issue_id IN
+			(SELECT issue_id FROM presences WHERE scan_id = ? ORDER BY issue_id LIMIT ?)`), id, id, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("store: pruning scan %d's presences: %w", id, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("store: pruning scan %d's presences: %w", id, err)
+		}
+		total += n
+		if n < pruneBatch {
+			break
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return total, fmt.Errorf("store: pruning scan %d: %w", id, err)
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit: nothing to undo
+	for _, stmt := range []string{
+		`DELETE FROM template_scans WHERE scan_id = ?`,
+		`DELETE FROM organisation_scans WHERE scan_id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, s.q(stmt), id); err != nil {
+			return total, fmt.Errorf("store: pruning scan %d: %w", id, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE scans SET pruned_at = ? WHERE id = ?`), s.now().Unix(), id); err != nil {
+		return total, fmt.Errorf("store: pruning scan %d: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return total, fmt.Errorf("store: pruning scan %d: %w", id, err)
+	}
+	return total, nil
+}
+
+// pruneFixedIssues deletes issues fixed and last seen before the oldest
+// scan kept: every scan that showed them has been pruned.
+func (s *Store) pruneFixedIssues(ctx context.Context) (int64, error) {
+	var horizon, pruned int64
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MIN(finished_at), 0), COUNT(*) FROM scans WHERE pruned_at IS NULL`).Scan(&horizon, &pruned)
+	if err != nil {
+		return 0, fmt.Errorf("store: finding the oldest scan kept: %w", err)
+	}
+	if pruned == 0 { // no scan kept: nothing is known to be older than one
+		return 0, nil
+	}
+	var total int64
+	for {
+		res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM issues WHERE id IN
+			(SELECT id FROM issues WHERE state = 'fixed' AND last_seen_at < ? ORDER BY id LIMIT ?)`), horizon, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("store: pruning fixed issues: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("store: pruning fixed issues: %w", err)
+		}
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}

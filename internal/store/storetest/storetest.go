@@ -1,0 +1,91 @@
+// Package storetest opens issue-history stores for tests: SQLite in a
+// temporary directory always, and PostgreSQL (one fresh database per
+// test, dropped afterwards) when the integration build tag adds it.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// Engine opens a fresh, empty store.
+type Engine struct {
+	Name string
+	Open func(t *testing.T) *store.Store
+}
+
+// Engines are the engines the tests run against: SQLite, and PostgreSQL
+// under the integration tag (engines_postgres.go).
+func Engines() []Engine { return engines }
+
+var engines = []Engine{{Name: "sqlite", Open: OpenSQLite}}
+
+// OpenSQLite opens a store in a new file under the test's temporary directory.
+func OpenSQLite(t *testing.T) *store.Store {
+	t.Helper()
+	return Open(t, SQLiteDSN(t))
+}
+
+// SQLiteDSN is a DSN for a new SQLite file in the test's temporary directory.
+func SQLiteDSN(t *testing.T) string {
+	t.Helper()
+	return "sqlite://" + filepath.Join(t.TempDir(), "history.db")
+}
+
+// Open opens a store by DSN and closes it when the test ends.
+func Open(t *testing.T, dsn string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("opening the store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// PostgresDSNVariable names the server tests use (hack/postgres.sh prints it).
+const PostgresDSNVariable = "CWAC_TEST_POSTGRES_DSN"
+
+// NewPostgresDSN creates an empty database on the test server and returns
+// its DSN; the database is dropped when the test ends. It fails the test
+// when the variable is unset: a skipped engine must not pass for a tested one.
+func NewPostgresDSN(t *testing.T) string {
+	t.Helper()
+	admin := os.Getenv(PostgresDSNVariable)
+	if admin == "" {
+		t.Fatalf("%s is unset: start PostgreSQL with hack/postgres.sh start (hack/test.sh does) and export the DSN it prints", PostgresDSNVariable)
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("%s is not a URL: %v", PostgresDSNVariable, err)
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "cwac_test_" + hex.EncodeToString(b)
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatalf("connecting to PostgreSQL: %v", err)
+	}
+	defer func() { _ = db.Close() }()
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("creating database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", admin)
+		if err != nil {
+			return
+		}
+		defer func() { _ = db.Close() }()
+		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+	})
+	u.Path = "/" + name
+	return u.String()
+}

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"errors"
+	"time"
+)
+
+// Issue states and the reasons an issue was fixed.
+const (
+	StateOpen  = "open"
+	StateFixed = "fixed"
+	// ReasonFixed: a later scan of the page no longer showed the issue.
+	ReasonFixed = "fixed"
+	// ReasonPageNotScanned: a later scan of the organisation did not visit
+	// the page (it was removed, or the crawl did not reach it). Counted
+	// apart from fixes.
+	ReasonPageNotScanned = "page not scanned"
+)
+
+// ErrScanExists is returned by BeginScan for a scan already in the store:
+// ingesting it again adds nothing.
+var ErrScanExists = errors.New("the scan is already in the store")
+
+// ErrOutOfOrder is returned (wrapped, naming the organisation) when a scan
+// finished before a scan of one of its organisations already in the store:
+// transitions are computed against the previous scan, so history is
+// written oldest first.
+var ErrOutOfOrder = errors.New("the scan is older than one already in the store for the same organisation")
+
+// Scan describes one finished scan, as the ingest records it.
+type Scan struct {
+	// UID identifies the scan: the CwacScan's metadata.uid, or for an
+	// imported results directory a name derived from it.
+	UID       string
+	Namespace string
+	Name      string
+	// Schedule is the CwacScanSchedule that created the scan ("" for none).
+	Schedule   string
+	FinishedAt time.Time
+	Phase      string
+	// ResultsPath is the results directory on the results volume.
+	ResultsPath string
+	Engine      EngineVersions
+}
+
+// EngineVersions is what produced a scan's results, where known: a change
+// marks the trend, so a jump caused by an axe-core upgrade is not read as
+// a regression.
+type EngineVersions struct {
+	CWACImageDigest string `json:"cwac_image_digest,omitempty"`
+	AxeCore         string `json:"axe_core,omitempty"`
+	Chrome          string `json:"chrome,omitempty"`
+}
+
+// IssueFilter selects issues for IssueHistory. Empty fields do not filter.
+type IssueFilter struct {
+	Organisation string
+	Rule         string
+	// State is "open", "fixed" or "" (both).
+	State        string
+	ReopenedOnly bool
+	// Page is a page URL; it is normalised as issues' pages are.
+	Page string
+	// Limit is the page size (1..MaxLimit; 0 means DefaultLimit).
+	Limit  int
+	Offset int
+}
+
+// Paging limits of IssueHistory.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+	// MaxOffset bounds how deep a page may start: deeper pages are better
+	// reached with narrower filters.
+	MaxOffset = 1_000_000
+)
+
+// IssuePage is one page of IssueHistory: the matching issues' total and
+// the page's issues, oldest first (by first sighting).
+type IssuePage struct {
+	Total  int64   `json:"total"`
+	Issues []Issue `json:"issues"`
+}
+
+// Issue is one issue identity followed across scans.
+type Issue struct {
+	Fingerprint   string   `json:"fingerprint"`
+	State         string   `json:"state"`
+	Organisation  string   `json:"organisation"`
+	Page          string   `json:"page"`
+	ViewportWidth int      `json:"viewport_width"`
+	Audit         string   `json:"audit"`
+	Rule          string   `json:"rule"`
+	Impact        string   `json:"impact,omitempty"`
+	ElementHTML   string   `json:"element_html,omitempty"`
+	Target        string   `json:"target,omitempty"`
+	HelpURL       string   `json:"help_url,omitempty"`
+	WCAG          []string `json:"wcag,omitempty"`
+	// FirstSeenScan, LastSeenScan and FixedInScan name scans as
+	// "namespace/name".
+	FirstSeenScan string     `json:"first_seen_scan"`
+	FirstSeenAt   time.Time  `json:"first_seen_at"`
+	LastSeenScan  string     `json:"last_seen_scan"`
+	LastSeenAt    time.Time  `json:"last_seen_at"`
+	FixedInScan   string     `json:"fixed_in_scan,omitempty"`
+	FixedAt       *time.Time `json:"fixed_at,omitempty"`
+	FixedReason   string     `json:"fixed_reason,omitempty"`
+	Reopened      int        `json:"reopened"`
+	ScansPresent  int        `json:"scans_present"`
+}
+
+// IssueDetail is one issue with every scan of its organisation since it
+// was first seen, and whether each showed it.
+type IssueDetail struct {
+	Issue
+	Scans []IssueScan `json:"scans"`
+}
+
+// IssueScan is one scan of an issue's organisation.
+type IssueScan struct {
+	Scan       string    `json:"scan"`
+	FinishedAt time.Time `json:"finished_at"`
+	Present    bool      `json:"present"`
+}
+
+// TrendPoint is one organisation's figures in one scan.
+type TrendPoint struct {
+	Scan       string    `json:"scan"`
+	Schedule   string    `json:"schedule,omitempty"`
+	FinishedAt time.Time `json:"finished_at"`
+	BaseURLs   int       `json:"base_urls"`
+	Pages      int       `json:"pages"`
+	// Issues is CWAC's count (num_issues, one per viewport), as
+	// summary.json's total_issues counts; Elements counts an element
+	// found at several viewports once.
+	Issues          int64            `json:"issues"`
+	Elements        int64            `json:"elements"`
+	ByImpact        map[string]int64 `json:"by_impact"`
+	ByAudit         map[string]int64 `json:"by_audit"`
+	WeightedPerPage float64          `json:"weighted_per_page"`
+	// Score is the leaderboard's (nil when no page was scanned).
+	Score *float64 `json:"score"`
+	// New, Fixed, FixedPageNotScanned, Reopened and Unstable count issue
+	// rows (one per viewport) tracked in the history; Open is how many
+	// were open after the scan.
+	New                 int64          `json:"new"`
+	Fixed               int64          `json:"fixed"`
+	FixedPageNotScanned int64          `json:"fixed_page_not_scanned"`
+	Reopened            int64          `json:"reopened"`
+	Unstable            int64          `json:"unstable"`
+	Open                int64          `json:"open"`
+	Engine              EngineVersions `json:"engine"`
+	// EngineChanged is true when the engine differs from the previous
+	// point's (the first point has nothing to differ from).
+	EngineChanged bool `json:"engine_changed,omitempty"`
+}
+
+// OrganisationSummary is an organisation with its latest figures.
+type OrganisationSummary struct {
+	Name   string      `json:"organisation"`
+	Sector string      `json:"sector,omitempty"`
+	Scans  int64       `json:"scans"`
+	Latest *TrendPoint `json:"latest,omitempty"`
+}
+
+// Template is one rule failing on the same element HTML on several pages of
+// an organisation in one scan.
+type Template struct {
+	Audit       string `json:"audit"`
+	Rule        string `json:"rule"`
+	ElementHTML string `json:"element_html"`
+	Pages       int    `json:"pages"`
+	Instances   int64  `json:"instances"`
+}
+
+// Retention bounds what Prune keeps. Zero fields keep everything.
+type Retention struct {
+	// MaxAge prunes scans that finished longer ago.
+	MaxAge time.Duration
+	// MaxScans keeps the newest scans of each schedule (scans without a
+	// schedule count as one), pruning older ones.
+	MaxScans int
+}
