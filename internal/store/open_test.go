@@ -50,12 +50,12 @@ func TestParseDSN(t *testing.T) {
 // TestRebind: PostgreSQL's placeholders are numbered; a quoted ? is text.
 func TestRebind(t *testing.T) {
 	cases := map[string]string{
-		"SELECT 1":                            "SELECT 1",
-		"a = ? AND b = ?":                     "a = $1 AND b = $2",
-		"a = '?' AND b = ?":                   "a = '?' AND b = $1",
-		"a = 'it''s ?' AND b IN (?, ?, ?)":    "a = 'it''s ?' AND b IN ($1, $2, $3)",
+		"SELECT 1":                           "SELECT 1",
+		"a = ? AND b = ?":                    "a = $1 AND b = $2",
+		"a = '?' AND b = ?":                  "a = '?' AND b = $1",
+		"a = 'it''s ?' AND b IN (?, ?, ?)":   "a = 'it''s ?' AND b IN ($1, $2, $3)",
 		"VALUES (?, ?), (?, ?), (?, ?), (?)": "VALUES ($1, $2), ($3, $4), ($5, $6), ($7)",
-		"? ? ? ? ? ? ? ? ? ?":                 "$1 $2 $3 $4 $5 $6 $7 $8 $9 $10",
+		"? ? ? ? ? ? ? ? ? ?":                "$1 $2 $3 $4 $5 $6 $7 $8 $9 $10",
 	}
 	for in, want := range cases {
 		if got := rebind(in); got != want {

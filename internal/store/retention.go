@@ -57,7 +57,7 @@ func (s *Store) expiredScans(ctx context.Context, r Retention) ([]int64, error) 
 	}
 	defer func() { _ = rows.Close() }() // read only
 	type scan struct {
-		id, at        int64
+		id, at       int64
 		ns, schedule string
 	}
 	var all []scan
