@@ -97,9 +97,6 @@ func (c *comparison) org(r *record) *results.OrganisationChange {
 	return o
 }
 
-// impactRank orders axe's impacts from worst; a rule shows its worst.
-var impactRank = map[string]int{results.ImpactCritical: 1, results.ImpactSerious: 2, results.ImpactModerate: 3, results.ImpactMinor: 4}
-
 func (c *comparison) ruleChange(a *auditState, r *record) *RuleChange {
 	shown, _, _ := strings.Cut(c.strs.str(r.rule), "\x00")
 	key := [2]string{a.audit, shown}
@@ -109,7 +106,9 @@ func (c *comparison) ruleChange(a *auditState, r *record) *RuleChange {
 		c.rules[key] = rc
 	}
 	impact := c.strs.str(r.impact)
-	if rank, ok := impactRank[impact]; ok && (rc.Impact == "" || rank < impactRank[rc.Impact]) {
+	// A rule shows its worst impact; none or another ranks after every
+	// impact, so it never replaces one.
+	if results.ImpactRank(impact) < results.ImpactRank(rc.Impact) {
 		rc.Impact = impact
 	}
 	return rc

@@ -8,10 +8,8 @@ import (
 	"slices"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 )
-
-// impacts in the order they are reported, worst first.
-var impacts = []string{"critical", "serious", "moderate", "minor"}
 
 // Crossed lists, for people, each threshold the summary crosses with its
 // figure, e.g. "critical issues 6 > 0"; none when it stays within them
@@ -31,7 +29,8 @@ func Crossed(t *cwacv1alpha1.Thresholds, s *cwacv1alpha1.ScanSummary) []string {
 	for k := range t.MaxIssuesByImpact {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b string) int { return rank(a) - rank(b) })
+	// Worst first; unknown keys (the CRD refuses them) last.
+	slices.SortFunc(keys, func(a, b string) int { return results.ImpactRank(a) - results.ImpactRank(b) })
 	for _, impact := range keys {
 		if limit, got := t.MaxIssuesByImpact[impact], s.IssuesByImpact[impact]; got > limit {
 			crossed = append(crossed, fmt.Sprintf("%s issues %d > %d", impact, got, limit))
@@ -44,12 +43,4 @@ func Crossed(t *cwacv1alpha1.Thresholds, s *cwacv1alpha1.ScanSummary) []string {
 		crossed = append(crossed, fmt.Sprintf("pages scanned %d < %d", s.PagesScanned, *t.MinPagesScanned))
 	}
 	return crossed
-}
-
-// rank orders impacts worst first; unknown keys (the CRD refuses them) last.
-func rank(impact string) int {
-	if i := slices.Index(impacts, impact); i >= 0 {
-		return i
-	}
-	return len(impacts)
 }

@@ -139,7 +139,7 @@ func (s *Server) compareQuery(in CompareInput) (compareQuery, error) {
 	if in.Offset < 0 {
 		return q, fmt.Errorf("Invalid offset: %d", in.Offset)
 	}
-	if q.impact != "" && !slices.Contains(impacts, q.impact) {
+	if q.impact != "" && !slices.Contains(results.Impacts(), q.impact) {
 		return q, fmt.Errorf("Invalid impact: %q (critical, serious, moderate or minor)", truncate(in.Impact, 64))
 	}
 	return q, nil
@@ -264,7 +264,7 @@ func capImpacts(m map[string]int64) map[string]int64 {
 		return m
 	}
 	out := map[string]int64{}
-	for _, k := range impacts {
+	for _, k := range results.Impacts() {
 		if n, ok := m[k]; ok {
 			out[k] = n
 		}

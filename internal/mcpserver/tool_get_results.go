@@ -38,8 +38,6 @@ type ResultsOutput struct {
 // auditTypeRE is a CSV stem; it keeps audit_type from naming a path.
 var auditTypeRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
-var impacts = []string{"critical", "serious", "moderate", "minor"}
-
 // maxCellBytes caps one cell in a tool answer: CWAC puts whole HTML
 // snippets in cells.
 const maxCellBytes = 4096
@@ -123,7 +121,7 @@ func (s *Server) resultsQuery(in ResultsInput) (resultsQuery, error) {
 	if in.AuditType != "" && !auditTypeRE.MatchString(in.AuditType) {
 		return q, fmt.Errorf("Invalid audit_type: %q (a CSV name such as axe_core_audit)", truncate(in.AuditType, 128))
 	}
-	if q.filter.Impact != "" && !slices.Contains(impacts, q.filter.Impact) {
+	if q.filter.Impact != "" && !slices.Contains(results.Impacts(), q.filter.Impact) {
 		return q, fmt.Errorf("Invalid impact: %q (critical, serious, moderate or minor)", truncate(in.Impact, 64))
 	}
 	return q, nil

@@ -12,11 +12,12 @@ package metrics
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Namespace prefixes every metric name.
@@ -61,10 +62,8 @@ var knownReasons = setOf(
 	cwacv1alpha1.ReasonCancelled, cwacv1alpha1.ReasonJobConflict,
 )
 
-// Impacts are axe's impacts, the values of the impact label besides OtherImpact.
-var Impacts = []string{"critical", "serious", "moderate", "minor"}
-
-var knownImpacts = setOf(Impacts...)
+// knownImpacts are axe's impacts, the values of the impact label besides OtherImpact.
+var knownImpacts = setOf(results.Impacts()...)
 
 // knownPhases are the phases the phase label takes.
 var knownPhases = setOf(string(cwacv1alpha1.PhasePending), string(cwacv1alpha1.PhaseQueued),
@@ -157,15 +156,8 @@ func Impact(impact string) string {
 const maxOrganisationLabelBytes = 100
 
 // organisationLabel cuts an organisation's name to maxOrganisationLabelBytes
-// on a character boundary.
+// on a character boundary, unmarked as these label values have always been
+// (a long name's series keeps its name).
 func organisationLabel(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	if len(s) <= maxOrganisationLabelBytes {
-		return s
-	}
-	cut := maxOrganisationLabelBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	return textcap.HeadMarked(strings.ToValidUTF8(s, ""), maxOrganisationLabelBytes, "")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
 // TopOrganisations is how many organisations of a schedule's latest scan
@@ -165,7 +166,7 @@ func collectLatest(ch chan<- prometheus.Metric, k streamKey, s *cwacv1alpha1.Cwa
 	gauge(latestTotalDesc, float64(sum.TotalIssues))
 	gauge(latestPagesDesc, float64(sum.PagesScanned))
 	byImpact := map[string]int64{}
-	for _, impact := range Impacts {
+	for _, impact := range results.Impacts() {
 		byImpact[impact] = 0 // every impact has a series: a panel shows 0, not a gap
 	}
 	for impact, n := range sum.IssuesByImpact {

@@ -15,11 +15,8 @@ type RowFilter struct {
 }
 
 // NumRowClasses is how many RowClass values there are: no impact or
-// another, and the four of impactOrder, each issue or not.
-const NumRowClasses = 2 * 5
-
-// impactOrder numbers the impacts a filter can name (class 0 is any other).
-var impactOrder = []string{ImpactCritical, ImpactSerious, ImpactModerate, ImpactMinor}
+// another, and each of axe-core's impacts, each issue or not.
+const NumRowClasses = 2 * (1 + len(impacts))
 
 // RowClass is a row's class: its impact's number (0 for none or another)
 // times two, plus one when it is an issue.
@@ -63,12 +60,11 @@ func (m *matcher) matches(r *Reader, row Row) bool {
 	return m.filter.Keeps(m.cls.classOf(row))
 }
 
+// impactNumber numbers the impacts a filter can name from 1, worst first;
+// no impact or another is 0.
 func impactNumber(impact string) int {
-	impact = strings.ToLower(impact)
-	for i, name := range impactOrder {
-		if impact == name {
-			return i + 1
-		}
+	if rank := ImpactRank(strings.ToLower(impact)); rank < len(impacts) {
+		return rank + 1
 	}
 	return 0
 }

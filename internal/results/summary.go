@@ -85,17 +85,6 @@ var knownRules = map[string]string{
 // RuleDescription describes a non-axe audit's issues ("" when unknown).
 func RuleDescription(audit string) string { return knownRules[audit] }
 
-// axe-core's impacts, from worst.
-const (
-	ImpactCritical = "critical"
-	ImpactSerious  = "serious"
-	ImpactModerate = "moderate"
-	ImpactMinor    = "minor"
-)
-
-// impactRank orders axe impacts from worst.
-var impactRank = map[string]int{ImpactCritical: 0, ImpactSerious: 1, ImpactModerate: 2, ImpactMinor: 3}
-
 // Options adjust Summarize.
 type Options struct {
 	// ExpectedBaseURLs are the base URLs the scan was given, so base URLs that

@@ -162,7 +162,7 @@ func (b *SummaryBuilder) auditRow(row Row) error {
 		v = &Violation{ID: id, AuditType: b.audit, Impact: strings.Clone(impact), Description: strings.Clone(desc)}
 		b.rules[ruleKey{b.audit, id}] = v
 	}
-	if v.Impact == "" || rankOfImpact(impact) < rankOfImpact(v.Impact) {
+	if v.Impact == "" || ImpactRank(impact) < ImpactRank(v.Impact) {
 		v.Impact = strings.Clone(impact)
 	}
 	v.Count += n
@@ -235,17 +235,8 @@ func violationLess(a, b Violation) bool {
 	if a.Count != b.Count {
 		return a.Count > b.Count
 	}
-	if ra, rb := rankOfImpact(a.Impact), rankOfImpact(b.Impact); ra != rb {
+	if ra, rb := ImpactRank(a.Impact), ImpactRank(b.Impact); ra != rb {
 		return ra < rb
 	}
 	return a.ID < b.ID
-}
-
-// rankOfImpact orders impacts from the worst (critical, 0); a missing or
-// unknown impact comes after minor.
-func rankOfImpact(impact string) int {
-	if r, ok := impactRank[impact]; ok {
-		return r
-	}
-	return len(impactRank)
 }
