@@ -8,26 +8,31 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
-// A base URL is held to MaxURLLength characters, as the CRD's maxLength
-// counts them (not bytes: these URLs are mostly two-byte characters): one
-// below, at and one above; the error quotes the URL's first 80 characters.
+// A base URL is held to urlpolicy.MaxURLLength characters, as the CRD's
+// maxLength counts them (not bytes: these URLs are mostly two-byte
+// characters): one below, at and one above; the error quotes the URL's
+// first maxURLShown bytes.
 func TestParseBaseURLLengthBoundary(t *testing.T) {
 	const prefix = "https://a.example/"
-	for _, n := range []int{MaxURLLength - 1, MaxURLLength, MaxURLLength + 1} {
+	for _, n := range []int{urlpolicy.MaxURLLength - 1, urlpolicy.MaxURLLength, urlpolicy.MaxURLLength + 1} {
 		raw := prefix + strings.Repeat("é", n-len(prefix))
-		if c := utf8.RuneCountInString(raw); c != n || len(raw) <= MaxURLLength+1 {
+		if c := utf8.RuneCountInString(raw); c != n || len(raw) <= urlpolicy.MaxURLLength+1 {
 			t.Fatalf("built %d characters in %d bytes, want %d characters in more bytes than the limit", c, len(raw), n)
 		}
 		_, err := ParseBaseURL(raw)
-		if n <= MaxURLLength {
+		if n <= urlpolicy.MaxURLLength {
 			if err != nil {
 				t.Errorf("%d characters refused: %v", n, err)
 			}
 			continue
 		}
-		want := "Invalid URL: " + prefix + strings.Repeat("é", 80-len(prefix)) + "…: longer than 2048 characters"
+		// 200 bytes less the 3-byte ellipsis and the 18-byte prefix leave
+		// 179: 89 two-byte characters, the cut falling inside the 90th.
+		want := "Invalid URL: " + prefix + strings.Repeat("é", 89) + "…: longer than 2048 characters"
 		if err == nil || err.Error() != want {
 			t.Errorf("%d characters: %v, want %q", n, err, want)
 		}
@@ -237,5 +242,23 @@ func TestNormalizeSitesOneKindOnly(t *testing.T) {
 	got, err = NormalizeSites([]string{"https://a.example/"}, nil)
 	if err != nil || len(got) != 1 || got[0].Organisation != "a.example" {
 		t.Errorf("URLs only: %v, %v", got, err)
+	}
+}
+
+// A refused URL's error shows its first maxURLShown bytes, quoted when it
+// holds white space: one below, at and one above the cut.
+func TestParseBaseURLErrorShowsTheURL(t *testing.T) {
+	ftp := func(n int) string { return "ftp://a.example/" + strings.Repeat("x", n-len("ftp://a.example/")) }
+	tests := []struct{ raw, want string }{
+		{ftp(maxURLShown - 1), "Invalid URL: " + ftp(maxURLShown-1) + ": only http and https URLs can be scanned"},
+		{ftp(maxURLShown), "Invalid URL: " + ftp(maxURLShown) + ": only http and https URLs can be scanned"},
+		{ftp(maxURLShown + 1), "Invalid URL: " + ftp(maxURLShown-len("…")) + "…: only http and https URLs can be scanned"},
+		{"https://a.example/a b", `Invalid URL: "https://a.example/a b": contains white space`},
+		{"https://a.example?q", "Invalid URL: https://a.example?q: must be http:// or https:// in lower case and a host, then nothing or a path starting with /"},
+	}
+	for _, tt := range tests {
+		if _, err := ParseBaseURL(tt.raw); err == nil || err.Error() != tt.want {
+			t.Errorf("ParseBaseURL(%q) = %v, want %q", tt.raw, err, tt.want)
+		}
 	}
 }

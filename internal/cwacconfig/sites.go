@@ -5,8 +5,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Site is one row of CWAC's base URL CSV.
@@ -15,10 +18,6 @@ type Site struct {
 	URL          string
 	Sector       string
 }
-
-// MaxURLLength matches the CRD's limit on a base URL, in characters (as
-// the CRD's maxLength counts them), not bytes.
-const MaxURLLength = 2048
 
 // DefaultSector is used when a site names none.
 const DefaultSector = "unknown"
@@ -60,30 +59,25 @@ func NormalizeSites(urls []string, sites []Site) ([]Site, error) {
 	return out, nil
 }
 
-// ParseBaseURL accepts only absolute http(s) URLs with a host. Its errors
-// keep the original MCP server's wording ("Invalid URL: …"), which MCP clients match on.
+// ParseBaseURL accepts only a URL of the form a scan may name
+// (urlpolicy.CheckForm: absolute http(s), a host, no user-info, at most
+// urlpolicy.MaxURLLength characters, the CRD's pattern). Its errors keep the
+// original MCP server's wording ("Invalid URL: …"), which MCP clients match
+// on, with the URL's first maxURLShown bytes, quoted when it holds white space.
 func ParseBaseURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("Invalid URL: %s: %w", raw, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("Invalid URL: %s: scheme must be http or https", raw)
-	}
-	if u.Hostname() == "" {
-		return nil, fmt.Errorf("Invalid URL: %s: no host", raw)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("Invalid URL: %s: user-info (user@host) is not allowed", raw)
-	}
-	if utf8.RuneCountInString(raw) > MaxURLLength {
-		return nil, fmt.Errorf("Invalid URL: %.80s…: longer than %d characters", raw, MaxURLLength)
-	}
-	if strings.ContainsAny(raw, " \t\r\n") {
-		return nil, fmt.Errorf("Invalid URL: %q: contains white space", raw)
+	u, d := urlpolicy.CheckForm(raw)
+	if d != nil {
+		shown := textcap.Head(raw, maxURLShown)
+		if strings.ContainsAny(shown, " \t\r\n") {
+			shown = strconv.Quote(shown)
+		}
+		return nil, fmt.Errorf("Invalid URL: %s: %s", shown, d.Detail)
 	}
 	return u, nil
 }
+
+// maxURLShown bounds the part of a refused URL its error shows, in bytes.
+const maxURLShown = 200
 
 // WriteBaseURLCSV renders sites as CWAC's base URL CSV (header
 // organisation,url,sector; RFC 4180 quoting for commas, quotes and newlines;

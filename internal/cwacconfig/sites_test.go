@@ -35,7 +35,7 @@ func TestNormalizeSitesErrors(t *testing.T) {
 		{[]string{"ftp://x/"}, "Invalid URL: ftp://x/"},
 		{[]string{"javascript:alert(1)"}, "Invalid URL"},
 		{[]string{"/relative"}, "Invalid URL"},
-		{[]string{"http:///nohost"}, "no host"},
+		{[]string{"http:///nohost"}, "missing or malformed host"},
 		{[]string{"http://public@127.0.0.1/"}, "user-info"},
 		{[]string{"https://a.example/" + strings.Repeat("x", 2048)}, "longer than 2048"},
 		{[]string{"https://a.example/a b"}, "white space"},

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +25,7 @@ const (
 	RuleUserInfo     = "userinfo"
 	RuleHost         = "host"
 	RuleLength       = "length"
+	RuleForm         = "form"
 	RuleLoopback     = "loopback"
 	RuleUnspecified  = "unspecified"
 	RuleLinkLocal    = "link-local"
@@ -41,10 +41,6 @@ const (
 	RuleUnresolvable = "unresolvable"
 	RuleRedirect     = "redirect"
 )
-
-// MaxURLLength bounds a URL, in characters, as the CRD's maxLength counts
-// them: a URL the API server accepted is never refused for its length here.
-const MaxURLLength = 2048
 
 // Denial is a refused URL: which URL, which rule, and why.
 type Denial struct {
@@ -206,38 +202,21 @@ func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// CheckURL applies the policy to one URL: its form, its host (as an address
-// or a name), the addresses the name resolves to, and where it redirects.
+// CheckURL applies the policy to one URL a scan names: its form
+// (CheckForm), its host (as an address or a name), the addresses the name
+// resolves to, and where it redirects.
 func (p *Policy) CheckURL(ctx context.Context, raw string) *Denial {
+	if _, d := CheckForm(raw); d != nil {
+		return d
+	}
 	return p.check(ctx, raw, 0)
 }
 
 func (p *Policy) check(ctx context.Context, raw string, hops int) *Denial {
 	deny := func(rule, detail string) *Denial { return &Denial{URL: raw, Rule: rule, Detail: detail} }
-	if utf8.RuneCountInString(raw) > MaxURLLength {
-		return deny(RuleLength, fmt.Sprintf("longer than %d characters", MaxURLLength))
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return deny(RuleHost, "not a valid URL")
-	}
-	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
-		return deny(RuleScheme, "only http and https URLs can be scanned")
-	}
-	if u.User != nil || strings.Contains(u.Host, "@") {
-		return deny(RuleUserInfo, "user-info (user@host) is not allowed")
-	}
-	host := strings.ToLower(u.Hostname())
-	if strings.HasPrefix(u.Host, "[") {
-		host = "[" + host + "]"
-	}
-	if host == "" || strings.ContainsAny(host, " %\\") {
-		return deny(RuleHost, "missing or malformed host")
-	}
-	if port := u.Port(); port != "" {
-		if n, err := parsePort(port); err != nil || n == 0 {
-			return deny(RuleHost, "invalid port")
-		}
+	u, host, d := parseURL(raw)
+	if d != nil {
+		return d
 	}
 	ip, isIP, err := parseHostIP(host)
 	if err != nil {

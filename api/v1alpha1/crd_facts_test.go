@@ -1,0 +1,124 @@
+package v1alpha1_test
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+)
+
+// Facts the CRD states through kubebuilder markers, which cannot name a Go
+// constant, are held here to the one Go definition each: the generated CRDs
+// in config/crd/bases must say what the code says.
+
+// scanSpecs are the CwacScan spec schemas of both generated CRDs: the scan's
+// own, and the one a schedule's scanTemplate holds.
+func scanSpecs(t *testing.T) map[string]apiextensionsv1.JSONSchemaProps {
+	t.Helper()
+	specs := map[string]apiextensionsv1.JSONSchemaProps{}
+	for file, path := range map[string][]string{
+		"cwac.a11y.dev_cwacscans.yaml":         {"spec"},
+		"cwac.a11y.dev_cwacscanschedules.yaml": {"spec", "scanTemplate", "spec"},
+	} {
+		data, err := os.ReadFile("../../config/crd/bases/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Schema == nil {
+			t.Fatalf("%s: want one version with a schema", file)
+		}
+		schema := *crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		for _, field := range path {
+			next, ok := schema.Properties[field]
+			if !ok {
+				t.Fatalf("%s: no %s in the schema", file, strings.Join(path, "."))
+			}
+			schema = next
+		}
+		specs[file] = schema
+	}
+	return specs
+}
+
+func TestCRDURLsMatchTheGoForm(t *testing.T) {
+	for file, spec := range scanSpecs(t) {
+		urls := spec.Properties["urls"].Items
+		sites := spec.Properties["sites"].Items
+		if urls == nil || urls.Schema == nil || sites == nil || sites.Schema == nil {
+			t.Fatalf("%s: spec.urls or spec.sites has no item schema", file)
+		}
+		for name, s := range map[string]apiextensionsv1.JSONSchemaProps{
+			"spec.urls[]":      *urls.Schema,
+			"spec.sites[].url": sites.Schema.Properties["url"],
+		} {
+			if s.MaxLength == nil || *s.MaxLength != urlpolicy.MaxURLLength {
+				t.Errorf("%s: %s maxLength = %s, want urlpolicy.MaxURLLength (%d)", file, name, show(s.MaxLength), urlpolicy.MaxURLLength)
+			}
+			if s.Pattern != urlpolicy.URLPattern {
+				t.Errorf("%s: %s pattern = %q, want urlpolicy.URLPattern %q", file, name, s.Pattern, urlpolicy.URLPattern)
+			}
+		}
+	}
+}
+
+// celListRE finds the quoted list in a CEL rule: k in ['a', 'b'].
+var celListRE = regexp.MustCompile(`\bin \[([^\]]*)\]`)
+
+func TestCRDThresholdImpactsAreAxesImpacts(t *testing.T) {
+	for file, spec := range scanSpecs(t) {
+		byImpact := spec.Properties["thresholds"].Properties["maxIssuesByImpact"]
+		if byImpact.MaxProperties == nil || *byImpact.MaxProperties != int64(len(results.Impacts())) {
+			t.Errorf("%s: maxIssuesByImpact maxProperties = %s, want %d impacts", file, show(byImpact.MaxProperties), len(results.Impacts()))
+		}
+		var m []string
+		for _, v := range byImpact.XValidations {
+			if found := celListRE.FindStringSubmatch(v.Rule); found != nil {
+				m = found
+			}
+		}
+		if m == nil {
+			t.Fatalf("%s: no rule of maxIssuesByImpact lists the impacts: %+v", file, byImpact.XValidations)
+		}
+		var listed []string
+		for _, item := range strings.Split(m[1], ",") {
+			listed = append(listed, strings.Trim(strings.TrimSpace(item), "'"))
+		}
+		if !slices.Equal(listed, results.Impacts()) {
+			t.Errorf("%s: maxIssuesByImpact's rule allows %q, want results.Impacts() %q", file, listed, results.Impacts())
+		}
+	}
+}
+
+// configOverrides' description tells users which keys are refused; it must
+// name every key the operator owns.
+func TestCRDConfigOverridesNamesEveryOwnedKey(t *testing.T) {
+	for file, spec := range scanSpecs(t) {
+		desc := spec.Properties["configOverrides"].Description
+		for _, key := range cwac.OwnedConfigKeys {
+			if !strings.Contains(desc, key) {
+				t.Errorf("%s: configOverrides' description does not name the owned key %s", file, key)
+			}
+		}
+	}
+}
+
+// show prints an optional number of the schema.
+func show(n *int64) string {
+	if n == nil {
+		return "unset"
+	}
+	return strconv.FormatInt(*n, 10)
+}
