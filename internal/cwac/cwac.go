@@ -105,16 +105,26 @@ const (
 	EntryPoint        = "cwac.py"
 )
 
-// Operator-owned config keys: set from CwacScan spec fields or by the runner,
-// never through configOverrides.
-var OwnedConfigKeys = []string{
-	"audit_name",
-	"max_links_per_domain",
-	"thread_count",
-	"viewport_sizes",
-	"base_urls_visit_path",
-	"base_urls_nohead_path",
-}
+// CWAC's config keys the operator writes itself: the first four from the
+// CwacScan's spec fields into the scan's overrides, the base URL paths by the
+// runner into the merged config.
+const (
+	KeyAuditName          = "audit_name"
+	KeyMaxLinksPerDomain  = "max_links_per_domain"
+	KeyThreadCount        = "thread_count"
+	KeyViewportSizes      = "viewport_sizes"
+	KeyBaseURLsVisitPath  = "base_urls_visit_path"
+	KeyBaseURLsNoHeadPath = "base_urls_nohead_path"
+)
+
+// RunnerConfigKeys are the keys only the runner sets (where it puts the
+// base URLs): the scan's overrides, written by the operator, never hold them.
+var RunnerConfigKeys = []string{KeyBaseURLsVisitPath, KeyBaseURLsNoHeadPath}
+
+// OwnedConfigKeys are the keys set from CwacScan spec fields or by the
+// runner, never through configOverrides (the CRD's description of
+// configOverrides names each; a test in api/v1alpha1 holds it to this list).
+var OwnedConfigKeys = append([]string{KeyAuditName, KeyMaxLinksPerDomain, KeyThreadCount, KeyViewportSizes}, RunnerConfigKeys...)
 
 // resultsDirTimeLayout is the time in CWAC's results directory names, in
 // Go's layout notation.

@@ -1,6 +1,7 @@
 package cwac
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +105,17 @@ func TestResultsDirNameRoundTrips(t *testing.T) {
 	ts, audit, ok := ParseResultsDirName(name)
 	if !ok || ts != "2026-11-02_03-04-05" || audit != "gov-week-1" {
 		t.Errorf("ParseResultsDirName(%q) = %q, %q, %v", name, ts, audit, ok)
+	}
+}
+
+// The keys the runner refuses in a scan's overrides are owned keys, and
+// the owned keys are the spec's four and the runner's two.
+func TestOwnedConfigKeys(t *testing.T) {
+	want := []string{"audit_name", "max_links_per_domain", "thread_count", "viewport_sizes", "base_urls_visit_path", "base_urls_nohead_path"}
+	if !slices.Equal(OwnedConfigKeys, want) {
+		t.Errorf("OwnedConfigKeys = %q, want %q", OwnedConfigKeys, want)
+	}
+	if !slices.Equal(RunnerConfigKeys, want[4:]) {
+		t.Errorf("RunnerConfigKeys = %q, want %q", RunnerConfigKeys, want[4:])
 	}
 }

@@ -44,15 +44,15 @@ func RenderOverrides(s Scan) ([]byte, error) {
 		return nil, err
 	}
 	doc := NewObject()
-	doc.Set("audit_name", s.AuditName)
+	doc.Set(cwac.KeyAuditName, s.AuditName)
 	if s.MaxLinksPerDomain < 0 || s.ThreadCount < 0 {
 		return nil, fmt.Errorf("max_links_per_domain and thread_count must not be negative")
 	}
 	if s.MaxLinksPerDomain > 0 {
-		doc.Set("max_links_per_domain", s.MaxLinksPerDomain)
+		doc.Set(cwac.KeyMaxLinksPerDomain, s.MaxLinksPerDomain)
 	}
 	if s.ThreadCount > 0 {
-		doc.Set("thread_count", s.ThreadCount)
+		doc.Set(cwac.KeyThreadCount, s.ThreadCount)
 	}
 	if len(s.Plugins) > 0 {
 		if err := cwac.ValidatePlugins(slices.Collect(maps.Keys(s.Plugins))); err != nil {
@@ -88,7 +88,7 @@ func RenderOverrides(s Scan) ([]byte, error) {
 			size.Set("height", v.Height)
 			vs.Set(name, size)
 		}
-		doc.Set("viewport_sizes", vs)
+		doc.Set(cwac.KeyViewportSizes, vs)
 	}
 	for _, key := range sortedKeys(s.Overrides) {
 		if slices.Contains(cwac.OwnedConfigKeys, key) {
@@ -107,7 +107,7 @@ func RenderOverrides(s Scan) ([]byte, error) {
 
 // replacedKeys are merged by replacement rather than deeply: a scan's
 // viewport list is the whole list, not an addition to the defaults'.
-var replacedKeys = []string{"viewport_sizes"}
+var replacedKeys = []string{cwac.KeyViewportSizes}
 
 // Merge deep-merges overrides into base and returns base: objects merge key
 // by key; anything else, and the keys in replacedKeys, is replaced. A key
@@ -137,10 +137,10 @@ func Merge(base, overrides *Object) *Object {
 // so when its viewport_to_test names none of the scan's viewports the
 // narrowest is used. It returns notes for the log.
 func Finalize(cfg *Object) []string {
-	cfg.Set("base_urls_visit_path", cwac.BaseURLsVisitPath)
-	cfg.Set("base_urls_nohead_path", cwac.BaseURLsNoHead)
+	cfg.Set(cwac.KeyBaseURLsVisitPath, cwac.BaseURLsVisitPath)
+	cfg.Set(cwac.KeyBaseURLsNoHeadPath, cwac.BaseURLsNoHead)
 
-	viewports := cfg.Object("viewport_sizes")
+	viewports := cfg.Object(cwac.KeyViewportSizes)
 	for _, name := range viewports.Keys() {
 		if size := viewports.Object(name); size != nil {
 			size.Reorder("width", "height")

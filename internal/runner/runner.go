@@ -423,12 +423,12 @@ func readScanInput(dir string) (scanInput, error) {
 	if in.overrides, err = cwacconfig.Decode(data); err != nil {
 		return in, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
 	}
-	for _, k := range []string{"base_urls_visit_path", "base_urls_nohead_path"} {
+	for _, k := range cwac.RunnerConfigKeys {
 		if _, ok := in.overrides.Get(k); ok {
 			return in, fmt.Errorf("%s: key %q is owned by the runner", scanpod.OverridesFile, k)
 		}
 	}
-	nameV, _ := in.overrides.Get("audit_name")
+	nameV, _ := in.overrides.Get(cwac.KeyAuditName)
 	in.auditName, _ = nameV.(string)
 	if err := cwac.ValidateAuditName(in.auditName); err != nil {
 		return in, fmt.Errorf("%s: %w", scanpod.OverridesFile, err)
