@@ -1,3 +1,5 @@
+//go:build integration
+
 package mcpserver
 
 import (
@@ -126,53 +128,6 @@ func TestSessionsAreBoundToTheirCaller(t *testing.T) {
 	if resp, body := request(t, http.MethodPost, srv.URL+"/mcp", "", "alice-token", "application/json", list, withSession); resp.StatusCode != http.StatusOK {
 		t.Errorf("alice's own session after bob's attempts: HTTP %d: %s", resp.StatusCode, body)
 	}
-}
-
-// One client holds at most the cap of connections; the rest are closed at
-// once, and a closed connection frees its slot.
-func TestConnectionsPerClientAreCapped(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := LimitConnsPerClient(inner, 2)
-	defer closeReadOnly(l)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.Copy(io.Discard, c); _ = c.Close() }()
-		}
-	}()
-	dial := func() net.Conn {
-		c, err := net.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	closedByServer := func(c net.Conn) bool {
-		_ = c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		_, err := c.Read(make([]byte, 1))
-		return err == io.EOF
-	}
-	a, b, c := dial(), dial(), dial()
-	if closedByServer(a) || closedByServer(b) {
-		t.Fatal("a connection under the cap was closed")
-	}
-	if !closedByServer(c) {
-		t.Fatal("the connection over the cap was kept")
-	}
-	_ = a.Close()
-	time.Sleep(100 * time.Millisecond)
-	if d := dial(); closedByServer(d) {
-		t.Error("a freed slot was not given to the next connection")
-	} else {
-		_ = d.Close()
-	}
-	_ = b.Close()
 }
 
 // A client that sends its body too slowly is cut off after the body timeout.

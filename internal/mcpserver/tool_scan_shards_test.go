@@ -1,3 +1,5 @@
+//go:build integration
+
 package mcpserver
 
 import (
@@ -212,27 +214,4 @@ func noteCount(mu *sync.Mutex, notes *[]string) int {
 	mu.Lock()
 	defer mu.Unlock()
 	return len(*notes)
-}
-
-// TestCauseTextNamesArguments: fields named inside a message (a CEL rule's
-// own message, a type check) are named as the caller's arguments too.
-func TestCauseTextNamesArguments(t *testing.T) {
-	tests := []struct {
-		cause metav1.StatusCause
-		want  string
-	}{
-		{metav1.StatusCause{Field: "spec.shards", Message: "Invalid value: 5: may not exceed the number of sites (spec.urls plus spec.sites)"},
-			"shards: Invalid value: 5: may not exceed the number of sites (urls plus sites)"},
-		{metav1.StatusCause{Field: "", Message: `"": Checked value must be of type integer with format int32 in spec.shards`},
-			"Checked value must be of type integer with format int32 in shards"},
-		{metav1.StatusCause{Field: "spec", Message: "Invalid value: \"object\": at least one URL is required: set spec.urls or spec.sites"},
-			"at least one URL is required: set urls or sites"},
-		{metav1.StatusCause{Field: "spec.timeout", Message: "see spec.viewportSizes[phone].width and spec.notAnArgument"},
-			"timeout: see viewport_sizes[phone].width and spec.notAnArgument"},
-	}
-	for _, tt := range tests {
-		if got := causeText(tt.cause); got != tt.want {
-			t.Errorf("causeText(%q)\n got %q\nwant %q", tt.cause.Message, got, tt.want)
-		}
-	}
 }

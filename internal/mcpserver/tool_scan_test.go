@@ -1,15 +1,13 @@
+//go:build integration
+
 package mcpserver
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 )
@@ -154,30 +152,6 @@ func TestRefusedScansCostNoRate(t *testing.T) {
 		}
 	}
 	h.mustCall("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}})
-}
-
-func TestInvalidScanError(t *testing.T) {
-	gk := schema.GroupKind{Group: "cwac.a11y.dev", Kind: "CwacScan"}
-	err := apierrors.NewInvalid(gk, "x", field.ErrorList{
-		field.Invalid(field.NewPath("spec", "maxLinksPerDomain"), 0, "should be greater than or equal to 1"),
-		field.Invalid(field.NewPath("spec", "urls").Index(2), "ftp://x/", "spec.urls[2] in body should match '^https?://'"),
-		field.Invalid(field.NewPath("spec", "viewportSizes").Key("phone").Child("width"), 1, "should be greater than or equal to 100"),
-		field.Invalid(field.NewPath("spec", "timeout"), "1s", "must be a duration between 1m and 24h"),
-		field.Invalid(field.NewPath("spec", "urlsExtra"), "", "not an argument"),
-	})
-	got := invalidScanError(err).Error()
-	want := `Invalid scan: max_links_per_domain: Invalid value: 0: should be greater than or equal to 1; ` +
-		`urls[2]: Invalid value: "ftp://x/": should match '^https?://'; ` +
-		`viewport_sizes[phone].width: Invalid value: 1: should be greater than or equal to 100; ` +
-		`timeout: Invalid value: "1s": must be a duration between 1m and 24h; ` +
-		`spec.urlsExtra: Invalid value: "": not an argument`
-	if got != want {
-		t.Errorf("invalidScanError:\n got %s\nwant %s", got, want)
-	}
-	forbidden := apierrors.NewForbidden(schema.GroupResource{}, "x", errors.New("no"))
-	if invalidScanError(errors.New("connection refused")) != nil || invalidScanError(forbidden) != nil {
-		t.Error("errors other than Invalid were taken for a refused scan")
-	}
 }
 
 // cwac_scan's thresholds become the scan's spec.thresholds; the API server's
