@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 )
 
 // Viewport is a named browser size, as CWAC's viewport_sizes holds them
@@ -184,7 +185,7 @@ func width(size *Object) float64 {
 // Encode renders a config document as CWAC reads it: indented JSON, keys in
 // the document's order.
 func Encode(cfg *Object) ([]byte, error) {
-	compact, err := marshalValue(cfg)
+	compact, err := plainjson.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 )
 
 // Object is a JSON object that keeps its keys in order. CWAC reads its config
@@ -98,13 +100,13 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		key, err := marshalValue(k)
+		key, err := plainjson.Marshal(k)
 		if err != nil {
 			return nil, err
 		}
 		buf.Write(key)
 		buf.WriteByte(':')
-		val, err := marshalValue(o.vals[k])
+		val, err := plainjson.Marshal(o.vals[k])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
@@ -112,18 +114,6 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-// marshalValue is json.Marshal without HTML escaping (CWAC's selectors and
-// user agent stay as written).
-func marshalValue(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // Decode parses a JSON config document into an Object, keeping key order

@@ -2,12 +2,12 @@ package diff
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -53,9 +53,7 @@ type RowWriter struct {
 // NewRowWriter writes rows to w; call Flush when done.
 func NewRowWriter(w io.Writer) *RowWriter {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false) // HTML cells stay readable
-	return &RowWriter{w: bw, enc: enc}
+	return &RowWriter{w: bw, enc: plainjson.NewEncoder(bw)} // HTML cells stay readable
 }
 
 // Write spools one row (Encode ends it with a newline).
@@ -80,7 +78,7 @@ func WriteDocument(w io.Writer, res *Result, spool io.Reader) error {
 	}
 	_, _ = bw.WriteString("{\n")
 	for _, h := range head {
-		data, err := marshal(h.value)
+		data, err := plainjson.Marshal(h.value)
 		if err != nil {
 			return fmt.Errorf("encoding %s: %w", h.key, err)
 		}
@@ -101,16 +99,6 @@ func WriteDocument(w io.Writer, res *Result, spool io.Reader) error {
 	}
 	_, _ = bw.WriteString("\n]\n}\n")
 	return bw.Flush() // bufio keeps the first write error: this reports it
-}
-
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // MaxValueBytes caps one value of diff.json as ReadDocument reads it (a row,

@@ -27,6 +27,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -664,7 +665,7 @@ func join(a, b string) string {
 }
 
 func writeJSON(path string, v any) error {
-	data, err := jsonIndent(v)
+	data, err := plainjson.MarshalIndent(v)
 	if err != nil {
 		return err
 	}
