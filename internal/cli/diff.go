@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // compareArgs are cwac_compare_scans' arguments.
@@ -131,10 +133,10 @@ the operator stored in the scan's status and needs only the API server.`,
 
 func checkCompareArgs(a compareArgs) error {
 	if a.Change != "" && !slices.Contains(changeNames, a.Change) {
-		return fmt.Errorf("--change %q: must be one of %v", truncate(a.Change, 40), changeNames)
+		return fmt.Errorf("--change %q: must be one of %v", textcap.Head(a.Change, 40), changeNames)
 	}
 	if a.Impact != "" && !slices.Contains(impactNames, a.Impact) {
-		return fmt.Errorf("--impact %q: must be one of %v", truncate(a.Impact, 40), impactNames)
+		return fmt.Errorf("--impact %q: must be one of %v", textcap.Head(a.Impact, 40), impactNames)
 	}
 	if a.Limit < 0 {
 		return fmt.Errorf("--limit %d: may not be negative", a.Limit)

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 func newGetCommand(o *Options) *cobra.Command {
@@ -225,7 +226,7 @@ func writeSummary(w io.Writer, scan *cwacv1alpha1.CwacScan) error {
 			if impact == "" {
 				impact = "-"
 			}
-			fprintf(tw, "  %s\t%s\t%d\t%s\n", v.ID, impact, v.Count, truncate(v.Description, 80))
+			fprintf(tw, "  %s\t%s\t%d\t%s\n", v.ID, impact, v.Count, textcap.Head(v.Description, 80))
 		}
 		return tw.Flush()
 	}

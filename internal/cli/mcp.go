@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Defaults of the MCP server as the Helm chart installs it.
@@ -249,7 +251,7 @@ func callTool(ctx context.Context, conn *MCPConn, token, tool string, args any) 
 	jsonErr := json.Unmarshal(data, &out)
 	msg := out.Error
 	if jsonErr != nil || msg == "" {
-		msg = strings.TrimSpace(truncate(string(data), 300))
+		msg = strings.TrimSpace(textcap.Head(string(data), 300))
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:

@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // resultsArgs are cwac_get_results' arguments.
@@ -80,7 +82,7 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 
 func checkResultsArgs(a resultsArgs) error {
 	if a.Impact != "" && !slices.Contains(impactNames, a.Impact) {
-		return fmt.Errorf("--impact %q: must be one of %v", truncate(a.Impact, 40), impactNames)
+		return fmt.Errorf("--impact %q: must be one of %v", textcap.Head(a.Impact, 40), impactNames)
 	}
 	if a.Limit < 0 {
 		return fmt.Errorf("--limit %d: may not be negative", a.Limit)
@@ -89,7 +91,7 @@ func checkResultsArgs(a resultsArgs) error {
 		return fmt.Errorf("--offset %d: may not be negative", a.Offset)
 	}
 	if a.AuditType != "" && strings.ContainsAny(a.AuditType, "/\\.") {
-		return fmt.Errorf("--audit %q: an audit name such as axe_core_audit, not a path", truncate(a.AuditType, 60))
+		return fmt.Errorf("--audit %q: an audit name such as axe_core_audit, not a path", textcap.Head(a.AuditType, 60))
 	}
 	return nil
 }
@@ -159,7 +161,7 @@ func tableCell(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return truncate(s, 100)
+	return textcap.Head(s, 100)
 }
 
 // cellText is a row value as text: a viewport as WIDTHxHEIGHT, lists and

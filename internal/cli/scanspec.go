@@ -19,6 +19,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Limits the CRD enforces, checked here first so the error names the flag.
@@ -101,7 +102,7 @@ func BuildScan(f ScanFlags) (*cwacv1alpha1.CwacScan, error) {
 	for _, s := range f.Sites {
 		site, err := parseSite(s)
 		if err != nil {
-			return nil, fmt.Errorf("--site %q: %w", truncate(s, 120), err)
+			return nil, fmt.Errorf("--site %q: %w", textcap.Head(s, 120), err)
 		}
 		scan.Spec.Sites = append(scan.Spec.Sites, site)
 	}
@@ -119,12 +120,12 @@ func BuildScan(f ScanFlags) (*cwacv1alpha1.CwacScan, error) {
 		return nil, fmt.Errorf("too many URLs: %d plain URLs and %d sites (at most %d of each)", len(scan.Spec.URLs), len(scan.Spec.Sites), maxURLsPerScan)
 	}
 	if f.AuditName != "" && !auditNameRE.MatchString(f.AuditName) {
-		return nil, fmt.Errorf("--audit-name %q: must be 1-50 characters of A-Z a-z 0-9 _ . -", truncate(f.AuditName, 80))
+		return nil, fmt.Errorf("--audit-name %q: must be 1-50 characters of A-Z a-z 0-9 _ . -", textcap.Head(f.AuditName, 80))
 	}
 	scan.Spec.AuditName = f.AuditName
 	if f.Timeout != "" {
 		if err := checkTimeout(f.Timeout); err != nil {
-			return nil, fmt.Errorf("--timeout %q: %w", truncate(f.Timeout, 40), err)
+			return nil, fmt.Errorf("--timeout %q: %w", textcap.Head(f.Timeout, 40), err)
 		}
 		scan.Spec.Timeout = f.Timeout
 	}
@@ -138,7 +139,7 @@ func BuildScan(f ScanFlags) (*cwacv1alpha1.CwacScan, error) {
 	scan.Spec.MaxLinksPerDomain = f.MaxLinksPerDomain
 	if f.Baseline != "" {
 		if errs := validation.IsDNS1123Subdomain(f.Baseline); len(errs) > 0 {
-			return nil, fmt.Errorf("--baseline %q: %s", truncate(f.Baseline, 80), strings.Join(errs, "; "))
+			return nil, fmt.Errorf("--baseline %q: %s", textcap.Head(f.Baseline, 80), strings.Join(errs, "; "))
 		}
 		if f.Baseline == f.Name {
 			return nil, fmt.Errorf("--baseline %q names the scan itself: a baseline is an earlier scan", f.Baseline)
@@ -177,7 +178,7 @@ func setShards(spec *cwacv1alpha1.CwacScanSpec, f ScanFlags) error {
 	case "", cwacv1alpha1.ShardFailurePolicyFail, cwacv1alpha1.ShardFailurePolicyPartial:
 		spec.ShardFailurePolicy = p
 	default:
-		return fmt.Errorf("--shard-failure-policy %q: must be %s or %s", truncate(f.ShardFailurePolicy, 40),
+		return fmt.Errorf("--shard-failure-policy %q: must be %s or %s", textcap.Head(f.ShardFailurePolicy, 40),
 			cwacv1alpha1.ShardFailurePolicyFail, cwacv1alpha1.ShardFailurePolicyPartial)
 	}
 	return nil
@@ -207,10 +208,10 @@ func thresholds(f ScanFlags) (*cwacv1alpha1.Thresholds, error) {
 
 func checkURL(u string) error {
 	if len(u) > maxURLLength {
-		return fmt.Errorf("%q is longer than %d characters", truncate(u, 80), maxURLLength)
+		return fmt.Errorf("%q is longer than %d characters", textcap.Head(u, 80), maxURLLength)
 	}
 	if !urlRE.MatchString(u) {
-		return fmt.Errorf("%q is not an http or https URL with a host (and no user info, spaces, query or fragment before the path)", truncate(u, 120))
+		return fmt.Errorf("%q is not an http or https URL with a host (and no user info, spaces, query or fragment before the path)", textcap.Head(u, 120))
 	}
 	return nil
 }
@@ -259,7 +260,7 @@ func newSite(u, org, sector string) (cwacv1alpha1.Site, error) {
 		}
 		if !csvSafeRE.MatchString(f.v) || afterSemiRE.MatchString(f.v) {
 			return cwacv1alpha1.Site{}, fmt.Errorf("%s %q may not start with = + - @ (nor have one after a semicolon), "+
-				"nor hold tabs or line breaks: spreadsheets would read a formula", f.name, truncate(f.v, 80))
+				"nor hold tabs or line breaks: spreadsheets would read a formula", f.name, textcap.Head(f.v, 80))
 		}
 	}
 	return cwacv1alpha1.Site{URL: u, Organisation: org, Sector: sector}, nil
@@ -356,12 +357,4 @@ func parseSitesCSV(data []byte) ([]cwacv1alpha1.Site, error) {
 		}
 		sites = append(sites, site)
 	}
-}
-
-// truncate cuts s to at most n bytes for an error message.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

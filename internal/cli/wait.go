@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // waitForScan watches the scan (no polling) until it is Complete or Failed
@@ -187,7 +188,7 @@ func progressLine(scan *cwacv1alpha1.CwacScan) string {
 		line += fmt.Sprintf(", %d pages, %d issues", sum.PagesScanned, sum.TotalIssues)
 	}
 	if scan.Status.Message != "" && !scan.Status.Phase.Finished() {
-		line += " - " + truncate(scan.Status.Message, 100)
+		line += " - " + textcap.Head(scan.Status.Message, 100)
 	}
 	return line
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // resolveBaseline finds the results of the scan's spec.baseline, to be
@@ -76,7 +77,7 @@ func (r *CwacScanReconciler) observeComparison(scan *cwacv1alpha1.CwacScan, repo
 		r.setCondition(scan, cwacv1alpha1.ConditionBaselineCompared, metav1.ConditionTrue, cwacv1alpha1.ReasonCompared,
 			fmt.Sprintf("against %s: %d new, %d fixed, %d unchanged issues", scan.Spec.Baseline, d.New, d.Fixed, d.Unchanged))
 	case haveReport && report.Baseline != nil && knownBaselineReason(report.Baseline.Reason):
-		r.baselineUnusable(scan, report.Baseline.Reason, truncate(report.Baseline.Message, 1024))
+		r.baselineUnusable(scan, report.Baseline.Reason, textcap.Head(report.Baseline.Message, 1024))
 	case scan.Status.Phase == cwacv1alpha1.PhaseFailed || scan.Status.Summary == nil:
 		r.setCondition(scan, cwacv1alpha1.ConditionBaselineCompared, metav1.ConditionFalse, cwacv1alpha1.ReasonScanFailed,
 			"the scan has no results to compare with the baseline")

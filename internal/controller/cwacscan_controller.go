@@ -29,6 +29,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // DefaultWorkers is how many scans the scan controller reconciles at once.
@@ -417,6 +418,6 @@ func (r *CwacScanReconciler) failCWAC(scan *cwacv1alpha1.CwacScan, exitCode int,
 		msg += ": " + cause
 	}
 	r.fail(scan, cwacv1alpha1.ReasonCWACExitedNonZero, msg)
-	scan.Status.Failure.Cause = truncate(cause, 1024)
-	scan.Status.Failure.LogTail = truncateStart(strings.TrimSpace(stderrTail), 2048)
+	scan.Status.Failure.Cause = textcap.Head(cause, 1024)
+	scan.Status.Failure.LogTail = textcap.Tail(strings.TrimSpace(stderrTail), 2048)
 }

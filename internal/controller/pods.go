@@ -11,6 +11,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // scanPod returns the Job's pod (the newest, should there be several).
@@ -47,13 +48,13 @@ func jobFinished(job *batchv1.Job) (batchv1.JobCondition, bool) {
 func stuckReason(pod *corev1.Pod) (string, string) {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return cwacv1alpha1.ReasonUnschedulable, fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, truncate(c.Message, 512))
+			return cwacv1alpha1.ReasonUnschedulable, fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, textcap.Head(c.Message, 512))
 		}
 	}
 	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
 	for _, c := range statuses {
 		if w := c.State.Waiting; w != nil && waitingReasons[w.Reason] {
-			return w.Reason, fmt.Sprintf("container %s of pod %s is waiting: %s: %s", c.Name, pod.Name, w.Reason, truncate(w.Message, 512))
+			return w.Reason, fmt.Sprintf("container %s of pod %s is waiting: %s: %s", c.Name, pod.Name, w.Reason, textcap.Head(w.Message, 512))
 		}
 	}
 	return "", ""

@@ -16,6 +16,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // FinalizerDeleteResults is the API's finalizer, named here for brevity.
@@ -88,7 +89,7 @@ func (r *CwacScanReconciler) deleteResults(ctx context.Context, scan *cwacv1alph
 			why = c.State.Terminated.Message
 		}
 		r.event(scan, corev1.EventTypeWarning, cwacv1alpha1.ReasonResultsCleanupFailed, fmt.Sprintf(
-			"the cleanup pod failed; results under %s may remain: %s", scanjob.ScanDir(scan), truncate(why, 512)))
+			"the cleanup pod failed; results under %s may remain: %s", scanjob.ScanDir(scan), textcap.Head(why, 512)))
 	default:
 		return wait, nil
 	}

@@ -26,6 +26,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/schedule"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // indexScanSchedule holds the name of the CwacScanSchedule that controls a scan.
@@ -494,7 +495,7 @@ func (r *ScheduleReconciler) setCondition(sched *cwacv1alpha1.CwacScanSchedule, 
 		Type:               condType,
 		Status:             status,
 		Reason:             reason,
-		Message:            truncate(msg, maxConditionMessageBytes),
+		Message:            textcap.Head(msg, maxConditionMessageBytes),
 		ObservedGeneration: sched.Generation,
 	})
 }
@@ -508,7 +509,7 @@ func (r *ScheduleReconciler) event(sched *cwacv1alpha1.CwacScanSchedule, related
 	if s, ok := related.(*cwacv1alpha1.CwacScan); ok && s == nil {
 		related = nil
 	}
-	r.Recorder.Eventf(sched, related, eventType, reason, "Reconcile", "%s", truncate(msg, maxEventNoteBytes))
+	r.Recorder.Eventf(sched, related, eventType, reason, "Reconcile", "%s", textcap.Head(msg, maxEventNoteBytes))
 }
 
 // lastTick is the last scheduled time, or the schedule's creation before

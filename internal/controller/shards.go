@@ -19,6 +19,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/shard"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // sharded: the scan runs as more than one shard (spec.shards > 1).
@@ -191,7 +192,7 @@ func (r *CwacScanReconciler) finishMerge(scan *cwacv1alpha1.CwacScan, pod *corev
 	scan.Status.Summary = nil
 	scan.Status.ResultsPath = scanjob.ScanDir(scan)
 	r.markShardsFailed(scan, failed)
-	r.fail(scan, cwacv1alpha1.ReasonMergeFailed, "merging the shards' results failed: "+truncate(why, 1024)+
+	r.fail(scan, cwacv1alpha1.ReasonMergeFailed, "merging the shards' results failed: "+textcap.Head(why, 1024)+
 		"; each shard's results are kept under "+scanjob.ScanDir(scan)+"/"+scanpod.ShardsDir)
 }
 
@@ -213,7 +214,7 @@ func (r *CwacScanReconciler) markShardsFailed(scan *cwacv1alpha1.CwacScan, faile
 		parts = append(parts, fmt.Sprintf("shard %d (%s)", i, strings.Join(urls, ", ")))
 	}
 	msg := fmt.Sprintf("%d of %d shards failed: %s", len(failed), scan.Status.Shards.Total, strings.Join(parts, "; "))
-	msg = truncate(msg, 2048)
+	msg = textcap.Head(msg, 2048)
 	if c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionShardsFailed); c == nil || c.Message != msg {
 		r.event(scan, corev1.EventTypeWarning, cwacv1alpha1.ReasonShardsFailed, msg)
 	}

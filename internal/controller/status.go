@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,6 +12,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/gate"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Limits the API server puts on what the operator writes.
@@ -117,7 +117,7 @@ func (w *statusWriter) setPhase(scan *cwacv1alpha1.CwacScan, phase cwacv1alpha1.
 // event records an Event whose note always fits the API server's limit.
 func (w *statusWriter) event(scan *cwacv1alpha1.CwacScan, eventType, reason, msg string) {
 	if w.recorder != nil {
-		w.recorder.Eventf(scan, nil, eventType, reason, "Reconcile", "%s", truncate(msg, maxEventNoteBytes))
+		w.recorder.Eventf(scan, nil, eventType, reason, "Reconcile", "%s", textcap.Head(msg, maxEventNoteBytes))
 	}
 }
 
@@ -126,37 +126,7 @@ func (w *statusWriter) setCondition(scan *cwacv1alpha1.CwacScan, condType string
 		Type:               condType,
 		Status:             status,
 		Reason:             reason,
-		Message:            truncate(msg, maxConditionMessageBytes),
+		Message:            textcap.Head(msg, maxConditionMessageBytes),
 		ObservedGeneration: scan.Generation,
 	})
-}
-
-// ellipsis marks text that was cut.
-const ellipsis = "…"
-
-// truncate cuts s to at most n bytes, the ellipsis included, on a UTF-8
-// boundary: the API server counts an Event's or condition's limit in bytes.
-// n is at least the ellipsis' length (3 bytes).
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := max(n-len(ellipsis), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ellipsis
-}
-
-// truncateStart keeps the last bytes of s, at most n with the ellipsis, on a
-// UTF-8 boundary.
-func truncateStart(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	from := len(s) - max(n-len(ellipsis), 0)
-	for from < len(s) && !utf8.RuneStart(s[from]) {
-		from++
-	}
-	return ellipsis + s[from:]
 }

@@ -2,9 +2,9 @@ package diff
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Row is one change as diff.json lists it: what a person needs to find the
@@ -42,14 +42,6 @@ const (
 	maxTextBytes   = 1000
 	maxURLBytes    = 2048
 )
-
-// capText cuts s to at most n bytes on a character boundary, marking the cut.
-func capText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
 
 // emit reads the audit's CSVs again and passes each issue row's changes to
 // Options.Rows: the scan's side (new, unchanged, unstable), then the
@@ -110,10 +102,10 @@ func fill(out *Row, a *auditState, r *results.Reader, row results.Row, sc scanne
 		target = row.Get("target")
 	}
 	*out = Row{
-		Audit: a.audit, Organisation: capText(row.Get("organisation"), maxTextBytes), URL: capText(row.Get("url"), maxURLBytes),
-		ViewportWidth: sc.width, Rule: capText(sc.rule, maxTextBytes), Impact: capText(row.Get("impact"), maxTextBytes),
-		Target: capText(target, maxTargetBytes), HTML: capText(row.Get("html"), MaxHTMLBytes),
-		Help: capText(help, maxTextBytes), HelpURL: capText(row.Get("helpUrl"), maxURLBytes),
+		Audit: a.audit, Organisation: textcap.Head(row.Get("organisation"), maxTextBytes), URL: textcap.Head(row.Get("url"), maxURLBytes),
+		ViewportWidth: sc.width, Rule: textcap.Head(sc.rule, maxTextBytes), Impact: textcap.Head(row.Get("impact"), maxTextBytes),
+		Target: textcap.Head(target, maxTargetBytes), HTML: textcap.Head(row.Get("html"), MaxHTMLBytes),
+		Help: textcap.Head(help, maxTextBytes), HelpURL: textcap.Head(row.Get("helpUrl"), maxURLBytes),
 	}
 }
 

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -28,6 +27,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -334,14 +334,14 @@ func toolError(err error) *mcp.CallToolResult {
 	return res
 }
 
-// truncate cuts s to at most n bytes, on a character boundary, and says so:
-// every text that reaches an answer or a log line from outside is bounded.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…[truncated]"
-}
+// truncatedMark ends a text the MCP server cut: the words its answers and
+// logs have always used.
+const truncatedMark = "…[truncated]"
+
+// truncate cuts s to at most n bytes, the mark included, between
+// characters: every text that reaches an answer or a log line from outside
+// is bounded.
+func truncate(s string, n int) string { return textcap.HeadMarked(s, n, truncatedMark) }
 
 // argsError marks arguments that could not be decoded (HTTP 400 over REST).
 type argsError struct{ err error }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
 )
 
@@ -323,7 +324,7 @@ func (b *Builder) rule(row results.Row) *rule {
 			help = d
 		}
 	}
-	key := b.audit + "\x00" + truncate(maxCellChars, id)
+	key := b.audit + "\x00" + textcap.Head(id, maxCellChars)
 	ru := b.rules[key]
 	impact := row.Get("impact")
 	if ru != nil {
@@ -363,7 +364,7 @@ func (b *Builder) rule(row results.Row) *rule {
 
 // org finds or starts an organisation; past the limit, one "other" takes the rest.
 func (b *Builder) org(name, sector string) *organisation {
-	name = truncate(maxCellChars, name)
+	name = textcap.Head(name, maxCellChars)
 	o := b.orgs[name]
 	if o == nil {
 		if len(b.orgs) >= MaxTrackedOrganisations {
@@ -413,7 +414,7 @@ func viewportLabel(cell string) string {
 	if v, err := results.ParseViewport(cell); err == nil {
 		return strconv.Itoa(v.Width) + "×" + strconv.Itoa(v.Height)
 	}
-	return truncate(40, cell)
+	return textcap.Head(cell, 40)
 }
 
 // hash identifies a tuple of strings (each length-prefixed, so that no two
@@ -449,10 +450,7 @@ func (b *Builder) firstPair(parts ...string) bool {
 
 // clip copies a cell (rows are reused) and caps its length.
 func clip(s string) string {
-	if len(s) > maxCellChars {
-		s = strings.ToValidUTF8(s[:maxCellChars], "")
-	}
-	return strings.Clone(s)
+	return strings.Clone(textcap.Head(s, maxCellChars))
 }
 
 // maxLinkChars caps the addresses that become links: a longer one is shown

@@ -115,13 +115,14 @@ func TestViewportsNamed(t *testing.T) {
 	}
 }
 
-// TestViewportLabel: a cell that is not a viewport is shown cut to 40 bytes.
+// TestViewportLabel: a cell that is not a viewport is shown cut to 40
+// bytes, the mark of the cut included.
 func TestViewportLabel(t *testing.T) {
 	tests := map[string]string{
 		"{'width': 320, 'height': 450}": "320×450",
 		strings.Repeat("v", 39):         strings.Repeat("v", 39),
 		strings.Repeat("v", 40):         strings.Repeat("v", 40),
-		strings.Repeat("v", 41):         strings.Repeat("v", 40) + "…",
+		strings.Repeat("v", 41):         strings.Repeat("v", 40-len("…")) + "…",
 	}
 	for cell, want := range tests {
 		if got := viewportLabel(cell); got != want {
@@ -459,15 +460,16 @@ func TestHashTuples(t *testing.T) {
 	}
 }
 
-// TestCellCaps: kept cells are cut to maxCellChars on a character
-// boundary; links longer than maxLinkChars are shown but not linked.
+// TestCellCaps: kept cells are cut to maxCellChars, the mark of the cut
+// included, on a character boundary; links longer than maxLinkChars are
+// shown but not linked.
 func TestCellCaps(t *testing.T) {
 	for _, n := range []int{maxCellChars - 1, maxCellChars, maxCellChars + 1} {
 		if got := clip(strings.Repeat("a", n)); len(got) != min(n, maxCellChars) {
 			t.Errorf("clip of %d bytes: %d", n, len(got))
 		}
 	}
-	if got := clip(strings.Repeat("a", maxCellChars-1) + "é"); got != strings.Repeat("a", maxCellChars-1) {
+	if got := clip(strings.Repeat("a", maxCellChars-4) + "ééé"); got != strings.Repeat("a", maxCellChars-4)+"…" {
 		t.Errorf("clip cut a character: %q", got[len(got)-4:])
 	}
 	// A cell within the cap is kept as it is, invalid bytes too (html/template escapes them).
@@ -485,22 +487,6 @@ func TestCellCaps(t *testing.T) {
 	} {
 		if got := httpURL(u); got != want {
 			t.Errorf("httpURL(%q) = %q, want %q", u, got, want)
-		}
-	}
-}
-
-// TestTruncate: the report's cut keeps n bytes, on a character boundary,
-// and marks the cut.
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		n        int
-		in, want string
-	}{
-		{3, "ab", "ab"}, {3, "abc", "abc"}, {3, "abcd", "abc…"}, {3, "aé", "aé"}, {2, "aé", "a…"}, {0, "", ""}, {0, "a", "…"},
-	}
-	for _, tt := range tests {
-		if got := truncate(tt.n, tt.in); got != tt.want {
-			t.Errorf("truncate(%d, %q) = %q, want %q", tt.n, tt.in, got, tt.want)
 		}
 	}
 }

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // File names the report is written under, in the results directory.
@@ -179,7 +180,7 @@ var pageTemplate string
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"score":  formatScore,
 	"n":      number,
-	"cut":    truncate,
+	"cut":    func(n int, s string) string { return textcap.Head(s, n) }, // {{cut 80 .Label}}: the text last
 	"csp":    func() string { return contentSecurityPolicy },
 	"plural": plural,
 	"join":   strings.Join,
@@ -203,11 +204,4 @@ func plural(n any, one, many string) string {
 		return s + " " + one
 	}
 	return s + " " + many
-}
-
-func truncate(n int, s string) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // RowIndexFile is the row index the runner writes beside the results, so
@@ -102,11 +104,11 @@ func (x *RowIndex) Validate() error {
 	for i := range x.Files {
 		f := &x.Files[i]
 		if seen[f.File] {
-			return fmt.Errorf("file %q is listed twice", truncateName(f.File))
+			return fmt.Errorf("file %q is listed twice", textcap.Head(f.File, maxNameInError))
 		}
 		seen[f.File] = true
 		if err := f.validate(x.Every); err != nil {
-			return fmt.Errorf("file %q: %w", truncateName(f.File), err)
+			return fmt.Errorf("file %q: %w", textcap.Head(f.File, maxNameInError), err)
 		}
 	}
 	return nil
@@ -159,12 +161,9 @@ func (c *RowCounts) total() (int64, error) {
 	return n, nil
 }
 
-func truncateName(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
+// maxNameInError bounds a file name an error quotes: the index comes from
+// the results volume, and its names are not to be trusted.
+const maxNameInError = 64
 
 // IndexBuilder builds a RowIndex as a RowVisitor (and FileVisitor) of Walk.
 type IndexBuilder struct {

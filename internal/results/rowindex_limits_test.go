@@ -113,7 +113,7 @@ func TestRowIndexSizeLimit(t *testing.T) {
 }
 
 // TestIndexErrorsTruncateNames: a file name in an error is cut to 64
-// bytes (one below, at and one above).
+// bytes, the mark of the cut included (one below, at and one above).
 func TestIndexErrorsTruncateNames(t *testing.T) {
 	for _, n := range []int{63, 64, 65} {
 		name := strings.Repeat("n", n-len(".csv")) + ".csv"
@@ -121,7 +121,7 @@ func TestIndexErrorsTruncateNames(t *testing.T) {
 		err := x.Validate()
 		want := name
 		if n > 64 {
-			want = name[:64] + "…"
+			want = name[:64-len("…")] + "…"
 		}
 		if err == nil || err.Error() != fmt.Sprintf("file %q: size -1 is negative", want) {
 			t.Errorf("a %d-byte name: %v", n, err)

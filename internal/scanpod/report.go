@@ -9,9 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // MaxBytes is the kubelet's limit on a termination message.
@@ -91,21 +91,21 @@ func Encode(m Report, limit int) []byte {
 	}
 	steps := []func(){
 		withSummary(func(s *results.Summary) { s.Diff = diffWithOrganisations(s.Diff, 10) }),
-		func() { m.StderrTail = tailBytes(m.StderrTail, 1500) },
+		func() { m.StderrTail = textcap.Tail(m.StderrTail, 1500) },
 		withSummary(func(s *results.Summary) { s.TopViolations = cut(s.TopViolations, 5) }),
 		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 5) }),
-		func() { m.Message = headBytes(m.Message, 512) },
-		func() { m.StderrTail = tailBytes(m.StderrTail, 512) },
+		func() { m.Message = textcap.Head(m.Message, 512) },
+		func() { m.StderrTail = textcap.Tail(m.StderrTail, 512) },
 		withSummary(func(s *results.Summary) { s.TopViolations = nil }),
 		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 1) }),
 		withSummary(func(s *results.Summary) { s.Diff = diffWithOrganisations(s.Diff, 0) }),
 		withSummary(func(s *results.Summary) { s.IssuesByAuditType = nil; s.Informational = nil }),
-		func() { m.StderrTail = tailBytes(m.StderrTail, 128); m.Message = headBytes(m.Message, 128) },
+		func() { m.StderrTail = textcap.Tail(m.StderrTail, 128); m.Message = textcap.Head(m.Message, 128) },
 		func() { m.Summary = nil },
 		func() {
 			m.StderrTail = ""
-			m.Message = headBytes(m.Message, 64)
-			m.ResultsDir = headBytes(m.ResultsDir, 256)
+			m.Message = textcap.Head(m.Message, 64)
+			m.ResultsDir = textcap.Head(m.ResultsDir, 256)
 		},
 	}
 	for _, step := range steps {
@@ -160,28 +160,4 @@ func cut[T any](s []T, n int) []T {
 		return s[:n]
 	}
 	return s
-}
-
-// tailBytes keeps the last n bytes of s on a UTF-8 boundary.
-func tailBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && !utf8.RuneStart(s[0]) {
-		s = s[1:]
-	}
-	return "…" + s
-}
-
-// headBytes keeps the first n bytes of s on a UTF-8 boundary.
-func headBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "…"
 }

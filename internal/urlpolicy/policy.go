@@ -16,7 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Rules name why a URL was refused (they appear in errors and conditions).
@@ -50,7 +51,7 @@ type Denial struct {
 }
 
 func (d *Denial) Error() string {
-	return fmt.Sprintf("URL %s is not allowed (%s): %s", truncate(d.URL, 200), d.Rule, d.Detail)
+	return fmt.Sprintf("URL %s is not allowed (%s): %s", textcap.Head(d.URL, 200), d.Rule, d.Detail)
 }
 
 // Resolver looks names up; net.DefaultResolver is one.
@@ -262,10 +263,10 @@ func (p *Policy) check(ctx context.Context, raw string, hops int) *Denial {
 			// resolved is refused, never waved through.
 			target, err := ResolveLocation(u, next)
 			if err != nil {
-				return deny(RuleRedirect, err.Error()+": "+truncate(next, 200))
+				return deny(RuleRedirect, err.Error()+": "+textcap.Head(next, 200))
 			}
 			if d := p.check(ctx, target.String(), hops+1); d != nil {
-				detail := "redirects to " + truncate(target.String(), 200) + ", which is not allowed (" + d.Rule + "): " + d.Detail
+				detail := "redirects to " + textcap.Head(target.String(), 200) + ", which is not allowed (" + d.Rule + "): " + d.Detail
 				return &Denial{URL: raw, Rule: RuleRedirect, Detail: detail}
 			}
 		}
@@ -352,18 +353,6 @@ func parsePort(p string) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// truncate keeps at most n bytes of s, cut before a character rather than
-// inside one (the message must stay valid UTF-8), and marks the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // ParseCIDRs parses a comma-separated list ("" is empty).
