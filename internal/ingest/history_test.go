@@ -1,0 +1,213 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+)
+
+// weeklySequence builds five weekly scans from the real CWAC run: fixes,
+// a page dropped and back, a regression and its fix, an element whose
+// HTML changed in place, an audit that did not run, an unstable row and
+// a duplicate element.
+func weeklySequence(t *testing.T) []fs.FS {
+	t.Helper()
+	w0 := loadReal(t)
+
+	w1 := w0.clone()
+	if n := w1.drop(axeCSV, where{"url": home, "id": "color-contrast"}); n != 2 {
+		t.Fatalf("week 1: dropped %d color-contrast rows", n)
+	}
+	w1.dropPage(form)
+	w1.add(t, axeCSV, where{"url": home, "id": "image-alt", "width": "320"},
+		map[string]string{"url": clean, "page_title": "Clean article - CWAC test site", "html": `<img src="hero.png">`})
+
+	w2 := w0.clone()
+	if n := w2.set(axeCSV, where{"url": home, "id": "image-alt"}, "html", `<img class="logo" src="logo.png" width="120" height="40">`); n != 2 {
+		t.Fatalf("week 2: changed %d image-alt rows", n)
+	}
+
+	w3 := w2.clone()
+	if n := w3.drop(focCSV, where{"url": form, "width": "1280"}); n != 2 {
+		t.Fatalf("week 3: dropped %d focus rows", n)
+	}
+	w3.add(t, focCSV, where{"url": home, "width": "320"},
+		map[string]string{"description": "Tab key press #3 did not show a focus indicator", "html": "<body>", "num_issues": "1"})
+	w3.add(t, axeCSV, where{"url": nolang, "id": "image-alt", "width": "320"}, nil)
+
+	w4 := w2.clone()
+	return []fs.FS{w0.fs(), w1.fs(), w2.fs(), w3.fs(), w4.fs()}
+}
+
+// TestWeeklyHistory ingests the weekly sequence and checks, on every
+// engine, exactly which issues are open, fixed and reopened and since
+// when, and the organisation's figures each week.
+func TestWeeklyHistory(t *testing.T) {
+	weeks := weeklySequence(t)
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := e.Open(t)
+			type figures struct{ new, fixed, pns, reopened, unstable, open int64 }
+			want := []figures{
+				{new: 17, open: 17},
+				{new: 1, fixed: 2, pns: 8, open: 8},
+				{fixed: 1, reopened: 10, open: 17},
+				{new: 1, unstable: 1, open: 18},
+				{fixed: 1, open: 17},
+			}
+			for i, fsys := range weeks {
+				res := ingestOK(t, st, fsys, week(i))
+				got := figures{res.New, res.Fixed, res.FixedPageNotScanned, res.Reopened, res.Unstable, 0}
+				trend, err := st.OrganisationTrend(ctx, org, "weekly")
+				if err != nil || len(trend) != i+1 {
+					t.Fatalf("week %d: trend %v %v", i, trend, err)
+				}
+				p := trend[i]
+				got.open = p.Open
+				if got != want[i] || p.New != res.New || p.Fixed != res.Fixed || p.FixedPageNotScanned != res.FixedPageNotScanned ||
+					p.Reopened != res.Reopened || p.Unstable != res.Unstable {
+					t.Errorf("week %d: ingest %+v, trend point %+v; want %+v", i, res, p, want[i])
+				}
+				checkFiguresMatchReport(t, fsys, p)
+				if i > 0 {
+					checkMatchesDiff(t, weeks[i-1], fsys, res)
+				}
+				open, err := st.IssueHistory(ctx, store.IssueFilter{State: "open", Limit: store.MaxLimit})
+				if err != nil || open.Total != p.Open {
+					t.Errorf("week %d: %d open issues in the history (%v), the trend says %d", i, open.Total, err, p.Open)
+				}
+			}
+
+			// Each issue's life, by page, rule, width and element.
+			all, err := st.IssueHistory(ctx, store.IssueFilter{Organisation: org, Limit: store.MaxLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lives := map[string]string{}
+			for _, is := range all.Issues {
+				key := fmt.Sprintf("%s %s %d %s", strings.TrimPrefix(is.Page, "http://127.0.0.1:8765/"), is.Rule, is.ViewportWidth, is.Target)
+				life := fmt.Sprintf("%s first=%s last=%s present=%d reopened=%d", is.State, is.FirstSeenScan, is.LastSeenScan, is.ScansPresent, is.Reopened)
+				if is.State == store.StateFixed {
+					life += fmt.Sprintf(" fixed=%s (%s)", is.FixedInScan, is.FixedReason)
+				}
+				if lives[key] != "" {
+					key += " (2)"
+				}
+				lives[key] = life
+			}
+			wantLives := map[string]string{
+				" color-contrast 320 /html/body/main/p":                                   "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				" color-contrast 1280 /html/body/main/p":                                  "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				" image-alt 320 /html/body/main/img":                                      "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+				" image-alt 1280 /html/body/main/img":                                     "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+				" reflow_audit 320 ":                                                      "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+				"form.html label 320 /html/body/main/form/input":                          "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				"form.html label 1280 /html/body/main/form/input":                         "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				"form.html link-name 320 /html/body/main/p/a":                             "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				"form.html link-name 1280 /html/body/main/p/a":                            "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				"form.html focus_indicator_audit 320 Tab key press #1 did not show a focus indicator":  "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				"form.html focus_indicator_audit 320 Tab key press #2 did not show a focus indicator":  "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+				"form.html focus_indicator_audit 1280 Tab key press #1 did not show a focus indicator": "open first=a11y/week-0 last=a11y/week-4 present=3 reopened=1",
+				"form.html focus_indicator_audit 1280 Tab key press #2 did not show a focus indicator": "open first=a11y/week-0 last=a11y/week-4 present=3 reopened=1",
+				"nolang.html html-has-lang 320 /html":                                     "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+				"nolang.html html-has-lang 1280 /html":                                    "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+				"nolang.html image-alt 320 /html/body/main/img":                           "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+				"nolang.html image-alt 320 /html/body/main/img (2)":                       "fixed first=a11y/week-3 last=a11y/week-3 present=1 reopened=0 fixed=a11y/week-4 (fixed)",
+				"nolang.html image-alt 1280 /html/body/main/img":                          "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+				"clean.html image-alt 320 /html/body/main/img":                            "fixed first=a11y/week-1 last=a11y/week-1 present=1 reopened=0 fixed=a11y/week-2 (fixed)",
+			}
+			for k, v := range wantLives {
+				if lives[k] != v {
+					t.Errorf("%s:\n got %s\nwant %s", k, lives[k], v)
+				}
+			}
+			if len(lives) != len(wantLives) {
+				t.Errorf("%d issues, want %d: %v", len(lives), len(wantLives), lives)
+			}
+
+			// The home image's element changed in place (week 2): the
+			// issue kept its identity and shows the new HTML.
+			page, err := st.IssueHistory(ctx, store.IssueFilter{Page: home, Rule: "image-alt"})
+			if err != nil || page.Total != 2 || !strings.Contains(page.Issues[0].ElementHTML, `class="logo"`) {
+				t.Errorf("home's image-alt issues: %+v %v", page, err)
+			}
+			// A reopened issue's presence, scan by scan.
+			reopened, err := st.IssueHistory(ctx, store.IssueFilter{ReopenedOnly: true, Rule: "label"})
+			if err != nil || reopened.Total != 2 {
+				t.Fatalf("reopened label issues: %+v %v", reopened, err)
+			}
+			d, err := st.Issue(ctx, reopened.Issues[0].Fingerprint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var presence []string
+			for _, s := range d.Scans {
+				presence = append(presence, map[bool]string{true: "+", false: "-"}[s.Present])
+			}
+			if strings.Join(presence, "") != "+-+++" {
+				t.Errorf("label's presence by week: %v", presence)
+			}
+			orgs, err := st.Organisations(ctx)
+			if err != nil || len(orgs) != 1 || orgs[0].Sector != "Test Sector" || orgs[0].Scans != 5 || orgs[0].Latest.Scan != "a11y/week-4" {
+				t.Errorf("organisations: %+v %v", orgs, err)
+			}
+		})
+	}
+}
+
+// checkFiguresMatchReport: the organisation's figures are the summary's
+// and the leaderboard's for the same results, never recomputed differently.
+func checkFiguresMatchReport(t *testing.T, fsys fs.FS, p store.TrendPoint) {
+	t.Helper()
+	b := report.NewBuilder()
+	sb := results.NewSummaryBuilder(results.Options{})
+	if err := results.Walk(context.Background(), fsys, sb, b); err != nil {
+		t.Fatal(err)
+	}
+	sum := sb.Summary()
+	if p.Issues != sum.TotalIssues || p.Pages != sum.PagesScanned {
+		t.Errorf("%s: issues %d, pages %d; summary.json says %d, %d", p.Scan, p.Issues, p.Pages, sum.TotalIssues, sum.PagesScanned)
+	}
+	for impact, n := range sum.IssuesByImpact {
+		if p.ByImpact[impact] != n {
+			t.Errorf("%s: %s %d, summary %d", p.Scan, impact, p.ByImpact[impact], n)
+		}
+	}
+	for audit, n := range sum.IssuesByAuditType {
+		if p.ByAudit[audit] != n {
+			t.Errorf("%s: %s %d, summary %d", p.Scan, audit, p.ByAudit[audit], n)
+		}
+	}
+	lb := b.Leaderboard()
+	if len(lb) != 1 || lb[0].Score == nil || p.Score == nil || *lb[0].Score != *p.Score || lb[0].WeightedPerPage != p.WeightedPerPage ||
+		lb[0].Other != p.ByImpact["other"] || lb[0].BaseURLs != p.BaseURLs {
+		t.Errorf("%s: score %v (%v per page), leaderboard %+v", p.Scan, p.Score, p.WeightedPerPage, lb)
+	}
+}
+
+// checkMatchesDiff: one week's transitions are the baseline comparison's
+// between the two weeks (its new = new + reopened, its fixed = fixed +
+// page not scanned), since both follow the same matching rules. Still
+// open can exceed its unchanged by rows it calls unstable: where the week
+// before did not observe an audit on a page, the history matches against
+// the last week that did.
+func checkMatchesDiff(t *testing.T, before, after fs.FS, res Result) {
+	t.Helper()
+	d, err := diff.Compare(context.Background(), before, after, diff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Counts.New != res.New+res.Reopened || d.Counts.Fixed != res.Fixed+res.FixedPageNotScanned ||
+		d.Counts.FixedOnRemovedPages != res.FixedPageNotScanned || res.StillOpen < d.Counts.Unchanged || res.StillOpen > d.Counts.Unchanged+d.Counts.Unstable {
+		t.Errorf("transitions %+v; the baseline comparison says %+v", res, d.Counts)
+	}
+}

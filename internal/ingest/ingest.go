@@ -1,0 +1,351 @@
+package ingest
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// Options adjust Ingest.
+type Options struct {
+	// Holder names the writer in the store's lock row (a pod name), for
+	// people looking at a stuck lock.
+	Holder string
+}
+
+// Result is what one Ingest did.
+type Result struct {
+	// AlreadyStored is true when the scan was in the store: nothing was added.
+	AlreadyStored bool  `json:"already_stored,omitempty"`
+	Organisations int   `json:"organisations"`
+	IssueRows     int64 `json:"issue_rows"`
+	// The transitions, in tracked issue rows (one per viewport).
+	New                 int64 `json:"new"`
+	StillOpen           int64 `json:"still_open"`
+	Fixed               int64 `json:"fixed"`
+	FixedPageNotScanned int64 `json:"fixed_page_not_scanned"`
+	Reopened            int64 `json:"reopened"`
+	Unstable            int64 `json:"unstable"`
+}
+
+// ErrNoResults is returned (wrapped) for a directory with none of CWAC's
+// result files.
+var ErrNoResults = errors.New("no CWAC results (no audit_log.csv, pages_scanned.csv or audit CSV with issues)")
+
+// Ingest records one finished scan's results (fsys: its results directory)
+// in the store, in one transaction: an error or a crash at any point
+// leaves nothing of the scan written, and a scan already stored adds
+// nothing. Scans are ingested oldest first (store.ErrOutOfOrder otherwise).
+func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, opts Options) (Result, error) {
+	var res Result
+	stored, err := st.HasScan(ctx, scan.UID)
+	if err != nil {
+		return res, err
+	}
+	if stored {
+		return Result{AlreadyStored: true}, nil
+	}
+	rd := newReading()
+	if err := results.Walk(ctx, fsys, rd); err != nil {
+		return res, fmt.Errorf("reading the results: %w", err)
+	}
+	if len(rd.orgs) == 0 && len(rd.files) == 0 {
+		return res, fmt.Errorf("reading the results: %w", ErrNoResults)
+	}
+	if scan.Engine.AxeCore == "" {
+		scan.Engine.AxeCore = rd.axe
+	}
+	if scan.Engine.Chrome == "" {
+		if scan.Engine.Chrome, err = chromeVersion(fsys); err != nil {
+			return res, fmt.Errorf("reading the results: %w", err)
+		}
+	}
+	w, err := st.BeginScan(ctx, scan, opts.Holder)
+	if errors.Is(err, store.ErrScanExists) {
+		return Result{AlreadyStored: true}, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	defer w.Rollback() // after Commit it does nothing
+	in := &ingestion{rd: rd, w: w, scan: scan, newTemplates: map[int32]int64{}}
+	if err := in.run(ctx, fsys); err != nil {
+		return res, err
+	}
+	if err := w.Commit(); err != nil {
+		return res, err
+	}
+	return in.res, nil
+}
+
+// ingestion is one Ingest call's state once the first pass has read the results.
+type ingestion struct {
+	rd   *reading
+	w    *store.ScanWriter
+	scan store.Scan
+	res  Result
+
+	orgStore  []int64 // store id of each organisation (by reading.orgs index)
+	pageStore []int64 // store id of each page (by reading.pages index)
+	// fps are the new issues' fingerprints, in the order their ids were
+	// given (ids are consecutive from firstNew).
+	fps      [][16]byte
+	firstNew int64
+	// newTemplates maps the record that first shows a new template to its id.
+	newTemplates map[int32]int64
+	counts       []store.TemplateCount
+	figures      []store.OrganisationFigures
+}
+
+func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
+	rd := in.rd
+	in.orgStore = make([]int64, len(rd.orgs))
+	in.pageStore = make([]int64, len(rd.pages))
+	in.firstNew = in.w.IssueIDs(0)
+	byOrg := make([][]int32, len(rd.orgs))
+	for i := range rd.recs {
+		o := rd.pages[rd.recs[i].page].org
+		byOrg[o] = append(byOrg[o], int32(i))
+	}
+	pagesByOrg := make([][]int32, len(rd.orgs))
+	for i := range rd.pages {
+		pagesByOrg[rd.pages[i].org] = append(pagesByOrg[rd.pages[i].org], int32(i))
+	}
+	order := make([]int32, len(rd.orgs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(rd.orgs[a].name, rd.orgs[b].name) })
+	for _, o := range order {
+		if err := in.organisation(ctx, o, byOrg[o], pagesByOrg[o]); err != nil {
+			return fmt.Errorf("organisation %q: %w", rd.orgs[o].name, err)
+		}
+		byOrg[o] = nil
+	}
+	in.res.Organisations, in.res.IssueRows = len(rd.orgs), int64(len(rd.recs))
+	wr := &writing{in: in, ctx: ctx}
+	if err := results.Walk(ctx, fsys, wr); err != nil {
+		return fmt.Errorf("writing the scan's issues: %w", err)
+	}
+	if err := wr.flush(); err != nil {
+		return err
+	}
+	if err := in.presences(ctx); err != nil {
+		return err
+	}
+	if err := in.w.AddTemplateCounts(ctx, in.counts); err != nil {
+		return err
+	}
+	for _, f := range in.figures {
+		if err := in.w.AddOrganisationFigures(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// organisation matches one organisation's rows with its stored issues and
+// writes the transitions that need no text from the CSVs.
+func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int32) error {
+	rd := in.rd
+	org := rd.orgs[o]
+	orgID, err := in.w.Organisation(ctx, org.name, org.sector)
+	if err != nil {
+		return err
+	}
+	in.orgStore[o] = orgID
+	st := &orgState{id: orgID, scanned: map[int64]int32{}, cands: map[matchKey][]candidate{}, taken: map[uint64]struct{}{}}
+	if err := in.pages(ctx, orgID, pages, st); err != nil {
+		return err
+	}
+	err = in.w.EachIssue(ctx, orgID, func(is *store.StoredIssue) error {
+		key := matchKey{page: is.PageID, width: int32(is.Width), rule: rd.strs.id(is.Audit + "\x00" + is.Rule)}
+		if _, ok := rd.ruleAuds[key.rule]; !ok {
+			audit := rd.strs.id(is.Audit)
+			rd.ruleAuds[key.rule] = audit
+		}
+		st.cands[key] = append(st.cands[key], candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open})
+		if b, err := hex.DecodeString(is.Fingerprint); err == nil && len(b) >= 8 {
+			st.taken[binary.BigEndian.Uint64(b[:8])] = struct{}{}
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	orderOrganisation(rd, idx)
+	tr, err := in.matchOrganisation(ctx, o, idx, st)
+	if err != nil {
+		return err
+	}
+	for _, step := range []struct {
+		ids    []int64
+		reason string
+	}{{tr.fixed, store.ReasonFixed}, {tr.pageNotScanned, store.ReasonPageNotScanned}} {
+		if err := in.w.Fix(ctx, step.ids, step.reason); err != nil {
+			return err
+		}
+	}
+	if err := in.w.Reopen(ctx, tr.reopened); err != nil {
+		return err
+	}
+	in.res.New += tr.newIssues
+	in.res.StillOpen += tr.stillOpen
+	in.res.Fixed += int64(len(tr.fixed))
+	in.res.FixedPageNotScanned += int64(len(tr.pageNotScanned))
+	in.res.Reopened += int64(len(tr.reopened))
+	in.res.Unstable += tr.unstable
+	if err := in.templates(ctx, orgID, idx); err != nil {
+		return err
+	}
+	f := store.OrganisationFigures{
+		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
+		Issues: org.issues, Elements: elements(rd, idx), ByImpact: org.byImpact, ByAudit: org.byAudit,
+		New: tr.newIssues, Fixed: int64(len(tr.fixed)), FixedPageNotScanned: int64(len(tr.pageNotScanned)),
+		Reopened: int64(len(tr.reopened)), Unstable: tr.unstable,
+		Open: tr.openBefore - int64(len(tr.fixed)+len(tr.pageNotScanned)) + tr.newIssues + int64(len(tr.reopened)),
+	}
+	f.WeightedPerPage, f.Score = report.Score(org.byImpact, org.pages)
+	in.figures = append(in.figures, f)
+	return nil
+}
+
+// pages gives each of the organisation's pages in this scan its store id,
+// adding the pages seen for the first time.
+func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *orgState) error {
+	rd := in.rd
+	stored, err := in.w.Pages(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	var fresh []string
+	var freshAt []int32
+	for _, p := range pages {
+		if id, ok := stored[rd.pages[p].key]; ok {
+			in.pageStore[p] = id
+		} else {
+			fresh, freshAt = append(fresh, rd.pages[p].key), append(freshAt, p)
+		}
+	}
+	ids, err := in.w.AddPages(ctx, orgID, fresh)
+	if err != nil {
+		return err
+	}
+	for i, p := range freshAt {
+		in.pageStore[p] = ids[i]
+	}
+	st.pageIDs = in.pageStore
+	for _, p := range pages {
+		if rd.pages[p].scanned {
+			st.scanned[in.pageStore[p]] = p
+		}
+	}
+	return nil
+}
+
+// elements counts an organisation's elements as the report does: one per
+// page, rule and element (target, else HTML), whatever its viewports.
+func elements(rd *reading, idx []int32) int64 {
+	type el struct {
+		page, rule int32
+		elem       uint64
+	}
+	seen := make(map[el]struct{}, len(idx)/2)
+	for _, i := range idx {
+		r := &rd.recs[i]
+		seen[el{r.page, r.rule, r.elem}] = struct{}{}
+	}
+	return int64(len(seen))
+}
+
+// minTemplatePages is how many pages one rule and element must fail on to
+// be a template.
+const minTemplatePages = 2
+
+// templates groups an organisation's rows by rule and element HTML (CWAC's
+// template-aware grouping) and keeps those on two pages or more, with
+// their pages and instances (issues).
+func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) error {
+	rd := in.rd
+	empty := emptyHash
+	var rows []int32
+	for _, i := range idx {
+		if rd.recs[i].html != empty {
+			rows = append(rows, i)
+		}
+	}
+	slices.SortFunc(rows, func(x, y int32) int {
+		a, b := &rd.recs[x], &rd.recs[y]
+		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.html, b.html), cmp.Compare(a.page, b.page), cmp.Compare(x, y))
+	})
+	var known map[store.TemplateKey]int64
+	for start := 0; start < len(rows); {
+		first := &rd.recs[rows[start]]
+		pages, instances, firstRow := 0, int64(0), rows[start]
+		end := start
+		for ; end < len(rows) && rd.recs[rows[end]].rule == first.rule && rd.recs[rows[end]].html == first.html; end++ {
+			r := &rd.recs[rows[end]]
+			if end == start || r.page != rd.recs[rows[end-1]].page {
+				pages++
+			}
+			instances += r.issues
+			firstRow = min(firstRow, rows[end])
+		}
+		start = end
+		if pages < minTemplatePages {
+			continue
+		}
+		if known == nil {
+			var err error
+			if known, err = in.w.Templates(ctx, orgID); err != nil {
+				return err
+			}
+		}
+		audit, rule, _ := strings.Cut(rd.strs.str(first.rule), "\x00")
+		key := store.TemplateKey{Audit: audit, Rule: rule, ElementHash: first.html}
+		id, ok := known[key]
+		if !ok {
+			id = in.w.TemplateIDs(1)
+			known[key] = id
+			in.newTemplates[firstRow] = id
+		}
+		in.counts = append(in.counts, store.TemplateCount{TemplateID: id, Pages: pages, Instances: instances})
+	}
+	return nil
+}
+
+// presenceBatch is how many presences are written at a time.
+const presenceBatch = 4000
+
+// presences records every tracked row's issue as shown by this scan, then
+// updates those issues' last sighting in one statement.
+func (in *ingestion) presences(ctx context.Context) error {
+	batch := make([]int64, 0, presenceBatch)
+	for i := range in.rd.recs {
+		r := &in.rd.recs[i]
+		if r.fate == fateUnstable {
+			continue
+		}
+		batch = append(batch, r.issue)
+		if len(batch) == presenceBatch {
+			if err := in.w.AddPresences(ctx, batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := in.w.AddPresences(ctx, batch); err != nil {
+		return err
+	}
+	return in.w.FinishPresences(ctx)
+}

@@ -1,0 +1,368 @@
+package ingest
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// Caps on the text kept from a cell, whatever a planted CSV holds (the
+// results reader already caps a record at results.MaxRecordBytes).
+const (
+	maxNameBytes   = 1000 // organisation, sector, rule, impact
+	maxURLBytes    = 2048 // page URLs (identity uses the capped form) and help URLs
+	maxTargetBytes = 1000
+)
+
+// maxRows bounds the issue rows of one scan held in memory (64 bytes each,
+// so 640 MB at most): ten times the largest scans CWAC is run for.
+const maxRows = 10_000_000
+
+// record is one issue row (num_issues > 0) of the scan, in fixed size: the
+// strings that identify it are hashed (xxhash, stable across processes and
+// versions, as stored hashes must be) or numbered. Records are kept in
+// file order, so the k-th issue row of a CSV is its file's k-th record.
+type record struct {
+	html   uint64 // the element's whole HTML
+	target uint64 // diff.ElementTarget: the XPath target, or the focus audit's tab press
+	elem   uint64 // the report's element key (target, else HTML, else description)
+	issue  int64  // the issue it is, once matched (0: not tracked)
+	issues int64  // CWAC's num_issues
+	page   int32  // index in reading.pages
+	rule   int32  // interned audit + "\x00" + rule
+	impact int32  // report.ImpactClass
+	width  int32
+	fate   uint8
+	body   bool // a focus row about the page's <body>: always unstable
+}
+
+// What became of a row's issue.
+const (
+	fateUnstable uint8 = iota // not compared: see diff's unstable rules
+	fateOpen                  // matched an open issue: still open
+	fateRetarget              // matched an open issue on its target; its HTML changed
+	fateReopened              // matched a fixed issue
+	fateNew                   // a new issue
+)
+
+// page is one page of one organisation, as this scan saw it.
+type page struct {
+	org         int32
+	key         string // diff.PageKey of the URL, capped
+	scanned     bool
+	titled      bool
+	title       uint64
+	titleVaries bool // rows carried more than one title: the page replaced itself
+}
+
+type pageKey struct {
+	org int32
+	key string
+}
+
+// groupKey is one audit on one page at one viewport width.
+type groupKey struct {
+	audit, page, width int32
+}
+
+type groupFlags struct {
+	present   bool // the audit wrote a row (issue or not) for the page and width
+	animating bool // the focus audit could not run there
+}
+
+// orgFigures are one organisation's counts in this scan, as CWAC and the
+// leaderboard count them (every issue row, tracked or not).
+type orgFigures struct {
+	name, sector string
+	baseURLs     int
+	pages        int
+	issues       int64
+	byImpact     report.ImpactCounts
+	byAudit      map[string]int64
+}
+
+// fileSpan is where one issue CSV's records are.
+type fileSpan struct {
+	name       string
+	start, end int
+}
+
+// reading is the first pass over the results (a results.RowVisitor): what
+// the scan saw, in memory bounded by its issue rows.
+type reading struct {
+	strs     interner
+	orgIDs   map[string]int32
+	orgs     []*orgFigures
+	pageIDs  map[pageKey]int32
+	pages    []page
+	groups   map[groupKey]groupFlags
+	recs     []record
+	files    []fileSpan
+	widths   map[string]int32
+	ruleAuds map[int32]int32 // rule id → its audit's id
+	axe      string          // axe-core's version, from help URLs
+
+	// The file being read.
+	file      string
+	kind      fileKind
+	audit     int32
+	focus     bool
+	hasTarget bool
+}
+
+type fileKind int
+
+const (
+	fileOther fileKind = iota
+	fileIssues
+	filePagesScanned
+	fileAuditLog
+)
+
+func newReading() *reading {
+	return &reading{
+		strs:     interner{ids: map[string]int32{}},
+		orgIDs:   map[string]int32{},
+		pageIDs:  map[pageKey]int32{},
+		groups:   map[groupKey]groupFlags{},
+		widths:   map[string]int32{},
+		ruleAuds: map[int32]int32{},
+	}
+}
+
+// BeginFile notes what the rows that follow are.
+func (rd *reading) BeginFile(file string, r *results.Reader) error {
+	if n := len(rd.files); n > 0 && rd.files[n-1].end < 0 {
+		rd.files[n-1].end = len(rd.recs)
+	}
+	rd.file, rd.kind = file, fileOther
+	switch file {
+	case results.PagesScannedFile:
+		rd.kind = filePagesScanned
+	case results.AuditLogFile:
+		rd.kind = fileAuditLog
+	default:
+		if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
+			rd.kind, rd.audit = fileIssues, rd.strs.id(audit)
+			rd.focus, rd.hasTarget = file == diff.FocusAuditFile, r.Has("target")
+			rd.files = append(rd.files, fileSpan{name: file, start: len(rd.recs), end: -1})
+		}
+	}
+	return nil
+}
+
+// EndFile closes an issue CSV's span of records.
+func (rd *reading) EndFile(string, *results.Reader) error {
+	if n := len(rd.files); n > 0 && rd.files[n-1].end < 0 {
+		rd.files[n-1].end = len(rd.recs)
+	}
+	return nil
+}
+
+// VisitRow reads one row (see results.RowVisitor).
+func (rd *reading) VisitRow(file string, r *results.Reader, row results.Row) error {
+	if file != rd.file {
+		return fmt.Errorf("row of %s read before its header", file)
+	}
+	switch rd.kind {
+	case filePagesScanned:
+		n, err := results.ParseCount(row.Get("number_of_pages"))
+		if err != nil {
+			return fmt.Errorf("number_of_pages: %w", err)
+		}
+		o := rd.org(row.Get("organisation"), row.Get("sector"))
+		o.baseURLs++
+		o.pages += int(min(n, 1<<31-1))
+	case fileAuditLog:
+		if u := row.Get("url"); u != "" {
+			o := rd.orgID(row.Get("organisation"), row.Get("sector"))
+			rd.pages[rd.page(o, u)].scanned = true
+		}
+	case fileIssues:
+		return rd.issueRow(r, row)
+	}
+	return nil
+}
+
+func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
+	width, err := rd.width(row.Get("viewport_size"))
+	if err != nil {
+		return err
+	}
+	n, err := results.ParseNumIssues(row.Get("num_issues"))
+	if err != nil {
+		return err
+	}
+	org := rd.orgID(row.Get("organisation"), row.Get("sector"))
+	p := rd.page(org, row.Get("url"))
+	pg := &rd.pages[p]
+	pg.scanned = true
+	title := xxhash.Sum64String(row.Get("page_title"))
+	switch {
+	case !pg.titled:
+		pg.titled, pg.title = true, title
+	case pg.title != title:
+		pg.titleVaries = true
+	}
+	g := groupKey{audit: rd.audit, page: p, width: width}
+	flags := rd.groups[g]
+	flags.present = true
+	if rd.focus && diff.FocusAnimating(row.Get("description")) {
+		flags.animating = true
+	}
+	rd.groups[g] = flags
+	if n <= 0 {
+		return nil // "No issues found" and passing rows: the audit ran, nothing to track
+	}
+	if len(rd.recs) >= maxRows {
+		return fmt.Errorf("more than %d issue rows: too many to ingest", maxRows)
+	}
+	auditName := rd.strs.str(rd.audit)
+	ruleName := row.Get("id")
+	if ruleName == "" {
+		ruleName = auditName
+	}
+	rule := rd.strs.id(auditName + "\x00" + capText(ruleName, maxNameBytes))
+	rd.ruleAuds[rule] = rd.audit
+	html := row.Get("html")
+	elem := row.Get("target")
+	if elem == "" {
+		elem = html
+	}
+	if elem == "" {
+		elem = row.Get("description")
+	}
+	impact := report.ImpactClass(row.Get("impact"))
+	rd.recs = append(rd.recs, record{
+		html:   xxhash.Sum64String(html),
+		target: xxhash.Sum64String(diff.ElementTarget(r, row)),
+		elem:   xxhash.Sum64String(elem),
+		issues: n,
+		page:   p,
+		rule:   rule,
+		impact: int32(impact),
+		width:  width,
+		body:   rd.focus && diff.FocusedBody(html),
+	})
+	o := rd.orgs[org]
+	o.issues += n
+	o.byImpact[impact] += n
+	o.byAudit[auditName] += n
+	if rd.axe == "" {
+		rd.axe = axeVersion(row.Get("helpUrl"))
+	}
+	return nil
+}
+
+// org finds or adds an organisation, noting its sector.
+func (rd *reading) org(name, sector string) *orgFigures {
+	return rd.orgs[rd.orgID(name, sector)]
+}
+
+func (rd *reading) orgID(name, sector string) int32 {
+	name = capText(name, maxNameBytes)
+	id, ok := rd.orgIDs[name]
+	if !ok {
+		id = int32(len(rd.orgs))
+		rd.orgIDs[strings.Clone(name)] = id
+		rd.orgs = append(rd.orgs, &orgFigures{name: strings.Clone(name), byAudit: map[string]int64{}})
+	}
+	if o := rd.orgs[id]; o.sector == "" && sector != "" {
+		o.sector = strings.Clone(capText(sector, maxNameBytes))
+	}
+	return id
+}
+
+// page finds or adds an organisation's page by its normalised URL.
+func (rd *reading) page(org int32, url string) int32 {
+	k := pageKey{org: org, key: capText(diff.PageKey(url), maxURLBytes)}
+	id, ok := rd.pageIDs[k]
+	if !ok {
+		id = int32(len(rd.pages))
+		k.key = strings.Clone(k.key)
+		rd.pageIDs[k] = id
+		rd.pages = append(rd.pages, page{org: org, key: k.key})
+	}
+	return id
+}
+
+// maxWidths bounds the distinct viewport cells remembered; CWAC writes a few.
+const maxWidths = 4096
+
+func (rd *reading) width(cell string) (int32, error) {
+	if w, ok := rd.widths[cell]; ok {
+		return w, nil
+	}
+	vp, err := results.ParseViewport(cell)
+	if err != nil {
+		return 0, err
+	}
+	if vp.Width < 0 || vp.Width > 1<<20 {
+		return 0, fmt.Errorf("viewport width %d is out of range", vp.Width)
+	}
+	if len(rd.widths) < maxWidths {
+		rd.widths[strings.Clone(cell)] = int32(vp.Width)
+	}
+	return int32(vp.Width), nil
+}
+
+// observed reports whether this scan saw an audit's results for a page at
+// a width, so that an issue missing there is fixed: the page was scanned,
+// the audit wrote a row for it (an audit skipped after a browser error
+// writes none), and, for the focus audit, it could tab through the page
+// (not animating) and the page did not replace itself. The rest is what the
+// baseline comparison calls unstable.
+func (rd *reading) observed(g groupKey) bool {
+	f := rd.groups[g]
+	if !f.present {
+		return false
+	}
+	if rd.strs.str(g.audit)+".csv" == diff.FocusAuditFile {
+		return !f.animating && !rd.pages[g.page].titleVaries
+	}
+	return true
+}
+
+// axeHelp finds axe-core's version in a rule's help URL
+// (https://dequeuniversity.com/rules/axe/4.13/color-contrast?…).
+var axeHelp = regexp.MustCompile(`/rules/axe/([0-9]+\.[0-9]+(?:\.[0-9]+)?)/`)
+
+func axeVersion(helpURL string) string {
+	if m := axeHelp.FindStringSubmatch(helpURL); m != nil {
+		return strings.Clone(m[1])
+	}
+	return ""
+}
+
+// capText cuts s to at most n bytes on a character boundary.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// interner numbers strings so records hold small ids.
+type interner struct {
+	ids  map[string]int32
+	strs []string
+}
+
+func (in *interner) id(s string) int32 {
+	if id, ok := in.ids[s]; ok {
+		return id
+	}
+	id := int32(len(in.strs))
+	s = strings.Clone(s)
+	in.ids[s] = id
+	in.strs = append(in.strs, s)
+	return id
+}
+
+func (in *interner) str(id int32) string { return in.strs[id] }

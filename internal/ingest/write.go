@@ -1,0 +1,146 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/wcag"
+)
+
+// emptyHash is the hash of an empty cell: a row without element HTML
+// belongs to no template.
+var emptyHash = xxhash.Sum64String("")
+
+// issueBatch is how many new issues are written at a time.
+const issueBatch = 1000
+
+// errChanged is returned when the second read of the results does not
+// find the rows the first read matched.
+var errChanged = errors.New("the results changed while they were being ingested")
+
+// writing is the second pass over the results (a results.RowVisitor): it
+// writes what needs the CSVs' text — new issues, changed elements, new
+// templates — for the records the first pass matched.
+type writing struct {
+	in  *ingestion
+	ctx context.Context
+
+	file   string
+	span   *fileSpan
+	next   int // index of the next issue CSV in reading.files
+	k      int // the file's issue rows so far
+	batch  []store.NewIssue
+	ids    []int64
+	tmpls  []store.NewTemplate
+	active bool
+}
+
+// BeginFile finds the records of an issue CSV, in the first pass's order.
+func (wr *writing) BeginFile(file string, r *results.Reader) error {
+	wr.file, wr.span, wr.k, wr.active = file, nil, 0, false
+	if _, ok := results.AuditName(file); !ok || !r.Has("num_issues") {
+		return nil
+	}
+	files := wr.in.rd.files
+	if wr.next >= len(files) || files[wr.next].name != file {
+		return errChanged
+	}
+	wr.span, wr.active = &files[wr.next], true
+	wr.next++
+	return nil
+}
+
+// EndFile checks that the file had as many issue rows as before.
+func (wr *writing) EndFile(string, *results.Reader) error {
+	if wr.active && wr.span.start+wr.k != wr.span.end {
+		return errChanged
+	}
+	return nil
+}
+
+// VisitRow writes what one issue row's record needs.
+func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) error {
+	if !wr.active || file != wr.file {
+		return nil
+	}
+	n, err := results.ParseNumIssues(row.Get("num_issues"))
+	if err != nil || n <= 0 {
+		return err
+	}
+	i := wr.span.start + wr.k
+	wr.k++
+	rd := wr.in.rd
+	html := row.Get("html")
+	if i >= wr.span.end || rd.recs[i].html != xxhash.Sum64String(html) {
+		return errChanged
+	}
+	rec := &rd.recs[i]
+	switch rec.fate {
+	case fateNew:
+		wr.add(rec, r, row, html)
+	case fateRetarget:
+		if err := wr.in.w.SetElement(wr.ctx, rec.issue, capText(html, diff.MaxHTMLBytes), rec.html); err != nil {
+			return err
+		}
+	}
+	if id, ok := wr.in.newTemplates[int32(i)]; ok {
+		audit, rule, _ := strings.Cut(rd.strs.str(rec.rule), "\x00")
+		wr.tmpls = append(wr.tmpls, store.NewTemplate{
+			ID: id, OrgID: wr.in.orgStore[rd.pages[rec.page].org],
+			Key: store.TemplateKey{Audit: audit, Rule: rule, ElementHash: rec.html}, ElementHTML: capText(html, diff.MaxHTMLBytes),
+		})
+	}
+	if len(wr.batch) >= issueBatch || len(wr.tmpls) >= issueBatch {
+		return wr.flush()
+	}
+	return nil
+}
+
+// add queues a new issue with its text.
+func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html string) {
+	rd := wr.in.rd
+	audit, rule, _ := strings.Cut(rd.strs.str(rec.rule), "\x00")
+	var criteria []string
+	if tags, err := results.ParseTags(row.Get("tags")); err == nil {
+		for _, c := range wcag.Criteria(tags) {
+			criteria = append(criteria, c.Number)
+		}
+	}
+	target := ""
+	if r.Has("target") {
+		target = row.Get("target")
+	} else {
+		target = row.Get("description")
+	}
+	help := row.Get("helpUrl")
+	if !strings.HasPrefix(help, "https://") && !strings.HasPrefix(help, "http://") {
+		help = "" // a link people follow: nothing else
+	}
+	wr.ids = append(wr.ids, rec.issue)
+	wr.batch = append(wr.batch, store.NewIssue{
+		Fingerprint: fingerprintText(wr.in.fps[rec.issue-wr.in.firstNew]),
+		OrgID:       wr.in.orgStore[rd.pages[rec.page].org], PageID: wr.in.pageStore[rec.page],
+		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Get("impact"), maxNameBytes),
+		ElementHTML: capText(html, diff.MaxHTMLBytes), ElementHash: rec.html,
+		Target: capText(target, maxTargetBytes), TargetHash: rec.target,
+		HelpURL: capText(help, maxURLBytes), WCAG: strings.Join(criteria, ","),
+	})
+}
+
+// flush writes the queued issues and templates.
+func (wr *writing) flush() error {
+	if err := wr.in.w.AddIssues(wr.ctx, wr.ids, wr.batch); err != nil {
+		return err
+	}
+	if err := wr.in.w.AddTemplates(wr.ctx, wr.tmpls); err != nil {
+		return err
+	}
+	wr.batch, wr.ids, wr.tmpls = wr.batch[:0], wr.ids[:0], wr.tmpls[:0]
+	return nil
+}
