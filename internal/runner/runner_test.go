@@ -1,3 +1,5 @@
+//go:build integration
+
 package runner
 
 import (
@@ -18,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -80,13 +83,6 @@ func standinDefaults(t *testing.T, marker string) []byte {
 		return data
 	}
 	return bytes.Replace(data, []byte("{"), []byte(`{"test_defaults_from": "`+marker+`",`), 1)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func testSite(t *testing.T) string {
@@ -496,5 +492,50 @@ func TestWriteResults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// auditNameIn is the audit name in the CWAC config at path.
+func auditNameIn(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	must(t, err)
+	cfg, err := cwacconfig.Decode(data)
+	must(t, err)
+	v, _ := cfg.Get("audit_name")
+	name, _ := v.(string)
+	return name
+}
+
+// TestPrepareOwnsItsConfig: the work tree's config/ links to the image's
+// files but its own scan config, even when the image has a file of that
+// name; only the scan's base URL CSV is in base_urls/visit.
+func TestPrepareOwnsItsConfig(t *testing.T) {
+	cfg := validScan(t)
+	must(t, os.WriteFile(filepath.Join(cfg.CWACDir, "config", ConfigFileName), []byte(`{"audit_name": "from-the-image"}`), 0o644))
+	log, _ := captureLog()
+	cfg.Log = log
+	in, err := readScanInput(cfg.ConfigMapDir)
+	must(t, err)
+	sites, err := prepare(&cfg, in)
+	must(t, err)
+	if len(sites) != 1 {
+		t.Fatalf("prepare = %v", sites)
+	}
+	info, err := os.Lstat(filepath.Join(cfg.WorkDir, "config", ConfigFileName))
+	must(t, err)
+	if !info.Mode().IsRegular() {
+		t.Errorf("the scan config is %v, want a file of its own", info.Mode())
+	}
+	if got := auditNameIn(t, filepath.Join(cfg.WorkDir, "config", ConfigFileName)); got != "runner-test" {
+		t.Errorf("the scan config's audit name = %q", got)
+	}
+	info, err = os.Lstat(filepath.Join(cfg.WorkDir, "config", "config_default.json"))
+	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the image's defaults are not linked: %v, %v", info, err)
+	}
+	// The image's own file is untouched.
+	if got := auditNameIn(t, filepath.Join(cfg.CWACDir, "config", ConfigFileName)); got != "from-the-image" {
+		t.Errorf("the image's file now says %q", got)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build integration
+
 package runner
 
 import (
@@ -235,14 +237,6 @@ func TestShardIndex(t *testing.T) {
 			}
 		})
 	}
-}
-
-func openRootT(t *testing.T, dir string) *os.Root {
-	t.Helper()
-	root, err := os.OpenRoot(dir)
-	must(t, err)
-	t.Cleanup(func() { _ = root.Close() })
-	return root
 }
 
 // TestShardFailureNamesShard: a shard whose CWAC fails says which shard it
