@@ -31,8 +31,17 @@ echo "== verify generated files"
 make --no-print-directory verify
 echo "== go vet"
 go vet ./...
+# PostgreSQL for the issue history's tests on its second engine (Debian's
+# server, installed when missing, under bin/postgres): started here,
+# stopped however the script ends. Tests tagged integration fail, not
+# skip, without it.
+echo "== PostgreSQL for the issue history (hack/postgres.sh)"
+trap './hack/postgres.sh stop || true' EXIT
+CWAC_TEST_POSTGRES_DSN="$(./hack/postgres.sh start)"
+export CWAC_TEST_POSTGRES_DSN
 echo "== go test"
 go test -race -count=1 ./...
+go test -race -count=1 -tags integration ./internal/store/... ./internal/ingest/...
 echo "== fuzz (${FUZZTIME:=5s} each)"
 # A fuzz failure that found something writes a reproducer under
 # testdata/fuzz/<target>; one without a reproducer is the fuzzing engine's own

@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +46,8 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 		t.Fatal(err)
 	}
 	var shown []int64
-	for fp, page := range spec.show {
+	for _, fp := range slices.Sorted(maps.Keys(spec.show)) { // ids in fingerprint order
+		page := spec.show[fp]
 		if id, ok := known[fp]; ok {
 			shown = append(shown, id)
 			continue
