@@ -11,54 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
-// compareArgs are cwac_compare_scans' arguments.
-type compareArgs struct {
-	ScanID     string `json:"scan_id"`
-	BaselineID string `json:"baseline_id,omitempty"`
-	Change     string `json:"change,omitempty"`
-	Impact     string `json:"impact,omitempty"`
-	Limit      int    `json:"limit,omitempty"`
-	Offset     int    `json:"offset,omitempty"`
-}
-
-// compareOutput is the part of cwac_compare_scans' output shown as text.
-type compareOutput struct {
-	ScanID     string `json:"scan_id"`
-	BaselineID string `json:"baseline_id"`
-	Source     string `json:"source"`
-	Counts     struct {
-		New       int64            `json:"new"`
-		Fixed     int64            `json:"fixed"`
-		Unchanged int64            `json:"unchanged"`
-		Unstable  int64            `json:"unstable"`
-		NewBy     map[string]int64 `json:"new_by_impact"`
-		FixedBy   map[string]int64 `json:"fixed_by_impact"`
-	} `json:"counts"`
-	Change    string    `json:"change"`
-	TotalRows int       `json:"total_rows"`
-	Returned  int       `json:"returned_rows"`
-	Rows      []diffRow `json:"rows"`
-	Note      string    `json:"note"`
-}
-
-type diffRow struct {
-	Change        string `json:"change"`
-	Page          string `json:"page"`
-	Audit         string `json:"audit"`
-	Organisation  string `json:"organisation"`
-	URL           string `json:"url"`
-	ViewportWidth int    `json:"viewport_width"`
-	Rule          string `json:"rule"`
-	Impact        string `json:"impact"`
-	Issues        int64  `json:"issues"`
-}
-
 func newDiffCommand(o *Options, mf *mcpFlags) *cobra.Command {
 	var (
-		a          compareArgs
+		a          mcpapi.CompareInput
 		output     string
 		countsOnly bool
 	)
@@ -112,7 +71,7 @@ the operator stored in the scan's status and needs only the API server.`,
 				if output == outJSON {
 					return writeRawJSON(o.Streams.Out, raw)
 				}
-				var out compareOutput
+				var out mcpapi.CompareOutput
 				if err := json.Unmarshal(raw, &out); err != nil {
 					return fmt.Errorf("the MCP server's cwac_compare_scans output: %w", err)
 				}
@@ -131,7 +90,7 @@ the operator stored in the scan's status and needs only the API server.`,
 	return cmd
 }
 
-func checkCompareArgs(a compareArgs) error {
+func checkCompareArgs(a mcpapi.CompareInput) error {
 	if a.Change != "" && !slices.Contains(changeNames, a.Change) {
 		return fmt.Errorf("--change %q: must be one of %v", textcap.Head(a.Change, 40), changeNames)
 	}
@@ -147,21 +106,21 @@ func checkCompareArgs(a compareArgs) error {
 	return nil
 }
 
-func writeDiff(w io.Writer, out *compareOutput) error {
+func writeDiff(w io.Writer, out *mcpapi.CompareOutput) error {
 	c := out.Counts
 	fprintf(w, "%s compared with %s (%s): %d new, %d fixed, %d unchanged, %d unstable\n",
 		out.ScanID, out.BaselineID, out.Source, c.New, c.Fixed, c.Unchanged, c.Unstable)
-	if len(c.NewBy) > 0 {
-		fprintf(w, "New by impact: %s\n", impactCounts(c.NewBy))
+	if len(c.NewByImpact) > 0 {
+		fprintf(w, "New by impact: %s\n", impactCounts(c.NewByImpact))
 	}
-	if len(c.FixedBy) > 0 {
-		fprintf(w, "Fixed by impact: %s\n", impactCounts(c.FixedBy))
+	if len(c.FixedByImpact) > 0 {
+		fprintf(w, "Fixed by impact: %s\n", impactCounts(c.FixedByImpact))
 	}
 	fprintf(w, "\n%d of %d %s rows:\n", out.Returned, out.TotalRows, out.Change)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fprintln(tw, "CHANGE\tAUDIT\tORGANISATION\tURL\tWIDTH\tRULE\tIMPACT\tISSUES")
 	for _, r := range out.Rows {
-		change := r.Change
+		change := string(r.Change)
 		if r.Page != "" {
 			change += " (page " + r.Page + ")"
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -17,39 +18,6 @@ import (
 const compareScansDescription = "Compare a finished scan with an earlier one (its spec.baseline by default): " +
 	"how many issues are new, fixed, unchanged or unstable, by impact, organisation and rule, " +
 	"and the rows of one change (default new), optionally one axe impact, with limit and offset."
-
-// CompareInput are cwac_compare_scans's arguments.
-type CompareInput struct {
-	ScanID     string `json:"scan_id" jsonschema:"the scan to compare: a scan's ID, or a results directory listed by cwac_list_scans"`
-	BaselineID string `json:"baseline_id,omitempty" jsonschema:"the earlier scan to compare with (default: the scan's spec.baseline)"`
-	Change     string `json:"change,omitempty" jsonschema:"which rows to list: new (default), fixed, unchanged or unstable"`
-	Impact     string `json:"impact,omitempty" jsonschema:"only rows of this axe impact: critical, serious, moderate or minor"`
-	Limit      int    `json:"limit,omitempty" jsonschema:"most rows to return (default 50)"`
-	Offset     int    `json:"offset,omitempty" jsonschema:"matching rows to skip first, for paging"`
-}
-
-// Where a comparison came from (CompareOutput.Source).
-const (
-	sourceDiffFile = results.DiffFile // the scan pod's diff.json
-	sourceCompared = "results"        // compared now from both scans' CSVs
-)
-
-// CompareOutput is cwac_compare_scans's answer.
-type CompareOutput struct {
-	ScanID     string             `json:"scan_id"`
-	BaselineID string             `json:"baseline_id"`
-	Source     string             `json:"source" jsonschema:"diff.json (written by the scan pod) or results (compared now from both scans' CSVs)"`
-	Counts     results.DiffCounts `json:"counts" jsonschema:"new, fixed, unchanged and unstable issues; by impact; the 50 organisations with most new"`
-	Totals     diff.Totals        `json:"totals" jsonschema:"each scan's issues: baseline = fixed + unchanged + unstable_baseline, scan = new + unchanged + unstable_current"`
-	ByRule     []diff.RuleChange  `json:"by_rule" jsonschema:"the 50 rules with most new issues"`
-	Change     string             `json:"change"`
-	Impact     string             `json:"impact,omitempty"`
-	TotalRows  int                `json:"total_rows" jsonschema:"rows of this change (and impact)"`
-	Returned   int                `json:"returned_rows"`
-	Rows       []diff.Row         `json:"rows"`
-	Truncated  bool               `json:"truncated,omitempty"`
-	Note       string             `json:"note,omitempty"`
-}
 
 // Caps on the figures in an answer; diff.json has them all.
 const (
@@ -66,14 +34,14 @@ const (
 // compareScans answers from the scan pod's diff.json when it compares the
 // same two scans, and otherwise compares both results directories now. Either
 // way the rows stream past a filter into one page: nothing is held whole.
-func (s *Server) compareScans(ctx context.Context, call *callInfo, in CompareInput) (CompareOutput, error) {
+func (s *Server) compareScans(ctx context.Context, call *callInfo, in mcpapi.CompareInput) (mcpapi.CompareOutput, error) {
 	q, err := s.compareQuery(in)
 	if err != nil {
-		return CompareOutput{}, err
+		return mcpapi.CompareOutput{}, err
 	}
 	res, err := s.store.results(ctx, call, in.ScanID)
 	if err != nil {
-		return CompareOutput{}, err
+		return mcpapi.CompareOutput{}, err
 	}
 	baselineID := in.BaselineID
 	if baselineID == "" && res.Scan != nil {
@@ -81,19 +49,19 @@ func (s *Server) compareScans(ctx context.Context, call *callInfo, in CompareInp
 	}
 	switch baselineID {
 	case "":
-		return CompareOutput{}, fmt.Errorf("Scan %s has no spec.baseline: give baseline_id, the scan to compare with", truncate(in.ScanID, 256))
+		return mcpapi.CompareOutput{}, fmt.Errorf("Scan %s has no spec.baseline: give baseline_id, the scan to compare with", truncate(in.ScanID, 256))
 	case in.ScanID:
-		return CompareOutput{}, fmt.Errorf("Invalid baseline_id: %s is the scan itself", truncate(baselineID, 256))
+		return mcpapi.CompareOutput{}, fmt.Errorf("Invalid baseline_id: %s is the scan itself", truncate(baselineID, 256))
 	}
 	target := call.Target
 	defer func() { call.Target = target + " baseline=" + truncate(baselineID, 256) }()
 
 	fsys, closeFn, err := s.store.openResults(ctx, res)
 	if err != nil {
-		return CompareOutput{}, err
+		return mcpapi.CompareOutput{}, err
 	}
 	defer closeFn()
-	out := CompareOutput{ScanID: in.ScanID, BaselineID: baselineID, Change: string(q.change), Impact: q.impact}
+	out := mcpapi.CompareOutput{ScanID: in.ScanID, BaselineID: baselineID, Change: string(q.change), Impact: q.impact}
 	pg := &rowPage{offset: in.Offset, limit: q.limit, budget: s.cfg.MaxResponseBytes - min(compareFiguresReserve, s.cfg.MaxResponseBytes/4)}
 
 	fileErr := s.compareFromFile(fsys, baselineID, q, pg, &out)
@@ -101,11 +69,11 @@ func (s *Server) compareScans(ctx context.Context, call *callInfo, in CompareInp
 		return s.finishCompare(out, pg, in.Offset), nil
 	}
 	if ctx.Err() != nil {
-		return CompareOutput{}, fmt.Errorf("reading %s timed out: %w", results.DiffFile, ctx.Err())
+		return mcpapi.CompareOutput{}, fmt.Errorf("reading %s timed out: %w", results.DiffFile, ctx.Err())
 	}
 	*pg = rowPage{offset: pg.offset, limit: pg.limit, budget: s.cfg.MaxResponseBytes - min(compareFiguresReserve, s.cfg.MaxResponseBytes/4)}
 	if err := s.compareNow(ctx, call, fsys, baselineID, q, pg, &out); err != nil {
-		return CompareOutput{}, err
+		return mcpapi.CompareOutput{}, err
 	}
 	if !errors.Is(fileErr, fs.ErrNotExist) && !errors.Is(fileErr, errOtherBaseline) {
 		out.Note = results.DiffFile + " could not be used (" + truncate(fileErr.Error(), 512) + "), so the scans were compared from their CSVs. "
@@ -121,7 +89,7 @@ type compareQuery struct {
 }
 
 // compareQuery checks the arguments before anything is read.
-func (s *Server) compareQuery(in CompareInput) (compareQuery, error) {
+func (s *Server) compareQuery(in mcpapi.CompareInput) (compareQuery, error) {
 	q := compareQuery{change: diff.ChangeNew, impact: strings.ToLower(in.Impact), limit: in.Limit}
 	if in.Change != "" {
 		c, err := diff.ParseChange(strings.ToLower(in.Change))
@@ -150,7 +118,7 @@ var errOtherBaseline = errors.New("diff.json compares with another baseline")
 
 // compareFromFile pages through the scan pod's diff.json, if it compares
 // with baselineID.
-func (s *Server) compareFromFile(fsys fs.FS, baselineID string, q compareQuery, pg *rowPage, out *CompareOutput) error {
+func (s *Server) compareFromFile(fsys fs.FS, baselineID string, q compareQuery, pg *rowPage, out *mcpapi.CompareOutput) error {
 	f, err := fsys.Open(results.DiffFile) // a callFS: regular files only, reads end with the call
 	if err != nil {
 		return err
@@ -173,12 +141,12 @@ func (s *Server) compareFromFile(fsys fs.FS, baselineID string, q compareQuery, 
 	if doc.Baseline != baselineID { // a document without rows never reached the check above
 		return errOtherBaseline
 	}
-	out.Source, out.Counts, out.Totals, out.ByRule = sourceDiffFile, doc.Counts, doc.Totals, doc.ByRule
+	out.Source, out.Counts, out.Totals, out.ByRule = mcpapi.SourceDiffFile, doc.Counts, doc.Totals, doc.ByRule
 	return nil
 }
 
 // compareNow compares the two results directories, reading both through the store.
-func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, baselineID string, q compareQuery, pg *rowPage, out *CompareOutput) error {
+func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, baselineID string, q compareQuery, pg *rowPage, out *mcpapi.CompareOutput) error {
 	scanTarget := call.Target
 	base, err := s.store.results(ctx, call, baselineID)
 	call.Target = scanTarget
@@ -209,7 +177,7 @@ func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, bas
 		}
 		return err
 	}
-	out.Source, out.Counts, out.Totals, out.ByRule = sourceCompared, res.Counts, res.Totals, res.ByRule
+	out.Source, out.Counts, out.Totals, out.ByRule = mcpapi.SourceCompared, res.Counts, res.Totals, res.ByRule
 	return nil
 }
 
@@ -219,7 +187,7 @@ func (q compareQuery) matches(r *diff.Row) bool {
 
 // finishCompare caps the figures, which come from files the server does not
 // trust with its answer's size, and says how to read on.
-func (s *Server) finishCompare(out CompareOutput, pg *rowPage, offset int) CompareOutput {
+func (s *Server) finishCompare(out mcpapi.CompareOutput, pg *rowPage, offset int) mcpapi.CompareOutput {
 	out.Rows, out.TotalRows, out.Returned, out.Truncated = pg.rows, pg.total, len(pg.rows), pg.full
 	if out.Rows == nil {
 		out.Rows = []diff.Row{}
