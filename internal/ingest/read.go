@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -149,7 +150,7 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 		rd.kind = fileAuditLog
 	default:
 		if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
-			rd.kind, rd.audit = fileIssues, rd.strs.id(audit)
+			rd.kind, rd.audit = fileIssues, rd.strs.id(capText(audit, maxNameBytes))
 			rd.focus, rd.hasTarget = file == diff.FocusAuditFile, r.Has("target")
 			rd.files = append(rd.files, fileSpan{name: file, start: len(rd.recs), end: -1})
 		}
@@ -340,8 +341,13 @@ func axeVersion(helpURL string) string {
 	return ""
 }
 
-// capText cuts s to at most n bytes on a character boundary.
+// capText is a cell as stored: valid UTF-8 without NUL (PostgreSQL's text
+// holds neither; SQLite would keep them, and the engines must agree), cut
+// to at most n bytes on a character boundary.
 func capText(s string, n int) string {
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	}
 	if len(s) <= n {
 		return s
 	}

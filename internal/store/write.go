@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ScanWriter writes one scan in one transaction: everything or, after
@@ -20,6 +21,9 @@ type ScanWriter struct {
 	at     int64 // the scan's finished_at, seconds
 	next   map[string]int64
 }
+
+// maxScanField bounds each of a scan's descriptive fields.
+const maxScanField = 4096
 
 // maxParams bounds one statement's bound values: well under SQLite's
 // 32,766 and PostgreSQL's 65,535.
@@ -35,6 +39,12 @@ var idTables = []string{"scans", "organisations", "pages", "issues", "templates"
 func (s *Store) BeginScan(ctx context.Context, scan Scan, holder string) (*ScanWriter, error) {
 	if scan.UID == "" || scan.Name == "" || scan.FinishedAt.IsZero() {
 		return nil, errors.New("store: a scan needs a uid, a name and the time it finished")
+	}
+	for _, f := range []string{scan.UID, scan.Namespace, scan.Name, scan.Schedule, scan.Phase, scan.ResultsPath,
+		scan.Engine.CWACImageDigest, scan.Engine.AxeCore, scan.Engine.Chrome} {
+		if !utf8.ValidString(f) || strings.IndexByte(f, 0) >= 0 || len(f) > maxScanField {
+			return nil, fmt.Errorf("store: scan %q: a field is not text the store keeps (valid UTF-8, no NUL, at most %d bytes)", scan.Name, maxScanField)
+		}
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

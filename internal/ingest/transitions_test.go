@@ -1,0 +1,220 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+)
+
+// A synthetic scan: rows written out as CWAC's CSVs.
+type synth struct {
+	pages []string // audit_log.csv (organisation O unless "org|url")
+	axe   []axeRow
+	focus []focusRow
+}
+
+type axeRow struct {
+	org, url string
+	width    int
+	rule     string // "" for a passing row
+	html     string
+	target   string
+}
+
+type focusRow struct {
+	url         string
+	width       int
+	description string
+	html        string
+	n           int
+	title       string
+}
+
+func csvText(header []string, rows [][]string) *fstest.MapFile {
+	var b strings.Builder
+	b.WriteString("\xef\xbb\xbf")
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + strings.ReplaceAll(c, `"`, `""`) + `"`)
+		}
+		b.WriteString("\n")
+	}
+	return &fstest.MapFile{Data: []byte(b.String())}
+}
+
+func vp(w int) string { return fmt.Sprintf("{'width': %d, 'height': 800}", w) }
+
+func (s synth) fs() fstest.MapFS {
+	m := fstest.MapFS{}
+	var log [][]string
+	for _, p := range s.pages {
+		o, u, ok := strings.Cut(p, "|")
+		if !ok {
+			o, u = "O", p
+		}
+		log = append(log, []string{o, u, u, "S"})
+	}
+	m["audit_log.csv"] = csvText([]string{"organisation", "base_url", "url", "sector"}, log)
+	var axe [][]string
+	for _, r := range s.axe {
+		o := r.org
+		if o == "" {
+			o = "O"
+		}
+		n := "1"
+		if r.rule == "" {
+			n = "0"
+		}
+		axe = append(axe, []string{o, "S", "T", r.url, vp(r.width), r.target, n, r.rule, "serious", r.html,
+			"['wcag2aa', 'wcag143']", "https://dequeuniversity.com/rules/axe/4.10/" + r.rule})
+	}
+	m["axe_core_audit.csv"] = csvText([]string{"organisation", "sector", "page_title", "url", "viewport_size", "target", "num_issues", "id", "impact", "html", "tags", "helpUrl"}, axe)
+	if s.focus != nil {
+		var fr [][]string
+		for _, r := range s.focus {
+			title := r.title
+			if title == "" {
+				title = "T"
+			}
+			fr = append(fr, []string{"O", "S", title, r.url, vp(r.width), r.description, r.html, fmt.Sprint(r.n)})
+		}
+		m["focus_indicator_audit.csv"] = csvText([]string{"organisation", "sector", "page_title", "url", "viewport_size", "description", "html", "num_issues"}, fr)
+	}
+	return m
+}
+
+const (
+	pA = "https://o.example/"
+	pB = "https://o.example/b"
+)
+
+func img(url, html, target string) axeRow {
+	return axeRow{url: url, width: 320, rule: "image-alt", html: html, target: target}
+}
+func pass(url string) axeRow { return axeRow{url: url, width: 320} }
+func tab(n int, html string) focusRow {
+	return focusRow{url: pA, width: 320, description: fmt.Sprintf("Tab key press #%d did not show a focus indicator", n), html: html, n: 1}
+}
+
+// TestTransitions: each rule of issue identity and transition, over a
+// few scans, with the figures of every scan and each issue's end state.
+func TestTransitions(t *testing.T) {
+	type figures struct{ new, fixed, pns, reopened, unstable int64 }
+	cases := []struct {
+		name  string
+		scans []synth
+		figs  []figures
+		// lives: "page rule target: state present reopened [reason]", sorted
+		lives []string
+	}{{
+		name: "open, fixed, reopened",
+		scans: []synth{
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
+			{pages: []string{pA}, axe: []axeRow{pass(pA)}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
+		},
+		figs:  []figures{{new: 1}, {fixed: 1}, {reopened: 1}},
+		lives: []string{"/ image-alt /img: open present=2 reopened=1"},
+	}, {
+		name: "page not scanned, then back",
+		scans: []synth{
+			{pages: []string{pA, pB}, axe: []axeRow{img(pA, "<img a>", "/img"), img(pB, "<img b>", "/img")}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
+			{pages: []string{pA, pB}, axe: []axeRow{img(pA, "<img a>", "/img"), img(pB, "<img b>", "/img")}},
+		},
+		figs:  []figures{{new: 2}, {pns: 1}, {reopened: 1}},
+		lives: []string{"/ image-alt /img: open present=3 reopened=0", "/b image-alt /img: open present=2 reopened=1"},
+	}, {
+		name: "the audit did not run on the page: neither fixed nor seen",
+		scans: []synth{
+			{pages: []string{pA, pB}, axe: []axeRow{img(pA, "<img a>", "/img"), img(pB, "<img b>", "/img")}},
+			{pages: []string{pA, pB}, axe: []axeRow{img(pA, "<img a>", "/img")}},
+			{pages: []string{pA, pB}, axe: []axeRow{img(pA, "<img a>", "/img"), img(pB, "<img b>", "/img")}},
+		},
+		figs:  []figures{{new: 2}, {}, {}},
+		lives: []string{"/ image-alt /img: open present=3 reopened=0", "/b image-alt /img: open present=2 reopened=0"},
+	}, {
+		name: "an element whose HTML changed at the same target stays one issue; moved HTML too",
+		scans: []synth{
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img[1]"), img(pA, "<img b>", "/img[2]")}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a class=x>", "/img[1]"), img(pA, "<img b>", "/img[1]/x")}},
+		},
+		figs:  []figures{{new: 2}, {}},
+		lives: []string{"/ image-alt /img[1]: open present=2 reopened=0", "/ image-alt /img[2]: open present=2 reopened=0"},
+	}, {
+		name: "identical elements are told apart by ordinal; one fixed",
+		scans: []synth{
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img>", "/img"), img(pA, "<img>", "/img"), img(pA, "<img>", "/img")}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img>", "/img"), img(pA, "<img>", "/img")}},
+		},
+		figs: []figures{{new: 3}, {fixed: 1}},
+		lives: []string{"/ image-alt /img: fixed present=1 reopened=0 fixed", "/ image-alt /img: open present=2 reopened=0",
+			"/ image-alt /img: open present=2 reopened=0"},
+	}, {
+		name: "a focus row on <body> is never tracked",
+		scans: []synth{
+			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{tab(1, "<a>"), tab(3, "<body class=x>")}},
+			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{tab(1, "<a>")}},
+		},
+		figs:  []figures{{new: 1, unstable: 1}, {}},
+		lives: []string{"/ focus_indicator_audit Tab key press #1 did not show a focus indicator: open present=2 reopened=0"},
+	}, {
+		name: "a page that never stopped animating, or replaced itself, is not observed by the focus audit",
+		scans: []synth{
+			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{tab(1, "<a>")}},
+			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{{url: pA, width: 320, description: "Page never stopped animating", n: 1}}},
+			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{{url: pA, width: 320, description: "All tab presses had a focus indicator", title: "Other"}}},
+			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{{url: pA, width: 320, description: "All tab presses had a focus indicator"}}},
+		},
+		figs:  []figures{{new: 1}, {unstable: 1}, {}, {fixed: 1}},
+		lives: []string{"/ focus_indicator_audit Tab key press #1 did not show a focus indicator: fixed present=1 reopened=0 fixed"},
+	}, {
+		name: "another organisation's issues are untouched by a scan without it",
+		scans: []synth{
+			{pages: []string{pA, "P|https://p.example/"}, axe: []axeRow{img(pA, "<img a>", "/img"), {org: "P", url: "https://p.example/", width: 320, rule: "label", html: "<input>", target: "/input"}}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
+		},
+		figs:  []figures{{new: 2}, {}},
+		lives: []string{"/ image-alt /img: open present=2 reopened=0", "/ label /input: open present=1 reopened=0"},
+	}}
+	for _, e := range storetest.Engines() {
+		for _, tc := range cases {
+			t.Run(e.Name+"/"+tc.name, func(t *testing.T) {
+				st := e.Open(t)
+				for i, s := range tc.scans {
+					res := ingestOK(t, st, s.fs(), week(i))
+					got := figures{res.New, res.Fixed, res.FixedPageNotScanned, res.Reopened, res.Unstable}
+					if got != tc.figs[i] {
+						t.Errorf("scan %d: %+v, want %+v", i, got, tc.figs[i])
+					}
+				}
+				all, err := st.IssueHistory(context.Background(), store.IssueFilter{Limit: store.MaxLimit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var lives []string
+				for _, is := range all.Issues {
+					page := strings.TrimPrefix(strings.TrimPrefix(is.Page, "https://o.example"), "https://p.example")
+					life := fmt.Sprintf("%s %s %s: %s present=%d reopened=%d", page, is.Rule, is.Target, is.State, is.ScansPresent, is.Reopened)
+					if is.FixedReason != "" {
+						life += " " + is.FixedReason
+					}
+					lives = append(lives, life)
+				}
+				sort.Strings(lives)
+				if strings.Join(lives, "\n") != strings.Join(tc.lives, "\n") {
+					t.Errorf("issues:\n%s\nwant:\n%s", strings.Join(lives, "\n"), strings.Join(tc.lives, "\n"))
+				}
+			})
+		}
+	}
+}
