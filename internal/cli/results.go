@@ -13,31 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
-// resultsArgs are cwac_get_results' arguments.
-type resultsArgs struct {
-	ScanID     string `json:"scan_id"`
-	AuditType  string `json:"audit_type,omitempty"`
-	Impact     string `json:"impact,omitempty"`
-	IssuesOnly bool   `json:"issues_only,omitempty"`
-	Limit      int    `json:"limit,omitempty"`
-	Offset     int    `json:"offset,omitempty"`
-}
-
-// resultsPage is the part of cwac_get_results' output the table shows.
-type resultsPage struct {
-	TotalResults      int              `json:"total_results"`
-	TotalIsLowerBound bool             `json:"total_is_lower_bound"`
-	ReturnedResults   int              `json:"returned_results"`
-	Results           []map[string]any `json:"results"`
-	Note              string           `json:"note"`
-}
-
 func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 	var (
-		a      resultsArgs
+		a      mcpapi.ResultsInput
 		output string
 	)
 	cmd := &cobra.Command{
@@ -80,7 +62,7 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 	return cmd
 }
 
-func checkResultsArgs(a resultsArgs) error {
+func checkResultsArgs(a mcpapi.ResultsInput) error {
 	if a.Impact != "" && !slices.Contains(impactNames, a.Impact) {
 		return fmt.Errorf("--impact %q: must be one of %v", textcap.Head(a.Impact, 40), impactNames)
 	}
@@ -100,7 +82,7 @@ func writeResults(o *Options, output string, raw json.RawMessage) error {
 	if output == outJSON {
 		return writeRawJSON(o.Streams.Out, raw)
 	}
-	var page resultsPage
+	var page mcpapi.ResultsOutput
 	if err := json.Unmarshal(raw, &page); err != nil {
 		return fmt.Errorf("the MCP server's cwac_get_results output: %w", err)
 	}

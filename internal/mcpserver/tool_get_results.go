@@ -8,32 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
-
-// ResultsInput are cwac_get_results's arguments.
-type ResultsInput struct {
-	ScanID     string `json:"scan_id" jsonschema:"the scan's ID"`
-	AuditType  string `json:"audit_type,omitempty" jsonschema:"one audit's results, e.g. axe_core_audit, reflow_audit, focus_indicator_audit (default: all audits)"`
-	Impact     string `json:"impact,omitempty" jsonschema:"only rows of this axe impact: critical, serious, moderate or minor"`
-	IssuesOnly bool   `json:"issues_only,omitempty" jsonschema:"only rows that are issues (num_issues > 0)"`
-	Limit      int    `json:"limit,omitempty" jsonschema:"most rows to return (default 100)"`
-	Offset     int    `json:"offset,omitempty" jsonschema:"matching rows to skip first, for paging"`
-}
-
-// ResultsOutput is cwac_get_results's answer.
-type ResultsOutput struct {
-	ScanID       string `json:"scan_id"`
-	AuditType    string `json:"audit_type"`
-	TotalResults int    `json:"total_results" jsonschema:"rows matching the filters"`
-	// TotalIsLowerBound: results without a row index are read only up to
-	// the page, so the total counts the rows seen, and there are more.
-	TotalIsLowerBound bool             `json:"total_is_lower_bound,omitempty" jsonschema:"true when total_results counts only the rows read so far: there are at least that many"`
-	ReturnedResults   int              `json:"returned_results"`
-	Results           []map[string]any `json:"results"`
-	Truncated         bool             `json:"truncated,omitempty"`
-	Note              string           `json:"note,omitempty"`
-}
 
 // auditTypeRE is a CSV stem; it keeps audit_type from naming a path.
 var auditTypeRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -47,23 +24,23 @@ const maxCellBytes = 4096
 // unread and the read starts near the page; without one (CWAC run by hand,
 // older scans) the read stops one matching row past the page and the total
 // is reported as a lower bound. Files are read row by row, never whole.
-func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput) (ResultsOutput, error) {
+func (s *Server) getResults(ctx context.Context, call *callInfo, in mcpapi.ResultsInput) (mcpapi.ResultsOutput, error) {
 	q, err := s.resultsQuery(in)
 	if err != nil {
-		return ResultsOutput{}, err
+		return mcpapi.ResultsOutput{}, err
 	}
 	res, err := s.store.results(ctx, call, in.ScanID)
 	if err != nil {
-		return ResultsOutput{}, err
+		return mcpapi.ResultsOutput{}, err
 	}
 	fsys, closeFn, err := s.store.openResults(ctx, res)
 	if err != nil {
-		return ResultsOutput{}, err
+		return mcpapi.ResultsOutput{}, err
 	}
 	defer closeFn()
 	files, err := resultFiles(fsys, in.AuditType)
 	if err != nil {
-		return ResultsOutput{}, err
+		return mcpapi.ResultsOutput{}, err
 	}
 	pg := &page{limit: q.limit, budget: s.cfg.MaxResponseBytes - 1024, rows: []map[string]any{}}
 	read, err := results.ReadPage(ctx, fsys, results.PageRequest{
@@ -72,11 +49,11 @@ func (s *Server) getResults(ctx context.Context, call *callInfo, in ResultsInput
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return ResultsOutput{}, fmt.Errorf("reading results timed out: %w", ctx.Err())
+			return mcpapi.ResultsOutput{}, fmt.Errorf("reading results timed out: %w", ctx.Err())
 		}
-		return ResultsOutput{}, fmt.Errorf("reading %w", err) // ReadPage names the file
+		return mcpapi.ResultsOutput{}, fmt.Errorf("reading %w", err) // ReadPage names the file
 	}
-	out := ResultsOutput{ScanID: in.ScanID, AuditType: in.AuditType, Results: pg.rows,
+	out := mcpapi.ResultsOutput{ScanID: in.ScanID, AuditType: in.AuditType, Results: pg.rows,
 		TotalResults: int(read.Total), TotalIsLowerBound: !read.Exact, ReturnedResults: len(pg.rows), Truncated: pg.full}
 	if out.AuditType == "" {
 		out.AuditType = "all"
@@ -107,7 +84,7 @@ type resultsQuery struct {
 }
 
 // resultsQuery checks the arguments before anything is read.
-func (s *Server) resultsQuery(in ResultsInput) (resultsQuery, error) {
+func (s *Server) resultsQuery(in mcpapi.ResultsInput) (resultsQuery, error) {
 	q := resultsQuery{limit: in.Limit, filter: results.RowFilter{Impact: strings.ToLower(in.Impact), IssuesOnly: in.IssuesOnly}}
 	if q.limit == 0 {
 		q.limit = s.cfg.DefaultResults

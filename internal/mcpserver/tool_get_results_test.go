@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -130,7 +131,7 @@ func BenchmarkGetResultsPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := ResultsInput{ScanID: "2026-11-21_23-18-23_bench", AuditType: "axe_core_audit", Limit: 100, Offset: 500}
+	in := mcpapi.ResultsInput{ScanID: "2026-11-21_23-18-23_bench", AuditType: "axe_core_audit", Limit: 100, Offset: 500}
 	b.Run("getResults", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := srv.getResults(context.Background(), &callInfo{}, in); err != nil {
