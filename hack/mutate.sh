@@ -36,6 +36,11 @@ mkdir -p "$work/src" "$work/results"
 tar --exclude=./bin --exclude=./.git -cf - . | tar -xf - -C "$work/src"
 
 read -r -a report_only <<<"${MUTATE_REPORT_ONLY:-}"
+# The tests are built with the integration tag: gremlins must run every test
+# of a package, including those the fast tier leaves out (internal/runner's
+# drive the stand-in CWAC with python3). The coverage run, gremlins and the
+# fingerprint (what the tests import) all see the same files.
+tags=integration
 min_efficacy="${MUTATE_MIN_EFFICACY:-90}"
 min_coverage="${MUTATE_MIN_COVERAGE:-90}"
 verified=hack/mutation/verified.txt
@@ -44,7 +49,7 @@ verified=hack/mutation/verified.txt
 go build -o "$work/mutation" ./hack/mutation
 fingerprint() {
   (cd "$work/src" && "$work/mutation" fingerprint -equivalents hack/mutation/equivalent.txt \
-    -min-efficacy "$min_efficacy" -min-coverage "$min_coverage" -tool "$(basename "$gremlins")" "$1")
+    -min-efficacy "$min_efficacy" -min-coverage "$min_coverage" -tool "$(basename "$gremlins")" -tags "$tags" "$1")
 }
 for pkg in "${pkgs[@]}"; do
   pkg="${pkg#./}"; pkg="${pkg%/}"
@@ -68,12 +73,12 @@ for pkg in "${pkgs[@]}"; do
   fi
   echo "${line#* }" >"$out/fingerprint.txt"
   start=$SECONDS
-  (cd "$work/src" && go test -count=1 -cover "./$pkg") >"$out/coverage.txt" 2>&1 || cat "$out/coverage.txt"
+  (cd "$work/src" && go test -tags "$tags" -count=1 -cover "./$pkg") >"$out/coverage.txt" 2>&1 || cat "$out/coverage.txt"
   # One worker: the machine is shared. Not --test-cpu: gremlins v0.6.0 passes
   # it to go test as one malformed argument, and every mutant then "dies".
   # The test timeout is 20 times the coverage run's (the default 3 times is
   # shorter than relinking a test binary on a busy machine).
-  (cd "$work/src" && "$gremlins" unleash --workers 1 --timeout-coefficient 20 \
+  (cd "$work/src" && "$gremlins" unleash --tags "$tags" --workers 1 --timeout-coefficient 20 \
     -o "$out/gremlins.json" "./$pkg") >"$out/gremlins.log" 2>&1 || { tail -20 "$out/gremlins.log"; rm -f "$out/gremlins.json"; }
   echo $((SECONDS - start)) >"$out/seconds.txt"
   echo "mutate: $pkg: $(grep -h -e '^Killed' "$out/gremlins.log" | tr -s ' ') ($((SECONDS - start)) s)"

@@ -2,8 +2,10 @@
 # The README's test command (make test). Provisions what the tests need
 # (idempotent, cached under bin/), then runs every tier: lint,
 # generated files (CRD, RBAC, deepcopy, docs/api.md) up to date, vet, unit +
-# golden + runner + envtest integration, chart and MCP end to end, short fuzz
-# runs, and (as root) the real-cluster end-to-end tests.
+# golden + runner + envtest integration, chart and MCP end to end (the tests
+# behind the integration build tag, with the others), the fast tier alone
+# from a fresh copy with no bin/ and no network, short fuzz runs, and (as
+# root) the real-cluster end-to-end tests.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -30,7 +32,7 @@ export IMAGE_TAR="$ROOT/bin/images/cwac-operator.tar"
 echo "== verify generated files"
 make --no-print-directory verify
 echo "== go vet"
-go vet ./...
+go vet -tags integration ./...
 # PostgreSQL for the issue history's tests on its second engine (Debian's
 # server, installed when missing, under bin/postgres): started here,
 # stopped however the script ends. Tests tagged integration fail, not
@@ -40,8 +42,30 @@ trap './hack/postgres.sh stop || true' EXIT
 CWAC_TEST_POSTGRES_DSN="$(./hack/postgres.sh start)"
 export CWAC_TEST_POSTGRES_DSN
 echo "== go test"
-go test -race -count=1 ./...
-go test -race -count=1 -tags integration ./internal/store/... ./internal/ingest/...
+go test -tags integration -race -count=1 ./...
+# The fast tier (make test-unit: go test without the integration tag) must
+# pass on a fresh clone with nothing but Go: run it in a copy of the tree as
+# a clone has it (tracked and new files; no bin/, no node_modules), with the
+# go command kept off the network (the module cache is warm by now) and the
+# tools the other tiers need out of reach, so a test that needs them and
+# lacks the tag fails here.
+echo "== fast tier from a fresh copy (no bin/, no network)"
+fresh="$(mktemp -d)"
+git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+  [[ -e "$f" ]] && printf '%s\0' "$f"
+done | tar --null -T - -cf - | tar -xf - -C "$fresh/"
+mkdir -p "$fresh/.no-tools"
+for tool in python3 python node npm npx helm kubectl chromium chromium-browser google-chrome etcd kube-apiserver psql postgres; do
+  printf '#!/bin/sh\necho "%s is not available to the fast tier: give the test the integration build tag" >&2\nexit 127\n' "$tool" >"$fresh/.no-tools/$tool"
+  chmod +x "$fresh/.no-tools/$tool"
+done
+if ! env -u KUBEBUILDER_ASSETS -u HELM -u IMAGE_TAR -u CHROMIUM -u CWAC_TEST_POSTGRES_DSN PATH="$fresh/.no-tools:$PATH" \
+  GOFLAGS=-mod=mod GOPROXY=off make --no-print-directory -C "$fresh" test-unit; then
+  rm -rf "$fresh"
+  echo "the fast tier failed from a fresh copy: a test without the integration build tag needs bin/, the network or a tool beyond Go" >&2
+  exit 1
+fi
+rm -rf "$fresh"
 echo "== fuzz (${FUZZTIME:=5s} each)"
 # A fuzz failure that found something writes a reproducer under
 # testdata/fuzz/<target>; one without a reproducer is the fuzzing engine's own
@@ -50,6 +74,10 @@ fuzz() {
   local pkg=$1 target=$2 log; log="$(mktemp)"
   for attempt in 1 2; do
     if go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
+      # A target that is gone, or behind a build tag, fuzzes nothing and passes.
+      if grep -q 'no fuzz tests to fuzz' "$log"; then
+        echo "fuzz $target: no such fuzz test in $pkg (built without tags)"; exit 1
+      fi
       echo "fuzz $target ok"; rm -f "$log"; return 0
     fi
     if compgen -G "$pkg/testdata/fuzz/$target/*" >/dev/null && [[ -n "$(git status --porcelain -- "$pkg/testdata/fuzz/$target")" ]]; then

@@ -21,4 +21,4 @@ trap '[[ "${KEEP_CLUSTER:-}" == 1 ]] || "$ROOT/hack/cluster/down.sh" --purge >/d
 t0=$(now); SITE="$("$ROOT/hack/cluster/deploy.sh")"; t1=$(now)
 echo "TIMING deploy_images_and_chart $(secs "$t0" "$t1")s"
 CWAC_E2E_KUBECONFIG="$KUBECONFIG_PATH" CWAC_E2E_SITE="$SITE" CWAC_E2E_RESULTS="$STATE/results" CWAC_E2E_KUBELET_ROOT="$STATE/kubelet/root" \
-  go test -count=1 -v -timeout 20m ./test/cluster 2>&1 | grep -E '^(=== RUN|--- |TIMING|PASS|FAIL|ok|panic)|_test.go' 
+  go test -tags integration -count=1 -v -timeout 20m ./test/cluster 2>&1 | grep -E '^(=== RUN|--- |TIMING|PASS|FAIL|ok|panic)|_test.go' 

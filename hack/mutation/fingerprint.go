@@ -33,14 +33,19 @@ type fingerprintInputs struct {
 	// tool names the mutation tester's version (hack/mutate.sh passes the
 	// binary's name, which hack/tools.sh suffixes with the version).
 	tool string
+	// tags are the build tags the tests are built with (hack/mutate.sh
+	// passes "integration", as it gives go test and gremlins): files behind
+	// a tag, and what only they import, count only when the tests see them.
+	tags string
 }
 
 // fingerprint is a SHA-256, in hex, over everything a package's mutation
 // verdict depends on: every file under the package's directory and under
 // the directory of each package of this module its tests depend on (a
 // changed dependency can change which mutants the tests kill), go.mod,
-// go.sum, the mutation scripts, the package's lines of equivalent.txt and
-// the thresholds. root is the module's directory; pkg is relative to it.
+// go.sum, the mutation scripts, the package's lines of equivalent.txt, the
+// thresholds and the build tags. root is the module's directory; pkg is
+// relative to it.
 func fingerprint(root, pkg string, in fingerprintInputs) (string, error) {
 	pkg, err := cleanPackageDir(pkg)
 	if err != nil {
@@ -49,7 +54,7 @@ func fingerprint(root, pkg string, in fingerprintInputs) (string, error) {
 	if fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(pkg))); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("package %s: no such directory under %s", pkg, root)
 	}
-	deps, err := moduleTestDeps(root, pkg)
+	deps, err := moduleTestDeps(root, pkg, in.tags)
 	if err != nil {
 		return "", err
 	}
@@ -58,6 +63,7 @@ func fingerprint(root, pkg string, in fingerprintInputs) (string, error) {
 	field(h, "tool", in.tool)
 	field(h, "min-efficacy", strconv.FormatFloat(in.minEfficacy, 'g', -1, 64))
 	field(h, "min-coverage", strconv.FormatFloat(in.minCoverage, 'g', -1, 64))
+	field(h, "tags", in.tags)
 	lines, err := equivalentLines(in.equivalentsFile, pkg)
 	if err != nil {
 		return "", err
@@ -92,15 +98,17 @@ func cleanPackageDir(pkg string) (string, error) {
 
 // moduleTestDeps lists, sorted and relative to root, the directories of the
 // package and of every package of the main module that its tests import,
-// directly or not.
-func moduleTestDeps(root, pkg string) ([]string, error) {
-	cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./"+pkg)
+// directly or not, when built with the build tags (comma-separated; "" for
+// none).
+func moduleTestDeps(root, pkg, tags string) ([]string, error) {
+	cmd := exec.Command("go", "list", "-deps", "-test", "-tags", tags,
+		"-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./"+pkg)
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list -deps -test ./%s: %v: %s", pkg, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("go list -deps -test -tags %q ./%s: %v: %s", tags, pkg, err, strings.TrimSpace(stderr.String()))
 	}
 	absRoot, err := filepath.Abs(root)
 	if err != nil {

@@ -7,16 +7,20 @@ import (
 	"testing"
 )
 
-// writeModule lays out a small module: a's tests use b; c is unrelated.
+// writeModule lays out a small module: a's tests use b, and its tests built
+// with the integration tag use d too; c is unrelated.
 func writeModule(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
-		"go.mod":                       "module example.com/m\n\ngo 1.22\n",
-		"a/a.go":                       "package a\n\nimport \"example.com/m/b\"\n\nfunc A() int { return b.B() }\n",
-		"a/a_test.go":                  "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { _ = A() }\n",
-		"a/testdata/in.txt":            "input\n",
+		"go.mod":            "module example.com/m\n\ngo 1.22\n",
+		"a/a.go":            "package a\n\nimport \"example.com/m/b\"\n\nfunc A() int { return b.B() }\n",
+		"a/a_test.go":       "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { _ = A() }\n",
+		"a/testdata/in.txt": "input\n",
+		"a/a_integration_test.go": "//go:build integration\n\npackage a\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/d\"\n)\n\n" +
+			"func TestD(t *testing.T) { _ = d.D() }\n",
 		"b/b.go":                       "package b\n\nfunc B() int { return 1 }\n",
+		"d/d.go":                       "package d\n\nfunc D() int { return 1 }\n",
 		"c/c.go":                       "package c\n",
 		"hack/mutate.sh":               "#!/bin/sh\n",
 		"hack/mutation/main.go":        "package main\n",
@@ -36,7 +40,8 @@ func writeModule(t *testing.T) string {
 
 func TestFingerprintChangesWithWhatTheVerdictDependsOn(t *testing.T) {
 	base := func(root string) fingerprintInputs {
-		return fingerprintInputs{equivalentsFile: filepath.Join(root, "hack/mutation/equivalent.txt"), minEfficacy: 90, minCoverage: 90, tool: "gremlins-v0.6.0"}
+		return fingerprintInputs{equivalentsFile: filepath.Join(root, "hack/mutation/equivalent.txt"), minEfficacy: 90, minCoverage: 90, tool: "gremlins-v0.6.0",
+			tags: "integration"}
 	}
 	write := func(name, body string) func(t *testing.T, root string, in *fingerprintInputs) {
 		return func(t *testing.T, root string, _ *fingerprintInputs) {
@@ -70,6 +75,8 @@ func TestFingerprintChangesWithWhatTheVerdictDependsOn(t *testing.T) {
 		{"the efficacy target", func(_ *testing.T, _ string, in *fingerprintInputs) { in.minEfficacy = 91 }, true},
 		{"the coverage target", func(_ *testing.T, _ string, in *fingerprintInputs) { in.minCoverage = 80 }, true},
 		{"the mutation tester's version", func(_ *testing.T, _ string, in *fingerprintInputs) { in.tool = "gremlins-v0.7.0" }, true},
+		{"a dependency only the tagged tests use", write("d/d.go", "package d\n\nfunc D() int { return 2 }\n"), true},
+		{"the build tags", func(_ *testing.T, _ string, in *fingerprintInputs) { in.tags = "" }, true},
 		{"an unrelated package", write("c/c.go", "package c\n\nfunc C() {}\n"), false},
 		{"another package's equivalent mutants", write(eqFile,
 			"# comment\na/a.go:5:ARITHMETIC_BASE \"x\" why\nc/c.go:1:ARITHMETIC_BASE \"y\" changed\n"), false},
@@ -98,6 +105,23 @@ func TestFingerprintChangesWithWhatTheVerdictDependsOn(t *testing.T) {
 				t.Errorf("changing %s: fingerprint changed = %v, want %v", tt.name, changed, tt.changes)
 			}
 		})
+	}
+}
+
+// TestFingerprintWithoutTags: without the tag, a dependency only the tagged
+// tests use is not part of what the tests depend on.
+func TestFingerprintWithoutTags(t *testing.T) {
+	root := writeModule(t)
+	in := fingerprintInputs{equivalentsFile: filepath.Join(root, "hack/mutation/equivalent.txt")}
+	before, err := fingerprint(root, "a", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "d", "d.go"), []byte("package d\n\nfunc D() int { return 2 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := fingerprint(root, "a", in); err != nil || after != before {
+		t.Errorf("fingerprint without tags changed with a package only tagged tests use: %v", err)
 	}
 }
 

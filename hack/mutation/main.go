@@ -5,7 +5,7 @@
 // listed equivalent no longer matches a surviving mutant (stale).
 //
 //	go run ./hack/mutation -results DIR -src DIR -equivalents FILE [-report-only "pkg ..."] [-verified FILE]
-//	go run ./hack/mutation fingerprint [-equivalents FILE -min-efficacy N -min-coverage N -tool NAME] PKG...
+//	go run ./hack/mutation fingerprint [-equivalents FILE -min-efficacy N -min-coverage N -tool NAME -tags TAGS] PKG...
 //
 // DIR (-results) holds one folder per package, each with pkg.txt (the
 // package's directory, such as internal/gate), gremlins.json (gremlins
@@ -141,13 +141,14 @@ func fingerprintCommand(w io.Writer, args []string) error {
 	minEfficacy := fs.Float64("min-efficacy", 90, "least efficacy (percent), as make mutate is given it")
 	minCoverage := fs.Float64("min-coverage", 90, "least statement coverage (percent), as make mutate is given it")
 	tool := fs.String("tool", "", "the mutation tester's name and version")
+	tags := fs.String("tags", "", "the build tags the tests are built with (comma-separated), as make mutate gives them")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("name at least one package directory, such as internal/gate")
 	}
-	in := fingerprintInputs{equivalentsFile: *equivalents, minEfficacy: *minEfficacy, minCoverage: *minCoverage, tool: *tool}
+	in := fingerprintInputs{equivalentsFile: *equivalents, minEfficacy: *minEfficacy, minCoverage: *minCoverage, tool: *tool, tags: *tags}
 	for _, pkg := range fs.Args() {
 		fp, err := fingerprint(".", pkg, in)
 		if err != nil {

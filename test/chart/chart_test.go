@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package chart validates the Helm chart and the kustomize install against a
 // real API server: rendered with several sets of values, every object is
 // applied with a server-side dry run (so the API server validates it), and the

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package cluster runs the product end to end on the real single-node cluster
 // of hack/cluster/ (a real kubelet runs the scan pods): hack/cluster/e2e.sh
 // brings the cluster up, deploys the chart and runs these tests with

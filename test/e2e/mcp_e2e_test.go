@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package e2e drives the built binaries with real clients. The MCP test runs
 // the official MCP TypeScript client (npm @modelcontextprotocol/sdk) against
 // the built mcp-server over stdio and streamable HTTP, with the operator's

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package report_test renders the HTML report from real and synthetic CWAC
 // results and checks it in headless Chromium: axe-core finds no violation,
 // the page reflows at 320 CSS pixels, it loads nothing but itself, and its
