@@ -135,8 +135,9 @@ func (d *resultsDir) drop(file string, w where) int {
 	return n
 }
 
-// set changes a column of the rows that match.
-func (d *resultsDir) set(file string, w where, column, value string) int {
+// set changes a column of axe_core_audit.csv's rows that match.
+func (d *resultsDir) set(w where, column, value string) int {
+	const file = axeCSV
 	n := 0
 	for _, r := range d.csvs[file][1:] {
 		if d.match(file, r, w) {

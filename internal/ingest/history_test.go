@@ -31,7 +31,7 @@ func weeklySequence(t *testing.T) []fs.FS {
 		map[string]string{"url": clean, "page_title": "Clean article - CWAC test site", "html": `<img src="hero.png">`})
 
 	w2 := w0.clone()
-	if n := w2.set(axeCSV, where{"url": home, "id": "image-alt"}, "html", `<img class="logo" src="logo.png" width="120" height="40">`); n != 2 {
+	if n := w2.set(where{"url": home, "id": "image-alt"}, "html", `<img class="logo" src="logo.png" width="120" height="40">`); n != 2 {
 		t.Fatalf("week 2: changed %d image-alt rows", n)
 	}
 
@@ -87,52 +87,7 @@ func TestWeeklyHistory(t *testing.T) {
 				}
 			}
 
-			// Each issue's life, by page, rule, width and element.
-			all, err := st.IssueHistory(ctx, store.IssueFilter{Organisation: org, Limit: store.MaxLimit})
-			if err != nil {
-				t.Fatal(err)
-			}
-			lives := map[string]string{}
-			for _, is := range all.Issues {
-				key := fmt.Sprintf("%s %s %d %s", strings.TrimPrefix(is.Page, "http://127.0.0.1:8765/"), is.Rule, is.ViewportWidth, is.Target)
-				life := fmt.Sprintf("%s first=%s last=%s present=%d reopened=%d", is.State, is.FirstSeenScan, is.LastSeenScan, is.ScansPresent, is.Reopened)
-				if is.State == store.StateFixed {
-					life += fmt.Sprintf(" fixed=%s (%s)", is.FixedInScan, is.FixedReason)
-				}
-				if lives[key] != "" {
-					key += " (2)"
-				}
-				lives[key] = life
-			}
-			wantLives := map[string]string{
-				" color-contrast 320 /html/body/main/p":                                                "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				" color-contrast 1280 /html/body/main/p":                                               "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				" image-alt 320 /html/body/main/img":                                                   "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
-				" image-alt 1280 /html/body/main/img":                                                  "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
-				" reflow_audit 320 ":                                                                   "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
-				"form.html label 320 /html/body/main/form/input":                                       "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				"form.html label 1280 /html/body/main/form/input":                                      "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				"form.html link-name 320 /html/body/main/p/a":                                          "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				"form.html link-name 1280 /html/body/main/p/a":                                         "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				"form.html focus_indicator_audit 320 Tab key press #1 did not show a focus indicator":  "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				"form.html focus_indicator_audit 320 Tab key press #2 did not show a focus indicator":  "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
-				"form.html focus_indicator_audit 1280 Tab key press #1 did not show a focus indicator": "open first=a11y/week-0 last=a11y/week-4 present=3 reopened=1",
-				"form.html focus_indicator_audit 1280 Tab key press #2 did not show a focus indicator": "open first=a11y/week-0 last=a11y/week-4 present=3 reopened=1",
-				"nolang.html html-has-lang 320 /html":                                                  "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
-				"nolang.html html-has-lang 1280 /html":                                                 "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
-				"nolang.html image-alt 320 /html/body/main/img":                                        "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
-				"nolang.html image-alt 320 /html/body/main/img (2)":                                    "fixed first=a11y/week-3 last=a11y/week-3 present=1 reopened=0 fixed=a11y/week-4 (fixed)",
-				"nolang.html image-alt 1280 /html/body/main/img":                                       "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
-				"clean.html image-alt 320 /html/body/main/img":                                         "fixed first=a11y/week-1 last=a11y/week-1 present=1 reopened=0 fixed=a11y/week-2 (fixed)",
-			}
-			for k, v := range wantLives {
-				if lives[k] != v {
-					t.Errorf("%s:\n got %s\nwant %s", k, lives[k], v)
-				}
-			}
-			if len(lives) != len(wantLives) {
-				t.Errorf("%d issues, want %d: %v", len(lives), len(wantLives), lives)
-			}
+			checkLives(t, st)
 
 			// The home image's element changed in place (week 2): the
 			// issue kept its identity and shows the new HTML.
@@ -149,7 +104,7 @@ func TestWeeklyHistory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var presence []string
+			presence := make([]string, 0, len(d.Scans))
 			for _, s := range d.Scans {
 				presence = append(presence, map[bool]string{true: "+", false: "-"}[s.Present])
 			}
@@ -209,5 +164,58 @@ func checkMatchesDiff(t *testing.T, before, after fs.FS, res Result) {
 	if d.Counts.New != res.New+res.Reopened || d.Counts.Fixed != res.Fixed+res.FixedPageNotScanned ||
 		d.Counts.FixedOnRemovedPages != res.FixedPageNotScanned || res.StillOpen < d.Counts.Unchanged || res.StillOpen > d.Counts.Unchanged+d.Counts.Unstable {
 		t.Errorf("transitions %+v; the baseline comparison says %+v", res, d.Counts)
+	}
+}
+
+// checkLives: each issue's life in the weekly sequence, by page, rule,
+// width and element.
+func checkLives(t *testing.T, st *store.Store) {
+	t.Helper()
+	const tab1, tab2 = "Tab key press #1 did not show a focus indicator", "Tab key press #2 did not show a focus indicator"
+	// Each issue's life, by page, rule, width and element.
+	all, err := st.IssueHistory(context.Background(), store.IssueFilter{Organisation: org, Limit: store.MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lives := map[string]string{}
+	for _, is := range all.Issues {
+		key := fmt.Sprintf("%s %s %d %s", strings.TrimPrefix(is.Page, "http://127.0.0.1:8765/"), is.Rule, is.ViewportWidth, is.Target)
+		life := fmt.Sprintf("%s first=%s last=%s present=%d reopened=%d", is.State, is.FirstSeenScan, is.LastSeenScan, is.ScansPresent, is.Reopened)
+		if is.State == store.StateFixed {
+			life += fmt.Sprintf(" fixed=%s (%s)", is.FixedInScan, is.FixedReason)
+		}
+		if lives[key] != "" {
+			key += " (2)"
+		}
+		lives[key] = life
+	}
+	wantLives := map[string]string{
+		" color-contrast 320 /html/body/main/p":             "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		" color-contrast 1280 /html/body/main/p":            "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		" image-alt 320 /html/body/main/img":                "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+		" image-alt 1280 /html/body/main/img":               "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+		" reflow_audit 320 ":                                "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+		"form.html label 320 /html/body/main/form/input":    "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		"form.html label 1280 /html/body/main/form/input":   "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		"form.html link-name 320 /html/body/main/p/a":       "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		"form.html link-name 1280 /html/body/main/p/a":      "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		"form.html focus_indicator_audit 320 " + tab1:       "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		"form.html focus_indicator_audit 320 " + tab2:       "open first=a11y/week-0 last=a11y/week-4 present=4 reopened=1",
+		"form.html focus_indicator_audit 1280 " + tab1:      "open first=a11y/week-0 last=a11y/week-4 present=3 reopened=1",
+		"form.html focus_indicator_audit 1280 " + tab2:      "open first=a11y/week-0 last=a11y/week-4 present=3 reopened=1",
+		"nolang.html html-has-lang 320 /html":               "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+		"nolang.html html-has-lang 1280 /html":              "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+		"nolang.html image-alt 320 /html/body/main/img":     "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+		"nolang.html image-alt 320 /html/body/main/img (2)": "fixed first=a11y/week-3 last=a11y/week-3 present=1 reopened=0 fixed=a11y/week-4 (fixed)",
+		"nolang.html image-alt 1280 /html/body/main/img":    "open first=a11y/week-0 last=a11y/week-4 present=5 reopened=0",
+		"clean.html image-alt 320 /html/body/main/img":      "fixed first=a11y/week-1 last=a11y/week-1 present=1 reopened=0 fixed=a11y/week-2 (fixed)",
+	}
+	for k, v := range wantLives {
+		if lives[k] != v {
+			t.Errorf("%s:\n got %s\nwant %s", k, lives[k], v)
+		}
+	}
+	if len(lives) != len(wantLives) {
+		t.Errorf("%d issues, want %d: %v", len(lives), len(wantLives), lives)
 	}
 }

@@ -93,7 +93,7 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 				tr.fixed = append(tr.fixed, c.id)
 			}
 		}
-		in.newIssues(org, key, left, st, &tr)
+		in.newIssues(org, left, st, &tr)
 	}
 	// Stored open issues no row of this scan could be.
 	for key, cs := range st.cands {
@@ -167,7 +167,7 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 // element HTML and target, and the row's ordinal among identical rows
 // (same HTML and target) in file order; a fingerprint already in use (an
 // issue whose element has since changed) takes the next ordinal.
-func (in *ingestion) newIssues(org int32, key matchKey, rows []int32, st *orgState, tr *transitions) {
+func (in *ingestion) newIssues(org int32, rows []int32, st *orgState, tr *transitions) {
 	if len(rows) == 0 {
 		return
 	}

@@ -63,7 +63,7 @@ func TestIdempotentAndCrashSafe(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			clean := e.Open(t)
-			var want []Result
+			want := make([]Result, 0, 3)
 			for i, w := range weeks[:3] {
 				want = append(want, ingestOK(t, clean, w, week(i)))
 			}
@@ -118,14 +118,14 @@ func (failingDir) Open(string) (fs.File, error) { return nil, fs.ErrPermission }
 // TestBadInput: what cannot be read fails with a clear error naming what,
 // and writes nothing.
 func TestBadInput(t *testing.T) {
-	real := loadReal(t).fs()
+	realFS := loadReal(t).fs()
 	truncated := loadReal(t).fs()
 	data := truncated[axeCSV].Data
 	truncated[axeCSV] = &fstest.MapFile{Data: append(append([]byte{}, data[:len(data)-40]...), []byte(`,"<img unterminated`)...)}
 	badWidth := loadReal(t)
-	badWidth.set(axeCSV, where{"url": home}, "viewport_size", "{'width': 'wide'}")
+	badWidth.set(where{"url": home}, "viewport_size", "{'width': 'wide'}")
 	badCount := loadReal(t)
-	badCount.set(axeCSV, where{"url": home}, "num_issues", "many")
+	badCount.set(where{"url": home}, "num_issues", "many")
 	huge := loadReal(t).fs()
 	huge[axeCSV] = &fstest.MapFile{Data: append(append([]byte{}, data...), []byte(`"`+strings.Repeat("x", results.MaxRecordBytes+1)+`"`+"\n")...)}
 	cases := []struct {
@@ -144,7 +144,7 @@ func TestBadInput(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(e.Name+"/"+tc.name, func(t *testing.T) {
 				st := e.Open(t)
-				ingestOK(t, st, real, week(0))
+				ingestOK(t, st, realFS, week(0))
 				before := tableCounts(t, st)
 				_, err := Ingest(context.Background(), st, tc.fsys, week(1), Options{})
 				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "reading the results") {
@@ -164,10 +164,10 @@ func TestBadInput(t *testing.T) {
 func TestHostileCells(t *testing.T) {
 	d := loadReal(t)
 	long := "<div onclick=\"alert(1)\">" + strings.Repeat("é", 5000) + "</div>"
-	d.set(axeCSV, where{"url": home, "id": "image-alt", "width": "320"}, "html", long)
-	d.set(axeCSV, where{"url": home, "id": "image-alt", "width": "320"}, "helpUrl", "javascript:alert(1)")
-	d.set(axeCSV, where{"url": home, "id": "image-alt", "width": "320"}, "id", "=cmd|' /C calc'!A0\x00\x1b[31m")
-	d.set(axeCSV, where{"url": nolang}, "url", nolang+"?q="+strings.Repeat("a", 5000))
+	d.set(where{"url": home, "id": "image-alt", "width": "320"}, "html", long)
+	d.set(where{"url": home, "id": "image-alt", "width": "320"}, "helpUrl", "javascript:alert(1)")
+	d.set(where{"url": home, "id": "image-alt", "width": "320"}, "id", "=cmd|' /C calc'!A0\x00\x1b[31m")
+	d.set(where{"url": nolang}, "url", nolang+"?q="+strings.Repeat("a", 5000))
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			st := e.Open(t)

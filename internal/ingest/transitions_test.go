@@ -55,7 +55,7 @@ func vp(w int) string { return fmt.Sprintf("{'width': %d, 'height': 800}", w) }
 
 func (s synth) fs() fstest.MapFS {
 	m := fstest.MapFS{}
-	var log [][]string
+	log := make([][]string, 0, len(s.pages))
 	for _, p := range s.pages {
 		o, u, ok := strings.Cut(p, "|")
 		if !ok {
@@ -64,7 +64,7 @@ func (s synth) fs() fstest.MapFS {
 		log = append(log, []string{o, u, u, "S"})
 	}
 	m["audit_log.csv"] = csvText([]string{"organisation", "base_url", "url", "sector"}, log)
-	var axe [][]string
+	axe := make([][]string, 0, len(s.axe))
 	for _, r := range s.axe {
 		o := r.org
 		if o == "" {
@@ -77,9 +77,10 @@ func (s synth) fs() fstest.MapFS {
 		axe = append(axe, []string{o, "S", "T", r.url, vp(r.width), r.target, n, r.rule, "serious", r.html,
 			"['wcag2aa', 'wcag143']", "https://dequeuniversity.com/rules/axe/4.10/" + r.rule})
 	}
-	m["axe_core_audit.csv"] = csvText([]string{"organisation", "sector", "page_title", "url", "viewport_size", "target", "num_issues", "id", "impact", "html", "tags", "helpUrl"}, axe)
+	m["axe_core_audit.csv"] = csvText([]string{"organisation", "sector", "page_title", "url", "viewport_size", "target",
+		"num_issues", "id", "impact", "html", "tags", "helpUrl"}, axe)
 	if s.focus != nil {
-		var fr [][]string
+		fr := make([][]string, 0, len(s.focus))
 		for _, r := range s.focus {
 			title := r.title
 			if title == "" {
@@ -100,7 +101,7 @@ const (
 func img(url, html, target string) axeRow {
 	return axeRow{url: url, width: 320, rule: "image-alt", html: html, target: target}
 }
-func pass(url string) axeRow { return axeRow{url: url, width: 320} }
+func pass() axeRow { return axeRow{url: pA, width: 320} }
 func tab(n int, html string) focusRow {
 	return focusRow{url: pA, width: 320, description: fmt.Sprintf("Tab key press #%d did not show a focus indicator", n), html: html, n: 1}
 }
@@ -119,7 +120,7 @@ func TestTransitions(t *testing.T) {
 		name: "open, fixed, reopened",
 		scans: []synth{
 			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
-			{pages: []string{pA}, axe: []axeRow{pass(pA)}},
+			{pages: []string{pA}, axe: []axeRow{pass()}},
 			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
 		},
 		figs:  []figures{{new: 1}, {fixed: 1}, {reopened: 1}},
@@ -162,25 +163,28 @@ func TestTransitions(t *testing.T) {
 	}, {
 		name: "a focus row on <body> is never tracked",
 		scans: []synth{
-			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{tab(1, "<a>"), tab(3, "<body class=x>")}},
-			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{tab(1, "<a>")}},
+			{pages: []string{pA}, axe: []axeRow{pass()}, focus: []focusRow{tab(1, "<a>"), tab(3, "<body class=x>")}},
+			{pages: []string{pA}, axe: []axeRow{pass()}, focus: []focusRow{tab(1, "<a>")}},
 		},
 		figs:  []figures{{new: 1, unstable: 1}, {}},
 		lives: []string{"/ focus_indicator_audit Tab key press #1 did not show a focus indicator: open present=2 reopened=0"},
 	}, {
 		name: "a page that never stopped animating, or replaced itself, is not observed by the focus audit",
 		scans: []synth{
-			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{tab(1, "<a>")}},
-			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{{url: pA, width: 320, description: "Page never stopped animating", n: 1}}},
-			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{{url: pA, width: 320, description: "All tab presses had a focus indicator", title: "Other"}}},
-			{pages: []string{pA}, axe: []axeRow{pass(pA)}, focus: []focusRow{{url: pA, width: 320, description: "All tab presses had a focus indicator"}}},
+			{pages: []string{pA}, axe: []axeRow{pass()}, focus: []focusRow{tab(1, "<a>")}},
+			{pages: []string{pA}, axe: []axeRow{pass()}, focus: []focusRow{
+				{url: pA, width: 320, description: "Page never stopped animating", n: 1}}},
+			{pages: []string{pA}, axe: []axeRow{pass()}, focus: []focusRow{
+				{url: pA, width: 320, description: "All tab presses had a focus indicator", title: "Other"}}},
+			{pages: []string{pA}, axe: []axeRow{pass()}, focus: []focusRow{{url: pA, width: 320, description: "All tab presses had a focus indicator"}}},
 		},
 		figs:  []figures{{new: 1}, {unstable: 1}, {}, {fixed: 1}},
 		lives: []string{"/ focus_indicator_audit Tab key press #1 did not show a focus indicator: fixed present=1 reopened=0 fixed"},
 	}, {
 		name: "another organisation's issues are untouched by a scan without it",
 		scans: []synth{
-			{pages: []string{pA, "P|https://p.example/"}, axe: []axeRow{img(pA, "<img a>", "/img"), {org: "P", url: "https://p.example/", width: 320, rule: "label", html: "<input>", target: "/input"}}},
+			{pages: []string{pA, "P|https://p.example/"}, axe: []axeRow{img(pA, "<img a>", "/img"),
+				{org: "P", url: "https://p.example/", width: 320, rule: "label", html: "<input>", target: "/input"}}},
 			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
 		},
 		figs:  []figures{{new: 2}, {}},

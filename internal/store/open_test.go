@@ -14,7 +14,8 @@ func TestParseDSN(t *testing.T) {
 		dsn, engine, source, err string
 	}{
 		{dsn: "sqlite:///var/lib/cwac/history.db", engine: "sqlite",
-			source: "file:/var/lib/cwac/history.db?_pragma=busy_timeout%2830000%29&_pragma=journal_mode%28WAL%29&_pragma=foreign_keys%281%29&_pragma=synchronous%28NORMAL%29&_txlock=immediate"},
+			source: "file:/var/lib/cwac/history.db?_pragma=busy_timeout%2830000%29&_pragma=journal_mode%28WAL%29" +
+				"&_pragma=foreign_keys%281%29&_pragma=synchronous%28NORMAL%29&_txlock=immediate"},
 		{dsn: "postgres://cwac:secret@db:5432/history?sslmode=require", engine: "postgres", source: "postgres://cwac:secret@db:5432/history?sslmode=require"},
 		{dsn: "postgresql://db/history", engine: "postgres", source: "postgresql://db/history"},
 		{dsn: "", err: `must start with "sqlite://" or "postgres://"`},

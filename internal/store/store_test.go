@@ -77,7 +77,7 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 			t.Fatal(err)
 		}
 	}
-	var reopen []int64
+	reopen := make([]int64, 0, len(spec.reopen))
 	for _, fp := range spec.reopen {
 		reopen = append(reopen, known[fp])
 	}
@@ -106,7 +106,6 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 func TestStoreLifecycle(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			ctx := context.Background()
 			st := e.Open(t)
 			known := map[string]int64{}
 			axe413 := store.EngineVersions{AxeCore: "4.13", Chrome: "156"}
@@ -117,140 +116,175 @@ func TestStoreLifecycle(t *testing.T) {
 			writeScan(t, st, known, scanSpec{uid: "s3", at: 300, schedule: "weekly", engine: store.EngineVersions{AxeCore: "4.14", Chrome: "156"},
 				show: map[string]string{"a1": "https://o/", "a2": "https://o/b"}, reopen: []string{"a2"}})
 
-			// The same scan again, and an older one, add nothing.
-			if _, err := st.BeginScan(ctx, store.Scan{UID: "s2", Name: "s2", FinishedAt: at(200)}, "test"); !errors.Is(err, store.ErrScanExists) {
-				t.Errorf("BeginScan of a stored scan: %v, want ErrScanExists", err)
-			}
-			w, err := st.BeginScan(ctx, store.Scan{UID: "old", Name: "old", FinishedAt: at(150)}, "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.Organisation(ctx, "O", ""); !errors.Is(err, store.ErrOutOfOrder) || !strings.Contains(err.Error(), `"O"`) {
-				t.Errorf("an older scan: %v, want ErrOutOfOrder naming the organisation", err)
-			}
-			w.Rollback()
-			if ok, err := st.HasScan(ctx, "old"); ok || err != nil {
-				t.Errorf("the rolled back scan is stored: %v %v", ok, err)
-			}
-			if _, err := st.BeginScan(ctx, store.Scan{UID: "x"}, "test"); err == nil {
-				t.Error("a scan without a name or time was accepted")
-			}
-
-			all, err := st.IssueHistory(ctx, store.IssueFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if all.Total != 3 || len(all.Issues) != 3 || all.Issues[0].Fingerprint != "a1" || all.Issues[2].Fingerprint != "c3" {
-				t.Fatalf("all issues: %+v", all)
-			}
-			a1, a2, c3 := all.Issues[0], all.Issues[1], all.Issues[2]
-			if a1.State != "open" || a1.FirstSeenScan != "ns/s1" || a1.LastSeenScan != "ns/s3" || a1.ScansPresent != 3 || a1.Reopened != 0 ||
-				a1.FixedInScan != "" || a1.FixedAt != nil || a1.Page != "https://o/" || a1.Organisation != "O" ||
-				strings.Join(a1.WCAG, " ") != "1.1.1 4.1.2" || !a1.FirstSeenAt.Equal(at(100)) || !a1.LastSeenAt.Equal(at(300)) {
-				t.Errorf("a1: %+v", a1)
-			}
-			if a2.State != "open" || a2.Reopened != 1 || a2.ScansPresent != 2 || a2.LastSeenScan != "ns/s3" || a2.FixedReason != "" {
-				t.Errorf("a2 (fixed as not scanned, then back): %+v", a2)
-			}
-			if c3.State != "fixed" || c3.FixedInScan != "ns/s2" || c3.FixedReason != store.ReasonFixed || c3.FixedAt == nil ||
-				!c3.FixedAt.Equal(at(200)) || c3.LastSeenScan != "ns/s1" || c3.ScansPresent != 1 {
-				t.Errorf("c3: %+v", c3)
-			}
-
-			filters := []struct {
-				f    store.IssueFilter
-				want []string
-			}{
-				{store.IssueFilter{State: "open"}, []string{"a1", "a2"}},
-				{store.IssueFilter{State: "fixed"}, []string{"c3"}},
-				{store.IssueFilter{ReopenedOnly: true}, []string{"a2"}},
-				{store.IssueFilter{Rule: "color-contrast"}, []string{"c3"}},
-				{store.IssueFilter{Page: "HTTPS://O/b"}, []string{"a2", "c3"}},
-				{store.IssueFilter{Organisation: "O", State: "open", Page: "https://o/"}, []string{"a1"}},
-				{store.IssueFilter{Limit: 1, Offset: 1}, []string{"a2"}},
-				{store.IssueFilter{Offset: 3}, []string{}},
-			}
-			for _, tc := range filters {
-				page, err := st.IssueHistory(ctx, tc.f)
-				if err != nil {
-					t.Fatalf("%+v: %v", tc.f, err)
-				}
-				var got []string
-				for _, is := range page.Issues {
-					got = append(got, is.Fingerprint)
-				}
-				wantTotal := int64(len(tc.want))
-				if tc.f.Limit == 1 || tc.f.Offset == 3 {
-					wantTotal = 3
-				}
-				if strings.Join(got, ",") != strings.Join(tc.want, ",") || page.Total != wantTotal {
-					t.Errorf("%+v: %v (total %d), want %v (total %d)", tc.f, got, page.Total, tc.want, wantTotal)
-				}
-			}
-			for _, f := range []store.IssueFilter{{State: "closed"}, {Limit: -1}, {Limit: store.MaxLimit + 1}, {Offset: -1}, {Offset: store.MaxOffset + 1}} {
-				if _, err := st.IssueHistory(ctx, f); err == nil {
-					t.Errorf("%+v was accepted", f)
-				}
-			}
-			if _, err := st.IssueHistory(ctx, store.IssueFilter{Organisation: "nobody"}); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("unknown organisation: %v", err)
-			}
-
-			d, err := st.Issue(ctx, "a2")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var presence []string
-			for _, s := range d.Scans {
-				presence = append(presence, s.Scan+map[bool]string{true: "+", false: "-"}[s.Present])
-			}
-			if strings.Join(presence, " ") != "ns/s1+ ns/s2- ns/s3+" {
-				t.Errorf("a2's scans: %v", presence)
-			}
-			if _, err := st.Issue(ctx, "zz"); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("unknown issue: %v", err)
-			}
-
-			trend, err := st.OrganisationTrend(ctx, "O", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(trend) != 3 || trend[0].Scan != "ns/s1" || trend[2].Scan != "ns/s3" || trend[1].EngineChanged || !trend[2].EngineChanged ||
-				trend[0].Issues != 3 || trend[0].ByImpact["critical"] != 3 || trend[0].ByAudit["axe_core_audit"] != 3 || *trend[0].Score != 90 ||
-				trend[0].Pages != 2 || trend[0].Schedule != "weekly" {
-				t.Errorf("trend: %+v", trend)
-			}
-			if other, err := st.OrganisationTrend(ctx, "O", "daily"); err != nil || len(other) != 0 {
-				t.Errorf("another schedule's trend: %v %v", other, err)
-			}
-			orgs, err := st.Organisations(ctx)
-			if err != nil || len(orgs) != 1 || orgs[0].Name != "O" || orgs[0].Sector != "Sector" || orgs[0].Scans != 3 || orgs[0].Latest.Scan != "ns/s3" {
-				t.Errorf("organisations: %+v %v", orgs, err)
-			}
-
-			// Keep one scan: s1 and s2 lose their data; c3 (fixed, last
-			// seen in s1) goes; a2's presence in s1 goes, its count stays.
-			res, err := st.Prune(ctx, store.Retention{MaxScans: 1})
-			if err != nil || res.Scans != 2 || res.Presences != 4 || res.Issues != 1 {
-				t.Fatalf("prune: %+v %v", res, err)
-			}
-			trend, _ = st.OrganisationTrend(ctx, "O", "")
-			if len(trend) != 1 || trend[0].Scan != "ns/s3" {
-				t.Errorf("trend after pruning: %+v", trend)
-			}
-			d, _ = st.Issue(ctx, "a2")
-			if d.ScansPresent != 2 || len(d.Scans) != 1 || d.FirstSeenScan != "ns/s1" {
-				t.Errorf("a2 after pruning: %+v", d)
-			}
-			if ok, _ := st.HasScan(ctx, "s1"); !ok {
-				t.Error("a pruned scan is no longer known: it would be ingested again")
-			}
-			if res, err := st.Prune(ctx, store.Retention{MaxScans: 1}); err != nil || res != (store.PruneResult{}) {
-				t.Errorf("pruning again: %+v %v", res, err)
-			}
-			if _, err := st.Prune(ctx, store.Retention{MaxAge: -1}); err == nil {
-				t.Error("a negative age was accepted")
-			}
+			checkWriteRules(t, st)
+			checkIssues(t, st)
+			checkFilters(t, st)
+			checkDetailAndTrend(t, st)
+			checkPrune(t, st)
 		})
+	}
+}
+
+// checkWriteRules: the same scan again, an older scan and an incomplete one add nothing.
+func checkWriteRules(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	// The same scan again, and an older one, add nothing.
+	if _, err := st.BeginScan(ctx, store.Scan{UID: "s2", Name: "s2", FinishedAt: at(200)}, "test"); !errors.Is(err, store.ErrScanExists) {
+		t.Errorf("BeginScan of a stored scan: %v, want ErrScanExists", err)
+	}
+	w, err := st.BeginScan(ctx, store.Scan{UID: "old", Name: "old", FinishedAt: at(150)}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Organisation(ctx, "O", ""); !errors.Is(err, store.ErrOutOfOrder) || !strings.Contains(err.Error(), `"O"`) {
+		t.Errorf("an older scan: %v, want ErrOutOfOrder naming the organisation", err)
+	}
+	w.Rollback()
+	if ok, err := st.HasScan(ctx, "old"); ok || err != nil {
+		t.Errorf("the rolled back scan is stored: %v %v", ok, err)
+	}
+	if _, err := st.BeginScan(ctx, store.Scan{UID: "x"}, "test"); err == nil {
+		t.Error("a scan without a name or time was accepted")
+	}
+
+}
+
+// checkIssues: each issue as IssueHistory returns it.
+func checkIssues(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	all, err := st.IssueHistory(ctx, store.IssueFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Total != 3 || len(all.Issues) != 3 || all.Issues[0].Fingerprint != "a1" || all.Issues[2].Fingerprint != "c3" {
+		t.Fatalf("all issues: %+v", all)
+	}
+	a1, a2, c3 := all.Issues[0], all.Issues[1], all.Issues[2]
+	if a1.State != "open" || a1.FirstSeenScan != "ns/s1" || a1.LastSeenScan != "ns/s3" || a1.ScansPresent != 3 || a1.Reopened != 0 ||
+		a1.FixedInScan != "" || a1.FixedAt != nil || a1.Page != "https://o/" || a1.Organisation != "O" ||
+		strings.Join(a1.WCAG, " ") != "1.1.1 4.1.2" || !a1.FirstSeenAt.Equal(at(100)) || !a1.LastSeenAt.Equal(at(300)) {
+		t.Errorf("a1: %+v", a1)
+	}
+	if a2.State != "open" || a2.Reopened != 1 || a2.ScansPresent != 2 || a2.LastSeenScan != "ns/s3" || a2.FixedReason != "" {
+		t.Errorf("a2 (fixed as not scanned, then back): %+v", a2)
+	}
+	if c3.State != "fixed" || c3.FixedInScan != "ns/s2" || c3.FixedReason != store.ReasonFixed || c3.FixedAt == nil ||
+		!c3.FixedAt.Equal(at(200)) || c3.LastSeenScan != "ns/s1" || c3.ScansPresent != 1 {
+		t.Errorf("c3: %+v", c3)
+	}
+
+}
+
+// checkFilters: IssueHistory's filters, paging and its refusals.
+func checkFilters(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	filters := []struct {
+		f    store.IssueFilter
+		want []string
+	}{
+		{store.IssueFilter{State: "open"}, []string{"a1", "a2"}},
+		{store.IssueFilter{State: "fixed"}, []string{"c3"}},
+		{store.IssueFilter{ReopenedOnly: true}, []string{"a2"}},
+		{store.IssueFilter{Rule: "color-contrast"}, []string{"c3"}},
+		{store.IssueFilter{Page: "HTTPS://O/b"}, []string{"a2", "c3"}},
+		{store.IssueFilter{Organisation: "O", State: "open", Page: "https://o/"}, []string{"a1"}},
+		{store.IssueFilter{Limit: 1, Offset: 1}, []string{"a2"}},
+		{store.IssueFilter{Offset: 3}, []string{}},
+	}
+	for _, tc := range filters {
+		page, err := st.IssueHistory(ctx, tc.f)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.f, err)
+		}
+		var got []string
+		for _, is := range page.Issues {
+			got = append(got, is.Fingerprint)
+		}
+		wantTotal := int64(len(tc.want))
+		if tc.f.Limit == 1 || tc.f.Offset == 3 {
+			wantTotal = 3
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") || page.Total != wantTotal {
+			t.Errorf("%+v: %v (total %d), want %v (total %d)", tc.f, got, page.Total, tc.want, wantTotal)
+		}
+	}
+	for _, f := range []store.IssueFilter{{State: "closed"}, {Limit: -1}, {Limit: store.MaxLimit + 1}, {Offset: -1}, {Offset: store.MaxOffset + 1}} {
+		if _, err := st.IssueHistory(ctx, f); err == nil {
+			t.Errorf("%+v was accepted", f)
+		}
+	}
+	if _, err := st.IssueHistory(ctx, store.IssueFilter{Organisation: "nobody"}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown organisation: %v", err)
+	}
+
+}
+
+// checkDetailAndTrend: one issue's scans, the trend and the organisations.
+func checkDetailAndTrend(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := st.Issue(ctx, "a2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	presence := make([]string, 0, len(d.Scans))
+	for _, s := range d.Scans {
+		presence = append(presence, s.Scan+map[bool]string{true: "+", false: "-"}[s.Present])
+	}
+	if strings.Join(presence, " ") != "ns/s1+ ns/s2- ns/s3+" {
+		t.Errorf("a2's scans: %v", presence)
+	}
+	if _, err := st.Issue(ctx, "zz"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown issue: %v", err)
+	}
+
+	trend, err := st.OrganisationTrend(ctx, "O", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trend) != 3 || trend[0].Scan != "ns/s1" || trend[2].Scan != "ns/s3" || trend[1].EngineChanged || !trend[2].EngineChanged ||
+		trend[0].Issues != 3 || trend[0].ByImpact["critical"] != 3 || trend[0].ByAudit["axe_core_audit"] != 3 || *trend[0].Score != 90 ||
+		trend[0].Pages != 2 || trend[0].Schedule != "weekly" {
+		t.Errorf("trend: %+v", trend)
+	}
+	if other, err := st.OrganisationTrend(ctx, "O", "daily"); err != nil || len(other) != 0 {
+		t.Errorf("another schedule's trend: %v %v", other, err)
+	}
+	orgs, err := st.Organisations(ctx)
+	if err != nil || len(orgs) != 1 || orgs[0].Name != "O" || orgs[0].Sector != "Sector" || orgs[0].Scans != 3 || orgs[0].Latest.Scan != "ns/s3" {
+		t.Errorf("organisations: %+v %v", orgs, err)
+	}
+
+}
+
+// checkPrune: retention by count.
+func checkPrune(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	// Keep one scan: s1 and s2 lose their data; c3 (fixed, last
+	// seen in s1) goes; a2's presence in s1 goes, its count stays.
+	res, err := st.Prune(ctx, store.Retention{MaxScans: 1})
+	if err != nil || res.Scans != 2 || res.Presences != 4 || res.Issues != 1 {
+		t.Fatalf("prune: %+v %v", res, err)
+	}
+	trend, _ := st.OrganisationTrend(ctx, "O", "")
+	if len(trend) != 1 || trend[0].Scan != "ns/s3" {
+		t.Errorf("trend after pruning: %+v", trend)
+	}
+	d, _ := st.Issue(ctx, "a2")
+	if d.ScansPresent != 2 || len(d.Scans) != 1 || d.FirstSeenScan != "ns/s1" {
+		t.Errorf("a2 after pruning: %+v", d)
+	}
+	if ok, _ := st.HasScan(ctx, "s1"); !ok {
+		t.Error("a pruned scan is no longer known: it would be ingested again")
+	}
+	if res, err := st.Prune(ctx, store.Retention{MaxScans: 1}); err != nil || res != (store.PruneResult{}) {
+		t.Errorf("pruning again: %+v %v", res, err)
+	}
+	if _, err := st.Prune(ctx, store.Retention{MaxAge: -1}); err == nil {
+		t.Error("a negative age was accepted")
 	}
 }

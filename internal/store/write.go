@@ -22,6 +22,9 @@ type ScanWriter struct {
 	next   map[string]int64
 }
 
+// colOrganisation is the column every per-organisation table has.
+const colOrganisation = "organisation_id"
+
 // maxScanField bounds each of a scan's descriptive fields.
 const maxScanField = 4096
 
@@ -71,11 +74,11 @@ func (w *ScanWriter) begin(ctx context.Context, scan Scan, holder string) error 
 		return fmt.Errorf("store: looking up the scan: %w", err)
 	}
 	for _, t := range idTables {
-		var max sql.NullInt64
-		if err := w.tx.QueryRowContext(ctx, "SELECT MAX(id) FROM "+t).Scan(&max); err != nil {
+		var last sql.NullInt64
+		if err := w.tx.QueryRowContext(ctx, "SELECT MAX(id) FROM "+t).Scan(&last); err != nil {
 			return fmt.Errorf("store: reading the last id of %s: %w", t, err)
 		}
-		w.next[t] = max.Int64 + 1
+		w.next[t] = last.Int64 + 1
 	}
 	w.scanID = w.alloc("scans", 1)
 	_, err = w.exec(ctx, `INSERT INTO scans (id, uid, namespace, name, schedule, finished_at, phase, results_path,
@@ -177,7 +180,7 @@ func (w *ScanWriter) AddPages(ctx context.Context, orgID int64, urls []string) (
 		ids[i] = w.alloc("pages", 1)
 		rows[i] = []any{ids[i], orgID, u}
 	}
-	if err := w.insert(ctx, "pages", []string{"id", "organisation_id", "url"}, rows); err != nil {
+	if err := w.insert(ctx, "pages", []string{"id", colOrganisation, "url"}, rows); err != nil {
 		return nil, err
 	}
 	return ids, nil
@@ -249,7 +252,7 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 			is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
 			StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 0}
 	}
-	return w.insert(ctx, "issues", []string{"id", "fingerprint", "organisation_id", "page_id", "viewport_width", "audit", "rule", "impact",
+	return w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, "page_id", "viewport_width", "audit", "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
 		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, rows)
 }
@@ -342,7 +345,7 @@ func (w *ScanWriter) AddTemplates(ctx context.Context, ts []NewTemplate) error {
 	for i, t := range ts {
 		rows[i] = []any{t.ID, t.OrgID, t.Key.Audit, t.Key.Rule, int64(t.Key.ElementHash), t.ElementHTML}
 	}
-	return w.insert(ctx, "templates", []string{"id", "organisation_id", "audit", "rule", "element_hash", "element_html"}, rows)
+	return w.insert(ctx, "templates", []string{"id", colOrganisation, "audit", "rule", "element_hash", "element_html"}, rows)
 }
 
 // TemplateCount is a template's pages and instances in this scan.
