@@ -88,7 +88,11 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"scan", "-n", "team-a"}, "no URL to scan"},
-		{[]string{"scan", "-n", "team-a", "--url", "ftp://x/"}, "--url:"},
+		// The API server judges a URL's form; the refusal names the flag.
+		{[]string{"scan", "-n", "team-a", "--url", "ftp://x/"},
+			`the API server refused the scan: --url or --urls-file (spec.urls[0]): Invalid value: "ftp://x/": should match '^https?://`},
+		{[]string{"scan", "-n", "team-a", "--site", "https://a.example/" + strings.Repeat("x", 2048) + ",Org"},
+			"--site or --urls-file (spec.sites[0].url): Too long: may not be more than 2048"},
 		{[]string{"scan", "-n", "team-a", "--url", "https://a.example/", "--threads", "x"}, `invalid argument "x" for "--threads"`},
 		{[]string{"scan", "-n", "team-a", "--url", "https://a.example/", "-o", "xml"}, `-o/--output "xml"`},
 		{[]string{"get"}, "expected one scan name, got 0 arguments"},

@@ -56,6 +56,9 @@ func newScanCommand(o *Options) *cobra.Command {
 			}
 			ctx := cmd.Context()
 			if err := s.client.Create(ctx, scan); err != nil {
+				if invalid := scanInvalidError(err); invalid != nil {
+					return invalid
+				}
 				return describeAPIError(err, fmt.Sprintf("create a CwacScan in namespace %s", s.namespace))
 			}
 			if !wait {
