@@ -40,17 +40,11 @@ const (
 // without an axe impact (reflow, focus indicator).
 const impactOther = "other"
 
-var impactClasses = []string{results.ImpactCritical, results.ImpactSerious, results.ImpactModerate, results.ImpactMinor, impactOther}
+var impactClasses = append(results.Impacts(), impactOther)
 
-// impactIndex is an issue's place in impactClasses.
-func impactIndex(impact string) int {
-	for i, c := range impactClasses[:4] {
-		if impact == c {
-			return i
-		}
-	}
-	return 4
-}
+// impactIndex is an issue's place in impactClasses: an axe impact's rank,
+// and any other impact (or none) is the last class, other.
+func impactIndex(impact string) int { return results.ImpactRank(impact) }
 
 // auditCriteria are the criteria of CWAC's own audits, whose rows carry no axe tags.
 var auditCriteria = map[string]string{"reflow_audit": "1.4.10", "focus_indicator_audit": "2.4.7"}

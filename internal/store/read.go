@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
 // ErrNotFound is returned (wrapped, naming what) for an organisation or an
@@ -17,8 +18,8 @@ import (
 var ErrNotFound = errors.New("not in the issue history")
 
 // impactNames are the leaderboard's impact classes, in the order of the
-// organisation_scans columns.
-var impactNames = [5]string{"critical", "serious", "moderate", "minor", "other"}
+// organisation_scans columns: axe-core's impacts, then other.
+var impactNames = append(results.Impacts(), "other")
 
 // HasScan reports whether a scan (by uid) is in the store.
 func (s *Store) HasScan(ctx context.Context, uid string) (bool, error) {
