@@ -45,7 +45,12 @@ func main() {
 	flag.IntVar(&runs, "runs", 3, "runs of each whole-file read (the median is shown, the largest peak memory)")
 	flag.IntVar(&calls, "calls", 40, "calls of each tool measured")
 	flag.StringVar(&assets, "envtest-assets", "bin/k8s/1.37.1-linux-amd64", "kube-apiserver and etcd for cwac_list_scans")
-	flag.StringVar(&only, "only", "reads,results,list,queue", "the sections to run")
+	flag.StringVar(&only, "only", "reads,results,list,queue,history", "the sections to run")
+	var hist historyOptions
+	flag.IntVar(&hist.orgs, "history-orgs", 1000, "organisations in the issue-history read figures")
+	flag.IntVar(&hist.scans, "history-scans", 156, "weekly scans in the issue-history read figures")
+	flag.IntVar(&hist.calls, "history-calls", 200, "calls of each issue-history query measured")
+	flag.BoolVar(&hist.noPostgres, "history-no-postgres", false, "measure the issue history on SQLite only")
 	flag.StringVar(&listProfile, "list-cpuprofile", "", "write a CPU profile of the cached cwac_list_scans calls to this file")
 	flag.StringVar(&queue, "queue", "100,500,1000", "queue lengths for the controller's queue cost test (\"\" skips it)")
 	flag.Parse()
@@ -56,7 +61,7 @@ func main() {
 	if queue == "" {
 		sections["queue"] = false
 	}
-	if err := run(newDataset(root, rows, scans), runs, calls, assets, queue, sections); err != nil {
+	if err := run(newDataset(root, rows, scans), runs, calls, assets, queue, sections, hist); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -86,7 +91,7 @@ func ratio(a, b time.Duration) string {
 	return fmt.Sprintf("%.2f×", float64(a)/float64(b))
 }
 
-func run(d *dataset, runs, calls int, assets, queue string, sections map[string]bool) error {
+func run(d *dataset, runs, calls int, assets, queue string, sections map[string]bool, hist historyOptions) error {
 	start := time.Now()
 	if err := d.ensure(); err != nil {
 		return fmt.Errorf("generating data: %w", err)
@@ -120,6 +125,11 @@ func run(d *dataset, runs, calls int, assets, queue string, sections map[string]
 	}
 	if sections["queue"] {
 		if err := queueFigures(queue); err != nil {
+			return err
+		}
+	}
+	if sections["history"] {
+		if err := historyFigures(d, hist); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // creating the bench's PostgreSQL databases
+
+	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// historyOptions size the issue-history figures.
+type historyOptions struct {
+	orgs, scans, calls int
+	noPostgres         bool
+}
+
+// historyEngine is one engine the figures are taken on: fresh(name)
+// returns the DSN of a new, empty database.
+type historyEngine struct {
+	name  string
+	fresh func(name string) (string, error)
+	size  func(st *store.Store, dsn string) (int64, error)
+}
+
+// historyFigures measures the issue history on SQLite and (when
+// hack/postgres.sh can start it) PostgreSQL: ingest of the big scan
+// beside a bare bulk insert of the same rows, in their own processes (peak
+// RSS), then the read paths on a store of orgs × weekly scans.
+func historyFigures(d *dataset, o historyOptions) error {
+	engines := []historyEngine{sqliteEngine(d)}
+	if !o.noPostgres {
+		pg, err := postgresEngine()
+		if err != nil {
+			fmt.Printf("\nPostgreSQL: not measured (%v)\n", err)
+		} else {
+			engines = append(engines, pg)
+			defer func() { _ = exec.Command("./hack/postgres.sh", "stop").Run() }()
+		}
+	}
+	bin := filepath.Join(d.root, "historycase")
+	build := exec.Command("go", "build", "-o", bin, "./hack/bench/historycase")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building historycase: %w", err)
+	}
+	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process) beside a bare bulk insert of the same rows", d.rows),
+		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "store size", "answer")
+	for _, e := range engines {
+		figures := map[string]processFigure{}
+		sizes := map[string]int64{}
+		for _, c := range []string{"bulk", "ingest"} {
+			dsn, err := e.fresh("bench_" + c)
+			if err != nil {
+				return err
+			}
+			cmd := exec.Command(bin, c, dsn, d.bigDir)
+			cmd.Stderr = os.Stderr
+			out, err := cmd.Output()
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", e.name, c, err)
+			}
+			var res childResult
+			if err := json.Unmarshal(out, &res); err != nil {
+				return err
+			}
+			f := figureOf(cmd.ProcessState, res.Wall, res.Answer)
+			f.rssMiB = float64(res.PeakKiB) / 1024
+			figures[c] = f
+			if sizes[c], err = storeSize(e, dsn); err != nil {
+				return err
+			}
+		}
+		for _, c := range []string{"bulk", "ingest"} {
+			f := figures[c]
+			t.row(e.name, c, ms(f.wall), ms(f.cpu), fmt.Sprintf("%.1f MiB", f.rssMiB), ratio(f.wall, figures["bulk"].wall), mib(sizes[c]), f.answer)
+		}
+	}
+	t.flush()
+
+	q := newTable(fmt.Sprintf("Issue history reads: %d organisations × %d weekly scans, %d calls each", o.orgs, o.scans, o.calls),
+		"engine", "query", "p50", "p95", "max", "answer")
+	var sizeRows [][]string
+	for _, e := range engines {
+		empty, err := emptySize(e)
+		if err != nil {
+			return err
+		}
+		dsn, err := e.fresh("bench_reads")
+		if err != nil {
+			return err
+		}
+		st, err := store.Open(context.Background(), dsn)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := buildHistory(st, o); err != nil {
+			_ = st.Close()
+			return fmt.Errorf("%s: building the store: %w", e.name, err)
+		}
+		built := time.Since(start)
+		if err := readFiguresOn(q, e.name, st, o); err != nil {
+			_ = st.Close()
+			return err
+		}
+		var presences, issues int64
+		_ = st.DB().QueryRow(`SELECT COUNT(*) FROM presences`).Scan(&presences)
+		_ = st.DB().QueryRow(`SELECT COUNT(*) FROM issues`).Scan(&issues)
+		_ = st.Close()
+		size, err := storeSize(e, dsn)
+		if err != nil {
+			return err
+		}
+		per := "-"
+		if presences > 0 {
+			per = mib((size - empty) * 1_000_000 / presences)
+		}
+		sizeRows = append(sizeRows, []string{e.name, strconv.FormatInt(presences, 10), strconv.FormatInt(issues, 10), mib(size), mib(empty), per,
+			built.Round(time.Second).String()})
+	}
+	q.flush()
+	s := newTable("Issue history store size (per million presences: the whole store less an empty one, over its presences)",
+		"engine", "presences", "issues", "store size", "empty store", "per million presences", "build time")
+	for _, r := range sizeRows {
+		s.row(r...)
+	}
+	s.flush()
+	return nil
+}
+
+// emptySize is the size of a store with its schema and nothing else.
+func emptySize(e historyEngine) (int64, error) {
+	dsn, err := e.fresh("bench_empty")
+	if err != nil {
+		return 0, err
+	}
+	return storeSize(e, dsn)
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func storeSize(e historyEngine, dsn string) (int64, error) {
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = st.Close() }()
+	return e.size(st, dsn)
+}
+
+func sqliteEngine(d *dataset) historyEngine {
+	dir := filepath.Join(d.root, "history")
+	return historyEngine{
+		name: "sqlite",
+		fresh: func(name string) (string, error) {
+			path, err := filepath.Abs(filepath.Join(dir, name+".db"))
+			if err != nil {
+				return "", err
+			}
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+					return "", err
+				}
+			}
+			return "sqlite://" + path, os.MkdirAll(dir, 0o755)
+		},
+		size: func(st *store.Store, dsn string) (int64, error) {
+			if _, err := st.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+				return 0, err
+			}
+			fi, err := os.Stat(strings.TrimPrefix(dsn, "sqlite://"))
+			if err != nil {
+				return 0, err
+			}
+			return fi.Size(), nil
+		},
+	}
+}
+
+// postgresEngine starts the project's PostgreSQL (hack/postgres.sh) and
+// gives each measurement a database of its own.
+func postgresEngine() (historyEngine, error) {
+	out, err := exec.Command("./hack/postgres.sh", "start").Output()
+	if err != nil {
+		return historyEngine{}, fmt.Errorf("hack/postgres.sh start: %w", err)
+	}
+	admin := strings.TrimSpace(string(out))
+	return historyEngine{
+		name: "postgres",
+		fresh: func(name string) (string, error) {
+			db, err := sql.Open("pgx", admin)
+			if err != nil {
+				return "", err
+			}
+			defer func() { _ = db.Close() }()
+			if _, err := db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+				return "", err
+			}
+			if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+				return "", err
+			}
+			return strings.Replace(admin, "/postgres?", "/"+name+"?", 1), nil
+		},
+		size: func(st *store.Store, _ string) (int64, error) {
+			var n int64
+			err := st.DB().QueryRow(`SELECT pg_database_size(current_database())`).Scan(&n)
+			return n, err
+		},
+	}, nil
+}
+
+// readFiguresOn times OrganisationTrend and the issue history's first page.
+func readFiguresOn(t *table, engine string, st *store.Store, o historyOptions) error {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	cases := []struct {
+		name string
+		call func() (string, error)
+	}{
+		{"cwac_organisation_trend (one organisation)", func() (string, error) {
+			pts, err := st.OrganisationTrend(ctx, orgName(rng.IntN(o.orgs)), "")
+			return fmt.Sprintf("%d points", len(pts)), err
+		}},
+		{"cwac_organisation_trend (one schedule)", func() (string, error) {
+			pts, err := st.OrganisationTrend(ctx, orgName(rng.IntN(o.orgs)), "weekly")
+			return fmt.Sprintf("%d points", len(pts)), err
+		}},
+		{"cwac_issue_history first page (organisation, open)", func() (string, error) {
+			p, err := st.IssueHistory(ctx, store.IssueFilter{Organisation: orgName(rng.IntN(o.orgs)), State: "open"})
+			return fmt.Sprintf("%d of %d", len(p.Issues), p.Total), err
+		}},
+		{"cwac_issue_history first page (organisation, reopened)", func() (string, error) {
+			p, err := st.IssueHistory(ctx, store.IssueFilter{Organisation: orgName(rng.IntN(o.orgs)), ReopenedOnly: true})
+			return fmt.Sprintf("%d of %d", len(p.Issues), p.Total), err
+		}},
+		{"cwac_issue_history first page (rule, fixed)", func() (string, error) {
+			p, err := st.IssueHistory(ctx, store.IssueFilter{Rule: "color-contrast", State: "fixed"})
+			return fmt.Sprintf("%d of %d", len(p.Issues), p.Total), err
+		}},
+		{"cwac_issue_history first page (all)", func() (string, error) {
+			p, err := st.IssueHistory(ctx, store.IssueFilter{})
+			return fmt.Sprintf("%d of %d", len(p.Issues), p.Total), err
+		}},
+	}
+	for _, c := range cases {
+		times := make([]time.Duration, 0, o.calls)
+		var answer string
+		for range o.calls {
+			start := time.Now()
+			a, err := c.call()
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", engine, c.name, err)
+			}
+			times = append(times, time.Since(start))
+			answer = a
+		}
+		slices.Sort(times)
+		t.row(engine, c.name, ms(times[len(times)/2]), ms(times[len(times)*95/100]), ms(times[len(times)-1]), answer)
+	}
+	return nil
+}
+
+func orgName(i int) string { return fmt.Sprintf("Organisation %04d", i) }
+
+// buildHistory ingests o.scans weekly scans of o.orgs organisations, each
+// organisation's results the real run's with its own host, and changes
+// week to week: its colour-contrast issue fixed one week in four (and
+// reopened after), its form page not scanned one week in thirteen.
+func buildHistory(st *store.Store, o historyOptions) error {
+	files, err := realCSVs()
+	if err != nil {
+		return err
+	}
+	t0 := time.Date(2024, 1, 1, 3, 0, 0, 0, time.UTC)
+	for w := range o.scans {
+		fsys := weekResults(files, o.orgs, w)
+		scan := store.Scan{UID: fmt.Sprintf("bench-week-%03d", w), Namespace: benchNamespace, Name: fmt.Sprintf("week-%03d", w),
+			Schedule: "weekly", FinishedAt: t0.AddDate(0, 0, 7*w), Phase: "Complete"}
+		if _, err := ingest.Ingest(context.Background(), st, fsys, scan, ingest.Options{Holder: "bench-history"}); err != nil {
+			return fmt.Errorf("week %d: %w", w, err)
+		}
+	}
+	return nil
+}
+
+// realCSVs are the real run's CSVs that the history reads, parsed.
+func realCSVs() (map[string][][]string, error) {
+	out := map[string][][]string{}
+	for _, name := range []string{"audit_log.csv", "pages_scanned.csv", "axe_core_audit.csv", "focus_indicator_audit.csv", "reflow_audit.csv"} {
+		b, err := os.ReadFile(filepath.Join(realScan, name))
+		if err != nil {
+			return nil, err
+		}
+		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
+		r.FieldsPerRecord = -1
+		if out[name], err = r.ReadAll(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return out, nil
+}
+
+func weekResults(files map[string][][]string, orgs, week int) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for name, rows := range files {
+		header := rows[0]
+		col := func(n string) int { return slices.Index(header, n) }
+		orgCol, urlCol, baseCol, sectorCol, idCol, pagesCol := col("organisation"), col("url"), col("base_url"), col("sector"), col("id"), col("number_of_pages")
+		var b bytes.Buffer
+		b.WriteString("\xef\xbb\xbf")
+		w := csv.NewWriter(&b)
+		_ = w.Write(header)
+		rec := make([]string, len(header))
+		for i := range orgs {
+			host := fmt.Sprintf("https://org%04d.example/", i)
+			dropForm := (week+i)%13 == 0
+			for _, row := range rows[1:] {
+				copy(rec, row)
+				if urlCol >= 0 {
+					if dropForm && strings.HasSuffix(row[urlCol], "/form.html") {
+						continue
+					}
+					if idCol >= 0 && row[idCol] == "color-contrast" && (week+i)%4 == 0 {
+						continue
+					}
+					rec[urlCol] = strings.Replace(row[urlCol], "http://127.0.0.1:8765/", host, 1)
+				}
+				if baseCol >= 0 {
+					rec[baseCol] = host
+				}
+				if orgCol >= 0 {
+					rec[orgCol] = orgName(i)
+				}
+				if sectorCol >= 0 {
+					rec[sectorCol] = "Sector " + strconv.Itoa(i%10)
+				}
+				if pagesCol >= 0 && dropForm {
+					rec[pagesCol] = "3"
+				}
+				_ = w.Write(rec)
+			}
+		}
+		w.Flush()
+		fsys[name] = &fstest.MapFile{Data: b.Bytes()}
+	}
+	return fsys
+}

@@ -1,0 +1,158 @@
+// Command historycase runs one of bench's issue-history writes in a process
+// of its own, so that its time and peak memory (VmHWM) are its alone:
+//
+//	historycase ingest DSN RESULTS-DIR   # ingest.Ingest of the directory as one scan
+//	historycase bulk DSN RESULTS-DIR     # the baseline: the same issue rows, read by the same reader, bulk inserted into one bare table
+//
+// It prints {"wall", "answer", "peak_kib"} as JSON.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+type childResult struct {
+	Wall    time.Duration `json:"wall"`
+	Answer  string        `json:"answer"`
+	PeakKiB int64         `json:"peak_kib"`
+}
+
+func main() {
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: historycase ingest|bulk DSN RESULTS-DIR")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
+		fmt.Fprintln(os.Stderr, "historycase:", err)
+		os.Exit(1)
+	}
+}
+
+func run(name, dsn, dir string) error {
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = st.Close() }()
+	start := time.Now()
+	var answer string
+	switch name {
+	case "ingest":
+		res, err := ingest.Ingest(ctx, st, os.DirFS(dir), store.Scan{UID: "bench-1m", Namespace: "bench", Name: "bench-1m",
+			FinishedAt: time.Now(), Phase: "Complete", ResultsPath: dir}, ingest.Options{Holder: "bench"})
+		if err != nil {
+			return err
+		}
+		answer = fmt.Sprintf("%d rows, %d new issues", res.IssueRows, res.New)
+	case "bulk":
+		n, err := bulk(ctx, st, dir)
+		if err != nil {
+			return err
+		}
+		answer = fmt.Sprintf("%d rows", n)
+	default:
+		return fmt.Errorf("no case %q", name)
+	}
+	return json.NewEncoder(os.Stdout).Encode(childResult{Wall: time.Since(start), Answer: answer, PeakKiB: peakKiB()})
+}
+
+// bulkRows is the baseline's batch: multi-row INSERTs, as the store's own.
+const bulkRows = 500
+
+// bulk reads the issue rows with the same reader and inserts the cells an
+// issue keeps into one table with no index, in one transaction.
+func bulk(ctx context.Context, st *store.Store, dir string) (int, error) {
+	db := st.DB()
+	const table = `CREATE TABLE bench_rows (url TEXT, viewport TEXT, rule TEXT, impact TEXT, html TEXT, target TEXT, help_url TEXT)`
+	if _, err := db.ExecContext(ctx, table); err != nil {
+		return 0, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	pg := st.Engine() == store.Postgres
+	args := make([]any, 0, bulkRows*7)
+	n := 0
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		var b strings.Builder
+		b.WriteString("INSERT INTO bench_rows VALUES ")
+		for i := 0; i < len(args); i += 7 {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('(')
+			for j := range 7 {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				if pg {
+					b.WriteString("$" + strconv.Itoa(i+j+1))
+				} else {
+					b.WriteByte('?')
+				}
+			}
+			b.WriteByte(')')
+		}
+		_, err := tx.ExecContext(ctx, b.String(), args...)
+		args = args[:0]
+		return err
+	}
+	v := visitor(func(file string, r *results.Reader, row results.Row) error {
+		if _, ok := results.AuditName(file); !ok || !r.Has("num_issues") {
+			return nil
+		}
+		if c, _ := results.ParseNumIssues(row.Get("num_issues")); c <= 0 {
+			return nil
+		}
+		n++
+		args = append(args, row.Get("url"), row.Get("viewport_size"), row.Get("id"), row.Get("impact"), row.Get("html"), row.Get("target"), row.Get("helpUrl"))
+		if len(args) == bulkRows*7 {
+			return flush()
+		}
+		return nil
+	})
+	if err := results.Walk(ctx, os.DirFS(dir), v); err != nil {
+		return 0, err
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+type visitor func(file string, r *results.Reader, row results.Row) error
+
+func (v visitor) VisitRow(file string, r *results.Reader, row results.Row) error {
+	return v(file, r, row)
+}
+
+// peakKiB reads VmHWM from /proc/self/status (0 where there is none).
+func peakKiB() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
