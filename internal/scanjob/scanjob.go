@@ -449,7 +449,7 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 						Env:                      env,
 						Resources:                resources,
 						SecurityContext:          hardened(opts),
-						TerminationMessagePath:   "/dev/termination-log",
+						TerminationMessagePath:   scanpod.TerminationLog,
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						VolumeMounts:             mounts,
 					}},

@@ -1,9 +1,10 @@
-// Package podreport is the contract between the runner in the scan pod and
-// the operator: the compact JSON the runner writes to the container's
-// termination message, which the kubelet copies into the pod status. It is
-// kept under the kubelet's 4 KiB limit and is always valid JSON, even when
-// something had to be cut.
 package scanpod
+
+// The termination report: the compact JSON the runner writes to the
+// container's termination message (TerminationLog), which the kubelet copies
+// into the pod status for the operator to read. It is kept under the
+// kubelet's 4 KiB limit and is always valid JSON, even when something had to
+// be cut.
 
 import (
 	"encoding/json"
