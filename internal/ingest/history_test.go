@@ -88,6 +88,11 @@ func TestWeeklyHistory(t *testing.T) {
 			}
 
 			checkLives(t, st)
+			// Elements count an element found at both widths once: the real
+			// run's 17 issue rows are 9 elements (6 axe, 2 focus, 1 reflow).
+			if trend, err := st.OrganisationTrend(ctx, org, ""); err != nil || trend[0].Elements != 9 || trend[3].Elements != 10 {
+				t.Errorf("elements: %+v %v", trend, err)
+			}
 
 			// The home image's element changed in place (week 2): the
 			// issue kept its identity and shows the new HTML.

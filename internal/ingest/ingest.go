@@ -254,18 +254,29 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 }
 
 // elements counts an organisation's elements as the report does: one per
-// page, rule and element (target, else HTML), whatever its viewports.
+// page, rule and element (target, else HTML), whatever its viewports. It
+// sorts a copy of the indexes rather than filling a set: 4 bytes a row.
 func elements(rd *reading, idx []int32) int64 {
-	type el struct {
-		page, rule int32
-		elem       uint64
+	sorted := slices.Clone(idx)
+	key := func(i int32) (int32, int32, uint64) { r := &rd.recs[i]; return r.page, r.rule, r.elem }
+	slices.SortFunc(sorted, func(x, y int32) int {
+		px, rx, ex := key(x)
+		py, ry, ey := key(y)
+		return cmp.Or(cmp.Compare(px, py), cmp.Compare(rx, ry), cmp.Compare(ex, ey))
+	})
+	var n int64
+	for i, x := range sorted {
+		if i == 0 {
+			n++
+			continue
+		}
+		px, rx, ex := key(x)
+		py, ry, ey := key(sorted[i-1])
+		if px != py || rx != ry || ex != ey {
+			n++
+		}
 	}
-	seen := make(map[el]struct{}, len(idx)/2)
-	for _, i := range idx {
-		r := &rd.recs[i]
-		seen[el{r.page, r.rule, r.elem}] = struct{}{}
-	}
-	return int64(len(seen))
+	return n
 }
 
 // minTemplatePages is how many pages one rule and element must fail on to
