@@ -3,38 +3,40 @@ package cli
 // The API server is the one judge of a scan: the CRD (api/v1alpha1) states
 // what a valid CwacScan is, so the plugin keeps no copy of its URL rules.
 // What it adds is the refusal in the plugin's own terms: each field the
-// server refused is named by the flag that set it.
+// server refused is named by the flag that set it (apirefusal words it, as
+// it does the MCP server's refusals with its arguments).
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/apirefusal"
 )
 
-// maxScanCauses bounds how many of the API server's reasons an error lists.
-const maxScanCauses = 8
+// scanFlags are the `kubectl cwac scan` flags that set each field.
+var scanFlags = []apirefusal.Name{
+	{Field: "metadata.name", As: "--name"},
+	{Field: "spec.urls", As: "--url or --urls-file"},
+	{Field: "spec.sites", As: "--site or --urls-file"},
+	{Field: "spec.auditName", As: "--audit-name"},
+	{Field: "spec.timeout", As: "--timeout"},
+	{Field: "spec.threadCount", As: "--threads"},
+	{Field: "spec.maxLinksPerDomain", As: "--max-links-per-domain"},
+	{Field: "spec.baseline", As: "--baseline"},
+	{Field: "spec.configOverrides", As: "--allow-http"},
+	{Field: "spec.thresholds.maxIssuesByImpact", As: "--max-critical"},
+	{Field: "spec.thresholds.maxTotalIssues", As: "--max-total"},
+	{Field: "spec.thresholds.maxNewIssues", As: "--max-new"},
+	{Field: "spec.shards", As: "--shards"},
+	{Field: "spec.shardFailurePolicy", As: "--shard-failure-policy"},
+}
 
-// scanFlags maps spec fields to the `kubectl cwac scan` flags that set them.
-var scanFlags = []struct{ field, flag string }{
-	{"metadata.name", "--name"},
-	{"spec.urls", "--url or --urls-file"},
-	{"spec.sites", "--site or --urls-file"},
-	{"spec.auditName", "--audit-name"},
-	{"spec.timeout", "--timeout"},
-	{"spec.threadCount", "--threads"},
-	{"spec.maxLinksPerDomain", "--max-links-per-domain"},
-	{"spec.baseline", "--baseline"},
-	{"spec.configOverrides", "--allow-http"},
-	{"spec.thresholds.maxIssuesByImpact", "--max-critical"},
-	{"spec.thresholds.maxTotalIssues", "--max-total"},
-	{"spec.thresholds.maxNewIssues", "--max-new"},
-	{"spec.shards", "--shards"},
-	{"spec.shardFailurePolicy", "--shard-failure-policy"},
+// flagOf names a refused field by its flag, keeping the field, which the
+// API server's message and the docs use: --url or --urls-file (spec.urls[0]).
+func flagOf(field string) string {
+	if flag, _, ok := apirefusal.Lookup(scanFlags, field); ok {
+		return flag + " (" + field + ")"
+	}
+	return field
 }
 
 // scanInvalidError turns the API server's Invalid answer to a new scan into
@@ -44,38 +46,9 @@ var scanFlags = []struct{ field, flag string }{
 //
 // It returns nil for any other error.
 func scanInvalidError(err error) error {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || status.Status().Reason != metav1.StatusReasonInvalid {
+	text, ok := apirefusal.Describe(err, flagOf)
+	if !ok {
 		return nil
 	}
-	st := status.Status()
-	var parts []string
-	if st.Details != nil {
-		for i, c := range st.Details.Causes {
-			if i == maxScanCauses {
-				parts = append(parts, fmt.Sprintf("and %d more", len(st.Details.Causes)-maxScanCauses))
-				break
-			}
-			parts = append(parts, scanCauseText(c))
-		}
-	}
-	if len(parts) == 0 {
-		parts = append(parts, textcap.Head(st.Message, 1024))
-	}
-	return errors.New("the API server refused the scan: " + strings.Join(parts, "; "))
-}
-
-// scanCauseText is one cause as "flag (field): why". The API server repeats
-// the field in some messages ("spec.x in body should …"); that is dropped.
-func scanCauseText(c metav1.StatusCause) string {
-	msg := textcap.Head(strings.ReplaceAll(c.Message, c.Field+" in body ", ""), 512)
-	if c.Field == "" {
-		return msg
-	}
-	for _, m := range scanFlags {
-		if rest, ok := strings.CutPrefix(c.Field, m.field); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
-			return m.flag + " (" + c.Field + "): " + msg
-		}
-	}
-	return c.Field + ": " + msg
+	return errors.New("the API server refused the scan: " + text)
 }

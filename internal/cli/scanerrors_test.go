@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/a11y-dev/cwac-operator/internal/apirefusal"
 )
 
 // invalid is the API server's Invalid answer with these causes.
@@ -21,7 +23,7 @@ func invalid(message string, causes ...metav1.StatusCause) error {
 
 func TestScanInvalidError(t *testing.T) {
 	pattern := "Invalid value: \"ftp://x/\": spec.urls[0] in body should match '^https?://[^\\s/?#@]+(/[^\\s]*)?$'"
-	many := make([]metav1.StatusCause, maxScanCauses+2)
+	many := make([]metav1.StatusCause, apirefusal.MaxCauses+2)
 	for i := range many {
 		many[i] = metav1.StatusCause{Field: fmt.Sprintf("spec.urls[%d]", i), Message: "bad"}
 	}
@@ -39,8 +41,9 @@ func TestScanInvalidError(t *testing.T) {
 				"--threads (spec.threadCount): Invalid value: 17: should be less than or equal to 16"},
 		{"a field no flag sets", invalid("x", metav1.StatusCause{Field: "spec.urlsExtra", Message: "m"}),
 			"the API server refused the scan: spec.urlsExtra: m"},
-		{"a rule on the whole spec", invalid("x", metav1.StatusCause{Message: "give urls or sites"}),
-			"the API server refused the scan: give urls or sites"},
+		{"a rule on the whole spec", invalid("x", metav1.StatusCause{Field: "spec",
+			Message: "Invalid value: \"object\": at least one URL is required: set spec.urls or spec.sites"}),
+			"the API server refused the scan: at least one URL is required: set --url or --urls-file (spec.urls) or --site or --urls-file (spec.sites)"},
 		{"no causes", invalid("CwacScan \"a\" is invalid"), "the API server refused the scan: CwacScan \"a\" is invalid"},
 		{"at most eight causes", invalid("x", many...), "spec.urls[7]): bad; and 2 more"},
 		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Group: "cwac.a11y.dev", Resource: "cwacscans"}, "a", errors.New("no")), ""},
@@ -57,7 +60,7 @@ func TestScanInvalidError(t *testing.T) {
 			}
 		})
 	}
-	if got := scanInvalidError(invalid("x", many...)); strings.Contains(got.Error(), fmt.Sprintf("spec.urls[%d]", maxScanCauses)) {
+	if got := scanInvalidError(invalid("x", many...)); strings.Contains(got.Error(), fmt.Sprintf("spec.urls[%d]", apirefusal.MaxCauses)) {
 		t.Errorf("the ninth cause is listed: %v", got)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// TestCauseTextNamesArguments: fields named inside a message (a CEL rule's
+// TestInvalidScanErrorNamesArguments: fields named inside a message (a CEL rule's
 // own message, a type check) are named as the caller's arguments too.
-func TestCauseTextNamesArguments(t *testing.T) {
+func TestInvalidScanErrorNamesArguments(t *testing.T) {
 	tests := []struct {
 		cause metav1.StatusCause
 		want  string
@@ -27,8 +27,10 @@ func TestCauseTextNamesArguments(t *testing.T) {
 			"timeout: see viewport_sizes[phone].width and spec.notAnArgument"},
 	}
 	for _, tt := range tests {
-		if got := causeText(tt.cause); got != tt.want {
-			t.Errorf("causeText(%q)\n got %q\nwant %q", tt.cause.Message, got, tt.want)
+		err := &apierrors.StatusError{ErrStatus: metav1.Status{Reason: metav1.StatusReasonInvalid,
+			Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{tt.cause}}}}
+		if got := invalidScanError(err).Error(); got != "Invalid scan: "+tt.want {
+			t.Errorf("invalidScanError(%q)\n got %q\nwant %q", tt.cause.Message, got, "Invalid scan: "+tt.want)
 		}
 	}
 }
