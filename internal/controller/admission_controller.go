@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -60,21 +59,13 @@ func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if !needsAdmission(scan) {
 		return ctrl.Result{}, nil
 	}
-	original := scan.DeepCopy()
+	patch := beginStatusPatch(scan, scanStatus)
 	scan.Status.ObservedGeneration = scan.Generation
 	if scan.Status.Phase == "" {
 		r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonPending, "scan accepted")
 	}
 	r.admit(ctx, scan)
-	if equality.Semantic.DeepEqual(original.Status, scan.Status) {
-		return ctrl.Result{}, nil
-	}
-	// Optimistic lock: the scan reconciler may have written status meanwhile;
-	// a conflict retries with the fresh object rather than overwriting it.
-	if err := r.Status().Patch(ctx, scan, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); err != nil {
-		return ctrl.Result{}, fmt.Errorf("patching status: %w", err)
-	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, patch.write(ctx, r.Client, scan)
 }
 
 // needsAdmission: a scan not yet decided, not finished, not cancelled, not being deleted.

@@ -65,9 +65,9 @@ func (r *CwacScanReconciler) baselineUnusable(scan *cwacv1alpha1.CwacScan, reaso
 // observeComparison sets BaselineCompared when a scan with a baseline
 // finishes, unless resolveBaseline already said why there is none:
 // True/Compared with the counts when the runner compared the results, or
-// False with the runner's reason (BaselineResultsMissing, DiffFailed), or
+// False with the reason the runner gave (BaselineResultsMissing, DiffFailed), or
 // False/ScanFailed when the scan has no results.
-func (r *CwacScanReconciler) observeComparison(scan *cwacv1alpha1.CwacScan, report scanpod.Report, haveReport bool) {
+func (r *CwacScanReconciler) observeComparison(scan *cwacv1alpha1.CwacScan, problem *scanpod.BaselineProblem) {
 	if scan.Spec.Baseline == "" || meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionBaselineCompared) != nil {
 		return
 	}
@@ -76,8 +76,8 @@ func (r *CwacScanReconciler) observeComparison(scan *cwacv1alpha1.CwacScan, repo
 		d := scan.Status.Summary.Diff
 		r.setCondition(scan, cwacv1alpha1.ConditionBaselineCompared, metav1.ConditionTrue, cwacv1alpha1.ReasonCompared,
 			fmt.Sprintf("against %s: %d new, %d fixed, %d unchanged issues", scan.Spec.Baseline, d.New, d.Fixed, d.Unchanged))
-	case haveReport && report.Baseline != nil && knownBaselineReason(report.Baseline.Reason):
-		r.baselineUnusable(scan, report.Baseline.Reason, textcap.Head(report.Baseline.Message, 1024))
+	case problem != nil && knownBaselineReason(problem.Reason):
+		r.baselineUnusable(scan, problem.Reason, textcap.Head(problem.Message, 1024))
 	case scan.Status.Phase == cwacv1alpha1.PhaseFailed || scan.Status.Summary == nil:
 		r.setCondition(scan, cwacv1alpha1.ConditionBaselineCompared, metav1.ConditionFalse, cwacv1alpha1.ReasonScanFailed,
 			"the scan has no results to compare with the baseline")

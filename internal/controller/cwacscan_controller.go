@@ -9,12 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,11 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
-	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // DefaultWorkers is how many scans the scan controller reconciles at once.
@@ -83,17 +79,8 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if scan.Status.Phase.Finished() {
 		return r.expire(ctx, scan) // a finished scan is never run again
 	}
-	original := scan.DeepCopy()
-	defer func() {
-		if equality.Semantic.DeepEqual(original.Status, scan.Status) {
-			return
-		}
-		// Optimistic lock: the admission controller writes status too; a
-		// conflict retries with the fresh object rather than overwriting it.
-		if perr := r.Status().Patch(ctx, scan, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); perr != nil {
-			err = errors.Join(err, fmt.Errorf("patching status: %w", perr))
-		}
-	}()
+	patch := beginStatusPatch(scan, scanStatus)
+	defer patch.writeOnReturn(ctx, r.Client, scan, &err)
 	if cancelRequested(scan) {
 		return ctrl.Result{}, r.cancel(ctx, scan)
 	}
@@ -297,7 +284,7 @@ func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.
 		return err
 	}
 	if cond, finished := jobFinished(job); finished {
-		r.finish(scan, job, cond, pod)
+		r.writeEnding(scan, scanstatus.End(observedEnd(scan, job, cond, pod)))
 		return nil
 	}
 	r.observePod(scan, pod, scanpod.ContainerName)
@@ -333,91 +320,4 @@ func (r *CwacScanReconciler) observePod(scan *cwacv1alpha1.CwacScan, pod *corev1
 			r.setPhase(scan, cwacv1alpha1.PhaseRunning, cwacv1alpha1.ReasonRunning, fmt.Sprintf("CWAC is running in pod %s", pod.Name))
 		}
 	}
-}
-
-// finish ends the scan from the Job's final condition and the pod's
-// termination report: Complete=True/Succeeded (with AllSitesScanned), or
-// Failed=True with DeadlineExceeded, OOMKilled, CWACExitedNonZero,
-// NoPagesScanned, RunnerError, ImagePullBackOff or JobFailed.
-func (r *CwacScanReconciler) finish(scan *cwacv1alpha1.CwacScan, job *batchv1.Job, cond batchv1.JobCondition, pod *corev1.Pod) {
-	term, report, haveReport := r.takeReport(scan, pod, scanpod.ContainerName)
-	defer r.observeComparison(scan, report, haveReport)
-	if cond.Type == batchv1.JobComplete {
-		switch {
-		case !haveReport:
-			r.complete(scan, "CWAC finished, but its report could not be read (the scan pod is gone or wrote none)")
-		case report.Outcome == scanpod.OutcomeNoPages:
-			r.fail(scan, cwacv1alpha1.ReasonNoPagesScanned, report.Message)
-		default:
-			r.complete(scan, report.Message)
-		}
-		return
-	}
-
-	// The Job failed.
-	switch {
-	case cond.Reason == batchv1.JobReasonDeadlineExceeded:
-		msg := fmt.Sprintf("the scan ran past its %s timeout and was stopped", scanjob.Timeout(scan))
-		if c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded); c != nil && c.Status == metav1.ConditionTrue {
-			msg += "; its pod never started: " + c.Message
-		}
-		r.fail(scan, cwacv1alpha1.ReasonDeadlineExceeded, msg)
-	case term != nil && term.Reason == cwacv1alpha1.ReasonOOMKilled:
-		r.fail(scan, cwacv1alpha1.ReasonOOMKilled,
-			fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", memoryLimit(pod)))
-	case haveReport && report.Outcome == scanpod.OutcomeRunnerError:
-		r.fail(scan, cwacv1alpha1.ReasonRunnerError, report.Message)
-	case haveReport:
-		r.failCWAC(scan, report.ExitCode, report.StderrTail)
-	case term != nil: // no report: the kubelet put the log's tail in its place
-		r.failCWAC(scan, int(term.ExitCode), term.Message)
-	case meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded):
-		c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionDegraded)
-		r.fail(scan, c.Reason, "the scan pod never started: "+c.Message)
-	default:
-		r.fail(scan, cwacv1alpha1.ReasonJobFailed, fmt.Sprintf("Job %s failed: %s: %s", job.Name, cond.Reason, cond.Message))
-	}
-}
-
-// takeReport reads the runner's termination report from the pod's
-// container and records what it says into status: the exit code, the
-// results directory and the summary. The report comes from a pod, which is
-// not trusted with where readers look: only a CWAC results directory name
-// is taken from it.
-func (r *CwacScanReconciler) takeReport(scan *cwacv1alpha1.CwacScan, pod *corev1.Pod,
-	container string) (*corev1.ContainerStateTerminated, scanpod.Report, bool) {
-	var term *corev1.ContainerStateTerminated
-	if c := containerStatus(pod, container); c != nil {
-		term = c.State.Terminated
-		if term == nil {
-			term = c.LastTerminationState.Terminated
-		}
-	}
-	if term == nil {
-		return nil, scanpod.Report{}, false
-	}
-	code := term.ExitCode
-	scan.Status.ExitCode = &code
-	report, haveReport := scanpod.Decode(term.Message)
-	if _, _, ok := cwac.ParseResultsDirName(report.ResultsDir); haveReport && ok {
-		scan.Status.ResultsPath = scanjob.ScanDir(scan) + "/" + report.ResultsDir
-	}
-	if haveReport && report.Summary != nil {
-		scan.Status.Summary = scanstatus.ToAPI(report.Summary)
-	}
-	return term, report, haveReport
-}
-
-// failCWAC ends a scan whose CWAC exited non-zero
-// (Failed=True/CWACExitedNonZero): the message names the cause picked from
-// CWAC's error output, and status.failure keeps the output's tail.
-func (r *CwacScanReconciler) failCWAC(scan *cwacv1alpha1.CwacScan, exitCode int, stderrTail string) {
-	cause := cwac.FailureCause(stderrTail)
-	msg := fmt.Sprintf("CWAC exited with code %d", exitCode)
-	if cause != "" {
-		msg += ": " + cause
-	}
-	r.fail(scan, cwacv1alpha1.ReasonCWACExitedNonZero, msg)
-	scan.Status.Failure.Cause = textcap.Head(cause, 1024)
-	scan.Status.Failure.LogTail = textcap.Tail(strings.TrimSpace(stderrTail), 2048)
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,24 +87,15 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if !sched.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // its scans go with it: they are owned
 	}
-	original := sched.DeepCopy()
-	defer func() {
-		if equality.Semantic.DeepEqual(original.Status, sched.Status) {
-			return
-		}
-		// Optimistic lock: a status computed from a stale cached copy is not
-		// written; the conflict retries with the fresh object.
-		if perr := r.Status().Patch(ctx, sched, client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})); perr != nil {
-			err = errors.Join(err, fmt.Errorf("patching status: %w", perr))
-		}
-	}()
+	patch := beginStatusPatch(sched, scheduleStatus)
+	defer patch.writeOnReturn(ctx, r.Client, sched, &err)
 	sched.Status.ObservedGeneration = sched.Generation
 
 	scans, err := r.observeScans(ctx, sched)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if scans, err = r.pruneHistory(ctx, sched, scans, original.Status.LastScheduleTime); err != nil {
+	if scans, err = r.pruneHistory(ctx, sched, scans, patch.original.Status.LastScheduleTime); err != nil {
 		return ctrl.Result{}, err
 	}
 	cron := r.validate(sched)

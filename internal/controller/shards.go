@@ -18,6 +18,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 	"github.com/a11y-dev/cwac-operator/internal/shard"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
@@ -70,7 +71,7 @@ func countShards(scan *cwacv1alpha1.CwacScan, job *batchv1.Job) scanpod.ShardLis
 
 // failShards ends a sharded scan whose Job failed and may not complete
 // without its failed shards: Failed with the reason of the shard that
-// failed first (its message begins "shard <index>:"), or the Job's own
+// failed first (status.message begins "shard <index>:"), or the Job's own
 // reason (a deadline), and ShardsFailed=True naming the failed shards.
 func (r *CwacScanReconciler) failShards(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job,
 	cond batchv1.JobCondition, failed scanpod.ShardList) error {
@@ -78,17 +79,7 @@ func (r *CwacScanReconciler) failShards(ctx context.Context, scan *cwacv1alpha1.
 	if err != nil {
 		return err
 	}
-	r.finish(scan, job, cond, pod)
-	// A shard's report speaks for its shard only: the scan has no merged
-	// results, and its directory is the scan's own.
-	scan.Status.Summary = nil
-	scan.Status.ResultsPath = scanjob.ScanDir(scan)
-	if pod != nil && cond.Reason != batchv1.JobReasonDeadlineExceeded {
-		if index := pod.Annotations[batchv1.JobCompletionIndexAnnotation]; index != "" {
-			prefix := "shard " + index + ": "
-			scan.Status.Message = prefix + strings.TrimPrefix(scan.Status.Message, prefix)
-		}
-	}
+	r.writeEnding(scan, scanstatus.End(observedEnd(scan, job, cond, pod)))
 	r.markShardsFailed(scan, failed)
 	return nil
 }
@@ -163,37 +154,13 @@ func (r *CwacScanReconciler) startMerge(ctx context.Context, scan *cwacv1alpha1.
 	return nil
 }
 
-// finishMerge ends a sharded scan from the merge pod's report, as finish
-// does for a one-pod scan: Complete=True/Succeeded (or Failed/NoPagesScanned
-// when no shard scanned a page), with ShardsFailed set; Failed=True/
-// MergeFailed when the merge pod failed.
+// finishMerge ends a sharded scan from the merge pod's report, as a
+// one-pod scan's Job ends it: Complete=True/Succeeded (or
+// Failed/NoPagesScanned when no shard scanned a page), with ShardsFailed
+// set; Failed=True/MergeFailed when the merge pod failed.
 func (r *CwacScanReconciler) finishMerge(scan *cwacv1alpha1.CwacScan, pod *corev1.Pod, failed scanpod.ShardList) {
-	term, report, haveReport := r.takeReport(scan, pod, scanpod.MergeContainerName)
-	defer r.observeComparison(scan, report, haveReport)
-	if pod.Status.Phase == corev1.PodSucceeded && haveReport && report.Outcome != scanpod.OutcomeRunnerError {
-		scan.Status.Shards.Merged = true
-		r.markShardsFailed(scan, failed)
-		if report.Outcome == scanpod.OutcomeNoPages {
-			r.fail(scan, cwacv1alpha1.ReasonNoPagesScanned, report.Message)
-			return
-		}
-		r.complete(scan, report.Message)
-		return
-	}
-	why := pod.Status.Message
-	switch {
-	case haveReport && report.Message != "":
-		why = report.Message
-	case term != nil && term.Message != "":
-		why = term.Message
-	case why == "":
-		why = "pod " + pod.Name + " " + string(pod.Status.Phase)
-	}
-	scan.Status.Summary = nil
-	scan.Status.ResultsPath = scanjob.ScanDir(scan)
 	r.markShardsFailed(scan, failed)
-	r.fail(scan, cwacv1alpha1.ReasonMergeFailed, "merging the shards' results failed: "+textcap.Head(why, 1024)+
-		"; each shard's results are kept under "+scanjob.ScanDir(scan)+"/"+scanpod.ShardsDir)
+	r.writeEnding(scan, scanstatus.End(observedMerge(scan, pod)))
 }
 
 // markShardsFailed sets ShardsFailed: False/AllShardsSucceeded, or True

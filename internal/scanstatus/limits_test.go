@@ -2,11 +2,14 @@ package scanstatus
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 func organisations(n int) []results.OrganisationChange {
@@ -68,6 +71,61 @@ func TestDurationRounding(t *testing.T) {
 	}{{0, 0}, {0.49, 0}, {0.5, 1}, {1.5, 2}, {59.99, 60}} {
 		if got := ToAPI(&results.Summary{DurationSeconds: tt.in}).DurationSeconds; got != tt.want {
 			t.Errorf("DurationSeconds %v: %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+// What an ending takes from CWAC's error output into status.failure is cut
+// to its limit, the marker included: the cause (one line) to 1024 bytes
+// from its start, the log tail to 2048 from its end; the message names the
+// whole cause. One below, at and one above each limit.
+func TestEndingFailureLimits(t *testing.T) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct {
+		name           string
+		stderrBytes    int
+		cause, logTail string
+	}{
+		{name: "cause one below", stderrBytes: maxCauseBytes - 1, cause: a(maxCauseBytes - 1), logTail: a(maxCauseBytes - 1)},
+		{name: "cause at", stderrBytes: maxCauseBytes, cause: a(maxCauseBytes), logTail: a(maxCauseBytes)},
+		{name: "cause one above", stderrBytes: maxCauseBytes + 1, cause: a(maxCauseBytes-3) + "…", logTail: a(maxCauseBytes + 1)},
+		{name: "tail one below", stderrBytes: maxLogTailBytes - 1, cause: a(maxCauseBytes-3) + "…", logTail: a(maxLogTailBytes - 1)},
+		{name: "tail at", stderrBytes: maxLogTailBytes, cause: a(maxCauseBytes-3) + "…", logTail: a(maxLogTailBytes)},
+		{name: "tail one above", stderrBytes: maxLogTailBytes + 1, cause: a(maxCauseBytes-3) + "…", logTail: "…" + a(maxLogTailBytes-3)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := End(Observed{Job: jobFailed, Terminated: terminated(1, scanpod.Report{
+				Outcome: scanpod.OutcomeCWACFailed, ExitCode: 1, StderrTail: a(tt.stderrBytes)})})
+			if got.Cause != tt.cause {
+				t.Errorf("cause: %d bytes, want %d", len(got.Cause), len(tt.cause))
+			}
+			if got.LogTail != tt.logTail {
+				t.Errorf("log tail: %d bytes, want %d", len(got.LogTail), len(tt.logTail))
+			}
+			if want := "CWAC exited with code 1: " + a(tt.stderrBytes); got.Message != want {
+				t.Errorf("message: %d bytes, want the whole cause (%d)", len(got.Message), len(want))
+			}
+		})
+	}
+}
+
+// A failed merge's message quotes the merge pod's words cut to 1024 bytes,
+// the marker included: one below, at and one above.
+func TestEndingMergeWhyLimit(t *testing.T) {
+	const prefix, suffix = "merging the shards' results failed: ", "; each shard's results are kept under ns/s/shards"
+	for _, tt := range []struct {
+		whyBytes int
+		want     string
+	}{
+		{maxMergeWhyBytes - 1, strings.Repeat("w", maxMergeWhyBytes-1)},
+		{maxMergeWhyBytes, strings.Repeat("w", maxMergeWhyBytes)},
+		{maxMergeWhyBytes + 1, strings.Repeat("w", maxMergeWhyBytes-3) + "…"},
+	} {
+		got := End(Observed{ScanDir: "ns/s", Sharded: true,
+			MergePod: &MergePod{Name: "m", Phase: corev1.PodFailed, Message: strings.Repeat("w", tt.whyBytes)}})
+		if want := prefix + tt.want + suffix; got.Message != want {
+			t.Errorf("why of %d bytes: message of %d bytes, want %d", tt.whyBytes, len(got.Message), len(want))
 		}
 	}
 }

@@ -1,8 +1,10 @@
 // Package scanstatus is the one place where a scan's results meet the
 // CwacScan API: it converts the results package's Summary (what the runner
 // computes and writes to summary.json) to the compact summary kept in
-// status, and back for readers that only have the status. The controller
-// writes status through it; the MCP server reads through it.
+// status, and back for readers that only have the status; and it decides
+// how a scan ended (End) from what its Job and pod report, with no
+// Kubernetes client, so every ending is a row of one table test. The
+// controller writes status through it; the MCP server reads through it.
 package scanstatus
 
 import (
