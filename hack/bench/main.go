@@ -303,7 +303,8 @@ func listFigures(ctx context.Context, d *dataset, calls int, api *apiServer) err
 // queueFigures runs the controller's queue cost test, which prints its own table.
 func queueFigures(sizes string) error {
 	fmt.Printf("\nThe operator's queue (internal/controller TestQueueWorkPerEventIsFlat, CWAC_QUEUE_SCANS=%s)\n", sizes)
-	cmd := exec.Command("go", "test", "-tags", "integration", "./internal/controller/", "-run", "^TestQueueWorkPerEventIsFlat$", "-count=1", "-v", "-timeout", "30m")
+	cmd := exec.Command("go", "test", "-tags", "integration", "./internal/controller/",
+		"-run", "^TestQueueWorkPerEventIsFlat$", "-count=1", "-v", "-timeout", "30m")
 	cmd.Env = append(os.Environ(), "CWAC_QUEUE_SCANS="+sizes)
 	out, err := cmd.CombinedOutput()
 	for _, line := range strings.Split(string(out), "\n") {

@@ -51,18 +51,21 @@ printf 'organisation,url,sector\nExample,https://example.invalid/,Example\n' > "
 # (python3 -m http.server --directory /site).
 cp -r "$ROOT/testdata/a11y-site" "$stage/site"
 
-# What hack/imagebuild cannot express (links, owners, modes, VOLUME, CMD), as
-# CWAC's Dockerfile makes it: a venv, Chrome where "auto" looks, nltk_data.
+# The rest of CWAC's Dockerfile's layout: a venv (links to the interpreter),
+# Chrome and chromedriver stubs where "auto" looks (their directories are
+# implied, root's, 0755), empty node_modules/ and results/, nltk_data/ of the
+# scanner's own with mode 700, VOLUME, CMD and no entrypoint, the venv first
+# on PATH (replacing imagebuild's default PATH).
 printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = %s\n' "$PYVERSION" > "$stage/pyvenv.cfg"
 printf 'stub: the stand-in scanner starts no browser\n' > "$stage/stub"
+chmod 755 "$stage/stub"
 chrome=/cwac/chrome/linux-0.0.0-standin/chrome-linux64 driver=/cwac/chromedriver/linux-0.0.0-standin/chromedriver-linux64
 layout=(
-  --dir /cwac/.venv:0:0:755 --dir /cwac/.venv/bin:0:0:755 --symlink /cwac/.venv/bin/python:/usr/bin/python3
-  --symlink /cwac/.venv/bin/python3:python --file /cwac/.venv/pyvenv.cfg:0:0:644:"$stage/pyvenv.cfg"
-  --dir /cwac/chrome:0:0:755 --dir "${chrome%/*}":0:0:755 --dir "$chrome":0:0:755 --file "$chrome/chrome":0:0:755:"$stage/stub"
-  --dir /cwac/chromedriver:0:0:755 --dir "${driver%/*}":0:0:755 --dir "$driver":0:0:755 --file "$driver/chromedriver":0:0:755:"$stage/stub"
-  --dir /cwac/node_modules:0:0:755 --dir /cwac/nltk_data:1000:1000:700 --dir /cwac/results:0:0:755
-  --volume /cwac/results --no-entrypoint --cmd '[".venv/bin/python", "-u", "cwac.py", "config_default.json"]'
+  --symlink /cwac/.venv/bin/python=/usr/bin/python3 --symlink /cwac/.venv/bin/python3=python
+  --file /cwac/.venv/pyvenv.cfg="$stage/pyvenv.cfg"
+  --file "$chrome/chrome=$stage/stub" --file "$driver/chromedriver=$stage/stub"
+  --mkdir /cwac/node_modules --mkdir /cwac/nltk_data=1000:1000:0700 --mkdir /cwac/results
+  --volume /cwac/results --cmd '.venv/bin/python -u cwac.py config_default.json'
   --env VIRTUAL_ENV=.venv --env PATH=.venv/bin:/usr/local/bin:/usr/bin:/bin
   --env XDG_CONFIG_HOME=/tmp/.chromium --env XDG_CACHE_HOME=/tmp/.chromium
 )
@@ -72,8 +75,7 @@ build() { # archive tag [extra imagebuild args]
   local out=$1 tag=$2; shift 2
   go run "$ROOT/hack/imagebuild" --out "$out" --tag "$tag" --user 1000:1000 --workdir /cwac \
     --env PYTHONDONTWRITEBYTECODE=1 --env STANDIN_TEMPLATES=/cwac/templates \
-    --dir /usr=$stage/usr --dir /cwac=$stage/cwac --dir /site=$stage/site "${files[@]}" "$@" >&2
-  python3 "$ROOT/hack/cluster/oci-layer.py" "$out" "${layout[@]}"
+    --dir /usr=$stage/usr --dir /cwac=$stage/cwac --dir /site=$stage/site "${files[@]}" "${layout[@]}" "$@" >&2
   echo "$out"
 }
 build "$OUT_DIR/cwac-standin.tar" "${STANDIN_IMAGE:-cwac-standin:dev}"

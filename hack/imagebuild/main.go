@@ -2,7 +2,10 @@
 // files (static binaries, small trees) on an empty base, with entrypoint and
 // user set, as an OCI image archive that `ctr images import` and registries'
 // tooling accept. `make image-tar` uses it to build the operator image from the
-// same static binaries the Dockerfile builds.
+// same static binaries the Dockerfile builds; hack/cluster uses it for the
+// pause image and for the stand-in CWAC image, laid out as CWAC's Dockerfile
+// lays out CWAC's (symbolic links, a directory of its own owner and mode,
+// VOLUME, CMD).
 //
 //	imagebuild --out bin/images/cwac-operator.tar --tag cwac-operator:dev \
 //	  --file /manager=bin/manager --entrypoint /manager --user 65532:65532
@@ -19,7 +22,9 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,42 +43,54 @@ func (m *mapping) String() string     { return strings.Join(*m, ",") }
 func (m *mapping) Set(v string) error { *m = append(*m, v); return nil }
 
 func main() {
-	var files, dirs, env mapping
+	var files, dirs, mkdirs, symlinks, volumes, env mapping
 	out := flag.String("out", "", "OCI archive to write")
 	tag := flag.String("tag", "", "image reference recorded in the archive, e.g. cwac-operator:dev")
-	entrypoint := flag.String("entrypoint", "", "entrypoint, space-separated")
+	entrypoint := flag.String("entrypoint", "", "entrypoint, space-separated (none if not given)")
+	cmd := flag.String("cmd", "", "command (CMD), space-separated")
 	user := flag.String("user", "65532:65532", "user:group the image runs as")
 	workdir := flag.String("workdir", "/", "working directory")
 	flag.Var(&files, "file", "IMAGE_PATH=HOST_PATH (repeatable); executables keep their mode")
 	flag.Var(&dirs, "dir", "IMAGE_DIR=HOST_DIR copied recursively, symlinks followed (repeatable)")
-	flag.Var(&env, "env", "NAME=VALUE (repeatable)")
+	flag.Var(&mkdirs, "mkdir", "IMAGE_DIR[=UID:GID:MODE] an empty directory, 0:0:0755 unless given, mode in octal (repeatable)")
+	flag.Var(&symlinks, "symlink", "IMAGE_PATH=TARGET a symbolic link (repeatable)")
+	flag.Var(&volumes, "volume", "IMAGE_DIR declared a volume (VOLUME; repeatable)")
+	flag.Var(&env, "env", "NAME=VALUE (repeatable); a later NAME replaces an earlier one, PATH's default too")
 	flag.Parse()
 	if *out == "" || *tag == "" {
 		fmt.Fprintln(os.Stderr, "imagebuild: --out and --tag are required")
 		os.Exit(2)
 	}
-	sp := spec{out: *out, tag: *tag, entrypoint: *entrypoint, user: *user, workdir: *workdir, files: files, dirs: dirs, env: env}
+	sp := spec{out: *out, tag: *tag, entrypoint: *entrypoint, cmd: *cmd, user: *user, workdir: *workdir,
+		files: files, dirs: dirs, mkdirs: mkdirs, symlinks: symlinks, volumes: volumes, env: env}
 	if err := build(sp); err != nil {
 		fmt.Fprintln(os.Stderr, "imagebuild:", err)
 		os.Exit(1)
 	}
 }
 
+// entry is one file, directory or symbolic link (link set) of the layer,
+// owned by uid:gid (root unless set).
 type entry struct {
-	name string
-	mode int64
-	data []byte
-	dir  bool
+	name     string
+	mode     int64
+	data     []byte
+	dir      bool
+	link     string
+	uid, gid int
 }
 
 // spec is one image to build: the archive to write, the reference recorded
 // in it, the image's config, and its content.
 type spec struct {
 	out, tag         string
-	entrypoint       string   // space-separated
+	entrypoint, cmd  string   // space-separated
 	user             string   // uid:gid
 	workdir          string   // working directory
 	files, dirs, env []string // IMAGE_PATH=HOST_PATH, IMAGE_DIR=HOST_DIR, NAME=VALUE
+	mkdirs           []string // IMAGE_DIR[=UID:GID:MODE]
+	symlinks         []string // IMAGE_PATH=TARGET
+	volumes          []string // IMAGE_DIR
 }
 
 func build(sp spec) error {
@@ -101,15 +118,19 @@ func build(sp spec) error {
 	return nil
 }
 
-// collect gathers the image's files and directories, with their parents, a
-// user database and /tmp.
+// collect gathers the image's files, directories and links, with their
+// parents (root's, mode 0755, unless given), a user database and /tmp. A
+// --mkdir's owner and mode win over a directory copied or implied at the
+// same path.
 func collect(sp spec) (map[string]entry, error) {
 	uid, gid, _ := strings.Cut(sp.user, ":")
 	gid = orDefault(gid, uid)
 	entries := map[string]entry{}
 	addParents := func(p string) {
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
-			entries[d] = entry{name: d, mode: 0o755, dir: true}
+			if _, ok := entries[d]; !ok {
+				entries[d] = entry{name: d, mode: 0o755, dir: true}
+			}
 		}
 	}
 	for _, f := range sp.files {
@@ -138,6 +159,22 @@ func collect(sp spec) (map[string]entry, error) {
 		}
 		addParents(dst)
 	}
+	for _, l := range sp.symlinks {
+		dst, target, ok := strings.Cut(l, "=")
+		if !ok || !path.IsAbs(dst) || target == "" {
+			return nil, fmt.Errorf("--symlink %q: want /image/path=target", l)
+		}
+		entries[dst] = entry{name: dst, mode: 0o777, link: target}
+		addParents(dst)
+	}
+	for _, d := range sp.mkdirs {
+		e, err := parseMkdir(d)
+		if err != nil {
+			return nil, err
+		}
+		entries[e.name] = e
+		addParents(e.name)
+	}
 	// A user database, so tools that look the user up find it.
 	passwd := fmt.Sprintf("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:%s:%s:nonroot:/home/nonroot:/sbin/nologin\n", uid, gid)
 	entries["/etc/passwd"] = entry{name: "/etc/passwd", mode: 0o644, data: []byte(passwd)}
@@ -145,6 +182,49 @@ func collect(sp spec) (map[string]entry, error) {
 	entries["/etc"] = entry{name: "/etc", mode: 0o755, dir: true}
 	entries["/tmp"] = entry{name: "/tmp", mode: 0o1777, dir: true}
 	return entries, nil
+}
+
+// parseMkdir reads --mkdir's IMAGE_DIR[=UID:GID:MODE].
+func parseMkdir(v string) (entry, error) {
+	dir, owner, hasOwner := strings.Cut(v, "=")
+	e := entry{name: path.Clean(dir), mode: 0o755, dir: true}
+	if !path.IsAbs(dir) || e.name == "/" {
+		return entry{}, fmt.Errorf("--mkdir %q: want /image/dir[=uid:gid:mode]", v)
+	}
+	if !hasOwner {
+		return e, nil
+	}
+	parts := strings.Split(owner, ":")
+	if len(parts) != 3 {
+		return entry{}, fmt.Errorf("--mkdir %q: want uid:gid:mode after =, such as 1000:1000:0700", v)
+	}
+	var err error
+	if e.uid, err = strconv.Atoi(parts[0]); err != nil || e.uid < 0 {
+		return entry{}, fmt.Errorf("--mkdir %q: uid %q is not a number of 0 or more", v, parts[0])
+	}
+	if e.gid, err = strconv.Atoi(parts[1]); err != nil || e.gid < 0 {
+		return entry{}, fmt.Errorf("--mkdir %q: gid %q is not a number of 0 or more", v, parts[1])
+	}
+	if e.mode, err = strconv.ParseInt(parts[2], 8, 64); err != nil || e.mode < 0 || e.mode > 0o7777 {
+		return entry{}, fmt.Errorf("--mkdir %q: mode %q is not an octal mode such as 0755", v, parts[2])
+	}
+	return e, nil
+}
+
+// mergeEnv is base with overrides applied in order: a NAME already set is
+// replaced where it stands, a new one is added at the end.
+func mergeEnv(base, overrides []string) []string {
+	out := append([]string(nil), base...)
+	for _, kv := range overrides {
+		key, _, _ := strings.Cut(kv, "=")
+		i := slices.IndexFunc(out, func(have string) bool { k, _, _ := strings.Cut(have, "="); return k == key })
+		if i >= 0 {
+			out[i] = kv
+		} else {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // fileMode is 0755 for executables and 0644 for everything else.
@@ -167,16 +247,19 @@ func layerTar(entries map[string]entry) ([]byte, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		e := entries[n]
-		hdr := &tar.Header{Name: strings.TrimPrefix(n, "/"), Mode: e.mode, ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
-		if e.dir {
+		hdr := &tar.Header{Name: strings.TrimPrefix(n, "/"), Mode: e.mode, Uid: e.uid, Gid: e.gid, ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
+		switch {
+		case e.dir:
 			hdr.Typeflag, hdr.Name = tar.TypeDir, hdr.Name+"/"
-		} else {
+		case e.link != "":
+			hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, e.link
+		default:
 			hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(e.data))
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return nil, err
 		}
-		if !e.dir {
+		if hdr.Typeflag == tar.TypeReg {
 			if _, err := tw.Write(e.data); err != nil {
 				return nil, err
 			}
@@ -213,9 +296,21 @@ func image(sp spec, entries map[string]entry) (v1.Image, error) {
 	cfg.Created = v1.Time{Time: time.Unix(0, 0)}
 	cfg.Config.User = sp.user
 	cfg.Config.WorkingDir = sp.workdir
-	cfg.Config.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin"}, sp.env...)
+	cfg.Config.Env = mergeEnv([]string{"PATH=/usr/local/bin:/usr/bin:/bin"}, sp.env)
 	if sp.entrypoint != "" {
 		cfg.Config.Entrypoint = strings.Fields(sp.entrypoint)
+	}
+	if sp.cmd != "" {
+		cfg.Config.Cmd = strings.Fields(sp.cmd)
+	}
+	for _, v := range sp.volumes {
+		if !path.IsAbs(v) {
+			return nil, fmt.Errorf("--volume %q: want an absolute path in the image", v)
+		}
+		if cfg.Config.Volumes == nil {
+			cfg.Config.Volumes = map[string]struct{}{}
+		}
+		cfg.Config.Volumes[v] = struct{}{}
 	}
 	return mutate.ConfigFile(img, cfg)
 }
