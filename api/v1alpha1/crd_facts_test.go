@@ -26,21 +26,10 @@ func scanSpecs(t *testing.T) map[string]apiextensionsv1.JSONSchemaProps {
 	t.Helper()
 	specs := map[string]apiextensionsv1.JSONSchemaProps{}
 	for file, path := range map[string][]string{
-		"cwac.a11y.dev_cwacscans.yaml":         {"spec"},
-		"cwac.a11y.dev_cwacscanschedules.yaml": {"spec", "scanTemplate", "spec"},
+		scansCRD:     {"spec"},
+		schedulesCRD: {"spec", "scanTemplate", "spec"},
 	} {
-		data, err := os.ReadFile("../../config/crd/bases/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Schema == nil {
-			t.Fatalf("%s: want one version with a schema", file)
-		}
-		schema := *crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		schema := crdSchema(t, file)
 		for _, field := range path {
 			next, ok := schema.Properties[field]
 			if !ok {
@@ -51,6 +40,29 @@ func scanSpecs(t *testing.T) map[string]apiextensionsv1.JSONSchemaProps {
 		specs[file] = schema
 	}
 	return specs
+}
+
+const (
+	scansCRD     = "cwac.a11y.dev_cwacscans.yaml"
+	schedulesCRD = "cwac.a11y.dev_cwacscanschedules.yaml"
+)
+
+// crdSchema is the schema of the one version of a generated CRD in
+// config/crd/bases.
+func crdSchema(t *testing.T, file string) apiextensionsv1.JSONSchemaProps {
+	t.Helper()
+	data, err := os.ReadFile("../../config/crd/bases/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(data, &crd); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Schema == nil {
+		t.Fatalf("%s: want one version with a schema", file)
+	}
+	return *crd.Spec.Versions[0].Schema.OpenAPIV3Schema
 }
 
 func TestCRDURLsMatchTheGoForm(t *testing.T) {
@@ -92,8 +104,9 @@ func TestCRDThresholdImpactsAreAxesImpacts(t *testing.T) {
 		if m == nil {
 			t.Fatalf("%s: no rule of maxIssuesByImpact lists the impacts: %+v", file, byImpact.XValidations)
 		}
-		var listed []string
-		for _, item := range strings.Split(m[1], ",") {
+		items := strings.Split(m[1], ",")
+		listed := make([]string, 0, len(items))
+		for _, item := range items {
 			listed = append(listed, strings.Trim(strings.TrimSpace(item), "'"))
 		}
 		if !slices.Equal(listed, results.Impacts()) {

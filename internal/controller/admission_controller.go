@@ -16,6 +16,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -82,7 +83,7 @@ func needsAdmission(scan *cwacv1alpha1.CwacScan) bool {
 // longer than the budget. Spec is immutable, so the
 // verdict is recorded once and never re-checked.
 func (r *AdmissionReconciler) admit(ctx context.Context, scan *cwacv1alpha1.CwacScan) {
-	sites, err := scanjob.Sites(scan)
+	sites, err := scanspec.Sites(scan)
 	if err != nil {
 		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, err.Error())
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -46,7 +47,7 @@ func (r *CwacScanReconciler) resolveBaseline(ctx context.Context, scan *cwacv1al
 	// directory is mounted: status.resultsPath is the operator's own
 	// record, but it is checked like everything that reaches a mount.
 	dir, leaf := path.Split(base.Status.ResultsPath)
-	if _, _, ok := cwac.ParseResultsDirName(leaf); !ok || path.Clean(dir) != scanjob.ScanDir(base) {
+	if _, _, ok := cwac.ParseResultsDirName(leaf); !ok || path.Clean(dir) != scanspec.ScanDir(base) {
 		r.baselineUnusable(scan, cwacv1alpha1.ReasonBaselineResultsMissing,
 			fmt.Sprintf("baseline %s has no results directory (it ended %s: %s)", name, base.Status.Phase, base.Status.Message))
 		return scanjob.Baseline{}, nil

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // cancelRequested: the scan carries cwacv1alpha1.AnnotationCancel: "true".
@@ -27,7 +27,7 @@ func (r *CwacScanReconciler) cancel(ctx context.Context, scan *cwacv1alpha1.Cwac
 	msg := "cancelled before it started"
 	// The Job's name is fixed by the scan, so a Job created moments ago,
 	// before status recorded it, is found too.
-	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.JobName(scan)}
+	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.JobName(scan)}
 	job := &batchv1.Job{}
 	switch err := r.Get(ctx, key, job); {
 	case err == nil && metav1.IsControlledBy(job, scan):
@@ -35,7 +35,7 @@ func (r *CwacScanReconciler) cancel(ctx context.Context, scan *cwacv1alpha1.Cwac
 			client.Preconditions{UID: &job.UID}); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting Job %s to cancel the scan: %w", job.Name, err)
 		}
-		msg = fmt.Sprintf("cancelled: Job %s deleted; results written so far are kept under %s", job.Name, scanjob.ScanDir(scan))
+		msg = fmt.Sprintf("cancelled: Job %s deleted; results written so far are kept under %s", job.Name, scanspec.ScanDir(scan))
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("getting Job %s: %w", key.Name, err)
 	}

@@ -25,6 +25,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 )
 
@@ -152,7 +153,7 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 // Started=False/Queued). Failed=True/InvalidSpec or JobConflict when the
 // Job cannot be made.
 func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.CwacScan) (*batchv1.Job, error) {
-	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.JobName(scan)}
+	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.JobName(scan)}
 	job := &batchv1.Job{}
 	switch err := r.Get(ctx, key, job); {
 	case err == nil:
@@ -192,7 +193,7 @@ func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.C
 	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating ConfigMap: %w", err)
 	}
-	job := scanjob.JobComparingWith(scan, r.JobOptions, baseline)
+	job := scanjob.Job(scan, r.JobOptions, baseline)
 	if err := controllerutil.SetControllerReference(scan, job, r.Scheme); err != nil {
 		return nil, fmt.Errorf("owning Job: %w", err)
 	}
@@ -261,7 +262,7 @@ func (r *CwacScanReconciler) markStarted(scan *cwacv1alpha1.CwacScan, job *batch
 		}
 		scan.Status.StartTime = &t
 	}
-	scan.Status.ResultsPath = scanjob.ScanDir(scan)
+	scan.Status.ResultsPath = scanspec.ScanDir(scan)
 	msg := fmt.Sprintf("created Job %s", job.Name)
 	r.setCondition(scan, cwacv1alpha1.ConditionStarted, metav1.ConditionTrue, cwacv1alpha1.ReasonJobCreated, msg)
 	if scan.Status.Phase == cwacv1alpha1.PhasePending {

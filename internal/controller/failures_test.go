@@ -17,8 +17,8 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // TestScanEndings plays each way a scan's Job can end and checks the phase,
@@ -140,7 +140,7 @@ func TestScanEndings(t *testing.T) {
 			wantReason:  cwacv1alpha1.ReasonSucceeded,
 			wantMessage: []string{"scanned 4 pages"},
 			check: func(t *testing.T, s *cwacv1alpha1.CwacScan) {
-				if want := scanjob.ScanDir(s); s.Status.ResultsPath != want {
+				if want := scanspec.ScanDir(s); s.Status.ResultsPath != want {
 					t.Errorf("resultsPath = %q, want the scan's own directory %q", s.Status.ResultsPath, want)
 				}
 			},

@@ -18,6 +18,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // Field indexes of the manager's cache: the queue reads only the objects it
@@ -114,7 +115,7 @@ func jobPods(job *batchv1.Job) int {
 // scan is waiting for one. It returns false when the scan must wait; release
 // gives the slot back when the Job could not be created.
 func (q *queue) reserve(ctx context.Context, scan *cwacv1alpha1.CwacScan) (bool, error) {
-	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.JobName(scan)}
+	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.JobName(scan)}
 	if q.max <= 0 {
 		return true, nil
 	}
@@ -147,7 +148,7 @@ func (q *queue) reserve(ctx context.Context, scan *cwacv1alpha1.CwacScan) (bool,
 func (q *queue) release(scan *cwacv1alpha1.CwacScan) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	delete(q.started, types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.JobName(scan)})
+	delete(q.started, types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.JobName(scan)})
 }
 
 // pending reports whether this process created the Job moments ago and the
@@ -207,7 +208,7 @@ func (q *queue) olderWaiting(ctx context.Context, scan *cwacv1alpha1.CwacScan, l
 		if s.UID == scan.UID || !olderFirst(s, scan) {
 			continue
 		}
-		if _, holds := q.started[types.NamespacedName{Namespace: s.Namespace, Name: scanjob.JobName(s)}]; holds {
+		if _, holds := q.started[types.NamespacedName{Namespace: s.Namespace, Name: scanspec.JobName(s)}]; holds {
 			continue
 		}
 		if n += q.podsOf(s); n >= limit {

@@ -122,7 +122,7 @@ func TestOperatorRestartMidScan(t *testing.T) {
 func TestAdoptsJobWhoseStatusWasLost(t *testing.T) {
 	ns := newNamespace(t)
 	scan := createScan(t, ns, "orphan", simpleSpec())
-	job := scanjob.Job(scan, testOpts)
+	job := scanjob.Job(scan, testOpts, scanjob.Baseline{})
 	if err := controllerutil.SetControllerReference(scan, job, scheme); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -57,7 +58,7 @@ func (r *CwacScanReconciler) deleteResults(ctx context.Context, scan *cwacv1alph
 	deadline := scan.DeletionTimestamp.Add(r.cleanupTimeout())
 	if !r.clock().Before(deadline) {
 		r.event(scan, corev1.EventTypeWarning, cwacv1alpha1.ReasonResultsCleanupFailed, fmt.Sprintf(
-			"the results under %s were not removed within %s of the deletion; they remain on the volume", scanjob.ScanDir(scan), r.cleanupTimeout()))
+			"the results under %s were not removed within %s of the deletion; they remain on the volume", scanspec.ScanDir(scan), r.cleanupTimeout()))
 		return ctrl.Result{}, r.dropFinalizer(ctx, scan)
 	}
 	wait := ctrl.Result{RequeueAfter: deadline.Sub(r.clock())} // the timer for the one event due
@@ -66,7 +67,7 @@ func (r *CwacScanReconciler) deleteResults(ctx context.Context, scan *cwacv1alph
 		return wait, err
 	}
 	pod := &corev1.Pod{}
-	err = r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.CleanupPodName(scan)}, pod)
+	err = r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.CleanupPodName(scan)}, pod)
 	switch {
 	case apierrors.IsNotFound(err):
 		pod = scanjob.CleanupPod(scan, r.JobOptions)
@@ -82,14 +83,14 @@ func (r *CwacScanReconciler) deleteResults(ctx context.Context, scan *cwacv1alph
 	}
 	switch pod.Status.Phase {
 	case corev1.PodSucceeded:
-		r.event(scan, corev1.EventTypeNormal, cwacv1alpha1.ReasonResultsDeleted, fmt.Sprintf("removed the scan's results under %s", scanjob.ScanDir(scan)))
+		r.event(scan, corev1.EventTypeNormal, cwacv1alpha1.ReasonResultsDeleted, fmt.Sprintf("removed the scan's results under %s", scanspec.ScanDir(scan)))
 	case corev1.PodFailed:
 		why := pod.Status.Message
 		if c := containerStatus(pod, pod.Spec.Containers[0].Name); c != nil && c.State.Terminated != nil {
 			why = c.State.Terminated.Message
 		}
 		r.event(scan, corev1.EventTypeWarning, cwacv1alpha1.ReasonResultsCleanupFailed, fmt.Sprintf(
-			"the cleanup pod failed; results under %s may remain: %s", scanjob.ScanDir(scan), textcap.Head(why, 512)))
+			"the cleanup pod failed; results under %s may remain: %s", scanspec.ScanDir(scan), textcap.Head(why, 512)))
 	default:
 		return wait, nil
 	}
@@ -101,7 +102,7 @@ func (r *CwacScanReconciler) deleteResults(ctx context.Context, scan *cwacv1alph
 // no Job (a deleted Job's pod runs on through its grace period).
 func (r *CwacScanReconciler) stopWriting(ctx context.Context, scan *cwacv1alpha1.CwacScan) (bool, error) {
 	job := &batchv1.Job{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.JobName(scan)}, job)
+	err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.JobName(scan)}, job)
 	switch {
 	case err == nil && metav1.IsControlledBy(job, scan) && job.DeletionTimestamp.IsZero():
 		if _, finished := jobFinished(job); !finished {
@@ -180,12 +181,12 @@ func (r *CwacScanReconciler) deleteMergePod(ctx context.Context, scan *cwacv1alp
 		return nil
 	}
 	pod := &corev1.Pod{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.MergePodName(scan)}, pod)
+	err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.MergePodName(scan)}, pod)
 	if apierrors.IsNotFound(err) || (err == nil && (!metav1.IsControlledBy(pod, scan) || !pod.DeletionTimestamp.IsZero())) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("getting merge pod %s: %w", scanjob.MergePodName(scan), err)
+		return fmt.Errorf("getting merge pod %s: %w", scanspec.MergePodName(scan), err)
 	}
 	if err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting merge pod %s: %w", pod.Name, err)

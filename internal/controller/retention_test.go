@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 func deleteSpec() cwacv1alpha1.CwacScanSpec {
@@ -62,7 +62,7 @@ func waitCleanupPod(t *testing.T, scan *cwacv1alpha1.CwacScan) *corev1.Pod {
 	t.Helper()
 	pod := &corev1.Pod{}
 	waitFor(t, "the cleanup pod", func() (bool, error) {
-		err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: scan.Namespace, Name: scanjob.CleanupPodName(scan)}, pod)
+		err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: scan.Namespace, Name: scanspec.CleanupPodName(scan)}, pod)
 		return err == nil, client.IgnoreNotFound(err)
 	})
 	return pod
@@ -94,7 +94,7 @@ func TestResultsPolicyDelete(t *testing.T) {
 		if c.Image != testOpts.RunnerImage || !slices.Equal(c.Command, []string{scanpod.RunnerImagePath, "--delete-results=" + scanpod.ResultsDir}) {
 			t.Errorf("cleanup container %s %v", c.Image, c.Command)
 		}
-		if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].SubPath != scanjob.ScanDir(scan) || len(pod.Spec.Volumes) != 1 {
+		if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].SubPath != scanspec.ScanDir(scan) || len(pod.Spec.Volumes) != 1 {
 			t.Errorf("the cleanup pod must mount only the scan's directory: %+v", c.VolumeMounts)
 		}
 		if sc := c.SecurityContext; sc == nil || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation || *pod.Spec.AutomountServiceAccountToken {
@@ -145,7 +145,7 @@ func TestResultsPolicyDelete(t *testing.T) {
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
 		time.Sleep(300 * time.Millisecond) // give a wrong controller time to start the cleanup early
-		if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: scanjob.CleanupPodName(scan)}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
+		if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: scanspec.CleanupPodName(scan)}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("cleanup pod while the scan pod still runs: %v", err)
 		}
 		setPodStatus(t, pod, terminatedStatus(143, "Error", ""))
@@ -162,7 +162,7 @@ func TestResultsPolicyDelete(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitGone(t, ns, "refused")
-		if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: scanjob.CleanupPodName(scan)}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
+		if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: scanspec.CleanupPodName(scan)}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
 			t.Errorf("a cleanup pod for a scan that wrote nothing: %v", err)
 		}
 	})

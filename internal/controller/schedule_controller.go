@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/schedule"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
@@ -404,7 +405,7 @@ func (r *ScheduleReconciler) scanFor(sched *cwacv1alpha1.CwacScanSchedule, tick 
 	annotations[cwacv1alpha1.AnnotationScheduledTime] = tick.UTC().Format(time.RFC3339)
 	scan := &cwacv1alpha1.CwacScan{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        schedule.ScanName(sched.Name, tick),
+			Name:        scanspec.ScheduledScanName(sched.Name, tick),
 			Namespace:   sched.Namespace,
 			Labels:      labels,
 			Annotations: annotations,

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/schedule"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 func timeIs(got *metav1.Time, want time.Time) bool { return got != nil && got.Time.Equal(want) }
@@ -98,13 +98,13 @@ func TestScheduleCreatesScanAtTick(t *testing.T) {
 	}
 	t.Logf("tick → scan seen %s after the tick", seenAt.Sub(ticks[0]).Round(time.Millisecond))
 
-	name := schedule.ScanName("nightly", ticks[0])
+	name := scanspec.ScheduledScanName("nightly", ticks[0])
 	checkTickScan(t, sched, waitScans(t, ns, "nightly", name)[0], ticks[0])
 	checkRunningThenComplete(t, sched, name, ticks)
 
 	// The next tick's scan is compared with this one, the last that completed.
 	advance(t, clock, sched, ticks[1])
-	second := schedule.ScanName("nightly", ticks[1])
+	second := scanspec.ScheduledScanName("nightly", ticks[1])
 	if got := waitScans(t, ns, "nightly", name, second)[1]; got.Spec.Baseline != name {
 		t.Errorf("the second scan's baseline = %q, want %q", got.Spec.Baseline, name)
 	}
@@ -178,7 +178,9 @@ func TestScheduleSurvivesRestarts(t *testing.T) {
 	ns := scheduleNamespace(t)
 	sched := createSchedule(t, ns, "restart", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.ConcurrencyPolicy = cwacv1alpha1.ConcurrencyAllow })
 	ticks := ticksOf(t, sched, 3)
-	names := []string{schedule.ScanName("restart", ticks[0]), schedule.ScanName("restart", ticks[1]), schedule.ScanName("restart", ticks[2])}
+	names := []string{
+		scanspec.ScheduledScanName("restart", ticks[0]), scanspec.ScheduledScanName("restart", ticks[1]), scanspec.ScheduledScanName("restart", ticks[2]),
+	}
 	advance(t, clock, sched, ticks[0].Add(-time.Minute))
 	waitSchedule(t, ns, "restart", "waiting for the first tick", func(s *cwacv1alpha1.CwacScanSchedule) bool {
 		return timeIs(s.Status.NextScheduleTime, ticks[0])
@@ -260,7 +262,7 @@ func TestScheduleMissedTicks(t *testing.T) {
 	t.Run("no deadline: only the most recent runs", func(t *testing.T) {
 		clock := newTestClock()
 		ns, sched, ticks := downAcross(t, clock, "nodeadline", hourly, nil, func(ticks []time.Time) time.Time { return ticks[2].Add(10 * time.Minute) })
-		name := schedule.ScanName("nodeadline", ticks[2])
+		name := scanspec.ScheduledScanName("nodeadline", ticks[2])
 		waitScans(t, ns, "nodeadline", name)
 		waitScheduleEvent(t, sched, "Normal/ScanCreated", name, "10m0s late", "2 earlier missed ticks are not run")
 		stillScans(t, ns, "nodeadline", name)
@@ -269,7 +271,7 @@ func TestScheduleMissedTicks(t *testing.T) {
 	t.Run("within the deadline: runs", func(t *testing.T) {
 		clock := newTestClock()
 		ns, _, ticks := downAcross(t, clock, "within", hourly, ptr.To[int64](600), func(ticks []time.Time) time.Time { return ticks[0].Add(590 * time.Second) })
-		waitScans(t, ns, "within", schedule.ScanName("within", ticks[0]))
+		waitScans(t, ns, "within", scanspec.ScheduledScanName("within", ticks[0]))
 	})
 
 	t.Run("past the deadline: missed, the next tick runs", func(t *testing.T) {
@@ -282,7 +284,7 @@ func TestScheduleMissedTicks(t *testing.T) {
 		})
 		stillScans(t, ns, "past")
 		advance(t, clock, sched, ticks[1].Add(-300*time.Millisecond))
-		waitScans(t, ns, "past", schedule.ScanName("past", ticks[1]))
+		waitScans(t, ns, "past", scanspec.ScheduledScanName("past", ticks[1]))
 	})
 
 	t.Run("more than 100 missed: nothing starts until a deadline narrows the count", func(t *testing.T) {
@@ -298,7 +300,7 @@ func TestScheduleMissedTicks(t *testing.T) {
 		if err := k8s.Update(ctxT(t), s); err != nil {
 			t.Fatal(err)
 		}
-		waitScans(t, ns, "toomany", schedule.ScanName("toomany", ticks[100]))
+		waitScans(t, ns, "toomany", scanspec.ScheduledScanName("toomany", ticks[100]))
 		waitSchedule(t, ns, "toomany", "ready again", func(s *cwacv1alpha1.CwacScanSchedule) bool {
 			return hasCondition(s, cwacv1alpha1.ConditionReady, metav1.ConditionTrue, cwacv1alpha1.ReasonScheduled)
 		})
@@ -323,7 +325,7 @@ func TestScheduleSuspend(t *testing.T) {
 	if err := k8s.Update(ctxT(t), s); err != nil {
 		t.Fatal(err)
 	}
-	waitScans(t, ns, "paused", schedule.ScanName("paused", ticks[1]))
+	waitScans(t, ns, "paused", scanspec.ScheduledScanName("paused", ticks[1]))
 	waitSchedule(t, ns, "paused", "ready", func(s *cwacv1alpha1.CwacScanSchedule) bool {
 		return hasCondition(s, cwacv1alpha1.ConditionReady, metav1.ConditionTrue, cwacv1alpha1.ReasonScheduled)
 	})
@@ -341,7 +343,7 @@ func TestScheduleConcurrencyPolicy(t *testing.T) {
 		ns := scheduleNamespace(t)
 		sched := createSchedule(t, ns, name, func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.ConcurrencyPolicy = policy })
 		ticks := ticksOf(t, sched, 2)
-		names := []string{schedule.ScanName(name, ticks[0]), schedule.ScanName(name, ticks[1])}
+		names := []string{scanspec.ScheduledScanName(name, ticks[0]), scanspec.ScheduledScanName(name, ticks[1])}
 		advance(t, clock, sched, ticks[0].Add(-300*time.Millisecond))
 		waitScans(t, ns, name, names[0])
 		waitSchedule(t, ns, name, "first scan active", func(s *cwacv1alpha1.CwacScanSchedule) bool { return len(s.Status.Active) == 1 })
@@ -414,7 +416,7 @@ func TestScheduleHistoryPruning(t *testing.T) {
 	ticks := ticksOf(t, sched, 5)
 	names := make([]string, 0, len(ticks))
 	for _, tick := range ticks {
-		names = append(names, schedule.ScanName("history", tick))
+		names = append(names, scanspec.ScheduledScanName("history", tick))
 	}
 	steps := []struct {
 		complete bool

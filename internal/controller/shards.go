@@ -18,6 +18,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 	"github.com/a11y-dev/cwac-operator/internal/shard"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -113,7 +114,7 @@ func (r *CwacScanReconciler) firstFailedShard(ctx context.Context, job *batchv1.
 // scan from its report (finishMerge). While it runs the scan is Running
 // with reason Merging (Degraded while the pod cannot start).
 func (r *CwacScanReconciler) mergeShards(ctx context.Context, scan *cwacv1alpha1.CwacScan, failed scanpod.ShardList) error {
-	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanjob.MergePodName(scan)}
+	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.MergePodName(scan)}
 	pod := &corev1.Pod{}
 	switch err := r.Get(ctx, key, pod); {
 	case apierrors.IsNotFound(err):
@@ -190,7 +191,7 @@ func (r *CwacScanReconciler) markShardsFailed(scan *cwacv1alpha1.CwacScan, faile
 
 // shardSites lists each shard's base URLs, split as the scan pods split them.
 func shardSites(scan *cwacv1alpha1.CwacScan) [][]string {
-	sites, err := scanjob.Sites(scan)
+	sites, err := scanspec.Sites(scan)
 	if err != nil {
 		return nil
 	}

@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
 )
 
@@ -54,7 +54,7 @@ func waitMergePod(t *testing.T, scan *cwacv1alpha1.CwacScan) *corev1.Pod {
 	t.Helper()
 	pod := &corev1.Pod{}
 	waitFor(t, "the merge pod", func() (bool, error) {
-		err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: scan.Namespace, Name: scanjob.MergePodName(scan)}, pod)
+		err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: scan.Namespace, Name: scanspec.MergePodName(scan)}, pod)
 		return err == nil, err
 	})
 	return pod
@@ -115,7 +115,7 @@ func partialShards(t *testing.T, ns string) {
 		Outcome: scanpod.OutcomePartial, ResultsDir: realResultsDir, Summary: summary, Message: "merged 2 of 3 shards",
 	})))
 	done := waitPhase(t, ns, "partial", cwacv1alpha1.PhaseComplete)
-	if done.Status.ResultsPath != scanjob.ScanDir(done)+"/"+realResultsDir {
+	if done.Status.ResultsPath != scanspec.ScanDir(done)+"/"+realResultsDir {
 		t.Errorf("resultsPath %q: want the merged directory", done.Status.ResultsPath)
 	}
 	if done.Status.Summary == nil || done.Status.Summary.TotalIssues != summary.TotalIssues {
@@ -156,7 +156,7 @@ func failedShard(t *testing.T, ns string) {
 	if c := meta.FindStatusCondition(failed.Status.Conditions, cwacv1alpha1.ConditionShardsFailed); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("ShardsFailed = %+v: want True", c)
 	}
-	err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: scanjob.MergePodName(scan)}, &corev1.Pod{})
+	err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: scanspec.MergePodName(scan)}, &corev1.Pod{})
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("a merge pod for a scan that failed: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // Error texts kept word for word from the original CWAC MCP server, because
@@ -160,7 +160,7 @@ func (st store) results(ctx context.Context, call *callInfo, id string) (scanRes
 	if scan.Status.ResultsPath == "" {
 		return res, fmt.Errorf("Scan %s failed before CWAC wrote results: %s", scan.Name, truncate(scan.Status.Message, 512))
 	}
-	dir, err := st.root.resolveResultsDir(scan.Status.ResultsPath, scanjob.AuditName(scan))
+	dir, err := st.root.resolveResultsDir(scan.Status.ResultsPath, scanspec.AuditName(scan))
 	if err != nil {
 		if scan.Status.Phase == cwacv1alpha1.PhaseFailed {
 			return res, fmt.Errorf("Scan %s failed and left no results: %s", scan.Name, truncate(scan.Status.Message, 512))

@@ -29,7 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
 )
 
@@ -208,13 +208,13 @@ func (h *harness) completeScan(name string) string {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, scan); err != nil {
 		h.t.Fatal(err)
 	}
-	rel := scanjob.ScanDir(scan) + "/2026-11-21_23-18-23_" + scanjob.AuditName(scan)
+	rel := scanspec.ScanDir(scan) + "/2026-11-21_23-18-23_" + scanspec.AuditName(scan)
 	copyFixture(h.t, filepath.Join(h.root, rel))
 	now := metav1.Now()
 	code := int32(0)
 	scan.Status = cwacv1alpha1.CwacScanStatus{
 		Phase: cwacv1alpha1.PhaseComplete, ResultsPath: rel, StartTime: &metav1.Time{Time: now.Add(-135 * time.Second)}, CompletionTime: &now,
-		ExitCode: &code, JobName: scanjob.JobName(scan), Message: "scanned 4 pages, found 17 issues",
+		ExitCode: &code, JobName: scanspec.JobName(scan), Message: "scanned 4 pages, found 17 issues",
 		Summary: &cwacv1alpha1.ScanSummary{TotalIssues: 17, PagesScanned: 4, DurationSeconds: 32},
 	}
 	if err := k8s.Status().Update(context.Background(), scan); err != nil {

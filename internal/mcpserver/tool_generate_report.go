@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/a11y-dev/cwac-operator/internal/report"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // ReportInput are cwac_generate_report's arguments.
@@ -98,7 +98,7 @@ func (s *Server) generateReport(ctx context.Context, call *callInfo, in ReportIn
 func renderReports(fsys fs.FS, res scanResults, now func() time.Time) (map[string][]byte, error) {
 	title := path.Base(res.Dir)
 	if res.Scan != nil {
-		title = scanjob.AuditName(res.Scan)
+		title = scanspec.AuditName(res.Scan)
 	}
 	files := map[string][]byte{}
 	_, err := report.Generate(fsys, report.Meta{Title: title, ResultsDir: res.Dir, GeneratedAt: now()}, func(name string, data []byte) error {

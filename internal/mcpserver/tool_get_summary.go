@@ -8,7 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 )
 
@@ -127,7 +127,7 @@ func statusSummary(res scanResults) (SummaryOutput, bool) {
 func recomputeSummary(fsys fs.FS, res scanResults) (*results.Summary, error) {
 	var expected []string
 	if res.Scan != nil {
-		if sites, err := scanjob.Sites(res.Scan); err == nil {
+		if sites, err := scanspec.Sites(res.Scan); err == nil {
 			for _, site := range sites {
 				expected = append(expected, site.URL)
 			}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // ListInput are cwac_list_scans's arguments.
@@ -91,7 +91,7 @@ func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map
 	for i := range scans {
 		scan := &scans[i]
 		e := ScanEntry{
-			ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanjob.AuditName(scan),
+			ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanspec.AuditName(scan),
 			Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
 			Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Baseline: scan.Spec.Baseline, Shards: shardsOf(scan.Status.Shards),
 		}
@@ -169,7 +169,7 @@ func addDirStats(root *os.Root, e *ScanEntry, info fs.FileInfo, settled func(mod
 // belongsToListedScan: older result dirs of a listed scan's own directory.
 func belongsToListedScan(p string, scans []cwacv1alpha1.CwacScan) bool {
 	for i := range scans {
-		if strings.HasPrefix(p, scanjob.ScanDir(&scans[i])+"/") {
+		if strings.HasPrefix(p, scanspec.ScanDir(&scans[i])+"/") {
 			return true
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // Annotations the MCP server puts on the scans it creates.
@@ -97,7 +97,7 @@ func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOu
 	return ScanOutput{
 		ScanID:    scan.Name,
 		Status:    "started",
-		AuditName: scanjob.AuditName(scan),
+		AuditName: scanspec.AuditName(scan),
 		Namespace: scan.Namespace,
 		Message:   "Scan started. Poll cwac_scan_status with this scan_id until it is complete.",
 	}, nil

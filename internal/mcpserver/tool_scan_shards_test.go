@@ -16,8 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // threeSites are three sites of two organisations.
@@ -155,7 +155,7 @@ func TestShardedScanProgress(t *testing.T) {
 		"1795303112.5,1,20,0.11,5.0,0h 0m,0h 7m\r\n1795303118.6,6,20,0.13,30.0,0h 0m,0h 6m\r\n",
 		"1795303112.5,4,10,0.11,40.0,0h 0m,0h 7m\r\n",
 	} {
-		dir := filepath.Join(h.root, scanjob.ScanDir(scan), scanpod.ShardDir(i), "2026-11-22_01-00-00_paced")
+		dir := filepath.Join(h.root, scanspec.ScanDir(scan), scanpod.ShardDir(i), "2026-11-22_01-00-00_paced")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestShardedScanProgress(t *testing.T) {
 		}
 	}
 	now := metav1.Now()
-	h.setStatus(id, cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseRunning, StartTime: &now, ResultsPath: scanjob.ScanDir(scan),
+	h.setStatus(id, cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseRunning, StartTime: &now, ResultsPath: scanspec.ScanDir(scan),
 		Shards: &cwacv1alpha1.ShardStatus{Total: 2, Running: 2}})
 
 	var mu sync.Mutex

@@ -12,8 +12,8 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // StatusInput are cwac_scan_status's arguments.
@@ -114,7 +114,7 @@ func (s *Server) statusOnce(ctx context.Context, call *callInfo, in StatusInput)
 	out := StatusOutput{
 		ScanID:    scan.Name,
 		Status:    phaseStatus(st.Phase),
-		AuditName: scanjob.AuditName(scan),
+		AuditName: scanspec.AuditName(scan),
 		Message:   st.Message,
 		ExitCode:  st.ExitCode,
 		Reason:    conditionReason(st.Conditions),
@@ -199,7 +199,7 @@ func (s *Server) setProgress(ctx context.Context, out *StatusOutput, call *callI
 	var p results.Progress
 	if n := shardTotal(scan); n > 1 {
 		for i := range n {
-			sp := s.progressIn(ctx, path.Join(scanjob.ScanDir(scan), scanpod.ShardDir(i)), scanjob.AuditName(scan))
+			sp := s.progressIn(ctx, path.Join(scanspec.ScanDir(scan), scanpod.ShardDir(i)), scanspec.AuditName(scan))
 			p.PagesDone += sp.PagesDone
 			p.PagesEstimated += sp.PagesEstimated
 		}
@@ -207,7 +207,7 @@ func (s *Server) setProgress(ctx context.Context, out *StatusOutput, call *callI
 			p.Percent = math.Round(1000*float64(p.PagesDone)/float64(p.PagesEstimated)) / 10
 		}
 	} else if scan.Status.ResultsPath != "" {
-		p = s.progressIn(ctx, scan.Status.ResultsPath, scanjob.AuditName(scan))
+		p = s.progressIn(ctx, scan.Status.ResultsPath, scanspec.AuditName(scan))
 	}
 	if p.PagesEstimated == 0 && p.PagesDone == 0 {
 		return

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // TestStatusWaits: with wait_seconds the answer comes when the scan
@@ -22,7 +22,7 @@ func TestStatusWaits(t *testing.T) {
 	h := newHarness(t)
 	id := h.mustCall("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}, "audit_name": "wait"})["scan_id"].(string)
 	scan := getScanObj(t, h.ns, id)
-	rel := scanjob.ScanDir(scan) + "/2026-11-21_23-18-23_" + scanjob.AuditName(scan)
+	rel := scanspec.ScanDir(scan) + "/2026-11-21_23-18-23_" + scanspec.AuditName(scan)
 	copyFixture(t, h.root+"/"+rel)
 	now := metav1.Now()
 	h.setStatus(id, cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseRunning, ResultsPath: rel, StartTime: &now})

@@ -6,6 +6,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // ComponentCleanup labels the pod that deletes a scan's results.
@@ -14,9 +15,6 @@ const ComponentCleanup = "cwac-results-cleanup"
 // CleanupDeadlineSeconds bounds the cleanup pod's run.
 const CleanupDeadlineSeconds = 120
 
-// CleanupPodName is the name of the pod that deletes the scan's results.
-func CleanupPodName(scan *cwacv1alpha1.CwacScan) string { return JobName(scan) + "-cleanup" }
-
 // CleanupPod renders the short pod that empties the scan's directory on the
 // results volume when a scan with resultsPolicy Delete is deleted. It runs
 // the runner from the operator's own image, hardened like a scan pod, and
@@ -24,12 +22,12 @@ func CleanupPodName(scan *cwacv1alpha1.CwacScan) string { return JobName(scan) +
 // scan's results. The caller sets the owner reference.
 func CleanupPod(scan *cwacv1alpha1.CwacScan, opts Options) *corev1.Pod {
 	return runnerPod(scan, opts, runnerPodShape{
-		name: CleanupPodName(scan), component: ComponentCleanup, deadline: CleanupDeadlineSeconds, grace: 5,
+		name: scanspec.CleanupPodName(scan), component: ComponentCleanup, deadline: CleanupDeadlineSeconds, grace: 5,
 		container: corev1.Container{
 			Name:         "delete-results",
 			Command:      []string{scanpod.RunnerImagePath, "--delete-results=" + scanpod.ResultsDir},
 			Resources:    runnerResources(),
-			VolumeMounts: []corev1.VolumeMount{{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)}},
+			VolumeMounts: []corev1.VolumeMount{{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: scanspec.ScanDir(scan)}},
 		},
 		volumes: []corev1.Volume{resultsVolume(opts)},
 	})

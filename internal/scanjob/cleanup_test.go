@@ -50,7 +50,7 @@ func TestCleanupPod(t *testing.T) {
 // The scan's ConfigMap volume is optional, so its loss fails the scan at
 // once (the runner says why) rather than holding the pod until the deadline.
 func TestConfigMapVolumeIsOptional(t *testing.T) {
-	job := Job(testScan(), Options{ResultsPVC: "results", RunnerImage: "operator:1", DefaultImage: "cwac:1"})
+	job := Job(testScan(), Options{ResultsPVC: "results", RunnerImage: "operator:1", DefaultImage: "cwac:1"}, Baseline{})
 	for _, v := range job.Spec.Template.Spec.Volumes {
 		if v.ConfigMap != nil && (v.ConfigMap.Optional == nil || !*v.ConfigMap.Optional) {
 			t.Errorf("ConfigMap volume %s is not optional", v.Name)

@@ -5,91 +5,23 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
-// A scan's name is cut for its Job's name only above 52 characters, so the
-// name, a dash and the 8-character UID prefix stay within 63.
-func TestJobNameLengthBoundary(t *testing.T) {
-	tests := []struct {
-		name, scanName, want string
-	}{
-		{"one below", strings.Repeat("a", 51), strings.Repeat("a", 51)},
-		{"at, ending in a dot, kept whole", strings.Repeat("a", 51) + ".", strings.Repeat("a", 51) + "."},
-		{"one above, cut", strings.Repeat("a", 53), strings.Repeat("a", 52)},
-		{"one above, a dot at the cut trimmed", strings.Repeat("a", 51) + ".b", strings.Repeat("a", 51)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			scan := sampleScan()
-			scan.Name = tt.scanName
-			got := JobName(scan)
-			if want := tt.want + "-0f1e2d3c"; got != want {
-				t.Errorf("JobName = %q, want %q", got, want)
-			}
-			if len(got) > 63 {
-				t.Errorf("JobName has %d characters, more than 63", len(got))
-			}
-		})
-	}
-}
-
-// The UID's first 8 characters (dashes dropped) name a scan's objects; a
-// UID shorter than that (never from an API server) falls back to a hash of
-// namespace and name, 8 hexadecimal digits too.
-func TestUIDPrefixBoundary(t *testing.T) {
-	tests := []struct {
-		uid, want string
-	}{
-		{"abcdefghi", "abcdefgh"},
-		{"abcd-efgh", "abcdefgh"},
-		{"abcdefg", ""}, // 7: the hash
-		{"", ""},
-	}
-	for _, tt := range tests {
+// The Job's deadline is the scan's deadline (scanspec.Timeout), in seconds.
+func TestJobDeadline(t *testing.T) {
+	for timeout, want := range map[string]int64{"90m": 5400, "1s": 1, "": int64(scanspec.DefaultTimeout.Seconds())} {
 		scan := sampleScan()
-		scan.UID = types.UID(tt.uid)
-		got := uidPrefix(scan)
-		if tt.want != "" && got != tt.want {
-			t.Errorf("uidPrefix(%q) = %q, want %q", tt.uid, got, tt.want)
-		}
-		if tt.want == "" && (len(got) != 8 || strings.Trim(got, "0123456789abcdef") != "" || strings.HasPrefix(got, "abcdefg")) {
-			t.Errorf("uidPrefix(%q) = %q, want 8 hexadecimal digits of the name's hash", tt.uid, got)
-		}
-	}
-}
-
-// The Job's deadline is the scan's timeout when it is a positive duration,
-// else DefaultTimeout.
-func TestTimeoutBoundary(t *testing.T) {
-	tests := []struct {
-		timeout string
-		want    time.Duration
-	}{
-		{"1s", time.Second},
-		{"1ns", time.Nanosecond},
-		{"0s", DefaultTimeout},
-		{"-1s", DefaultTimeout},
-		{"", DefaultTimeout},
-		{"soon", DefaultTimeout},
-		{"90m", 90 * time.Minute},
-	}
-	for _, tt := range tests {
-		scan := sampleScan()
-		scan.Spec.Timeout = tt.timeout
-		if got := Timeout(scan); got != tt.want {
-			t.Errorf("Timeout(%q) = %s, want %s", tt.timeout, got, tt.want)
-		}
-		if got, want := *Job(scan, opts).Spec.ActiveDeadlineSeconds, int64(tt.want.Seconds()); got != want {
-			t.Errorf("Timeout(%q): the Job's deadline is %d s, want %d", tt.timeout, got, want)
+		scan.Spec.Timeout = timeout
+		if got := *Job(scan, opts, Baseline{}).Spec.ActiveDeadlineSeconds; got != want {
+			t.Errorf("timeout %q: the Job's deadline is %d s, want %d", timeout, got, want)
 		}
 	}
 }
@@ -139,9 +71,9 @@ func TestResourcesThreadBoundary(t *testing.T) {
 // Both sides of a baseline: without one the Job mounts and passes nothing
 // about it; with one, its results directory only, read-only.
 func TestJobBaselineMount(t *testing.T) {
-	plain := Job(sampleScan(), opts).Spec.Template.Spec.Containers[0]
+	plain := Job(sampleScan(), opts, Baseline{}).Spec.Template.Spec.Containers[0]
 	const dir = "a11y/nightly-1-0f1e2d3c/2026-11-21_23-18-23_nightly"
-	compared := JobComparingWith(sampleScan(), opts, Baseline{Name: "nightly-1", ResultsPath: dir}).Spec.Template.Spec.Containers[0]
+	compared := Job(sampleScan(), opts, Baseline{Name: "nightly-1", ResultsPath: dir}).Spec.Template.Spec.Containers[0]
 	if len(compared.VolumeMounts) != len(plain.VolumeMounts)+1 {
 		t.Fatalf("mounts %d with a baseline, %d without", len(compared.VolumeMounts), len(plain.VolumeMounts))
 	}
@@ -166,7 +98,7 @@ func TestConfigMapInvalidSpecs(t *testing.T) {
 		want   string
 	}{
 		{"no URL", func(s *cwacv1alpha1.CwacScan) { s.Spec.URLs, s.Spec.Sites = nil, nil }, "At least one URL is required"},
-		{"a URL that is not http(s)", func(s *cwacv1alpha1.CwacScan) { s.Spec.URLs = []string{"ftp://x.example/"} }, "scheme must be http or https"},
+		{"a URL that is not http(s)", func(s *cwacv1alpha1.CwacScan) { s.Spec.URLs = []string{"ftp://x.example/"} }, "only http and https URLs can be scanned"},
 		{"an unknown plugin", func(s *cwacv1alpha1.CwacScan) { s.Spec.Plugins = map[string]bool{"seo_audit": true} }, "unknown plugin(s) seo_audit"},
 		{"a viewport without height", func(s *cwacv1alpha1.CwacScan) {
 			s.Spec.ViewportSizes = map[string]cwacv1alpha1.Viewport{"small": {Width: 320}}
@@ -186,14 +118,10 @@ func TestConfigMapInvalidSpecs(t *testing.T) {
 	}
 }
 
-// The scan's own audit name wins over the one derived from its name, and
-// reaches scan.json.
+// The scan's own audit name reaches scan.json.
 func TestAuditNameFromSpec(t *testing.T) {
 	scan := sampleScan()
 	scan.Spec.AuditName = "Nightly_Run.2"
-	if got := AuditName(scan); got != "Nightly_Run.2" {
-		t.Errorf("AuditName = %q", got)
-	}
 	cm, err := ConfigMap(scan, opts)
 	if err != nil || !strings.Contains(cm.Data[scanpod.OverridesFile], `"audit_name": "Nightly_Run.2"`) {
 		t.Errorf("scan.json lacks the audit name (%v):\n%s", err, cm.Data[scanpod.OverridesFile])
@@ -205,7 +133,7 @@ func TestAuditNameFromSpec(t *testing.T) {
 func TestSeccompLocalhost(t *testing.T) {
 	o := opts
 	o.SeccompLocalhostProfile = "profiles/cwac-chrome.json"
-	pod := Job(sampleScan(), o).Spec.Template.Spec
+	pod := Job(sampleScan(), o, Baseline{}).Spec.Template.Spec
 	profiles := []*corev1.SeccompProfile{
 		pod.SecurityContext.SeccompProfile,
 		pod.InitContainers[0].SecurityContext.SeccompProfile,
@@ -241,7 +169,7 @@ func TestJobExtraEnv(t *testing.T) {
 		for i := range n {
 			o.Env = append(o.Env, corev1.EnvVar{Name: "EXTRA_" + string(rune('A'+i)), Value: "v"})
 		}
-		env := Job(sampleScan(), o).Spec.Template.Spec.Containers[0].Env
+		env := Job(sampleScan(), o, Baseline{}).Spec.Template.Spec.Containers[0].Env
 		if len(env) != 4+n {
 			t.Fatalf("%d extra variables: %d in the container", n, len(env))
 		}
@@ -269,7 +197,7 @@ func TestShardsBoundary(t *testing.T) {
 			scan.Spec.URLs = append(scan.Spec.URLs, fmt.Sprintf("https://site%d.example.org/", i))
 		}
 		scan.Spec.Shards = tt.shards
-		job := Job(scan, opts)
+		job := Job(scan, opts, Baseline{})
 		if got := job.Spec.CompletionMode != nil; got != tt.indexed {
 			t.Errorf("%d shards: Indexed %v, want %v", tt.shards, got, tt.indexed)
 		}
@@ -279,28 +207,6 @@ func TestShardsBoundary(t *testing.T) {
 		hostname := fmt.Sprintf("%s-%d", job.Name, *job.Spec.Completions-1)
 		if errs := validation.IsDNS1123Label(hostname); tt.indexed && len(errs) > 0 {
 			t.Errorf("%d shards: %q: %v", tt.shards, hostname, errs)
-		}
-	}
-}
-
-// A sharded scan's name is cut for its Job's name above 48 characters (so
-// that <job>-merge fits a DNS label), and only then.
-func TestShardedJobNameLengthBoundary(t *testing.T) {
-	for _, tt := range []struct{ scanName, want string }{
-		{strings.Repeat("a", 47), strings.Repeat("a", 47)},
-		{strings.Repeat("a", 48), strings.Repeat("a", 48)},
-		{strings.Repeat("a", 49), strings.Repeat("a", 48)},
-		{strings.Repeat("a", 48) + ".b", strings.Repeat("a", 48)},
-		{strings.Repeat("a", 47) + ".b", strings.Repeat("a", 47)},
-	} {
-		scan := sampleScan()
-		scan.Name = tt.scanName
-		scan.Spec.Shards = 2
-		if got, want := JobName(scan), tt.want+"-0f1e2d3c"; got != want {
-			t.Errorf("JobName(%q) = %q, want %q", tt.scanName, got, want)
-		}
-		if n := len(MergePodName(scan)); n > validation.DNS1123LabelMaxLength {
-			t.Errorf("%q: merge pod name of %d characters", tt.scanName, n)
 		}
 	}
 }

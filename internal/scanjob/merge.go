@@ -7,17 +7,11 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // ComponentMerge labels the pod that merges a sharded scan's results.
 const ComponentMerge = "cwac-merge"
-
-const mergeSuffix = "-merge"
-
-// MergePodName is the name of the pod that merges a sharded scan's results:
-// its Job's name and "-merge", a DNS label of at most 63 characters for a
-// sharded scan (see maxNameInShardedJobName).
-func MergePodName(scan *cwacv1alpha1.CwacScan) string { return JobName(scan) + mergeSuffix }
 
 // MergePod renders the short pod that, once every shard of a sharded scan
 // has ended, merges the shards' CWAC results into one results directory in
@@ -38,10 +32,10 @@ func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, fail
 	mounts := compareWith(baseline, &flags, []corev1.VolumeMount{
 		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
 		{Name: volTmp, MountPath: scanpod.TmpDir},
-		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
+		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: scanspec.ScanDir(scan)},
 	})
 	return runnerPod(scan, opts, runnerPodShape{
-		name: MergePodName(scan), component: ComponentMerge, deadline: int64(Timeout(scan).Seconds()), grace: 30,
+		name: scanspec.MergePodName(scan), component: ComponentMerge, deadline: int64(scanspec.Timeout(scan).Seconds()), grace: 30,
 		container: corev1.Container{
 			Name:                   scanpod.MergeContainerName,
 			Command:                []string{scanpod.RunnerImagePath},

@@ -2,12 +2,10 @@ package scanjob
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -79,7 +77,7 @@ func TestMergePodMounts(t *testing.T) {
 		t.Errorf("mounts\n%+v\nwant\n%+v", got, want)
 	}
 	jobVolumes := map[string]corev1.Volume{}
-	for _, v := range Job(scan, opts).Spec.Template.Spec.Volumes {
+	for _, v := range Job(scan, opts, Baseline{}).Spec.Template.Spec.Volumes {
 		jobVolumes[v.Name] = v
 	}
 	for _, v := range pod.Spec.Volumes {
@@ -110,7 +108,7 @@ func TestMergePodContract(t *testing.T) {
 	scan := shardedScan(4, "")
 	scan.Spec.Timeout = "2h"
 	pod := MergePod(scan, o, Baseline{}, nil)
-	job := Job(scan, o).Spec.Template.Spec
+	job := Job(scan, o, Baseline{}).Spec.Template.Spec
 	spec := pod.Spec
 
 	if pod.Name != "nightly-0f1e2d3c-merge" || pod.Namespace != "a11y" || pod.Labels[LabelComponent] != ComponentMerge ||
@@ -139,21 +137,5 @@ func TestMergePodContract(t *testing.T) {
 	}
 	if r, l := c.Resources.Requests.Memory().String(), c.Resources.Limits.Memory().String(); r != "64Mi" || l != "256Mi" || c.Resources.Requests.Cpu().IsZero() {
 		t.Errorf("resources %v", c.Resources)
-	}
-}
-
-// The merge pod's name is a DNS label for any sharded scan: the longest
-// scan name (253 characters) included.
-func TestMergePodNameLength(t *testing.T) {
-	for _, n := range []int{1, 47, 48, 49, 63, 253} {
-		scan := shardedScan(2, "")
-		scan.Name = strings.Repeat("x", n)
-		name := MergePodName(scan)
-		if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
-			t.Errorf("%d-character scan: %q: %v", n, name, errs)
-		}
-		if want := strings.Repeat("x", min(n, 48)) + "-0f1e2d3c-merge"; name != want || MergePod(scan, opts, Baseline{}, nil).Name != want {
-			t.Errorf("%d-character scan: %q, want %q", n, name, want)
-		}
 	}
 }

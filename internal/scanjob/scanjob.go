@@ -6,13 +6,8 @@
 package scanjob
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"path"
-	"strings"
-	"time"
 
 	imageref "github.com/google/go-containerregistry/pkg/name"
 	batchv1 "k8s.io/api/batch/v1"
@@ -22,22 +17,18 @@ import (
 	"k8s.io/utils/ptr"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // Labels and annotations on everything the operator creates.
 const (
-	LabelManagedBy = "app.kubernetes.io/managed-by"
-	ManagedByValue = "cwac-operator"
-	LabelComponent = "app.kubernetes.io/component"
-	ComponentScan  = "cwac-scan"
-	LabelScanUID   = "cwac.a11y.dev/scan-uid"
-	// ContainerName is kept while callers move to scanpod.ContainerName.
-	//
-	// Deprecated: use scanpod.ContainerName.
-	ContainerName      = scanpod.ContainerName
+	LabelManagedBy     = "app.kubernetes.io/managed-by"
+	ManagedByValue     = "cwac-operator"
+	LabelComponent     = "app.kubernetes.io/component"
+	ComponentScan      = "cwac-scan"
+	LabelScanUID       = "cwac.a11y.dev/scan-uid"
 	AnnotationScanName = "cwac.a11y.dev/scan-name"
 
 	volRunner        = "runner"
@@ -166,9 +157,6 @@ func CheckDefaults(scan *cwacv1alpha1.CwacScan, opts Options) error {
 		opts.DefaultImage, scanpod.NoDefaultsFix)
 }
 
-// DefaultTimeout is the deadline when a scan sets none.
-const DefaultTimeout = time.Hour
-
 // sameImage: a and b name the same image, however spelt ("cwac:1" is
 // "docker.io/library/cwac:1"; no tag is ":latest").
 func sameImage(a, b string) bool {
@@ -178,67 +166,6 @@ func sameImage(a, b string) bool {
 	ra, errA := imageref.ParseReference(a, imageref.WeakValidation)
 	rb, errB := imageref.ParseReference(b, imageref.WeakValidation)
 	return errA == nil && errB == nil && ra.Name() == rb.Name()
-}
-
-// JobName is the deterministic name of a scan's Job and ConfigMap: the same
-// scan always maps to the same name, so a restarted operator finds the Job it
-// made instead of starting a second one. It is the scan's name, cut to
-// maxNameInJobName (maxNameInShardedJobName for a sharded scan, whose dots
-// also become dashes: see there), a dash and the UID's first 8 characters.
-func JobName(scan *cwacv1alpha1.CwacScan) string {
-	name, most := scan.Name, maxNameInJobName
-	if scan.Spec.ShardCount() > 1 {
-		name, most = strings.ReplaceAll(name, ".", "-"), maxNameInShardedJobName
-	}
-	if len(name) > most {
-		name = strings.TrimRight(name[:most], "-.")
-	}
-	return name + "-" + uidPrefix(scan)
-}
-
-// maxNameInJobName keeps a Job's name, <name>-<8 characters>, within the
-// 63 characters of the label the Job controller puts its name in.
-const maxNameInJobName = 52
-
-func uidPrefix(scan *cwacv1alpha1.CwacScan) string {
-	uid := strings.ReplaceAll(string(scan.UID), "-", "")
-	if len(uid) >= 8 {
-		return uid[:8]
-	}
-	// Objects always have a UID from the API server; hash the name as a fallback.
-	sum := sha256.Sum256([]byte(scan.Namespace + "/" + scan.Name))
-	return hex.EncodeToString(sum[:4])
-}
-
-// ScanDir is the scan's directory relative to the results volume's root:
-// <namespace>/<name>-<uid prefix>.
-func ScanDir(scan *cwacv1alpha1.CwacScan) string {
-	return path.Join(scan.Namespace, scan.Name+"-"+uidPrefix(scan))
-}
-
-// AuditName is the scan's audit name, defaulted from its object name.
-func AuditName(scan *cwacv1alpha1.CwacScan) string {
-	if scan.Spec.AuditName != "" {
-		return scan.Spec.AuditName
-	}
-	return cwac.AuditNameFrom(scan.Name)
-}
-
-// Sites returns the scan's base URLs with defaults applied.
-func Sites(scan *cwacv1alpha1.CwacScan) ([]cwacconfig.Site, error) {
-	sites := make([]cwacconfig.Site, 0, len(scan.Spec.Sites))
-	for _, s := range scan.Spec.Sites {
-		sites = append(sites, cwacconfig.Site{URL: s.URL, Organisation: s.Organisation, Sector: s.Sector})
-	}
-	return cwacconfig.NormalizeSites(scan.Spec.URLs, sites)
-}
-
-// Timeout is the scan's deadline.
-func Timeout(scan *cwacv1alpha1.CwacScan) time.Duration {
-	if d, err := time.ParseDuration(scan.Spec.Timeout); err == nil && d > 0 {
-		return d
-	}
-	return DefaultTimeout // the CRD defaults and validates it; this covers objects from elsewhere
 }
 
 // InvalidSpecError is a problem with the scan's spec that retrying cannot fix.
@@ -254,7 +181,7 @@ func (e *InvalidSpecError) Unwrap() error { return e.Err }
 // come back as *InvalidSpecError.
 func ConfigMap(scan *cwacv1alpha1.CwacScan, opts Options) (*corev1.ConfigMap, error) {
 	invalid := func(err error) error { return &InvalidSpecError{Err: err} }
-	sites, err := Sites(scan)
+	sites, err := scanspec.Sites(scan)
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -263,7 +190,7 @@ func ConfigMap(scan *cwacv1alpha1.CwacScan, opts Options) (*corev1.ConfigMap, er
 		return nil, invalid(err)
 	}
 	in := cwacconfig.Scan{
-		AuditName:         AuditName(scan),
+		AuditName:         scanspec.AuditName(scan),
 		MaxLinksPerDomain: int(scan.Spec.MaxLinksPerDomain),
 		ThreadCount:       int(scan.Spec.ThreadCount),
 		Plugins:           scan.Spec.Plugins,
@@ -308,7 +235,7 @@ func labels(scan *cwacv1alpha1.CwacScan) map[string]string {
 
 func objectMeta(scan *cwacv1alpha1.CwacScan) metav1.ObjectMeta {
 	return metav1.ObjectMeta{
-		Name:        JobName(scan),
+		Name:        scanspec.JobName(scan),
 		Namespace:   scan.Namespace,
 		Labels:      labels(scan),
 		Annotations: map[string]string{AnnotationScanName: scan.Name},
@@ -359,11 +286,6 @@ func hardened(opts Options) *corev1.SecurityContext {
 	}
 }
 
-// Job renders the scan's Job. The caller sets the owner reference.
-func Job(scan *cwacv1alpha1.CwacScan, opts Options) *batchv1.Job {
-	return job(scan, opts, Baseline{})
-}
-
 // Baseline is the earlier scan a scan's results are compared with.
 type Baseline struct {
 	// Name is the baseline CwacScan's name.
@@ -373,15 +295,12 @@ type Baseline struct {
 	ResultsPath string
 }
 
-// JobComparingWith is Job for a scan with a usable baseline: the baseline's
-// results directory, and only it, is mounted read-only at
-// scanpod.BaselineDir, and the runner is told to compare with it. A
-// sharded scan's Job gets neither: its merge pod compares (MergePod).
-func JobComparingWith(scan *cwacv1alpha1.CwacScan, opts Options, b Baseline) *batchv1.Job {
-	return job(scan, opts, b)
-}
-
-func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.Job {
+// Job renders the scan's Job; the caller sets the owner reference. Given a
+// usable baseline (the zero Baseline is none), the baseline's results
+// directory, and only it, is mounted read-only at scanpod.BaselineDir, and
+// the runner is told to compare with it. A sharded scan's Job gets neither:
+// its merge pod compares (MergePod).
+func Job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.Job {
 	image := Image(scan, opts)
 	resources := Resources(scan, opts)
 	flags := scanpod.DefaultRunnerFlags()
@@ -391,7 +310,7 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 		{Name: volRunner, MountPath: scanpod.RunnerDir, ReadOnly: true},
 		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
 		{Name: volTmp, MountPath: scanpod.TmpDir},
-		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: ScanDir(scan)},
+		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: scanspec.ScanDir(scan)},
 	}
 	flags.Shards = scan.Spec.ShardCount()
 	if flags.Shards <= 1 {
@@ -408,7 +327,7 @@ func job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 	)
 	env = append(env, opts.Env...)
 	meta := objectMeta(scan)
-	deadline := int64(Timeout(scan).Seconds())
+	deadline := int64(scanspec.Timeout(scan).Seconds())
 
 	job := &batchv1.Job{
 		ObjectMeta: meta,
@@ -487,7 +406,7 @@ func compareWith(baseline Baseline, flags *scanpod.RunnerFlags, mounts []corev1.
 // waiting on the mount until the scan's deadline.
 func scanConfigVolume(scan *cwacv1alpha1.CwacScan) corev1.Volume {
 	return corev1.Volume{Name: volScan, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-		LocalObjectReference: corev1.LocalObjectReference{Name: JobName(scan)},
+		LocalObjectReference: corev1.LocalObjectReference{Name: scanspec.JobName(scan)},
 		DefaultMode:          ptr.To[int32](0o444),
 		Optional:             ptr.To(true),
 	}}}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	goldenfile "github.com/a11y-dev/cwac-operator/internal/testutil/golden"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,7 +50,7 @@ func golden(t *testing.T, name string, v any) {
 }
 
 func TestJobGolden(t *testing.T) {
-	golden(t, "job.yaml", Job(sampleScan(), opts))
+	golden(t, "job.yaml", Job(sampleScan(), opts, Baseline{}))
 }
 
 func TestConfigMapGolden(t *testing.T) {
@@ -140,7 +141,7 @@ func TestResourcesScaleWithThreads(t *testing.T) {
 			if r != tt.request || l != tt.limit || c != tt.wantCPURequest {
 				t.Errorf("memory request %q limit %q cpu request %q; want %q %q %q", r, l, c, tt.request, tt.limit, tt.wantCPURequest)
 			}
-			if job := Job(scan, tt.opts).Spec.Template.Spec.Containers[0].Resources; !equality.Semantic.DeepEqual(job, got) {
+			if job := Job(scan, tt.opts, Baseline{}).Spec.Template.Spec.Containers[0].Resources; !equality.Semantic.DeepEqual(job, got) {
 				t.Errorf("the Job's container has %v, Resources says %v", job, got)
 			}
 		})
@@ -197,7 +198,7 @@ func TestCheckDefaults(t *testing.T) {
 }
 
 func TestJobPodContract(t *testing.T) {
-	job := Job(sampleScan(), opts)
+	job := Job(sampleScan(), opts, Baseline{})
 	pod := job.Spec.Template.Spec
 	if *job.Spec.BackoffLimit != 0 || *job.Spec.ActiveDeadlineSeconds != 1800 {
 		t.Errorf("backoffLimit %d, deadline %d", *job.Spec.BackoffLimit, *job.Spec.ActiveDeadlineSeconds)
@@ -231,34 +232,42 @@ func TestJobUsesScanOverrides(t *testing.T) {
 	limits := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}}
 	scan.Spec.Resources = &limits
 	scan.Spec.Timeout = ""
-	c := Job(scan, opts).Spec.Template.Spec.Containers[0]
+	c := Job(scan, opts, Baseline{}).Spec.Template.Spec.Containers[0]
 	if c.Image != "registry.example/cwac:2" || c.Resources.Limits.Memory().String() != "2Gi" {
 		t.Errorf("image %s, resources %v", c.Image, c.Resources)
 	}
-	if d := *Job(scan, opts).Spec.ActiveDeadlineSeconds; d != 3600 {
+	if d := *Job(scan, opts, Baseline{}).Spec.ActiveDeadlineSeconds; d != 3600 {
 		t.Errorf("default deadline = %d", d)
 	}
 }
 
-func TestNames(t *testing.T) {
+// The objects made for a scan carry the names scanspec gives them, a long
+// scan name's included: the ConfigMap and the Job, the ConfigMap the Job
+// mounts, the scan's directory on the results volume, and the pods'.
+func TestObjectsCarryTheScanNames(t *testing.T) {
 	long := sampleScan()
 	long.Name = strings.Repeat("a", 60) + "-b"
-	tests := []struct {
-		scan          *cwacv1alpha1.CwacScan
-		job, dir, aud string
-	}{
-		{sampleScan(), "nightly-0f1e2d3c", "a11y/nightly-0f1e2d3c", "nightly"},
-		{long, strings.Repeat("a", 52) + "-0f1e2d3c", "a11y/" + long.Name + "-0f1e2d3c", strings.Repeat("a", 50)},
-	}
-	for _, tt := range tests {
-		if got := JobName(tt.scan); got != tt.job || len(got) > 63 {
-			t.Errorf("JobName = %q, want %q", got, tt.job)
+	sharded := sampleScan()
+	sharded.Name, sharded.Spec.Shards = "weekly.gov.nz", 2
+	for _, scan := range []*cwacv1alpha1.CwacScan{sampleScan(), long, sharded} {
+		job := Job(scan, opts, Baseline{})
+		cm, err := ConfigMap(scan, opts)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := ScanDir(tt.scan); got != tt.dir {
-			t.Errorf("ScanDir = %q, want %q", got, tt.dir)
+		if name := scanspec.JobName(scan); job.Name != name || cm.Name != name || job.Spec.Template.Spec.Volumes[1].ConfigMap.Name != name {
+			t.Errorf("%s: Job %q, ConfigMap %q, mounted ConfigMap %q; want %q", scan.Name, job.Name, cm.Name, job.Spec.Template.Spec.Volumes[1].ConfigMap.Name, name)
 		}
-		if got := AuditName(tt.scan); got != tt.aud {
-			t.Errorf("AuditName = %q, want %q", got, tt.aud)
+		for _, m := range job.Spec.Template.Spec.Containers[0].VolumeMounts {
+			if m.MountPath == scanpod.ResultsDir && m.SubPath != scanspec.ScanDir(scan) {
+				t.Errorf("%s: results mounted from %q, want %q", scan.Name, m.SubPath, scanspec.ScanDir(scan))
+			}
+		}
+		if got, want := CleanupPod(scan, opts).Name, scanspec.CleanupPodName(scan); got != want {
+			t.Errorf("%s: cleanup pod %q, want %q", scan.Name, got, want)
+		}
+		if got, want := MergePod(scan, opts, Baseline{}, nil).Name, scanspec.MergePodName(scan); got != want {
+			t.Errorf("%s: merge pod %q, want %q", scan.Name, got, want)
 		}
 	}
 }

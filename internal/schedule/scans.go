@@ -3,28 +3,8 @@ package schedule
 import (
 	"cmp"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 )
-
-// MaxNameLength is the longest schedule name whose scan names stay within 63
-// characters (a label value's limit), as for a CronJob: the name, a dash and
-// up to ten digits of minutes.
-const MaxNameLength = 52
-
-// ScanName is the name of the scan a schedule creates for a tick:
-// <schedule name>-<tick in minutes since 1970-01-01 UTC>. The same tick
-// always gives the same name, so a restarted operator that meets the scan it
-// already created for a tick adopts it instead of starting a second one. A
-// longer schedule name than MaxNameLength is cut (the CRD refuses them).
-func ScanName(scheduleName string, tick time.Time) string {
-	name := scheduleName
-	if len(name) > MaxNameLength {
-		name = strings.TrimRight(name[:MaxNameLength], "-.")
-	}
-	return name + "-" + strconv.FormatInt(tick.Unix()/60, 10)
-}
 
 // State is where one of a schedule's scans is.
 type State int

@@ -2,42 +2,11 @@ package schedule
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func TestScanName(t *testing.T) {
-	tick := time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC) // 29,921,880 minutes since 1970
-	tests := []struct {
-		schedule string
-		tick     time.Time
-		want     string
-	}{
-		{"nightly", tick, "nightly-29921880"},
-		{"nightly", tick.In(time.FixedZone("NZDT", 13*3600)), "nightly-29921880"}, // an instant, whatever the zone
-		{"nightly", tick.Add(59 * time.Second), "nightly-29921880"},
-		{"nightly", tick.Add(time.Minute), "nightly-29921881"},
-		{strings.Repeat("a", 52), tick, strings.Repeat("a", 52) + "-29921880"},
-		{strings.Repeat("a", 53), tick, strings.Repeat("a", 52) + "-29921880"},
-		{strings.Repeat("a", 50) + "-.b", tick, strings.Repeat("a", 50) + "-29921880"},
-	}
-	dns := regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			got := ScanName(tt.schedule, tt.tick)
-			if got != tt.want {
-				t.Errorf("ScanName = %q, want %q", got, tt.want)
-			}
-			if len(got) > 63 || !dns.MatchString(got) {
-				t.Errorf("%q is not a valid label value / DNS label", got)
-			}
-		})
-	}
-}
 
 func TestPrune(t *testing.T) {
 	base := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)

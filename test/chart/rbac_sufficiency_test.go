@@ -290,7 +290,7 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	if err := admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: id}, scan); err != nil {
 		t.Fatal(err)
 	}
-	job := scanjob.Job(scan, scanjob.Options{ResultsPVC: "r", DefaultImage: "i", RunnerImage: "r", CWACDir: "/cwac"})
+	job := scanjob.Job(scan, scanjob.Options{ResultsPVC: "r", DefaultImage: "i", RunnerImage: "r", CWACDir: "/cwac"}, scanjob.Baseline{})
 	if err := admin.Create(ctx, job); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // threeOrganisations are three base URLs of the test site, each its own
@@ -62,7 +62,7 @@ func TestShardedScanMatchesOnePod(t *testing.T) {
 
 	// On the volume: each shard's own results, and one merged directory
 	// that results.Summarize reads as the one pod's.
-	scanDir := filepath.Join(resultsDir, scanjob.ScanDir(merged))
+	scanDir := filepath.Join(resultsDir, scanspec.ScanDir(merged))
 	for _, i := range []string{"0", "1", "2"} {
 		if entries, err := os.ReadDir(filepath.Join(scanDir, "shards", i)); err != nil || len(entries) == 0 {
 			t.Errorf("shard %s's directory: %v (%d entries)", i, err, len(entries))
@@ -91,7 +91,7 @@ func TestShardedScanMatchesOnePod(t *testing.T) {
 		t.Errorf("%d shard pods, want 3", n)
 	}
 	pod := &corev1.Pod{}
-	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: scanjob.MergePodName(merged)}, pod); err != nil {
+	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: scanspec.MergePodName(merged)}, pod); err != nil {
 		t.Fatal(err)
 	}
 	c := pod.Spec.Containers[0]
@@ -134,7 +134,7 @@ func TestShardFailurePolicies(t *testing.T) {
 	if failedReason(failed) != cwacv1alpha1.ReasonCWACExitedNonZero || !strings.HasPrefix(failed.Status.Message, "shard 2: CWAC exited with code 3") {
 		t.Errorf("Failed %s: %q; want CWACExitedNonZero from shard 2", failedReason(failed), failed.Status.Message)
 	}
-	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: scanjob.MergePodName(failed)}, &corev1.Pod{}); err == nil {
+	if err := k8s.Get(ctx(), client.ObjectKey{Namespace: ns, Name: scanspec.MergePodName(failed)}, &corev1.Pod{}); err == nil {
 		t.Error("a merge pod for a scan whose policy is Fail and whose shard failed")
 	}
 }
