@@ -20,7 +20,7 @@ func main() {
 	flag.StringVar(&install, "install", "", "copy this executable to the given path and exit (used by the scan pod's init container)")
 	var deleteResults string
 	flag.StringVar(&deleteResults, "delete-results", "", "empty this directory and exit (the cleanup pod of a scan whose resultsPolicy is Delete)")
-	cfg.RunnerFlags.Bind(flag.CommandLine)
+	cfg.Bind(flag.CommandLine) // the scan pod's flags, scanpod.RunnerFlags
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "cwac-runner: unexpected arguments %q\n", flag.Args())

@@ -151,7 +151,8 @@ func TestCompareResultsProblems(t *testing.T) {
 			dir := t.TempDir()
 			must(t, files.CopyDir(realScanDir, dir))
 			log, _ := captureLog()
-			counts, problem := compareResults(context.Background(), Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: tt.baseline(t), BaselineName: "week-1"}, Log: log}, dir)
+			cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: tt.baseline(t), BaselineName: "week-1"}, Log: log}
+			counts, problem := compareResults(context.Background(), cfg, dir)
 			if counts != nil || problem == nil || problem.Reason != tt.wantReason || !strings.HasPrefix(problem.Message, tt.wantMsg) {
 				t.Fatalf("counts %+v, problem %+v; want %s: %q", counts, problem, tt.wantReason, tt.wantMsg)
 			}
@@ -160,7 +161,8 @@ func TestCompareResultsProblems(t *testing.T) {
 	// One regular CSV is enough to compare.
 	baseline, current := twoScans(t)
 	log, _ := captureLog()
-	counts, problem := compareResults(context.Background(), Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: baseline, BaselineName: "monday"}, Log: log}, current)
+	cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: baseline, BaselineName: "monday"}, Log: log}
+	counts, problem := compareResults(context.Background(), cfg, current)
 	if problem != nil || counts == nil || counts.Fixed != 2 {
 		t.Errorf("counts %+v, problem %+v; want 2 fixed", counts, problem)
 	}
