@@ -7,8 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 )
 
@@ -25,9 +25,9 @@ func observedEnd(scan *cwacv1alpha1.CwacScan, job *batchv1.Job, cond batchv1.Job
 		Job:         cond,
 		Terminated:  lastTermination(pod, scanpod.ContainerName),
 		Degraded:    degradedCondition(scan),
-		Timeout:     scanjob.Timeout(scan),
+		Timeout:     scanspec.Timeout(scan),
 		MemoryLimit: memoryLimit(pod),
-		ScanDir:     scanjob.ScanDir(scan),
+		ScanDir:     scanspec.ScanDir(scan),
 		Sharded:     sharded(scan),
 	}
 	if pod != nil {
@@ -41,7 +41,7 @@ func observedEnd(scan *cwacv1alpha1.CwacScan, job *batchv1.Job, cond batchv1.Job
 func observedMerge(scan *cwacv1alpha1.CwacScan, pod *corev1.Pod) scanstatus.Observed {
 	return scanstatus.Observed{
 		Terminated: lastTermination(pod, scanpod.MergeContainerName),
-		ScanDir:    scanjob.ScanDir(scan),
+		ScanDir:    scanspec.ScanDir(scan),
 		Sharded:    true,
 		MergePod:   &scanstatus.MergePod{Name: pod.Name, Phase: pod.Status.Phase, Message: pod.Status.Message},
 	}
@@ -56,7 +56,7 @@ func (r *CwacScanReconciler) writeEnding(scan *cwacv1alpha1.CwacScan, e scanstat
 	if e.ExitCode != nil {
 		scan.Status.ExitCode = e.ExitCode
 	}
-	scan.Status.ResultsPath = scanjob.ScanDir(scan)
+	scan.Status.ResultsPath = scanspec.ScanDir(scan)
 	if e.ResultsDir != "" {
 		scan.Status.ResultsPath += "/" + e.ResultsDir
 	}
