@@ -164,7 +164,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		return err
 	}
 	in.orgStore[o] = orgID
-	st := &orgState{id: orgID, scanned: map[int64]int32{}, cands: map[matchKey][]candidate{}, taken: map[uint64]struct{}{}}
+	st := &orgState{id: orgID, scanned: map[int64]int32{}, cands: map[matchKey][]candidate{}}
 	if err := in.pages(ctx, orgID, pages, st); err != nil {
 		return err
 	}
@@ -174,10 +174,11 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 			audit := rd.strs.id(is.Audit)
 			rd.ruleAuds[key.rule] = audit
 		}
-		st.cands[key] = append(st.cands[key], candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open})
+		c := candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open}
 		if b, err := hex.DecodeString(is.Fingerprint); err == nil && len(b) >= 8 {
-			st.taken[binary.BigEndian.Uint64(b[:8])] = struct{}{}
+			c.fp = binary.BigEndian.Uint64(b[:8])
 		}
+		st.cands[key] = append(st.cands[key], c)
 		return ctx.Err()
 	})
 	if err != nil {

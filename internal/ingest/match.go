@@ -24,6 +24,7 @@ type matchKey struct {
 type candidate struct {
 	id           int64
 	html, target uint64
+	fp           uint64 // the fingerprint's first 8 bytes
 	open         bool
 	claimed      bool // a row of this scan is this issue
 }
@@ -42,7 +43,6 @@ type orgState struct {
 	pageIDs []int64 // store id of each of the scan's pages of this organisation (by reading.pages index)
 	scanned map[int64]int32
 	cands   map[matchKey][]candidate
-	taken   map[uint64]struct{} // fingerprints in use (their first 8 bytes)
 }
 
 // matchOrganisation decides the fate of every issue row of one
@@ -93,7 +93,7 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 				tr.fixed = append(tr.fixed, c.id)
 			}
 		}
-		in.newIssues(org, left, st, &tr)
+		in.newIssues(org, left, cands, &tr)
 	}
 	// Stored open issues no row of this scan could be.
 	for key, cs := range st.cands {
@@ -166,14 +166,20 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 // fingerprints: a hash of the organisation, page, width, audit rule,
 // element HTML and target, and the row's ordinal among identical rows
 // (same HTML and target) in file order; a fingerprint already in use (an
-// issue whose element has since changed) takes the next ordinal.
-func (in *ingestion) newIssues(org int32, rows []int32, st *orgState, tr *transitions) {
+// issue whose element has since changed) takes the next ordinal. Only an
+// issue of the same page, width and rule (cands) can hold the same
+// fingerprint: the others hashed another page, width or rule.
+func (in *ingestion) newIssues(org int32, rows []int32, cands []candidate, tr *transitions) {
 	if len(rows) == 0 {
 		return
 	}
 	rd := in.rd
 	slices.Sort(rows) // file order
 	ordinal := map[[2]uint64]int{}
+	taken := make(map[uint64]bool, len(cands)+len(rows))
+	for _, c := range cands {
+		taken[c.fp] = true
+	}
 	for _, r := range rows {
 		rec := &rd.recs[r]
 		k := [2]uint64{rec.html, rec.target}
@@ -182,10 +188,10 @@ func (in *ingestion) newIssues(org int32, rows []int32, st *orgState, tr *transi
 			fp := fingerprint(rd.orgs[org].name, rd.pages[rec.page].key, rec.width, rd.strs.str(rec.rule), rec.html, rec.target, n)
 			n++
 			prefix := binary.BigEndian.Uint64(fp[:8])
-			if _, used := st.taken[prefix]; used {
+			if taken[prefix] {
 				continue
 			}
-			st.taken[prefix] = struct{}{}
+			taken[prefix] = true
 			rec.issue = in.w.IssueIDs(1)
 			in.fps = append(in.fps, fp)
 			break

@@ -161,6 +161,15 @@ func TestTransitions(t *testing.T) {
 		lives: []string{"/ image-alt /img: fixed present=1 reopened=0 fixed", "/ image-alt /img: open present=2 reopened=0",
 			"/ image-alt /img: open present=2 reopened=0"},
 	}, {
+		name: "a new element with an old element's first HTML takes the next fingerprint",
+		scans: []synth{
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a2>", "/img")}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a2>", "/img"), img(pA, "<img a>", "/img")}},
+		},
+		figs:  []figures{{new: 1}, {}, {new: 1}},
+		lives: []string{"/ image-alt /img: open present=1 reopened=0", "/ image-alt /img: open present=3 reopened=0"},
+	}, {
 		name: "a focus row on <body> is never tracked",
 		scans: []synth{
 			{pages: []string{pA}, axe: []axeRow{pass()}, focus: []focusRow{tab(1, "<a>"), tab(3, "<body class=x>")}},
