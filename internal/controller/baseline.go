@@ -66,8 +66,8 @@ func (r *CwacScanReconciler) baselineUnusable(scan *cwacv1alpha1.CwacScan, reaso
 // observeComparison sets BaselineCompared when a scan with a baseline
 // finishes, unless resolveBaseline already said why there is none:
 // True/Compared with the counts when the runner compared the results, or
-// False with the reason the runner gave (BaselineResultsMissing, DiffFailed), or
-// False/ScanFailed when the scan has no results.
+// False with the reason for what the runner found (BaselineResultsMissing,
+// DiffFailed), or False/ScanFailed when the scan has no results.
 func (r *CwacScanReconciler) observeComparison(scan *cwacv1alpha1.CwacScan, problem *scanpod.BaselineProblem) {
 	if scan.Spec.Baseline == "" || meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionBaselineCompared) != nil {
 		return
@@ -77,8 +77,8 @@ func (r *CwacScanReconciler) observeComparison(scan *cwacv1alpha1.CwacScan, prob
 		d := scan.Status.Summary.Diff
 		r.setCondition(scan, cwacv1alpha1.ConditionBaselineCompared, metav1.ConditionTrue, cwacv1alpha1.ReasonCompared,
 			fmt.Sprintf("against %s: %d new, %d fixed, %d unchanged issues", scan.Spec.Baseline, d.New, d.Fixed, d.Unchanged))
-	case problem != nil && knownBaselineReason(problem.Reason):
-		r.baselineUnusable(scan, problem.Reason, textcap.Head(problem.Message, 1024))
+	case problem != nil:
+		r.baselineUnusable(scan, baselineReason(problem), textcap.Head(problem.Message, 1024))
 	case scan.Status.Phase == cwacv1alpha1.PhaseFailed || scan.Status.Summary == nil:
 		r.setCondition(scan, cwacv1alpha1.ConditionBaselineCompared, metav1.ConditionFalse, cwacv1alpha1.ReasonScanFailed,
 			"the scan has no results to compare with the baseline")
@@ -87,8 +87,12 @@ func (r *CwacScanReconciler) observeComparison(scan *cwacv1alpha1.CwacScan, prob
 	}
 }
 
-// knownBaselineReason: the report comes from the scan pod, so only the
-// reasons the contract names are taken from it.
-func knownBaselineReason(reason string) bool {
-	return reason == scanpod.BaselineResultsMissing || reason == scanpod.DiffFailed
+// baselineReason is the BaselineCompared reason for what the scan pod found:
+// the reasons live in api/v1alpha1 alone, and the pod's report only says
+// whether the baseline's results were missing.
+func baselineReason(p *scanpod.BaselineProblem) string {
+	if p.ResultsMissing {
+		return cwacv1alpha1.ReasonBaselineResultsMissing
+	}
+	return cwacv1alpha1.ReasonDiffFailed
 }

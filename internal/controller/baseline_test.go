@@ -95,15 +95,16 @@ func TestBaselineComparison(t *testing.T) {
 		},
 		{
 			name: "results gone from the volume", baseline: "week-1",
-			problem:    &scanpod.BaselineProblem{Reason: scanpod.BaselineResultsMissing, Message: "/baseline is empty"},
+			problem:    &scanpod.BaselineProblem{ResultsMissing: true, Message: "/baseline is empty"},
 			thresholds: &cwacv1alpha1.Thresholds{MaxNewIssues: ptr.To[int64](10)},
 			wantMount:  base.Status.ResultsPath, wantStatus: metav1.ConditionFalse, wantReason: cwacv1alpha1.ReasonBaselineResultsMissing,
 			wantMsg: "/baseline is empty", wantThresholds: metav1.ConditionFalse, // fails closed
 		},
 		{
-			name: "a reason the contract does not name", baseline: "week-1",
-			problem:   &scanpod.BaselineProblem{Reason: "Anything", Message: "x"},
+			name: "the comparison failed", baseline: "week-1",
+			problem:   &scanpod.BaselineProblem{Message: "comparing with baseline week-1: reading axe_core_audit.csv: bad"},
 			wantMount: base.Status.ResultsPath, wantStatus: metav1.ConditionFalse, wantReason: cwacv1alpha1.ReasonDiffFailed,
+			wantMsg: "comparing with baseline week-1: reading axe_core_audit.csv: bad",
 		},
 		{name: "no such scan", baseline: "nope", wantStatus: metav1.ConditionFalse, wantReason: cwacv1alpha1.ReasonBaselineNotFound, wantMsg: "no such CwacScan"},
 		{name: "not finished", baseline: "running", wantStatus: metav1.ConditionFalse, wantReason: cwacv1alpha1.ReasonBaselineNotFinished},

@@ -20,13 +20,13 @@ import (
 // or the comparison failed. Either way the scan's own results stand.
 func compareResults(ctx context.Context, cfg Config, dir string) (*results.DiffCounts, *scanpod.BaselineProblem) {
 	if !hasResultCSV(cfg.BaselineDir) {
-		return nil, &scanpod.BaselineProblem{Reason: scanpod.BaselineResultsMissing, Message: fmt.Sprintf(
+		return nil, &scanpod.BaselineProblem{ResultsMissing: true, Message: fmt.Sprintf(
 			"baseline %s: its results directory is empty or gone from the results volume", cfg.BaselineName)}
 	}
 	counts, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName)
 	if err != nil {
 		cfg.Log.Error("comparing with the baseline", "baseline", cfg.BaselineName, "err", err)
-		return nil, &scanpod.BaselineProblem{Reason: scanpod.DiffFailed, Message: err.Error()}
+		return nil, &scanpod.BaselineProblem{Message: err.Error()}
 	}
 	cfg.Log.Info("compared with the baseline", "baseline", cfg.BaselineName, "new", counts.New, "fixed", counts.Fixed, "unchanged", counts.Unchanged)
 	return counts, nil

@@ -79,7 +79,7 @@ func TestRunComparesWithBaseline(t *testing.T) {
 	if code != 0 || third.Outcome != scanpod.OutcomeComplete || third.Summary.Diff != nil {
 		t.Fatalf("third run: code %d, %+v\n%s", code, third, out)
 	}
-	if p := third.Baseline; p == nil || p.Reason != scanpod.BaselineResultsMissing || !strings.Contains(p.Message, "week-1") {
+	if p := third.Baseline; p == nil || !p.ResultsMissing || !strings.Contains(p.Message, "week-1") {
 		t.Errorf("baseline problem = %+v", p)
 	}
 }

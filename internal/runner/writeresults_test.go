@@ -120,21 +120,21 @@ func TestTrendContinuesTheBaseline(t *testing.T) {
 // results stand either way.
 func TestCompareResultsProblems(t *testing.T) {
 	tests := []struct {
-		name       string
-		baseline   func(t *testing.T) string
-		wantReason string
-		wantMsg    string
+		name        string
+		baseline    func(t *testing.T) string
+		wantMissing bool
+		wantMsg     string
 	}{
 		{name: "gone", baseline: func(t *testing.T) string { return filepath.Join(t.TempDir(), "gone") },
-			wantReason: scanpod.BaselineResultsMissing, wantMsg: "baseline week-1: its results directory is empty or gone from the results volume"},
+			wantMissing: true, wantMsg: "baseline week-1: its results directory is empty or gone from the results volume"},
 		{name: "empty (the kubelet made the mount)", baseline: func(t *testing.T) string { return t.TempDir() },
-			wantReason: scanpod.BaselineResultsMissing, wantMsg: "baseline week-1: its results directory is empty or gone"},
+			wantMissing: true, wantMsg: "baseline week-1: its results directory is empty or gone"},
 		{name: "only a directory named like a CSV", baseline: func(t *testing.T) string {
 			d := t.TempDir()
 			must(t, os.Mkdir(filepath.Join(d, "axe_core_audit.csv"), 0o755))
 			must(t, os.WriteFile(filepath.Join(d, "notes.txt"), nil, 0o644))
 			return d
-		}, wantReason: scanpod.BaselineResultsMissing, wantMsg: "baseline week-1: its results directory is empty or gone"},
+		}, wantMissing: true, wantMsg: "baseline week-1: its results directory is empty or gone"},
 		{name: "a CSV the comparison cannot read", baseline: func(t *testing.T) string {
 			d := t.TempDir()
 			must(t, files.CopyDir(realScanDir, d))
@@ -144,7 +144,7 @@ func TestCompareResultsProblems(t *testing.T) {
 			header, _, _ := strings.Cut(string(data), "\n")
 			must(t, os.WriteFile(path, []byte(header+"\nragged\n"), 0o644))
 			return d
-		}, wantReason: scanpod.DiffFailed, wantMsg: "comparing with baseline week-1: "},
+		}, wantMissing: false, wantMsg: "comparing with baseline week-1: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,8 +153,8 @@ func TestCompareResultsProblems(t *testing.T) {
 			log, _ := captureLog()
 			cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: tt.baseline(t), BaselineName: "week-1"}, Log: log}
 			counts, problem := compareResults(context.Background(), cfg, dir)
-			if counts != nil || problem == nil || problem.Reason != tt.wantReason || !strings.HasPrefix(problem.Message, tt.wantMsg) {
-				t.Fatalf("counts %+v, problem %+v; want %s: %q", counts, problem, tt.wantReason, tt.wantMsg)
+			if counts != nil || problem == nil || problem.ResultsMissing != tt.wantMissing || !strings.HasPrefix(problem.Message, tt.wantMsg) {
+				t.Fatalf("counts %+v, problem %+v; want results missing %v: %q", counts, problem, tt.wantMissing, tt.wantMsg)
 			}
 		})
 	}

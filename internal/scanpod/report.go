@@ -56,17 +56,15 @@ type Report struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// Why a baseline comparison could not be made (BaselineProblem.Reason); the
-// operator reports them as the BaselineCompared condition's reasons.
-const (
-	BaselineResultsMissing = "BaselineResultsMissing"
-	DiffFailed             = "DiffFailed"
-)
-
 // BaselineProblem is a comparison with the baseline that could not be made.
+// It says what the runner found, not a condition reason: the operator
+// chooses the BaselineCompared condition's reason (api/v1alpha1, its one
+// home) from it.
 type BaselineProblem struct {
-	Reason  string `json:"reason"`
-	Message string `json:"message,omitempty"`
+	// ResultsMissing: the baseline's results directory is empty or gone.
+	// Otherwise the comparison itself failed.
+	ResultsMissing bool   `json:"results_missing,omitempty"`
+	Message        string `json:"message,omitempty"`
 }
 
 // Encode renders m as JSON of at most limit bytes, cutting the least useful

@@ -112,9 +112,9 @@ func TestEnd(t *testing.T) {
 		{
 			name: "the runner's word on the baseline is kept",
 			in: Observed{Job: jobComplete, Terminated: terminated(0, scanpod.Report{Outcome: scanpod.OutcomeComplete, Message: "m",
-				Baseline: &scanpod.BaselineProblem{Reason: scanpod.DiffFailed, Message: "diff: boom"}})},
+				Baseline: &scanpod.BaselineProblem{Message: "diff: boom"}})},
 			want: Ending{Phase: cwacv1alpha1.PhaseComplete, Reason: cwacv1alpha1.ReasonSucceeded, Message: "m", ExitCode: ptr.To[int32](0),
-				Baseline: &scanpod.BaselineProblem{Reason: scanpod.DiffFailed, Message: "diff: boom"}},
+				Baseline: &scanpod.BaselineProblem{Message: "diff: boom"}},
 		},
 
 		// One pod: the Job failed.
