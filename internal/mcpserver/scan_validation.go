@@ -3,7 +3,10 @@ package mcpserver
 // A scan is checked by the API server itself, with a dry-run create, before
 // anything else happens to it: the CRD (OpenAPI schema and CEL rules, in
 // api/v1alpha1) is the one statement of what a valid scan is, and a copy of
-// its limits here would drift from it.
+// its limits here would drift from it. Only what the original CWAC MCP
+// server refused in words its clients match on comes first
+// (checkScanURLs, errortexts.go): no URL, and a URL of a form urlpolicy,
+// which the CRD's pattern matches, refuses.
 
 import (
 	"context"

@@ -22,16 +22,6 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
-// Error texts kept word for word from the original CWAC MCP server, because
-// MCP clients match on them.
-const (
-	msgNoScan       = "No scan found with ID: %s"
-	msgStillRunning = "Scan is still running. Check status first."
-	msgNoAuditFile  = "No results file for audit type: %s"
-)
-
-var errStillRunning = errors.New(msgStillRunning)
-
 // store is the one place tools look things up: scans in the API server, and
 // their results on the results volume through the confined root. Tools never
 // touch the client or the volume for reading in any other way.
@@ -51,13 +41,13 @@ func (st store) scan(ctx context.Context, call *callInfo, id string) (*cwacv1alp
 		return nil, errors.New("scan_id is required")
 	}
 	if !scanIDRE.MatchString(id) {
-		return nil, fmt.Errorf(msgNoScan, truncate(id, 256))
+		return nil, noScanError{truncate(id, 256)}
 	}
 	call.Target = st.namespace + "/" + id
 	scan := &cwacv1alpha1.CwacScan{}
 	if err := st.client.Get(ctx, client.ObjectKey{Namespace: st.namespace, Name: id}, scan); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf(msgNoScan, id)
+			return nil, noScanError{id}
 		}
 		return nil, fmt.Errorf("reading scan %s: %w", id, err)
 	}
@@ -179,7 +169,7 @@ func (st store) handRunResults(call *callInfo, id string) (scanResults, error) {
 	call.Target = "results:" + id
 	dir, err := st.root.resolveResultsDir(id, "")
 	if err != nil {
-		return scanResults{}, fmt.Errorf(msgNoScan, id)
+		return scanResults{}, noScanError{id}
 	}
 	return scanResults{Dir: dir, Status: "complete"}, nil
 }

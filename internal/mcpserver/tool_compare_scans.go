@@ -153,6 +153,8 @@ func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, bas
 	switch {
 	case errors.Is(err, errStillRunning):
 		return fmt.Errorf("Baseline %s has not finished (%s): compare once it is complete", baselineID, base.Status)
+	case errors.As(err, new(noScanError)):
+		return fmt.Errorf("%w (the baseline)", err) // the original text first, as the other tools give it
 	case err != nil:
 		return fmt.Errorf("Baseline %s: %w", truncate(baselineID, 256), err)
 	}

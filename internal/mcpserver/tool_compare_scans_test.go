@@ -206,7 +206,7 @@ func TestCompareScansErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown scan", map[string]any{"scan_id": "nope"}, "No scan found with ID: nope"},
-		{"unknown baseline", map[string]any{"scan_id": scan, "baseline_id": "nope"}, "Baseline nope: No scan found with ID: nope"},
+		{"unknown baseline", map[string]any{"scan_id": scan, "baseline_id": "nope"}, "No scan found with ID: nope (the baseline)"},
 		{"baseline not finished", map[string]any{"scan_id": scan, "baseline_id": running}, "Baseline " + running + " has not finished (running)"},
 		{"baseline's results gone", map[string]any{"scan_id": scan, "baseline_id": gone}, "Baseline " + gone + ": Results of scan " + gone + " cannot be read"},
 		{"scan not finished", map[string]any{"scan_id": running, "baseline_id": base}, "Scan is still running"},

@@ -110,7 +110,7 @@ func resultFiles(fsys fs.FS, auditType string) ([]string, error) {
 	if auditType != "" {
 		name := auditType + ".csv"
 		if !isRegularFile(fsys, name) {
-			return nil, fmt.Errorf(msgNoAuditFile, auditType)
+			return nil, noAuditFileError(auditType)
 		}
 		return []string{name}, nil
 	}

@@ -65,11 +65,16 @@ type ScanOutput struct {
 }
 
 // scan creates a CwacScan. The checks run cheapest and most telling first:
-// the operator's cap on URLs, the API server's own validation (a dry run),
+// the URLs, as the original server checked them and in its words (none
+// given, or one of a form no scan may name), the operator's cap on URLs,
+// the API server's own validation (a dry run),
 // then the scan-target policy (which resolves names and asks the sites), and
 // only then the caller's rate, so refused calls cost no rate.
 func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOutput, error) {
 	urls := in.allURLs()
+	if err := checkScanURLs(urls); err != nil {
+		return ScanOutput{}, err
+	}
 	// The cap is operator configuration (--max-urls-per-scan), not a CRD rule.
 	if s.cfg.MaxURLs > 0 && len(urls) > s.cfg.MaxURLs {
 		return ScanOutput{}, fmt.Errorf("Too many URLs: %d (at most %d per scan)", len(urls), s.cfg.MaxURLs)

@@ -52,7 +52,7 @@ func TestScanSitesRefusals(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"only sites, one bad url", map[string]any{"sites": []any{site("https://ok.example/", ""), site("ftp://x/", "")}}, "sites[1].url: "},
+		{"only sites, one bad url", map[string]any{"sites": []any{site("https://ok.example/", ""), site("ftp://x/", "")}}, "Invalid URL: ftp://x/: "},
 		{"formula organisation", map[string]any{"sites": []any{site("https://ok.example/", "=HYPERLINK(1)")}}, "sites[0].organisation: "},
 		{"formula after a semicolon", map[string]any{"sites": []any{site("https://ok.example/", "x;=1+2")}}, "sites[0].organisation: "},
 		{"site without url", map[string]any{"sites": []any{map[string]any{"organisation": "x"}}}, `sites/items: required: missing properties: ["url"]`},

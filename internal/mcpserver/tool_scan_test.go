@@ -93,13 +93,6 @@ func TestScanRefusals(t *testing.T) {
 		args map[string]any
 		want []string // each must be in the error
 	}{
-		// Clients match the original server's "At least one URL is required"
-		// case-insensitively; the CRD's message starts with it.
-		{"no urls", map[string]any{}, []string{"at least one url is required"}},
-		{"empty urls", map[string]any{"urls": []any{}}, []string{"at least one url is required"}},
-		{"ftp", map[string]any{"urls": []any{"https://ok.example/", "ftp://example.org/"}}, []string{"invalid scan: urls[1]: ", "ftp://example.org/"}},
-		{"javascript", map[string]any{"urls": []any{"javascript:alert(1)"}}, []string{"urls[0]: ", "javascript:alert(1)"}},
-		{"userinfo", map[string]any{"urls": []any{"http://public@example.org/"}}, []string{"urls[0]: "}},
 		{"plugin the original server had", map[string]any{"urls": url, "plugins": map[string]any{"seo_audit": true}},
 			[]string{"plugins: ", "valid plugins are: " +
 				"axe_core_audit, language_audit, reflow_audit, title_audit, focus_indicator_audit, screenshot_audit, element_audit"}},
@@ -133,6 +126,38 @@ func TestScanRefusals(t *testing.T) {
 			}
 			if strings.Contains(errText, "spec.") && !strings.Contains(errText, "set spec.urls") {
 				t.Errorf("error %q names API fields, not the tool's arguments", errText)
+			}
+		})
+	}
+	if n := scanCount(t, h.ns); n != 0 {
+		t.Errorf("refused calls created %d scans", n)
+	}
+}
+
+// TestScanRefusalsInTheOriginalWords: what the original CWAC MCP server
+// refused is refused with its text at the start of the error, word for word
+// and in its case (clients match it case-sensitively), before the dry run.
+func TestScanRefusalsInTheOriginalWords(t *testing.T) {
+	h := newHarness(t)
+	tests := []struct {
+		name   string
+		args   map[string]any
+		prefix string
+	}{
+		{"no urls", map[string]any{}, "At least one URL is required: set urls or sites"},
+		{"empty urls", map[string]any{"urls": []any{}}, "At least one URL is required: set urls or sites"},
+		{"empty sites", map[string]any{"urls": []any{}, "sites": []any{}}, "At least one URL is required: set urls or sites"},
+		{"ftp", map[string]any{"urls": []any{"https://ok.example/", "ftp://example.org/"}},
+			"Invalid URL: ftp://example.org/: only http and https URLs can be scanned"},
+		{"javascript", map[string]any{"urls": []any{"javascript:alert(1)"}}, "Invalid URL: javascript:alert(1): "},
+		{"userinfo", map[string]any{"urls": []any{"http://public@example.org/"}},
+			"Invalid URL: http://public@example.org/: user-info (user@host) is not allowed"},
+		{"a site's URL", map[string]any{"sites": []any{map[string]any{"url": "file:///etc/passwd"}}}, "Invalid URL: file:///etc/passwd: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, errText := h.call("cwac_scan", tt.args); !strings.HasPrefix(errText, tt.prefix) {
+				t.Errorf("error %q, want it to start with %q", errText, tt.prefix)
 			}
 		})
 	}
