@@ -11,6 +11,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Caps on the text kept from a cell, whatever a planted CSV holds (the
@@ -343,15 +344,13 @@ func axeVersion(helpURL string) string {
 
 // capText is a cell as stored: valid UTF-8 without NUL (PostgreSQL's text
 // holds neither; SQLite would keep them, and the engines must agree), cut
-// to at most n bytes on a character boundary.
+// to at most n bytes on a character boundary, unmarked: a name cut is still
+// the key its rows are counted under.
 func capText(s string, n int) string {
 	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 	}
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "")
+	return textcap.HeadMarked(s, n, "")
 }
 
 // interner numbers strings so records hold small ids.

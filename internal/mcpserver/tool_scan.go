@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -124,7 +122,7 @@ func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacS
 	}
 	scan := &cwacv1alpha1.CwacScan{
 		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: dnsPrefix(in.AuditName),
+			GenerateName: scanspec.GenerateNamePrefix(in.AuditName),
 			Namespace:    s.cfg.Namespace,
 			Annotations:  map[string]string{AnnotationCreatedBy: CreatedByMCP, AnnotationCaller: truncate(call.Caller, 256)},
 		},
@@ -184,19 +182,4 @@ func (in ScanInput) allURLs() []string {
 		urls = append(urls, site.URL)
 	}
 	return urls
-}
-
-var dnsUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)
-
-// dnsPrefix turns an audit name into a GenerateName prefix, so the scan ID
-// says which audit it is; any audit name, valid or not, gives a valid prefix.
-func dnsPrefix(auditName string) string {
-	p := strings.Trim(dnsUnsafe.ReplaceAllString(strings.ToLower(auditName), "-"), "-")
-	if p == "" {
-		return "mcp-scan-"
-	}
-	if len(p) > 40 {
-		p = strings.TrimRight(p[:40], "-")
-	}
-	return p + "-"
 }

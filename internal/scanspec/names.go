@@ -1,16 +1,17 @@
 // Package scanspec is what a CwacScan means wherever it is read — by the
-// controller, the Job builder, the MCP server and the plugin — without
-// building anything from it: the names made from it (its Job's and pods',
-// its results directory, CWAC's audit name, and a schedule's scan for a
-// tick) and its spec with the defaults applied (its sites, its deadline).
-// It holds no client and no image library, so a reader of scans does not
-// link the Job builder.
+// controller, the Job builder and the MCP server — without building
+// anything from it: the names made from it (its Job's and pods', its
+// results directory, CWAC's audit name, the generated name of a scan made
+// for an audit, and a schedule's scan for a tick) and its spec with the
+// defaults applied (its sites, its deadline). It holds no client and no
+// image library, so a reader of scans does not link the Job builder.
 package scanspec
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +74,27 @@ func CleanupPodName(scan *cwacv1alpha1.CwacScan) string { return JobName(scan) +
 // A schedule name longer than MaxNamePart is cut (the CRD refuses them).
 func ScheduledScanName(scheduleName string, tick time.Time) string {
 	return cutName(scheduleName, MaxNamePart) + "-" + strconv.FormatInt(tick.Unix()/60, 10)
+}
+
+// maxGeneratedPrefix bounds GenerateNamePrefix's words: with the dash and
+// the API server's 5 random characters, a generated name is at most
+// 40 + 1 + 5 = 46 characters, within MaxNamePart, so its Job's name keeps
+// it whole.
+const maxGeneratedPrefix = 40
+
+var notInName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// GenerateNamePrefix is the metadata.generateName of a scan created for an
+// audit (the MCP server's cwac_scan): the audit name in lower case, each run
+// of other characters a dash, cut to 40 characters, and a dash, so the
+// scan's ID says which audit it is. Any audit name gives a valid prefix;
+// one with nothing usable gives "mcp-scan-".
+func GenerateNamePrefix(auditName string) string {
+	p := strings.Trim(notInName.ReplaceAllString(strings.ToLower(auditName), "-"), "-")
+	if p == "" {
+		return "mcp-scan-"
+	}
+	return cutName(p, maxGeneratedPrefix) + "-"
 }
 
 // cutName keeps at most most characters of a Kubernetes name (ASCII), and

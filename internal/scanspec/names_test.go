@@ -199,3 +199,31 @@ func TestScheduledScanNameLengthBoundary(t *testing.T) {
 		})
 	}
 }
+
+// A generated name's prefix is a DNS label's start for any audit name, cut
+// to 40 characters (one below, at, one above) with no dash left at the cut.
+func TestGenerateNamePrefix(t *testing.T) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct{ audit, want string }{
+		{"weekly", "weekly-"},
+		{"Nightly_Run.2", "nightly-run-2-"},
+		{"__Ā__b", "b-"},
+		{"", "mcp-scan-"},
+		{"___", "mcp-scan-"},
+		{"ĀĀ", "mcp-scan-"},
+		{a(39), a(39) + "-"},
+		{a(40), a(40) + "-"},
+		{a(41), a(40) + "-"},
+		{a(39) + "_b", a(39) + "-"},
+	}
+	for _, tt := range tests {
+		got := GenerateNamePrefix(tt.audit)
+		if got != tt.want {
+			t.Errorf("GenerateNamePrefix(%q) = %q, want %q", tt.audit, got, tt.want)
+		}
+		// The API server adds 5 characters; the name must be a DNS label within MaxNamePart.
+		if name := got + "x1y2z"; len(name) > MaxNamePart || len(validation.IsDNS1123Label(name)) > 0 {
+			t.Errorf("GenerateNamePrefix(%q) = %q: %q is not a DNS label of at most %d characters", tt.audit, got, name, MaxNamePart)
+		}
+	}
+}
