@@ -344,8 +344,8 @@ func axeVersion(helpURL string) string {
 
 // capText is a cell as stored: valid UTF-8 without NUL (PostgreSQL's text
 // holds neither; SQLite would keep them, and the engines must agree), cut
-// to at most n bytes on a character boundary, unmarked: a name cut is still
-// the key its rows are counted under.
+// to at most n bytes on a character boundary, unmarked, as stored text always
+// was: a long name cut today is the key rows stored before were kept under.
 func capText(s string, n int) string {
 	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
