@@ -3,6 +3,7 @@ package cwacconfig
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -18,6 +19,16 @@ type Site struct {
 	URL          string
 	Sector       string
 }
+
+// The original CWAC MCP server's words for a scan with no URL and for a URL
+// no scan may name. The errors below start with them word for word, in the
+// same case, because the MCP server answers with these errors and clients
+// written for the original match them (internal/mcpserver/errortexts.go
+// lists every such text).
+const (
+	TextNoURLs     = "At least one URL is required"
+	TextInvalidURL = "Invalid URL: "
+)
 
 // DefaultSector is used when a site names none.
 const DefaultSector = "unknown"
@@ -54,16 +65,16 @@ func NormalizeSites(urls []string, sites []Site) ([]Site, error) {
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("At least one URL is required")
+		return nil, errors.New(TextNoURLs)
 	}
 	return out, nil
 }
 
 // ParseBaseURL accepts only a URL of the form a scan may name
 // (urlpolicy.CheckForm: absolute http(s), a host, no user-info, at most
-// urlpolicy.MaxURLLength characters, the CRD's pattern). Its errors keep the
-// original MCP server's wording ("Invalid URL: …"), which MCP clients match
-// on, with the URL's first maxURLShown bytes, quoted when it holds white space.
+// urlpolicy.MaxURLLength characters, the CRD's pattern). Its errors start
+// with TextInvalidURL and the URL's first maxURLShown bytes, quoted when it
+// holds white space, then why.
 func ParseBaseURL(raw string) (*url.URL, error) {
 	u, d := urlpolicy.CheckForm(raw)
 	if d != nil {
@@ -71,7 +82,7 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 		if strings.ContainsAny(shown, " \t\r\n") {
 			shown = strconv.Quote(shown)
 		}
-		return nil, fmt.Errorf("Invalid URL: %s: %s", shown, d.Detail)
+		return nil, fmt.Errorf("%s%s: %s", TextInvalidURL, shown, d.Detail)
 	}
 	return u, nil
 }

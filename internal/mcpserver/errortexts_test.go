@@ -35,19 +35,21 @@ func TestOriginalErrorTexts(t *testing.T) {
 		original string
 		want     string // the whole message
 	}{
-		{"cwac_scan without urls or sites", checkScanURLs(nil), textNoURLs,
-			"At least one URL is required: set urls or sites"},
-		{"cwac_scan with an empty list", checkScanURLs([]string{}), textNoURLs,
-			"At least one URL is required: set urls or sites"},
-		{"a URL of another scheme", checkScanURLs([]string{"https://ok.example/", "ftp://example.org/"}), textInvalidURL,
+		{"cwac_scan without urls or sites", checkScanURLs(ScanInput{}), textNoURLs,
+			"At least one URL is required"},
+		{"cwac_scan with an empty list", checkScanURLs(ScanInput{URLs: []string{}, Sites: []SiteArg{}}), textNoURLs,
+			"At least one URL is required"},
+		{"a URL of another scheme", checkScanURLs(ScanInput{URLs: []string{"https://ok.example/", "ftp://example.org/"}}), textInvalidURL,
 			"Invalid URL: ftp://example.org/: only http and https URLs can be scanned"},
-		{"a URL with user-info", checkScanURLs([]string{"http://public@example.org/"}), textInvalidURL,
+		{"a URL with user-info", checkScanURLs(ScanInput{URLs: []string{"http://public@example.org/"}}), textInvalidURL,
 			"Invalid URL: http://public@example.org/: user-info (user@host) is not allowed"},
-		{"a URL the CRD's pattern refuses", checkScanURLs([]string{"HTTPS://example.org/"}), textInvalidURL,
+		{"a URL the CRD's pattern refuses", checkScanURLs(ScanInput{URLs: []string{"HTTPS://example.org/"}}), textInvalidURL,
 			"Invalid URL: HTTPS://example.org/: must be http:// or https:// in lower case and a host, then nothing or a path starting with /"},
-		{"an empty URL, quoted", checkScanURLs([]string{""}), textInvalidURL,
-			`Invalid URL: "": only http and https URLs can be scanned`},
-		{"a URL with white space, quoted", checkScanURLs([]string{"https://example.org/a b"}), textInvalidURL,
+		{"a site's URL", checkScanURLs(ScanInput{URLs: []string{"https://ok.example/"}, Sites: []SiteArg{{URL: "file:///etc/passwd"}}}), textInvalidURL,
+			"Invalid URL: file:///etc/passwd: only http and https URLs can be scanned"},
+		{"a long URL, cut", checkScanURLs(ScanInput{URLs: []string{"ftp://" + strings.Repeat("a", 300)}}), textInvalidURL,
+			"Invalid URL: ftp://" + strings.Repeat("a", 200-len("ftp://")-len("…")) + "…: only http and https URLs can be scanned"},
+		{"a URL with white space, quoted", checkScanURLs(ScanInput{URLs: []string{"https://example.org/a b"}}), textInvalidURL,
 			`Invalid URL: "https://example.org/a b": contains white space`},
 		{"a scan_id that cannot be a name", onlyErr(st.scan(ctx, &callInfo{}, "../etc/passwd")), textNoScan,
 			"No scan found with ID: ../etc/passwd"},
@@ -77,28 +79,9 @@ func TestOriginalErrorTexts(t *testing.T) {
 // TestCheckScanURLsAccepts: URLs of the form a scan may name pass, so the
 // API server's dry run judges the rest of the scan.
 func TestCheckScanURLsAccepts(t *testing.T) {
-	if err := checkScanURLs([]string{"https://www.example.govt.nz/", "http://127.0.0.1:8765/a?b=c"}); err != nil {
+	in := ScanInput{URLs: []string{"https://www.example.govt.nz/", "http://127.0.0.1:8765/a?b=c"}, Sites: []SiteArg{{URL: "https://b.example/"}}}
+	if err := checkScanURLs(in); err != nil {
 		t.Errorf("checkScanURLs = %v", err)
-	}
-}
-
-// TestShownURL: a refused URL is cut to its bound, and quoted where its end
-// would otherwise be hidden.
-func TestShownURL(t *testing.T) {
-	long := "https://example.org/" + strings.Repeat("a", 300)
-	for _, tt := range []struct{ url, want string }{
-		{"https://example.org/", "https://example.org/"},
-		{long[:maxURLShownBytes], long[:maxURLShownBytes]},
-		{long[:maxURLShownBytes+1], long[:maxURLShownBytes-len(truncatedMark)] + truncatedMark},
-		{"", `""`},
-		{"https://example.org/\tx", `"https://example.org/\tx"`},
-		{"https://example.org/\x7f", `"https://example.org/\x7f"`},
-		{"https://example.org/\xff", `"https://example.org/\xff"`},
-		{"https://example.org/é", "https://example.org/é"},
-	} {
-		if got := shownURL(tt.url); got != tt.want {
-			t.Errorf("shownURL(%q) = %q, want %q", tt.url, got, tt.want)
-		}
 	}
 }
 

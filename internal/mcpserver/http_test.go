@@ -66,7 +66,7 @@ func TestRESTInterface(t *testing.T) {
 		{"unknown request field", `{"tool_name":"cwac_list_scans","arguments":{},"shell":true}`, 400, "error", "invalid request"},
 		{"negative timeout", `{"tool_name":"cwac_list_scans","arguments":{},"timeout":-1}`, 400, "error", "invalid timeout"},
 		{"tool error", `{"tool_name":"cwac_scan_status","arguments":{"scan_id":"nope"}}`, 200, "error", "No scan found with ID: nope"},
-		{"refused scan", `{"tool_name":"cwac_scan","arguments":{"urls":[]}}`, 200, "error", "At least one URL is required: set urls or sites"},
+		{"refused scan", `{"tool_name":"cwac_scan","arguments":{"urls":[]}}`, 200, "error", "At least one URL is required"},
 		{"success", `{"tool_name":"cwac_list_scans","arguments":{}}`, 200, "success", ""},
 		{
 			"oversized body", `{"tool_name":"cwac_scan","arguments":{"urls":["https://a.example/` + strings.Repeat("x", 70*1024) + `"]}}`,

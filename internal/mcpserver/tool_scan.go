@@ -70,7 +70,7 @@ type ScanOutput struct {
 // only then the caller's rate, so refused calls cost no rate.
 func (s *Server) scan(ctx context.Context, call *callInfo, in ScanInput) (ScanOutput, error) {
 	urls := in.allURLs()
-	if err := checkScanURLs(urls); err != nil {
+	if err := checkScanURLs(in); err != nil {
 		return ScanOutput{}, err
 	}
 	// The cap is operator configuration (--max-urls-per-scan), not a CRD rule.

@@ -144,9 +144,9 @@ func TestScanRefusalsInTheOriginalWords(t *testing.T) {
 		args   map[string]any
 		prefix string
 	}{
-		{"no urls", map[string]any{}, "At least one URL is required: set urls or sites"},
-		{"empty urls", map[string]any{"urls": []any{}}, "At least one URL is required: set urls or sites"},
-		{"empty sites", map[string]any{"urls": []any{}, "sites": []any{}}, "At least one URL is required: set urls or sites"},
+		{"no urls", map[string]any{}, "At least one URL is required"},
+		{"empty urls", map[string]any{"urls": []any{}}, "At least one URL is required"},
+		{"empty sites", map[string]any{"urls": []any{}, "sites": []any{}}, "At least one URL is required"},
 		{"ftp", map[string]any{"urls": []any{"https://ok.example/", "ftp://example.org/"}},
 			"Invalid URL: ftp://example.org/: only http and https URLs can be scanned"},
 		{"javascript", map[string]any{"urls": []any{"javascript:alert(1)"}}, "Invalid URL: javascript:alert(1): "},

@@ -372,7 +372,7 @@ func checkRefusals(t *testing.T, obs observations, mode string) {
 		}
 	}
 	// Refused, in the original server's words, before the dry run.
-	expectOriginal("noUrls", "At least one URL is required: set urls or sites")
+	expectOriginal("noUrls", "At least one URL is required")
 	expectOriginal("badUrl", "Invalid URL: file:///etc/passwd: only http and https URLs can be scanned")
 	// Refused by the API server's validation of the CwacScan (a dry run).
 	expectErr("unknownPlugin", "Invalid scan: plugins: Invalid value: unknown plugin name; valid plugins are: axe_core_audit,")
