@@ -17,6 +17,12 @@ import (
 )
 
 // realRun is the real CWAC run the project keeps in testdata.
+// testNamespace is the namespace of every test scan; testNamespaces
+// scopes the reads to it.
+const testNamespace = "a11y"
+
+var testNamespaces = []string{testNamespace}
+
 var realRun = filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1")
 
 // results is a results directory being edited: CSVs as rows (header
@@ -193,7 +199,7 @@ const (
 // finished a week after the one before.
 func week(n int) store.Scan {
 	name := "week-" + strconv.Itoa(n)
-	return store.Scan{UID: "uid-" + name, Namespace: "a11y", Name: name, Schedule: "weekly", Phase: "Complete",
+	return store.Scan{UID: "uid-" + name, Namespace: testNamespace, Name: name, Schedule: "weekly", Phase: "Complete",
 		FinishedAt: time.Date(2026, 1, 5, 3, 0, 0, 0, time.UTC).AddDate(0, 0, 7*n), ResultsPath: "/results/" + name}
 }
 

@@ -67,7 +67,7 @@ func TestWeeklyHistory(t *testing.T) {
 			for i, fsys := range weeks {
 				res := ingestOK(t, st, fsys, week(i))
 				got := figures{res.New, res.Fixed, res.FixedPageNotScanned, res.Reopened, res.Unstable, 0}
-				trend, err := st.OrganisationTrend(ctx, org, "weekly")
+				trend, err := st.OrganisationTrend(ctx, testNamespaces, org, "weekly")
 				if err != nil || len(trend) != i+1 {
 					t.Fatalf("week %d: trend %v %v", i, trend, err)
 				}
@@ -81,7 +81,7 @@ func TestWeeklyHistory(t *testing.T) {
 				if i > 0 {
 					checkMatchesDiff(t, weeks[i-1], fsys, res)
 				}
-				open, err := st.IssueHistory(ctx, store.IssueFilter{State: "open", Limit: store.MaxLimit})
+				open, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: testNamespaces, State: "open", Limit: store.MaxLimit})
 				if err != nil || open.Total != p.Open {
 					t.Errorf("week %d: %d open issues in the history (%v), the trend says %d", i, open.Total, err, p.Open)
 				}
@@ -90,22 +90,22 @@ func TestWeeklyHistory(t *testing.T) {
 			checkLives(t, st)
 			// Elements count an element found at both widths once: the real
 			// run's 17 issue rows are 9 elements (6 axe, 2 focus, 1 reflow).
-			if trend, err := st.OrganisationTrend(ctx, org, ""); err != nil || trend[0].Elements != 9 || trend[3].Elements != 10 {
+			if trend, err := st.OrganisationTrend(ctx, testNamespaces, org, ""); err != nil || trend[0].Elements != 9 || trend[3].Elements != 10 {
 				t.Errorf("elements: %+v %v", trend, err)
 			}
 
 			// The home image's element changed in place (week 2): the
 			// issue kept its identity and shows the new HTML.
-			page, err := st.IssueHistory(ctx, store.IssueFilter{Page: home, Rule: "image-alt"})
+			page, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: testNamespaces, Page: home, Rule: "image-alt"})
 			if err != nil || page.Total != 2 || !strings.Contains(page.Issues[0].ElementHTML, `class="logo"`) {
 				t.Errorf("home's image-alt issues: %+v %v", page, err)
 			}
 			// A reopened issue's presence, scan by scan.
-			reopened, err := st.IssueHistory(ctx, store.IssueFilter{ReopenedOnly: true, Rule: "label"})
+			reopened, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: testNamespaces, ReopenedOnly: true, Rule: "label"})
 			if err != nil || reopened.Total != 2 {
 				t.Fatalf("reopened label issues: %+v %v", reopened, err)
 			}
-			d, err := st.Issue(ctx, reopened.Issues[0].Fingerprint)
+			d, err := st.Issue(ctx, testNamespaces, reopened.Issues[0].Fingerprint)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestWeeklyHistory(t *testing.T) {
 			if strings.Join(presence, "") != "+-+++" {
 				t.Errorf("label's presence by week: %v", presence)
 			}
-			orgs, err := st.Organisations(ctx)
+			orgs, err := st.Organisations(ctx, testNamespaces)
 			if err != nil || len(orgs) != 1 || orgs[0].Sector != "Test Sector" || orgs[0].Scans != 5 || orgs[0].Latest.Scan != "a11y/week-4" {
 				t.Errorf("organisations: %+v %v", orgs, err)
 			}
@@ -178,7 +178,7 @@ func checkLives(t *testing.T, st *store.Store) {
 	t.Helper()
 	const tab1, tab2 = "Tab key press #1 did not show a focus indicator", "Tab key press #2 did not show a focus indicator"
 	// Each issue's life, by page, rule, width and element.
-	all, err := st.IssueHistory(context.Background(), store.IssueFilter{Organisation: org, Limit: store.MaxLimit})
+	all, err := st.IssueHistory(context.Background(), store.IssueFilter{Namespaces: testNamespaces, Organisation: org, Limit: store.MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

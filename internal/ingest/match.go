@@ -163,7 +163,7 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 }
 
 // newIssues gives rows no stored issue matched new issues, with
-// fingerprints: a hash of the organisation, page, width, audit rule,
+// fingerprints: a hash of the namespace, organisation, page, width, rule,
 // element HTML and target, and the row's ordinal among identical rows
 // (same HTML and target) in file order; a fingerprint already in use (an
 // issue whose element has since changed) takes the next ordinal. Only an
@@ -185,7 +185,7 @@ func (in *ingestion) newIssues(org int32, rows []int32, cands []candidate, tr *t
 		k := [2]uint64{rec.html, rec.target}
 		n := ordinal[k]
 		for {
-			fp := fingerprint(rd.orgs[org].name, rd.pages[rec.page].key, rec.width, rd.strs.str(rec.rule), rec.html, rec.target, n)
+			fp := fingerprint(in.scan.Namespace, rd.orgs[org].name, rd.pages[rec.page].key, rec.width, rd.strs.str(rec.rule), rec.html, rec.target, n)
 			n++
 			prefix := binary.BigEndian.Uint64(fp[:8])
 			if taken[prefix] {
@@ -206,10 +206,13 @@ func (in *ingestion) newIssues(org int32, rows []int32, cands []candidate, tr *t
 // the identity rules can never reuse an old fingerprint.
 const fingerprintVersion = "cwac-issue-v1"
 
-func fingerprint(org, page string, width int32, rule string, html, target uint64, ordinal int) [16]byte {
+// fingerprint identifies an issue within the store: the namespace is in it
+// because an organisation's history is its namespace's (two namespaces
+// scanning one site keep two histories, and two fingerprints).
+func fingerprint(namespace, org, page string, width int32, rule string, html, target uint64, ordinal int) [16]byte {
 	h := sha256.New()
 	var buf [8]byte
-	for _, part := range []string{fingerprintVersion, org, page, strconv.Itoa(int(width)), rule} {
+	for _, part := range []string{fingerprintVersion, namespace, org, page, strconv.Itoa(int(width)), rule} {
 		binary.BigEndian.PutUint64(buf[:], uint64(len(part)))
 		h.Write(buf[:])
 		h.Write([]byte(part))

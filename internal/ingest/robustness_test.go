@@ -98,8 +98,8 @@ func TestIdempotentAndCrashSafe(t *testing.T) {
 			if got := ingestOK(t, st, weeks[2], week(2)); got != want[2] {
 				t.Errorf("after the crash: %+v, want %+v", got, want[2])
 			}
-			a, _ := clean.OrganisationTrend(context.Background(), org, "")
-			b, _ := st.OrganisationTrend(context.Background(), org, "")
+			a, _ := clean.OrganisationTrend(context.Background(), testNamespaces, org, "")
+			b, _ := st.OrganisationTrend(context.Background(), testNamespaces, org, "")
 			if len(a) != 3 || len(b) != 3 || a[2].Open != b[2].Open || a[2].Reopened != b[2].Reopened || a[2].Fixed != b[2].Fixed {
 				t.Errorf("trends differ after the crash:\n%+v\n%+v", a, b)
 			}
@@ -172,7 +172,7 @@ func TestHostileCells(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			st := e.Open(t)
 			ingestOK(t, st, d.fs(), week(0))
-			all, err := st.IssueHistory(context.Background(), store.IssueFilter{Limit: store.MaxLimit})
+			all, err := st.IssueHistory(context.Background(), store.IssueFilter{Namespaces: testNamespaces, Limit: store.MaxLimit})
 			if err != nil {
 				t.Fatal(err)
 			}

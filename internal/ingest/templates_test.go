@@ -23,7 +23,7 @@ func TestTemplates(t *testing.T) {
 			ctx := context.Background()
 			st := e.Open(t)
 			ingestOK(t, st, d.fs(), week(0))
-			got, err := st.Templates(ctx, org, 10)
+			got, err := st.Templates(ctx, testNamespace, org, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +35,7 @@ func TestTemplates(t *testing.T) {
 			d2 := d.clone()
 			d2.drop(axeCSV, where{"url": nolang, "id": "link-name"})
 			ingestOK(t, st, d2.fs(), week(1))
-			got, err = st.Templates(ctx, org, 10)
+			got, err = st.Templates(ctx, testNamespace, org, 10)
 			if err != nil || len(got) != 1 || got[0].Pages != 2 || got[0].Instances != 4 {
 				t.Errorf("templates the next week: %+v %v", got, err)
 			}
@@ -43,7 +43,7 @@ func TestTemplates(t *testing.T) {
 			if err := st.DB().QueryRow("SELECT COUNT(*) FROM templates").Scan(&n); err != nil || n != 1 {
 				t.Errorf("%d template rows (%v), want the one template kept across weeks", n, err)
 			}
-			if _, err := st.Templates(ctx, org, 0); err == nil {
+			if _, err := st.Templates(ctx, testNamespace, org, 0); err == nil {
 				t.Error("limit 0 was accepted")
 			}
 		})
@@ -75,7 +75,7 @@ func TestEngineVersions(t *testing.T) {
 			scan := week(0)
 			scan.Engine = tc.given
 			ingestOK(t, st, tc.fsys, scan)
-			trend, err := st.OrganisationTrend(context.Background(), org, "")
+			trend, err := st.OrganisationTrend(context.Background(), testNamespaces, org, "")
 			if err != nil || len(trend) != 1 || trend[0].Engine != tc.want {
 				t.Errorf("engine %+v (%v), want %+v", trend, err, tc.want)
 			}

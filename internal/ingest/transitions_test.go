@@ -210,7 +210,7 @@ func TestTransitions(t *testing.T) {
 						t.Errorf("scan %d: %+v, want %+v", i, got, tc.figs[i])
 					}
 				}
-				all, err := st.IssueHistory(context.Background(), store.IssueFilter{Limit: store.MaxLimit})
+				all, err := st.IssueHistory(context.Background(), store.IssueFilter{Namespaces: testNamespaces, Limit: store.MaxLimit})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -98,7 +98,7 @@ func TestOpenSQLite(t *testing.T) {
 	if err := st.db.QueryRow("PRAGMA busy_timeout").Scan(&busy); err != nil || busy != 30000 {
 		t.Errorf("busy_timeout = %d (%v), want 30000", busy, err)
 	}
-	if _, err := st.db.Exec(`INSERT INTO organisations (id, name, sector) VALUES (1, 'O', '')`); err != nil {
+	if _, err := st.db.Exec(`INSERT INTO organisations (id, namespace, name, sector) VALUES (1, 'ns', 'O', '')`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.db.Exec(`INSERT INTO pages (id, organisation_id, url) VALUES (1, 99, 'x')`); err == nil {

@@ -34,17 +34,65 @@ func (s *Store) HasScan(ctx context.Context, uid string) (bool, error) {
 	return true, nil
 }
 
-// organisationID resolves an organisation's name.
-func (s *Store) organisationID(ctx context.Context, name string) (int64, error) {
-	var id int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT id FROM organisations WHERE name = ?`), name).Scan(&id)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return 0, fmt.Errorf("organisation %q: %w", name, ErrNotFound)
-	case err != nil:
-		return 0, fmt.Errorf("store: looking up organisation %q: %w", name, err)
+// MaxNamespaces bounds the namespaces one read may name.
+const MaxNamespaces = 1000
+
+// ErrNoNamespace is returned by a read that names no namespace: every read
+// is scoped to the namespaces whose scans its caller may get, so an
+// unscoped read is a caller's mistake, never "everything".
+var ErrNoNamespace = errors.New("store: a read must name the namespaces it may see")
+
+// inNamespaces is the condition "col IN (namespaces)" and its arguments.
+func inNamespaces(col string, namespaces []string) (string, []any, error) {
+	if len(namespaces) == 0 {
+		return "", nil, ErrNoNamespace
 	}
-	return id, nil
+	if len(namespaces) > MaxNamespaces {
+		return "", nil, fmt.Errorf("store: %d namespaces, more than the %d one read may name", len(namespaces), MaxNamespaces)
+	}
+	args := make([]any, len(namespaces))
+	for i, ns := range namespaces {
+		args[i] = ns
+	}
+	return col + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(namespaces)), ", ") + ")", args, nil
+}
+
+// organisationIDs resolves an organisation's name in the namespaces (one
+// id per namespace that has it), oldest first.
+func (s *Store) organisationIDs(ctx context.Context, namespaces []string, name string) ([]int64, error) {
+	cond, args, err := inNamespaces("namespace", namespaces)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM organisations WHERE name = ? AND `+cond+` ORDER BY id`), append([]any{name}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: looking up organisation %q: %w", name, err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: looking up organisation %q: %w", name, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: looking up organisation %q: %w", name, err)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("organisation %q: %w", name, ErrNotFound)
+	}
+	return ids, nil
+}
+
+// idList is "col IN (ids)" and its arguments.
+func idList(col string, ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return col + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")", args
 }
 
 // issueColumns are what an Issue is read from; issueJoins the joins they need.
@@ -101,8 +149,9 @@ func scanName(namespace, name string) string {
 
 func unix(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
 
-// IssueHistory returns one page of the issues a filter selects, oldest
-// first (the order they were first seen; ties by id), with their total.
+// IssueHistory returns one page of the issues a filter selects in its
+// namespaces, oldest first (the order they were first seen; ties by id),
+// with their total.
 func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, error) {
 	limit, err := checkPage(f)
 	if err != nil {
@@ -111,11 +160,18 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 	var where []string
 	var args []any
 	if f.Organisation != "" {
-		id, err := s.organisationID(ctx, f.Organisation)
+		ids, err := s.organisationIDs(ctx, f.Namespaces, f.Organisation)
 		if err != nil {
 			return IssuePage{}, err
 		}
-		where, args = append(where, "i.organisation_id = ?"), append(args, id)
+		cond, idArgs := idList("i.organisation_id", ids)
+		where, args = append(where, cond), append(args, idArgs...)
+	} else {
+		cond, nsArgs, err := inNamespaces("namespace", f.Namespaces)
+		if err != nil {
+			return IssuePage{}, err
+		}
+		where, args = append(where, "i.organisation_id IN (SELECT id FROM organisations WHERE "+cond+")"), append(args, nsArgs...)
 	}
 	switch f.State {
 	case "":
@@ -133,10 +189,7 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 	if f.Page != "" {
 		where, args = append(where, "i.page_id IN (SELECT id FROM pages WHERE url = ?)"), append(args, diff.PageKey(f.Page))
 	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
+	cond := " WHERE " + strings.Join(where, " AND ")
 	page := IssuePage{Issues: []Issue{}}
 	if err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM issues i`+cond), args...).Scan(&page.Total); err != nil {
 		return IssuePage{}, fmt.Errorf("store: counting issues: %w", err)
@@ -175,10 +228,16 @@ func checkPage(f IssueFilter) (int, error) {
 	return f.Limit, nil
 }
 
-// Issue returns one issue by fingerprint, with every scan of its
-// organisation since it was first seen and whether each showed it.
-func (s *Store) Issue(ctx context.Context, fingerprint string) (IssueDetail, error) {
-	r, err := scanIssue(s.db.QueryRowContext(ctx, s.q(`SELECT `+issueColumns+issueJoins+` WHERE i.fingerprint = ?`), fingerprint))
+// Issue returns one issue of the namespaces by fingerprint, with every
+// scan of its organisation since it was first seen and whether each
+// showed it.
+func (s *Store) Issue(ctx context.Context, namespaces []string, fingerprint string) (IssueDetail, error) {
+	cond, args, err := inNamespaces("o.namespace", namespaces)
+	if err != nil {
+		return IssueDetail{}, err
+	}
+	r, err := scanIssue(s.db.QueryRowContext(ctx, s.q(`SELECT `+issueColumns+issueJoins+` WHERE i.fingerprint = ? AND `+cond),
+		append([]any{fingerprint}, args...)...))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return IssueDetail{}, fmt.Errorf("issue %q: %w", fingerprint, ErrNotFound)
@@ -246,15 +305,17 @@ func scanTrendPoint(sc interface{ Scan(...any) error }) (TrendPoint, error) {
 	return p, nil
 }
 
-// OrganisationTrend returns an organisation's figures per scan, oldest
-// first; with a schedule, only that schedule's scans.
-func (s *Store) OrganisationTrend(ctx context.Context, organisation, schedule string) ([]TrendPoint, error) {
-	id, err := s.organisationID(ctx, organisation)
+// OrganisationTrend returns an organisation's figures per scan in the
+// namespaces, oldest first; with a schedule, only that schedule's scans.
+// (An organisation scanned from several of the namespaces has a history in
+// each; their points are interleaved by time, each naming its scan.)
+func (s *Store) OrganisationTrend(ctx context.Context, namespaces []string, organisation, schedule string) ([]TrendPoint, error) {
+	ids, err := s.organisationIDs(ctx, namespaces, organisation)
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + trendColumns + ` FROM organisation_scans os JOIN scans s ON s.id = os.scan_id WHERE os.organisation_id = ?`
-	args := []any{id}
+	cond, args := idList("os.organisation_id", ids)
+	query := `SELECT ` + trendColumns + ` FROM organisation_scans os JOIN scans s ON s.id = os.scan_id WHERE ` + cond
 	if schedule != "" {
 		query, args = query+` AND os.schedule = ?`, append(args, schedule)
 	}
@@ -269,7 +330,7 @@ func (s *Store) OrganisationTrend(ctx context.Context, organisation, schedule st
 		if err != nil {
 			return nil, fmt.Errorf("store: reading organisation %q's trend: %w", organisation, err)
 		}
-		if n := len(points); n > 0 {
+		if n := len(points); n > 0 && len(ids) == 1 {
 			p.EngineChanged = engineChanged(points[n-1].Engine, p.Engine)
 		}
 		points = append(points, p)
@@ -286,16 +347,22 @@ func engineChanged(a, b EngineVersions) bool {
 	return differ(a.CWACImageDigest, b.CWACImageDigest) || differ(a.AxeCore, b.AxeCore) || differ(a.Chrome, b.Chrome)
 }
 
-// Organisations lists every organisation, by name, with its sector, how
-// many scans it has figures for, and its latest figures.
-func (s *Store) Organisations(ctx context.Context) ([]OrganisationSummary, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT o.name, o.sector,
+// Organisations lists every organisation of the namespaces, by name (then
+// namespace), with its sector, how many scans it has figures for, and its
+// latest figures.
+func (s *Store) Organisations(ctx context.Context, namespaces []string) ([]OrganisationSummary, error) {
+	cond, args, err := inNamespaces("o.namespace", namespaces)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT o.namespace, o.name, o.sector,
 		(SELECT COUNT(*) FROM organisation_scans c WHERE c.organisation_id = o.id), `+trendColumns+`
 		FROM organisations o
 		JOIN organisation_scans os ON os.organisation_id = o.id AND os.scan_id = (SELECT l.scan_id FROM organisation_scans l
 			WHERE l.organisation_id = o.id ORDER BY l.finished_at DESC, l.scan_id DESC LIMIT 1)
 		JOIN scans s ON s.id = os.scan_id
-		ORDER BY o.name`))
+		WHERE `+cond+`
+		ORDER BY o.name, o.namespace`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: listing organisations: %w", err)
 	}
@@ -306,7 +373,7 @@ func (s *Store) Organisations(ctx context.Context) ([]OrganisationSummary, error
 		var p TrendPoint
 		var err error
 		sc := scanFunc(func(dest ...any) error {
-			return rows.Scan(append([]any{&o.Name, &o.Sector, &o.Scans}, dest...)...)
+			return rows.Scan(append([]any{&o.Namespace, &o.Name, &o.Sector, &o.Scans}, dest...)...)
 		})
 		if p, err = scanTrendPoint(sc); err != nil {
 			return nil, fmt.Errorf("store: listing organisations: %w", err)
@@ -324,16 +391,17 @@ type scanFunc func(dest ...any) error
 
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
-// Templates returns an organisation's templates in its latest scan, most
-// pages first, at most limit (1..MaxLimit).
-func (s *Store) Templates(ctx context.Context, organisation string, limit int) ([]Template, error) {
+// Templates returns an organisation's templates in its latest scan in the
+// namespace, most pages first, at most limit (1..MaxLimit).
+func (s *Store) Templates(ctx context.Context, namespace, organisation string, limit int) ([]Template, error) {
 	if limit < 1 || limit > MaxLimit {
 		return nil, fmt.Errorf("limit %d is not between 1 and %d", limit, MaxLimit)
 	}
-	id, err := s.organisationID(ctx, organisation)
+	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation)
 	if err != nil {
 		return nil, err
 	}
+	id := ids[0]
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT t.audit, t.rule, t.element_html, ts.pages, ts.instances
 		FROM template_scans ts JOIN templates t ON t.id = ts.template_id
 		WHERE t.organisation_id = ? AND ts.scan_id = (SELECT l.scan_id FROM organisation_scans l

@@ -39,7 +39,7 @@ func TestPruneByAge(t *testing.T) {
 			if err != nil || res.Scans != 1 || res.Presences != 1 {
 				t.Errorf("age past the limit: %+v %v", res, err)
 			}
-			trend, err := st.OrganisationTrend(ctx, "O", "")
+			trend, err := st.OrganisationTrend(ctx, []string{"ns"}, "O", "")
 			if err != nil || len(trend) != 1 || trend[0].Scan != "ns/new" {
 				t.Errorf("trend after pruning: %+v %v", trend, err)
 			}

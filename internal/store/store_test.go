@@ -13,25 +13,32 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
+// nsO scopes the reads to the namespace writeScan writes in.
+var nsO = []string{"ns"}
+
 func at(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
 
 // writeScan writes one scan of organisation "O" through the ScanWriter:
 // the issues given as fingerprint → page URL are shown by the scan (new
 // ones added), fixed lists issues fixed in it, and its figures.
 type scanSpec struct {
-	uid      string
-	at       int64
-	schedule string
-	engine   store.EngineVersions
-	show     map[string]string // fingerprint → page, shown by the scan
-	fix      map[string]string // fingerprint → reason
-	reopen   []string
+	uid       string
+	namespace string // default "ns"
+	at        int64
+	schedule  string
+	engine    store.EngineVersions
+	show      map[string]string // fingerprint → page, shown by the scan
+	fix       map[string]string // fingerprint → reason
+	reopen    []string
 }
 
 func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanSpec) {
 	t.Helper()
 	ctx := context.Background()
-	w, err := st.BeginScan(ctx, store.Scan{UID: spec.uid, Namespace: "ns", Name: spec.uid, Schedule: spec.schedule,
+	if spec.namespace == "" {
+		spec.namespace = "ns"
+	}
+	w, err := st.BeginScan(ctx, store.Scan{UID: spec.uid, Namespace: spec.namespace, Name: spec.uid, Schedule: spec.schedule,
 		FinishedAt: at(spec.at), Phase: "Complete", Engine: spec.engine}, "test")
 	if err != nil {
 		t.Fatalf("BeginScan %s: %v", spec.uid, err)
@@ -133,12 +140,22 @@ func checkWriteRules(t *testing.T, st *store.Store) {
 	if _, err := st.BeginScan(ctx, store.Scan{UID: "s2", Name: "s2", FinishedAt: at(200)}, "test"); !errors.Is(err, store.ErrScanExists) {
 		t.Errorf("BeginScan of a stored scan: %v, want ErrScanExists", err)
 	}
-	w, err := st.BeginScan(ctx, store.Scan{UID: "old", Name: "old", FinishedAt: at(150)}, "test")
+	w, err := st.BeginScan(ctx, store.Scan{UID: "old", Namespace: "ns", Name: "old", FinishedAt: at(150)}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Organisation(ctx, "O", ""); !errors.Is(err, store.ErrOutOfOrder) || !strings.Contains(err.Error(), `"O"`) {
 		t.Errorf("an older scan: %v, want ErrOutOfOrder naming the organisation", err)
+	}
+	w.Rollback()
+	// The same organisation in another namespace is another history: an
+	// older scan there is not out of order.
+	w, err = st.BeginScan(ctx, store.Scan{UID: "other-old", Namespace: "other", Name: "old", FinishedAt: at(150)}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Organisation(ctx, "O", ""); err != nil {
+		t.Errorf("organisation O in another namespace: %v", err)
 	}
 	w.Rollback()
 	if ok, err := st.HasScan(ctx, "old"); ok || err != nil {
@@ -154,7 +171,7 @@ func checkWriteRules(t *testing.T, st *store.Store) {
 func checkIssues(t *testing.T, st *store.Store) {
 	t.Helper()
 	ctx := context.Background()
-	all, err := st.IssueHistory(ctx, store.IssueFilter{})
+	all, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +212,7 @@ func checkFilters(t *testing.T, st *store.Store) {
 		{store.IssueFilter{Offset: 3}, []string{}},
 	}
 	for _, tc := range filters {
+		tc.f.Namespaces = nsO
 		page, err := st.IssueHistory(ctx, tc.f)
 		if err != nil {
 			t.Fatalf("%+v: %v", tc.f, err)
@@ -212,11 +230,12 @@ func checkFilters(t *testing.T, st *store.Store) {
 		}
 	}
 	for _, f := range []store.IssueFilter{{State: "closed"}, {Limit: -1}, {Limit: store.MaxLimit + 1}, {Offset: -1}, {Offset: store.MaxOffset + 1}} {
+		f.Namespaces = nsO
 		if _, err := st.IssueHistory(ctx, f); err == nil {
 			t.Errorf("%+v was accepted", f)
 		}
 	}
-	if _, err := st.IssueHistory(ctx, store.IssueFilter{Organisation: "nobody"}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO, Organisation: "nobody"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown organisation: %v", err)
 	}
 
@@ -226,7 +245,7 @@ func checkFilters(t *testing.T, st *store.Store) {
 func checkDetailAndTrend(t *testing.T, st *store.Store) {
 	t.Helper()
 	ctx := context.Background()
-	d, err := st.Issue(ctx, "a2")
+	d, err := st.Issue(ctx, nsO, "a2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,11 +256,11 @@ func checkDetailAndTrend(t *testing.T, st *store.Store) {
 	if strings.Join(presence, " ") != "ns/s1+ ns/s2- ns/s3+" {
 		t.Errorf("a2's scans: %v", presence)
 	}
-	if _, err := st.Issue(ctx, "zz"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Issue(ctx, nsO, "zz"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown issue: %v", err)
 	}
 
-	trend, err := st.OrganisationTrend(ctx, "O", "")
+	trend, err := st.OrganisationTrend(ctx, nsO, "O", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,10 +269,10 @@ func checkDetailAndTrend(t *testing.T, st *store.Store) {
 		trend[0].Pages != 2 || trend[0].Schedule != "weekly" {
 		t.Errorf("trend: %+v", trend)
 	}
-	if other, err := st.OrganisationTrend(ctx, "O", "daily"); err != nil || len(other) != 0 {
+	if other, err := st.OrganisationTrend(ctx, nsO, "O", "daily"); err != nil || len(other) != 0 {
 		t.Errorf("another schedule's trend: %v %v", other, err)
 	}
-	orgs, err := st.Organisations(ctx)
+	orgs, err := st.Organisations(ctx, nsO)
 	if err != nil || len(orgs) != 1 || orgs[0].Name != "O" || orgs[0].Sector != "Sector" || orgs[0].Scans != 3 || orgs[0].Latest.Scan != "ns/s3" {
 		t.Errorf("organisations: %+v %v", orgs, err)
 	}
@@ -270,11 +289,11 @@ func checkPrune(t *testing.T, st *store.Store) {
 	if err != nil || res.Scans != 2 || res.Presences != 4 || res.Issues != 1 {
 		t.Fatalf("prune: %+v %v", res, err)
 	}
-	trend, _ := st.OrganisationTrend(ctx, "O", "")
+	trend, _ := st.OrganisationTrend(ctx, nsO, "O", "")
 	if len(trend) != 1 || trend[0].Scan != "ns/s3" {
 		t.Errorf("trend after pruning: %+v", trend)
 	}
-	d, _ := st.Issue(ctx, "a2")
+	d, _ := st.Issue(ctx, nsO, "a2")
 	if d.ScansPresent != 2 || len(d.Scans) != 1 || d.FirstSeenScan != "ns/s1" {
 		t.Errorf("a2 after pruning: %+v", d)
 	}
@@ -286,5 +305,73 @@ func checkPrune(t *testing.T, st *store.Store) {
 	}
 	if _, err := st.Prune(ctx, store.Retention{MaxAge: -1}); err == nil {
 		t.Error("a negative age was accepted")
+	}
+}
+
+// TestNamespacesScopeReads: an organisation scanned from two namespaces has
+// a history in each, and every read sees only the namespaces it names,
+// totals included.
+func TestNamespacesScopeReads(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ctx := context.Background()
+			known, other := map[string]int64{}, map[string]int64{}
+			writeScan(t, st, known, scanSpec{uid: "s1", at: 100, show: map[string]string{"a1": "https://o/", "a2": "https://o/b"}})
+			// Older than s1, but in another namespace: not out of order.
+			writeScan(t, st, other, scanSpec{uid: "t1", namespace: "team", at: 50, show: map[string]string{"b1": "https://o/"}})
+
+			for _, tc := range []struct {
+				namespaces []string
+				want       int64
+			}{{nsO, 2}, {[]string{"team"}, 1}, {[]string{"ns", "team"}, 3}, {[]string{"nobody"}, 0}} {
+				page, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: tc.namespaces})
+				if err != nil || page.Total != tc.want || int64(len(page.Issues)) != tc.want {
+					t.Errorf("%v: %d issues (total %d), %v; want %d", tc.namespaces, len(page.Issues), page.Total, err, tc.want)
+				}
+				byOrg, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: tc.namespaces, Organisation: "O"})
+				if tc.want == 0 {
+					if !errors.Is(err, store.ErrNotFound) {
+						t.Errorf("%v: organisation O: %v, want ErrNotFound", tc.namespaces, err)
+					}
+				} else if err != nil || byOrg.Total != tc.want {
+					t.Errorf("%v: organisation O: total %d, %v; want %d", tc.namespaces, byOrg.Total, err, tc.want)
+				}
+			}
+			if _, err := st.Issue(ctx, []string{"team"}, "a1"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("another namespace's issue: %v, want ErrNotFound", err)
+			}
+			trend, err := st.OrganisationTrend(ctx, []string{"ns", "team"}, "O", "")
+			if err != nil || len(trend) != 2 || trend[0].Scan != "team/t1" || trend[1].Scan != "ns/s1" {
+				t.Errorf("both namespaces' trend: %+v %v", trend, err)
+			}
+			if trend, err := st.OrganisationTrend(ctx, []string{"team"}, "O", ""); err != nil || len(trend) != 1 || trend[0].Scan != "team/t1" {
+				t.Errorf("one namespace's trend: %+v %v", trend, err)
+			}
+			orgs, err := st.Organisations(ctx, []string{"team", "ns"})
+			if err != nil || len(orgs) != 2 || orgs[0].Namespace != "ns" || orgs[1].Namespace != "team" {
+				t.Errorf("organisations: %+v %v", orgs, err)
+			}
+			if _, err := st.Templates(ctx, "nobody", "O", 10); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("templates in a namespace without the organisation: %v", err)
+			}
+
+			// No namespace is an error, never "everything".
+			if _, err := st.IssueHistory(ctx, store.IssueFilter{}); !errors.Is(err, store.ErrNoNamespace) {
+				t.Errorf("IssueHistory without namespaces: %v", err)
+			}
+			if _, err := st.OrganisationTrend(ctx, nil, "O", ""); !errors.Is(err, store.ErrNoNamespace) {
+				t.Errorf("OrganisationTrend without namespaces: %v", err)
+			}
+			if _, err := st.Organisations(ctx, nil); !errors.Is(err, store.ErrNoNamespace) {
+				t.Errorf("Organisations without namespaces: %v", err)
+			}
+			if _, err := st.Issue(ctx, nil, "a1"); !errors.Is(err, store.ErrNoNamespace) {
+				t.Errorf("Issue without namespaces: %v", err)
+			}
+			if _, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: make([]string, store.MaxNamespaces+1)}); err == nil {
+				t.Error("more namespaces than MaxNamespaces were accepted")
+			}
+		})
 	}
 }

@@ -52,8 +52,12 @@ type EngineVersions struct {
 	Chrome          string `json:"chrome,omitempty"`
 }
 
-// IssueFilter selects issues for IssueHistory. Empty fields do not filter.
+// IssueFilter selects issues for IssueHistory. Empty fields do not
+// filter, but Namespaces, which must name at least one.
 type IssueFilter struct {
+	// Namespaces are those whose organisations may be seen: the caller's
+	// (where it may get CwacScans). The total counts only these.
+	Namespaces   []string
 	Organisation string
 	Rule         string
 	// State is "open", "fixed" or "" (both).
@@ -157,10 +161,11 @@ type TrendPoint struct {
 
 // OrganisationSummary is an organisation with its latest figures.
 type OrganisationSummary struct {
-	Name   string      `json:"organisation"`
-	Sector string      `json:"sector,omitempty"`
-	Scans  int64       `json:"scans"`
-	Latest *TrendPoint `json:"latest,omitempty"`
+	Namespace string      `json:"namespace"`
+	Name      string      `json:"organisation"`
+	Sector    string      `json:"sector,omitempty"`
+	Scans     int64       `json:"scans"`
+	Latest    *TrendPoint `json:"latest,omitempty"`
 }
 
 // Template is one rule failing on the same element HTML on several pages of

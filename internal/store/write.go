@@ -19,7 +19,9 @@ type ScanWriter struct {
 	tx     *sql.Tx
 	scanID int64
 	at     int64 // the scan's finished_at, seconds
-	next   map[string]int64
+	// namespace is the scan's: its organisations are that namespace's.
+	namespace string
+	next      map[string]int64
 }
 
 // colOrganisation is the column every per-organisation table has.
@@ -53,7 +55,7 @@ func (s *Store) BeginScan(ctx context.Context, scan Scan, holder string) (*ScanW
 	if err != nil {
 		return nil, fmt.Errorf("store: starting the scan's transaction: %w", err)
 	}
-	w := &ScanWriter{s: s, tx: tx, at: scan.FinishedAt.Unix(), next: map[string]int64{}}
+	w := &ScanWriter{s: s, tx: tx, at: scan.FinishedAt.Unix(), namespace: scan.Namespace, next: map[string]int64{}}
 	if err := w.begin(ctx, scan, holder); err != nil {
 		_ = tx.Rollback() // nothing was written; the begin error says why
 		return nil, err
@@ -118,17 +120,18 @@ func (w *ScanWriter) Rollback() {
 	_ = w.tx.Rollback() // sql.ErrTxDone after a commit: nothing to undo
 }
 
-// Organisation finds or creates an organisation, setting its sector when
-// one is given, and returns its id. It refuses (ErrOutOfOrder) when the
-// organisation has a stored scan that finished after this one.
+// Organisation finds or creates an organisation of the scan's namespace,
+// setting its sector when one is given, and returns its id. It refuses
+// (ErrOutOfOrder) when the organisation has a stored scan that finished
+// after this one.
 func (w *ScanWriter) Organisation(ctx context.Context, name, sector string) (int64, error) {
 	var id int64
 	var stored string
-	err := w.tx.QueryRowContext(ctx, w.s.q(`SELECT id, sector FROM organisations WHERE name = ?`), name).Scan(&id, &stored)
+	err := w.tx.QueryRowContext(ctx, w.s.q(`SELECT id, sector FROM organisations WHERE namespace = ? AND name = ?`), w.namespace, name).Scan(&id, &stored)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		id = w.alloc("organisations", 1)
-		if _, err := w.exec(ctx, `INSERT INTO organisations (id, name, sector) VALUES (?, ?, ?)`, id, name, sector); err != nil {
+		if _, err := w.exec(ctx, `INSERT INTO organisations (id, namespace, name, sector) VALUES (?, ?, ?, ?)`, id, w.namespace, name, sector); err != nil {
 			return 0, fmt.Errorf("store: adding organisation %q: %w", name, err)
 		}
 		return id, nil

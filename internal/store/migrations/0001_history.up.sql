@@ -35,11 +35,16 @@ CREATE TABLE scans (
 CREATE INDEX scans_by_schedule ON scans (namespace, schedule, finished_at);
 CREATE INDEX scans_by_time ON scans (finished_at);
 
--- organisations: CWAC's organisation column, with its sector.
+-- organisations: CWAC's organisation column, with its sector, in the
+-- namespace of the scans that showed it. The namespace is the tenant: one
+-- organisation scanned from two namespaces has two histories, each read
+-- by whoever may get the CwacScans of its namespace.
 CREATE TABLE organisations (
     id BIGINT PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    sector TEXT NOT NULL
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    sector TEXT NOT NULL,
+    UNIQUE (namespace, name)
 );
 
 -- pages: an organisation's page URLs, normalised as the baseline
