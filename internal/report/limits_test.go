@@ -74,7 +74,7 @@ func TestSamplesPerRule(t *testing.T) {
 // each further rule once however many elements it has.
 func TestRulesPerPage(t *testing.T) {
 	for _, n := range []int{maxRulesPerPage - 1, maxRulesPerPage, maxRulesPerPage + 1, maxRulesPerPage + 2} {
-		var rows []axeRow
+		rows := make([]axeRow, 0, 2*n)
 		for i := range n {
 			for e := range 2 { // two elements a rule
 				rows = append(rows, axeRow{url: "https://a/", target: fmt.Sprint("/x", e), id: fmt.Sprintf("rule-%02d", i), impact: "minor"})
@@ -95,7 +95,7 @@ func TestRulesPerPage(t *testing.T) {
 // found at any further one are shown at "other".
 func TestViewportsNamed(t *testing.T) {
 	for _, n := range []int{maxViewports - 1, maxViewports, maxViewports + 1, maxViewports + 2} {
-		var rows []axeRow
+		rows := make([]axeRow, 0, n)
 		for i := range n {
 			rows = append(rows, axeRow{url: "https://a/", vp: fmt.Sprintf("{'width': %d, 'height': 450}", 300+i), target: "/img", id: "image-alt", impact: "critical"})
 		}
@@ -278,7 +278,7 @@ func TestRulesShownAndNamed(t *testing.T) {
 // (then by address); the rest are counted with their elements.
 func TestPagesShown(t *testing.T) {
 	for _, n := range []int{MaxPagesShown - 1, MaxPagesShown, MaxPagesShown + 1} {
-		var rows []axeRow
+		rows := make([]axeRow, 0, n+1)
 		for i := range n {
 			rows = append(rows, axeRow{url: fmt.Sprintf("https://a/%04d", i), target: "/x", id: "r", impact: "minor"})
 		}
