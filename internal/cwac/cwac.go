@@ -137,6 +137,13 @@ func ResultsDirName(t time.Time, auditName string) string {
 	return t.Format(resultsDirTimeLayout) + "_" + auditName
 }
 
+// ResultsDirTime is the time in a results directory name's timestamp (as
+// ParseResultsDirName returns it), read in loc: CWAC writes its clock's
+// local time with no zone.
+func ResultsDirTime(timestamp string, loc *time.Location) (time.Time, error) {
+	return time.ParseInLocation(resultsDirTimeLayout, timestamp, loc)
+}
+
 // resultsDirRE matches CWAC's results directory name: <YYYY-MM-DD_HH-MM-SS>_<audit_name>.
 var resultsDirRE = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2})_([A-Za-z0-9_.-]{1,50})$`)
 

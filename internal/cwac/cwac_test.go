@@ -108,6 +108,26 @@ func TestResultsDirNameRoundTrips(t *testing.T) {
 	}
 }
 
+func TestResultsDirTime(t *testing.T) {
+	auckland := time.FixedZone("NZDT", 13*3600)
+	for _, tt := range []struct {
+		ts   string
+		loc  *time.Location
+		want time.Time
+		ok   bool
+	}{
+		{"2026-11-02_03-04-05", time.UTC, time.Date(2026, 11, 2, 3, 4, 5, 0, time.UTC), true},
+		{"2026-11-02_03-04-05", auckland, time.Date(2026, 11, 1, 14, 4, 5, 0, time.UTC), true},
+		{"2026-13-02_03-04-05", time.UTC, time.Time{}, false},
+		{"2026-11-02 03:04:05", time.UTC, time.Time{}, false},
+	} {
+		got, err := ResultsDirTime(tt.ts, tt.loc)
+		if (err == nil) != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("ResultsDirTime(%q, %s) = %v, %v; want %v (ok %v)", tt.ts, tt.loc, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
 // The keys the runner refuses in a scan's overrides are owned keys, and
 // the owned keys are the spec's four and the runner's two.
 func TestOwnedConfigKeys(t *testing.T) {
