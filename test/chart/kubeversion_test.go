@@ -21,8 +21,22 @@ const chartDir = "../../charts/cwac-operator"
 // and whether it succeeded.
 func helmTemplate(t *testing.T, chart string, args ...string) (string, bool) {
 	t.Helper()
-	out, err := exec.Command(helmBin(t), append([]string{"template", "cwac", chart}, args...)...).CombinedOutput()
+	return helmTemplateAs(t, "cwac", chart, args...)
+}
+
+// helmTemplateAs is helmTemplate for the release named release.
+func helmTemplateAs(t *testing.T, release, chart string, args ...string) (string, bool) {
+	t.Helper()
+	out, err := exec.Command(helmBin(t), append([]string{"template", release, chart}, args...)...).CombinedOutput()
 	return string(out), err == nil
+}
+
+// validateArgs render for the API server at kubeconfig (--validate) as a
+// release of its own, without the CRDs, so nothing the other tests left on
+// the API server (the CRDs, release cwac's objects) is taken for a
+// conflict.
+func validateArgs(kubeconfig string) []string {
+	return []string{"--validate", "--kubeconfig", kubeconfig, "--namespace", "kube-version-check", "--set", "crds.install=false"}
 }
 
 // TestChartRendersOfflineForAnyVersion: plain helm template renders for
@@ -76,7 +90,7 @@ func TestChartRefusesAnOldCluster(t *testing.T) {
 // version the API server reported, so the check sees a real cluster as one.
 func TestChartChecksTheRealClustersVersion(t *testing.T) {
 	kubeconfig := writeKubeconfig(t)
-	if out, ok := helmTemplate(t, chartDir, "--validate", "--kubeconfig", kubeconfig); !ok {
+	if out, ok := helmTemplateAs(t, "kube-version-check", chartDir, validateArgs(kubeconfig)...); !ok {
 		t.Fatalf("helm template --validate against the API server failed:\n%s", out)
 	}
 	raised := filepath.Join(t.TempDir(), "cwac-operator")
@@ -94,7 +108,7 @@ func TestChartChecksTheRealClustersVersion(t *testing.T) {
 	if err := os.WriteFile(check, []byte(strings.Replace(string(data), `"1.30.0-0"`, `"1.99.0-0"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, ok := helmTemplate(t, raised, "--validate", "--kubeconfig", kubeconfig)
+	out, ok := helmTemplateAs(t, "kube-version-check", raised, validateArgs(kubeconfig)...)
 	if ok || !strings.Contains(out, "this cluster runs v1.37.1") {
 		t.Errorf("a minimum of 1.99 against the v1.37.1 API server: rendered (%v), want it refused:\n%s", ok, out)
 	}
