@@ -142,6 +142,10 @@ const (
 	ReasonResultsCleanupFailed = "ResultsCleanupFailed"
 	// ReasonJobConflict: a Job with the scan's name exists but belongs to something else.
 	ReasonJobConflict = "JobConflict"
+	// ReasonConfigMapConflict: a ConfigMap with the name of the scan's
+	// ConfigMap exists but belongs to something else; it is left as it is
+	// and the scan does not run.
+	ReasonConfigMapConflict = "ConfigMapConflict"
 	// ReasonMerging: every shard of a sharded scan ended and the merge pod
 	// is merging their results.
 	ReasonMerging = "Merging"

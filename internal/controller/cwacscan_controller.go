@@ -60,7 +60,7 @@ type CwacScanReconciler struct {
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;get
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -150,8 +150,8 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 // this scan already owns (created before a restart lost the status patch),
 // or creates the ConfigMap and Job when the concurrency cap allows
 // (Started=True/JobCreated), or queues the scan (Phase Queued,
-// Started=False/Queued). Failed=True/InvalidSpec or JobConflict when the
-// Job cannot be made.
+// Started=False/Queued). Failed=True/InvalidSpec, JobConflict or
+// ConfigMapConflict when the Job cannot be made.
 func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.CwacScan) (*batchv1.Job, error) {
 	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.JobName(scan)}
 	job := &batchv1.Job{}
@@ -188,10 +188,24 @@ func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.Cw
 }
 
 // createJob creates the ConfigMap and the Job (Started=True/JobCreated).
+// A ConfigMap of that name that exists already is used only when this scan
+// owns it (made before a restart); another's ends the scan
+// Failed=True/ConfigMapConflict and is left as it is, as a Job of another
+// owner is (JobConflict).
 func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, cm *corev1.ConfigMap,
 	baseline scanjob.Baseline) (*batchv1.Job, error) {
-	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating ConfigMap: %w", err)
+	if err := r.Create(ctx, cm); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("creating ConfigMap: %w", err)
+		}
+		own, err := r.ownsConfigMap(ctx, scan, cm.Name)
+		if err != nil {
+			return nil, err
+		}
+		if !own {
+			r.fail(scan, cwacv1alpha1.ReasonConfigMapConflict, fmt.Sprintf("ConfigMap %s exists and does not belong to this scan", cm.Name))
+			return nil, nil
+		}
 	}
 	job := scanjob.Job(scan, r.JobOptions, baseline)
 	if err := controllerutil.SetControllerReference(scan, job, r.Scheme); err != nil {
@@ -214,6 +228,17 @@ func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.C
 	default:
 		return nil, fmt.Errorf("creating Job: %w", err)
 	}
+}
+
+// ownsConfigMap reads the ConfigMap of that name, which exists, straight
+// from the API server (the operator caches no ConfigMaps) and says whether
+// the scan controls it.
+func (r *CwacScanReconciler) ownsConfigMap(ctx context.Context, scan *cwacv1alpha1.CwacScan, name string) (bool, error) {
+	existing := &corev1.ConfigMap{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: scan.Namespace, Name: name}, existing); err != nil {
+		return false, fmt.Errorf("getting ConfigMap %s: %w", name, err)
+	}
+	return metav1.IsControlledBy(existing, scan), nil
 }
 
 // adopt takes over the scan's existing Job, or ends the scan

@@ -59,7 +59,7 @@ var knownReasons = setOf(
 	cwacv1alpha1.ReasonOOMKilled, cwacv1alpha1.ReasonRunnerError, cwacv1alpha1.ReasonImagePullBackOff,
 	cwacv1alpha1.ReasonErrImagePull, cwacv1alpha1.ReasonInvalidImageName, cwacv1alpha1.ReasonCreateContainerConfigError,
 	cwacv1alpha1.ReasonUnschedulable, cwacv1alpha1.ReasonJobDeleted, cwacv1alpha1.ReasonJobFailed,
-	cwacv1alpha1.ReasonCancelled, cwacv1alpha1.ReasonJobConflict,
+	cwacv1alpha1.ReasonCancelled, cwacv1alpha1.ReasonJobConflict, cwacv1alpha1.ReasonConfigMapConflict,
 )
 
 // knownImpacts are axe's impacts, the values of the impact label besides OtherImpact.
