@@ -158,6 +158,20 @@ const (
 	ReasonShardsFailed = "ShardsFailed"
 	// ReasonAllShardsSucceeded: every shard of a sharded scan finished.
 	ReasonAllShardsSucceeded = "AllShardsSucceeded"
+	// ReasonHistoryRecorded (Event, from the MCP server): the finished
+	// scan was recorded in the issue history (the note gives its
+	// organisations and new, fixed and reopened issues).
+	ReasonHistoryRecorded = "HistoryRecorded"
+	// ReasonHistoryIngestFailed (Warning Event, from the MCP server): the
+	// scan could not be recorded in the issue history (its results cannot
+	// be read, or the store failed); the note says why and whether it is
+	// retried. The scan itself is unaffected.
+	ReasonHistoryIngestFailed = "HistoryIngestFailed"
+	// ReasonHistoryOutOfOrder (Warning Event, from the MCP server): the
+	// scan finished before a scan of one of its organisations already in
+	// the issue history, so it is left out of it: recording it would
+	// rewrite the transitions recorded since.
+	ReasonHistoryOutOfOrder = "HistoryOutOfOrder"
 )
 
 // Condition types on a CwacScanSchedule.

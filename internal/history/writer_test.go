@@ -1,0 +1,356 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+)
+
+// fakeScans is the namespace's scans, and the informer that tells of
+// their changes (its handler is called by the test).
+type fakeScans struct {
+	mu      sync.Mutex
+	scans   []cwacv1alpha1.CwacScan
+	handler toolscache.ResourceEventHandler
+	added   chan struct{}
+}
+
+func (f *fakeScans) List(context.Context) ([]cwacv1alpha1.CwacScan, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.scans), nil
+}
+
+func (f *fakeScans) set(scans ...cwacv1alpha1.CwacScan) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scans = scans
+}
+
+func (f *fakeScans) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+	f.mu.Lock()
+	f.handler = h
+	f.mu.Unlock()
+	if f.added != nil {
+		close(f.added)
+	}
+	return synced{}, nil
+}
+
+func (f *fakeScans) RemoveEventHandler(toolscache.ResourceEventHandlerRegistration) error { return nil }
+
+// synced is a registration whose informer has synced.
+type synced struct{}
+
+func (synced) HasSynced() bool                          { return true }
+func (synced) HasSyncedChecker() toolscache.DoneChecker { return synced{} }
+func (synced) Name() string                             { return "scans" }
+func (synced) Done() <-chan struct{}                    { c := make(chan struct{}); close(c); return c }
+
+// finishedScan is a Complete scan whose results are results (a directory
+// name opened by the test's opener).
+func finishedScan(name string, at int64, results string) cwacv1alpha1.CwacScan {
+	return cwacv1alpha1.CwacScan{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "a11y", UID: types.UID("uid-" + name)},
+		Status: cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseComplete, ResultsPath: results, JobName: name + "-job",
+			CompletionTime: &metav1.Time{Time: time.Unix(at, 0)}},
+	}
+}
+
+// writerFixture is a writer over a real store and copies of the real run.
+type writerFixture struct {
+	st    *store.Store
+	scans *fakeScans
+	cs    *fake.Clientset
+	w     *Writer
+	dir   string
+	// broken names results directories the opener refuses.
+	broken map[string]bool
+	mu     sync.Mutex
+	clock  time.Time
+}
+
+func newWriterFixture(t *testing.T, st *store.Store) *writerFixture {
+	t.Helper()
+	f := &writerFixture{st: st, scans: &fakeScans{}, dir: t.TempDir(), broken: map[string]bool{}, clock: time.Unix(1_000_000, 0)}
+	f.cs = fake.NewClientset(&corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "week-1-job-abc", Namespace: "a11y", Labels: map[string]string{"batch.kubernetes.io/job-name": "week-1-job"}},
+		Status:     corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: "cwac", ImageID: "reg/cwac@sha256:0123"}}},
+	})
+	// The fake API server does not generate names; the real one does.
+	generated := 0
+	f.cs.PrependReactor("create", "events", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		ev := action.(clienttesting.CreateAction).GetObject().(*eventsv1.Event)
+		if ev.Name == "" {
+			generated++
+			ev.Name = ev.GenerateName + strconv.Itoa(generated)
+		}
+		return false, nil, nil
+	})
+	open := func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error) {
+		f.mu.Lock()
+		broken := f.broken[scan.Status.ResultsPath]
+		f.mu.Unlock()
+		if broken {
+			return nil, nil, errors.New("results directory is missing from the results volume")
+		}
+		return os.DirFS(f.dir + "/" + scan.Status.ResultsPath), func() {}, nil
+	}
+	w, err := NewWriter(Config{Store: st, Scans: f.scans, Changes: f.scans, Open: open, Clientset: f.cs, Holder: "test",
+		BaseDelay: time.Second, MaxDelay: 4 * time.Second, MaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.now = func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.clock }
+	f.w = w
+	return f
+}
+
+func (f *writerFixture) advance(d time.Duration) {
+	f.mu.Lock()
+	f.clock = f.clock.Add(d)
+	f.mu.Unlock()
+}
+
+// events are the Events recorded, as "<type> <reason> <scan>: <note>".
+func (f *writerFixture) events(t *testing.T) []string {
+	t.Helper()
+	list, err := f.cs.EventsV1().Events("a11y").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, 0, len(list.Items))
+	for _, e := range list.Items {
+		out = append(out, e.Type+" "+e.Reason+" "+e.Regarding.Name+": "+e.Note)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (f *writerFixture) trend(t *testing.T) []store.TrendPoint {
+	t.Helper()
+	orgs, err := f.st.Organisations(context.Background(), []string{"a11y"})
+	if err != nil || len(orgs) == 0 {
+		return nil
+	}
+	trend, err := f.st.OrganisationTrend(context.Background(), []string{"a11y"}, orgs[0].Name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trend
+}
+
+func scansOf(points []store.TrendPoint) string {
+	names := make([]string, 0, len(points))
+	for _, p := range points {
+		names = append(names, p.Scan)
+	}
+	return strings.Join(names, " ")
+}
+
+// TestPassRecordsOldestFirst: a pass records every recordable scan not
+// yet stored, oldest first, with the CWAC image its pod reported, and says
+// so on each; a second pass adds nothing.
+func TestPassRecordsOldestFirst(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			f := newWriterFixture(t, e.Open(t))
+			copyRun(t, f.dir, "r")
+			running := finishedScan("running", 0, "r")
+			running.Status.Phase = cwacv1alpha1.PhaseRunning
+			noPages := finishedScan("no-pages", 50, "r")
+			noPages.Status.Phase, noPages.Status.Summary = cwacv1alpha1.PhaseFailed, &cwacv1alpha1.ScanSummary{}
+			failedWithPages := finishedScan("week-3", 300, "r")
+			failedWithPages.Status.Phase, failedWithPages.Status.Summary = cwacv1alpha1.PhaseFailed, &cwacv1alpha1.ScanSummary{PagesScanned: 4}
+			f.scans.set(failedWithPages, finishedScan("week-2", 200, "r"), running, noPages, finishedScan("week-1", 100, "r"))
+
+			if wait, err := f.w.Pass(context.Background()); wait != 0 || err != nil {
+				t.Fatalf("pass: %v %v", wait, err)
+			}
+			trend := f.trend(t)
+			if got := scansOf(trend); got != "a11y/week-1 a11y/week-2 a11y/week-3" {
+				t.Errorf("recorded %q, want the three finished scans oldest first", got)
+			}
+			if len(trend) == 3 && (trend[0].Engine.CWACImageDigest != "reg/cwac@sha256:0123" || trend[1].Engine.CWACImageDigest != "") {
+				t.Errorf("images: %+v, %+v (want week-1's pod's, and none for week-2 whose pod is gone)", trend[0].Engine, trend[1].Engine)
+			}
+			events := f.events(t)
+			if len(events) != 3 || !strings.HasPrefix(events[0], "Normal HistoryRecorded week-1: recorded in the issue history: 1 organisations") {
+				t.Errorf("events: %q", events)
+			}
+
+			if wait, err := f.w.Pass(context.Background()); wait != 0 || err != nil || len(f.events(t)) != 3 || len(f.trend(t)) != 3 {
+				t.Errorf("a second pass: %v %v, %d events", wait, err, len(f.events(t)))
+			}
+		})
+	}
+}
+
+// TestPassRetriesTheOldest: a scan whose results cannot be read is retried
+// with growing waits while newer scans wait behind it, until it is given
+// up; a Warning Event says so when it first fails and when it is given up.
+func TestPassRetriesTheOldest(t *testing.T) {
+	f := newWriterFixture(t, storetest.OpenSQLite(t))
+	copyRun(t, f.dir, "r")
+	f.broken["gone"] = true
+	f.scans.set(finishedScan("week-1", 100, "gone"), finishedScan("week-2", 200, "r"))
+	ctx := context.Background()
+
+	waits := make([]time.Duration, 0, 2)
+	for range 2 {
+		wait, err := f.w.Pass(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits = append(waits, wait)
+		if len(f.trend(t)) != 0 {
+			t.Fatal("a newer scan was recorded while the older one was retried")
+		}
+		// Too early: the pass waits without trying (no attempt counted).
+		if again, _ := f.w.Pass(ctx); again != wait {
+			t.Errorf("a pass before the retry is due: wait %v, want %v", again, wait)
+		}
+		f.advance(wait)
+	}
+	if !slices.Equal(waits, []time.Duration{time.Second, 2 * time.Second}) {
+		t.Errorf("waits %v, want 1s then 2s", waits)
+	}
+	events := f.events(t)
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning HistoryIngestFailed week-1: recording in the issue history failed, retrying") ||
+		!strings.Contains(events[0], "missing from the results volume") {
+		t.Errorf("events after two failures: %q", events)
+	}
+	// The third attempt is the last: week-1 is given up and week-2 goes on.
+	if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
+		t.Fatalf("the last attempt: %v %v", wait, err)
+	}
+	if got := scansOf(f.trend(t)); got != "a11y/week-2" {
+		t.Errorf("recorded %q, want week-2 alone", got)
+	}
+	events = f.events(t)
+	if len(events) != 3 || !strings.HasPrefix(events[1], "Warning HistoryIngestFailed week-1: not recorded in the issue history after 3 attempts") {
+		t.Errorf("events: %q", events)
+	}
+
+	// The volume is back, too late: recording week-1 now would rewrite
+	// week-2's transitions, so a new writer (a restart's backfill) leaves
+	// it out for good.
+	f.broken["gone"] = false
+	copyRun(t, f.dir, "gone")
+	restarted := newWriterFixture(t, f.st)
+	restarted.scans, restarted.w.cfg.Scans, restarted.dir = f.scans, f.scans, f.dir
+	if wait, err := restarted.w.Pass(ctx); wait != 0 || err != nil {
+		t.Fatalf("a pass after a restart: %v %v", wait, err)
+	}
+	events = restarted.events(t)
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning HistoryOutOfOrder week-1: not recorded in the issue history: organisation") {
+		t.Errorf("events after the restart: %q", events)
+	}
+	if wait, err := restarted.w.Pass(ctx); wait != 0 || err != nil || len(restarted.events(t)) != 1 {
+		t.Errorf("an out-of-order scan was tried again: %v %v", wait, err)
+	}
+}
+
+// TestPassWhileTheStoreIsDown: attempts are not counted while the store
+// does not answer: nothing is given up, the waits still grow.
+func TestPassWhileTheStoreIsDown(t *testing.T) {
+	st, err := store.Open(context.Background(), storetest.SQLiteDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newWriterFixture(t, st)
+	copyRun(t, f.dir, "r")
+	f.scans.set(finishedScan("week-1", 100, "r"))
+	_ = st.Close()
+	waits := make([]time.Duration, 0, 5)
+	for range 5 {
+		wait, err := f.w.Pass(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits = append(waits, wait)
+		f.advance(wait)
+	}
+	if !slices.Equal(waits, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second}) {
+		t.Errorf("waits %v: want doubling to the maximum, never given up", waits)
+	}
+	if n := f.w.attempts["uid-week-1"]; n != 0 {
+		t.Errorf("%d attempts counted while the store was down", n)
+	}
+	if events := f.events(t); len(events) != 1 || !strings.Contains(events[0], "retrying with backoff") {
+		t.Errorf("events: %q", events)
+	}
+}
+
+// TestRunBackfillsThenFollowsChanges: Run records what is finished when it
+// starts, then a scan that becomes finished, and stops with its context.
+func TestRunBackfillsThenFollowsChanges(t *testing.T) {
+	f := newWriterFixture(t, storetest.OpenSQLite(t))
+	copyRun(t, f.dir, "r")
+	f.scans.added = make(chan struct{})
+	f.scans.set(finishedScan("week-1", 100, "r"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.w.Run(ctx) }()
+	<-f.scans.added
+	waitFor(t, func() bool { return len(f.trend(t)) == 1 })
+
+	running := finishedScan("week-2", 200, "r")
+	running.Status.Phase = cwacv1alpha1.PhaseRunning
+	finished := finishedScan("week-2", 200, "r")
+	// Scans listed when the handler is added are the backfill's, and a
+	// change that does not finish a scan wakes nothing.
+	f.scans.handler.OnAdd(&finished, true)
+	f.scans.handler.OnUpdate(&finished, &finished)
+	f.scans.set(finishedScan("week-1", 100, "r"), finished)
+	time.Sleep(50 * time.Millisecond)
+	if len(f.trend(t)) != 1 {
+		t.Fatal("a scan was recorded without a change that finished it")
+	}
+	f.scans.handler.OnUpdate(&running, &finished)
+	waitFor(t, func() bool { return len(f.trend(t)) == 2 })
+
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run returned %v, want context.Canceled", err)
+	}
+}
+
+// waitFor polls cond for up to ten seconds: it checks an outcome, and
+// times nothing.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for range 1000 {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("condition not met within 10s")
+}
+
+func TestNewWriterNeedsItsParts(t *testing.T) {
+	if _, err := NewWriter(Config{}); err == nil {
+		t.Error("a writer without a store was made")
+	}
+}
