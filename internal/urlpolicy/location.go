@@ -73,6 +73,10 @@ func parseAbsolute(scheme, rest string) (*url.URL, error) {
 	if rest == "" {
 		return nil, errors.New("redirects to a URL without a host")
 	}
+	rest, err := decodeHost(rest)
+	if err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(scheme + "://" + rest)
 	if err != nil {
 		return nil, errors.New("redirects to a URL that cannot be parsed")
@@ -81,6 +85,40 @@ func parseAbsolute(scheme, rest string) (*url.URL, error) {
 		return nil, errors.New("redirects to a URL without a host")
 	}
 	return u, nil
+}
+
+// decodeHost percent-decodes the host of rest (an authority and what
+// follows it) as a browser does before it reads the host: "%31%36%39.254.169.254"
+// is 169.254.169.254 to a browser, and an error to Go's parser. A decoded
+// host holding what no host may hold, or an escape that is not one, cannot
+// be read as the browser would read it: an error.
+func decodeHost(rest string) (string, error) {
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority := rest[:end]
+	at := strings.LastIndexByte(authority, '@') + 1 // the host follows the last @
+	hostPort := authority[at:]
+	if !strings.Contains(hostPort, "%") || strings.HasPrefix(hostPort, "[") {
+		return rest, nil // nothing to decode; an IPv6 literal's zone is Go's to refuse
+	}
+	host, port := hostPort, ""
+	if i := strings.LastIndexByte(hostPort, ':'); i >= 0 {
+		host, port = hostPort[:i], hostPort[i:]
+	}
+	decoded, err := url.PathUnescape(host)
+	if err != nil || decoded == "" || strings.ContainsFunc(decoded, forbiddenInHost) {
+		return "", errors.New("redirects to a URL whose percent-encoded host cannot be read")
+	}
+	return authority[:at] + strings.ToLower(decoded) + port + rest[end:], nil
+}
+
+// forbiddenInHost: the WHATWG URL standard's forbidden domain code points
+// (controls, space and the delimiters of a URL), and anything outside ASCII,
+// which a browser would first turn into punycode.
+func forbiddenInHost(r rune) bool {
+	return r <= 0x20 || r >= 0x7f || strings.ContainsRune("#%/:<>?@[\\]^|", r)
 }
 
 func parseRef(base *url.URL, ref string) (*url.URL, error) {

@@ -2,9 +2,12 @@ package urlpolicy
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Location values a browser resolves differently from Go's URL parser: each
@@ -25,6 +28,12 @@ func TestResolveLocationLikeABrowser(t *testing.T) {
 		{location: "http:///169.254.169.254/", want: "http://169.254.169.254/"},
 		{location: "https:169.254.169.254/", want: "https://169.254.169.254/"},
 		{location: "HTTPS://Other.example/x?q=a\\b", want: "https://Other.example/x?q=a\\b"}, // the query keeps its backslash
+		// A percent-encoded host is decoded first, as a browser decodes it.
+		{location: "http://%31%36%39.254.169.254/", want: "http://169.254.169.254/"},
+		{location: "//%31%36%39.254.169.254:8080/x?y", want: "http://169.254.169.254:8080/x?y"},
+		{location: "http://user@%31%32%37.0.0.1/", want: "http://user@127.0.0.1/"},
+		{location: "http://EX%41MPLE.org/", want: "http://example.org/"},
+		{location: "http://example.org/%31", want: "http://example.org/%31"}, // a path's escapes stay
 		// Ordinary redirects stay what they were.
 		{location: "/ok", want: "http://site.example/ok"},
 		{location: "ok", want: "http://site.example/a/ok"},
@@ -41,6 +50,13 @@ func TestResolveLocationLikeABrowser(t *testing.T) {
 		{location: "//", wantErr: "without a host"},
 		{location: "http://[::1", wantErr: "cannot be parsed"},
 		{location: "%zz", wantErr: "cannot be parsed"},
+		{location: "http://%zz.example/", wantErr: "percent-encoded host"},
+		{location: "http://%2F%2F169.254.169.254/", wantErr: "percent-encoded host"},
+		{location: "http://a%40169.254.169.254/", wantErr: "percent-encoded host"},
+		{location: "http://%C3%A9.example/", wantErr: "percent-encoded host"},
+		{location: "http://%00.example/", wantErr: "percent-encoded host"},
+		{location: "http://%7F.example/", wantErr: "percent-encoded host"},
+		{location: "http://%/", wantErr: "percent-encoded host"},
 	}
 	for _, tt := range tests {
 		got, err := ResolveLocation(base, tt.location)
@@ -67,6 +83,49 @@ func TestRedirectCheckFailsClosed(t *testing.T) {
 	for _, loc := range locations {
 		p := New(Config{Resolver: resolver, Redirector: stubRedirector{"https://public.example.org/": loc}})
 		d := p.CheckURL(context.Background(), "https://public.example.org/")
+		if d == nil || d.Rule != RuleRedirect {
+			t.Errorf("Location %q: %v, want a %s denial", loc, d, RuleRedirect)
+		}
+	}
+}
+
+// The Location values Go's HTTP client could not parse, which once counted
+// as "unreachable, allow", sent by a real server on loopback: each is read as
+// a browser reads it, leads to the metadata address, and is refused.
+func TestRedirectCheckReadsLocationLikeABrowser(t *testing.T) {
+	locations := []string{
+		`http://169.254.169.254\@127.0.0.2/`,
+		"/\t/169.254.169.254/",
+		"http://%31%36%39.254.169.254/",
+		"//%31%36%39.254.169.254/latest/meta-data/",
+	}
+	for _, loc := range locations {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header()["Location"] = []string{loc}
+			w.WriteHeader(http.StatusFound)
+		}))
+		p := New(Config{AllowCIDRs: mustCIDRs("127.0.0.0/8")})
+		p.cfg.Redirector = NewHTTPRedirector(p, 5*time.Second)
+		d := p.CheckURL(context.Background(), srv.URL+"/")
+		srv.Close()
+		if d == nil || d.Rule != RuleRedirect || !strings.Contains(d.Detail, "redirects to http://169.254.169.254/") || !strings.Contains(d.Detail, RuleLinkLocal) {
+			t.Errorf("Location %q: %v, want a %s denial naming the metadata address", loc, d, RuleRedirect)
+		}
+	}
+}
+
+// A Location that cannot be read as a browser reads it is refused, sent by a
+// real server too: never counted as an unreachable site.
+func TestRedirectCheckRefusesAnUnreadableLocation(t *testing.T) {
+	for _, loc := range []string{"http://%zz.example/", "http://[::1", "javascript:alert(1)"} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header()["Location"] = []string{loc}
+			w.WriteHeader(http.StatusMovedPermanently)
+		}))
+		p := New(Config{AllowCIDRs: mustCIDRs("127.0.0.0/8")})
+		p.cfg.Redirector = NewHTTPRedirector(p, 5*time.Second)
+		d := p.CheckURL(context.Background(), srv.URL+"/")
+		srv.Close()
 		if d == nil || d.Rule != RuleRedirect {
 			t.Errorf("Location %q: %v, want a %s denial", loc, d, RuleRedirect)
 		}

@@ -219,35 +219,8 @@ func (p *Policy) check(ctx context.Context, raw string, hops int) *Denial {
 	if d != nil {
 		return d
 	}
-	ip, isIP, err := parseHostIP(host)
-	if err != nil {
-		return deny(RuleHost, err.Error())
-	}
-	if isIP {
-		if len(p.cfg.AllowDomains) > 0 && !p.allowedByCIDR(ip) {
-			return deny(RuleNotAllowed, "only these domains may be scanned: "+strings.Join(p.cfg.AllowDomains, ", "))
-		}
-		if rule, detail := p.CheckIP(ip); rule != "" {
-			return deny(rule, detail)
-		}
-	} else {
-		name := strings.TrimSuffix(host, ".")
-		if rule, detail := p.checkName(name); rule != "" {
-			return deny(rule, detail)
-		}
-		if p.cfg.Resolver != nil {
-			rctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-			addrs, err := p.cfg.Resolver.LookupNetIP(rctx, "ip", name)
-			cancel()
-			if err != nil || len(addrs) == 0 {
-				return deny(RuleUnresolvable, fmt.Sprintf("%s could not be resolved, so where it leads cannot be checked", name))
-			}
-			for _, a := range addrs {
-				if rule, detail := p.CheckIP(a); rule != "" {
-					return deny(rule, fmt.Sprintf("%s resolves to %s", name, detail))
-				}
-			}
-		}
+	if _, d := p.checkHost(ctx, raw, host, p.cfg.Resolver != nil); d != nil {
+		return d
 	}
 	if p.cfg.Redirector != nil {
 		rctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)

@@ -12,11 +12,20 @@ import (
 )
 
 // HTTPRedirector asks a URL once (GET, no redirects followed, body unread)
-// and reports its Location. Its dialer re-checks the address it actually
-// connects to against the policy, so a name that resolves differently the
-// second time (DNS rebinding) still cannot reach a refused address.
+// and reports its Location exactly as the server sent it. Its dialer
+// re-checks the address it actually connects to against the policy, so a
+// name that resolves differently the second time (DNS rebinding) still
+// cannot reach a refused address.
+//
+// It sends the request with the transport alone, not an http.Client: a
+// client parses Location itself before any redirect hook runs, and fails on
+// values a browser follows (a backslash in the host, a tab, a
+// percent-encoded host), which once read as "unreachable" and let the URL
+// through. Here every Location reaches ResolveLocation, which reads it as a
+// browser does or refuses it.
 type HTTPRedirector struct {
-	client *http.Client
+	transport *http.Transport
+	timeout   time.Duration
 }
 
 // NewHTTPRedirector builds a redirector guarded by p.
@@ -42,21 +51,22 @@ func NewHTTPRedirector(p *Policy, timeout time.Duration) *HTTPRedirector {
 		DisableKeepAlives:     true,
 		Proxy:                 nil, // never through a proxy: the check is about where the scanner itself goes
 	}
-	return &HTTPRedirector{client: &http.Client{
-		Transport:     transport,
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	return &HTTPRedirector{transport: transport, timeout: timeout}
 }
 
 // Redirect implements Redirector.
 func (r *HTTPRedirector) Redirect(ctx context.Context, rawURL string) (string, error) {
+	if r.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.timeout)
+		defer cancel()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return "", err
 	}
 	req.Header.Set("User-Agent", "cwac-operator-url-policy/1 (redirect check)")
-	resp, err := r.client.Do(req)
+	resp, err := r.transport.RoundTrip(req)
 	if err != nil {
 		return "", err
 	}
