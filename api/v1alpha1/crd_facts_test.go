@@ -1,6 +1,7 @@
 package v1alpha1_test
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -115,15 +117,32 @@ func TestCRDThresholdImpactsAreAxesImpacts(t *testing.T) {
 	}
 }
 
-// configOverrides' description tells users which keys are refused; it must
-// name every key the operator owns.
-func TestCRDConfigOverridesNamesEveryOwnedKey(t *testing.T) {
+// configOverrides' description tells users which keys are refused and the
+// bounds admission holds the overrides to; it must name every key the
+// operator owns and state each bound as cwacconfig has it, and the CRD's
+// maxProperties must be cwacconfig's key limit.
+func TestCRDConfigOverridesNamesEveryOwnedKeyAndBound(t *testing.T) {
 	for file, spec := range scanSpecs(t) {
-		desc := spec.Properties["configOverrides"].Description
-		for _, key := range cwac.OwnedConfigKeys {
+		prop := spec.Properties["configOverrides"]
+		desc := strings.Join(strings.Fields(prop.Description), " ")
+		for _, key := range slices.Concat(cwac.OwnedConfigKeys, cwac.OwnedPluginKeys) {
 			if !strings.Contains(desc, key) {
 				t.Errorf("%s: configOverrides' description does not name the owned key %s", file, key)
 			}
+		}
+		for _, bound := range []string{
+			fmt.Sprintf("%d keys of at most %d bytes", cwacconfig.MaxOverrideKeys, cwacconfig.MaxOverrideKeyBytes),
+			fmt.Sprintf("%d KiB of keys and JSON", cwacconfig.MaxOverridesBytes>>10),
+			fmt.Sprintf("nested at most %d deep", cwacconfig.MaxOverrideDepth),
+			fmt.Sprintf("%d values in all", cwacconfig.MaxOverrideValues),
+			fmt.Sprintf("strings and numbers of at most %d bytes", cwacconfig.MaxOverrideString),
+		} {
+			if !strings.Contains(desc, bound) {
+				t.Errorf("%s: configOverrides' description does not say %q", file, bound)
+			}
+		}
+		if prop.MaxProperties == nil || *prop.MaxProperties != cwacconfig.MaxOverrideKeys {
+			t.Errorf("%s: configOverrides maxProperties = %s, want cwacconfig.MaxOverrideKeys %d", file, show(prop.MaxProperties), cwacconfig.MaxOverrideKeys)
 		}
 	}
 }

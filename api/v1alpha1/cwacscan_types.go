@@ -158,7 +158,13 @@ type CwacScanSpec struct {
 	// operator sets from other fields or owns are refused (the scan ends Failed
 	// with reason InvalidSpec before anything runs): audit_name,
 	// max_links_per_domain, thread_count, viewport_sizes, base_urls_visit_path,
-	// base_urls_nohead_path. Plugin settings go under audit_plugins.<name>.
+	// base_urls_nohead_path, and the CWAC image's browser,
+	// chrome_binary_location and chrome_driver_location. Plugin settings go
+	// under audit_plugins.<name>, except class_name. So are overrides past
+	// these bounds, checked before anything else is done with the scan: 64
+	// keys of at most 128 bytes; 64 KiB of keys and JSON in all; arrays and
+	// objects nested at most 8 deep; 4096 values in all (object keys
+	// count); strings and numbers of at most 4096 bytes.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	ConfigOverrides map[string]apiextensionsv1.JSON `json:"configOverrides,omitempty"`

@@ -303,7 +303,7 @@ func TestInvalidSpecIsNotRetried(t *testing.T) {
 			URLs:            []string{"https://a.example/"},
 			ConfigOverrides: map[string]apiextensionsv1.JSON{"base_urls_visit_path": {Raw: []byte(`"/etc/"`)}},
 		},
-			`config key "base_urls_visit_path" is owned by the operator`},
+			`configOverrides.base_urls_visit_path: set by the operator`},
 		{"too large for a ConfigMap", cwacv1alpha1.CwacScanSpec{URLs: manyURLs(500, 2000)}, "over the 921600-byte ConfigMap limit"},
 	}
 	for i, tt := range tests {

@@ -121,10 +121,36 @@ const (
 // base URLs): the scan's overrides, written by the operator, never hold them.
 var RunnerConfigKeys = []string{KeyBaseURLsVisitPath, KeyBaseURLsNoHeadPath}
 
-// OwnedConfigKeys are the keys set from CwacScan spec fields or by the
-// runner, never through configOverrides (the CRD's description of
-// configOverrides names each; a test in api/v1alpha1 holds it to this list).
-var OwnedConfigKeys = append([]string{KeyAuditName, KeyMaxLinksPerDomain, KeyThreadCount, KeyViewportSizes}, RunnerConfigKeys...)
+// CWAC's keys that choose the browser it drives and the programs it runs
+// for it. They belong to the CWAC image (its defaults, or the operator's
+// copy of them), never to a scan: a path would let a scan make CWAC run
+// any program in the image as its browser or driver.
+const (
+	KeyBrowser              = "browser"
+	KeyChromeBinaryLocation = "chrome_binary_location"
+	KeyChromeDriverLocation = "chrome_driver_location"
+)
+
+// ImageConfigKeys are the keys that belong to the CWAC image.
+var ImageConfigKeys = []string{KeyBrowser, KeyChromeBinaryLocation, KeyChromeDriverLocation}
+
+// OwnedConfigKeys are the keys set from CwacScan spec fields, by the
+// runner or by the CWAC image, never through configOverrides (the CRD's
+// description of configOverrides names each; a test in api/v1alpha1 holds
+// it to this list).
+var OwnedConfigKeys = slices.Concat([]string{KeyAuditName, KeyMaxLinksPerDomain, KeyThreadCount, KeyViewportSizes}, RunnerConfigKeys, ImageConfigKeys)
+
+// KeyAuditPlugins holds each audit plugin's settings, by plugin name.
+const KeyAuditPlugins = "audit_plugins"
+
+// KeyPluginClassName is the Python class CWAC loads for an audit plugin.
+const KeyPluginClassName = "class_name"
+
+// OwnedPluginKeys are the keys of an audit plugin's settings
+// (audit_plugins.<plugin>.<key>) a scan may not set: the class CWAC loads
+// for a plugin is the image's, or a scan could make CWAC load any class it
+// can import.
+var OwnedPluginKeys = []string{KeyPluginClassName}
 
 // resultsDirTimeLayout is the time in CWAC's results directory names, in
 // Go's layout notation.

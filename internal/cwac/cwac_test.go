@@ -129,13 +129,22 @@ func TestResultsDirTime(t *testing.T) {
 }
 
 // The keys the runner refuses in a scan's overrides are owned keys, and
-// the owned keys are the spec's four and the runner's two.
+// the owned keys are the spec's four, the runner's two and the image's
+// three (its browser and the paths of its browser and driver); of a
+// plugin's settings, its class.
 func TestOwnedConfigKeys(t *testing.T) {
-	want := []string{"audit_name", "max_links_per_domain", "thread_count", "viewport_sizes", "base_urls_visit_path", "base_urls_nohead_path"}
+	want := []string{"audit_name", "max_links_per_domain", "thread_count", "viewport_sizes", "base_urls_visit_path", "base_urls_nohead_path",
+		"browser", "chrome_binary_location", "chrome_driver_location"}
 	if !slices.Equal(OwnedConfigKeys, want) {
 		t.Errorf("OwnedConfigKeys = %q, want %q", OwnedConfigKeys, want)
 	}
-	if !slices.Equal(RunnerConfigKeys, want[4:]) {
-		t.Errorf("RunnerConfigKeys = %q, want %q", RunnerConfigKeys, want[4:])
+	if !slices.Equal(RunnerConfigKeys, want[4:6]) {
+		t.Errorf("RunnerConfigKeys = %q, want %q", RunnerConfigKeys, want[4:6])
+	}
+	if !slices.Equal(ImageConfigKeys, want[6:]) {
+		t.Errorf("ImageConfigKeys = %q, want %q", ImageConfigKeys, want[6:])
+	}
+	if !slices.Equal(OwnedPluginKeys, []string{"class_name"}) || KeyAuditPlugins != "audit_plugins" {
+		t.Errorf("OwnedPluginKeys = %q under %q, want [class_name] under audit_plugins", OwnedPluginKeys, KeyAuditPlugins)
 	}
 }

@@ -36,11 +36,15 @@ type Scan struct {
 	Overrides map[string]json.RawMessage
 }
 
-// RenderOverrides returns the overrides document (indented JSON) for a scan:
+// RenderOverrides returns the overrides document (indented JSON) for a scan,
+// its overrides first checked by CheckOverrides:
 // audit_name, max_links_per_domain, thread_count, audit_plugins (in CWAC's
 // plugin order), viewport_sizes (narrowest first, each width then height),
 // then the free-form overrides by key.
 func RenderOverrides(s Scan) ([]byte, error) {
+	if err := CheckOverrides(s.Overrides); err != nil {
+		return nil, err // before anything decodes them
+	}
 	if err := cwac.ValidateAuditName(s.AuditName); err != nil {
 		return nil, err
 	}
@@ -67,7 +71,7 @@ func RenderOverrides(s Scan) ([]byte, error) {
 				plugins.Set(name, p)
 			}
 		}
-		doc.Set("audit_plugins", plugins)
+		doc.Set(cwac.KeyAuditPlugins, plugins)
 	}
 	if len(s.ViewportSizes) > 0 {
 		names := slices.Collect(maps.Keys(s.ViewportSizes))
@@ -92,9 +96,6 @@ func RenderOverrides(s Scan) ([]byte, error) {
 		doc.Set(cwac.KeyViewportSizes, vs)
 	}
 	for _, key := range sortedKeys(s.Overrides) {
-		if slices.Contains(cwac.OwnedConfigKeys, key) {
-			return nil, fmt.Errorf("config key %q is owned by the operator and cannot be overridden", key)
-		}
 		v, err := decodeJSON(s.Overrides[key])
 		if err != nil {
 			return nil, fmt.Errorf("config override %q: %w", key, err)

@@ -39,7 +39,7 @@ func TestRenderOverridesErrors(t *testing.T) {
 		{"unknown plugin", Scan{AuditName: "x", Plugins: map[string]bool{"seo_audit": true}}, "unknown plugin(s) seo_audit; valid plugins are"},
 		{
 			"owned key", Scan{AuditName: "x", Overrides: map[string]json.RawMessage{"base_urls_visit_path": json.RawMessage(`"/etc"`)}},
-			`"base_urls_visit_path" is owned by the operator`,
+			"configOverrides.base_urls_visit_path: set by the operator",
 		},
 		{"bad json", Scan{AuditName: "x", Overrides: map[string]json.RawMessage{"headless": json.RawMessage(`{`)}}, `config override "headless"`},
 		{"zero viewport", Scan{AuditName: "x", ViewportSizes: map[string]Viewport{"v": {}}}, "must be positive"},

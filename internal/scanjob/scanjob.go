@@ -6,7 +6,6 @@
 package scanjob
 
 import (
-	"encoding/json"
 	"fmt"
 
 	imageref "github.com/google/go-containerregistry/pkg/name"
@@ -87,6 +86,12 @@ type Options struct {
 	// MaxPodsPerScan caps how many of a sharded scan's pods run at once
 	// (the operator's --max-concurrent-scans, which counts pods); 0 is no cap.
 	MaxPodsPerScan int
+	// AllowedImages are the CWAC images scans may name in spec.image besides
+	// DefaultImage, which is always allowed (see CheckImage): image
+	// references, or prefixes ending in * (registry.example/cwac:*); AnyImage
+	// alone allows every image. Empty: DefaultImage only, the operator's
+	// default. Nil: every image (tests only; the operator always sets it).
+	AllowedImages []string
 }
 
 // Memory per browser thread, from measurements of real CWAC: one browser
@@ -201,22 +206,17 @@ func ConfigMap(scan *cwacv1alpha1.CwacScan, opts Options) (*corev1.ConfigMap, er
 			in.ViewportSizes[name] = cwacconfig.Viewport{Width: int(v.Width), Height: int(v.Height)}
 		}
 	}
-	if len(scan.Spec.ConfigOverrides) > 0 {
-		in.Overrides = map[string]json.RawMessage{}
-		for k, v := range scan.Spec.ConfigOverrides {
-			in.Overrides[k] = json.RawMessage(v.Raw)
-		}
-	}
-	overrides, err := cwacconfig.RenderOverrides(in)
+	in.Overrides = overrides(scan)
+	rendered, err := cwacconfig.RenderOverrides(in)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, invalid(specError(err))
 	}
-	if size := len(overrides) + len(csv) + len(opts.DefaultConfig); size > MaxConfigMapBytes {
+	if size := len(rendered) + len(csv) + len(opts.DefaultConfig); size > MaxConfigMapBytes {
 		return nil, invalid(fmt.Errorf("the scan's config and URL list take %d bytes, over the %d-byte ConfigMap limit: split it into several scans",
 			size, MaxConfigMapBytes))
 	}
 	data := map[string]string{
-		scanpod.OverridesFile: string(overrides),
+		scanpod.OverridesFile: string(rendered),
 		scanpod.URLsFile:      string(csv),
 	}
 	if len(opts.DefaultConfig) > 0 {
