@@ -74,6 +74,9 @@ type Summary struct {
 	AuditFiles []string `json:"audit_files,omitempty"`
 	// Diff compares the results with a baseline scan's, when there is one.
 	Diff *DiffCounts `json:"diff,omitempty"`
+	// BlockedByPolicy are the connections the scan pod's egress proxy
+	// refused (nil: none). The runner adds it; CWAC's files do not hold it.
+	BlockedByPolicy *BlockedConnections `json:"blocked_by_policy,omitempty"`
 }
 
 // knownRules describes non-axe audits, whose rows carry no rule id.
