@@ -79,8 +79,12 @@ func TestBlockedMerge(t *testing.T) {
 }
 
 func TestBlockedDescribe(t *testing.T) {
-	two := &BlockedConnections{Total: 5, Hosts: []BlockedHost{{Host: "169.254.169.254:80", Rule: "link-local", Count: 4}, {Host: "10.0.0.7:443", Rule: "private", Count: 1}}}
-	three := &BlockedConnections{Total: 3, Hosts: []BlockedHost{{Host: "a:1", Rule: "r", Count: 1}, {Host: "b:2", Rule: "r", Count: 1}, {Host: "c:3", Rule: "r", Count: 1}}}
+	two := &BlockedConnections{Total: 5, Hosts: []BlockedHost{
+		{Host: "169.254.169.254:80", Rule: "link-local", Count: 4}, {Host: "10.0.0.7:443", Rule: "private", Count: 1},
+	}}
+	three := &BlockedConnections{Total: 3, Hosts: []BlockedHost{
+		{Host: "a:1", Rule: "r", Count: 1}, {Host: "b:2", Rule: "r", Count: 1}, {Host: "c:3", Rule: "r", Count: 1},
+	}}
 	tests := []struct {
 		b    *BlockedConnections
 		n    int
