@@ -14,6 +14,10 @@ func TestCheckForm(t *testing.T) {
 	}{
 		{"https://example.org/", "", ""},
 		{"http://example.org", "", ""},
+		{"http://example.org:8080/", "", ""},
+		{"http://example.org:65535/", "", ""},
+		{"http://example.org:65536/", RuleHost, "invalid port"},
+		{"http://example.org:8o/", RuleHost, "not a valid URL"},
 		{"https://example.org:8443/a/b?c=d#e", "", ""},
 		{"http://[2001:db8::1]/", "", ""},
 		{"ftp://example.org/", RuleScheme, "only http and https"},
