@@ -278,6 +278,9 @@ var toolVerbs = map[string]string{
 	"cwac_generate_report": verbGet,
 	"cwac_cancel_scan":     verbPatch,
 	"cwac_compare_scans":   verbGet,
-	resourceReadName:       verbGet,
-	resourceListName:       verbList,
+	// The history's reads: every scan they name is in the namespace.
+	"cwac_issue_history":      verbGet,
+	"cwac_organisation_trend": verbGet,
+	resourceReadName:          verbGet,
+	resourceListName:          verbList,
 }

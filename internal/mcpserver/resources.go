@@ -115,6 +115,7 @@ func (s *Server) addResources() {
 		Description: "report.html, summary.json, leaderboard.csv, diff.json or a result CSV of a finished scan " +
 			"(at most " + fmt.Sprint(s.maxResourceBytes()) + " bytes; page through larger CSVs with cwac_get_results)",
 	}, s.readResource)
+	s.addTrendResources()
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "resources/list" {
@@ -171,7 +172,8 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	return result, nil
 }
 
-// listResources lists the files of the newest finished scans.
+// listResources lists the files of the newest finished scans, and the
+// organisations' trends of the issue history.
 func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
 	var extra *mcp.RequestExtra
 	if req != nil {
@@ -195,6 +197,7 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 		for i := range scans {
 			out.Resources = append(out.Resources, s.scanResources(ctx, c, &scans[i])...)
 		}
+		out.Resources = append(out.Resources, s.trendResources(ctx)...)
 		return nil
 	})
 	return out, err

@@ -54,8 +54,16 @@ func TestResources(t *testing.T) {
 		}
 	}
 	templates, err := h.session.ListResourceTemplates(ctx, nil)
-	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != resourceTemplate {
-		t.Fatalf("templates = %+v, %v", templates, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(templates.ResourceTemplates))
+	for _, tmpl := range templates.ResourceTemplates {
+		names = append(names, tmpl.URITemplate)
+	}
+	slices.Sort(names)
+	if want := []string{trendResourceTemplate, resourceTemplate}; !slices.Equal(names, want) {
+		t.Fatalf("templates = %q, want %q", names, want)
 	}
 
 	got, err := h.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: base + "report.html"})

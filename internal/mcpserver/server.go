@@ -1,7 +1,9 @@
 // Package mcpserver is the MCP server: the CWAC tools (the original server's
 // six — cwac_scan, cwac_scan_status, cwac_get_results, cwac_get_summary,
-// cwac_list_scans, cwac_generate_report — plus cwac_compare_scans and
-// cwac_cancel_scan), a finished scan's files as MCP resources, and prompts,
+// cwac_list_scans, cwac_generate_report — plus cwac_compare_scans,
+// cwac_cancel_scan and, from the issue history (internal/store),
+// cwac_issue_history and cwac_organisation_trend), a finished scan's files
+// and each organisation's trend as MCP resources, and prompts,
 // over MCP (streamable HTTP and stdio) and the tools also over the REST
 // execution-service interface of the original CWAC MCP server, from one tool
 // registry. Scans are CwacScan objects in the API server; results are read,
@@ -27,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	historystore "github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -68,6 +71,9 @@ type Config struct {
 	// ScansPerMinute and ScanBurst rate-limit cwac_scan per caller (default 10 and 5).
 	ScansPerMinute float64
 	ScanBurst      int
+	// History is the issue history (nil: not configured, and
+	// cwac_issue_history and cwac_organisation_trend say so).
+	History *historystore.Store
 }
 
 func (c *Config) defaults() {
@@ -112,6 +118,9 @@ func (c *Config) defaults() {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
+// With --store, one replica at a time records finished scans in the issue
+// history (internal/history), elected with a Lease.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
 
 // Server holds the tool registry.
 type Server struct {
@@ -201,6 +210,8 @@ func New(cfg Config) (*Server, error) {
 	s.addResources()
 	s.addPrompts()
 	add(addTool(s, "cwac_compare_scans", compareScansDescription, true, s.compareScans))
+	add(addTool(s, "cwac_issue_history", issueHistoryDescription, true, s.issueHistory))
+	add(addTool(s, "cwac_organisation_trend", organisationTrendDescription, true, s.organisationTrend))
 	if err != nil {
 		return nil, err
 	}

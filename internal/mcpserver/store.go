@@ -61,12 +61,25 @@ func (st store) scan(ctx context.Context, call *callInfo, id string) (*cwacv1alp
 const scanListSyncTimeout = 30 * time.Second
 
 // WithScanListCache returns c with its lists of CwacScans served from an
-// informer's cache of the namespace's scans (kept current by a watch, its
-// managed fields stripped), so cwac_list_scans costs no LIST of every scan
-// per call. Gets stay direct: a scan just created must be found at once.
-// When the cache cannot sync (say, RBAC without watch), it logs why and
-// returns c unchanged. The cache stops with ctx.
+// informer's cache of the namespace's scans (StartScanCache), so
+// cwac_list_scans costs no LIST of every scan per call. Gets stay direct: a
+// scan just created must be found at once. When the cache cannot sync
+// (say, RBAC without watch), it returns c unchanged. The cache stops with
+// ctx.
 func WithScanListCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, namespace string, c client.Client, log *slog.Logger) client.Client {
+	scans := StartScanCache(ctx, cfg, scheme, namespace, log)
+	if scans == nil {
+		return c
+	}
+	return WithScanCache(c, scans)
+}
+
+// StartScanCache starts an informer cache of the namespace's CwacScans
+// (kept current by a watch, their managed fields stripped) and waits for
+// its first list: the scan list's cache, and the issue history's source of
+// finished scans. It returns nil, having logged why, when the cache cannot
+// sync. The cache stops with ctx.
+func StartScanCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, namespace string, log *slog.Logger) cache.Cache {
 	scans, err := cache.New(cfg, cache.Options{
 		Scheme:            scheme,
 		DefaultNamespaces: map[string]cache.Config{namespace: {}},
@@ -77,7 +90,7 @@ func WithScanListCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Sc
 	}
 	if err != nil {
 		log.Warn("listing scans without a cache", "err", err)
-		return c
+		return nil
 	}
 	cacheCtx, stop := context.WithCancel(ctx)
 	go func() {
@@ -92,9 +105,30 @@ func WithScanListCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Sc
 		stop()
 		log.Warn("listing scans without a cache: it did not sync (does the MCP server's role grant watch on cwacscans?)",
 			"timeout", scanListSyncTimeout)
-		return c
+		return nil
 	}
+	return scans
+}
+
+// WithScanCache returns c with its lists of CwacScans served from scans.
+func WithScanCache(c client.Client, scans client.Reader) client.Client {
 	return scanListClient{Client: c, cache: scans}
+}
+
+// ScanLister lists a namespace's CwacScans from a reader (the scan cache):
+// the issue history's writer reads scans through it.
+type ScanLister struct {
+	Reader    client.Reader
+	Namespace string
+}
+
+// List returns the namespace's scans.
+func (l ScanLister) List(ctx context.Context) ([]cwacv1alpha1.CwacScan, error) {
+	list := &cwacv1alpha1.CwacScanList{}
+	if err := l.Reader.List(ctx, list, client.InNamespace(l.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing scans: %w", err)
+	}
+	return list.Items, nil
 }
 
 // scanListClient reads CwacScan lists from a cache and everything else directly.
@@ -172,6 +206,25 @@ func (st store) handRunResults(call *callInfo, id string) (scanResults, error) {
 		return scanResults{}, noScanError{id}
 	}
 	return scanResults{Dir: dir, Status: "complete"}, nil
+}
+
+// OpenScanResults returns what opens a finished scan's results directory
+// under the results root, as the tools find and read it: the directory
+// status.resultsPath names (or the newest of the scan's audit inside it),
+// confined to the root, regular files only, readable while ctx lives. The
+// issue history records scans through it.
+func OpenScanResults(resultsRootPath string) func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error) {
+	root := resultsRoot{path: resultsRootPath}
+	return func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error) {
+		if scan.Status.ResultsPath == "" {
+			return nil, nil, fmt.Errorf("scan %s has no results directory", scan.Name)
+		}
+		dir, err := root.resolveResultsDir(scan.Status.ResultsPath, scanspec.AuditName(scan))
+		if err != nil {
+			return nil, nil, err
+		}
+		return root.sub(ctx, dir)
+	}
 }
 
 func isCWACDir(id string) bool { _, _, ok := cwac.ParseResultsDirName(id); return ok }

@@ -1,0 +1,54 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// issueHistoryDescription is what MCP clients show for cwac_issue_history.
+const issueHistoryDescription = "List issues from the issue history, each followed across every recorded scan: " +
+	"its fingerprint, state (open or fixed), first and last scan that showed it, the scan that fixed it, how often it reopened " +
+	"and how many scans showed it, with its organisation, page, rule, impact and element HTML. " +
+	"Filter by organisation, rule, state, page URL or reopened issues only; page with limit and offset; total counts every match."
+
+func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.IssueHistoryInput) (mcpapi.IssueHistoryOutput, error) {
+	st, namespaces, err := s.history()
+	if err != nil {
+		return mcpapi.IssueHistoryOutput{}, err
+	}
+	f := historystore.IssueFilter{Namespaces: namespaces, Organisation: in.Organisation, Rule: in.Rule, State: strings.ToLower(in.State),
+		ReopenedOnly: in.ReopenedOnly, Page: in.Page, Limit: in.Limit, Offset: in.Offset}
+	switch {
+	case f.State != "" && f.State != historystore.StateOpen && f.State != historystore.StateFixed:
+		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid state: %q (open or fixed)", truncate(in.State, 64))
+	case in.Limit < 0 || in.Limit > historystore.MaxLimit:
+		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid limit: %d (must be 1-%d)", in.Limit, historystore.MaxLimit)
+	case in.Offset < 0 || in.Offset > historystore.MaxOffset:
+		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid offset: %d (must be 0-%d)", in.Offset, historystore.MaxOffset)
+	}
+	call.Target = "history:" + s.cfg.Namespace
+	page, err := st.IssueHistory(ctx, f)
+	if err != nil {
+		return mcpapi.IssueHistoryOutput{}, s.historyError(in.Organisation, err)
+	}
+	out := mcpapi.IssueHistoryOutput{Namespace: s.cfg.Namespace, Total: page.Total, Offset: in.Offset, Issues: []mcpapi.HistoryIssue{}}
+	budget := s.cfg.MaxResponseBytes - historyAnswerReserve
+	for _, is := range page.Issues {
+		issue := apiIssue(is)
+		if budget -= jsonLen(issue) + 1; budget < 0 {
+			out.Truncated = true
+			break
+		}
+		out.Issues = append(out.Issues, issue)
+	}
+	out.Returned = len(out.Issues)
+	if out.Truncated {
+		out.Note = fmt.Sprintf("%d of the %d issues asked for fit under the answer's cap of %d bytes; continue with offset %d.",
+			out.Returned, len(page.Issues), s.cfg.MaxResponseBytes, in.Offset+out.Returned)
+	}
+	return out, nil
+}

@@ -1,0 +1,54 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// organisationTrendDescription is what MCP clients show for cwac_organisation_trend.
+const organisationTrendDescription = "Get an organisation's figures in every recorded scan, oldest first: pages scanned, " +
+	"issues as CWAC counts them (one per viewport) and per element, by impact and audit, the leaderboard's score, " +
+	"new, fixed (apart: on pages not scanned), reopened and open issues, and the CWAC image, axe-core and Chrome versions, " +
+	"marking where they changed. Optionally one CwacScanSchedule's scans."
+
+func (s *Server) organisationTrend(ctx context.Context, call *callInfo, in mcpapi.OrganisationTrendInput) (mcpapi.OrganisationTrendOutput, error) {
+	st, namespaces, err := s.history()
+	if err != nil {
+		return mcpapi.OrganisationTrendOutput{}, err
+	}
+	if in.Organisation == "" {
+		return mcpapi.OrganisationTrendOutput{}, errors.New("organisation is required")
+	}
+	call.Target = "history:" + s.cfg.Namespace
+	points, err := st.OrganisationTrend(ctx, namespaces, in.Organisation, in.Schedule)
+	if err != nil {
+		return mcpapi.OrganisationTrendOutput{}, s.historyError(in.Organisation, err)
+	}
+	return s.fitTrend(mcpapi.OrganisationTrendOutput{Namespace: s.cfg.Namespace, Organisation: in.Organisation, Schedule: in.Schedule}, points), nil
+}
+
+// fitTrend fills out's points, oldest first, keeping the newest that fit
+// under the answer's cap.
+func (s *Server) fitTrend(out mcpapi.OrganisationTrendOutput, points []historystore.TrendPoint) mcpapi.OrganisationTrendOutput {
+	budget := s.cfg.MaxResponseBytes - historyAnswerReserve
+	first := len(points)
+	all := make([]mcpapi.TrendPoint, len(points))
+	for i := len(points) - 1; i >= 0; i-- {
+		all[i] = apiTrendPoint(points[i])
+		if budget -= jsonLen(all[i]) + 1; budget < 0 {
+			break
+		}
+		first = i
+	}
+	out.Points = all[first:]
+	if first > 0 {
+		out.Truncated = true
+		out.Note = fmt.Sprintf("The oldest %d of %d points were left out to keep the answer under its cap of %d bytes; "+
+			"a schedule's points alone may fit.", first, len(points), s.cfg.MaxResponseBytes)
+	}
+	return out
+}
