@@ -33,6 +33,9 @@ import (
 var version = "dev"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "import" {
+		os.Exit(runImport(os.Args[2:]))
+	}
 	var (
 		transport, listen, namespace, resultsRoot string
 		callTimeout                               time.Duration
@@ -72,6 +75,12 @@ func main() {
 	flag.IntVar(&scanBurst, "scan-burst", 5, "cwac_scan calls a caller may make at once before the per-minute rate applies")
 	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "cwac_scan refuses more URLs than this")
 	policyFlags.Bind(flag.CommandLine)
+	var (
+		storeFlags  storeFlags
+		writerFlags writerFlags
+	)
+	storeFlags.bind(flag.CommandLine)
+	writerFlags.bind(flag.CommandLine)
 	flag.Parse()
 	if namespace == "" {
 		namespace = defaultNamespace()
@@ -124,12 +133,36 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	c = mcpserver.WithScanListCache(ctx, restCfg, scheme, namespace, c, log)
+	scans := mcpserver.StartScanCache(ctx, restCfg, scheme, namespace, log)
+	if scans != nil {
+		c = mcpserver.WithScanCache(c, scans)
+	}
+	dsn, err := storeFlags.resolve(os.Getenv)
+	if err != nil {
+		fail("the issue history's store", err)
+	}
+	historyStore, err := openStore(ctx, dsn, log)
+	if err != nil {
+		fail("opening the issue history's store", err)
+	}
+	if historyStore != nil {
+		defer func() { _ = historyStore.Close() }() // at exit: every write was its own transaction
+		switch {
+		case !writerFlags.ingest:
+			log.Info("issue history: reading only (--history-ingest=false)")
+		case scans == nil:
+			fail("recording the issue history", errors.New("it needs the scan cache, which did not sync (watch on cwacscans)"))
+		default:
+			if err := startWriter(ctx, writerFlags, historyStore, scans, cs, namespace, resultsRoot, log); err != nil {
+				fail("recording the issue history", err)
+			}
+		}
+	}
 	srv, err := mcpserver.New(mcpserver.Config{
 		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot,
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
 		Version: version, Log: log, Policy: policy, Authorizer: authorizer, ReadOnly: readOnly,
-		ScansPerMinute: scansPerMinute, ScanBurst: scanBurst, MaxURLs: maxURLs,
+		ScansPerMinute: scansPerMinute, ScanBurst: scanBurst, MaxURLs: maxURLs, History: historyStore,
 	})
 	if err != nil {
 		fail("creating MCP server", err)

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/history"
+	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// storeDSNVariable may hold the store's DSN instead of --store, so that
+// the DSN (which may hold a password) can come from a Secret without being
+// on the command line.
+const storeDSNVariable = "CWAC_STORE_DSN"
+
+// storeFlags are the issue history's flags.
+type storeFlags struct {
+	dsn, dsnFile string
+}
+
+func (f *storeFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.dsn, "store", "", "the issue history's database: sqlite:///path/history.db or postgres://user@host/db "+
+		"(default: $"+storeDSNVariable+"; empty: no history, the other tools work as without it)")
+	fs.StringVar(&f.dsnFile, "store-file", "", "a file holding the store's DSN (mount it from a Secret), instead of --store")
+}
+
+// resolve is the DSN the flags and the environment give ("": no history).
+// Exactly one source may give it; the error never quotes it.
+func (f storeFlags) resolve(getenv func(string) string) (string, error) {
+	env := strings.TrimSpace(getenv(storeDSNVariable))
+	var given []string
+	if f.dsn != "" {
+		given = append(given, "--store")
+	}
+	if f.dsnFile != "" {
+		given = append(given, "--store-file")
+	}
+	if env != "" {
+		given = append(given, "$"+storeDSNVariable)
+	}
+	if len(given) > 1 {
+		return "", fmt.Errorf("the store's DSN is given by %s: give it once", strings.Join(given, " and "))
+	}
+	switch {
+	case f.dsnFile != "":
+		data, err := os.ReadFile(f.dsnFile)
+		if err != nil {
+			return "", fmt.Errorf("reading --store-file: %w", err)
+		}
+		dsn := strings.TrimSpace(string(data))
+		if dsn == "" {
+			return "", errors.New("--store-file is empty")
+		}
+		return dsn, nil
+	case f.dsn != "":
+		return f.dsn, nil
+	}
+	return env, nil
+}
+
+// writerFlags say how the server records finished scans in the store.
+type writerFlags struct {
+	ingest         bool
+	leaderElection bool
+	lease          string
+	maxAge         time.Duration
+	maxScans       int
+}
+
+func (f *writerFlags) bind(fs *flag.FlagSet) {
+	fs.BoolVar(&f.ingest, "history-ingest", true, "with --store: record every finished scan of the namespace in the issue history "+
+		"(false: only read it, another process writes)")
+	fs.BoolVar(&f.leaderElection, "history-leader-election", true, "with --store: one replica at a time records scans, elected with a Lease "+
+		"(false: this process always does; for a single process outside a cluster)")
+	fs.StringVar(&f.lease, "history-lease", "cwac-mcp-history-writer", "the Lease the replicas elect the history's writer with")
+	fs.DurationVar(&f.maxAge, "history-max-age", 0, "retention: prune scans that finished longer ago than this (0: keep)")
+	fs.IntVar(&f.maxScans, "history-max-scans", 0, "retention: keep the newest N scans of each schedule (0: keep all)")
+}
+
+// openStore opens the issue history, or returns nil when none is configured.
+func openStore(ctx context.Context, dsn string, log *slog.Logger) (*store.Store, error) {
+	if dsn == "" {
+		return nil, nil
+	}
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		return nil, err // store errors never repeat the DSN
+	}
+	log.Info("issue history: store open", "engine", st.Engine())
+	return st, nil
+}
+
+// startWriter records finished scans in the store from the scan cache,
+// under the Lease when elected, until ctx ends.
+func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cache.Cache, cs kubernetes.Interface,
+	namespace, resultsRoot string, log *slog.Logger) error {
+	if f.maxAge < 0 || f.maxScans < 0 {
+		return errors.New("--history-max-age and --history-max-scans must not be negative")
+	}
+	informer, err := scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
+	if err != nil {
+		return err
+	}
+	identity := podName()
+	w, err := history.NewWriter(history.Config{
+		Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: namespace}, Changes: informer,
+		Open: mcpserver.OpenScanResults(resultsRoot), Clientset: cs, Holder: identity, Log: log,
+		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans},
+	})
+	if err != nil {
+		return err
+	}
+	run := func(ctx context.Context) {
+		if err := w.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("issue history: the writer stopped", "err", err)
+		}
+	}
+	if !f.leaderElection {
+		go run(ctx)
+		return nil
+	}
+	go history.Election{Clientset: cs, Namespace: namespace, Lease: f.lease, Identity: identity, Log: log}.Run(ctx, run)
+	return nil
+}
+
+// podName names this process in the Lease and the store's lock: the pod's
+// name (its host name in a cluster).
+func podName() string {
+	if n := os.Getenv("POD_NAME"); n != "" {
+		return n
+	}
+	if h, err := os.Hostname(); err == nil {
+		return h
+	}
+	return "mcp-server"
+}
