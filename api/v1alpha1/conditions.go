@@ -81,6 +81,9 @@ const (
 	// Dockerfile leaves out) and the operator was given none; nothing runs.
 	// The message names both fixes.
 	ReasonNoCWACDefaults = "NoCWACDefaults"
+	// ReasonImageNotAllowed: spec.image names an image the operator does
+	// not run (its --allowed-images); nothing runs.
+	ReasonImageNotAllowed = "ImageNotAllowed"
 	// ReasonInvalidSpec: the spec cannot be turned into a CWAC run (user error, not retried).
 	ReasonInvalidSpec = "InvalidSpec"
 	// ReasonDeadlineExceeded: the scan ran past spec.timeout.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -153,6 +154,9 @@ func main() {
 		log.Info("WARNING: the CWAC image is declared without CWAC's defaults (--cwac-image-has-defaults=false) and --cwac-default-config is not set: "+
 			"scans of that image end Failed/NoCWACDefaults at admission", "cwacImage", opts.DefaultImage)
 	}
+	if slices.Contains(opts.AllowedImages, scanjob.AnyImage) {
+		log.Info("WARNING: --allowed-images=* lets every scan run any image with the scan pod's access to its namespace's results and network")
+	}
 	log.Info("starting manager", "cwacImage", opts.DefaultImage, "runnerImage", opts.RunnerImage, "resultsPVC", opts.ResultsPVC,
 		"maxConcurrentScans", maxConcurrent)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
@@ -171,6 +175,7 @@ type scanFlags struct {
 	affinity                         string
 	defaultConfigPath                string
 	imageHasDefaults                 bool
+	allowedImages                    string
 }
 
 func (f *scanFlags) bind(fs *flag.FlagSet) {
@@ -186,6 +191,9 @@ func (f *scanFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.imageHasDefaults, "cwac-image-has-defaults", true,
 		"whether the --cwac-image carries config/config_default.json; false (as for CWAC's own Dockerfile, which leaves config/ out) "+
 			"refuses scans of that image at admission (NoCWACDefaults) unless --cwac-default-config is given")
+	fs.StringVar(&f.allowedImages, "allowed-images", "",
+		"other CWAC images scans may name in spec.image, comma-separated: image references, or prefixes ending in * (registry.example/cwac:*), "+
+			"or * for any; empty: --cwac-image only (a scan naming another ends Failed/ImageNotAllowed)")
 	fs.StringVar(&o.Python, "cwac-python", "", "Python interpreter in the CWAC image (default: <cwac-dir>/.venv/bin/python if present, else python3)")
 	fs.StringVar(&o.ChromeExtraArgs, "chrome-extra-args", defaultChromeArgs, "CHROME_EXTRA_ARGS for scan pods (comma-separated Chrome flags)")
 	fs.StringVar(&o.ServiceAccountName, "scan-service-account", "", "service account for scan pods (its token is never mounted)")
@@ -227,6 +235,9 @@ func (f *scanFlags) options() (scanjob.Options, error) {
 		}
 	}
 	opts.DefaultImageLacksDefaults = !f.imageHasDefaults
+	if opts.AllowedImages, err = scanjob.ParseAllowedImages(f.allowedImages); err != nil {
+		return opts, fmt.Errorf("--allowed-images: %w", err)
+	}
 	switch p := corev1.PullPolicy(f.pullPolicy); p {
 	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 		opts.ImagePullPolicy = p

@@ -63,6 +63,12 @@ func TestScanFlags(t *testing.T) {
 		o.Resources.Requests.Memory().String() != "512Mi" || o.Resources.Limits.Memory().String() != "1Gi" || o.Resources.Requests.Cpu().String() != "500m" {
 		t.Errorf("defaults: %+v", o)
 	}
+	if o.AllowedImages == nil || len(o.AllowedImages) != 0 {
+		t.Errorf("allowed images by default = %#v, want an empty list (--cwac-image only)", o.AllowedImages)
+	}
+	if o, err := parse("--allowed-images=registry.example/cwac:*, cwac-real:1"); err != nil || strings.Join(o.AllowedImages, " ") != "registry.example/cwac:* cwac-real:1" {
+		t.Errorf("--allowed-images: %q, %v", o.AllowedImages, err)
+	}
 	o, err = parse("--cwac-image-has-defaults=false", "--cwac-default-config="+defaults, "--scan-memory-per-thread=false",
 		`--scan-resources={"limits":{"memory":"1536Mi"},"requests":{"cpu":"250m","memory":"768Mi"}}`)
 	if err != nil {
@@ -77,6 +83,7 @@ func TestScanFlags(t *testing.T) {
 		{"--image-pull-policy=Sometimes"},
 		{"--scan-env=NOVALUE"},
 		{"--scan-memory-limit=lots"},
+		{"--allowed-images=registry.example/*/cwac"},
 	} {
 		if _, err := parse(bad...); err == nil {
 			t.Errorf("%v accepted", bad)

@@ -75,14 +75,28 @@ func needsAdmission(scan *cwacv1alpha1.CwacScan) bool {
 		meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted) == nil
 }
 
-// admit checks every URL before anything runs: Admitted=True/URLsAllowed,
-// or the scan ends Failed=True with PolicyDenied (naming the URL and the
-// rule; Admitted=False too), TooManyURLs, InvalidSpec, NoCWACDefaults (the
+// admit checks the spec and every URL before anything runs:
+// Admitted=True/URLsAllowed, or the scan ends Failed=True with InvalidSpec
+// (first: configOverrides past their bounds or setting an owned key),
+// ImageNotAllowed (spec.image not in the operator's allow-list;
+// Admitted=False too), PolicyDenied (naming the URL and the
+// rule; Admitted=False too), TooManyURLs, NoCWACDefaults (the
 // scan would run an image declared without CWAC's defaults and the operator
 // has none; Admitted=False too), or AdmissionTimedOut when the checks take
 // longer than the budget. Spec is immutable, so the
 // verdict is recorded once and never re-checked.
 func (r *AdmissionReconciler) admit(ctx context.Context, scan *cwacv1alpha1.CwacScan) {
+	// First, before anything decodes or renders them: the free-form
+	// overrides' bounds, which the CRD cannot check.
+	if err := scanjob.CheckConfigOverrides(scan); err != nil {
+		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, err.Error())
+		return
+	}
+	if err := scanjob.CheckImage(scan, r.JobOptions); err != nil {
+		r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonImageNotAllowed, err.Error())
+		r.fail(scan, cwacv1alpha1.ReasonImageNotAllowed, err.Error())
+		return
+	}
 	sites, err := scanspec.Sites(scan)
 	if err != nil {
 		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, err.Error())
