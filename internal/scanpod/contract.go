@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Files of the scan's ConfigMap, mounted read-only at ConfigDir.
@@ -156,6 +158,10 @@ type RunnerFlags struct {
 	// FailedShards are shards whose pods failed; the merge leaves their
 	// results out and counts their sites as unscanned.
 	FailedShards ShardList
+	// Egress are the scan-target policy's lists, the operator's own: the
+	// runner's egress proxy (internal/egress) checks every connection of
+	// the scan against them.
+	Egress urlpolicy.Lists
 }
 
 // DefaultRunnerFlags are the paths of the scan pod the Job builder makes.
@@ -187,7 +193,7 @@ func (f RunnerFlags) Args() []string {
 	if len(f.FailedShards) > 0 {
 		args = append(args, "--failed-shards="+f.FailedShards.String())
 	}
-	return args
+	return append(args, f.Egress.Args()...)
 }
 
 // Bind registers the flags on fs, with the scan pod's paths as defaults.
@@ -205,4 +211,5 @@ func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	fs.IntVar(&f.Shards, "shards", 0, "the scan's number of shards: scan only the shard $"+ShardIndexEnv+" names (or, with --merge, merge them all)")
 	fs.BoolVar(&f.Merge, "merge", false, "merge the shards' results under "+ShardsDir+"/ into one CWAC results directory instead of running CWAC")
 	fs.Var(&f.FailedShards, "failed-shards", "comma-separated indexes of shards whose pods failed: the merge leaves them out")
+	f.Egress.Bind(fs) // the scan-target policy's lists, for the egress proxy
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // What the Job builder renders, the runner must parse back unchanged.
@@ -12,6 +14,10 @@ func TestRunnerFlagsRoundTrip(t *testing.T) {
 	tests := []RunnerFlags{
 		DefaultRunnerFlags(),
 		{CWACDir: "/opt/cwac", ConfigMapDir: "/c", ResultsDir: "/r", WorkDir: "/w", TerminationLog: "/t", Python: "/opt/cwac/.venv/bin/python"},
+		{
+			CWACDir: "/cwac", ConfigMapDir: "/scan", ResultsDir: "/results", WorkDir: "/tmp/w", TerminationLog: "/t",
+			Egress: urlpolicy.Lists{AllowDomains: "govt.nz", DenyDomains: "bad.govt.nz", DenyCIDRs: "10.96.0.0/12,10.244.0.0/16", AllowCIDRs: "10.244.0.0/24"},
+		},
 	}
 	for _, want := range tests {
 		fs := flag.NewFlagSet("runner", flag.ContinueOnError)

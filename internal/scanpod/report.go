@@ -52,6 +52,11 @@ type Report struct {
 	// Baseline says why the results were not compared with the baseline the
 	// scan was given (nil when they were, or when it had none).
 	Baseline *BaselineProblem `json:"baseline,omitempty"`
+	// BlockedByPolicy are the connections the pod's egress proxy refused
+	// (nil: none), whether or not CWAC wrote results: at most
+	// MaxReportedBlockedHosts hosts, without details (summary.json has the
+	// whole record when there are results).
+	BlockedByPolicy *results.BlockedConnections `json:"blocked_by_policy,omitempty"`
 	// Truncated is set when something was cut to fit MaxBytes.
 	Truncated bool `json:"truncated,omitempty"`
 }
@@ -67,16 +72,22 @@ type BaselineProblem struct {
 	Message        string `json:"message,omitempty"`
 }
 
+// MaxReportedBlockedHosts is how many refused hosts the report names.
+const MaxReportedBlockedHosts = 5
+
 // Encode renders m as JSON of at most limit bytes, cutting the least useful
 // parts first: the per-base-URL list, then top violations, the stderr tail,
 // the unscanned list and the message, and at last the summary itself.
+// Refused hosts are cut to one early and to their count alone late.
 func Encode(m Report, limit int) []byte {
 	if m.Summary != nil {
 		s := *m.Summary
 		s.BaseURLs = nil // the full list lives in summary.json on the volume
 		s.AuditFiles = nil
+		s.BlockedByPolicy = nil // the report carries it beside the summary
 		m.Summary = &s
 	}
+	m.BlockedByPolicy = blockedNaming(m.BlockedByPolicy, MaxReportedBlockedHosts)
 	if b := marshal(m); len(b) <= limit {
 		return b
 	}
@@ -89,6 +100,7 @@ func Encode(m Report, limit int) []byte {
 		}
 	}
 	steps := []func(){
+		func() { m.BlockedByPolicy = blockedNaming(m.BlockedByPolicy, 1) },
 		withSummary(func(s *results.Summary) { s.Diff = diffWithOrganisations(s.Diff, 10) }),
 		func() { m.StderrTail = textcap.Tail(m.StderrTail, 1500) },
 		withSummary(func(s *results.Summary) { s.TopViolations = cut(s.TopViolations, 5) }),
@@ -99,6 +111,7 @@ func Encode(m Report, limit int) []byte {
 		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 1) }),
 		withSummary(func(s *results.Summary) { s.Diff = diffWithOrganisations(s.Diff, 0) }),
 		withSummary(func(s *results.Summary) { s.IssuesByAuditType = nil; s.Informational = nil }),
+		func() { m.BlockedByPolicy = blockedNaming(m.BlockedByPolicy, 0) },
 		func() { m.StderrTail = textcap.Tail(m.StderrTail, 128); m.Message = textcap.Head(m.Message, 128) },
 		func() { m.Summary = nil },
 		func() {
@@ -152,6 +165,20 @@ func diffWithOrganisations(d *results.DiffCounts, n int) *results.DiffCounts {
 		c.ByOrganisation = nil
 	}
 	return &c
+}
+
+// blockedNaming is b naming at most n hosts, without details, without
+// changing the caller's copy.
+func blockedNaming(b *results.BlockedConnections, n int) *results.BlockedConnections {
+	if b == nil {
+		return nil
+	}
+	c := &results.BlockedConnections{Total: b.Total}
+	for _, h := range cut(b.Hosts, n) {
+		h.Detail = ""
+		c.Hosts = append(c.Hosts, h)
+	}
+	return c
 }
 
 func cut[T any](s []T, n int) []T {
