@@ -90,6 +90,7 @@ func main() {
 	if err != nil {
 		exit("invalid scan-target policy", err)
 	}
+	opts.Egress = policyFlags.Lists // each scan pod's egress proxy checks connections against the same lists
 	if workers < 1 || admissionWorkers < 1 || admissionTimeout <= 0 {
 		exit("invalid controller settings", fmt.Errorf("--workers (%d) and --admission-workers (%d) must be at least 1 and --admission-timeout (%s) positive",
 			workers, admissionWorkers, admissionTimeout))

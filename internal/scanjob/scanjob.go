@@ -19,6 +19,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Labels and annotations on everything the operator creates.
@@ -86,6 +87,10 @@ type Options struct {
 	// MaxPodsPerScan caps how many of a sharded scan's pods run at once
 	// (the operator's --max-concurrent-scans, which counts pods); 0 is no cap.
 	MaxPodsPerScan int
+	// Egress are the scan-target policy's lists (the operator's --url-*
+	// flags), given to each scan pod's runner: its egress proxy checks
+	// every connection of the scan against the same policy as admission.
+	Egress urlpolicy.Lists
 	// AllowedImages are the CWAC images scans may name in spec.image besides
 	// DefaultImage, which is always allowed (see CheckImage): image
 	// references, or prefixes ending in * (registry.example/cwac:*); AnyImage
@@ -306,6 +311,7 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 	flags := scanpod.DefaultRunnerFlags()
 	flags.CWACDir = opts.CWACDir
 	flags.Python = opts.Python
+	flags.Egress = opts.Egress
 	mounts := []corev1.VolumeMount{
 		{Name: volRunner, MountPath: scanpod.RunnerDir, ReadOnly: true},
 		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
