@@ -1,0 +1,72 @@
+package cireport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
+)
+
+// Options are what a report says beyond the results.
+type Options struct {
+	// Scan is the scan's name, written into both reports.
+	Scan string
+	// Baseline names the scan compared with; diff.json's own name is used
+	// when empty.
+	Baseline string
+	// Thresholds are the scan's spec.thresholds, as name and value, written
+	// as they are (JUnit properties, SARIF run properties).
+	Thresholds []Threshold
+	// FailAt is the least impact that fails a JUnit test case and makes a
+	// SARIF result an error: critical, serious, moderate or minor. Empty is
+	// DefaultFailAt.
+	FailAt string
+	// ToolVersion is the CWAC image or operator version, when known.
+	ToolVersion string
+	// MaxResults caps SARIF results (0: DefaultMaxResults).
+	MaxResults int
+	// MaxTestCases caps JUnit test cases (0: DefaultMaxTestCases).
+	MaxTestCases int
+}
+
+// Threshold is one of the scan's thresholds.
+type Threshold struct {
+	Name, Value string
+}
+
+// Defaults.
+const (
+	// DefaultFailAt fails what axe calls serious or worse.
+	DefaultFailAt = results.ImpactSerious
+	// DefaultMaxResults is GitHub code scanning's limit of results per run.
+	DefaultMaxResults = 25000
+	// DefaultMaxTestCases keeps a JUnit report readable by CI viewers.
+	DefaultMaxTestCases = 10000
+)
+
+// failRank is the rank (results.ImpactRank) of the least impact that fails.
+func (o Options) failRank() (int, error) {
+	if o.FailAt == "" {
+		return results.ImpactRank(DefaultFailAt), nil
+	}
+	r := results.ImpactRank(o.FailAt)
+	if r >= len(results.Impacts()) {
+		return 0, fmt.Errorf("fail-at impact %q is not one of %s", textcap.Head(o.FailAt, 64), strings.Join(results.Impacts(), ", "))
+	}
+	return r, nil
+}
+
+func (o Options) maxResults() int {
+	if o.MaxResults > 0 {
+		return o.MaxResults
+	}
+	return DefaultMaxResults
+}
+
+func (o Options) maxTestCases() int {
+	if o.MaxTestCases > 0 {
+		return o.MaxTestCases
+	}
+	return DefaultMaxTestCases
+}
