@@ -124,7 +124,7 @@ func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(sw.w, "{\n\"$schema\": %s,\n\"version\": \"2.1.0\",\n\"runs\": [{\n\"results\": [", head)
+	_, _ = fmt.Fprintf(sw.w, "{\n\"$schema\": %s,\n\"version\": \"2.1.0\",\n\"runs\": [{\n\"results\": [", head)
 	err = readIssues(fsys, func(is *issue) error {
 		if err := ctx.Err(); err != nil {
 			return err
