@@ -70,3 +70,9 @@ func (o Options) maxTestCases() int {
 	}
 	return DefaultMaxTestCases
 }
+
+// The files the runner writes beside summary.json.
+const (
+	SARIFFile = "results.sarif"
+	JUnitFile = "junit.xml"
+)

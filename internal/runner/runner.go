@@ -266,6 +266,7 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	}); err != nil {
 		log.Error("writing reports", "err", err)
 	}
+	writeCIReports(ctx, dir, meta.Title, log)
 	return s, nil
 }
 
