@@ -30,6 +30,7 @@ func validScan(t *testing.T) Config {
 		WorkDir:        filepath.Join(tmp, "work"),
 		TerminationLog: filepath.Join(tmp, "termination-log"),
 		Python:         "python3",
+		Egress:         loopbackOpen,
 	}}
 	must(t, os.MkdirAll(cfg.ConfigMapDir, 0o755))
 	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.OverridesFile), []byte(allPlugins), 0o644))

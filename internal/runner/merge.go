@@ -76,6 +76,7 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 
 	var dirs []string
 	var duration float64
+	var blocked results.BlockedConnections
 	for i := range split {
 		if slices.Contains(cfg.FailedShards, i) {
 			cfg.Log.Info("leaving out a failed shard; its sites are unscanned", "shard", i, "sites", len(split[i]))
@@ -90,7 +91,9 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 			continue
 		}
 		dirs = append(dirs, dir)
-		duration = max(duration, shardDuration(root, dir, cfg))
+		took, refused := shardSummary(root, dir, cfg)
+		duration = max(duration, took)
+		blocked.Merge(refused)
 	}
 
 	// The merged directory is made under a hidden name that is not
@@ -103,7 +106,7 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 		return scanpod.Report{}, err
 	}
 	cfg.Log.Info("merged the shards' results", "shards", len(dirs), "of", len(split), "files", files, "resultsDir", name)
-	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration)
+	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration, blocked.Bounded(results.MaxBlockedHosts))
 	if err == nil {
 		err = root.Rename(work, name)
 	}
@@ -111,20 +114,23 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 		return scanpod.Report{}, errors.Join(err, root.RemoveAll(work))
 	}
 	msg.Message = fmt.Sprintf("merged %d of %d shards: %s", len(dirs), len(split), msg.Message)
+	reportBlocked(&msg, cfg)
 	return msg, nil
 }
 
 // summariseMerged writes into dir, the merged results, what a one-pod scan
 // writes beside CWAC's (summary.json, the report, the comparison with the
 // baseline), expecting every site of the scan, and returns the report of
-// the scan, whose results directory is name.
-func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName string, sites []cwacconfig.Site, duration float64) (scanpod.Report, error) {
+// the scan, whose results directory is name; blocked are the shards'
+// egress proxies' refusals together.
+func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName string, sites []cwacconfig.Site, duration float64,
+	blocked *results.BlockedConnections) (scanpod.Report, error) {
 	var err error
 	expected := make([]string, 0, len(sites))
 	for _, s := range sites {
 		expected = append(expected, s.URL)
 	}
-	msg := scanpod.Report{ResultsDir: name}
+	msg := scanpod.Report{ResultsDir: name, BlockedByPolicy: blocked}
 	opts := results.Options{ExpectedBaseURLs: expected, Duration: duration}
 	meta := report.Meta{Title: auditName, ResultsDir: name, GeneratedAt: time.Now()}
 	var base baselineResults
@@ -132,7 +138,7 @@ func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName strin
 		base.dir = cfg.BaselineDir
 		base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 	}
-	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base); err != nil {
+	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked); err != nil {
 		return scanpod.Report{}, fmt.Errorf("summarising the merged results: %w", err)
 	}
 	settle(&msg, false, 0)
@@ -164,22 +170,24 @@ func shardResultsDir(root *os.Root, index int, auditName string) (string, error)
 	return path.Join(shardDir, names[len(names)-1]), nil
 }
 
-// shardDuration is how long the shard's CWAC ran, from the summary.json
-// its pod wrote (0 when it cannot be read: the merged duration is then
-// the other shards').
-func shardDuration(root *os.Root, dir string, cfg Config) float64 {
+// shardSummary is how long the shard's CWAC ran and what its egress proxy
+// refused, from the summary.json its pod wrote (0 and nil when it cannot
+// be read: the merged duration is then the other shards'). The refusals
+// are kept as Bounded keeps them: a pod wrote them.
+func shardSummary(root *os.Root, dir string, cfg Config) (float64, *results.BlockedConnections) {
 	f, err := root.Open(path.Join(dir, results.SummaryFile))
 	if err != nil {
 		cfg.Log.Info("the shard's duration is unknown", "dir", dir, "err", err)
-		return 0
+		return 0, nil
 	}
 	defer func() { _ = f.Close() }() // read only
 	var s struct {
-		DurationSeconds float64 `json:"duration_seconds"`
+		DurationSeconds float64                     `json:"duration_seconds"`
+		BlockedByPolicy *results.BlockedConnections `json:"blocked_by_policy"`
 	}
 	if err := json.NewDecoder(io.LimitReader(f, maxShardSummaryBytes)).Decode(&s); err != nil {
 		cfg.Log.Info("the shard's duration is unknown", "dir", dir, "err", err)
-		return 0
+		return 0, nil
 	}
-	return s.DurationSeconds
+	return s.DurationSeconds, s.BlockedByPolicy.Bounded(results.MaxBlockedHosts)
 }

@@ -117,14 +117,20 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 
 	before := resultDirs(cfg.ResultsDir, auditName)
 	stderrTail := &tailBuffer{max: stderrTailBytes}
+	proxy, err := startEgress(cfg, os.Getenv)
+	if err != nil {
+		return runnerError(fmt.Errorf("starting the egress proxy: %w", err))
+	}
+	defer func() { _ = proxy.Close() }()
 	start := time.Now()
 	cmd := exec.Command(python, "-u", cwac.EntryPoint, ConfigFileName) // no shell; fixed arguments
 	cmd.Dir = cfg.WorkDir
-	cmd.Env = childEnv(os.Environ())
+	cmd.Env = proxiedEnv(childEnv(os.Environ()), proxy.URL())
 	cmd.Stdout = cfg.Stdout
 	cmd.Stderr = io.MultiWriter(cfg.Stderr, stderrTail)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cfg.Log.Info("starting CWAC", "python", python, "config", ConfigFileName, "auditName", auditName, "baseURLs", len(sites), "workDir", cfg.WorkDir)
+	cfg.Log.Info("starting CWAC", "python", python, "config", ConfigFileName, "auditName", auditName, "baseURLs", len(sites), "workDir", cfg.WorkDir,
+		"egressProxy", proxy.URL())
 	if err := cmd.Start(); err != nil {
 		return runnerError(fmt.Errorf("starting CWAC: %w", err))
 	}
@@ -133,11 +139,13 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 	exitCode, err := wait(cmd)
 	stopForwarding()
 	duration := time.Since(start)
+	_ = proxy.Close() // CWAC has ended: nothing more goes out
+	blocked := proxy.Blocked()
 	if err != nil {
 		return runnerError(fmt.Errorf("waiting for CWAC: %w", err))
 	}
 
-	msg := scanpod.Report{ExitCode: exitCode, StderrTail: stderrTail.String()}
+	msg := scanpod.Report{ExitCode: exitCode, StderrTail: stderrTail.String(), BlockedByPolicy: blocked}
 	msg.ResultsDir = newResultDir(cfg.ResultsDir, auditName, before)
 	expected := make([]string, 0, len(sites))
 	for _, s := range sites {
@@ -152,7 +160,7 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 			base.dir = cfg.BaselineDir
 			base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 		}
-		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base)
+		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked)
 		if err != nil {
 			cfg.Log.Error("summarising results", "dir", dir, "err", err)
 			msg.Message = "could not summarise results: " + err.Error()
@@ -165,7 +173,20 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 	if exitCode == 0 {
 		msg.StderrTail = "" // CWAC's stderr on success is noise (nltk download warnings)
 	}
+	reportBlocked(&msg, cfg)
 	return msg
+}
+
+// maxBlockedHostsInMessage is how many refused hosts the report's message names.
+const maxBlockedHostsInMessage = 3
+
+// reportBlocked adds the egress proxy's refusals to the report's message
+// and the runner's log.
+func reportBlocked(msg *scanpod.Report, cfg Config) {
+	if b := msg.BlockedByPolicy; b != nil {
+		msg.Message = join(msg.Message, b.Describe(maxBlockedHostsInMessage))
+		cfg.Log.Warn("connections blocked by policy", "total", b.Total, "hosts", len(b.Hosts))
+	}
 }
 
 // absPaths makes paths absolute: CWAC runs in the work dir, where relative
@@ -219,7 +240,7 @@ func settle(msg *scanpod.Report, terminated bool, exitCode int) {
 // error; a file that cannot be written is logged, and the scan's results
 // stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
-	return writeResults(ctx, dir, opts, meta, log, baselineResults{})
+	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil)
 }
 
 // baselineResults is what a scan with a baseline brings to its results: the
@@ -230,11 +251,11 @@ type baselineResults struct {
 	dir  string
 }
 
-// writeResults is WriteResults with what the baseline brings: the
+// writeResults is WriteResults with what the baseline brings (the
 // comparison goes into the summary and the report, and the trend continues
-// the baseline's.
+// the baseline's) and the egress proxy's refusals (into the summary).
 func writeResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger,
-	base baselineResults) (*results.Summary, error) {
+	base baselineResults, blocked *results.BlockedConnections) (*results.Summary, error) {
 	fsys := os.DirFS(dir)
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
@@ -247,6 +268,7 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
 	}
 	s.Diff = base.diff
+	s.BlockedByPolicy = blocked
 	meta.Trend = trend(base.dir, reports.TrendPoint(meta, s), log)
 	if data, err := report.EncodeTrend(meta.Trend); err != nil {
 		log.Error("encoding the trend", "err", err)

@@ -24,6 +24,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // imageLayout is how the CWAC tree the runner is given is laid out.
@@ -39,6 +40,10 @@ const (
 	// with an example CSV, as an image built from a whole CWAC checkout.
 	withConfig
 )
+
+// loopbackOpen is the policy the runner's tests give the egress proxy: the
+// test sites are on loopback, which the built-in rules refuse.
+var loopbackOpen = urlpolicy.Lists{AllowCIDRs: "127.0.0.0/8"}
 
 // standinCWAC lays out a CWAC-like tree around the project's stand-in scanner.
 func standinCWAC(t *testing.T, layout imageLayout) string {
@@ -123,6 +128,7 @@ func runScan(ctx context.Context, t *testing.T, files scanFiles, env map[string]
 		WorkDir:        filepath.Join(tmp, "work"),
 		TerminationLog: filepath.Join(tmp, "termination-log"),
 		Python:         "python3",
+		Egress:         loopbackOpen,
 	}}
 	if files.baseline != "" {
 		cfg.BaselineDir, cfg.BaselineName = files.baseline, "week-1"
@@ -436,7 +442,7 @@ func TestRunAsPID1(t *testing.T) {
 		termLog := filepath.Join(tmp, "termination-log")
 		cmd := exec.Command(unshare, "--pid", "--fork", "--kill-child", bin,
 			"--cwac-dir="+standinCWAC(t, withConfig), "--scan-dir="+scan, "--results-dir="+filepath.Join(tmp, "results"),
-			"--work-dir="+filepath.Join(tmp, "work"), "--termination-log="+termLog, "--python=python3")
+			"--work-dir="+filepath.Join(tmp, "work"), "--termination-log="+termLog, "--python=python3", "--url-allow-cidrs="+loopbackOpen.AllowCIDRs)
 		cmd.Env = append(os.Environ(), "STANDIN_EXIT="+tc.exit)
 		out, err := cmd.CombinedOutput()
 		code := 0

@@ -41,6 +41,7 @@ func newShardedScan(t *testing.T, sites []cwacconfig.Site, shards int) *shardedS
 		ResultsDir:   filepath.Join(tmp, "volume", "ns", "scan-1234abcd"),
 		Python:       "python3",
 		Shards:       shards,
+		Egress:       loopbackOpen,
 	}}}
 	urls, err := cwacconfig.WriteBaseURLCSV(sites)
 	must(t, err)

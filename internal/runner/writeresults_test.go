@@ -79,7 +79,7 @@ func TestTrendContinuesTheBaseline(t *testing.T) {
 	baseline := t.TempDir()
 	must(t, files.CopyDir(realScanDir, baseline))
 	log, _ := captureLog()
-	_, err := writeResults(context.Background(), baseline, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(1e9, 0)}, log, baselineResults{})
+	_, err := writeResults(context.Background(), baseline, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(1e9, 0)}, log, baselineResults{}, nil)
 	must(t, err)
 	broken := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(broken, report.TrendFile), []byte("{"), 0o644))
@@ -101,7 +101,7 @@ func TestTrendContinuesTheBaseline(t *testing.T) {
 			must(t, files.CopyDir(realScanDir, dir))
 			log, buf := captureLog()
 			_, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(2e9, 0)}, log,
-				baselineResults{dir: tt.baseline})
+				baselineResults{dir: tt.baseline}, nil)
 			must(t, err)
 			points, err := report.ReadTrend(openRootT(t, dir).FS())
 			must(t, err)
@@ -215,7 +215,7 @@ func TestShardDurationFromSummary(t *testing.T) {
 				must(t, os.WriteFile(filepath.Join(dir, "r", results.SummaryFile), tt.data, 0o644))
 			}
 			log, buf := captureLog()
-			got := shardDuration(openRootT(t, dir), "r", Config{Log: log})
+			got, _ := shardSummary(openRootT(t, dir), "r", Config{Log: log})
 			if got != tt.want {
 				t.Errorf("duration %v, want %v", got, tt.want)
 			}
