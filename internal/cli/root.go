@@ -125,6 +125,7 @@ Exit codes: 0 ok; 1 usage or connection error; 2 the scan failed;
 		newResultsCommand(o, mf),
 		newDiffCommand(o, mf),
 		newReportCommand(o, mf),
+		newHistoryCommand(o, mf),
 		newCancelCommand(o),
 	)
 	return root

@@ -1,0 +1,128 @@
+//go:build integration
+
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
+)
+
+// TestHistoryAgainstTheMCPServer runs history and history trend against
+// the real MCP server's HTTP handler and a real SQLite store holding two
+// weeks of the real CWAC run (the logo's alt text fixed in the second), in
+// Kubernetes auth mode: the caller's token and RBAC decide.
+func TestHistoryAgainstTheMCPServer(t *testing.T) {
+	c := envtestCluster(t)
+	ctx := t.Context()
+	st := storetest.OpenSQLite(t)
+	week0 := time.Date(2026, 1, 5, 3, 0, 0, 0, time.UTC)
+	for w, fixLogo := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "run")
+		if err := files.CopyDir(filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1"), dir); err != nil {
+			t.Fatal(err)
+		}
+		if fixLogo {
+			axe := filepath.Join(dir, "axe_core_audit.csv")
+			data, err := os.ReadFile(axe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept [][]byte
+			for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+				if !bytes.Contains(line, []byte(`logo.png`)) {
+					kept = append(kept, line)
+				}
+			}
+			if err := os.WriteFile(axe, bytes.Join(kept, nil), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name := []string{"week-1", "week-2"}[w]
+		if _, err := ingest.Ingest(ctx, st, os.DirFS(dir), store.Scan{UID: name, Namespace: defaultMCPNamespace, Name: name,
+			Schedule: "weekly", FinishedAt: week0.AddDate(0, 0, 7*w), Phase: "Complete"}, ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err := kubernetes.NewForConfig(c.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := &mcpserver.KubernetesAuth{Clientset: cs}
+	srv, err := mcpserver.New(mcpserver.Config{Client: c.admin, Namespace: defaultMCPNamespace, ResultsRoot: t.TempDir(), Authorizer: auth, History: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler(mcpserver.HTTPOptions{Auth: auth}))
+	defer hs.Close()
+	// Options keep what a run loaded: each run gets its own.
+	o := func() *Options { return &Options{MCP: StaticMCP{URL: hs.URL, Client: hs.Client()}} }
+	kc := c.authKubeconfig(t, "history-reader", &clientcmdapi.AuthInfo{Token: serviceAccountToken(t, c, "history-reader")})
+	run := func(args ...string) result { return runCLI(ctx, o(), kc, append(args, "-n", defaultMCPNamespace)...) }
+
+	r := run("history", "--state", "fixed")
+	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "Issues 1-2 of 2 in the issue history of namespace "+defaultMCPNamespace+":") ||
+		strings.Count(r.stdout, "image-alt") != 2 || !strings.Contains(r.stdout, "week-2") {
+		t.Fatalf("history --state fixed: %+v", r)
+	}
+	r = run("history", "--organisation", "CWAC Test Org", "--limit", "3", "-o", "json")
+	var page mcpapi.IssueHistoryOutput
+	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &page) != nil || page.Total != 17 || page.Returned != 3 || len(page.Issues[0].Fingerprint) != 32 {
+		t.Fatalf("history -o json: %+v", r)
+	}
+	r = run("history", "trend", "CWAC Test Org", "--schedule", "weekly")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != ExitOK || len(lines) != 4 ||
+		lines[0] != "CWAC Test Org in namespace "+defaultMCPNamespace+", schedule weekly: 2 scans" || !strings.Contains(lines[3], "week-2") {
+		t.Fatalf("history trend: %+v", r)
+	}
+	r = run("history", "trend", "Nobody")
+	if r.code != ExitError || !strings.Contains(r.stderr, `No organisation "Nobody" in the issue history`) {
+		t.Fatalf("history trend of an unknown organisation: %+v", r)
+	}
+	r = run("history", "--state", "closed")
+	if r.code != ExitError || !strings.Contains(r.stderr, `--state "closed"`) {
+		t.Fatalf("a bad state: %+v", r)
+	}
+
+	// A token whose RBAC does not allow get on cwacscans reads nothing.
+	r = runCLI(ctx, o(), c.authKubeconfig(t, "nobody", &clientcmdapi.AuthInfo{Token: tokenWithoutRights(t, c, "nobody")}), "history", "-n", defaultMCPNamespace)
+	if r.code != ExitError || !strings.Contains(r.stderr, "Forbidden: system:serviceaccount:"+defaultMCPNamespace+":nobody may not get cwacscans") {
+		t.Fatalf("history without get on cwacscans: %+v", r)
+	}
+}
+
+// tokenWithoutRights is the token of a new service account bound to nothing.
+func tokenWithoutRights(t *testing.T, c *cluster, name string) string {
+	t.Helper()
+	ctx := t.Context()
+	if err := c.admin.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: defaultMCPNamespace, Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(c.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(defaultMCPNamespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Status.Token
+}
