@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -22,7 +23,8 @@ import (
 //
 //	cwac://scans/{namespace}/{scan}/{file}
 //
-// file is report.html, summary.json, leaderboard.csv, diff.json, trend.json or one of
+// file is report.html, summary.json, leaderboard.csv, diff.json, trend.json,
+// results.sarif, junit.xml (built when the volume lacks them) or one of
 // CWAC's result CSVs; nothing else on the volume (screenshots, logs, CWAC's
 // config) can be named. Reads go through the same store, confinement and
 // caller authorisation (get on cwacscans) as the tools.
@@ -45,6 +47,8 @@ var resourceFiles = map[string]string{
 	report.LeaderboardFile: mimeCSV,
 	results.DiffFile:       mimeJSON,
 	report.TrendFile:       mimeJSON,
+	cireport.SARIFFile:     mimeSARIF,
+	cireport.JUnitFile:     mimeXML,
 }
 
 // MIME types of the resources.
@@ -112,7 +116,7 @@ func (s *Server) addResources() {
 		Name:        "scan-file",
 		Title:       "A finished CWAC scan's file",
 		URITemplate: resourceTemplate,
-		Description: "report.html, summary.json, leaderboard.csv, diff.json or a result CSV of a finished scan " +
+		Description: "report.html, summary.json, leaderboard.csv, diff.json, results.sarif (SARIF 2.1.0), junit.xml or a result CSV of a finished scan " +
 			"(at most " + fmt.Sprint(s.maxResourceBytes()) + " bytes; page through larger CSVs with cwac_get_results)",
 	}, s.readResource)
 	s.addTrendResources()
@@ -153,7 +157,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			return err
 		}
 		defer closeFn()
-		data, err := readFile(fsys, file, s.maxResourceBytes())
+		data, err := readScanFile(ctx, fsys, file, scan, s.maxResourceBytes())
 		if err != nil {
 			return fmt.Errorf("reading %s of scan %s: %w", file, scan, err)
 		}

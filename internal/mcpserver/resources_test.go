@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 )
 
@@ -71,6 +72,7 @@ func TestResources(t *testing.T) {
 		!strings.Contains(got.Contents[0].Text, "<title>r</title>") {
 		t.Fatalf("read report.html = %+v, %v", got, err)
 	}
+	checkCIResources(t, h, id, base)
 	// A file larger than the answer cap is refused, with the cap named.
 	big := filepath.Join(dir, "element_audit.csv")
 	if err := os.WriteFile(big, []byte(strings.Repeat("x,y\n", 20000)), 0o644); err != nil {
@@ -101,6 +103,18 @@ func TestResources(t *testing.T) {
 	}
 
 	checkReportLinks(t, h, id, base)
+}
+
+// checkCIResources: the CI formats are resources, built from the results,
+// which hold neither.
+func checkCIResources(t *testing.T, h *harness, id, base string) {
+	t.Helper()
+	for file, want := range map[string]string{cireport.SARIFFile: `"version": "2.1.0"`, cireport.JUnitFile: `<testsuites name="cwac ` + id + `"`} {
+		got, err := h.session.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: base + file})
+		if err != nil || len(got.Contents) != 1 || got.Contents[0].MIMEType != mimeType(file) || !strings.Contains(got.Contents[0].Text, want) {
+			t.Errorf("read %s = %+v, %v", file, got, err)
+		}
+	}
 }
 
 // checkReportLinks: cwac_generate_report links to the files it names.
