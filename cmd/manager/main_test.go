@@ -66,8 +66,9 @@ func TestScanFlags(t *testing.T) {
 	if o.AllowedImages == nil || len(o.AllowedImages) != 0 {
 		t.Errorf("allowed images by default = %#v, want an empty list (--cwac-image only)", o.AllowedImages)
 	}
-	if o, err := parse("--allowed-images=registry.example/cwac:*, cwac-real:1"); err != nil || strings.Join(o.AllowedImages, " ") != "registry.example/cwac:* cwac-real:1" {
-		t.Errorf("--allowed-images: %q, %v", o.AllowedImages, err)
+	o2, err := parse("--allowed-images=registry.example/cwac:*, cwac-real:1")
+	if err != nil || strings.Join(o2.AllowedImages, " ") != "registry.example/cwac:* cwac-real:1" {
+		t.Errorf("--allowed-images: %q, %v", o2.AllowedImages, err)
 	}
 	o, err = parse("--cwac-image-has-defaults=false", "--cwac-default-config="+defaults, "--scan-memory-per-thread=false",
 		`--scan-resources={"limits":{"memory":"1536Mi"},"requests":{"cpu":"250m","memory":"768Mi"}}`)

@@ -58,6 +58,11 @@ func envtestAssets() (string, error) {
 }
 
 func TestMain(m *testing.M) {
+	if kubeconfig := os.Getenv(managerChildEnv); kubeconfig != "" {
+		utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+		utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
+		os.Exit(runManagerChild(kubeconfig))
+	}
 	logOut := io.Discard
 	if os.Getenv("TEST_VERBOSE_LOGS") != "" {
 		logOut = os.Stderr

@@ -54,7 +54,9 @@ func keysOf(n int) map[string]json.RawMessage {
 // Each bound at its limit (accepted) and one past it (refused, the error
 // naming the field and the limit).
 func TestCheckOverridesLimits(t *testing.T) {
-	one := func(key string, v json.RawMessage) map[string]json.RawMessage { return map[string]json.RawMessage{key: v} }
+	one := func(key string, v json.RawMessage) map[string]json.RawMessage {
+		return map[string]json.RawMessage{key: v}
+	}
 	const key = "filter_to_urls"
 	if n := len(paddedTo(MaxOverridesBytes - len(key))); n != MaxOverridesBytes-len(key) {
 		t.Fatalf("paddedTo made %d bytes", n)
