@@ -72,13 +72,13 @@ func (x *RowIndex) Lookup(file string) *FileIndex {
 	return nil
 }
 
-// ParseRowIndex decodes and validates an index.
+// ParseRowIndex decodes an index within RowIndexLimits and validates it.
 func ParseRowIndex(data []byte) (*RowIndex, error) {
 	if len(data) > MaxRowIndexBytes {
 		return nil, fmt.Errorf("%s: %d bytes, more than %d", RowIndexFile, len(data), MaxRowIndexBytes)
 	}
 	var x RowIndex
-	if err := json.Unmarshal(data, &x); err != nil {
+	if err := DecodeBounded(data, RowIndexLimits, &x); err != nil {
 		return nil, fmt.Errorf("%s: %w", RowIndexFile, err)
 	}
 	if err := x.Validate(); err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/a11y-dev/cwac-operator/internal/jsonlimit"
 )
 
 // pagingFS is a results directory whose rows are numbered in their "n"
@@ -184,7 +186,16 @@ func FuzzRowIndex(f *testing.F) {
 	f.Add([]byte(`{"version":1,"every":1,"files":[{"file":"b_audit.csv","size":9,"counts":[1],"checkpoints":[{"o":8}]}]}`), int64(0), true)
 	files := []string{"a_audit.csv", "b_audit.csv", "empty.csv"}
 	f.Fuzz(func(t *testing.T, data []byte, offset int64, issuesOnly bool) {
-		x, err := ParseRowIndex(data)
+		// The memory bound: parsing allocates within a small multiple of
+		// the budget's decoded-size estimate, whatever the file.
+		c := jsonlimit.New(RowIndexLimits)
+		_, _ = c.Write(data)
+		_, _ = ParseRowIndex(data) // once first: encoding/json caches what it learns of the types
+		var x *RowIndex
+		var err error
+		if got, bound := measureAlloc(func() { x, err = ParseRowIndex(data) }), uint64(4*c.Decoded()+16<<10); got > bound {
+			t.Fatalf("parsing allocated %d bytes, more than %d (4× the estimate %d plus 16 KiB)", got, bound, c.Decoded())
+		}
 		if err != nil {
 			return
 		}
