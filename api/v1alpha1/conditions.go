@@ -44,6 +44,14 @@ const (
 	// ShardsFailed) when spec.shardFailurePolicy Partial completed the scan
 	// without some shards; the message names them and their sites.
 	ConditionShardsFailed = "ShardsFailed"
+	// ConditionConnectionsBlocked is set when the scan pod reports: True
+	// (reason BlockedByPolicy) when its egress proxy refused connections
+	// the scan-target policy refuses, whatever led there (a redirect, a
+	// refresh, a script, an image, a name that resolved to a refused
+	// address); the message names the first hosts and counts them all.
+	// False (reason NoneBlocked) when it refused none. The scan's own
+	// result does not depend on it.
+	ConditionConnectionsBlocked = "ConnectionsBlocked"
 )
 
 // Reasons, used on conditions and as Event reasons.
@@ -161,6 +169,12 @@ const (
 	ReasonShardsFailed = "ShardsFailed"
 	// ReasonAllShardsSucceeded: every shard of a sharded scan finished.
 	ReasonAllShardsSucceeded = "AllShardsSucceeded"
+	// ReasonBlockedByPolicy: the scan pod's egress proxy refused
+	// connections to what the scan-target policy refuses (also the reason
+	// of the Warning Event recorded then).
+	ReasonBlockedByPolicy = "BlockedByPolicy"
+	// ReasonNoneBlocked: the scan pod's egress proxy refused no connection.
+	ReasonNoneBlocked = "NoneBlocked"
 	// ReasonHistoryRecorded (Event, from the MCP server): the finished
 	// scan was recorded in the issue history (the note gives its
 	// organisations and new, fixed and reopened issues).

@@ -50,8 +50,8 @@ func observedMerge(scan *cwacv1alpha1.CwacScan, pod *corev1.Pod) scanstatus.Obse
 // writeEnding records how the scan ended: the container's exit code, the
 // results directory, the summary (and, for a merge, status.shards.merged),
 // then Complete or Failed with their conditions, Events and
-// status.failure, and last the comparison with the baseline, which reads
-// the summary and the phase.
+// status.failure, then the comparison with the baseline, which reads the
+// summary and the phase, and last what the pod's egress proxy refused.
 func (r *CwacScanReconciler) writeEnding(scan *cwacv1alpha1.CwacScan, e scanstatus.Ending) {
 	if e.ExitCode != nil {
 		scan.Status.ExitCode = e.ExitCode
@@ -72,6 +72,7 @@ func (r *CwacScanReconciler) writeEnding(scan *cwacv1alpha1.CwacScan, e scanstat
 	}
 	scan.Status.Message = e.StatusMessage()
 	r.observeComparison(scan, e.Baseline)
+	r.observeBlocked(scan, e)
 }
 
 // lastTermination is the container's last termination: its current state

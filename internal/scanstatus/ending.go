@@ -11,6 +11,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
@@ -95,6 +96,11 @@ type Ending struct {
 	// Baseline is the runner's word on why the results were not compared
 	// with the baseline (nil: it said nothing).
 	Baseline *scanpod.BaselineProblem
+	// Reported is set when the runner's report was read; Blocked is what
+	// the pod's egress proxy refused, as the report says (nil: nothing),
+	// kept to scanpod.MaxReportedBlockedHosts hosts whatever the pod wrote.
+	Reported bool
+	Blocked  *results.BlockedConnections
 }
 
 // StatusMessage is status.message: the Message, naming first the shard
@@ -129,6 +135,8 @@ func End(o Observed) Ending {
 		}
 		e.Summary = ToAPI(report.Summary)
 		e.Baseline = report.Baseline
+		e.Reported = true
+		e.Blocked = report.BlockedByPolicy.Bounded(scanpod.MaxReportedBlockedHosts)
 	}
 	switch {
 	case o.MergePod != nil:
