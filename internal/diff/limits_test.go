@@ -507,3 +507,24 @@ func TestReadDocumentValueLimit(t *testing.T) {
 		t.Errorf("two rows of %d bytes: %d read, err = %v", big, n, err)
 	}
 }
+
+// TestUnknownImpactNeverNamesARule: a rule's impact is the worst known one
+// it met; an impact axe does not define (or none) ranks after every known
+// one and never replaces another, even another unknown one.
+func TestUnknownImpactNeverNamesARule(t *testing.T) {
+	pages := []string{pageA}
+	cur := scanDir{log: pages, axe: [][]string{
+		axe("O", pageA, "/a", "r1", "", "<a>", 1),
+		axe("O", pageA, "/b", "r1", "weird", "<b>", 1),
+		axe("O", pageA, "/c", "r2", "strange", "<c>", 1),
+		axe("O", pageA, "/d", "r2", "minor", "<d>", 1),
+	}}
+	res, _ := compareDirs(t, scanDir{log: pages}, cur)
+	got := map[string]string{}
+	for _, rc := range res.ByRule {
+		got[rc.Rule] = rc.Impact
+	}
+	if diff := cmp.Diff(map[string]string{"r1": "", "r2": "minor"}, got); diff != "" {
+		t.Errorf("impacts by rule (-want +got):\n%s", diff)
+	}
+}
