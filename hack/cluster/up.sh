@@ -202,6 +202,23 @@ spec:
   persistentVolumeReclaimPolicy: Retain
   hostPath: {path: "$STATE/results", type: Directory}
 PV
+# --- the issue history's volume: the MCP server's SQLite file ---
+# A hostPath PV of its own storage class (values-local.yaml's
+# store.sqlite.storageClassName), so only the history's claim binds it. The
+# MCP server runs as uid 65532 in group 1000: setgid and group-writable, as
+# the results root (fsGroup does not apply to hostPath).
+mkdir -p "$STATE/history"; chown 1000:1000 "$STATE/history"; chmod 2775 "$STATE/history"
+$K apply -f - >/dev/null <<PV
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: cwac-history-local, labels: {app.kubernetes.io/part-of: cwac-local}}
+spec:
+  storageClassName: cwac-history-local
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  hostPath: {path: "$STATE/history", type: Directory}
+PV
 end_time=$(date +%s.%N)
 log "node Ready in $(echo "$end_time - $start_time" | bc 2>/dev/null || python3 -c "print(round($end_time-$start_time,1))")s; kubeconfig $STATE/admin.kubeconfig"
 echo "$STATE/admin.kubeconfig"

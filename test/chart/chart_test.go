@@ -352,7 +352,10 @@ func checkMCPHardened(t *testing.T, pod corev1.PodSpec) {
 	t.Helper()
 	c := pod.Containers[0]
 	psc, sc := pod.SecurityContext, c.SecurityContext
-	if psc == nil || sc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 || psc.FSGroup != nil ||
+	// fsGroup only for the history's SQLite claim, and only as the scanner's
+	// group the results volume already has (checkHistory).
+	if psc == nil || sc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 ||
+		(psc.FSGroup != nil && *psc.FSGroup != 1000) ||
 		psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault ||
 		sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
 		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
@@ -400,10 +403,12 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 		{"defaults", "cwac-system", nil, checkDefaults},
 		{"namespaced", "cwac-ns", []string{"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}"}, checkNamespaced},
 		{"MCP server off", "cwac-nomcp", []string{"mcp.enabled=false"}, checkMCPOff},
-		{"ReadWriteMany: MCP pod anywhere, own placement, two replicas", "cwac-rwx", []string{
+		{"ReadWriteMany: MCP pod anywhere, own placement, two replicas on PostgreSQL", "cwac-rwx", []string{
 			"results.accessModes={ReadWriteMany}", "mcp.colocateWithOperator=false", "scans.colocateWithOperator=false",
 			"mcp.replicaCount=2", "mcp.nodeSelector.pool=mcp", "mcp.podLabels.team=a11y", "mcp.resources.limits.memory=128Mi",
+			"store.dsnSecret.name=history-dsn", "store.dsnSecret.key=url", "store.maxAge=26280h", "store.maxScans=156",
 		}, checkReadWriteMany},
+		{"no issue history", "cwac-nohistory", []string{"store.enabled=false"}, checkNoHistory},
 		{"hostNetwork for a cluster without kube-proxy", "cwac-hostnet", []string{
 			"hostNetwork=true", "mcp.listenAddress=127.0.0.1", "extraEnv[0].name=KUBERNETES_SERVICE_HOST", "extraEnv[0].value=127.0.0.1",
 			"mcp.serviceAccount.annotations.team=a11y",
@@ -468,6 +473,7 @@ func checkDefaults(t *testing.T, objs []*unstructured.Unstructured) {
 		!hasArg(args(t, objs, "manager"), "--url-check-redirects=true") {
 		t.Errorf("MCP server args %v", mcpArgs)
 	}
+	checkHistory(t, objs)
 }
 
 // checkNamespaced: rbac.scope=namespaced grants Roles in the watched
@@ -517,6 +523,86 @@ func checkReadWriteMany(t *testing.T, objs []*unstructured.Unstructured) {
 	if fmt.Sprint(mc["resources"]) != "map[limits:map[memory:128Mi] requests:map[cpu:10m memory:32Mi]]" {
 		t.Errorf("resources %v", mc["resources"])
 	}
+	// PostgreSQL: its DSN from the Secret as a file, no claim, no fsGroup.
+	mcpArgs := args(t, objs, "mcp-server")
+	if !hasArg(mcpArgs, "--store-file=/var/run/cwac-store/dsn") || hasArgPrefix(mcpArgs, "--store=") ||
+		!hasArg(mcpArgs, "--history-max-age=26280h") || !hasArg(mcpArgs, "--history-max-scans=156") {
+		t.Errorf("MCP server args %v", mcpArgs)
+	}
+	mounted := false
+	for _, v := range pod.Volumes {
+		if v.Secret != nil && v.Secret.SecretName == "history-dsn" && len(v.Secret.Items) == 1 && v.Secret.Items[0].Key == "url" && v.Secret.Items[0].Path == "dsn" {
+			for _, m := range pod.Containers[0].VolumeMounts {
+				mounted = mounted || (m.Name == v.Name && m.MountPath == "/var/run/cwac-store" && m.ReadOnly)
+			}
+		}
+	}
+	if !mounted || find(objs, "PersistentVolumeClaim", "-history") != nil || pod.SecurityContext.FSGroup != nil {
+		t.Errorf("the PostgreSQL DSN is not mounted from its Secret, or a history claim or fsGroup was rendered: %+v", pod.Volumes)
+	}
+}
+
+// checkHistory: by default the MCP server keeps the issue history in an
+// SQLite file on a ReadWriteOnce claim of its own, writable through the
+// pod's fsGroup (only when the claim's root differs), elected by a Lease
+// named after the release, and knows its pod's name.
+func checkHistory(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	mc, dep := container(t, objs, "mcp-server")
+	_, pod := podSpec(t, dep)
+	mcpArgs := args(t, objs, "mcp-server")
+	if !hasArg(mcpArgs, "--store=sqlite:///var/lib/cwac-history/history.db") || !hasArg(mcpArgs, "--history-lease=cwac-cwac-operator-history-writer") ||
+		!hasArg(mcpArgs, "--history-max-age=0s") || !hasArg(mcpArgs, "--history-max-scans=0") {
+		t.Errorf("MCP server args %v", mcpArgs)
+	}
+	pvc := find(objs, "PersistentVolumeClaim", "cwac-operator-history")
+	if pvc == nil {
+		t.Fatal("no claim for the SQLite store")
+	}
+	modes, _, _ := unstructured.NestedStringSlice(pvc.Object, "spec", "accessModes")
+	size, _, _ := unstructured.NestedString(pvc.Object, "spec", "resources", "requests", "storage")
+	if !slices.Equal(modes, []string{"ReadWriteOnce"}) || size != "5Gi" || pvc.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
+		t.Errorf("history claim: modes %v size %s annotations %v", modes, size, pvc.GetAnnotations())
+	}
+	mounted := false
+	for _, v := range pod.Volumes {
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == pvc.GetName() && !v.PersistentVolumeClaim.ReadOnly {
+			for _, m := range pod.Containers[0].VolumeMounts {
+				mounted = mounted || (m.Name == v.Name && m.MountPath == "/var/lib/cwac-history" && !m.ReadOnly)
+			}
+		}
+	}
+	psc := pod.SecurityContext
+	if !mounted || psc.FSGroup == nil || *psc.FSGroup != 1000 || psc.FSGroupChangePolicy == nil || *psc.FSGroupChangePolicy != corev1.FSGroupChangeOnRootMismatch {
+		t.Errorf("history claim not mounted writable with fsGroup 1000 (OnRootMismatch): %+v %+v", pod.Volumes, psc)
+	}
+	env, _ := mc["env"].([]any)
+	if len(env) == 0 || fmt.Sprint(env[0]) != "map[name:POD_NAME valueFrom:map[fieldRef:map[fieldPath:metadata.name]]]" {
+		t.Errorf("MCP env %v, want POD_NAME first", env)
+	}
+}
+
+// checkNoHistory: store.enabled=false runs the MCP server without a store.
+func checkNoHistory(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	checkMCPDeployment(t, objs, "cwac-cwac-operator-mcp")
+	_, dep := container(t, objs, "mcp-server")
+	_, pod := podSpec(t, dep)
+	if a := args(t, objs, "mcp-server"); hasArgPrefix(a, "--store") || hasArgPrefix(a, "--history-") {
+		t.Errorf("MCP server args %v", a)
+	}
+	if find(objs, "PersistentVolumeClaim", "-history") != nil || pod.SecurityContext.FSGroup != nil || len(pod.Volumes) != 1 {
+		t.Errorf("a history claim, fsGroup or volume without the history: %+v", pod.Volumes)
+	}
+}
+
+func hasArgPrefix(list []string, prefix string) bool {
+	for _, a := range list {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkHostNetwork: hostNetwork=true puts the MCP pod on the host's network
@@ -527,7 +613,7 @@ func checkHostNetwork(t *testing.T, objs []*unstructured.Unstructured) {
 	mc, dep := container(t, objs, "mcp-server")
 	_, pod := podSpec(t, dep)
 	if !pod.HostNetwork || pod.DNSPolicy != corev1.DNSClusterFirstWithHostNet ||
-		fmt.Sprint(mc["env"]) != "[map[name:KUBERNETES_SERVICE_HOST value:127.0.0.1]]" {
+		fmt.Sprint(mc["env"]) != "[map[name:POD_NAME valueFrom:map[fieldRef:map[fieldPath:metadata.name]]] map[name:KUBERNETES_SERVICE_HOST value:127.0.0.1]]" {
 		t.Errorf("MCP pod hostNetwork %v dns %v env %v", pod.HostNetwork, pod.DNSPolicy, mc["env"])
 	}
 	s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type")
@@ -554,9 +640,10 @@ func checkUserManagedMCPAccount(t *testing.T, objs []*unstructured.Unstructured)
 	}
 }
 
-// checkExistingClaim: results.existingClaim is used instead of a new claim.
+// checkExistingClaim: results.existingClaim is used instead of a new claim
+// (the history's claim is its own).
 func checkExistingClaim(t *testing.T, objs []*unstructured.Unstructured) {
-	if find(objs, "PersistentVolumeClaim", "") != nil || !hasArg(args(t, objs, "manager"), "--results-pvc=shared-results") {
+	if find(objs, "PersistentVolumeClaim", "cwac-results") != nil || !hasArg(args(t, objs, "manager"), "--results-pvc=shared-results") {
 		t.Errorf("existing claim not used: %v", args(t, objs, "manager"))
 	}
 }
@@ -624,6 +711,8 @@ func TestChartRefusesWrongValueTypes(t *testing.T) {
 		"mcp.replicaCount=two", "mcp.serviceAccount.create=maybe", "mcp.colocateWithOperator=1", "mcp.serviceAccount.extra=x",
 		"mcp.auth.mode=open", "scanPolicy.allowCIDRs={localhost}", "scans.seccompProfile.type=Unconfined", "replicaCount=two",
 		"mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1",
+		"store.enabled=yes", "store.maxAge=3y", "store.maxScans=-1", "store.sqlite.accessModes={Sometimes}", "store.dsnSecret.name=Bad_Name",
+		"store.sqlite.fsGroup=0", "store.other=1",
 	} {
 		cmd := exec.Command(helmBin(t), "template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1", "--set", set)
 		out, err := cmd.CombinedOutput()
@@ -644,6 +733,7 @@ func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
 		{[]string{"serviceAccount.name=shared", "mcp.serviceAccount.name=shared"}, "must differ from the operator's service account"},
 		{[]string{"hostNetwork=true", "mcp.port=8081"}, "is one of the operator's ports"},
 		{[]string{"hostNetwork=true", "metrics.port=9000", "mcp.port=9000"}, "is one of the operator's ports"},
+		{[]string{"mcp.replicaCount=2"}, "mcp.replicaCount 2 needs the PostgreSQL store (store.dsnSecret.name) or store.enabled=false"},
 	} {
 		a := append([]string{"template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1"}, setArgs(tt.sets)...)
 		out, err := exec.Command(helmBin(t), a...).CombinedOutput()

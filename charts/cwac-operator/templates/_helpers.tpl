@@ -116,3 +116,17 @@ system:auth-delegator in kubernetes auth mode) is bound to it. */}}
 {{- define "cwac-operator.defaultsMountPath" -}}
 /etc/cwac-operator/cwac-defaults
 {{- end }}
+
+{{/* "true" when the issue history is on an SQLite file on a claim (not PostgreSQL). */}}
+{{- define "cwac-operator.historySQLite" -}}
+{{- if and .Values.store.enabled (not .Values.store.dsnSecret.name) }}true{{ end -}}
+{{- end -}}
+
+{{/* The claim holding the issue history's SQLite file. */}}
+{{- define "cwac-operator.historyClaim" -}}
+{{- if .Values.store.sqlite.existingClaim -}}
+{{- .Values.store.sqlite.existingClaim -}}
+{{- else -}}
+{{- default (printf "%s-history" (include "cwac-operator.fullname" .)) .Values.store.sqlite.claimName -}}
+{{- end -}}
+{{- end -}}
