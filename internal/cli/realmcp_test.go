@@ -82,6 +82,7 @@ func TestAgainstTheMCPServer(t *testing.T) {
 	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "audit_type,organisation,sector,page_title,base_url,url,viewport_size,id,impact,num_issues,") {
 		t.Fatalf("results csv: %+v", r)
 	}
+	checkCIFormats(t, run)
 	r = run("diff", "real-scan")
 	if r.code != ExitOK || !strings.Contains(r.stdout, "real-scan compared with real-base") || !strings.Contains(r.stdout, " 0 new, 0 fixed, ") {
 		t.Fatalf("diff: %+v", r)
@@ -109,5 +110,24 @@ func TestAgainstTheMCPServer(t *testing.T) {
 	r = runCLI(ctx, o(), c.adminKubeconfig, "results", "real-scan", "-n", defaultMCPNamespace, "--token", "not-a-token")
 	if r.code != ExitError || !strings.Contains(r.stderr, "the MCP server did not accept your token (401 Unauthorized)") {
 		t.Fatalf("bad token: %+v", r)
+	}
+}
+
+// checkCIFormats: `results --format` writes the scan's SARIF and JUnit
+// reports, read through the MCP server's resources.
+func checkCIFormats(t *testing.T, run func(args ...string) result) {
+	t.Helper()
+	r := run("results", "real-scan", "--format", "sarif")
+	if r.code != ExitOK || !strings.Contains(r.stdout, `"version": "2.1.0"`) || !strings.Contains(r.stdout, `"ruleId":"color-contrast"`) ||
+		!strings.Contains(r.stdout, `"scan": "real-scan"`) {
+		t.Fatalf("results --format sarif: %+v", r)
+	}
+	r = run("results", "real-scan", "--format", "junit")
+	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "<?xml") || !strings.Contains(r.stdout, `<testsuites name="cwac real-scan" tests="7" failures="6"`) {
+		t.Fatalf("results --format junit: %+v", r)
+	}
+	r = run("results", "real-scan", "--format", "sarif", "--limit", "2")
+	if r.code == ExitOK || !strings.Contains(r.stderr, "--limit do not apply") {
+		t.Fatalf("results --format with --limit: %+v", r)
 	}
 }

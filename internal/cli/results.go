@@ -21,14 +21,20 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 	var (
 		a      mcpapi.ResultsInput
 		output string
+		format string
 	)
 	cmd := &cobra.Command{
 		Use:   "results SCAN",
 		Short: "List a scan's result rows (through the MCP server, with your token)",
 		Example: `  kubectl cwac results weekly-abc12 -n cwac-system --audit axe_core_audit --impact critical
-  kubectl cwac results weekly-abc12 -n cwac-system --issues-only --limit 1000 -o csv > issues.csv`,
+  kubectl cwac results weekly-abc12 -n cwac-system --issues-only --limit 1000 -o csv > issues.csv
+  kubectl cwac results weekly-abc12 -n cwac-system --format sarif > cwac.sarif
+  kubectl cwac results weekly-abc12 -n cwac-system --format junit > junit.xml`,
 		Args: exactlyOneScan,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("format") {
+				return runCIFormat(cmd, o, mf, format, args[0])
+			}
 			if err := checkOutput(output, outTable, outJSON, outCSV); err != nil {
 				return err
 			}
@@ -54,12 +60,41 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&a.AuditType, "audit", "", "one audit's rows, e.g. axe_core_audit, reflow_audit (default: all)")
-	fl.StringVar(&a.Impact, "impact", "", "only rows of this axe impact: critical, serious, moderate or minor")
+	fl.StringVar(&a.Impact, flagImpact, "", "only rows of this axe impact: critical, serious, moderate or minor")
 	fl.BoolVar(&a.IssuesOnly, "issues-only", false, "only rows that are issues")
 	fl.IntVar(&a.Limit, "limit", 0, "most rows (default: the server's, 100)")
 	fl.IntVar(&a.Offset, "offset", 0, "matching rows to skip, for paging")
 	fl.StringVarP(&output, "output", "o", outTable, "table, json or csv")
+	fl.StringVar(&format, "format", "", "the whole scan's report for CI instead of rows: junit (JUnit XML) or sarif (SARIF 2.1.0)")
 	return cmd
+}
+
+// flagImpact is the --impact flag's name.
+const flagImpact = "impact"
+
+// runCIFormat writes the scan's JUnit or SARIF report (the scan's resource,
+// read through the MCP server) to standard output.
+func runCIFormat(cmd *cobra.Command, o *Options, mf *mcpFlags, format, name string) error {
+	var set []string
+	for _, f := range []string{"audit", flagImpact, "issues-only", "limit", "offset", "output"} {
+		if cmd.Flags().Changed(f) {
+			set = append(set, f)
+		}
+	}
+	if err := checkCIFormat(format, set); err != nil {
+		return err
+	}
+	s, err := o.newSession()
+	if err != nil {
+		return err
+	}
+	scan, err := s.getScan(cmd, name)
+	if err != nil {
+		return err
+	}
+	return withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
+		return readScanResource(cmd.Context(), conn, token, scan.Namespace, scan.Name, ciFormats[format], o.Streams.Out)
+	})
 }
 
 func checkResultsArgs(a mcpapi.ResultsInput) error {
