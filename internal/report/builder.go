@@ -34,7 +34,51 @@ const (
 	maxViewports = 15
 	// maxCellChars caps any kept text from a CSV (the report truncates further).
 	maxCellChars = 2048
+	// MaxKeptText caps the bytes of text the builder keeps from the CSVs
+	// (names, titles, addresses, samples): each cell is capped, but a
+	// results directory can hold a hundred thousand pages whose every cell
+	// is at the cap. Past it, kept texts are cut to maxCellCharsPastBudget
+	// and not linked. A real scan of 50,000 pages keeps about 10 MB.
+	MaxKeptText = 16 << 20
+	// maxCellCharsPastBudget caps each text kept once MaxKeptText is spent.
+	maxCellCharsPastBudget = 32
 )
+
+// Limits are how much a Builder keeps apart, which bounds its memory: the
+// element and pair sets take about 40 bytes an entry, a page about 150
+// bytes and its texts. A zero field takes DefaultLimits' value.
+type Limits struct {
+	// Elements caps the elements, and the pairs, told apart (MaxTrackedElements).
+	Elements int
+	// Pages caps the pages kept for the per-page view (MaxTrackedPages).
+	Pages int
+	// KeptText caps the bytes of kept text (MaxKeptText).
+	KeptText int64
+}
+
+// DefaultLimits are the runner's: it builds the report in the scan pod,
+// whose memory is the scan's own.
+var DefaultLimits = Limits{Elements: MaxTrackedElements, Pages: MaxTrackedPages, KeptText: MaxKeptText}
+
+// ServerLimits are for a server that builds reports of any results
+// directory in its own memory (the MCP server's cwac_generate_report):
+// an eighth of the elements, a fifth of the pages and half the text, so
+// that a hostile results directory stays far under 128 MiB. Past them the
+// report counts as DefaultLimits' does past its own.
+var ServerLimits = Limits{Elements: 250_000, Pages: 20_000, KeptText: 8 << 20}
+
+func (l Limits) withDefaults() Limits {
+	if l.Elements <= 0 {
+		l.Elements = DefaultLimits.Elements
+	}
+	if l.Pages <= 0 {
+		l.Pages = DefaultLimits.Pages
+	}
+	if l.KeptText <= 0 {
+		l.KeptText = DefaultLimits.KeptText
+	}
+	return l
+}
 
 // Impact classes of the report: axe-core's four, and "other" for audits
 // without an axe impact (reflow, focus indicator).
@@ -118,7 +162,7 @@ type Builder struct {
 	rules    map[string]*rule    // by audit + "\x00" + id
 	ruleList []*rule             // in order of first sight
 	pages    map[uint64]*page    // by the hash of the URL, which may be long
-	orgs     map[string]*organisation
+	orgs     map[uint64]*organisation // by the hash of the name, which may be long
 	criteria map[string]*criterion
 
 	viewports []string // distinct viewport cells, in order of first sight
@@ -130,6 +174,10 @@ type Builder struct {
 	elementsCapped                        bool
 	noCriterionRules                      map[string]bool
 	noCriterionElements, noCriterionCount int64
+
+	lim Limits
+	// textLeft is what is left of lim.KeptText.
+	textLeft int64
 
 	// The file being read.
 	file string
@@ -146,15 +194,21 @@ const (
 	filePagesScanned
 )
 
-// NewBuilder returns an empty builder.
-func NewBuilder() *Builder {
+// NewBuilder returns an empty builder with DefaultLimits.
+func NewBuilder() *Builder { return NewBuilderWithLimits(DefaultLimits) }
+
+// NewBuilderWithLimits returns an empty builder that keeps within lim.
+func NewBuilderWithLimits(lim Limits) *Builder {
+	lim = lim.withDefaults()
 	return &Builder{
 		seed:             maphash.MakeSeed(),
+		lim:              lim,
+		textLeft:         lim.KeptText,
 		elements:         map[uint64]elementState{},
 		pairs:            map[uint64]struct{}{},
 		rules:            map[string]*rule{},
 		pages:            map[uint64]*page{},
-		orgs:             map[string]*organisation{},
+		orgs:             map[uint64]*organisation{},
 		criteria:         map[string]*criterion{},
 		noCriterionRules: map[string]bool{},
 	}
@@ -252,11 +306,11 @@ func (b *Builder) issueRow(row results.Row) error {
 	if len(ru.samples) < MaxElementsPerRule {
 		st.sample = int32(len(ru.samples))
 		ru.samples = append(ru.samples, sample{
-			URL: clip(url), Link: httpURL(url), PageTitle: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation")),
-			Target: clip(row.Get("target")), HTML: clip(row.Get("html")), viewports: vp,
+			URL: b.keep(url), Link: b.link(url), PageTitle: b.keep(row.Get("page_title")), Organisation: b.keep(row.Get("organisation")),
+			Target: b.keep(row.Get("target")), HTML: b.keep(row.Get("html")), viewports: vp,
 		})
 	}
-	if len(b.elements) < MaxTrackedElements {
+	if len(b.elements) < b.lim.Elements {
 		b.elements[key] = st
 	} else {
 		b.elementsCapped = true
@@ -286,14 +340,14 @@ func (b *Builder) countPage(row results.Row, url string, ru *rule, imp int) {
 	key := b.hash(url)
 	p := b.pages[key]
 	if p == nil {
-		if len(b.pages) >= MaxTrackedPages {
+		if len(b.pages) >= b.lim.Pages {
 			b.untrackedPageElements++
 			if b.firstPair("p", url, "", "") {
 				b.untrackedPages++
 			}
 			return
 		}
-		p = &page{URL: clip(url), Link: httpURL(url), Title: clip(row.Get("page_title")), Organisation: clip(row.Get("organisation"))}
+		p = &page{URL: b.keep(url), Link: b.link(url), Title: b.keep(row.Get("page_title")), Organisation: b.keep(row.Get("organisation"))}
 		b.pages[key] = p
 	}
 	p.Elements[imp]++
@@ -334,7 +388,7 @@ func (b *Builder) rule(row results.Row) *rule {
 		}
 		id, help = "other rules", "Rules past the report's limit of distinct rules"
 	}
-	ru = &rule{Audit: b.audit, ID: clip(id), Help: clip(help), HelpURL: httpURL(row.Get("helpUrl")), Impact: impactClasses[impactIndex(impact)]}
+	ru = &rule{Audit: b.audit, ID: b.keep(id), Help: b.keep(help), HelpURL: b.link(row.Get("helpUrl")), Impact: impactClasses[impactIndex(impact)]}
 	if tags, err := results.ParseTags(row.Get("tags")); err == nil {
 		ru.Criteria = wcag.Criteria(tags)
 	}
@@ -359,19 +413,21 @@ func (b *Builder) rule(row results.Row) *rule {
 // org finds or starts an organisation; past the limit, one "other" takes the rest.
 func (b *Builder) org(name, sector string) *organisation {
 	name = textcap.Head(name, maxCellChars)
-	o := b.orgs[name]
+	key := b.hash(name)
+	o := b.orgs[key]
 	if o == nil {
 		if len(b.orgs) >= MaxTrackedOrganisations {
 			name, sector = "(other organisations)", ""
-			if o = b.orgs[name]; o != nil {
+			key = b.hash(name)
+			if o = b.orgs[key]; o != nil {
 				return o
 			}
 		}
-		o = &organisation{Name: clip(name), Sector: clip(sector)}
-		b.orgs[strings.Clone(name)] = o
+		o = &organisation{Name: b.keep(name), Sector: b.keep(sector)}
+		b.orgs[key] = o
 	}
 	if o.Sector == "" && sector != "" {
-		o.Sector = clip(sector)
+		o.Sector = b.keep(sector)
 	}
 	return o
 }
@@ -434,7 +490,7 @@ func (b *Builder) firstPair(parts ...string) bool {
 	if _, ok := b.pairs[k]; ok {
 		return false
 	}
-	if len(b.pairs) < MaxTrackedElements {
+	if len(b.pairs) < b.lim.Elements {
 		b.pairs[k] = struct{}{}
 	} else {
 		b.elementsCapped = true
@@ -445,6 +501,29 @@ func (b *Builder) firstPair(parts ...string) bool {
 // clip copies a cell (rows are reused) and caps its length.
 func clip(s string) string {
 	return strings.Clone(textcap.Head(s, maxCellChars))
+}
+
+// keep is clip for a text the builder keeps, counted against lim.KeptText:
+// once that is spent, texts are cut to maxCellCharsPastBudget.
+func (b *Builder) keep(s string) string {
+	n := maxCellChars
+	if b.textLeft <= 0 {
+		n = maxCellCharsPastBudget
+	}
+	out := strings.Clone(textcap.Head(s, n))
+	b.textLeft -= int64(len(out))
+	return out
+}
+
+// link is httpURL for a link the builder keeps, counted against
+// lim.KeptText; none once that is spent.
+func (b *Builder) link(u string) string {
+	if b.textLeft <= 0 {
+		return ""
+	}
+	out := httpURL(u)
+	b.textLeft -= int64(len(out))
+	return out
 }
 
 // maxLinkChars caps the addresses that become links: a longer one is shown

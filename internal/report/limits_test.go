@@ -361,7 +361,7 @@ func TestTrackedOrganisationsCap(t *testing.T) {
 		if err := results.Walk(context.Background(), fstest.MapFS{"pages_scanned.csv": csvFile(body.String())}, b); err != nil {
 			t.Fatal(err)
 		}
-		other := b.orgs["(other organisations)"]
+		other := b.orgs[b.hash("(other organisations)")]
 		if len(b.orgs) != min(n, MaxTrackedOrganisations+1) || (other != nil) != (n > MaxTrackedOrganisations) {
 			t.Errorf("%d organisations: %d kept, other %+v", n, len(b.orgs), other)
 			continue
@@ -551,10 +551,10 @@ func TestImpactBars(t *testing.T) {
 // most MaxChartOrganisations; segments laid end to end.
 func TestOrgBars(t *testing.T) {
 	b := NewBuilder()
-	b.orgs["none"] = &organisation{Name: "none"}
-	b.orgs["big"] = &organisation{Name: "big", Elements: byImpact{2, 0, 1, 0, 1}}
-	b.orgs["b-tie"] = &organisation{Name: "b-tie", Elements: byImpact{0, 1}}
-	b.orgs["a-tie"] = &organisation{Name: "a-tie", Elements: byImpact{0, 0, 0, 1}}
+	b.orgs[b.hash("none")] = &organisation{Name: "none"}
+	b.orgs[b.hash("big")] = &organisation{Name: "big", Elements: byImpact{2, 0, 1, 0, 1}}
+	b.orgs[b.hash("b-tie")] = &organisation{Name: "b-tie", Elements: byImpact{0, 1}}
+	b.orgs[b.hash("a-tie")] = &organisation{Name: "a-tie", Elements: byImpact{0, 0, 0, 1}}
 	bars, more := b.orgBars()
 	want := []stackedBar{
 		{Label: "big", Total: 4, Segments: []segment{
@@ -570,7 +570,7 @@ func TestOrgBars(t *testing.T) {
 		b := NewBuilder()
 		for i := range n {
 			name := fmt.Sprintf("org-%02d", i)
-			b.orgs[name] = &organisation{Name: name, Elements: byImpact{int64(i + 1)}}
+			b.orgs[b.hash(name)] = &organisation{Name: name, Elements: byImpact{int64(i + 1)}}
 		}
 		bars, more := b.orgBars()
 		if len(bars) != min(n, MaxChartOrganisations) || more != max(0, n-MaxChartOrganisations) || bars[0].Label != fmt.Sprintf("org-%02d", n-1) {
@@ -636,7 +636,7 @@ func TestLeaderboardRowsShown(t *testing.T) {
 		b := NewBuilder()
 		for i := range n {
 			name := fmt.Sprintf("org-%03d", i)
-			b.orgs[name] = &organisation{Name: name, Pages: 1}
+			b.orgs[b.hash(name)] = &organisation{Name: name, Pages: 1}
 		}
 		v := viewOf(b)
 		if len(v.Leaderboard) != min(n, MaxLeaderboardRows) || v.LeaderboardMore != max(0, n-MaxLeaderboardRows) {
@@ -665,7 +665,7 @@ func TestScoreBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		b := NewBuilder()
-		b.orgs["o"] = &organisation{Name: "o", Pages: tt.pages, Count: tt.count}
+		b.orgs[b.hash("o")] = &organisation{Name: "o", Pages: tt.pages, Count: tt.count}
 		got := b.Leaderboard()[0]
 		if got.WeightedPerPage != tt.perPage || !cmp.Equal(got.Score, tt.score) {
 			t.Errorf("%d pages, %v: %v per page, score %s; want %v, %s", tt.pages, tt.count,
@@ -683,7 +683,7 @@ func TestPagesScannedCount(t *testing.T) {
 	if err := results.Walk(context.Background(), fsys, b); err != nil {
 		t.Fatal(err)
 	}
-	a, bb, c := b.orgs["A"], b.orgs["B"], b.orgs["C"]
+	a, bb, c := b.orgs[b.hash("A")], b.orgs[b.hash("B")], b.orgs[b.hash("C")]
 	if a.BaseURLs != 3 || a.Pages != 7 || a.Sector != "Late" {
 		t.Errorf("A = %+v, want 3 base URLs, 7 pages, the first sector given", a)
 	}
@@ -700,10 +700,10 @@ func TestTrendPointOrganisations(t *testing.T) {
 		b := NewBuilder()
 		for i := range n {
 			name := fmt.Sprintf("org-%02d", i)
-			b.orgs[name] = &organisation{Name: name, Pages: 1, Count: byImpact{0, 0, 0, 0, int64(i)}}
+			b.orgs[b.hash(name)] = &organisation{Name: name, Pages: 1, Count: byImpact{0, 0, 0, 0, int64(i)}}
 		}
-		b.orgs["tie-b"] = &organisation{Name: "tie-b", Pages: 1, Count: byImpact{int64(n)}}
-		b.orgs["tie-a"] = &organisation{Name: "tie-a", Pages: 1, Count: byImpact{0, int64(n)}}
+		b.orgs[b.hash("tie-b")] = &organisation{Name: "tie-b", Pages: 1, Count: byImpact{int64(n)}}
+		b.orgs[b.hash("tie-a")] = &organisation{Name: "tie-a", Pages: 1, Count: byImpact{0, int64(n)}}
 		p := b.TrendPoint(Meta{ResultsDir: "d"}, &results.Summary{TotalIssues: 9, PagesScanned: 2})
 		kept := min(n+2, MaxTrendOrganisations)
 		if len(p.Organisations) != kept || p.TotalIssues != 9 || p.Pages != 2 || p.ResultsDir != "d" {
@@ -891,7 +891,7 @@ func TestPagesByWeight(t *testing.T) {
 // impact classes added up.
 func TestTrendPointIssues(t *testing.T) {
 	b := NewBuilder()
-	b.orgs["o"] = &organisation{Name: "o", Pages: 1, Count: byImpact{1, 2, 4, 8, 16}}
+	b.orgs[b.hash("o")] = &organisation{Name: "o", Pages: 1, Count: byImpact{1, 2, 4, 8, 16}}
 	p := b.TrendPoint(Meta{}, &results.Summary{})
 	if len(p.Organisations) != 1 || p.Organisations[0].Issues != 31 {
 		t.Errorf("point organisations %+v, want o with 31 issues", p.Organisations)

@@ -33,7 +33,6 @@ import (
 	"crypto/sha256"
 	_ "embed" // the HTML template and its style sheet
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -60,6 +59,9 @@ type Meta struct {
 	// Trend is the scan's history, newest last, this scan included (see
 	// trend.go); with two points or more the report shows it.
 	Trend []TrendPoint
+	// Limits bound what Generate and HTML keep while they read the
+	// results (zero: DefaultLimits).
+	Limits Limits
 }
 
 // Render renders report.html and leaderboard.csv from what the builder has
@@ -102,7 +104,7 @@ func (b *Builder) WriteFiles(meta Meta, summary *results.Summary, write func(nam
 // names. The baseline comparison, when there is one, is read from the
 // summary.json the runner wrote beside the results.
 func Generate(fsys fs.FS, meta Meta, write func(name string, data []byte) error) ([]string, error) {
-	summary, b, err := build(fsys)
+	summary, b, err := build(fsys, meta.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +113,7 @@ func Generate(fsys fs.FS, meta Meta, write func(name string, data []byte) error)
 
 // HTML renders the report alone (see Generate).
 func HTML(fsys fs.FS, meta Meta) ([]byte, error) {
-	summary, b, err := build(fsys)
+	summary, b, err := build(fsys, meta.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +130,8 @@ func Leaderboard(fsys fs.FS) ([]OrgScore, error) {
 	return b.Leaderboard(), nil
 }
 
-func build(fsys fs.FS) (*results.Summary, *Builder, error) {
-	sb, b := results.NewSummaryBuilder(results.Options{}), NewBuilder()
+func build(fsys fs.FS, lim Limits) (*results.Summary, *Builder, error) {
+	sb, b := results.NewSummaryBuilder(results.Options{}), NewBuilderWithLimits(lim)
 	if err := results.Walk(context.Background(), fsys, sb, b); err != nil {
 		return nil, nil, err
 	}
@@ -142,18 +144,23 @@ func build(fsys fs.FS) (*results.Summary, *Builder, error) {
 const maxSummaryJSON = 4 << 20
 
 // savedDiff is the baseline comparison of summary.json, or nil when there
-// is none (no file, no diff, or a file that does not parse: the report
-// then goes without its new-versus-fixed section rather than failing).
+// is none (no file, no diff, or a file that does not parse or is past
+// results.SummaryLimits: the report then goes without its new-versus-fixed
+// section rather than failing).
 func savedDiff(fsys fs.FS) *results.DiffCounts {
 	f, err := fsys.Open(results.SummaryFile)
 	if err != nil {
 		return nil
 	}
 	defer func() { _ = f.Close() }() // read only
+	data, err := io.ReadAll(io.LimitReader(f, maxSummaryJSON+1))
+	if err != nil || len(data) > maxSummaryJSON {
+		return nil
+	}
 	var saved struct {
 		Diff *results.DiffCounts `json:"diff"`
 	}
-	if err := json.NewDecoder(io.LimitReader(f, maxSummaryJSON)).Decode(&saved); err != nil {
+	if err := results.DecodeBounded(data, results.SummaryLimits, &saved); err != nil {
 		return nil
 	}
 	return saved.Diff

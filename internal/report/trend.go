@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/jsonlimit"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -36,7 +37,22 @@ const (
 	maxTrendFileBytes = 1 << 20
 	// trendFormat names trend.json's format.
 	trendFormat = "cwac-operator.trend/v1"
+	// trendValuesPerOrganisation and trendValuesPerPoint are the values
+	// (keys included) an organisation and a point's own fields take.
+	trendValuesPerOrganisation = 9
+	trendValuesPerPoint        = 12
 )
+
+// trendLimits bound what reading trend.json decodes, counted before
+// anything is (a megabyte of "{}," would be 350,000 points): the values of
+// MaxTrendPoints points of MaxTrendOrganisations organisations each, with
+// room to spare, and no text longer than a results directory's path may be.
+var trendLimits = jsonlimit.Limits{
+	MaxDepth:   5,
+	MaxValues:  2 * MaxTrendPoints * (trendValuesPerPoint + MaxTrendOrganisations*trendValuesPerOrganisation),
+	MaxString:  4096,
+	MaxDecoded: maxTrendFileBytes * 4,
+}
 
 // TrendPoint is one scan's figures in a trend.
 type TrendPoint struct {
@@ -102,6 +118,9 @@ func ReadTrend(fsys fs.FS) ([]TrendPoint, error) {
 	}
 	if len(data) > maxTrendFileBytes {
 		return nil, fmt.Errorf("%s is more than %d bytes", TrendFile, maxTrendFileBytes)
+	}
+	if err := jsonlimit.Check(data, trendLimits); err != nil {
+		return nil, fmt.Errorf("%s: %w", TrendFile, err)
 	}
 	var doc trendDocument
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -3,9 +3,12 @@ package results
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // SummaryBuilder computes a Summary as a RowVisitor (and FileVisitor), so
@@ -14,8 +17,11 @@ type SummaryBuilder struct {
 	opts  Options
 	s     *Summary
 	rules map[ruleKey]*Violation
-	urls  map[string]struct{} // distinct audit_log.csv URLs
-	seen  map[string]bool     // base URLs of pages_scanned.csv
+	urls  map[uint64]struct{} // hashes of the distinct audit_log.csv URLs
+	seed  maphash.Seed
+	seen  map[string]bool // base URLs of pages_scanned.csv
+	// urlsPastLimit counts audit_log.csv rows read once urls was full.
+	urlsPastLimit int
 
 	// The file being read, worked out once in BeginFile rather than per row.
 	file      string
@@ -65,9 +71,54 @@ func NewSummaryBuilder(opts Options) *SummaryBuilder {
 			AuditFiles:        []string{},
 		},
 		rules: map[ruleKey]*Violation{},
-		urls:  map[string]struct{}{},
+		urls:  map[uint64]struct{}{},
+		seed:  maphash.MakeSeed(),
 		seen:  map[string]bool{},
 	}
+}
+
+// Bounds on what a SummaryBuilder keeps, whatever the CSVs hold: results
+// are written by scan pods, which run a browser on arbitrary websites, and
+// one CSV of 200,000 distinct rule ids once took the MCP server's summary
+// 90 MB. Real scans stay far inside them (axe has about 100 rules).
+const (
+	// MaxSummaryRules is how many distinct rules are counted by name;
+	// issues of rules past it are counted under OtherRulesID.
+	MaxSummaryRules = 2000
+	// MaxSummaryKeys caps the audit types and the impacts counted by name;
+	// past it they are counted under OtherKey.
+	MaxSummaryKeys = 64
+	// MaxSummaryBaseURLs is how many base URLs are listed; the pages of
+	// others are counted in PagesScanned.
+	MaxSummaryBaseURLs = 20_000
+	// maxRuleIDBytes and maxTextBytes cut rule ids, descriptions and names.
+	maxRuleIDBytes  = 256
+	maxTextBytes    = 1024
+	maxBaseURLBytes = 2048
+)
+
+// MaxSummaryURLs is how many distinct audited URLs are told apart (by a
+// 64-bit hash, about 20 bytes each); every audit_log.csv row past it
+// counts as a new URL. A variable only so that tests can reach it.
+var MaxSummaryURLs = 1_000_000
+
+// OtherRulesID is the rule that counts the issues of rules past
+// MaxSummaryRules; OtherKey the audit type or impact past MaxSummaryKeys.
+const (
+	OtherRulesID = "(other rules)"
+	OtherKey     = "(other)"
+)
+
+// countKey is key for a count of m, or OtherKey when m already counts
+// MaxSummaryKeys others; a new key is copied, not pinning the row.
+func countKey(m map[string]int64, key string) string {
+	if _, ok := m[key]; ok {
+		return key
+	}
+	if len(m) >= MaxSummaryKeys {
+		return OtherKey
+	}
+	return strings.Clone(textcap.Head(key, maxRuleIDBytes))
 }
 
 // BeginFile notes what kind of file the rows that follow belong to.
@@ -86,13 +137,19 @@ func (b *SummaryBuilder) BeginFile(file string, r *Reader) error {
 			b.kind = kindOther
 			return nil
 		}
-		b.kind, b.audit, b.hasIssues = kindAudit, audit, r.Has("num_issues")
-		b.s.AuditFiles = append(b.s.AuditFiles, file)
+		b.kind, b.hasIssues = kindAudit, r.Has("num_issues")
+		if len(b.s.AuditFiles) < MaxSummaryKeys {
+			b.s.AuditFiles = append(b.s.AuditFiles, file)
+		}
 		if !b.hasIssues {
 			// Audits without num_issues (title, language, element,
 			// screenshot) report rows, not issues.
-			b.s.Informational[audit] = 0
+			audit = countKey(b.s.Informational, audit)
+			b.s.Informational[audit] += 0
+		} else {
+			audit = countKey(b.s.IssuesByAuditType, audit)
 		}
+		b.audit = audit
 	}
 	return nil
 }
@@ -119,16 +176,19 @@ func (b *SummaryBuilder) VisitRow(file string, r *Reader, row Row) error {
 	case kindPagesScanned:
 		return b.pagesRow(row)
 	case kindAuditLog:
-		if u := row.Field(b.col.url); !hasKey(b.urls, u) {
-			b.urls[strings.Clone(u)] = struct{}{}
+		h := maphash.String(b.seed, row.Field(b.col.url))
+		if _, ok := b.urls[h]; !ok {
+			if len(b.urls) < MaxSummaryURLs {
+				b.urls[h] = struct{}{}
+			} else {
+				b.urlsPastLimit++
+			}
 		}
 	case kindUnexpected:
 		b.s.UnexpectedResponses++
 	}
 	return nil
 }
-
-func hasKey(m map[string]struct{}, k string) bool { _, ok := m[k]; return ok }
 
 func (b *SummaryBuilder) auditRow(row Row) error {
 	s := b.s
@@ -147,19 +207,26 @@ func (b *SummaryBuilder) auditRow(row Row) error {
 	s.IssuesByAuditType[b.audit] += n
 	impact := row.Field(b.col.impact)
 	if impact != "" {
-		if _, ok := s.IssuesByImpact[impact]; !ok {
-			impact = strings.Clone(impact) // a new key must not pin the row's memory
-		}
+		impact = countKey(s.IssuesByImpact, impact)
 		s.IssuesByImpact[impact] += n
 	}
-	id, desc := row.Field(b.col.id), row.Field(b.col.help)
+	id, desc := textcap.Head(row.Field(b.col.id), maxRuleIDBytes), row.Field(b.col.help)
 	if id == "" {
 		id, desc = b.audit, knownRules[b.audit]
 	}
-	v := b.rules[ruleKey{b.audit, id}]
+	key := ruleKey{b.audit, id}
+	v := b.rules[key]
+	if v == nil && len(b.rules) >= MaxSummaryRules {
+		key = ruleKey{"", OtherRulesID}
+		v = b.rules[key]
+		if v == nil {
+			v = &Violation{ID: OtherRulesID, AuditType: OtherKey, Description: fmt.Sprintf("issues of rules past the first %d", MaxSummaryRules)}
+			b.rules[key] = v
+		}
+	}
 	if v == nil {
-		id = strings.Clone(id)
-		v = &Violation{ID: id, AuditType: b.audit, Impact: strings.Clone(impact), Description: strings.Clone(desc)}
+		id = strings.Clone(id) // a new key must not pin the row's memory
+		v = &Violation{ID: id, AuditType: b.audit, Impact: strings.Clone(impact), Description: strings.Clone(textcap.Head(desc, maxTextBytes))}
 		b.rules[ruleKey{b.audit, id}] = v
 	}
 	if v.Impact == "" || ImpactRank(impact) < ImpactRank(v.Impact) {
@@ -174,10 +241,14 @@ func (b *SummaryBuilder) pagesRow(row Row) error {
 	if err != nil {
 		return fmt.Errorf("number_of_pages: %w", err)
 	}
-	p := BaseURLPages{Organisation: row.Field(b.col.org), BaseURL: row.Field(b.col.baseURL), Sector: row.Field(b.col.sector), Pages: int(n)}
-	p.Organisation, p.BaseURL, p.Sector = strings.Clone(p.Organisation), strings.Clone(p.BaseURL), strings.Clone(p.Sector)
-	b.s.BaseURLs = append(b.s.BaseURLs, p)
 	b.s.PagesScanned += int(n)
+	if len(b.s.BaseURLs) >= MaxSummaryBaseURLs {
+		return nil
+	}
+	p := BaseURLPages{Organisation: row.Field(b.col.org), BaseURL: row.Field(b.col.baseURL), Sector: row.Field(b.col.sector), Pages: int(n)}
+	p.Organisation, p.Sector = strings.Clone(textcap.Head(p.Organisation, maxRuleIDBytes)), strings.Clone(textcap.Head(p.Sector, maxRuleIDBytes))
+	p.BaseURL = strings.Clone(textcap.Head(p.BaseURL, maxBaseURLBytes))
+	b.s.BaseURLs = append(b.s.BaseURLs, p)
 	b.seen[p.BaseURL] = true
 	if n == 0 {
 		b.s.UnscannedBaseURLs = append(b.s.UnscannedBaseURLs, p.BaseURL)
@@ -225,7 +296,7 @@ func (b *SummaryBuilder) Summary() *Summary {
 	}
 	slices.SortStableFunc(s.BaseURLs, func(x, y BaseURLPages) int { return cmp.Compare(rank(x.BaseURL), rank(y.BaseURL)) })
 	slices.SortStableFunc(s.UnscannedBaseURLs, func(x, y string) int { return cmp.Compare(rank(x), rank(y)) })
-	s.URLsScanned = len(b.urls)
+	s.URLsScanned = len(b.urls) + b.urlsPastLimit
 	s.DurationSeconds = b.opts.Duration
 	return s
 }
