@@ -46,12 +46,15 @@ const NoProxy = "localhost"
 // ChromeProxyFlags are the Chrome flags that send every connection of the
 // browser through the proxy at proxyURL: loopback too (Chrome skips the
 // proxy for localhost unless told "<-loopback>"), and WebRTC with no UDP
-// outside it (its UDP would go straight to any address a page names).
+// outside it (a page's STUN and TURN over UDP would go straight to any
+// address it names; the switch sets Chrome's webrtc.ip_handling_policy
+// preference over the profile's, and the browser test shows no datagram
+// leaves with it, four without).
 func ChromeProxyFlags(proxyURL string) []string {
 	return []string{
 		"--proxy-server=" + proxyURL,
 		"--proxy-bypass-list=<-loopback>",
-		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+		"--webrtc-ip-handling-policy=disable_non_proxied_udp",
 	}
 }
 
@@ -60,7 +63,7 @@ func ChromeProxyFlags(proxyURL string) []string {
 // what ChromeProxyFlags set: the runner removes them from
 // CHROME_EXTRA_ARGS, whoever put them there.
 var chromeProxySwitches = []string{
-	"proxy-server", "proxy-bypass-list", "proxy-pac-url", "proxy-auto-detect", "no-proxy-server", "force-webrtc-ip-handling-policy",
+	"proxy-server", "proxy-bypass-list", "proxy-pac-url", "proxy-auto-detect", "no-proxy-server", "webrtc-ip-handling-policy",
 }
 
 // proxiedEnv is env (CWAC's environment) with every request of CWAC

@@ -108,7 +108,7 @@ func TestRunSendsCWACThroughTheEgressProxy(t *testing.T) {
 	if env["NO_PROXY"] != NoProxy || env["no_proxy"] != NoProxy {
 		t.Errorf("CWAC's NO_PROXY is %q and no_proxy %q, want %q", env["NO_PROXY"], env["no_proxy"], NoProxy)
 	}
-	want := "--no-sandbox,--disable-gpu,--proxy-server=" + proxy + ",--proxy-bypass-list=<-loopback>,--force-webrtc-ip-handling-policy=disable_non_proxied_udp"
+	want := "--no-sandbox,--disable-gpu,--proxy-server=" + proxy + ",--proxy-bypass-list=<-loopback>,--webrtc-ip-handling-policy=disable_non_proxied_udp"
 	if env["CHROME_EXTRA_ARGS"] != want {
 		t.Errorf("CWAC's CHROME_EXTRA_ARGS is\n%q, want\n%q", env["CHROME_EXTRA_ARGS"], want)
 	}

@@ -46,7 +46,7 @@ func TestProxiedEnv(t *testing.T) {
 		{
 			name: "proxy switches however written",
 			env: []string{"CHROME_EXTRA_ARGS=--no-proxy-server,-proxy-server=http://evil:1,--PROXY-PAC-URL=http://x/p.pac," +
-				"--proxy-auto-detect, --proxy-bypass-list=*,--force-webrtc-ip-handling-policy=default,--proxy-server-extra,--headless"},
+				"--proxy-auto-detect, --proxy-bypass-list=*,--webrtc-ip-handling-policy=default,--proxy-server-extra,--headless"},
 			want: append(proxied, "CHROME_EXTRA_ARGS=--proxy-server-extra,--headless,"+flags),
 		},
 	}
@@ -64,7 +64,7 @@ func TestProxiedEnv(t *testing.T) {
 }
 
 func TestChromeProxyFlags(t *testing.T) {
-	want := []string{"--proxy-server=http://127.0.0.1:1", "--proxy-bypass-list=<-loopback>", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"}
+	want := []string{"--proxy-server=http://127.0.0.1:1", "--proxy-bypass-list=<-loopback>", "--webrtc-ip-handling-policy=disable_non_proxied_udp"}
 	if diff := cmp.Diff(want, ChromeProxyFlags("http://127.0.0.1:1")); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
