@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/a11y-dev/cwac-operator/internal/jsonlimit"
 	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // fieldBaseline is diff.json's key for the baseline's name.
@@ -105,6 +107,16 @@ func WriteDocument(w io.Writer, res *Result, spool io.Reader) error {
 // or the counts): whoever can write the results volume can plant the file.
 const MaxValueBytes = 16 << 20
 
+// MaxFigureBytes caps one of diff.json's figures (totals, counts, by_rule),
+// which is decoded whole: a scan of 10,000 organisations writes counts of
+// about a megabyte.
+const MaxFigureBytes = 4 << 20
+
+// FigureLimits bound what decoding one of diff.json's figures may cost,
+// counted before it is decoded (4 MiB of "{}," in by_rule would be 1.4
+// million structs): 9 values an organisation, 15 a rule.
+var FigureLimits = jsonlimit.Limits{MaxDepth: 6, MaxValues: 200_000, MaxString: 4096, MaxDecoded: 16 << 20}
+
 // ErrValueTooLarge is returned (wrapped) when a value of diff.json passes MaxValueBytes.
 var ErrValueTooLarge = errors.New("diff.json holds a value larger than the reader allows")
 
@@ -178,10 +190,10 @@ func ReadDocumentThen(r io.Reader, header func(*Document) error, fn func(*Row) e
 			}
 			continue
 		default:
-			target = &json.RawMessage{} // a later version's field: skipped
+			target = nil // a later version's field: skipped
 		}
-		if err := dec.Decode(target); err != nil {
-			return nil, fmt.Errorf("reading diff.json's %q: %w", key, err)
+		if err := decodeFigure(dec, lim, target); err != nil {
+			return nil, fmt.Errorf("reading diff.json's %q: %w", textcap.Head(key, 64), err)
 		}
 		lim.mark = dec.InputOffset()
 	}
@@ -192,6 +204,24 @@ func ReadDocumentThen(r io.Reader, header func(*Document) error, fn func(*Row) e
 		return nil, fmt.Errorf("diff.json has format %q, not %q", doc.Format, Format)
 	}
 	return doc, nil
+}
+
+// decodeFigure reads one figure of at most MaxFigureBytes and decodes it
+// into target (nil: skipped) within FigureLimits.
+func decodeFigure(dec *json.Decoder, lim *valueLimiter, target any) error {
+	lim.limit = MaxFigureBytes
+	defer func() { lim.limit = MaxValueBytes }()
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	if target == nil {
+		return nil
+	}
+	if err := jsonlimit.Check(raw, FigureLimits); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, target)
 }
 
 func readRows(dec *json.Decoder, lim *valueLimiter, fn func(*Row) error) error {
