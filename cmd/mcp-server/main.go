@@ -41,7 +41,7 @@ func main() {
 		callTimeout                               time.Duration
 		maxRequestBytes                           int64
 		maxResponseBytes, maxResults              int
-		maxConnsPerClient                         int
+		maxConnsPerClient, maxUnauthConns         int
 	)
 	flag.StringVar(&transport, "transport", "stdio",
 		"stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health)")
@@ -52,8 +52,10 @@ func main() {
 	flag.Int64Var(&maxRequestBytes, "max-request-bytes", 1<<20, "larger HTTP request bodies are refused before parsing")
 	flag.IntVar(&maxResponseBytes, "max-response-bytes", 512*1024, "cap on a tool answer's size")
 	flag.IntVar(&maxResults, "max-results", 1000, "hard maximum of cwac_get_results' limit")
-	flag.IntVar(&maxConnsPerClient, "max-conns-per-client", 64,
-		"connections one client address may hold open at once (http transport)")
+	flag.IntVar(&maxConnsPerClient, "max-conns-per-client", mcpserver.DefaultMaxConnsPerCaller,
+		"connections one authenticated caller may hold open at once (http transport; without authentication, one address)")
+	flag.IntVar(&maxUnauthConns, "max-unauthenticated-conns", mcpserver.DefaultMaxUnauthenticatedConns,
+		"connections not yet authenticated, all clients together (http transport); when full, a new one closes the oldest idle one")
 	var (
 		authMode, tokenFile, audiences string
 		readOnly                       bool
@@ -174,16 +176,11 @@ func main() {
 			fail("stdio transport", err)
 		}
 	case "http":
-		hs := &http.Server{
-			Addr:              listen,
-			Handler:           srv.Handler(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth}),
-			ReadHeaderTimeout: 10 * time.Second,
-			// Keep-alive connections with nothing to do are closed; request
-			// bodies get their own deadline (mcpserver.DefaultBodyReadTimeout).
-			// No write timeout: MCP answers stream for as long as a call runs.
-			IdleTimeout:    2 * time.Minute,
-			MaxHeaderBytes: 64 << 10,
+		conns := mcpserver.ConnLimits{PerCaller: maxConnsPerClient, Unauthenticated: maxUnauthConns}
+		if err := conns.Check(); err != nil {
+			fail("invalid connection limits", err)
 		}
+		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns})
 		go func() {
 			<-ctx.Done()
 			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -192,14 +189,11 @@ func main() {
 		}()
 		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp",
 			"namespace", namespace, "resultsRoot", resultsRoot, "auth", authMode, "readOnly", readOnly)
-		if maxConnsPerClient < 1 {
-			fail("invalid --max-conns-per-client", fmt.Errorf("%d is less than 1", maxConnsPerClient))
-		}
 		listener, err := net.Listen("tcp", listen)
 		if err != nil {
 			fail("listening", err)
 		}
-		if err := hs.Serve(mcpserver.LimitConnsPerClient(listener, maxConnsPerClient)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := hs.Serve(listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fail("http transport", err)
 		}
 	default:

@@ -240,24 +240,36 @@ func authenticate(auth Authenticator, next http.Handler) http.Handler {
 		id, err := auth.Authenticate(r.Context(), r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cwac-operator"`)
-			// Close rather than wait for the rest of a body nobody will read.
-			w.Header().Set("Connection", "close")
 			code := http.StatusUnauthorized
 			if !errors.Is(err, errUnauthenticated) {
 				code = http.StatusServiceUnavailable
 			}
-			writeExecuteError(w, code, err.Error())
-			// "Connection: close" alone does not close: the server first
-			// reads what is left of the body, and a caller with no
-			// credentials could hold the connection until the body's
-			// deadline. A read deadline in the past ends that at once.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			refuse(w, code, err)
 			return
+		}
+		if c := connOf(r.Context()); c != nil {
+			if err := c.authenticated(id.String()); err != nil {
+				refuse(w, http.StatusTooManyRequests, err)
+				return
+			}
 		}
 		r.Header.Set(IdentityHeader, encodeIdentity(id))
 		r.Header.Set(CallerHeader, id.String())
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuse answers with the error and closes the connection at once: a
+// refused caller holds no connection.
+func refuse(w http.ResponseWriter, code int, err error) {
+	// Close rather than wait for the rest of a body nobody will read.
+	w.Header().Set("Connection", "close")
+	writeExecuteError(w, code, err.Error())
+	// "Connection: close" alone does not close: the server first reads
+	// what is left of the body, and a refused caller could hold the
+	// connection until the body's deadline. A read deadline in the past
+	// ends that at once.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // The Kubernetes API verbs the tools need on cwacscans.

@@ -29,11 +29,21 @@ type HTTPOptions struct {
 	// BodyReadTimeout bounds the time to send a request body (default
 	// DefaultBodyReadTimeout).
 	BodyReadTimeout time.Duration
+	// Conns bound the connections NewHTTPServer's server holds open.
+	Conns ConnLimits
 }
 
 // Handler serves /mcp (streamable HTTP), the REST execution service
 // (GET /tools, POST /execute), GET /metrics (Prometheus, see metrics.go)
 // and GET /health.
+//
+// MCP is served stateless: every request stands alone, authenticated and
+// authorised by its own credentials, and the server keeps no session
+// between requests (no Mcp-Session-Id is issued or read; GET and DELETE on
+// /mcp answer 405). Nothing a caller sends therefore makes the server hold
+// memory after its request ends, however many times it initializes, and
+// any replica can answer any request. A tool call's progress notifications
+// still reach the caller, on the stream that answers the call.
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = 1 << 20
@@ -44,7 +54,10 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	mux := http.NewServeMux()
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		MaxRequestBodyBytes: opts.MaxRequestBytes,
-		SessionTimeout:      30 * time.Minute,
+		Stateless:           true,
+		// A caller that goes away ends its call (protocol 2026-07-28 on;
+		// earlier versions end with the call's timeout).
+		PropagateRequestCancellation: true,
 	})
 	auth := opts.Auth
 	if auth == nil {
@@ -56,14 +69,59 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	protected := func(h http.Handler) http.Handler {
 		return guardHost(deadlineBody(opts.BodyReadTimeout, limitBody(opts.MaxRequestBytes, authenticate(auth, guardCrossOrigin(h)))))
 	}
-	mcpHandler := protected(bindSession(streamable))
+	mcpHandler := protected(streamable)
 	mux.Handle("/mcp", mcpHandler)
 	mux.Handle("/mcp/", mcpHandler)
 	mux.Handle("GET /tools", protected(http.HandlerFunc(s.listToolsREST)))
 	mux.Handle("POST /execute", protected(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })))
 	mux.Handle("GET "+MetricsPath, protected(s.metricsHandler()))
 	mux.HandleFunc("GET /health", s.health)
-	return mux
+	return markServing(mux)
+}
+
+// HTTPServer is the MCP server's HTTP server as the binary runs it:
+// Handler behind the timeouts below, its connections counted by
+// opts.Conns.
+type HTTPServer struct {
+	*http.Server
+	limiter *connLimiter
+}
+
+// NewHTTPServer builds the HTTP server for Handler(opts); Serve it on a
+// listener.
+func (s *Server) NewHTTPServer(opts HTTPOptions) *HTTPServer {
+	return &HTTPServer{
+		Server: &http.Server{
+			Handler:           s.Handler(opts),
+			ReadHeaderTimeout: 10 * time.Second,
+			// Keep-alive connections with nothing to do are closed; request
+			// bodies get their own deadline (DefaultBodyReadTimeout). No
+			// write timeout: MCP answers stream for as long as a call runs.
+			IdleTimeout:    2 * time.Minute,
+			MaxHeaderBytes: 64 << 10,
+			ConnContext:    withConn,
+		},
+		limiter: newConnLimiter(opts.Conns),
+	}
+}
+
+// Serve accepts connections on l, counted by the server's ConnLimits,
+// until the server is shut down.
+func (h *HTTPServer) Serve(l net.Listener) error {
+	return h.Server.Serve(&limitedListener{Listener: l, limiter: h.limiter})
+}
+
+// markServing tells a counted connection when it is serving a request: an
+// unauthenticated connection in the middle of one is never displaced by a
+// newer connection.
+func markServing(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := connOf(r.Context()); c != nil {
+			c.serving(true)
+			defer c.serving(false)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // refuseAll is the authenticator when none was configured: nothing gets in.
@@ -230,7 +288,11 @@ const (
 	healthDegraded = "degraded"
 )
 
+// health answers probes without credentials, and closes the connection
+// after its answer: a connection nobody authenticated on is held no longer
+// than one request (kubelet's probes open a new one each time anyway).
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	h := Health{Status: healthOK, APIServer: healthOK, ResultsRoot: healthOK}

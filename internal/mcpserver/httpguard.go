@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"mime"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // DefaultBodyReadTimeout bounds how long a client may take to send a
@@ -74,31 +71,6 @@ func guardCrossOrigin(next http.Handler) http.Handler {
 	})
 }
 
-// bindSession hands the authenticated caller to the MCP SDK as the
-// session's user, so the SDK refuses a session ID presented by anyone but
-// the caller who opened the session (no one can use or end another
-// caller's session). Requests without a bearer token (--auth=none) have no
-// caller to bind to and pass unbound.
-func bindSession(next http.Handler) http.Handler {
-	verifier := func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
-		id := decodeIdentity(r.Header.Get(IdentityHeader))
-		if id == nil {
-			return nil, auth.ErrInvalidToken
-		}
-		// Authentication already happened; this only names the caller. The
-		// expiry is the SDK's requirement, not a token lifetime.
-		return &auth.TokenInfo{UserID: id.String(), Expiration: time.Now().Add(time.Hour)}, nil
-	}
-	bound := auth.RequireBearerToken(verifier, nil)(next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if fields := strings.Fields(r.Header.Get("Authorization")); len(fields) == 2 && strings.EqualFold(fields[0], "bearer") {
-			bound.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // deadlineBody gives a request body timeout to arrive, and lifts the
 // deadline once it has been read, so a long answer stream that follows
 // (MCP's server-sent events) is not cut.
@@ -131,58 +103,4 @@ func (b *liftOnEOF) Read(p []byte) (int, error) {
 		b.once.Do(b.lift)
 	}
 	return n, err
-}
-
-// LimitConnsPerClient caps the connections one client address holds open
-// at once; those over the cap are closed as soon as they are accepted. It
-// stops one client from exhausting the server with idle or slow
-// connections, whatever its credentials.
-func LimitConnsPerClient(l net.Listener, limit int) net.Listener {
-	return &clientLimitListener{Listener: l, limit: limit, open: map[string]int{}}
-}
-
-type clientLimitListener struct {
-	net.Listener
-	limit int
-	mu    sync.Mutex
-	open  map[string]int
-}
-
-func (l *clientLimitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		host := hostOf(c.RemoteAddr().String())
-		l.mu.Lock()
-		if l.open[host] >= l.limit {
-			l.mu.Unlock()
-			_ = c.Close() // over the cap: the client learns by the closed connection
-			continue
-		}
-		l.open[host]++
-		l.mu.Unlock()
-		return &countedConn{Conn: c, release: func() { l.release(host) }}, nil
-	}
-}
-
-func (l *clientLimitListener) release(host string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open[host]--; l.open[host] <= 0 {
-		delete(l.open, host)
-	}
-}
-
-// countedConn gives its slot back once, when closed.
-type countedConn struct {
-	net.Conn
-	release func()
-	once    sync.Once
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(c.release)
-	return c.Conn.Close()
 }

@@ -3,7 +3,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -13,19 +12,6 @@ import (
 	"testing"
 	"time"
 )
-
-// twoUsers authenticates two bearer tokens as two different people.
-type twoUsers struct{}
-
-func (twoUsers) Authenticate(_ context.Context, r *http.Request) (*Identity, error) {
-	switch r.Header.Get("Authorization") {
-	case "Bearer alice-token":
-		return &Identity{User: "alice", Method: "token"}, nil
-	case "Bearer bob-token":
-		return &Identity{User: "bob", Method: "token"}, nil
-	}
-	return nil, fmt.Errorf("%w: unknown token", errUnauthenticated)
-}
 
 func request(t *testing.T, method, url, host, token, contentType, body string, header map[string]string) (*http.Response, string) {
 	t.Helper()
@@ -99,34 +85,6 @@ func TestRESTRefusesRebindingAndCrossOrigin(t *testing.T) {
 				t.Errorf("a refused request created %d scans", created)
 			}
 		})
-	}
-}
-
-// A session belongs to the caller who opened it: another authenticated
-// caller can neither use nor end it.
-func TestSessionsAreBoundToTheirCaller(t *testing.T) {
-	h := newHarness(t)
-	srv := httptest.NewServer(h.srv.Handler(HTTPOptions{Auth: twoUsers{}}))
-	defer srv.Close()
-	accept := map[string]string{"Accept": "application/json, text/event-stream"}
-	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize",` +
-		`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	resp, body := request(t, http.MethodPost, srv.URL+"/mcp", "", "alice-token", "application/json", initialize, accept)
-	session := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || session == "" {
-		t.Fatalf("alice's initialize: HTTP %d, session %q: %s", resp.StatusCode, session, body)
-	}
-	withSession := map[string]string{"Accept": accept["Accept"], "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
-	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-
-	if resp, body := request(t, http.MethodPost, srv.URL+"/mcp", "", "bob-token", "application/json", list, withSession); resp.StatusCode < 400 {
-		t.Errorf("bob used alice's session: HTTP %d: %s", resp.StatusCode, body)
-	}
-	if resp, body := request(t, http.MethodDelete, srv.URL+"/mcp", "", "bob-token", "", "", withSession); resp.StatusCode < 400 {
-		t.Errorf("bob ended alice's session: HTTP %d: %s", resp.StatusCode, body)
-	}
-	if resp, body := request(t, http.MethodPost, srv.URL+"/mcp", "", "alice-token", "application/json", list, withSession); resp.StatusCode != http.StatusOK {
-		t.Errorf("alice's own session after bob's attempts: HTTP %d: %s", resp.StatusCode, body)
 	}
 }
 
