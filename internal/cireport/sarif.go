@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
@@ -162,7 +163,7 @@ func (sw *sarifWriter) rule(id, help, description, helpURL, impact string, tags 
 	if len(sw.rules) >= MaxRules {
 		return -1
 	}
-	r := sarifRule{ID: id, Name: id, HelpURI: helpURL, DefaultConfiguration: ruleConfig{Level: sw.level(impact)},
+	r := sarifRule{ID: id, Name: id, HelpURI: absoluteURI(helpURL), DefaultConfiguration: ruleConfig{Level: sw.level(impact)},
 		Properties: ruleProperties{Tags: tags, Impact: impact}}
 	if help != "" {
 		r.ShortDescription = &sarifMessage{Text: help}
@@ -256,8 +257,8 @@ func message(help, impact string, width int) string {
 	return fmt.Sprintf("%s at viewport width %d", text, width)
 }
 
-func location(url, html, target string) sarifLocation {
-	loc := sarifLocation{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: url}}}
+func location(pageURL, html, target string) sarifLocation {
+	loc := sarifLocation{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: uriReference(pageURL)}}}
 	if html != "" {
 		loc.PhysicalLocation.Region = &region{Snippet: sarifMessage{Text: html}}
 	}
@@ -355,4 +356,25 @@ func (sw *sarifWriter) finish() error {
 
 func impactName(rank int) string {
 	return results.Impacts()[rank]
+}
+
+// uriReference is a page's URL as SARIF's artifactLocation.uri must be, a
+// URI reference: Go's form of it when it parses (spaces and other
+// characters a URI cannot hold escaped), else the whole text escaped as one
+// path segment, so a validator never meets a bad one.
+func uriReference(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.String()
+	}
+	return url.PathEscape(s)
+}
+
+// absoluteURI is a help link as SARIF's helpUri must be, an absolute URI,
+// or "" (no link) when it is not one.
+func absoluteURI(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() {
+		return ""
+	}
+	return u.String()
 }

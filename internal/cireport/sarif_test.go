@@ -284,3 +284,44 @@ func TestBadInput(t *testing.T) {
 		t.Error("a cancelled context wrote JUnit")
 	}
 }
+
+func TestURIForms(t *testing.T) {
+	for _, tc := range []struct{ in, ref, abs string }{
+		{"https://a.example/p?q=1", "https://a.example/p?q=1", "https://a.example/p?q=1"},
+		{"https://a.example/a page", "https://a.example/a%20page", "https://a.example/a%20page"},
+		{"https://a b/", "https:%2F%2Fa%20b%2F", ""},
+		{"", "", ""},
+		{"/relative", "/relative", ""},
+		{"mailto:x@a.example", "mailto:x@a.example", "mailto:x@a.example"},
+	} {
+		if got := uriReference(tc.in); got != tc.ref {
+			t.Errorf("uriReference(%q) = %q, want %q", tc.in, got, tc.ref)
+		}
+		if got := absoluteURI(tc.in); got != tc.abs {
+			t.Errorf("absoluteURI(%q) = %q, want %q", tc.in, got, tc.abs)
+		}
+	}
+}
+
+// TestSARIFOddCells: cells a validator would refuse as they are (a page URL
+// with a space, a help link that is not absolute) are written so the log
+// stays valid.
+func TestSARIFOddCells(t *testing.T) {
+	m := realFS(t)
+	header, rows := axeLines(t, m)
+	odd := strings.Replace(rows[0], ",http://127.0.0.1:8765/,\"{", ",http://127.0.0.1:8765/a page,\"{", 1)
+	odd = strings.Replace(odd, "https://dequeuniversity.com/rules/axe/4.13/color-contrast?application=axeAPI", "not a link", 1)
+	if odd == rows[0] {
+		t.Fatal("the row was not changed")
+	}
+	setAxe(m, header, []string{odd})
+	_, log := sarifOf(t, m, Options{})
+	run := log.Runs[0]
+	if got := run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI; got != "http://127.0.0.1:8765/a%20page" {
+		t.Errorf("uri %q", got)
+	}
+	if got := run.Tool.Driver.Rules[0].HelpURI; got != "" {
+		t.Errorf("helpUri %q", got)
+	}
+	validateSARIF(t, m, Options{})
+}
