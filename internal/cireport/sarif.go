@@ -62,8 +62,13 @@ type artifactLocation struct {
 	URI string `json:"uri"`
 }
 
+// region is where the element is: SARIF needs a text region to have a
+// start line, and CWAC does not record where in the page's source the
+// element stands, so the region is line 1 and the snippet is the element's
+// HTML (the selector is the logical location).
 type region struct {
-	Snippet sarifMessage `json:"snippet"`
+	StartLine int          `json:"startLine"`
+	Snippet   sarifMessage `json:"snippet"`
 }
 
 type logicalLocation struct {
@@ -260,7 +265,7 @@ func message(help, impact string, width int) string {
 func location(pageURL, html, target string) sarifLocation {
 	loc := sarifLocation{PhysicalLocation: physicalLocation{ArtifactLocation: artifactLocation{URI: uriReference(pageURL)}}}
 	if html != "" {
-		loc.PhysicalLocation.Region = &region{Snippet: sarifMessage{Text: html}}
+		loc.PhysicalLocation.Region = &region{StartLine: 1, Snippet: sarifMessage{Text: html}}
 	}
 	if target != "" {
 		loc.LogicalLocations = []logicalLocation{{FullyQualifiedName: target, Kind: "element"}}
