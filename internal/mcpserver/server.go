@@ -263,7 +263,19 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 				return nil, &argsError{err}
 			}
 		}
-		return fn(ctx, call, v)
+		out, err := fn(ctx, call, v)
+		if err != nil {
+			return nil, err
+		}
+		// Encoded once here, and checked: the REST answer carries these bytes.
+		data, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the answer: %w", err)
+		}
+		if err := s.checkAnswerSize(len(data)); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(data), nil
 	}
 	s.tools[name] = t
 
@@ -303,6 +315,9 @@ func addTool[In, Out any](s *Server, name, description string, readOnly bool, fn
 			if err != nil {
 				return nil, fmt.Errorf("encoding the answer: %w", err)
 			}
+			if err := s.checkAnswerSize(len(text)); err != nil {
+				return toolError(err), nil
+			}
 			// The same JSON as text too, for clients that read only content.
 			content := append([]mcp.Content{&mcp.TextContent{Text: string(text)}}, linksOf(result)...)
 			return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(text)}, nil
@@ -335,6 +350,18 @@ func decodeArgs[In any](schema *jsonschema.Resolved, args any) (In, error) {
 		return in, &argsError{err}
 	}
 	return in, nil
+}
+
+// checkAnswerSize refuses an answer larger than MaxResponseBytes
+// (--max-response-bytes). Each tool caps what it returns from files to fit
+// (pages, lists, texts); this is the last check, for every tool, so that
+// no file on the results volume can make an answer larger than the limit.
+func (s *Server) checkAnswerSize(n int) error {
+	if n > s.cfg.MaxResponseBytes {
+		return fmt.Errorf("The answer is %d bytes, more than this server's limit of %d (--max-response-bytes): ask for less, with a smaller limit or a filter",
+			n, s.cfg.MaxResponseBytes)
+	}
+	return nil
 }
 
 // toolError is a failed call's answer: the error's text, marked as an

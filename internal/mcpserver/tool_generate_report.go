@@ -101,7 +101,9 @@ func renderReports(fsys fs.FS, res scanResults, now func() time.Time) (map[strin
 		title = scanspec.AuditName(res.Scan)
 	}
 	files := map[string][]byte{}
-	_, err := report.Generate(fsys, report.Meta{Title: title, ResultsDir: res.Dir, GeneratedAt: now()}, func(name string, data []byte) error {
+	// ServerLimits: the results are a scan pod's, read in this server's memory.
+	meta := report.Meta{Title: title, ResultsDir: res.Dir, GeneratedAt: now(), Limits: report.ServerLimits}
+	_, err := report.Generate(fsys, meta, func(name string, data []byte) error {
 		files[name] = data
 		return nil
 	})

@@ -2,10 +2,11 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
@@ -47,8 +48,15 @@ const maxSummaryFileBytes = 4 << 20
 func (s *Server) getSummary(ctx context.Context, call *callInfo, in SummaryInput) (SummaryOutput, error) {
 	out, err := s.summary(ctx, call, in)
 	out.ScanID = in.ScanID
+	if err == nil {
+		fitSummary(&out, s.cfg.MaxResponseBytes-summaryAnswerReserve)
+	}
 	return out, err
 }
+
+// summaryAnswerReserve is what fitSummary leaves of the answer's size for
+// the note it adds.
+const summaryAnswerReserve = 1024
 
 func (s *Server) summary(ctx context.Context, call *callInfo, in SummaryInput) (SummaryOutput, error) {
 	res, err := s.store.results(ctx, call, in.ScanID)
@@ -79,7 +87,7 @@ func (s *Server) summary(ctx context.Context, call *callInfo, in SummaryInput) (
 	}
 	out := newSummaryOutput(res, sourceResults, sum)
 	if recordedErr != nil && !errors.Is(recordedErr, fs.ErrNotExist) {
-		out.Note = "summary.json could not be used (" + recordedErr.Error() + "), so the summary was computed from the CSVs."
+		out.Note = joinNotes("summary.json could not be used ("+truncate(recordedErr.Error(), 512)+"), so the summary was computed from the CSVs.", out.Note)
 	}
 	return out, nil
 }
@@ -94,24 +102,21 @@ func recordedSummary(fsys fs.FS, res scanResults) (SummaryOutput, error) {
 	}
 	if out, ok := statusSummary(res); ok {
 		if !errors.Is(fileErr, fs.ErrNotExist) {
-			out.Note = "summary.json could not be used (" + fileErr.Error() + "), so the scan's recorded status summary is shown."
+			out.Note = joinNotes("summary.json could not be used ("+truncate(fileErr.Error(), 512)+"), so the scan's recorded status summary is shown.", out.Note)
 		}
 		return out, nil
 	}
 	return SummaryOutput{}, fileErr
 }
 
-// readSummaryFile reads summary.json through the confined root, capped.
+// readSummaryFile reads summary.json through the confined root: at most
+// maxSummaryFileBytes, decoded within results.SummaryLimits.
 func readSummaryFile(fsys fs.FS) (*results.Summary, error) {
 	data, err := readFile(fsys, results.SummaryFile, maxSummaryFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	var sum results.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return nil, fmt.Errorf("%s is not a summary: %v", results.SummaryFile, err)
-	}
-	return &sum, nil
+	return results.ReadSummary(data)
 }
 
 // statusSummary is the summary the operator kept in the scan's status.
@@ -143,8 +148,11 @@ func recomputeSummary(fsys fs.FS, res scanResults) (*results.Summary, error) {
 	return sum, nil
 }
 
+// newSummaryOutput is the answer for sum, capped (capSummary) whatever
+// its source: a file, the status or the CSVs, all written by a scan pod.
 func newSummaryOutput(res scanResults, source string, sum *results.Summary) SummaryOutput {
-	out := SummaryOutput{Status: res.Status, ResultsDir: res.Dir, Source: source, Summary: *sum}
+	note := capSummary(sum)
+	out := SummaryOutput{Status: res.Status, ResultsDir: res.Dir, Source: source, Note: note, Summary: *sum}
 	// Empty, not null: clients iterate these without checking.
 	if out.IssuesByAuditType == nil {
 		out.IssuesByAuditType = map[string]int64{}
@@ -162,4 +170,10 @@ func newSummaryOutput(res scanResults, source string, sum *results.Summary) Summ
 		out.UnscannedBaseURLs = []string{}
 	}
 	return out
+}
+
+// joinNotes joins the notes that are not empty.
+func joinNotes(notes ...string) string {
+	kept := slices.DeleteFunc(slices.Clone(notes), func(n string) bool { return n == "" })
+	return strings.Join(kept, " ")
 }

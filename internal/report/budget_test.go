@@ -130,7 +130,8 @@ func TestReportOfHostileCSVs(t *testing.T) {
 		max  uint64
 	}{
 		{"distinct rules", func(i int) string {
-			return fmt.Sprintf("O,S,T,https://a/%d,\"{'width': 320, 'height': 450}\",/e%d,1,help %s,https://h/,rule-%d,serious,<p>%s</p>,\n", i%100, i, pad[:300], i, pad[:200])
+			return fmt.Sprintf("O,S,T,https://a/%d,\"{'width': 320, 'height': 450}\",/e%d,1,help %s,https://h/,rule-%d,serious,<p>%s</p>,\n",
+				i%100, i, pad[:300], i, pad[:200])
 		}, 32 << 20},
 		{"long pages", func(i int) string {
 			return fmt.Sprintf("O%d %s,S,T%d %s,https://a/%d/%s,\"{'width': 320, 'height': 450}\",/e%d%s,1,h,https://h/,r%d,serious,<p>%s</p>,\n",
@@ -143,9 +144,13 @@ func TestReportOfHostileCSVs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fmt.Fprint(f, axeHead)
+			if _, err := fmt.Fprint(f, axeHead); err != nil {
+				t.Fatal(err)
+			}
 			for i := range 20_000 {
-				fmt.Fprint(f, tt.row(i))
+				if _, err := fmt.Fprint(f, tt.row(i)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if err := f.Close(); err != nil {
 				t.Fatal(err)

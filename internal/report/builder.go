@@ -158,10 +158,10 @@ type Builder struct {
 	seed maphash.Seed
 
 	elements map[uint64]elementState
-	pairs    map[uint64]struct{} // rule/page and criterion/page pairs seen
-	rules    map[string]*rule    // by audit + "\x00" + id
-	ruleList []*rule             // in order of first sight
-	pages    map[uint64]*page    // by the hash of the URL, which may be long
+	pairs    map[uint64]struct{}      // rule/page and criterion/page pairs seen
+	rules    map[string]*rule         // by audit + "\x00" + id
+	ruleList []*rule                  // in order of first sight
+	pages    map[uint64]*page         // by the hash of the URL, which may be long
 	orgs     map[uint64]*organisation // by the hash of the name, which may be long
 	criteria map[string]*criterion
 

@@ -94,13 +94,17 @@ func TestSummaryBuilderBounds(t *testing.T) {
 		}
 	}
 
+}
+
+// URLs are told apart up to MaxSummaryURLs; past it every row counts.
+func TestSummaryBuilderURLsBound(t *testing.T) {
 	defer func(old int) { MaxSummaryURLs = old }(MaxSummaryURLs)
 	MaxSummaryURLs = 3
 	for _, tt := range []struct {
 		urls []string
 		want int
 	}{
-		{[]string{"a", "b", "a", "c"}, 3},          // at the limit: told apart
+		{[]string{"a", "b", "a", "c"}, 3},           // at the limit: told apart
 		{[]string{"a", "b", "c", "d", "a", "e"}, 5}, // past it: d and e counted, a seen
 		{[]string{"a", "b", "c", "d", "d"}, 5},      // past it, a URL again counts again
 	} {
@@ -164,9 +168,13 @@ func TestSummaryOfManyDistinctRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintln(f, "id,impact,num_issues,help")
+	if _, err := fmt.Fprintln(f, "id,impact,num_issues,help"); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 200_000 {
-		fmt.Fprintf(f, "rule-%d,serious,1,help for rule %d %s\n", i, i, strings.Repeat("x", 100))
+		if _, err := fmt.Fprintf(f, "rule-%d,serious,1,help for rule %d %s\n", i, i, strings.Repeat("x", 100)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
