@@ -43,16 +43,19 @@ func (r *CwacScanReconciler) resolveBaseline(ctx context.Context, scan *cwacv1al
 			fmt.Sprintf("baseline %s has not finished (phase %q): nothing to compare with", name, base.Status.Phase))
 		return scanjob.Baseline{}, nil
 	}
-	// Only a CWAC results directory inside the baseline's own scan
+	// Only a CWAC results directory right inside the baseline's own scan
 	// directory is mounted: status.resultsPath is the operator's own
-	// record, but it is checked like everything that reaches a mount.
+	// record, but it is checked like everything that reaches a mount, as
+	// written (a/../a/dir is refused, not cleaned: the API server refuses
+	// a subPath with "..", which would fail the scan), and the mount's
+	// path is made from the checked parts.
 	dir, leaf := path.Split(base.Status.ResultsPath)
-	if _, _, ok := cwac.ParseResultsDirName(leaf); !ok || path.Clean(dir) != scanspec.ScanDir(base) {
+	if _, _, ok := cwac.ParseResultsDirName(leaf); !ok || dir != scanspec.ScanDir(base)+"/" {
 		r.baselineUnusable(scan, cwacv1alpha1.ReasonBaselineResultsMissing,
-			fmt.Sprintf("baseline %s has no results directory (it ended %s: %s)", name, base.Status.Phase, base.Status.Message))
+			fmt.Sprintf("baseline %s has no results directory (it ended %s: %s)", name, base.Status.Phase, textcap.Head(base.Status.Message, 512)))
 		return scanjob.Baseline{}, nil
 	}
-	return scanjob.Baseline{Name: name, ResultsPath: base.Status.ResultsPath}, nil
+	return scanjob.Baseline{Name: name, ResultsPath: path.Join(scanspec.ScanDir(base), leaf)}, nil
 }
 
 func (r *CwacScanReconciler) baselineUnusable(scan *cwacv1alpha1.CwacScan, reason, msg string) {

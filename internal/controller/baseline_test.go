@@ -3,6 +3,8 @@
 package controller
 
 import (
+	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -153,5 +155,41 @@ func TestBaselineItselfRefused(t *testing.T) {
 	err := k8s.Create(ctxT(t), &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "self"}, Spec: spec})
 	if err == nil || !strings.Contains(err.Error(), "spec.baseline names the scan itself") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A baseline whose status.resultsPath is not exactly its scan directory and
+// a CWAC results directory in it (a/../a/dir, which the API server would
+// refuse as a mount and so fail the scan) is reported as having no
+// results, and the scan runs without the comparison: a bad baseline never
+// fails a scan.
+func TestBaselineWithAnUncleanResultsPath(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	base, _ := completeScan(t, ns, "dotdot-base", simpleSpec(), nil, nil)
+	dir, leaf := path.Split(base.Status.ResultsPath)
+	scanDir := strings.TrimSuffix(dir, "/")
+	for i, bad := range []string{
+		scanDir + "/../" + path.Base(scanDir) + "/" + leaf, // cleans to the right place
+		scanDir + "//" + leaf,
+		scanDir + "/./" + leaf,
+		"/" + scanDir + "/" + leaf,
+	} {
+		base.Status.ResultsPath = bad
+		if err := k8s.Status().Update(ctxT(t), base); err != nil {
+			t.Fatal(err)
+		}
+		spec := simpleSpec()
+		spec.Baseline = base.Name
+		name := fmt.Sprintf("dotdot-%d", i)
+		scan, job := completeScan(t, ns, name, spec, nil, nil)
+		if mount, args := baselineMount(job); mount != "" || args != "" {
+			t.Errorf("%q: baseline mounted at %q with %q", bad, mount, args)
+		}
+		c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionBaselineCompared)
+		if scan.Status.Phase != cwacv1alpha1.PhaseComplete || c == nil || c.Reason != cwacv1alpha1.ReasonBaselineResultsMissing {
+			t.Errorf("%q: phase %s, BaselineCompared %+v", bad, scan.Status.Phase, c)
+		}
+		base = getScan(t, ns, base.Name)
 	}
 }
