@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -30,6 +31,7 @@ organisations is refused (history is written oldest first).
 func runImport(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	setMemoryLimit(slog.New(slog.DiscardHandler))
 	return importMain(ctx, args, os.Stdout, os.Stderr, os.Getenv)
 }
 

@@ -90,6 +90,7 @@ func main() {
 
 	// Logs (and the audit trail) go to stderr: on stdio, stdout is the protocol.
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("component", "mcp-server")
+	setMemoryLimit(log)
 	fail := func(msg string, err error) {
 		log.Error(msg, "err", err)
 		os.Exit(1)

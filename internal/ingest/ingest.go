@@ -113,8 +113,8 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	in.pageStore = make([]int64, len(rd.pages))
 	in.firstNew = in.w.IssueIDs(0)
 	byOrg := make([][]int32, len(rd.orgs))
-	for i := range rd.recs {
-		o := rd.pages[rd.recs[i].page].org
+	for i := range rd.recs.len() {
+		o := rd.pages[rd.recs.at(i).page].org
 		byOrg[o] = append(byOrg[o], int32(i))
 	}
 	pagesByOrg := make([][]int32, len(rd.orgs))
@@ -132,7 +132,7 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 		}
 		byOrg[o] = nil
 	}
-	in.res.Organisations, in.res.IssueRows = len(rd.orgs), int64(len(rd.recs))
+	in.res.Organisations, in.res.IssueRows = len(rd.orgs), int64(rd.recs.len())
 	wr := &writing{in: in, ctx: ctx}
 	if err := results.Walk(ctx, fsys, wr); err != nil {
 		return fmt.Errorf("writing the scan's issues: %w", err)
@@ -259,7 +259,7 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 // sorts a copy of the indexes rather than filling a set: 4 bytes a row.
 func elements(rd *reading, idx []int32) int64 {
 	sorted := slices.Clone(idx)
-	key := func(i int32) (int32, int32, uint64) { r := &rd.recs[i]; return r.page, r.rule, r.elem }
+	key := func(i int32) (int32, int32, uint64) { r := rd.recs.at(int(i)); return r.page, r.rule, r.elem }
 	slices.SortFunc(sorted, func(x, y int32) int {
 		px, rx, ex := key(x)
 		py, ry, ey := key(y)
@@ -292,22 +292,22 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 	empty := emptyHash
 	var rows []int32
 	for _, i := range idx {
-		if rd.recs[i].html != empty {
+		if rd.recs.at(int(i)).html != empty {
 			rows = append(rows, i)
 		}
 	}
 	slices.SortFunc(rows, func(x, y int32) int {
-		a, b := &rd.recs[x], &rd.recs[y]
+		a, b := rd.recs.at(int(x)), rd.recs.at(int(y))
 		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.html, b.html), cmp.Compare(a.page, b.page), cmp.Compare(x, y))
 	})
 	var known map[store.TemplateKey]int64
 	for start := 0; start < len(rows); {
-		first := &rd.recs[rows[start]]
+		first := rd.recs.at(int(rows[start]))
 		pages, instances, firstRow := 0, int64(0), rows[start]
 		end := start
-		for ; end < len(rows) && rd.recs[rows[end]].rule == first.rule && rd.recs[rows[end]].html == first.html; end++ {
-			r := &rd.recs[rows[end]]
-			if end == start || r.page != rd.recs[rows[end-1]].page {
+		for ; end < len(rows) && rd.recs.at(int(rows[end])).rule == first.rule && rd.recs.at(int(rows[end])).html == first.html; end++ {
+			r := rd.recs.at(int(rows[end]))
+			if end == start || r.page != rd.recs.at(int(rows[end-1])).page {
 				pages++
 			}
 			instances += r.issues
@@ -343,8 +343,8 @@ const presenceBatch = 4000
 // updates those issues' last sighting in one statement.
 func (in *ingestion) presences(ctx context.Context) error {
 	batch := make([]int64, 0, presenceBatch)
-	for i := range in.rd.recs {
-		r := &in.rd.recs[i]
+	for i := range in.rd.recs.len() {
+		r := in.rd.recs.at(i)
 		if r.fate == fateUnstable {
 			continue
 		}

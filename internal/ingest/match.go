@@ -65,8 +65,8 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 	}
 	for start := 0; start < len(idx); {
 		end := start + 1
-		first := &rd.recs[idx[start]]
-		for end < len(idx) && sameRun(first, &rd.recs[idx[end]]) {
+		first := rd.recs.at(int(idx[start]))
+		for end < len(idx) && sameRun(first, rd.recs.at(int(idx[end]))) {
 			end++
 		}
 		run := idx[start:end]
@@ -78,7 +78,7 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 		}
 		var tracked []int32
 		for _, i := range run {
-			if rd.recs[i].body {
+			if rd.recs.at(int(i)).body {
 				tr.unstable++
 				continue
 			}
@@ -135,11 +135,11 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 	}
 	cur := make([]diff.Element, len(rows))
 	for i, r := range rows {
-		cur[i] = diff.Element{HTML: in.rd.recs[r].html, Target: in.rd.recs[r].target}
+		cur[i] = diff.Element{HTML: in.rd.recs.at(int(r)).html, Target: in.rd.recs.at(int(r)).target}
 	}
 	var left []int32
 	for i, m := range diff.MatchElements(base, cur) {
-		rec := &in.rd.recs[rows[i]]
+		rec := in.rd.recs.at(int(rows[i]))
 		if m.Base < 0 {
 			left = append(left, rows[i])
 			continue
@@ -181,7 +181,7 @@ func (in *ingestion) newIssues(org int32, rows []int32, cands []candidate, tr *t
 		taken[c.fp] = true
 	}
 	for _, r := range rows {
-		rec := &rd.recs[r]
+		rec := rd.recs.at(int(r))
 		k := [2]uint64{rec.html, rec.target}
 		n := ordinal[k]
 		for {
@@ -232,7 +232,7 @@ func fingerprintText(fp [16]byte) string { return hex.EncodeToString(fp[:]) }
 // the same page, width and rule, in file order within a run.
 func orderOrganisation(rd *reading, idx []int32) {
 	slices.SortFunc(idx, func(x, y int32) int {
-		a, b := &rd.recs[x], &rd.recs[y]
+		a, b := rd.recs.at(int(x)), rd.recs.at(int(y))
 		return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.width, b.width), cmp.Compare(a.rule, b.rule), cmp.Compare(x, y))
 	})
 }

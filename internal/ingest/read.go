@@ -104,7 +104,7 @@ type reading struct {
 	pageIDs  map[pageKey]int32
 	pages    []page
 	groups   map[groupKey]groupFlags
-	recs     []record
+	recs     recordList
 	files    []fileSpan
 	widths   map[string]int32
 	ruleAuds map[int32]int32 // rule id → its audit's id
@@ -141,7 +141,7 @@ func newReading() *reading {
 // BeginFile notes what the rows that follow are.
 func (rd *reading) BeginFile(file string, r *results.Reader) error {
 	if n := len(rd.files); n > 0 && rd.files[n-1].end < 0 {
-		rd.files[n-1].end = len(rd.recs)
+		rd.files[n-1].end = rd.recs.len()
 	}
 	rd.file, rd.kind = file, fileOther
 	switch file {
@@ -153,7 +153,7 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 		if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
 			rd.kind, rd.audit = fileIssues, rd.strs.id(capText(audit, maxNameBytes))
 			rd.focus, rd.hasTarget = file == diff.FocusAuditFile, r.Has("target")
-			rd.files = append(rd.files, fileSpan{name: file, start: len(rd.recs), end: -1})
+			rd.files = append(rd.files, fileSpan{name: file, start: rd.recs.len(), end: -1})
 		}
 	}
 	return nil
@@ -162,7 +162,7 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 // EndFile closes an issue CSV's span of records.
 func (rd *reading) EndFile(string, *results.Reader) error {
 	if n := len(rd.files); n > 0 && rd.files[n-1].end < 0 {
-		rd.files[n-1].end = len(rd.recs)
+		rd.files[n-1].end = rd.recs.len()
 	}
 	return nil
 }
@@ -222,7 +222,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	if n <= 0 {
 		return nil // "No issues found" and passing rows: the audit ran, nothing to track
 	}
-	if len(rd.recs) >= maxRows {
+	if rd.recs.len() >= maxRows {
 		return fmt.Errorf("more than %d issue rows: too many to ingest", maxRows)
 	}
 	auditName := rd.strs.str(rd.audit)
@@ -241,7 +241,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 		elem = row.Get("description")
 	}
 	impact := report.ImpactClass(row.Get("impact"))
-	rd.recs = append(rd.recs, record{
+	rd.recs.add(record{
 		html:   xxhash.Sum64String(html),
 		target: xxhash.Sum64String(diff.ElementTarget(r, row)),
 		elem:   xxhash.Sum64String(elem),

@@ -77,10 +77,10 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 	wr.k++
 	rd := wr.in.rd
 	html := row.Get("html")
-	if i >= wr.span.end || rd.recs[i].html != xxhash.Sum64String(html) {
+	if i >= wr.span.end || rd.recs.at(i).html != xxhash.Sum64String(html) {
 		return errChanged
 	}
-	rec := &rd.recs[i]
+	rec := rd.recs.at(i)
 	switch rec.fate {
 	case fateNew:
 		wr.add(rec, r, row, html)
