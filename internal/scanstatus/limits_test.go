@@ -2,6 +2,7 @@ package scanstatus
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -127,5 +128,41 @@ func TestEndingMergeWhyLimit(t *testing.T) {
 		if want := prefix + tt.want + suffix; got.Message != want {
 			t.Errorf("why of %d bytes: message of %d bytes, want %d", tt.whyBytes, len(got.Message), len(want))
 		}
+	}
+}
+
+// Figures from the pod's report are brought into their fields' ranges
+// rather than wrapping: the duration (issue 20's 1e308 seconds became
+// -9.2e18), the int32 counts and the total.
+func TestToAPIClampsFigures(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       results.Summary
+		duration int64
+		urls     int32
+		pages    int32
+		total    int64
+	}{
+		{"ordinary", results.Summary{DurationSeconds: 12.4, URLsScanned: 3, PagesScanned: 4, TotalIssues: 5}, 12, 3, 4, 5},
+		{"rounded half up", results.Summary{DurationSeconds: 12.5}, 13, 0, 0, 0},
+		{"a second at most rounds to one", results.Summary{DurationSeconds: 0.5}, 1, 0, 0, 0},
+		{"a tiny duration", results.Summary{DurationSeconds: 0.4}, 0, 0, 0, 0},
+		{"1e308 seconds", results.Summary{DurationSeconds: 1e308}, math.MaxInt32, 0, 0, 0},
+		{"one below the limit", results.Summary{DurationSeconds: math.MaxInt32 - 1}, math.MaxInt32 - 1, 0, 0, 0},
+		{"at the limit", results.Summary{DurationSeconds: math.MaxInt32}, math.MaxInt32, 0, 0, 0},
+		{"infinite", results.Summary{DurationSeconds: math.Inf(1)}, math.MaxInt32, 0, 0, 0},
+		{"negative", results.Summary{DurationSeconds: -5, URLsScanned: -1, PagesScanned: -1, TotalIssues: -1}, 0, 0, 0, 0},
+		{"not a number", results.Summary{DurationSeconds: math.NaN()}, 0, 0, 0, 0},
+		{"counts at int32's limit", results.Summary{URLsScanned: math.MaxInt32, PagesScanned: math.MaxInt32}, 0, math.MaxInt32, math.MaxInt32, 0},
+		{"counts past it", results.Summary{URLsScanned: math.MaxInt32 + 1, PagesScanned: 1 << 40}, 0, math.MaxInt32, math.MaxInt32, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ToAPI(&tt.in)
+			if got.DurationSeconds != tt.duration || got.UrlsScanned != tt.urls || got.PagesScanned != tt.pages || got.TotalIssues != tt.total {
+				t.Errorf("duration %d, URLs %d, pages %d, total %d; want %d, %d, %d, %d",
+					got.DurationSeconds, got.UrlsScanned, got.PagesScanned, got.TotalIssues, tt.duration, tt.urls, tt.pages, tt.total)
+			}
+		})
 	}
 }

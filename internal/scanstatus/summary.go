@@ -8,6 +8,8 @@
 package scanstatus
 
 import (
+	"math"
+
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -20,20 +22,43 @@ func ToAPI(s *results.Summary) *cwacv1alpha1.ScanSummary {
 		return nil
 	}
 	out := &cwacv1alpha1.ScanSummary{
-		TotalIssues:       s.TotalIssues,
+		TotalIssues:       max(s.TotalIssues, 0),
 		IssuesByAuditType: s.IssuesByAuditType,
 		IssuesByImpact:    s.IssuesByImpact,
 		Informational:     s.Informational,
-		UrlsScanned:       int32(s.URLsScanned),
-		PagesScanned:      int32(s.PagesScanned),
+		UrlsScanned:       count32(s.URLsScanned),
+		PagesScanned:      count32(s.PagesScanned),
 		UnscannedBaseURLs: s.UnscannedBaseURLs,
-		DurationSeconds:   int64(s.DurationSeconds + 0.5),
+		DurationSeconds:   wholeSeconds(s.DurationSeconds),
 		Diff:              diffToAPI(s.Diff),
 	}
 	for _, v := range s.TopViolations {
 		out.TopViolations = append(out.TopViolations, cwacv1alpha1.Violation(v))
 	}
 	return out
+}
+
+// The summary reaches status from the scan pod's termination report, which
+// the operator does not trust with its figures: each is brought into its
+// field's range instead of wrapping (1e308 seconds became -9.2e18).
+
+// maxDurationSeconds is the longest duration status records (68 years,
+// the most an int32 of seconds holds: far past any scan's deadline).
+const maxDurationSeconds = math.MaxInt32
+
+// wholeSeconds rounds a duration to whole seconds (half up) within 0 and
+// maxDurationSeconds; NaN is 0.
+func wholeSeconds(f float64) int64 {
+	if math.IsNaN(f) || f < 0.5 {
+		return 0
+	}
+	return int64(min(math.Round(f), maxDurationSeconds))
+}
+
+// count32 is a count within an int32 field: 0 when negative, the largest
+// int32 when past it.
+func count32(n int) int32 {
+	return int32(min(max(n, 0), math.MaxInt32))
 }
 
 // maxDiffOrganisations is how many organisations status.summary.diff lists
