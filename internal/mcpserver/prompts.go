@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,6 +44,31 @@ func (s *Server) addPrompts() {
 			Name: "organisation", Description: "the organisation as the scan names it (its sites' organisation)", Required: true,
 		}},
 	}, s.organisationPrompt)
+}
+
+// checkPromptText refuses a prompt argument that would reach the prompt's
+// text as anything but plain words on one line: invalid UTF-8, control
+// characters (NUL, ESC, tab, line breaks, U+0085), format characters
+// (U+202E and the other bidirectional controls, zero-width ones), line and
+// paragraph separators (U+2028, U+2029), the quotes that delimit it, and
+// more than max bytes. Such text could end the quoted argument, start a
+// line of its own, or show a reader other words than the model reads.
+func checkPromptText(s string, max int) error {
+	if len(s) > max {
+		return fmt.Errorf("must be at most %d bytes", max)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("is not UTF-8")
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsControl(r), unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			return fmt.Errorf("may not hold the control or formatting character %U: plain text on one line only", r)
+		case strings.ContainsRune("\"`", r):
+			return fmt.Errorf("may not hold quotes (%q)", r)
+		}
+	}
+	return nil
 }
 
 func promptScanID(req *mcp.GetPromptRequest) (string, error) {
@@ -129,8 +156,8 @@ func (s *Server) organisationPrompt(_ context.Context, req *mcp.GetPromptRequest
 	if org == "" {
 		return nil, fmt.Errorf("organisation is required")
 	}
-	if len(org) > maxPromptOrganisation || strings.ContainsAny(org, "\r\n\t\"`") {
-		return nil, fmt.Errorf("organisation must be at most %d characters on one line, without quotes or tabs", maxPromptOrganisation)
+	if err := checkPromptText(org, maxPromptOrganisation); err != nil {
+		return nil, fmt.Errorf("organisation %w", err)
 	}
 	text := fmt.Sprintf(`Draft a short summary of scan %[1]s's results for the web team of the organisation named "%[2]s".
 
