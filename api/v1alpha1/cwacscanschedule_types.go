@@ -73,14 +73,16 @@ type CwacScanScheduleSpec struct {
 	Schedule string `json:"schedule"`
 
 	// timeZone is the IANA time zone the schedule is read in, such as
-	// Pacific/Auckland; UTC when unset. A name the time zone database does
-	// not know sets ScheduleValid=False with reason InvalidTimeZone, and no
-	// scan is created.
+	// Pacific/Auckland; UTC when unset. Only the database's own names: each
+	// part starts with a capital letter, and Local and localtime (the
+	// host's zone) are refused. A name the time zone database does not know
+	// sets ScheduleValid=False with reason InvalidTimeZone, and no scan is
+	// created.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*$`
-	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local'",message="name an IANA time zone such as Pacific/Auckland; Local is not allowed"
+	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`
+	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local' && self.lowerAscii() != 'localtime'",message="name an IANA time zone such as Pacific/Auckland; Local and localtime are not allowed"
 	TimeZone string `json:"timeZone,omitempty"`
 
 	// scanTemplate is the scan to create at every tick.

@@ -176,22 +176,36 @@ func (r *ScheduleReconciler) observeScans(ctx context.Context, sched *cwacv1alph
 			sched.Status.LastScan = s.Name
 		}
 		if s.Status.Phase == cwacv1alpha1.PhaseComplete {
-			recordResult(sched, s)
+			if err := r.recordResult(ctx, sched, s); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return scans, nil
 }
 
 // recordResult keeps lastSuccessfulTime and lastResult on the newest
-// Complete scan.
-func recordResult(sched *cwacv1alpha1.CwacScanSchedule, s *cwacv1alpha1.CwacScan) {
+// Complete scan. The cache keeps little of a finished scan's summary
+// (finished_cache.go), so a scan newer than lastResult is read whole from
+// the API server: once, when it is recorded.
+func (r *ScheduleReconciler) recordResult(ctx context.Context, sched *cwacv1alpha1.CwacScanSchedule, s *cwacv1alpha1.CwacScan) error {
 	if done := s.Status.CompletionTime; done != nil && (sched.Status.LastSuccessfulTime == nil || done.After(sched.Status.LastSuccessfulTime.Time)) {
 		sched.Status.LastSuccessfulTime = done.DeepCopy()
 	}
-	sum := s.Status.Summary
 	tick := scanTick(s)
-	if last := sched.Status.LastResult; sum == nil || (last != nil && last.Name != s.Name && !tick.After(last.ScheduledTime.Time)) {
-		return
+	if last := sched.Status.LastResult; s.Status.Summary == nil || (last != nil && (last.Name == s.Name || !tick.After(last.ScheduledTime.Time))) {
+		return nil // no results, recorded already, or older than the one recorded
+	}
+	whole, err := finishedScanDetails(ctx, r.APIReader, s)
+	if apierrors.IsNotFound(err) {
+		return nil // deleted since the cache listed it
+	}
+	if err != nil {
+		return err
+	}
+	sum := whole.Status.Summary
+	if sum == nil {
+		return nil
 	}
 	sched.Status.LastResult = &cwacv1alpha1.ScheduledScanResult{
 		Name:           s.Name,
@@ -206,6 +220,7 @@ func recordResult(sched *cwacv1alpha1.CwacScanSchedule, s *cwacv1alpha1.CwacScan
 		newIssues, fixed := d.New, d.Fixed
 		sched.Status.LastResult.NewIssues, sched.Status.LastResult.FixedIssues = &newIssues, &fixed
 	}
+	return nil
 }
 
 // pruneHistory deletes the finished scans beyond the history limits, oldest
@@ -523,11 +538,9 @@ func startingDeadline(sched *cwacv1alpha1.CwacScanSchedule) *time.Duration {
 // formatTick shows an instant in the schedule's time zone (UTC when it has
 // none or it is unknown).
 func formatTick(sched *cwacv1alpha1.CwacScanSchedule, t time.Time) string {
-	loc := time.UTC
-	if sched.Spec.TimeZone != "" {
-		if l, err := time.LoadLocation(sched.Spec.TimeZone); err == nil {
-			loc = l
-		}
+	loc, err := schedule.LoadLocation(sched.Spec.TimeZone)
+	if err != nil {
+		loc = time.UTC
 	}
 	return t.In(loc).Format(time.RFC3339)
 }

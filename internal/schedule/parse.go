@@ -8,6 +8,7 @@ package schedule
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -64,11 +65,11 @@ var neverCheckFrom = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 // @midnight, @hourly — in an IANA time zone ("" is UTC). It uses the parser
 // Kubernetes' CronJob controller uses (robfig/cron, standard syntax), and
 // refuses what a CwacScanSchedule does not allow: a time zone inside the
-// schedule (TZ=, CRON_TZ=), @every (ticks off whole minutes), the zone
-// "Local", and a schedule that never fires (31 February). The error is a
+// schedule (TZ=, CRON_TZ=), @every (ticks off whole minutes), the zones
+// "Local" and "localtime" and names that are not IANA names, and a schedule that never fires (31 February). The error is a
 // *FieldError.
 func Parse(schedule, timeZone string) (*Schedule, error) {
-	loc, err := location(timeZone)
+	loc, err := LoadLocation(timeZone)
 	if err != nil {
 		return nil, err
 	}
@@ -112,16 +113,28 @@ func parseStandard(schedule string) (s cron.Schedule, err error) {
 	return cron.ParseStandard(schedule)
 }
 
-// location loads an IANA time zone; "" is UTC.
-func location(timeZone string) (*time.Location, error) {
+// ianaNameRE is the shape of an IANA time zone name: each part starts
+// with a capital letter (Pacific/Auckland, Etc/GMT+5, UTC). The time zone
+// directory also holds files that are not zones of the database —
+// localtime (a link to the host's own zone), posixrules, the posix/ and
+// right/ copies — whose names start with a lower-case letter.
+var ianaNameRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
+
+// LoadLocation loads an IANA time zone by name ("" is UTC), refusing
+// anything but the database's own names: Local and localtime (the host's
+// zone), and paths.
+func LoadLocation(timeZone string) (*time.Location, error) {
 	if timeZone == "" {
 		return time.UTC, nil
 	}
 	invalid := func(detail string) error {
 		return &FieldError{Field: FieldTimeZone, Value: timeZone, Detail: detail}
 	}
-	if strings.EqualFold(timeZone, "Local") {
-		return nil, invalid("name an IANA time zone such as Pacific/Auckland; Local (the operator's own zone) is not allowed")
+	if strings.EqualFold(timeZone, "Local") || strings.EqualFold(timeZone, "localtime") {
+		return nil, invalid("name an IANA time zone such as Pacific/Auckland; " + timeZone + " (the host's own zone) is not allowed")
+	}
+	if !ianaNameRE.MatchString(timeZone) {
+		return nil, invalid("unknown time zone: not an IANA time zone name (for example Pacific/Auckland, Europe/London, UTC)")
 	}
 	loc, err := time.LoadLocation(timeZone)
 	if err != nil {

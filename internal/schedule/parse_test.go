@@ -100,9 +100,17 @@ func TestParseRefuses(t *testing.T) {
 		{"0 0 31 2 *", "", FieldSchedule, "never fires"},
 		{"0 0 30 2 *", "", FieldSchedule, "never fires"},
 		{"0 2 * * *", "Mars/Olympus_Mons", FieldTimeZone, "unknown time zone"},
-		{"0 2 * * *", "pacific/auckland", FieldTimeZone, "unknown time zone"},
+		{"0 2 * * *", "pacific/auckland", FieldTimeZone, "not an IANA time zone name"},
 		{"0 2 * * *", "Local", FieldTimeZone, "Local"},
-		{"0 2 * * *", "local", FieldTimeZone, "Local"},
+		{"0 2 * * *", "local", FieldTimeZone, "local (the host's own zone)"},
+		{"0 2 * * *", "localtime", FieldTimeZone, "localtime (the host's own zone) is not allowed"},
+		{"0 2 * * *", "LocalTime", FieldTimeZone, "the host's own zone"},
+		{"0 2 * * *", "posixrules", FieldTimeZone, "not an IANA time zone name"},
+		{"0 2 * * *", "posix/Pacific/Auckland", FieldTimeZone, "not an IANA time zone name"},
+		{"0 2 * * *", "right/UTC", FieldTimeZone, "not an IANA time zone name"},
+		{"0 2 * * *", "Pacific/auckland", FieldTimeZone, "not an IANA time zone name"},
+		{"0 2 * * *", "Pacific//Auckland", FieldTimeZone, "not an IANA time zone name"},
+		{"0 2 * * *", "Pacific/Auckland/", FieldTimeZone, "not an IANA time zone name"},
 		{"0 2 * * *", "../../etc/passwd", FieldTimeZone, "unknown time zone"},
 		{"0 2 * * *", "/etc/localtime", FieldTimeZone, "unknown time zone"},
 		// The time zone is checked first: both wrong names the time zone.
@@ -191,4 +199,16 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("next tick in %s, want the caller's %s", next.Location(), from.Location())
 		}
 	})
+}
+
+// IANA names of every shape load: one part, several, signs, hyphens,
+// underscores, digits after the first letter.
+func TestLoadLocationIANANames(t *testing.T) {
+	for _, name := range []string{"", "UTC", "Pacific/Auckland", "Etc/GMT+5", "Etc/GMT-14", "America/Argentina/Buenos_Aires",
+		"America/Port-au-Prince", "EST5EDT", "W-SU"} {
+		loc, err := LoadLocation(name)
+		if err != nil || loc == nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
 }
