@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -18,7 +17,9 @@ import (
 // MetricsServerOptions are the operator's metrics endpoint options. Secure:
 // HTTPS (a self-signed certificate unless certDir holds tls.crt and
 // tls.key) with every request's bearer token checked by a TokenReview and
-// its right to GET /metrics by a SubjectAccessReview; the operator's
+// its right to GET /metrics by a SubjectAccessReview (MetricsAuthFilter:
+// 401 for a token the API server does not accept, 403 without the right,
+// 503 when it cannot be asked); the operator's
 // account needs create on tokenreviews and subjectaccessreviews (the
 // chart binds it to system:auth-delegator), a scraper's account get on the
 // non-resource URL /metrics (the chart's <release>-metrics-reader
@@ -32,7 +33,7 @@ func MetricsServerOptions(bindAddress string, secure bool, certDir string) metri
 	}
 	if secure {
 		o.SecureServing = true
-		o.FilterProvider = filters.WithAuthenticationAndAuthorization
+		o.FilterProvider = MetricsAuthFilter
 		o.CertDir = certDir
 	}
 	return o

@@ -180,8 +180,8 @@ func TestOperatorMetrics(t *testing.T) {
 		name, token string
 		want        int
 	}{{"no token", "", http.StatusUnauthorized},
-		// controller-runtime's filter answers 500 when the TokenReview rejects the token with an error.
-		{"a token the API server rejects", "not-a-token", http.StatusInternalServerError},
+		// controller-runtime's own filter answered 500 when the TokenReview rejected the token with an error.
+		{"a token the API server rejects", "not-a-token", http.StatusUnauthorized},
 		{"a valid token without the right", nobody, http.StatusForbidden}} {
 		var code int
 		var body string
