@@ -51,11 +51,30 @@ func (r *CwacScanReconciler) resolveBaseline(ctx context.Context, scan *cwacv1al
 	// path is made from the checked parts.
 	dir, leaf := path.Split(base.Status.ResultsPath)
 	if _, _, ok := cwac.ParseResultsDirName(leaf); !ok || dir != scanspec.ScanDir(base)+"/" {
-		r.baselineUnusable(scan, cwacv1alpha1.ReasonBaselineResultsMissing,
-			fmt.Sprintf("baseline %s has no results directory (it ended %s: %s)", name, base.Status.Phase, textcap.Head(base.Status.Message, 512)))
+		if c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionBaselineCompared); c == nil ||
+			c.Reason != cwacv1alpha1.ReasonBaselineResultsMissing {
+			r.baselineUnusable(scan, cwacv1alpha1.ReasonBaselineResultsMissing,
+				fmt.Sprintf("baseline %s has no results directory (it ended %s)", name, r.howItEnded(ctx, base)))
+		}
 		return scanjob.Baseline{}, nil
 	}
 	return scanjob.Baseline{Name: name, ResultsPath: path.Join(scanspec.ScanDir(base), leaf)}, nil
+}
+
+// howItEnded is a finished scan's phase and message. The cache keeps no
+// message of a finished scan (finished_cache.go): it is read from the API
+// server, which a baseline without results is worth; without it, the
+// phase alone.
+func (r *CwacScanReconciler) howItEnded(ctx context.Context, base *cwacv1alpha1.CwacScan) string {
+	if base.Status.Message == "" {
+		if whole, err := finishedScanDetails(ctx, r.APIReader, base); err == nil {
+			base = whole
+		}
+	}
+	if base.Status.Message == "" {
+		return string(base.Status.Phase)
+	}
+	return fmt.Sprintf("%s: %s", base.Status.Phase, textcap.Head(base.Status.Message, 512))
 }
 
 func (r *CwacScanReconciler) baselineUnusable(scan *cwacv1alpha1.CwacScan, reason, msg string) {

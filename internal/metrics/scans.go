@@ -3,9 +3,11 @@ package metrics
 import (
 	"context"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
@@ -68,8 +70,25 @@ type ScanCollector struct {
 	Now func() time.Time
 	// Timeout bounds List (0: DefaultListTimeout).
 	Timeout time.Duration
-	// OnError hears List's errors (nil: ignored; cwac_scan_collector_up says 0).
+	// OnError hears List's and Summary's errors (nil: ignored;
+	// cwac_scan_collector_up says 0 when List failed).
 	OnError func(error)
+	// Summary reads the whole summary of each stream's latest Complete
+	// scan, for lists whose finished scans carry only part of theirs (the
+	// operator's cache keeps little of a finished scan); nil: the listed
+	// summary is used. An answer is remembered while that scan's version
+	// stays the stream's latest, so it is read once, not at every scrape.
+	Summary func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (*cwacv1alpha1.ScanSummary, error)
+
+	mu     sync.Mutex
+	latest map[streamKey]readSummary
+}
+
+// readSummary is a summary Summary read, and the scan version it is of.
+type readSummary struct {
+	uid             types.UID
+	resourceVersion string
+	summary         *cwacv1alpha1.ScanSummary
 }
 
 // Describe implements prometheus.Collector.
@@ -104,7 +123,58 @@ func (c *ScanCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.Now != nil {
 		now = c.Now
 	}
-	collectScans(ch, scans, now())
+	collectScans(ch, scans, now(), func(k streamKey, s *cwacv1alpha1.CwacScan) (*cwacv1alpha1.ScanSummary, bool) {
+		return c.summaryOf(ctx, k, s)
+	})
+	c.forgetStreamsBut(scans)
+}
+
+// summaryOf is the whole summary of s, the latest Complete scan of stream
+// k: the listed one without Summary, else the one read (remembered per
+// version); false when it could not be read.
+func (c *ScanCollector) summaryOf(ctx context.Context, k streamKey, s *cwacv1alpha1.CwacScan) (*cwacv1alpha1.ScanSummary, bool) {
+	if c.Summary == nil {
+		return s.Status.Summary, true
+	}
+	c.mu.Lock()
+	known, ok := c.latest[k]
+	c.mu.Unlock()
+	if ok && known.uid == s.UID && known.resourceVersion == s.ResourceVersion {
+		return known.summary, true
+	}
+	sum, err := c.Summary(ctx, s)
+	if err != nil {
+		if c.OnError != nil {
+			c.OnError(err)
+		}
+		return nil, false
+	}
+	c.mu.Lock()
+	if c.latest == nil {
+		c.latest = map[streamKey]readSummary{}
+	}
+	c.latest[k] = readSummary{uid: s.UID, resourceVersion: s.ResourceVersion, summary: sum}
+	c.mu.Unlock()
+	return sum, true
+}
+
+// forgetStreamsBut drops the summaries remembered for streams none of
+// scans belongs to any more (a schedule deleted, a namespace emptied).
+func (c *ScanCollector) forgetStreamsBut(scans []cwacv1alpha1.CwacScan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.latest) == 0 {
+		return
+	}
+	live := make(map[streamKey]bool, len(c.latest))
+	for i := range scans {
+		live[streamKey{scans[i].Namespace, Schedule(&scans[i])}] = true
+	}
+	for k := range c.latest {
+		if !live[k] {
+			delete(c.latest, k)
+		}
+	}
 }
 
 // phaseKey is one series of cwac_scans.
@@ -113,7 +183,11 @@ type phaseKey struct{ namespace, phase, reason string }
 // streamKey is one schedule (or one namespace's unscheduled scans).
 type streamKey struct{ namespace, schedule string }
 
-func collectScans(ch chan<- prometheus.Metric, scans []cwacv1alpha1.CwacScan, now time.Time) {
+// summaryFunc gives the summary to report for a stream's latest Complete
+// scan; false: none could be had, and only its completion time is reported.
+type summaryFunc func(streamKey, *cwacv1alpha1.CwacScan) (*cwacv1alpha1.ScanSummary, bool)
+
+func collectScans(ch chan<- prometheus.Metric, scans []cwacv1alpha1.CwacScan, now time.Time, summary summaryFunc) {
 	counts := map[phaseKey]int{}
 	latest := map[streamKey]*cwacv1alpha1.CwacScan{}
 	queued := 0
@@ -138,7 +212,8 @@ func collectScans(ch chan<- prometheus.Metric, scans []cwacv1alpha1.CwacScan, no
 	ch <- prometheus.MustNewConstMetric(queueLengthDesc, prometheus.GaugeValue, float64(queued))
 	ch <- prometheus.MustNewConstMetric(queueOldestDesc, prometheus.GaugeValue, max(oldestWait, 0).Seconds())
 	for k, s := range latest {
-		collectLatest(ch, k, s)
+		sum, ok := summary(k, s)
+		collectLatest(ch, k, s, sum, ok)
 	}
 }
 
@@ -154,13 +229,12 @@ func newer(a, b *cwacv1alpha1.CwacScan) bool {
 	return a.Name > b.Name
 }
 
-func collectLatest(ch chan<- prometheus.Metric, k streamKey, s *cwacv1alpha1.CwacScan) {
+func collectLatest(ch chan<- prometheus.Metric, k streamKey, s *cwacv1alpha1.CwacScan, sum *cwacv1alpha1.ScanSummary, known bool) {
 	gauge := func(d *prometheus.Desc, v float64, extra ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{k.namespace, k.schedule}, extra...)...)
 	}
 	gauge(latestTimeDesc, float64(s.Status.CompletionTime.Unix()))
-	sum := s.Status.Summary
-	if sum == nil {
+	if !known || sum == nil {
 		return
 	}
 	gauge(latestTotalDesc, float64(sum.TotalIssues))
