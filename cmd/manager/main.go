@@ -26,6 +26,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/controller"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/urlcheck"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -49,11 +50,14 @@ func main() {
 	scan.bind(flag.CommandLine)
 	var policyFlags urlpolicy.Flags
 	policyFlags.Bind(flag.CommandLine)
-	var maxURLs, workers, admissionWorkers int
+	var maxURLs, workers, admissionWorkers, admissionURLChecks int
 	var admissionTimeout, finishedJobTTL, cleanupTimeout time.Duration
 	flag.IntVar(&workers, "workers", controller.DefaultWorkers, "scans reconciled at once")
 	flag.IntVar(&admissionWorkers, "admission-workers", controller.DefaultAdmissionWorkers,
-		"scans whose URLs are checked against the scan-target policy at once (these checks do name lookups and redirect probes)")
+		"scans admitted at once (none waits for the network: URL checks run in their own pool, --admission-url-checks)")
+	flag.IntVar(&admissionURLChecks, "admission-url-checks", urlcheck.DefaultChecks,
+		"URLs checked against the scan-target policy at once (name lookups and redirect probes), all scans together, "+
+			"shared fairly: one namespace's scans take at most half, one scan at most 8")
 	flag.DurationVar(&admissionTimeout, "admission-timeout", controller.DefaultAdmissionTimeout,
 		"budget for checking one scan's URLs; a scan whose checks take longer ends Failed (AdmissionTimedOut)")
 	flag.DurationVar(&finishedJobTTL, "finished-job-ttl", 24*time.Hour,
@@ -91,9 +95,10 @@ func main() {
 		exit("invalid scan-target policy", err)
 	}
 	opts.Egress = policyFlags.Lists // each scan pod's egress proxy checks connections against the same lists
-	if workers < 1 || admissionWorkers < 1 || admissionTimeout <= 0 {
-		exit("invalid controller settings", fmt.Errorf("--workers (%d) and --admission-workers (%d) must be at least 1 and --admission-timeout (%s) positive",
-			workers, admissionWorkers, admissionTimeout))
+	if min(workers, admissionWorkers, admissionURLChecks) < 1 || admissionTimeout <= 0 {
+		exit("invalid controller settings", fmt.Errorf(
+			"--workers (%d), --admission-workers (%d) and --admission-url-checks (%d) must be at least 1 and --admission-timeout (%s) positive",
+			workers, admissionWorkers, admissionURLChecks, admissionTimeout))
 	}
 	if finishedJobTTL < 0 || cleanupTimeout <= 0 {
 		exit("invalid retention settings", fmt.Errorf("--finished-job-ttl (%s) may not be negative and --results-cleanup-timeout (%s) must be positive",
@@ -134,7 +139,7 @@ func main() {
 	}
 	if err := controller.Setup(mgr, controller.Options{
 		JobOptions: opts, MaxConcurrentScans: maxConcurrent, Policy: policy, MaxURLsPerScan: maxURLs,
-		Workers: workers, AdmissionWorkers: admissionWorkers, AdmissionTimeout: admissionTimeout,
+		Workers: workers, AdmissionWorkers: admissionWorkers, AdmissionURLChecks: admissionURLChecks, AdmissionTimeout: admissionTimeout,
 		FinishedJobTTL: finishedJobTTL, CleanupTimeout: cleanupTimeout,
 	}); err != nil {
 		exit("setting up controller", err)

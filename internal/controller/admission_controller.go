@@ -2,21 +2,27 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
+	"github.com/a11y-dev/cwac-operator/internal/urlcheck"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -24,13 +30,19 @@ import (
 // lookups and redirect probes of all its URLs).
 const DefaultAdmissionTimeout = 2 * time.Minute
 
-// DefaultAdmissionWorkers is how many scans are checked at once.
+// DefaultAdmissionWorkers is how many scans are admitted at once. An
+// admission never waits for the network: the URL checks run in the
+// admission's pool of checks (AdmissionReconciler.URLChecks).
 const DefaultAdmissionWorkers = 4
 
-// AdmissionReconciler checks a new scan's URLs against the scan-target
-// policy. It is its own controller, with its own workers, because the checks
-// do network I/O (name lookups, redirect probes): a scan with many slow URLs
-// delays only itself, never the reconciler that starts and watches Jobs.
+// AdmissionReconciler decides whether a new scan may run: its spec, its
+// image and its URLs against the scan-target policy. The URL checks do
+// network I/O (name lookups, redirect probes), so they run in a pool of
+// their own, shared fairly across namespaces and then across scans
+// (internal/urlcheck): a scan whose URLs are slow to check delays only
+// itself, never another scan's admission nor the reconciler that starts
+// and watches Jobs. A scan waiting for its checks holds no worker; the
+// pool wakes it when its verdict is known.
 type AdmissionReconciler struct {
 	client.Client
 	statusWriter
@@ -43,30 +55,49 @@ type AdmissionReconciler struct {
 	JobOptions scanjob.Options
 	// Timeout bounds one scan's checks (0: DefaultAdmissionTimeout).
 	Timeout time.Duration
-	// Workers is how many scans are checked at once (0: DefaultAdmissionWorkers).
+	// Workers is how many scans are admitted at once (0: DefaultAdmissionWorkers).
 	Workers int
+	// URLChecks bound the URL checks in flight (zero: urlcheck's defaults).
+	URLChecks urlcheck.Limits
 	// SkipNameValidation lets tests start several managers in one process.
 	SkipNameValidation bool
+
+	checks *urlcheck.Pool
+	// wake carries the scans whose URL checks have a verdict.
+	wake chan event.GenericEvent
 }
 
-// Reconcile admits one scan: get → ignore not-found and scans already
-// decided → phase Pending → check → patch status once. It is the first to
+// Reconcile admits one scan: get → forget scans gone or already decided →
+// the verdict (waiting, without a worker, while its URLs are checked) →
+// phase Pending and the verdict, in one status patch. It is the first to
 // write a new scan's status; the scan controller waits for its verdict.
 func (r *AdmissionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	scan := &cwacv1alpha1.CwacScan{}
 	if err := r.Get(ctx, req.NamespacedName, scan); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forgetChecks(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !needsAdmission(scan) {
+		r.forgetChecks(req.NamespacedName)
 		return ctrl.Result{}, nil
+	}
+	verdict, known := r.judge(scan)
+	if !known {
+		return ctrl.Result{}, nil // the pool wakes the scan when its URLs are checked
 	}
 	patch := beginStatusPatch(scan, scanStatus)
 	scan.Status.ObservedGeneration = scan.Generation
 	if scan.Status.Phase == "" {
 		r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonPending, "scan accepted")
 	}
-	r.admit(ctx, scan)
-	return ctrl.Result{}, patch.write(ctx, r.Client, scan)
+	r.record(scan, verdict)
+	if err := patch.write(ctx, r.Client, scan); err != nil {
+		return ctrl.Result{}, err // the verdict is kept for the retry
+	}
+	r.forgetChecks(req.NamespacedName)
+	return ctrl.Result{}, nil
 }
 
 // needsAdmission: a scan not yet decided, not finished, not cancelled, not being deleted.
@@ -75,7 +106,25 @@ func needsAdmission(scan *cwacv1alpha1.CwacScan) bool {
 		meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted) == nil
 }
 
-// admit checks the spec and every URL before anything runs:
+// admission is a scan's verdict: Admitted=True (reason URLsAllowed), or a
+// refusal that fails the scan, with Admitted=False when admitted is False
+// and no Admitted condition when it is empty.
+type admission struct {
+	admitted        metav1.ConditionStatus
+	reason, message string
+}
+
+// record writes the verdict into the scan's status.
+func (r *AdmissionReconciler) record(scan *cwacv1alpha1.CwacScan, a admission) {
+	if a.admitted != "" {
+		r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, a.admitted, a.reason, a.message)
+	}
+	if a.admitted != metav1.ConditionTrue {
+		r.fail(scan, a.reason, a.message)
+	}
+}
+
+// judge checks the spec and every URL before anything runs:
 // Admitted=True/URLsAllowed, or the scan ends Failed=True with InvalidSpec
 // (first: configOverrides past their bounds or setting an owned key),
 // ImageNotAllowed (spec.image not in the operator's allow-list;
@@ -83,72 +132,88 @@ func needsAdmission(scan *cwacv1alpha1.CwacScan) bool {
 // rule; Admitted=False too), TooManyURLs, NoCWACDefaults (the
 // scan would run an image declared without CWAC's defaults and the operator
 // has none; Admitted=False too), or AdmissionTimedOut when the checks take
-// longer than the budget. Spec is immutable, so the
-// verdict is recorded once and never re-checked.
-func (r *AdmissionReconciler) admit(ctx context.Context, scan *cwacv1alpha1.CwacScan) {
+// longer than the budget. known is false while the URLs are being checked.
+// Spec is immutable, so the verdict is recorded once and never re-checked.
+func (r *AdmissionReconciler) judge(scan *cwacv1alpha1.CwacScan) (verdict admission, known bool) {
+	refused := func(reason, msg string) (admission, bool) { return admission{reason: reason, message: msg}, true }
+	notAdmitted := func(reason, msg string) (admission, bool) {
+		return admission{admitted: metav1.ConditionFalse, reason: reason, message: msg}, true
+	}
 	// First, before anything decodes or renders them: the free-form
 	// overrides' bounds, which the CRD cannot check.
 	if err := scanjob.CheckConfigOverrides(scan); err != nil {
-		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, err.Error())
-		return
+		return refused(cwacv1alpha1.ReasonInvalidSpec, err.Error())
 	}
 	if err := scanjob.CheckImage(scan, r.JobOptions); err != nil {
-		r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonImageNotAllowed, err.Error())
-		r.fail(scan, cwacv1alpha1.ReasonImageNotAllowed, err.Error())
-		return
+		return notAdmitted(cwacv1alpha1.ReasonImageNotAllowed, err.Error())
 	}
 	sites, err := scanspec.Sites(scan)
 	if err != nil {
-		r.fail(scan, cwacv1alpha1.ReasonInvalidSpec, err.Error())
-		return
+		return refused(cwacv1alpha1.ReasonInvalidSpec, err.Error())
 	}
 	if err := scanjob.CheckDefaults(scan, r.JobOptions); err != nil {
-		r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonNoCWACDefaults, err.Error())
-		r.fail(scan, cwacv1alpha1.ReasonNoCWACDefaults, err.Error())
-		return
+		return notAdmitted(cwacv1alpha1.ReasonNoCWACDefaults, err.Error())
 	}
 	if r.MaxURLsPerScan > 0 && len(sites) > r.MaxURLsPerScan {
-		r.fail(scan, cwacv1alpha1.ReasonTooManyURLs,
+		return refused(cwacv1alpha1.ReasonTooManyURLs,
 			fmt.Sprintf("the scan has %d base URLs; this operator allows at most %d per scan: split it", len(sites), r.MaxURLsPerScan))
-		return
 	}
 	if r.Policy != nil {
-		urls := make([]string, len(sites))
-		for i, s := range sites {
-			urls[i] = s.URL
+		key := urlcheck.Scan{Namespace: scan.Namespace, Name: scan.Name, UID: string(scan.UID)}
+		v, ok := r.checks.Verdict(key)
+		if !ok {
+			urls := make([]string, len(sites))
+			for i, s := range sites {
+				urls[i] = s.URL
+			}
+			r.checks.Submit(key, urls, r.timeout())
+			return admission{}, false
 		}
-		timeout := r.Timeout
-		if timeout <= 0 {
-			timeout = DefaultAdmissionTimeout
-		}
-		checkCtx, cancel := context.WithTimeout(ctx, timeout)
-		denial := r.Policy.CheckAll(checkCtx, urls)
-		timedOut := errors.Is(checkCtx.Err(), context.DeadlineExceeded)
-		cancel()
 		switch {
-		case timedOut:
-			msg := fmt.Sprintf("checking the scan's %d base URLs against the scan-target policy took longer than %s "+
-				"(name lookups or redirect probes did not answer): split the scan or check the sites' DNS", len(urls), timeout)
-			r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonAdmissionTimedOut, msg)
-			r.fail(scan, cwacv1alpha1.ReasonAdmissionTimedOut, msg)
-			return
-		case ctx.Err() != nil:
-			return // the operator is stopping; the scan is checked again after restart
-		case denial != nil:
-			r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionFalse, cwacv1alpha1.ReasonPolicyDenied, denial.Error())
-			r.fail(scan, cwacv1alpha1.ReasonPolicyDenied, denial.Error())
-			return
+		case v.TimedOut:
+			return notAdmitted(cwacv1alpha1.ReasonAdmissionTimedOut, fmt.Sprintf(
+				"checking the scan's %d base URLs against the scan-target policy took longer than %s "+
+					"(name lookups or redirect probes did not answer): split the scan or check the sites' DNS", len(sites), r.timeout()))
+		case v.Denial != nil:
+			return notAdmitted(cwacv1alpha1.ReasonPolicyDenied, v.Denial.Error())
 		}
 	}
-	r.setCondition(scan, cwacv1alpha1.ConditionAdmitted, metav1.ConditionTrue, cwacv1alpha1.ReasonURLsAllowed,
-		fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites)))
+	return admission{admitted: metav1.ConditionTrue, reason: cwacv1alpha1.ReasonURLsAllowed,
+		message: fmt.Sprintf("%d base URLs allowed by the scan-target policy", len(sites))}, true
 }
 
-// SetupWithManager watches CwacScans that still need a verdict.
+func (r *AdmissionReconciler) timeout() time.Duration {
+	if r.Timeout <= 0 {
+		return DefaultAdmissionTimeout
+	}
+	return r.Timeout
+}
+
+// forgetChecks drops what the pool holds for the scan of that name.
+func (r *AdmissionReconciler) forgetChecks(name types.NamespacedName) {
+	if r.checks != nil {
+		r.checks.Forget(urlcheck.Scan{Namespace: name.Namespace, Name: name.Name})
+	}
+}
+
+// wakeScan is the pool's notice that a scan's URL checks have a verdict.
+func (r *AdmissionReconciler) wakeScan(s urlcheck.Scan) {
+	r.wake <- event.GenericEvent{Object: &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}}
+}
+
+// SetupWithManager watches CwacScans that still need a verdict, and runs
+// the pool of URL checks (on the leader, with the controllers).
 func (r *AdmissionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	workers := r.Workers
 	if workers <= 0 {
 		workers = DefaultAdmissionWorkers
+	}
+	r.wake = make(chan event.GenericEvent, 1024)
+	if r.Policy != nil {
+		r.checks = urlcheck.New(r.Policy.CheckURL, r.URLChecks, r.wakeScan)
+		if err := mgr.Add(manager.RunnableFunc(r.checks.Run)); err != nil {
+			return err
+		}
 	}
 	undecided := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		scan, ok := o.(*cwacv1alpha1.CwacScan)
@@ -156,6 +221,7 @@ func (r *AdmissionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&cwacv1alpha1.CwacScan{}, builder.WithPredicates(undecided)).
+		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
 		Named("cwacscan-admission").
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation}).
 		Complete(r)

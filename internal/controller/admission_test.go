@@ -69,3 +69,76 @@ func TestSlowAdmissionDelaysNoOtherScan(t *testing.T) {
 	}
 	waitEvents(t, s, "Warning/AdmissionTimedOut")
 }
+
+// slowDNS answers names under .slow.example after a delay, with a public
+// address (slow, but under the policy's 5 s lookup timeout, so nothing is
+// refused and a scan of them keeps its checks busy for as long as it has
+// names); every other name at once.
+type slowDNS struct{ delay time.Duration }
+
+func (d slowDNS) LookupNetIP(ctx context.Context, _, host string) ([]netip.Addr, error) {
+	if strings.HasSuffix(host, ".slow.example") {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(d.delay):
+		}
+	}
+	return []netip.Addr{netip.MustParseAddr("151.101.0.80")}, nil
+}
+
+// admittedWithin polls until the scan has its Job, and says how long that took.
+func admittedWithin(t *testing.T, ns, name string, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for time.Since(start) < limit {
+		if getScan(t, ns, name).Status.JobName != "" {
+			return time.Since(start)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("scan %s/%s has no Job after %s", ns, name, limit)
+	return 0
+}
+
+// TestSlowScansDelayNoOtherAdmission: eight scans of 400 names that take
+// 3 s each to resolve fill one namespace's share of the URL checks (with
+// four admission workers that each checked one scan to its end, an
+// unrelated scan waited ⌈8/4⌉ budgets: 240 s with the default 2 minutes).
+// A scan in another namespace gets its Job at once, and a new scan in the
+// slow scans' own namespace gets the first check that frees there, ahead
+// of theirs: both long before any slow scan is decided.
+func TestSlowScansDelayNoOtherAdmission(t *testing.T) {
+	const lookup = 3 * time.Second
+	policy := urlpolicy.New(urlpolicy.Config{Resolver: slowDNS{delay: lookup}})
+	startManagerWith(t, Options{JobOptions: testOpts, Policy: policy, AdmissionTimeout: time.Minute, MaxConcurrentScans: 10})
+	slowNS, otherNS := newNamespace(t), newNamespace(t)
+	for i := range 8 {
+		slow := cwacv1alpha1.CwacScanSpec{}
+		for j := range 400 {
+			slow.URLs = append(slow.URLs, fmt.Sprintf("https://site-%d-%d.slow.example/", i, j))
+		}
+		createScan(t, slowNS, fmt.Sprint("slow-", i), slow)
+	}
+	time.Sleep(500 * time.Millisecond) // the slow scans' checks hold their namespace's share
+
+	createScan(t, otherNS, "unrelated", simpleSpec())
+	other := admittedWithin(t, otherNS, "unrelated", 2*time.Minute)
+	createScan(t, slowNS, "newcomer", simpleSpec())
+	same := admittedWithin(t, slowNS, "newcomer", 2*time.Minute)
+	t.Logf("behind 8 slow scans: a scan in another namespace got its Job in %s, one in their namespace in %s",
+		other.Round(time.Millisecond), same.Round(time.Millisecond))
+	for i := range 8 {
+		if s := getScan(t, slowNS, fmt.Sprint("slow-", i)); meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionAdmitted) != nil {
+			t.Fatalf("slow scan %d was decided (%s) before the others were admitted: the test proves nothing", i, s.Status.Phase)
+		}
+	}
+	// Generous bounds: the other namespace needs no free check at all; the
+	// same namespace one check's time (a 3 s lookup), not the slow scans'.
+	if other > 10*time.Second {
+		t.Errorf("the scan in another namespace waited %s behind the slow scans' lookups", other)
+	}
+	if same > lookup+10*time.Second {
+		t.Errorf("the new scan in the slow scans' namespace waited %s, more than one lookup (%s) and slack", same, lookup)
+	}
+}

@@ -21,6 +21,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/urlcheck"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -50,6 +51,10 @@ type Options struct {
 	// Workers and AdmissionWorkers are the controllers' concurrent reconciles
 	// (0: DefaultWorkers and DefaultAdmissionWorkers).
 	Workers, AdmissionWorkers int
+	// AdmissionURLChecks is how many URLs are checked against the
+	// scan-target policy at once, all scans together; one namespace's scans
+	// hold at most half of them, one scan at most 8 (0: urlcheck.DefaultChecks).
+	AdmissionURLChecks int
 	// FinishedJobTTL removes finished scans' Jobs and pods this long after
 	// they finished (0: kept).
 	FinishedJobTTL time.Duration
@@ -75,6 +80,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		JobOptions:         o.JobOptions,
 		Timeout:            o.AdmissionTimeout,
 		Workers:            o.AdmissionWorkers,
+		URLChecks:          urlcheck.Limits{Checks: o.AdmissionURLChecks},
 		SkipNameValidation: o.SkipNameValidation,
 	}
 	if err := admission.SetupWithManager(mgr); err != nil {
