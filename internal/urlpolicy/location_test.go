@@ -57,6 +57,9 @@ func TestResolveLocationLikeABrowser(t *testing.T) {
 		{location: "http://%00.example/", wantErr: "percent-encoded host"},
 		{location: "http://%7F.example/", wantErr: "percent-encoded host"},
 		{location: "http://%/", wantErr: "percent-encoded host"},
+		{location: "http://a%20b.example/", wantErr: "percent-encoded host"}, // a space, the last code point refused below 0x21
+		{location: "http://a%21b.example/", want: "http://a!b.example/"},     // "!", the first one allowed (the policy refuses the name)
+		{location: "http://?%41", wantErr: "without a host"},                 // a query is not a host, whatever it holds
 	}
 	for _, tt := range tests {
 		got, err := ResolveLocation(base, tt.location)
