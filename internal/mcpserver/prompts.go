@@ -51,11 +51,11 @@ func (s *Server) addPrompts() {
 // characters (NUL, ESC, tab, line breaks, U+0085), format characters
 // (U+202E and the other bidirectional controls, zero-width ones), line and
 // paragraph separators (U+2028, U+2029), the quotes that delimit it, and
-// more than max bytes. Such text could end the quoted argument, start a
+// more than maxBytes bytes. Such text could end the quoted argument, start a
 // line of its own, or show a reader other words than the model reads.
-func checkPromptText(s string, max int) error {
-	if len(s) > max {
-		return fmt.Errorf("must be at most %d bytes", max)
+func checkPromptText(s string, maxBytes int) error {
+	if len(s) > maxBytes {
+		return fmt.Errorf("must be at most %d bytes", maxBytes)
 	}
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("is not UTF-8")

@@ -37,11 +37,11 @@ func TestCheckPromptText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			max := tt.max
-			if max == 0 {
-				max = maxPromptOrganisation
+			limit := tt.max
+			if limit == 0 {
+				limit = maxPromptOrganisation
 			}
-			err := checkPromptText(tt.in, max)
+			err := checkPromptText(tt.in, limit)
 			if tt.want == "" {
 				if err != nil {
 					t.Errorf("refused: %v", err)
