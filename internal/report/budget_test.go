@@ -78,6 +78,18 @@ func TestBuilderLimits(t *testing.T) {
 			t.Errorf("a page kept past the budget: %d bytes, link %q", len(p.URL), p.Link)
 		}
 	}
+	// At exactly nothing left: the rule keeps "r" and "h" (2 bytes), so with
+	// 2 its help link is the first thing past the budget; with 14 (the
+	// link's 10, the organisation's "O" and the sector's "S" more) the
+	// first sample's address is.
+	b = walk(Limits{KeptText: 2}, rows(1, onePage))
+	if ru := b.rules["axe_core_audit\x00r"]; ru.HelpURL != "" || ru.Help != "h" {
+		t.Errorf("a link with nothing left of the budget: %q (help %q)", ru.HelpURL, ru.Help)
+	}
+	b = walk(Limits{KeptText: 14}, rows(1, func(int) string { return long }))
+	if s := b.rules["axe_core_audit\x00r"].samples[0]; len(s.URL) > maxCellCharsPastBudget || b.rules["axe_core_audit\x00r"].HelpURL == "" {
+		t.Errorf("with nothing left after the rule and organisation: a sample address of %d bytes", len(s.URL))
+	}
 	b = walk(Limits{KeptText: 1 << 20}, rows(2, func(i int) string { return fmt.Sprintf("https://a/%d", i) }))
 	for _, p := range b.pages {
 		if p.Link == "" || !strings.HasPrefix(p.URL, "https://a/") {
