@@ -54,6 +54,8 @@ type CwacScanReconciler struct {
 	SkipNameValidation bool
 
 	queue *queue
+	// writes are the scans' versions this process has written over.
+	writes ownWrites
 }
 
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans,verbs=get;list;watch;delete
@@ -64,28 +66,46 @@ type CwacScanReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile moves one CwacScan forward: get → ignore not-found and finished
-// scans → defer one status patch (only if changed) → ordered steps.
+// Reconcile moves one CwacScan forward: get → ignore not-found scans and
+// versions this process has since written over → finished scans' TTLs →
+// finalizer once admitted → defer one status patch (only if changed) →
+// ordered steps.
 func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	scan := &cwacv1alpha1.CwacScan{}
 	if err := r.Get(ctx, req.NamespacedName, scan); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.writes.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.writes.outdated(scan) {
+		return ctrl.Result{}, nil // the event of this process's own write brings the version written
 	}
 	if !scan.DeletionTimestamp.IsZero() {
 		return r.deleteResults(ctx, scan)
 	}
-	if err := r.ensureFinalizer(ctx, scan); err != nil {
-		return ctrl.Result{}, err
-	}
 	if scan.Status.Phase.Finished() {
 		return r.expire(ctx, scan) // a finished scan is never run again
 	}
+	admitted := meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted)
+	if admitted && !cancelRequested(scan) {
+		// Before anything can write results, and after admission: the
+		// admission controller writes the scan first, from the version
+		// this patch would replace.
+		if err := r.ensureFinalizer(ctx, scan); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	patch := beginStatusPatch(scan, scanStatus)
-	defer patch.writeOnReturn(ctx, r.Client, scan, &err)
+	defer func() {
+		before := scan.ResourceVersion
+		patch.writeOnReturn(ctx, r.Client, scan, &err)
+		r.writes.wrote(scan, before)
+	}()
 	if cancelRequested(scan) {
 		return ctrl.Result{}, r.cancel(ctx, scan)
 	}
-	if !meta.IsStatusConditionTrue(scan.Status.Conditions, cwacv1alpha1.ConditionAdmitted) {
+	if !admitted {
 		// The admission controller writes the first status (phase Pending and
 		// its verdict); that write wakes this scan again.
 		return ctrl.Result{}, nil
@@ -290,12 +310,7 @@ func (r *CwacScanReconciler) markStarted(scan *cwacv1alpha1.CwacScan, job *batch
 	scan.Status.ResultsPath = scanspec.ScanDir(scan)
 	msg := fmt.Sprintf("created Job %s", job.Name)
 	r.setCondition(scan, cwacv1alpha1.ConditionStarted, metav1.ConditionTrue, cwacv1alpha1.ReasonJobCreated, msg)
-	if scan.Status.Phase == cwacv1alpha1.PhasePending {
-		scan.Status.Message = msg
-		r.event(scan, corev1.EventTypeNormal, cwacv1alpha1.ReasonJobCreated, msg)
-	} else {
-		r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonJobCreated, msg)
-	}
+	r.setPhase(scan, cwacv1alpha1.PhasePending, cwacv1alpha1.ReasonJobCreated, msg)
 }
 
 // observeJob mirrors the Job and its pod into status: Running when CWAC runs;

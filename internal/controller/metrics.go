@@ -63,7 +63,16 @@ func SetupMetrics(mgr ctrl.Manager, reg prometheus.Registerer) (unregister func(
 				return false
 			}
 		},
-		OnError: func(err error) { log.Error(err, "listing CwacScans for the metrics") },
+		// The cache keeps little of a finished scan (finished_cache.go):
+		// each stream's latest one is read whole, once per version.
+		Summary: func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (*cwacv1alpha1.ScanSummary, error) {
+			whole, err := finishedScanDetails(ctx, mgr.GetAPIReader(), scan)
+			if err != nil {
+				return nil, err
+			}
+			return whole.Status.Summary, nil
+		},
+		OnError: func(err error) { log.Error(err, "reading CwacScans for the metrics") },
 	}
 	events := metrics.NewScanEvents()
 	collectors := append([]prometheus.Collector{collector}, events.Collectors()...)

@@ -116,11 +116,16 @@ func jobPods(job *batchv1.Job) int {
 // gives the slot back when the Job could not be created.
 func (q *queue) reserve(ctx context.Context, scan *cwacv1alpha1.CwacScan) (bool, error) {
 	key := types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.JobName(scan)}
-	if q.max <= 0 {
-		return true, nil
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.max <= 0 {
+		// No cap to count against, but the Job is pending all the same: a
+		// reconcile that finds it missing from the cache waits for its
+		// event rather than asking the API server (findJob).
+		q.forgetExpired()
+		q.started[key] = reservation{at: q.now(), pods: q.podsOf(scan)}
+		return true, nil
+	}
 	if _, held := q.started[key]; held {
 		return true, nil // reserved by an earlier pass whose status patch was lost
 	}
@@ -142,6 +147,17 @@ func (q *queue) reserve(ctx context.Context, scan *cwacv1alpha1.CwacScan) (bool,
 	}
 	q.started[key] = reservation{at: q.now(), pods: pods}
 	return true, nil
+}
+
+// forgetExpired drops the reservations of Jobs the cache never showed
+// within startedJobTTL (their events were lost). The caller holds q.mu.
+func (q *queue) forgetExpired() {
+	now := q.now()
+	for key, r := range q.started {
+		if now.Sub(r.at) >= startedJobTTL {
+			delete(q.started, key)
+		}
+	}
 }
 
 // release forgets a reservation whose Job was not created.
@@ -183,12 +199,9 @@ func (q *queue) running(ctx context.Context) (int, error) {
 	for i := range jobs.Items {
 		n += jobPods(&jobs.Items[i])
 	}
-	now := q.now()
+	q.forgetExpired()
 	for key, r := range q.started {
-		switch {
-		case now.Sub(r.at) >= startedJobTTL:
-			delete(q.started, key)
-		case !seen[key]:
+		if !seen[key] {
 			n += r.pods
 		}
 	}

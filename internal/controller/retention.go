@@ -28,17 +28,20 @@ const FinalizerDeleteResults = cwacv1alpha1.FinalizerDeleteResults
 const DefaultCleanupTimeout = 5 * time.Minute
 
 // ensureFinalizer adds FinalizerDeleteResults to a scan whose results are
-// to be deleted with it, before anything can write them. It patches
-// metadata only, so the caller takes its status snapshot afterwards.
+// to be deleted with it, before anything can write them (the scan
+// controller calls it once the scan is admitted). It patches metadata
+// only, so the caller takes its status snapshot afterwards.
 func (r *CwacScanReconciler) ensureFinalizer(ctx context.Context, scan *cwacv1alpha1.CwacScan) error {
 	if scan.Spec.ResultsPolicy != cwacv1alpha1.ResultsDelete || controllerutil.ContainsFinalizer(scan, FinalizerDeleteResults) {
 		return nil
 	}
+	before := scan.ResourceVersion
 	patch := client.MergeFromWithOptions(scan.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.AddFinalizer(scan, FinalizerDeleteResults)
 	if err := r.Patch(ctx, scan, patch); err != nil {
 		return fmt.Errorf("adding finalizer %s: %w", FinalizerDeleteResults, err)
 	}
+	r.writes.wrote(scan, before)
 	return nil
 }
 
@@ -130,11 +133,13 @@ func (r *CwacScanReconciler) stopWriting(ctx context.Context, scan *cwacv1alpha1
 }
 
 func (r *CwacScanReconciler) dropFinalizer(ctx context.Context, scan *cwacv1alpha1.CwacScan) error {
+	before := scan.ResourceVersion
 	patch := client.MergeFromWithOptions(scan.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(scan, FinalizerDeleteResults)
 	if err := r.Patch(ctx, scan, patch); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("removing finalizer %s: %w", FinalizerDeleteResults, err)
 	}
+	r.writes.wrote(scan, before)
 	return nil
 }
 

@@ -26,12 +26,18 @@ import (
 )
 
 // CacheByObject limits the manager's cache to the Jobs and pods the operator
-// made, so it never holds the cluster's other pods in memory.
+// made, so it never holds the cluster's other pods in memory, keeps of a
+// finished CwacScan only what the operator reads (slimFinishedScans), so
+// its memory does not grow with the scans it has finished, and drops every
+// object's managed fields, which it never reads.
 func CacheByObject() map[client.Object]cache.ByObject {
 	managed := labels.SelectorFromSet(labels.Set{scanjob.LabelManagedBy: scanjob.ManagedByValue})
+	stripManagedFields := cache.TransformStripManagedFields()
 	return map[client.Object]cache.ByObject{
-		&batchv1.Job{}: {Label: managed},
-		&corev1.Pod{}:  {Label: managed},
+		&batchv1.Job{}:                   {Label: managed, Transform: stripManagedFields},
+		&corev1.Pod{}:                    {Label: managed, Transform: stripManagedFields},
+		&cwacv1alpha1.CwacScan{}:         {Transform: slimFinishedScans},
+		&cwacv1alpha1.CwacScanSchedule{}: {Transform: stripManagedFields},
 	}
 }
 
@@ -115,8 +121,8 @@ func Setup(mgr ctrl.Manager, o Options) error {
 }
 
 // SetupWithManager watches CwacScans, their Jobs and pods. A scan Job's
-// event, or a waiting scan's deletion, wakes exactly the waiting scans the
-// free slots can take: nothing polls.
+// event, or a scan that stops waiting (started, ended or deleted), wakes
+// exactly the waiting scans the free slots can take: nothing polls.
 func (r *CwacScanReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexFields(context.Background(), mgr); err != nil {
 		return err
@@ -132,7 +138,7 @@ func (r *CwacScanReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&cwacv1alpha1.CwacScan{}).
 		Owns(&batchv1.Job{}).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobChanged), builder.WithPredicates(managed)).
-		Watches(&cwacv1alpha1.CwacScan{}, handler.Funcs{DeleteFunc: r.scanDeleted}).
+		Watches(&cwacv1alpha1.CwacScan{}, handler.Funcs{UpdateFunc: r.scanStoppedWaiting, DeleteFunc: r.scanDeleted}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToScan), builder.WithPredicates(managed)).
 		Named("cwacscan").
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation}).
@@ -146,10 +152,14 @@ func (r *CwacScanReconciler) jobChanged(ctx context.Context, o client.Object) []
 	return r.queue.next(ctx)
 }
 
-// scanDeleted: a waiting scan that goes may have been next in line.
+// scanDeleted: a waiting scan that goes may have been next in line; the
+// versions it was written at are forgotten.
 func (r *CwacScanReconciler) scanDeleted(
-	ctx context.Context, _ event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request],
+	ctx context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request],
 ) {
+	if e.Object != nil {
+		r.writes.forget(client.ObjectKeyFromObject(e.Object))
+	}
 	for _, req := range r.queue.next(ctx) {
 		q.Add(req)
 	}

@@ -23,8 +23,16 @@ const (
 	maxConditionMessageBytes = 32 * 1024
 )
 
-// statusWriter changes a scan's status in memory: phases, conditions and the
-// Event recorded for every phase change. The caller patches the status.
+// statusWriter changes a scan's status in memory: phases, conditions and
+// the Events a person needs to see. The caller patches the status.
+//
+// Events are kept for what a person acts on: how a scan ended (Normal for
+// Complete, Warning with the reason for Failed) and a Warning for every
+// problem on the way (a pod that cannot start, a crossed threshold, a
+// baseline that cannot be compared, failed shards, blocked connections).
+// The steps between (Pending, Queued, JobCreated, Running) are in status
+// and its conditions only: an Event for each cost every scan a request per
+// step.
 type statusWriter struct {
 	recorder events.EventRecorder
 	// now is the clock (tests may replace it).
@@ -100,13 +108,17 @@ func (w *statusWriter) end(scan *cwacv1alpha1.CwacScan, phase cwacv1alpha1.Phase
 	w.setPhase(scan, phase, reason, msg)
 }
 
-// setPhase moves the phase and records an Event for the change.
+// setPhase moves the phase; reaching a finished phase is an Event (Normal
+// for Complete, Warning for Failed), the phases before it are not.
 func (w *statusWriter) setPhase(scan *cwacv1alpha1.CwacScan, phase cwacv1alpha1.Phase, reason, msg string) {
 	scan.Status.Message = msg
 	if scan.Status.Phase == phase {
 		return
 	}
 	scan.Status.Phase = phase
+	if !phase.Finished() {
+		return
+	}
 	eventType := corev1.EventTypeNormal
 	if phase == cwacv1alpha1.PhaseFailed {
 		eventType = corev1.EventTypeWarning
