@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/schedule"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -258,8 +259,19 @@ func (r *ScheduleReconciler) pruneHistory(ctx context.Context, sched *cwacv1alph
 	return slices.DeleteFunc(scans, func(s cwacv1alpha1.CwacScan) bool { return gone[s.Name] }), nil
 }
 
+// checkTemplateOverrides holds the template's configOverrides to the
+// bounds admission holds each scan's to (scanjob.CheckConfigOverrides), so
+// that a schedule does not create, tick after tick, scans bound to be
+// refused.
+func checkTemplateOverrides(sched *cwacv1alpha1.CwacScanSchedule) error {
+	if err := scanjob.CheckConfigOverrides(&cwacv1alpha1.CwacScan{Spec: sched.Spec.ScanTemplate.Spec}); err != nil {
+		return fmt.Errorf("spec.scanTemplate.%w", err)
+	}
+	return nil
+}
+
 // validate parses the schedule in its time zone and checks the template's
-// metadata: ScheduleValid=True/ValidSchedule; or ScheduleValid=False and
+// metadata and configOverrides: ScheduleValid=True/ValidSchedule; or ScheduleValid=False and
 // Ready=False with InvalidSchedule, InvalidTimeZone or InvalidTemplate (the
 // message names the field) and a Warning Event once per spec, and nil: no
 // scan is ever created for that spec.
@@ -268,6 +280,9 @@ func (r *ScheduleReconciler) validate(sched *cwacv1alpha1.CwacScanSchedule) *sch
 	if err == nil {
 		md := sched.Spec.ScanTemplate.Metadata
 		err = schedule.ValidateTemplateMetadata(md.Labels, md.Annotations)
+	}
+	if err == nil {
+		err = checkTemplateOverrides(sched)
 	}
 	if err != nil {
 		reason := cwacv1alpha1.ReasonInvalidTemplate

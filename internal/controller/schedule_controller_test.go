@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -468,6 +469,15 @@ func TestScheduleInvalidValues(t *testing.T) {
 		{"bad template label", func(s *cwacv1alpha1.CwacScanSchedule) {
 			s.Spec.ScanTemplate.Metadata.Labels = map[string]string{"team": "a 11y"}
 		}, cwacv1alpha1.ReasonInvalidTemplate, "spec.scanTemplate.metadata.labels", nil},
+		{"template overrides past their bounds", func(s *cwacv1alpha1.CwacScanSchedule) {
+			s.Spec.ScanTemplate.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{
+				"filter_to_urls": {Raw: []byte(strings.Repeat("[", 9900) + strings.Repeat("]", 9900))},
+			}
+		}, cwacv1alpha1.ReasonInvalidTemplate, "spec.scanTemplate.spec.configOverrides.filter_to_urls: arrays and objects nest deeper than the limit of 8 levels",
+			func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.ScanTemplate.Spec.ConfigOverrides = nil }},
+		{"a template override of the image's", func(s *cwacv1alpha1.CwacScanSchedule) {
+			s.Spec.ScanTemplate.Spec.ConfigOverrides = map[string]apiextensionsv1.JSON{"chrome_binary_location": {Raw: []byte(`"/bin/sh"`)}}
+		}, cwacv1alpha1.ReasonInvalidTemplate, "spec.scanTemplate.spec.configOverrides.chrome_binary_location: set by the operator", nil},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
