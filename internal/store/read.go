@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,20 +160,23 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 	}
 	var where []string
 	var args []any
+	var orgCond string // the organisations the filter reads, on column "organisation_id"
 	if f.Organisation != "" {
 		ids, err := s.organisationIDs(ctx, f.Namespaces, f.Organisation)
 		if err != nil {
 			return IssuePage{}, err
 		}
-		cond, idArgs := idList("i.organisation_id", ids)
-		where, args = append(where, cond), append(args, idArgs...)
+		cond, idArgs := idList("organisation_id", ids)
+		orgCond, args = cond, append(args, idArgs...)
 	} else {
 		cond, nsArgs, err := inNamespaces("namespace", f.Namespaces)
 		if err != nil {
 			return IssuePage{}, err
 		}
-		where, args = append(where, "i.organisation_id IN (SELECT id FROM organisations WHERE "+cond+")"), append(args, nsArgs...)
+		orgCond, args = "organisation_id IN (SELECT id FROM organisations WHERE "+cond+")", append(args, nsArgs...)
 	}
+	orgArgs := slices.Clone(args)
+	where = append(where, "i."+orgCond)
 	switch f.State {
 	case "":
 	case StateOpen, StateFixed:
@@ -191,7 +195,12 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")
 	page := IssuePage{Issues: []Issue{}}
-	if err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM issues i`+cond), args...).Scan(&page.Total); err != nil {
+	count := `SELECT COUNT(*) FROM issues i` + cond
+	countArgs := args
+	if f.Rule == "" && f.Page == "" { // a total the writer keeps
+		count, countArgs = `SELECT COALESCE(SUM(`+keptCount(f)+`), 0) FROM organisation_issue_counts WHERE `+orgCond, orgArgs
+	}
+	if err := s.db.QueryRowContext(ctx, s.q(count), countArgs...).Scan(&page.Total); err != nil {
 		return IssuePage{}, fmt.Errorf("store: counting issues: %w", err)
 	}
 	if page.Total <= int64(f.Offset) {
@@ -213,6 +222,24 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 		return IssuePage{}, fmt.Errorf("store: reading issues: %w", err)
 	}
 	return page, nil
+}
+
+// keptCount is the sum of organisation_issue_counts' columns that counts
+// the issues of a filter by state and reopened issues only.
+func keptCount(f IssueFilter) string {
+	switch {
+	case f.ReopenedOnly && f.State == StateOpen:
+		return "reopened_open"
+	case f.ReopenedOnly && f.State == StateFixed:
+		return "reopened_fixed"
+	case f.ReopenedOnly:
+		return "reopened_open + reopened_fixed"
+	case f.State == StateOpen:
+		return "open_issues"
+	case f.State == StateFixed:
+		return "fixed_issues"
+	}
+	return "open_issues + fixed_issues"
 }
 
 // checkPage validates a filter's paging and returns the page size.

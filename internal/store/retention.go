@@ -132,8 +132,9 @@ func (s *Store) pruneScan(ctx context.Context, id int64) (int64, error) {
 	return total, nil
 }
 
-// pruneFixedIssues deletes issues fixed and last seen before the oldest
-// scan kept: every scan that showed them has been pruned.
+// pruneFixedIssues deletes issues fixed before the oldest scan kept: every
+// scan that showed them, and the one that fixed them, has been pruned.
+// Their organisations' issue counts are then counted again.
 func (s *Store) pruneFixedIssues(ctx context.Context) (int64, error) {
 	var horizon, pruned int64
 	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MIN(finished_at), 0), COUNT(*) FROM scans WHERE pruned_at IS NULL`).Scan(&horizon, &pruned)
@@ -146,7 +147,7 @@ func (s *Store) pruneFixedIssues(ctx context.Context) (int64, error) {
 	var total int64
 	for {
 		res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM issues WHERE id IN
-			(SELECT id FROM issues WHERE state = 'fixed' AND last_seen_at < ? ORDER BY id LIMIT ?)`), horizon, pruneBatch)
+			(SELECT id FROM issues WHERE state = 'fixed' AND fixed_at < ? ORDER BY id LIMIT ?)`), horizon, pruneBatch)
 		if err != nil {
 			return total, fmt.Errorf("store: pruning fixed issues: %w", err)
 		}
@@ -156,7 +157,31 @@ func (s *Store) pruneFixedIssues(ctx context.Context) (int64, error) {
 		}
 		total += n
 		if n < pruneBatch {
-			return total, nil
+			break
 		}
 	}
+	if total == 0 {
+		return 0, nil
+	}
+	return total, s.recountIssues(ctx)
+}
+
+// recountIssues counts every organisation's issues again, in one
+// transaction (after retention deleted some).
+func (s *Store) recountIssues(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: counting issues: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit: nothing to undo
+	if _, err := tx.ExecContext(ctx, `DELETE FROM organisation_issue_counts`); err != nil {
+		return fmt.Errorf("store: counting issues: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, countIssuesInto+` GROUP BY organisation_id`); err != nil {
+		return fmt.Errorf("store: counting issues: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: counting issues: %w", err)
+	}
+	return nil
 }

@@ -205,6 +205,11 @@ func checkFilters(t *testing.T, st *store.Store) {
 		{store.IssueFilter{State: "open"}, []string{"a1", "a2"}},
 		{store.IssueFilter{State: "fixed"}, []string{"c3"}},
 		{store.IssueFilter{ReopenedOnly: true}, []string{"a2"}},
+		{store.IssueFilter{ReopenedOnly: true, State: "open"}, []string{"a2"}},
+		{store.IssueFilter{ReopenedOnly: true, State: "fixed"}, []string{}},
+		{store.IssueFilter{Organisation: "O"}, []string{"a1", "a2", "c3"}},
+		{store.IssueFilter{Organisation: "O", State: "fixed"}, []string{"c3"}},
+		{store.IssueFilter{Organisation: "O", ReopenedOnly: true}, []string{"a2"}},
 		{store.IssueFilter{Rule: "color-contrast"}, []string{"c3"}},
 		{store.IssueFilter{Page: "HTTPS://O/b"}, []string{"a2", "c3"}},
 		{store.IssueFilter{Organisation: "O", State: "open", Page: "https://o/"}, []string{"a1"}},
@@ -296,6 +301,13 @@ func checkPrune(t *testing.T, st *store.Store) {
 	d, _ := st.Issue(ctx, nsO, "a2")
 	if d.ScansPresent != 2 || len(d.Scans) != 1 || d.FirstSeenScan != "ns/s1" {
 		t.Errorf("a2 after pruning: %+v", d)
+	}
+	// The totals the first page reads count c3 no more.
+	for _, f := range []store.IssueFilter{{Namespaces: nsO}, {Namespaces: nsO, State: "fixed"}, {Namespaces: nsO, Organisation: "O", State: "open"}} {
+		want := map[string]int64{"": 2, "fixed": 0, "open": 2}[f.State]
+		if page, err := st.IssueHistory(ctx, f); err != nil || page.Total != want || int64(len(page.Issues)) != want {
+			t.Errorf("%+v after pruning: total %d, %d issues, %v; want %d", f, page.Total, len(page.Issues), err, want)
+		}
 	}
 	if ok, _ := st.HasScan(ctx, "s1"); !ok {
 		t.Error("a pruned scan is no longer known: it would be ingested again")

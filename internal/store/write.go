@@ -246,14 +246,14 @@ type NewIssue struct {
 // IssueIDs reserves ids for n new issues and returns the first.
 func (w *ScanWriter) IssueIDs(n int) int64 { return w.alloc("issues", n) }
 
-// AddIssues stores new issues, open and first seen in this scan, with the
-// ids given (from IssueIDs).
+// AddIssues stores new issues, open, first and last seen in this scan (one
+// scan present), with the ids given (from IssueIDs).
 func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIssue) error {
 	rows := make([][]any, len(issues))
 	for i, is := range issues {
 		rows[i] = []any{ids[i], is.Fingerprint, is.OrgID, is.PageID, is.Width, is.Audit, is.Rule, is.Impact,
 			is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
-			StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 0}
+			StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1}
 	}
 	return w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, "page_id", "viewport_width", "audit", "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
@@ -292,10 +292,11 @@ func (w *ScanWriter) AddPresences(ctx context.Context, ids []int64) error {
 }
 
 // FinishPresences sets last seen and the count of scans present on every
-// issue this scan showed, in one statement.
+// issue this scan showed, in one statement; issues it added already say
+// so, and are not written twice.
 func (w *ScanWriter) FinishPresences(ctx context.Context) error {
 	_, err := w.exec(ctx, `UPDATE issues SET last_seen_scan_id = ?, last_seen_at = ?, scans_present = scans_present + 1
-		WHERE id IN (SELECT issue_id FROM presences WHERE scan_id = ?)`, w.scanID, w.at, w.scanID)
+		WHERE id IN (SELECT issue_id FROM presences WHERE scan_id = ?) AND last_seen_scan_id <> ?`, w.scanID, w.at, w.scanID, w.scanID)
 	if err != nil {
 		return fmt.Errorf("store: updating the issues this scan showed: %w", err)
 	}
@@ -391,6 +392,8 @@ type OrganisationFigures struct {
 }
 
 // AddOrganisationFigures records an organisation's figures in this scan.
+// They are the last of an organisation a scan writes (after its issues,
+// transitions and presences): its issue counts are counted again then.
 func (w *ScanWriter) AddOrganisationFigures(ctx context.Context, f OrganisationFigures) error {
 	byAudit, err := encodeCounts(f.ByAudit)
 	if err != nil {
@@ -410,8 +413,30 @@ func (w *ScanWriter) AddOrganisationFigures(ctx context.Context, f OrganisationF
 	if err != nil {
 		return fmt.Errorf("store: recording an organisation's figures: %w", err)
 	}
+	return w.countIssues(ctx, f.OrgID)
+}
+
+// countIssues counts again an organisation's issues by state and
+// reopened: the totals the issue history's first page reads.
+func (w *ScanWriter) countIssues(ctx context.Context, orgID int64) error {
+	if _, err := w.exec(ctx, `DELETE FROM organisation_issue_counts WHERE organisation_id = ?`, orgID); err != nil {
+		return fmt.Errorf("store: counting issues: %w", err)
+	}
+	if _, err := w.exec(ctx, countIssuesInto+` WHERE organisation_id = ? GROUP BY organisation_id`, orgID); err != nil {
+		return fmt.Errorf("store: counting issues: %w", err)
+	}
 	return nil
 }
+
+// countIssuesInto fills organisation_issue_counts from issues; a WHERE
+// clause and GROUP BY organisation_id follow it.
+const countIssuesInto = `INSERT INTO organisation_issue_counts (organisation_id, open_issues, fixed_issues, reopened_open, reopened_fixed)
+	SELECT organisation_id,
+		SUM(CASE WHEN state = 'open' THEN 1 ELSE 0 END),
+		SUM(CASE WHEN state = 'fixed' THEN 1 ELSE 0 END),
+		SUM(CASE WHEN state = 'open' AND reopened > 0 THEN 1 ELSE 0 END),
+		SUM(CASE WHEN state = 'fixed' AND reopened > 0 THEN 1 ELSE 0 END)
+	FROM issues`
 
 // insert writes rows with multi-row INSERTs of at most maxParams values.
 func (w *ScanWriter) insert(ctx context.Context, table string, columns []string, rows [][]any) error {
