@@ -53,7 +53,7 @@ func TestWithoutTheOperatorsDefaults(t *testing.T) {
 			t.Errorf("message %q does not name %q", s.Status.Message, want)
 		}
 	}
-	phaseEvents(t, s, "Pending", "Failed")
+	phaseEvents(t, s, "Failed")
 	t.Logf("refused at admission: %s", s.Status.Message)
 
 	baked := newScan(t, "baked", func(s *cwacv1alpha1.CwacScanSpec) { s.Image = "cwac-standin-config:dev" })
