@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -87,6 +88,9 @@ func (c *Config) defaults() {
 // one process at a time (Elect).
 type Writer struct {
 	cfg Config
+	// running is held by Run: a new leadership term's Run waits for the
+	// last term's to return (it may still be rolling back an ingest).
+	running sync.Mutex
 	// settled are scans the writer is done with: stored, already in the
 	// store, or left out for good (out of order, no results, given up).
 	settled map[types.UID]bool
@@ -123,6 +127,8 @@ const passKey = "record-finished-scans"
 // Run records every finished scan not yet in the store (the backfill),
 // then each scan that becomes finished, until ctx ends.
 func (w *Writer) Run(ctx context.Context) error {
+	w.running.Lock()
+	defer w.running.Unlock()
 	// The queue's own backoff is for passes that cannot list the scans; a
 	// failing scan's is the writer's (Pass says when to come back).
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(

@@ -540,6 +540,9 @@ func checkReadWriteMany(t *testing.T, objs []*unstructured.Unstructured) {
 	if !mounted || find(objs, "PersistentVolumeClaim", "-history") != nil || pod.SecurityContext.FSGroup != nil {
 		t.Errorf("the PostgreSQL DSN is not mounted from its Secret, or a history claim or fsGroup was rendered: %+v", pod.Volumes)
 	}
+	if s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type"); s != "" {
+		t.Errorf("MCP Deployment strategy %q with PostgreSQL: replicas roll", s)
+	}
 }
 
 // checkHistory: by default the MCP server keeps the issue history in an
@@ -580,6 +583,11 @@ func checkHistory(t *testing.T, objs []*unstructured.Unstructured) {
 	if len(env) == 0 || fmt.Sprint(env[0]) != "map[name:POD_NAME valueFrom:map[fieldRef:map[fieldPath:metadata.name]]]" {
 		t.Errorf("MCP env %v, want POD_NAME first", env)
 	}
+	// A ReadWriteOnce claim cannot follow a new pod to another node while
+	// the old one holds it.
+	if s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type"); s != "Recreate" {
+		t.Errorf("MCP Deployment strategy %q with the SQLite store, want Recreate", s)
+	}
 }
 
 // checkNoHistory: store.enabled=false runs the MCP server without a store.
@@ -593,6 +601,9 @@ func checkNoHistory(t *testing.T, objs []*unstructured.Unstructured) {
 	}
 	if find(objs, "PersistentVolumeClaim", "-history") != nil || pod.SecurityContext.FSGroup != nil || len(pod.Volumes) != 1 {
 		t.Errorf("a history claim, fsGroup or volume without the history: %+v", pod.Volumes)
+	}
+	if s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type"); s != "" {
+		t.Errorf("MCP Deployment strategy %q without a claim of its own", s)
 	}
 }
 
