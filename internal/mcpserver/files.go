@@ -265,15 +265,22 @@ var resultDirsCache = &walkCache{entries: map[string]walkEntry{}}
 // find returns the results directories under root, walking it at most
 // once per walkCacheTTL. The answer is shared: callers must not modify it.
 func (c *walkCache) find(root *os.Root, now time.Time) ([]handRunDir, bool) {
+	e := c.entry(root, now)
+	return e.dirs, e.truncated
+}
+
+// entry is find's answer with the time of the walk it comes from.
+func (c *walkCache) entry(root *os.Root, now time.Time) walkEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[root.Name()]; ok && now.Sub(e.at) < walkCacheTTL && !now.Before(e.at) {
-		return e.dirs, e.truncated
+		return e
 	}
 	dirs, truncated := findResultDirs(root.FS(), maxDirsScanned)
 	if len(c.entries) >= 16 { // one root per server; tests make more
 		clear(c.entries)
 	}
-	c.entries[root.Name()] = walkEntry{at: now, dirs: dirs, truncated: truncated}
-	return dirs, truncated
+	e := walkEntry{at: now, dirs: dirs, truncated: truncated}
+	c.entries[root.Name()] = e
+	return e
 }

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -111,8 +112,44 @@ func StartScanCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Schem
 }
 
 // WithScanCache returns c with its lists of CwacScans served from scans.
+// When scans is an informer cache, cwac_list_scans reads its pages from an
+// index the informer keeps (scanIndex).
 func WithScanCache(c client.Client, scans client.Reader) client.Client {
-	return scanListClient{Client: c, cache: scans}
+	out := scanListClient{Client: c, cache: scans}
+	if informers, ok := scans.(cache.Informers); ok {
+		out.index = indexScans(informers)
+	}
+	return out
+}
+
+// indexScans feeds a scanIndex from the cache's CwacScan informer and waits
+// until it holds every scan the cache does; nil when it cannot.
+func indexScans(informers cache.Informers) *scanIndex {
+	ctx, cancel := context.WithTimeout(context.Background(), scanListSyncTimeout)
+	defer cancel()
+	informer, err := informers.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
+	if err != nil {
+		return nil
+	}
+	index := newScanIndex()
+	registration, err := informer.AddEventHandler(index.handler())
+	if err != nil {
+		return nil
+	}
+	if !toolscache.WaitForCacheSync(ctx.Done(), registration.HasSynced) {
+		_ = informer.RemoveEventHandler(registration)
+		return nil
+	}
+	return index
+}
+
+// index is the scans in cwac_list_scans' order, when they come from a
+// cache that keeps one (nil otherwise).
+func (st store) index() *scanIndex {
+	if c, ok := st.client.(scanListClient); ok {
+		return c.index
+	}
+	return nil
 }
 
 // ScanLister lists a namespace's CwacScans from a reader (the scan cache):
@@ -131,10 +168,12 @@ func (l ScanLister) List(ctx context.Context) ([]cwacv1alpha1.CwacScan, error) {
 	return list.Items, nil
 }
 
-// scanListClient reads CwacScan lists from a cache and everything else directly.
+// scanListClient reads CwacScan lists from a cache and everything else
+// directly; index, when set, keeps the cached scans in cwac_list_scans' order.
 type scanListClient struct {
 	client.Client
 	cache client.Reader
+	index *scanIndex
 }
 
 // List serves CwacScan lists from the cache.

@@ -61,16 +61,19 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 		return ListOutput{}, fmt.Errorf("Invalid limit: %d (must be 1-500)", in.Limit)
 	}
 	call.Target = s.cfg.Namespace + "/*"
-	scans, err := s.store.scans(ctx)
-	if err != nil {
-		return ListOutput{}, err
-	}
 	var notes []string
 	root, rootErr := s.store.root.open()
 	if rootErr != nil {
 		notes = append(notes, "The results volume is not available ("+s.cfg.ResultsRoot+"), so no result files are listed.")
 	} else {
 		defer closeReadOnly(root)
+	}
+	if index := s.store.index(); index != nil {
+		return listPage(index, root, limit, notes, s.now()), nil
+	}
+	scans, err := s.store.scans(ctx)
+	if err != nil {
+		return ListOutput{}, err
 	}
 	entries, claimed := scanEntries(root, scans)
 	if root != nil {
@@ -89,26 +92,70 @@ func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map
 	entries := make([]ScanEntry, 0, len(scans))
 	claimed := map[string]bool{}
 	for i := range scans {
-		scan := &scans[i]
-		e := ScanEntry{
-			ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanspec.AuditName(scan),
-			Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
-			Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Baseline: scan.Spec.Baseline, Shards: shardsOf(scan.Status.Shards),
-		}
-		if sum := scan.Status.Summary; sum != nil && sum.Diff != nil {
-			e.NewIssues, e.FixedIssues = &sum.Diff.New, &sum.Diff.Fixed
-		}
-		if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
-			if dir, info, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {
-				e.Path = dir
-				claimed[dir] = true
-				// A finished scan's results no longer change: their stats are remembered.
-				addDirStats(root, &e, info, func(time.Time) bool { return scan.Status.Phase.Finished() })
-			}
+		e := scanEntry(root, &scans[i])
+		if e.Path != "" {
+			claimed[e.Path] = true
 		}
 		entries = append(entries, e)
 	}
 	return entries, claimed
+}
+
+// scanEntry is one CwacScan's entry, with its results' size when the volume
+// has them (Path is then their directory).
+func scanEntry(root *os.Root, scan *cwacv1alpha1.CwacScan) ScanEntry {
+	e := ScanEntry{
+		ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanspec.AuditName(scan),
+		Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
+		Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Baseline: scan.Spec.Baseline, Shards: shardsOf(scan.Status.Shards),
+	}
+	if sum := scan.Status.Summary; sum != nil && sum.Diff != nil {
+		newIssues, fixed := sum.Diff.New, sum.Diff.Fixed
+		e.NewIssues, e.FixedIssues = &newIssues, &fixed
+	}
+	if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
+		if dir, info, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {
+			e.Path = dir
+			// A finished scan's results no longer change: their stats are remembered.
+			addDirStats(root, &e, info, func(time.Time) bool { return scan.Status.Phase.Finished() })
+		}
+	}
+	return e
+}
+
+// listPage is cwac_list_scans from the scan index: the newest limit of the
+// scans and the results directories no scan claims, merged in the order
+// newestFirst gives, and only their results directories looked up.
+func listPage(index *scanIndex, root *os.Root, limit int, notes []string, now time.Time) ListOutput {
+	scans, total := index.newest(limit)
+	var handRun []handRunDir
+	if root != nil {
+		var truncated bool
+		handRun, truncated = index.unclaimed(root, now)
+		if truncated {
+			notes = append(notes, fmt.Sprintf("Only the first %d result directories on the volume were looked at.", maxDirsScanned))
+		}
+	}
+	total += len(handRun)
+	out := ListOutput{Total: total, Scans: make([]ScanEntry, 0, min(limit, total)), Note: strings.Join(notes, " ")}
+	for len(out.Scans) < limit && (len(scans) > 0 || len(handRun) > 0) {
+		takeScan := len(handRun) == 0
+		if !takeScan && len(scans) > 0 {
+			ts, hs := scans[0].CreationTimestamp.UTC().Format(time.RFC3339), handRunTimestamp(handRun[0])
+			takeScan = ts > hs || (ts == hs && scans[0].Name < handRun[0].Path)
+		}
+		if takeScan {
+			out.Scans = append(out.Scans, scanEntry(root, scans[0]))
+			scans = scans[1:]
+			continue
+		}
+		out.Scans = append(out.Scans, handRunEntry(root, handRun[0], now))
+		handRun = handRun[1:]
+	}
+	if total > limit {
+		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" Showing the newest %d of %d.", limit, total))
+	}
+	return out
 }
 
 // handRunEntries are the result directories on the volume that belong to no
@@ -124,16 +171,18 @@ func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[st
 		if claimed[d.Path] || belongsToListedScan(d.Path, scans) {
 			continue
 		}
-		e := ScanEntry{ScanID: d.Path, Name: path.Base(d.Path), Status: "complete", AuditName: d.AuditName, Path: d.Path,
-			Source: "results-dir", AuditTypes: []string{}}
-		if t, err := time.Parse("2006-01-02_15-04-05", d.Timestamp); err == nil {
-			e.Timestamp = t.UTC().Format(time.RFC3339)
-		}
-		// No scan says whether CWAC is done: stats are remembered once the directory has settled.
-		addDirStats(root, &e, nil, func(modTime time.Time) bool { return now.Sub(modTime) > settledAfter })
-		entries = append(entries, e)
+		entries = append(entries, handRunEntry(root, d, now))
 	}
 	return entries, note
+}
+
+// handRunEntry is the entry of a results directory no scan claims.
+func handRunEntry(root *os.Root, d handRunDir, now time.Time) ScanEntry {
+	e := ScanEntry{ScanID: d.Path, Name: path.Base(d.Path), Status: "complete", AuditName: d.AuditName, Path: d.Path,
+		Source: "results-dir", AuditTypes: []string{}, Timestamp: handRunTimestamp(d)}
+	// No scan says whether CWAC is done: stats are remembered once the directory has settled.
+	addDirStats(root, &e, nil, func(modTime time.Time) bool { return now.Sub(modTime) > settledAfter })
+	return e
 }
 
 // addDirStats fills an entry's file count, size and audit types, from
