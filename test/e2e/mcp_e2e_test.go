@@ -347,7 +347,7 @@ func checkTools(t *testing.T, obs observations) {
 		"cwac_cancel_scan", "cwac_compare_scans", "cwac_generate_report", "cwac_get_results", "cwac_get_summary",
 		"cwac_issue_history", "cwac_list_scans", "cwac_organisation_trend", "cwac_scan", "cwac_scan_status",
 	}
-	var names []string
+	names := make([]string, 0, len(tools))
 	for _, tl := range tools {
 		names = append(names, fmt.Sprint(tl.(map[string]any)["name"]))
 	}
