@@ -11,10 +11,22 @@ import (
 	"k8s.io/utils/ptr"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/metrics"
 )
 
-// wholeScan is a scan as the API server serves it, in phase.
+// wholeScan is a scan as the API server serves it, in phase: Complete, or
+// (any other phase) with a failure's fields.
 func wholeScan(phase cwacv1alpha1.Phase) *cwacv1alpha1.CwacScan {
+	s := failedScan(phase)
+	if phase == cwacv1alpha1.PhaseComplete {
+		s.Status.Failure, s.Status.ExitCode = nil, nil
+		s.Status.Conditions[2].Reason = cwacv1alpha1.ReasonSucceeded
+		s.Status.Conditions[3].Reason = cwacv1alpha1.ReasonWithinThresholds
+	}
+	return s
+}
+
+func failedScan(phase cwacv1alpha1.Phase) *cwacv1alpha1.CwacScan {
 	created := metav1.Unix(1_700_000_000, 0)
 	start, done := metav1.Unix(1_700_000_100, 0), metav1.Unix(1_700_000_900, 0)
 	deleted := metav1.Unix(1_700_001_000, 0)
@@ -88,18 +100,18 @@ func TestSlimFinishedScans(t *testing.T) {
 			Spec: cwacv1alpha1.CwacScanSpec{TTLSecondsAfterFinished: w.Spec.TTLSecondsAfterFinished, ResultsPolicy: w.Spec.ResultsPolicy, Shards: 3},
 			Status: cwacv1alpha1.CwacScanStatus{
 				Phase: phase, ObservedGeneration: 1, JobName: w.Status.JobName, StartTime: w.Status.StartTime, CompletionTime: w.Status.CompletionTime,
-				ResultsPath: w.Status.ResultsPath, Failure: &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonCWACExitedNonZero},
-				Conditions: []metav1.Condition{
-					{Type: cwacv1alpha1.ConditionAdmitted, Status: metav1.ConditionTrue, Reason: cwacv1alpha1.ReasonURLsAllowed,
-						ObservedGeneration: 1, LastTransitionTime: *w.Status.StartTime},
-					{Type: cwacv1alpha1.ConditionFinished, Status: metav1.ConditionTrue, Reason: cwacv1alpha1.ReasonCWACExitedNonZero,
-						ObservedGeneration: 1, LastTransitionTime: *w.Status.StartTime},
-				},
-				Summary: &cwacv1alpha1.ScanSummary{PagesScanned: 4},
+				ResultsPath: w.Status.ResultsPath, Summary: &cwacv1alpha1.ScanSummary{PagesScanned: 4},
 			},
+		}
+		if phase == cwacv1alpha1.PhaseFailed {
+			want.Status.Failure = &cwacv1alpha1.ScanFailure{Reason: cwacv1alpha1.ReasonCWACExitedNonZero}
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: slimmed to\n%+v\nwant\n%+v", phase, got, want)
+		}
+		// The metrics label a slimmed scan as they label the whole one.
+		if r, wr := metrics.Reason(got.(*cwacv1alpha1.CwacScan)), metrics.Reason(whole); r != wr || metrics.Phase(got.(*cwacv1alpha1.CwacScan)) != string(phase) {
+			t.Errorf("%s: metrics reason %q, want %q", phase, r, wr)
 		}
 	}
 
@@ -125,11 +137,13 @@ func TestSlimFinishedScans(t *testing.T) {
 // namespace, phase, reasons, schedule) are one copy, not one per scan.
 func TestSlimScansShareStrings(t *testing.T) {
 	slim := func() *cwacv1alpha1.CwacScan {
-		s := wholeScan(cwacv1alpha1.PhaseComplete)
+		s := wholeScan(cwacv1alpha1.PhaseFailed)
 		// As decoded from JSON: each scan's own copies.
 		s.Namespace = string([]byte("team-a"))
 		s.Status.Phase = cwacv1alpha1.Phase([]byte("Complete"))
 		s.OwnerReferences[0].Name = string([]byte("nightly"))
+		s.Status.Failure.Reason = string([]byte(cwacv1alpha1.ReasonCWACExitedNonZero))
+		s.Finalizers = []string{string([]byte(FinalizerDeleteResults))}
 		got, _ := slimFinishedScans(s)
 		return got.(*cwacv1alpha1.CwacScan)
 	}
@@ -142,5 +156,6 @@ func TestSlimScansShareStrings(t *testing.T) {
 	same("namespace", a.Namespace, b.Namespace)
 	same("phase", string(a.Status.Phase), string(b.Status.Phase))
 	same("schedule", a.OwnerReferences[0].Name, b.OwnerReferences[0].Name)
-	same("reason", a.Status.Conditions[1].Reason, b.Status.Conditions[1].Reason)
+	same("reason", a.Status.Failure.Reason, b.Status.Failure.Reason)
+	same("finalizer", a.Finalizers[0], b.Finalizers[0])
 }
