@@ -22,33 +22,53 @@ const dataVersion = "1"
 type dataset struct {
 	root    string // e.g. bin/bench
 	rows    int
-	scans   int
 	bigDir  string // a results directory whose axe_core_audit.csv has `rows` rows
 	rawDir  string // the same CSVs with no row index: results of CWAC run by hand
-	volume  string // a results volume holding `scans` result directories
 	scanDir func(i int) string
 }
 
-func newDataset(root string, rows, scans int) *dataset {
-	d := &dataset{root: root, rows: rows, scans: scans}
+func newDataset(root string, rows int) *dataset {
+	d := &dataset{root: root, rows: rows}
 	d.bigDir = filepath.Join(root, "big", "2026-11-21_23-18-23_big")
 	d.rawDir = filepath.Join(root, "big", "2026-11-21_23-18-24_raw")
-	d.volume = filepath.Join(root, "volume")
 	d.scanDir = func(i int) string {
 		return fmt.Sprintf("bench/scan-%04d/2026-11-21_23-18-23_scan-%04d", i, i)
 	}
 	return d
 }
 
+// volume is a results volume holding n result directories, d.scanDir(0)
+// to d.scanDir(n-1), generated when missing or stale: links to one copy
+// of the real run, as they are only read.
+func (d *dataset) volume(n int) (string, error) {
+	dir := filepath.Join(d.root, fmt.Sprintf("volume-%d", n))
+	stamp := dir + ".stamp"
+	want := fmt.Sprintf("version %s scans %d\n", dataVersion, n)
+	if got, err := os.ReadFile(stamp); err == nil && string(got) == want {
+		return dir, nil
+	}
+	fmt.Fprintf(os.Stderr, "bench: generating %d result directories under %s\n", n, dir)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	seed := filepath.Join(d.root, "big", "seed")
+	for i := range n {
+		if err := copyDir(seed, filepath.Join(dir, d.scanDir(i)), true); err != nil {
+			return "", err
+		}
+	}
+	return dir, os.WriteFile(stamp, []byte(want), 0o644)
+}
+
 // ensure generates whatever is missing or stale.
 func (d *dataset) ensure() error {
 	stamp := filepath.Join(d.root, "data.stamp")
-	want := fmt.Sprintf("version %s rows %d scans %d\n", dataVersion, d.rows, d.scans)
+	want := fmt.Sprintf("version %s rows %d\n", dataVersion, d.rows)
 	if got, err := os.ReadFile(stamp); err == nil && string(got) == want {
 		return nil
 	}
-	fmt.Fprintf(os.Stderr, "bench: generating %d axe rows and %d result directories under %s\n", d.rows, d.scans, d.root)
-	for _, dir := range []string{filepath.Join(d.root, "big"), d.volume} {
+	fmt.Fprintf(os.Stderr, "bench: generating %d axe rows under %s\n", d.rows, d.root)
+	for _, dir := range []string{filepath.Join(d.root, "big"), filepath.Join(d.root, "volume")} {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
@@ -67,15 +87,9 @@ func (d *dataset) ensure() error {
 	if err := replaceWithLink(big, filepath.Join(d.rawDir, "axe_core_audit.csv")); err != nil {
 		return err
 	}
-	// The volume's directories are only read: links to one copy.
-	seed := filepath.Join(d.root, "big", "seed")
-	if err := copyDir(realScan, seed, false); err != nil {
+	// The seed of the volumes' directories (volume).
+	if err := copyDir(realScan, filepath.Join(d.root, "big", "seed"), false); err != nil {
 		return err
-	}
-	for i := range d.scans {
-		if err := copyDir(seed, filepath.Join(d.volume, d.scanDir(i)), true); err != nil {
-			return err
-		}
 	}
 	return os.WriteFile(stamp, []byte(want), 0o644)
 }

@@ -19,6 +19,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -36,16 +37,22 @@ var listProfile string
 
 func main() {
 	var (
-		root, assets, queue, only string
-		rows, scans, runs, calls  int
+		root, assets, queue, only, scans string
+		rows, runs, calls                int
 	)
 	flag.StringVar(&root, "data", "bin/bench", "where the generated data lives (ignored by git)")
 	flag.IntVar(&rows, "rows", 1_000_000, "rows of the generated axe_core_audit.csv")
-	flag.IntVar(&scans, "scans", 1000, "CwacScans and result directories for cwac_list_scans")
+	flag.StringVar(&scans, "scans", "100,10000", "CwacScans (each with its result directory) cwac_list_scans is measured with")
 	flag.IntVar(&runs, "runs", 3, "runs of each whole-file read (the median is shown, the largest peak memory)")
 	flag.IntVar(&calls, "calls", 40, "calls of each tool measured")
 	flag.StringVar(&assets, "envtest-assets", "bin/k8s/1.37.1-linux-amd64", "kube-apiserver and etcd for cwac_list_scans")
-	flag.StringVar(&only, "only", "reads,results,list,queue,history", "the sections to run")
+	flag.StringVar(&only, "only", "reads,results,list,queue,history,memory,requests,latency", "the sections to run")
+	var op operatorOptions
+	flag.StringVar(&op.memoryScans, "memory-scans", "100,1000,10000", "finished scans the manager's memory is measured with")
+	flag.StringVar(&op.caps, "request-caps", "1,2,0", "concurrency caps the requests per scan are counted at (0: uncapped)")
+	flag.IntVar(&op.scans, "request-scans", 100, "scans run at each cap")
+	flag.IntVar(&op.burst, "burst", 1000, "scans created in the burst of the create-to-Job figures")
+	flag.DurationVar(&standInRun, "standin-run", standInRun, "how long a stand-in scan pod runs in the requests figures")
 	var hist historyOptions
 	flag.IntVar(&hist.orgs, "history-orgs", 1000, "organisations in the issue-history read figures")
 	flag.IntVar(&hist.scans, "history-scans", 156, "weekly scans in the issue-history read figures")
@@ -61,7 +68,12 @@ func main() {
 	if queue == "" {
 		sections["queue"] = false
 	}
-	if err := run(newDataset(root, rows, scans), runs, calls, assets, queue, sections, hist); err != nil {
+	listSizes, err := intList(scans)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -scans:", err)
+		os.Exit(2)
+	}
+	if err := run(newDataset(root, rows), listSizes, runs, calls, assets, queue, sections, hist, op); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -91,12 +103,12 @@ func ratio(a, b time.Duration) string {
 	return fmt.Sprintf("%.2f×", float64(a)/float64(b))
 }
 
-func run(d *dataset, runs, calls int, assets, queue string, sections map[string]bool, hist historyOptions) error {
+func run(d *dataset, listSizes []int, runs, calls int, assets, queue string, sections map[string]bool, hist historyOptions, op operatorOptions) error {
 	start := time.Now()
 	if err := d.ensure(); err != nil {
 		return fmt.Errorf("generating data: %w", err)
 	}
-	fmt.Printf("bench: %d-row axe CSV, %d result directories, %d runs, %d calls each; %s\n", d.rows, d.scans, runs, calls, time.Now().Format(time.RFC3339))
+	fmt.Printf("bench: %d-row axe CSV, %d runs, %d calls each; %s\n", d.rows, runs, calls, time.Now().Format(time.RFC3339))
 	var fullRead time.Duration
 	if sections["reads"] {
 		reads, err := readFigures(d, runs)
@@ -106,8 +118,9 @@ func run(d *dataset, runs, calls int, assets, queue string, sections map[string]
 		fullRead = reads["csv"].wall
 	}
 	if sections["results"] || sections["list"] {
+		quietControllerLog()
 		ctx := context.Background()
-		api, err := startAPIServer(assets)
+		api, err := startAPIServer(assets, "")
 		if err != nil {
 			return err
 		}
@@ -118,9 +131,14 @@ func run(d *dataset, runs, calls int, assets, queue string, sections map[string]
 			}
 		}
 		if sections["list"] {
-			if err := listFigures(ctx, d, calls, api); err != nil {
+			if err := listFigures(ctx, d, listSizes, calls, api); err != nil {
 				return err
 			}
+		}
+	}
+	if sections["memory"] || sections["requests"] || sections["latency"] {
+		if err := operatorFigures(d.root, assets, sections, op); err != nil {
+			return err
 		}
 	}
 	if sections["queue"] {
@@ -246,58 +264,97 @@ func resultsFigures(ctx context.Context, d *dataset, calls int, fullRead time.Du
 	return nil
 }
 
-// listFigures lists d.scans CwacScans through cwac_list_scans, with the
-// API server listed directly and from the informer's cache, against a bare
-// LIST of the scans.
-func listFigures(ctx context.Context, d *dataset, calls int, api *apiServer) error {
-	if err := api.createScans(ctx, d); err != nil {
-		return fmt.Errorf("creating scans: %w", err)
-	}
-	bare, err := measure(calls, func() error {
-		return api.client.List(ctx, &cwacv1alpha1.CwacScanList{}, client.InNamespace(benchNamespace))
-	})
-	if err != nil {
-		return err
-	}
-	t := newTable(fmt.Sprintf("cwac_list_scans with %d scans (in-process MCP, envtest API server, %d calls)", d.scans, calls),
-		"case", "p50", "p95", "max", "÷ bare LIST", "total")
-	t.row("bare LIST of the CwacScans (baseline)", ms(bare.p50), ms(bare.p95), ms(bare.max), "1.00×", "")
-	clients := []struct {
-		label string
-		c     client.Client
-	}{
-		{"cwac_list_scans, scans listed from the API server", api.client},
-		{"cwac_list_scans, scans from the informer cache", mcpserver.WithScanListCache(ctx, api.cfg, api.scheme, benchNamespace, api.client, quietLog())},
-	}
-	for _, c := range clients {
-		session, err := mcpSession(ctx, mcpserver.Config{Client: c.c, Namespace: benchNamespace, ResultsRoot: d.volume})
+// listFigures calls cwac_list_scans with n CwacScans, each with its
+// results directory, for each n: with the scans listed from the API server
+// and from the informer's cache, against a bare LIST of the scans. The
+// cached calls' CPU (the whole process's: the tool, the in-memory MCP
+// client, the cache) is what a call costs the server, and its ratio to the
+// first size says whether that grows with the number of scans.
+func listFigures(ctx context.Context, d *dataset, sizes []int, calls int, api *apiServer) error {
+	t := newTable(fmt.Sprintf("cwac_list_scans, limit 50 (in-process MCP, envtest API server, %d calls)", calls),
+		"scans", "case", "p50", "p95", "CPU per call", "CPU ÷ first size", "÷ bare LIST", "total")
+	var firstCPU time.Duration
+	for i, n := range sizes {
+		volume, err := d.volume(n)
 		if err != nil {
 			return err
 		}
-		var total string
-		if listProfile != "" && c.label == clients[len(clients)-1].label {
-			f, err := os.Create(listProfile)
+		ns := fmt.Sprintf("%s-%d", benchNamespace, n)
+		if err := api.createScans(ctx, d, ns, n); err != nil {
+			return fmt.Errorf("creating scans: %w", err)
+		}
+		bare, err := measure(calls, func() error { return api.client.List(ctx, &cwacv1alpha1.CwacScanList{}, client.InNamespace(ns)) })
+		if err != nil {
+			return err
+		}
+		t.row(fmt.Sprint(n), "bare LIST of the CwacScans (baseline)", ms(bare.p50), ms(bare.p95), "", "", "1.00×", "")
+		clients := []struct {
+			label string
+			c     client.Client
+		}{
+			{"scans listed from the API server", api.client},
+			{"scans from the informer cache", mcpserver.WithScanListCache(ctx, api.cfg, api.scheme, ns, api.client, quietLog())},
+		}
+		for _, c := range clients {
+			cached := c.c != api.client
+			lat, cpu, total, err := listCalls(ctx, c.c, ns, volume, calls, cached && i == len(sizes)-1)
 			if err != nil {
 				return err
 			}
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return err
+			perCall, vsFirst := "", ""
+			if cached {
+				if i == 0 {
+					firstCPU = cpu
+				}
+				perCall, vsFirst = ms(cpu), ratio(cpu, firstCPU)
 			}
-			defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+			t.row("", c.label, ms(lat.p50), ms(lat.p95), perCall, vsFirst, ratio(lat.p50, bare.p50), total)
 		}
-		lat, err := measure(calls, func() error {
-			out, err := callTool(ctx, session, "cwac_list_scans", map[string]any{"limit": 50})
-			total = fmt.Sprintf("%.0f", out["total"]) // a JSON number
-			return err
-		})
-		_ = session.Close()
-		if err != nil {
-			return err
-		}
-		t.row(c.label, ms(lat.p50), ms(lat.p95), ms(lat.max), ratio(lat.p50, bare.p50), total)
 	}
 	t.flush()
 	return nil
+}
+
+// listCalls times calls of cwac_list_scans after one to warm up, and the
+// process's CPU time per call; profile writes the CPU profile listProfile
+// asks for.
+func listCalls(ctx context.Context, c client.Client, ns, volume string, calls int, profile bool) (latency, time.Duration, string, error) {
+	session, err := mcpSession(ctx, mcpserver.Config{Client: c, Namespace: ns, ResultsRoot: volume})
+	if err != nil {
+		return latency{}, 0, "", err
+	}
+	defer func() { _ = session.Close() }()
+	var total string
+	call := func() error {
+		out, err := callTool(ctx, session, "cwac_list_scans", map[string]any{"limit": 50})
+		total = fmt.Sprintf("%.0f", out["total"]) // a JSON number
+		return err
+	}
+	if err := call(); err != nil { // the first call walks the volume and fills the caches
+		return latency{}, 0, "", err
+	}
+	if profile && listProfile != "" {
+		f, err := os.Create(listProfile)
+		if err != nil {
+			return latency{}, 0, "", err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return latency{}, 0, "", err
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
+	before := processCPU()
+	lat, err := measure(calls, call)
+	return lat, (processCPU() - before) / time.Duration(calls), total, err
+}
+
+// processCPU is this process's CPU time so far (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // queueFigures runs the controller's queue cost test, which prints its own table.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -35,7 +36,9 @@ type apiServer struct {
 	client client.Client
 }
 
-func startAPIServer(assets string) (*apiServer, error) {
+// startAPIServer starts the control plane; with auditLog set, the API
+// server writes every request's metadata there (auditPolicy).
+func startAPIServer(assets, auditLog string) (*apiServer, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
@@ -43,6 +46,18 @@ func startAPIServer(assets string) (*apiServer, error) {
 		CRDDirectoryPaths:     []string{filepath.Join("config", "crd", "bases")},
 		BinaryAssetsDirectory: assets,
 		ErrorIfCRDPathMissing: true,
+	}
+	if auditLog != "" {
+		policy := filepath.Join(filepath.Dir(auditLog), "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+			return nil, err
+		}
+		_ = os.Remove(auditLog) // a log of an earlier run would count too
+		env.ControlPlane.GetAPIServer().Configure().
+			Set("audit-policy-file", policy).
+			Set("audit-log-path", auditLog).
+			Set("audit-log-format", "json").
+			Set("audit-log-mode", "blocking")
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -59,26 +74,27 @@ func startAPIServer(assets string) (*apiServer, error) {
 
 func (a *apiServer) stop() { _ = a.env.Stop() }
 
-// createScans creates n finished CwacScans whose results are d.scanDir(i).
-func (a *apiServer) createScans(ctx context.Context, d *dataset) error {
-	if err := a.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}}); err != nil {
+// createScans creates n finished CwacScans in namespace ns whose results
+// are d.scanDir(i).
+func (a *apiServer) createScans(ctx context.Context, d *dataset, ns string, n int) error {
+	if err := a.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, d.scans)
+	errs := make(chan error, n)
 	work := make(chan int)
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				if err := a.createScan(ctx, d, i); err != nil {
+				if err := a.createScan(ctx, d, ns, i); err != nil {
 					errs <- err
 				}
 			}
 		}()
 	}
-	for i := range d.scans {
+	for i := range n {
 		work <- i
 	}
 	close(work)
@@ -87,10 +103,10 @@ func (a *apiServer) createScans(ctx context.Context, d *dataset) error {
 	return <-errs // nil when there was none
 }
 
-func (a *apiServer) createScan(ctx context.Context, d *dataset, i int) error {
+func (a *apiServer) createScan(ctx context.Context, d *dataset, ns string, i int) error {
 	name := fmt.Sprintf("scan-%04d", i)
 	scan := &cwacv1alpha1.CwacScan{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: benchNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec:       cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/", "https://www.example.org.nz/"}, AuditName: name},
 	}
 	if err := a.client.Create(ctx, scan); err != nil {

@@ -1,0 +1,530 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/controller"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanjob"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/kubesim"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+)
+
+// standInRun is how long a stand-in scan pod runs (-standin-run).
+var standInRun = 100 * time.Millisecond
+
+// publicResolver stands in for DNS: every name is a public address.
+type publicResolver struct{}
+
+func (publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("151.101.0.80")}, nil
+}
+
+// startOperator runs the operator's controllers in this process, as
+// cmd/manager wires them, on cfg (the operator's own user), caching only ns.
+func startOperator(cfg *rest.Config, api *apiServer, ns string, maxScans int) (stop func(), err error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1 // as ctrl.GetConfig leaves it for cmd/manager: the API server's flow control, no client-side limit
+	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: api.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Cache: cacheOpts,
+	})
+	if err != nil {
+		return nil, err
+	}
+	opts := scanjob.Options{ResultsPVC: "cwac-results", DefaultImage: "cwac:bench", RunnerImage: "cwac-operator:bench",
+		CWACDir: "/cwac", ChromeExtraArgs: "--no-sandbox", Resources: scanjob.DefaultResources()}
+	if err := controller.Setup(mgr, controller.Options{
+		JobOptions: opts, MaxConcurrentScans: maxScans, SkipNameValidation: true,
+		Policy: urlpolicy.New(urlpolicy.Config{Resolver: publicResolver{}}),
+	}); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "bench: operator:", err)
+		}
+	}, nil
+}
+
+// standIn plays the Job controller and the kubelet for the scan Jobs of a
+// namespace (envtest runs neither): each new Job gets a pod whose CWAC
+// container runs for standInRun and ends with a complete report, then the
+// Job completes. Its requests are the bench's, not the operator's.
+func standIn(ctx context.Context, api *apiServer, ns string) (stop func(), err error) {
+	s, err := results.Summarize(realScan, results.Options{Duration: 31.5})
+	if err != nil {
+		return nil, err
+	}
+	report := string(scanpod.Encode(scanpod.Report{Outcome: scanpod.OutcomeComplete, ResultsDir: "2026-11-21_23-18-23_real-scan-1", Summary: s},
+		scanpod.MaxBytes))
+	jobs, err := cache.New(api.cfg, cache.Options{Scheme: api.scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	if err != nil {
+		return nil, err
+	}
+	informer, err := jobs.GetInformer(ctx, &batchv1.Job{})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	play := func(job *batchv1.Job) {
+		defer wg.Done()
+		pod, err := kubesim.StartPod(ctx, api.client, job, kubesim.Running())
+		if err == nil {
+			time.Sleep(standInRun)
+			err = kubesim.SetPodStatus(ctx, api.client, pod, kubesim.Terminated(0, "Completed", report))
+		}
+		if err == nil {
+			err = kubesim.FinishJob(ctx, api.client, job, true, "", "")
+		}
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "bench: stand-in Job controller: %s: %v\n", job.Name, err)
+		}
+	}
+	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(o any) {
+		if job, ok := o.(*batchv1.Job); ok && len(job.Status.Conditions) == 0 {
+			wg.Add(1)
+			go play(job.DeepCopy())
+		}
+	}}); err != nil {
+		cancel()
+		return nil, err
+	}
+	go func() { _ = jobs.Start(ctx) }()
+	if !jobs.WaitForCacheSync(ctx) {
+		cancel()
+		return nil, fmt.Errorf("the stand-in Job controller's cache did not sync")
+	}
+	return func() { cancel(); wg.Wait() }, nil
+}
+
+// benchScan is a one-site scan as a person or a pipeline creates it.
+func benchScan(ns, name string) *cwacv1alpha1.CwacScan {
+	return &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/"}}}
+}
+
+// createNamedScans creates the named scans, eight at a time.
+func createNamedScans(ctx context.Context, c client.Client, ns string, names []string) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(names))
+	work := make(chan string)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range work {
+				if err := c.Create(ctx, benchScan(ns, name)); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for _, name := range names {
+		work <- name
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+func scanNames(prefix string, n int) []string {
+	names := make([]string, 0, n)
+	for i := range n {
+		names = append(names, fmt.Sprintf("%s-%05d", prefix, i))
+	}
+	return names
+}
+
+// waitScans waits until cond holds for every scan of ns (polled by the
+// bench's own user, which the counts leave out).
+func waitScans(ctx context.Context, c client.Client, ns string, n int, what string, cond func(*cwacv1alpha1.CwacScan) bool) error {
+	deadline := time.Now().Add(waitLimit)
+	for {
+		list := &cwacv1alpha1.CwacScanList{}
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		done := 0
+		for i := range list.Items {
+			if cond(&list.Items[i]) {
+				done++
+			}
+		}
+		if done >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			phases := map[string]int{}
+			for i := range list.Items {
+				phases[string(list.Items[i].Status.Phase)]++
+			}
+			return fmt.Errorf("%s: %d of %d scans after %s (phases: %v)", what, done, n, waitLimit, phases)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitLimit bounds each wait for the operator.
+var waitLimit = 10 * time.Minute
+
+func finished(s *cwacv1alpha1.CwacScan) bool { return s.Status.Phase.Finished() }
+
+// operatorRequests keeps the operator's requests about objects of ns.
+func operatorRequests(ns string) func(auditEvent) bool {
+	return func(e auditEvent) bool {
+		return e.User.Username == operatorUser && e.ObjectRef != nil && e.ObjectRef.Namespace == ns && e.Verb != "watch"
+	}
+}
+
+// requestFigures runs `scans` scans through the operator at each cap
+// (0: uncapped), with the stand-in Job controller, and counts the
+// operator's requests from the API server's audit log: per scan, by kind,
+// and the 409 Conflicts among them.
+func requestFigures(ctx context.Context, api *apiServer, audit *auditLog, caps []int, scans int) error {
+	user, err := api.env.AddUser(envtestOperator(), nil)
+	if err != nil {
+		return err
+	}
+	t := newTable(fmt.Sprintf("The operator's API requests over a scan's life (%d one-site scans created at once; audit log; stand-in Job controller)", scans),
+		"cap", "requests per scan", "status patches", "Events", "Job+ConfigMap", "other", "409 Conflicts", "other errors", "wall")
+	var breakdowns []string
+	for _, limit := range caps {
+		ns := fmt.Sprintf("requests-cap-%d", limit)
+		if err := api.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return err
+		}
+		stopOperator, err := startOperator(user.Config(), api, ns, limit)
+		if err != nil {
+			return err
+		}
+		stopStandIn, err := standIn(ctx, api, ns)
+		if err != nil {
+			stopOperator()
+			return err
+		}
+		if err := audit.skip(); err != nil {
+			return err
+		}
+		start := time.Now()
+		err = createNamedScans(ctx, api.client, ns, scanNames("life", scans))
+		if err == nil {
+			err = waitScans(ctx, api.client, ns, scans, "finished", finished)
+		}
+		wall := time.Since(start)
+		time.Sleep(3 * time.Second) // the last Events are sent
+		stopStandIn()
+		stopOperator()
+		if err != nil {
+			return err
+		}
+		events, err := audit.read(operatorRequests(ns))
+		if err != nil {
+			return err
+		}
+		kinds := map[string]int{}
+		conflicts, failures := 0, 0
+		for _, e := range events {
+			kinds[e.Verb+" "+e.resource()]++
+			switch c := e.code(); {
+			case c == 409:
+				conflicts++
+			case c >= 400:
+				failures++
+			}
+		}
+		per := func(n int) string { return fmt.Sprintf("%.2f", float64(n)/float64(scans)) }
+		statusPatches, eventCount, made := kinds["patch cwacscans/status"], kinds["create events"]+kinds["patch events"],
+			kinds["create jobs"]+kinds["create configmaps"]
+		capLabel := "uncapped"
+		if limit > 0 {
+			capLabel = fmt.Sprint(limit)
+		}
+		t.row(capLabel, per(len(events)), per(statusPatches), per(eventCount), per(made), per(len(events)-statusPatches-eventCount-made),
+			fmt.Sprint(conflicts), fmt.Sprint(failures), wall.Round(100*time.Millisecond).String())
+		keys := make([]string, 0, len(kinds))
+		for k := range kinds {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %s", k, per(kinds[k])))
+		}
+		breakdowns = append(breakdowns, fmt.Sprintf("  cap %s, per scan: %s", capLabel, strings.Join(parts, ", ")))
+	}
+	t.flush()
+	for _, b := range breakdowns {
+		fmt.Println(b)
+	}
+	return nil
+}
+
+// envtestOperator is the operator's user: its own name, so that the audit
+// log tells its requests from the bench's.
+func envtestOperator() envtest.User {
+	return envtest.User{Name: operatorUser, Groups: []string{"system:masters"}}
+}
+
+// latencyFigures measures, uncapped, how long a scan waits from its create
+// request to its Job's: for scans created one at a time on an idle
+// operator, for a burst of `burst` scans created eight at a time, for the
+// scans created one at a time right after the burst's last create
+// returned, and once the burst's Jobs are all made. Times are the API
+// server's own (the audit log): the scan's create received, the Job's
+// create answered.
+func latencyFigures(ctx context.Context, api *apiServer, audit *auditLog, burst, each int, gap time.Duration) error {
+	user, err := api.env.AddUser(envtestOperator(), nil)
+	if err != nil {
+		return err
+	}
+	const ns = "latency"
+	if err := api.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return err
+	}
+	stop, err := startOperator(user.Config(), api, ns, 0)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	// One scan first, not counted: the operator's informers and workers start.
+	if err := api.client.Create(ctx, benchScan(ns, "warm-up")); err != nil {
+		return err
+	}
+	hasJob := func(s *cwacv1alpha1.CwacScan) bool { return s.Status.JobName != "" }
+	if err := waitScans(ctx, api.client, ns, 1, "the warm-up scan's Job", hasJob); err != nil {
+		return err
+	}
+	if err := audit.skip(); err != nil {
+		return err
+	}
+	oneByOne := func(names []string) error {
+		for _, name := range names {
+			if err := api.client.Create(ctx, benchScan(ns, name)); err != nil {
+				return err
+			}
+			time.Sleep(gap)
+		}
+		return nil
+	}
+	groups := []struct {
+		label string
+		names []string
+		run   func([]string) error
+		wait  bool
+	}{
+		{fmt.Sprintf("%d scans one at a time, idle operator", each), scanNames("idle", each), oneByOne, true},
+		{fmt.Sprintf("a burst of %d scans, eight at a time", burst), scanNames("burst", burst), func(n []string) error {
+			return createNamedScans(ctx, api.client, ns, n)
+		}, false},
+		{fmt.Sprintf("%d scans one at a time, right after the burst", each), scanNames("after", each), oneByOne, true},
+		{fmt.Sprintf("%d scans one at a time, once all have Jobs", each), scanNames("later", each), oneByOne, true},
+	}
+	total := 1 // the warm-up scan
+	for _, g := range groups {
+		if err := g.run(g.names); err != nil {
+			return err
+		}
+		total += len(g.names)
+		if g.wait {
+			if err := waitScans(ctx, api.client, ns, total, "Jobs made", hasJob); err != nil {
+				return err
+			}
+		}
+	}
+	time.Sleep(time.Second)
+	paths, err := createToJobPaths(ctx, api, audit, ns)
+	if err != nil {
+		return err
+	}
+	t := newTable("Create to Job, uncapped (API server's times: the scan's create received, the Job's create answered; "+
+		"operator's own: less the API server's time answering the four writes on the way)",
+		"scans", "p50", "p95", "max", "operator's own p50", "p95", "Jobs")
+	pct := func(d []time.Duration, p int) time.Duration { return d[(len(d)*p+99)/100-1] }
+	for _, g := range groups {
+		var lat, own []time.Duration
+		for _, name := range g.names {
+			if p, ok := paths[name]; ok && !p.job.IsZero() {
+				lat = append(lat, p.job.Sub(p.created))
+				own = append(own, p.job.Sub(p.created)-p.inServer)
+			}
+		}
+		if len(lat) == 0 {
+			t.row(g.label, "-", "-", "-", "-", "-", "0")
+			continue
+		}
+		slices.Sort(lat)
+		slices.Sort(own)
+		t.row(g.label, ms(pct(lat, 50)), ms(pct(lat, 95)), ms(lat[len(lat)-1]), ms(pct(own, 50)), ms(pct(own, 95)), fmt.Sprint(len(lat)))
+	}
+	t.flush()
+	return nil
+}
+
+// createToJob is one scan's way from its create to its Job, from the
+// audit log: its create received, its Job's create answered, and the time
+// the API server spent answering the writes on the way (the scan's
+// create, the admission's status patch, the ConfigMap and the Job): the
+// rest is the operator's own (queues, watches, its work).
+type createToJob struct {
+	created, job time.Time
+	inServer     time.Duration
+}
+
+// createToJobPaths reads every scan's way to its Job in namespace ns from
+// the audit log, since the last read.
+func createToJobPaths(ctx context.Context, api *apiServer, audit *auditLog, ns string) (map[string]*createToJob, error) {
+	events, err := audit.read(func(e auditEvent) bool { return e.ObjectRef != nil && e.ObjectRef.Namespace == ns && e.Verb != "watch" })
+	if err != nil {
+		return nil, err
+	}
+	jobs := &batchv1.JobList{}
+	if err := api.client.List(ctx, jobs, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	scanOf := map[string]string{}
+	for _, j := range jobs.Items {
+		if ref := metav1.GetControllerOf(&j); ref != nil {
+			scanOf[j.Name] = ref.Name
+		}
+	}
+	paths := map[string]*createToJob{}
+	path := func(scan string) *createToJob {
+		if paths[scan] == nil {
+			paths[scan] = &createToJob{}
+		}
+		return paths[scan]
+	}
+	admitted := map[string]bool{}
+	for _, e := range events {
+		name, spent := e.ObjectRef.Name, e.StageTimestamp.Sub(e.RequestReceived)
+		switch {
+		case e.Verb != "create" && e.resource() != "cwacscans/status":
+		case name == "":
+			return nil, fmt.Errorf("the audit log does not name created objects")
+		case e.resource() == "cwacscans":
+			p := path(name)
+			p.created, p.inServer = e.RequestReceived, p.inServer+spent
+		case e.resource() == "cwacscans/status":
+			if e.User.Username == operatorUser && !admitted[name] && e.code() == 200 {
+				admitted[name] = true
+				path(name).inServer += spent
+			}
+		case e.resource() == "configmaps":
+			path(scanOf[name]).inServer += spent
+		case e.resource() == "jobs" && e.code() == 201:
+			p := path(scanOf[name])
+			p.job, p.inServer = e.StageTimestamp, p.inServer+spent
+		}
+	}
+	return paths, nil
+}
+
+// quietControllerLog keeps controller-runtime's log out of the figures
+// (BENCH_LOG=1 shows it, on stderr).
+func quietControllerLog() {
+	out := io.Discard
+	if os.Getenv("BENCH_LOG") != "" {
+		out = os.Stderr
+	}
+	logf.SetLogger(zap.New(zap.WriteTo(out)))
+}
+
+// operatorOptions size the operator's figures.
+type operatorOptions struct {
+	memoryScans, caps string
+	scans, burst      int
+}
+
+// operatorFigures starts a control plane with an audit log and measures
+// the operator: its memory with finished scans, its requests per scan at
+// each cap, and create-to-Job latency around a burst.
+func operatorFigures(root, assets string, sections map[string]bool, op operatorOptions) error {
+	quietControllerLog()
+	if d, err := time.ParseDuration(os.Getenv("BENCH_WAIT")); err == nil {
+		waitLimit = d
+	}
+	ctx := context.Background()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	logPath, err := filepath.Abs(filepath.Join(root, "audit.log"))
+	if err != nil {
+		return err
+	}
+	api, err := startAPIServer(assets, logPath)
+	if err != nil {
+		return err
+	}
+	defer api.stop()
+	audit := &auditLog{path: logPath}
+	if sections["requests"] {
+		caps, err := intList(op.caps)
+		if err != nil {
+			return fmt.Errorf("-request-caps: %w", err)
+		}
+		if err := requestFigures(ctx, api, audit, caps, op.scans); err != nil {
+			return err
+		}
+	}
+	if sections["latency"] {
+		if err := latencyFigures(ctx, api, audit, op.burst, 50, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	if sections["memory"] {
+		sizes, err := intList(op.memoryScans)
+		if err != nil {
+			return fmt.Errorf("-memory-scans: %w", err)
+		}
+		if err := memoryFigures(ctx, api, root, sizes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// intList parses "1,2,0".
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q is not a count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
