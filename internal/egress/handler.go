@@ -62,8 +62,8 @@ func parsePort(text string) (uint16, error) {
 }
 
 // destination asks the policy where target may be reached, and answers
-// 403 (recorded) when it may not: ok is false when the request was
-// answered so.
+// 403 (recorded) when it may not, or 502 when the name resolves to no
+// address: ok is false when the request was answered so.
 func (p *Proxy) destination(w http.ResponseWriter, r *http.Request, target, host string, port uint16) ([]netip.AddrPort, bool) {
 	addrs, d := p.cfg.Policy.Destination(r.Context(), host)
 	out := make([]netip.AddrPort, 0, len(addrs))
@@ -74,8 +74,14 @@ func (p *Proxy) destination(w http.ResponseWriter, r *http.Request, target, host
 		}
 		out = append(out, ap)
 	}
-	if d == nil && len(out) == 0 {
-		d = &urlpolicy.Denial{URL: target, Rule: urlpolicy.RuleUnresolvable, Detail: host + " has no address to connect to"}
+	if d == nil && len(out) == 0 || d != nil && d.Rule == urlpolicy.RuleUnresolvable {
+		// A name with no address leads nowhere: nothing was refused, and the
+		// site is unreachable as it would be without the proxy (CWAC reports
+		// it so). Counting it as blocked by policy would raise
+		// ConnectionsBlocked on every scan of a cluster without outside DNS,
+		// where the browser's own background requests fail to resolve.
+		p.unreachable(w, target, fmt.Errorf("%s could not be resolved", host))
+		return nil, false
 	}
 	if d != nil {
 		p.record(target, requestURL(r), d)

@@ -105,7 +105,6 @@ func TestRefusals(t *testing.T) {
 		{"[fd00:ec2::254]:80", "private"},
 		{"localhost:" + port, "cluster-internal-name"},
 		{"kubernetes.default.svc:443", "cluster-internal-name"},
-		{"nosuch.example.org:443", "unresolvable"},
 	}
 	for _, tt := range tests {
 		for _, req := range []string{
@@ -117,6 +116,17 @@ func TestRefusals(t *testing.T) {
 			if resp.StatusCode != http.StatusForbidden || !strings.Contains(text, "blocked by policy: "+tt.target+" ("+tt.rule+")") {
 				t.Errorf("%q: %s %q, want 403 naming rule %s", firstLine(req), resp.Status, text, tt.rule)
 			}
+		}
+	}
+	// A name that does not resolve is not refused: it leads nowhere, and
+	// is answered as unreachable, not counted as blocked by policy.
+	for _, req := range []string{
+		"CONNECT nosuch.example.org:443 HTTP/1.1\r\nHost: nosuch.example.org:443\r\n\r\n",
+		"GET http://nosuch.example.org/ HTTP/1.1\r\nHost: nosuch.example.org\r\n\r\n",
+	} {
+		resp, _, _ := rawRequest(t, p, req)
+		if text := body(t, resp); resp.StatusCode != http.StatusBadGateway || strings.Contains(text, "blocked by policy") {
+			t.Errorf("%q: %s %q, want 502 unreachable, not a refusal", firstLine(req), resp.Status, text)
 		}
 	}
 	b := p.Blocked()
