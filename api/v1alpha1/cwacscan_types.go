@@ -220,6 +220,15 @@ type CwacScanSpec struct {
 	// all fail fails either way.
 	// +optional
 	ShardFailurePolicy ShardFailurePolicy `json:"shardFailurePolicy,omitempty"`
+
+	// notifications names receivers (a webhook, Slack or Microsoft Teams
+	// incoming webhook, its URL in a Secret) and the events each is sent
+	// once the scan has finished: transitions such as ScanFailed,
+	// ThresholdsCrossed and their recoveries, NewIssues, ScoreDropped and
+	// ScanIncomplete (docs/notifications.md). status.notifications records
+	// each delivery; the scan's own result does not depend on them.
+	// +optional
+	Notifications *Notifications `json:"notifications,omitempty"`
 }
 
 // ShardFailurePolicy says whether a sharded scan completes without its failed shards.
@@ -468,6 +477,10 @@ type CwacScanStatus struct {
 	// shards counts a sharded scan's shards by state (only when spec.shards > 1).
 	// +optional
 	Shards *ShardStatus `json:"shards,omitempty"`
+	// notifications records the events the finished scan raised and their
+	// delivery to each receiver of spec.notifications.
+	// +optional
+	Notifications *NotificationStatus `json:"notifications,omitempty"`
 }
 
 // ShardStatus counts the shards of a sharded scan, as its Indexed Job reports them.

@@ -1,0 +1,145 @@
+package notify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
+)
+
+// Chat services cap what they show; staying well inside keeps a message
+// from being refused whole.
+const (
+	slackHeaderMax  = 150  // a header block's plain text
+	slackSectionMax = 3000 // a section block's text
+	teamsTextMax    = 4000
+)
+
+// details are the payload's figures as lines for people, shared by the
+// Slack and Teams messages so both say the same.
+func details(p *Payload) []string {
+	var lines []string
+	add := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	if f := p.Failure; f != nil {
+		add("Reason: %s", f.Reason)
+		if f.ExitCode != nil {
+			add("Exit code: %d", *f.ExitCode)
+		}
+		if f.Cause != "" {
+			add("Cause: %s", f.Cause)
+		}
+	}
+	if t := p.Thresholds; t != nil {
+		for _, c := range t.Crossed {
+			add("Crossed: %s", c)
+		}
+		for _, c := range t.PreviouslyCrossed {
+			add("Previously crossed: %s", c)
+		}
+	}
+	if n := p.NewIssues; n != nil {
+		add("New issues: %d against %s%s", n.Total, n.Baseline, impacts(n.ByImpact))
+		for _, o := range n.ByOrganisation {
+			add("• %s: %d new", o.Organisation, o.New)
+		}
+		if more := n.Organisations - len(n.ByOrganisation); more > 0 {
+			add("• and %d more organisations", more)
+		}
+	}
+	if s := p.Score; s != nil {
+		add("Score: %.1f → %.1f (fell %.1f; notified above %d)", s.Previous, s.Current, s.Drop, s.Threshold)
+	}
+	if in := p.Incomplete; in != nil {
+		for _, u := range in.UnscannedBaseURLs {
+			add("Unscanned: %s", u)
+		}
+		if more := in.UnscannedBaseURLsTotal - len(in.UnscannedBaseURLs); more > 0 {
+			add("and %d more unscanned sites", more)
+		}
+		if in.Blocked != "" {
+			add("Blocked: %s", in.Blocked)
+		}
+		if in.ShardsFailed != "" {
+			add("Shards failed: %s", in.ShardsFailed)
+		}
+	}
+	if s := p.Summary; s != nil {
+		add("Issues: %d%s on %d pages", s.TotalIssues, impacts(s.IssuesByImpact), s.PagesScanned)
+	}
+	return lines
+}
+
+func impacts(m map[string]int64) string {
+	var parts []string
+	for _, i := range ImpactOrder {
+		if n, ok := m[i]; ok && n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", i, n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// slackEscape escapes what Slack's mrkdwn reads as markup, so an
+// organisation's name or a URL cannot become a link or a mention.
+var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// Slack is the message a Slack incoming webhook takes: text (shown in
+// notifications and where blocks are not) and blocks.
+func Slack(p *Payload) map[string]any {
+	context := fmt.Sprintf("%s · %s/%s · %s", p.Event, p.Scan.Namespace, p.Scan.Name, p.OccurredAt)
+	body := strings.Join(details(p), "\n")
+	blocks := []any{
+		map[string]any{"type": "header", "text": map[string]any{"type": "plain_text", "text": textcap.Head(p.Title, slackHeaderMax)}},
+	}
+	if body != "" {
+		blocks = append(blocks, map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": textcap.Head(slackEscape.Replace(body), slackSectionMax)}})
+	}
+	if p.Links != nil && p.Links.Dashboard != "" {
+		context += " · <" + slackEscape.Replace(p.Links.Dashboard) + "|dashboard>"
+	} else {
+		context = slackEscape.Replace(context)
+	}
+	blocks = append(blocks, map[string]any{"type": "context", "elements": []any{map[string]any{"type": "mrkdwn", "text": context}}})
+	return map[string]any{"text": slackEscape.Replace(textcap.Head(p.Title, slackSectionMax)), "blocks": blocks}
+}
+
+// Teams is the message a Microsoft Teams incoming webhook (or a Workflows
+// "post to a channel when a webhook request is received" flow) takes: one
+// Adaptive Card.
+func Teams(p *Payload) map[string]any {
+	facts := []any{
+		map[string]any{"title": "Event", "value": string(p.Event)},
+		map[string]any{"title": "Scan", "value": p.Scan.Namespace + "/" + p.Scan.Name},
+		map[string]any{"title": "Finished", "value": p.OccurredAt},
+	}
+	if p.Scan.ComparedWith != "" {
+		facts = append(facts, map[string]any{"title": "Compared with", "value": p.Scan.ComparedWith})
+	}
+	body := []any{
+		map[string]any{"type": "TextBlock", "text": textcap.Head(p.Title, teamsTextMax), "weight": "Bolder", "size": "Medium", "wrap": true},
+		map[string]any{"type": "FactSet", "facts": facts},
+	}
+	if lines := details(p); len(lines) > 0 {
+		// Adaptive Card text reads a subset of Markdown; lines become a list.
+		body = append(body, map[string]any{"type": "TextBlock", "text": textcap.Head(strings.Join(lines, "\n\n"), teamsTextMax), "wrap": true})
+	}
+	card := map[string]any{
+		"$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+		"type":    "AdaptiveCard",
+		"version": "1.4",
+		"body":    body,
+	}
+	if p.Links != nil && p.Links.Dashboard != "" {
+		card["actions"] = []any{map[string]any{"type": "Action.OpenUrl", "title": "Open the dashboard", "url": p.Links.Dashboard}}
+	}
+	return map[string]any{
+		"type": "message",
+		"attachments": []any{map[string]any{
+			"contentType": "application/vnd.microsoft.card.adaptive",
+			"content":     card,
+		}},
+	}
+}

@@ -1,0 +1,279 @@
+package notify
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
+)
+
+// SchemaVersion is the generic payload's schema version
+// (docs/notification-payload-v1.schema.json). It changes only when a field
+// changes meaning or goes; new optional fields keep it.
+const SchemaVersion = "cwac.a11y.dev/notification/v1"
+
+// Bounds on what a payload carries, so a scan of a thousand sites still
+// makes a message a chat service takes (and MaxBody is never reached by
+// the lists alone).
+const (
+	// MaxBody is the most bytes any body may be.
+	MaxBody = 64 << 10
+	// MaxListed is the most base URLs, organisations or thresholds listed;
+	// the payload says how many there were.
+	MaxListed = 20
+	// MaxText bounds each free-text field (a failure's cause, a condition's message).
+	MaxText = 1000
+)
+
+// Payload is the generic JSON body a webhook receiver gets.
+type Payload struct {
+	SchemaVersion string `json:"schemaVersion"`
+	// ID identifies this event of this scan for this receiver; a receiver
+	// that sees it twice (a retry after an answer that was lost) drops the repeat.
+	ID         string                         `json:"id"`
+	Event      cwacv1alpha1.NotificationEvent `json:"event"`
+	Receiver   string                         `json:"receiver"`
+	OccurredAt string                         `json:"occurredAt"`
+	Title      string                         `json:"title"`
+	Scan       ScanRef                        `json:"scan"`
+	Summary    *SummaryFacts                  `json:"summary,omitempty"`
+	Failure    *FailureFacts                  `json:"failure,omitempty"`
+	Thresholds *ThresholdFacts                `json:"thresholds,omitempty"`
+	NewIssues  *NewIssueFacts                 `json:"newIssues,omitempty"`
+	Score      *ScoreFacts                    `json:"score,omitempty"`
+	Incomplete *IncompleteFacts               `json:"incomplete,omitempty"`
+	Links      *Links                         `json:"links,omitempty"`
+}
+
+// ScanRef names the scan.
+type ScanRef struct {
+	Namespace    string `json:"namespace"`
+	Name         string `json:"name"`
+	UID          string `json:"uid"`
+	Phase        string `json:"phase"`
+	Schedule     string `json:"schedule,omitempty"`
+	Baseline     string `json:"baseline,omitempty"`
+	ComparedWith string `json:"comparedWith,omitempty"`
+	ResultsPath  string `json:"resultsPath,omitempty"`
+}
+
+// SummaryFacts are the scan's headline figures.
+type SummaryFacts struct {
+	TotalIssues    int64            `json:"totalIssues"`
+	IssuesByImpact map[string]int64 `json:"issuesByImpact,omitempty"`
+	PagesScanned   int32            `json:"pagesScanned"`
+	UrlsScanned    int32            `json:"urlsScanned"`
+}
+
+// FailureFacts say why the scan failed.
+type FailureFacts struct {
+	Reason   string `json:"reason"`
+	ExitCode *int32 `json:"exitCode,omitempty"`
+	Cause    string `json:"cause,omitempty"`
+}
+
+// ThresholdFacts name each threshold crossed, now and before.
+type ThresholdFacts struct {
+	Crossed           []string `json:"crossed"`
+	PreviouslyCrossed []string `json:"previouslyCrossed,omitempty"`
+}
+
+// NewIssueFacts count the issues the baseline did not have.
+type NewIssueFacts struct {
+	Baseline       string           `json:"baseline"`
+	Total          int64            `json:"total"`
+	ByImpact       map[string]int64 `json:"byImpact,omitempty"`
+	ByOrganisation []OrgNew         `json:"byOrganisation,omitempty"`
+	// Organisations is how many organisations have new issues; byOrganisation
+	// lists the MaxListed with the most.
+	Organisations int `json:"organisations"`
+}
+
+// OrgNew is one organisation's new issues.
+type OrgNew struct {
+	Organisation string `json:"organisation"`
+	New          int64  `json:"new"`
+}
+
+// ScoreFacts compare the scan's score with the compared scan's.
+type ScoreFacts struct {
+	Previous  float64 `json:"previous"`
+	Current   float64 `json:"current"`
+	Drop      float64 `json:"drop"`
+	Threshold int32   `json:"threshold"`
+}
+
+// IncompleteFacts say what the scan missed.
+type IncompleteFacts struct {
+	UnscannedBaseURLs      []string `json:"unscannedBaseURLs,omitempty"`
+	UnscannedBaseURLsTotal int      `json:"unscannedBaseURLsTotal"`
+	Blocked                string   `json:"blocked,omitempty"`
+	ShardsFailed           string   `json:"shardsFailed,omitempty"`
+}
+
+// Links point people at more.
+type Links struct {
+	Dashboard string `json:"dashboard,omitempty"`
+}
+
+// Options shape payloads.
+type Options struct {
+	// DashboardURL, when set, is linked from every message.
+	DashboardURL string
+}
+
+// Plan lists the deliveries a decision makes: each raised event for each
+// receiver subscribed to it, in receiver then AllEvents order. ScoreDropped
+// goes only to receivers whose scoreDrop the fall exceeds.
+func Plan(d Decision, receivers []cwacv1alpha1.NotificationReceiver) []cwacv1alpha1.NotificationDelivery {
+	var out []cwacv1alpha1.NotificationDelivery
+	for _, r := range receivers {
+		for _, e := range AllEvents {
+			if !slices.Contains(d.Events, e) || !slices.Contains(r.Events, e) {
+				continue
+			}
+			if e == cwacv1alpha1.EventScoreDropped && d.Facts.ScoreDrop() <= float64(scoreDrop(r)) {
+				continue
+			}
+			out = append(out, cwacv1alpha1.NotificationDelivery{Receiver: r.Name, Event: e, State: cwacv1alpha1.DeliveryPending})
+		}
+	}
+	return out
+}
+
+func scoreDrop(r cwacv1alpha1.NotificationReceiver) int32 {
+	if r.ScoreDrop != nil {
+		return *r.ScoreDrop
+	}
+	return cwacv1alpha1.DefaultScoreDrop
+}
+
+// DeliveryID is the stable identity of one event of one scan for one
+// receiver: the same across retries and operator restarts.
+func DeliveryID(scan *cwacv1alpha1.CwacScan, receiver string, e cwacv1alpha1.NotificationEvent) string {
+	return fmt.Sprintf("%s/%s/%s", scan.UID, receiver, e)
+}
+
+// Build makes the generic payload of one event for one receiver.
+func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationReceiver, e cwacv1alpha1.NotificationEvent, o Options) (*Payload, error) {
+	if !KnownEvent(e) {
+		return nil, fmt.Errorf("receiver %q: unknown event %q; known events are %s", r.Name, e, eventList())
+	}
+	p := &Payload{
+		SchemaVersion: SchemaVersion,
+		ID:            DeliveryID(scan, r.Name, e),
+		Event:         e,
+		Receiver:      r.Name,
+		OccurredAt:    occurredAt(scan),
+		Scan: ScanRef{
+			Namespace: scan.Namespace, Name: scan.Name, UID: string(scan.UID), Phase: string(scan.Status.Phase),
+			Schedule: scheduleOf(scan), Baseline: scan.Spec.Baseline, ComparedWith: d.ComparedWith,
+			ResultsPath: scan.Status.ResultsPath,
+		},
+	}
+	if o.DashboardURL != "" {
+		p.Links = &Links{Dashboard: o.DashboardURL}
+	}
+	if sum := scan.Status.Summary; sum != nil {
+		p.Summary = &SummaryFacts{TotalIssues: sum.TotalIssues, IssuesByImpact: sum.IssuesByImpact, PagesScanned: sum.PagesScanned, UrlsScanned: sum.UrlsScanned}
+	}
+	ref := scan.Namespace + "/" + scan.Name
+	switch e {
+	case cwacv1alpha1.EventScanFailed:
+		p.Failure = &FailureFacts{Reason: "Unknown"}
+		if f := scan.Status.Failure; f != nil {
+			p.Failure = &FailureFacts{Reason: f.Reason, ExitCode: f.ExitCode, Cause: textcap.Head(f.Cause, MaxText)}
+		}
+		p.Title = fmt.Sprintf("Scan %s failed: %s", ref, p.Failure.Reason)
+	case cwacv1alpha1.EventScanRecovered:
+		p.Title = fmt.Sprintf("Scan %s completed again after %s failed", ref, d.ComparedWith)
+	case cwacv1alpha1.EventThresholdsCrossed:
+		p.Thresholds = &ThresholdFacts{Crossed: capList(d.Facts.Crossed), PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed)}
+		p.Title = fmt.Sprintf("Scan %s crossed its thresholds: %s", ref, strings.Join(p.Thresholds.Crossed, "; "))
+	case cwacv1alpha1.EventThresholdsRecovered:
+		p.Thresholds = &ThresholdFacts{Crossed: []string{}, PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed)}
+		p.Title = fmt.Sprintf("Scan %s is back within its thresholds", ref)
+	case cwacv1alpha1.EventNewIssues:
+		p.NewIssues = newIssues(scan)
+		p.Title = fmt.Sprintf("Scan %s has %d new issues against %s", ref, p.NewIssues.Total, p.NewIssues.Baseline)
+	case cwacv1alpha1.EventScoreDropped:
+		if d.Facts.Score == nil || d.Facts.PreviousScore == nil {
+			return nil, fmt.Errorf("receiver %q: ScoreDropped without both scores", r.Name)
+		}
+		p.Score = &ScoreFacts{Previous: *d.Facts.PreviousScore, Current: *d.Facts.Score, Drop: d.Facts.ScoreDrop(), Threshold: scoreDrop(r)}
+		p.Title = fmt.Sprintf("Scan %s: score fell %.1f points (%.1f to %.1f)", ref, p.Score.Drop, p.Score.Previous, p.Score.Current)
+	case cwacv1alpha1.EventScanIncomplete:
+		p.Incomplete = &IncompleteFacts{
+			UnscannedBaseURLs: capList(d.Facts.Missing), UnscannedBaseURLsTotal: len(d.Facts.Missing),
+			Blocked: textcap.Head(d.Facts.Blocked, MaxText), ShardsFailed: textcap.Head(d.Facts.ShardsFailed, MaxText),
+		}
+		p.Title = fmt.Sprintf("Scan %s is incomplete: %d sites unscanned", ref, len(d.Facts.Missing))
+	}
+	p.Title = textcap.Head(p.Title, MaxText)
+	return p, nil
+}
+
+// Marshal renders a body, refusing one over MaxBody.
+func Marshal(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxBody {
+		return nil, fmt.Errorf("body of %d bytes exceeds the %d-byte cap", len(b), MaxBody)
+	}
+	return b, nil
+}
+
+func newIssues(scan *cwacv1alpha1.CwacScan) *NewIssueFacts {
+	diff := scan.Status.Summary.Diff
+	n := &NewIssueFacts{Baseline: diff.Baseline, Total: diff.New, ByImpact: diff.NewByImpact}
+	for _, o := range diff.ByOrganisation {
+		if o.New > 0 {
+			n.Organisations++
+			if len(n.ByOrganisation) < MaxListed {
+				n.ByOrganisation = append(n.ByOrganisation, OrgNew{Organisation: textcap.Head(o.Organisation, 256), New: o.New})
+			}
+		}
+	}
+	return n
+}
+
+func capList(in []string) []string {
+	out := make([]string, 0, min(len(in), MaxListed))
+	for _, s := range in[:min(len(in), MaxListed)] {
+		out = append(out, textcap.Head(s, 2048))
+	}
+	return out
+}
+
+func occurredAt(scan *cwacv1alpha1.CwacScan) string {
+	if t := scan.Status.CompletionTime; t != nil {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return scan.CreationTimestamp.UTC().Format(time.RFC3339)
+}
+
+func scheduleOf(scan *cwacv1alpha1.CwacScan) string {
+	if s := scan.Labels[cwacv1alpha1.LabelSchedule]; s != "" {
+		return s
+	}
+	for _, ref := range scan.OwnerReferences {
+		if ref.Kind == "CwacScanSchedule" {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+func eventList() string {
+	names := make([]string, len(AllEvents))
+	for i, e := range AllEvents {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,248 @@
+package notify
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+)
+
+// payloadSchema is the published schema (docs/), which receivers code against.
+func payloadSchema(t *testing.T) *jsonschema.Resolved {
+	t.Helper()
+	data, err := os.ReadFile("../../docs/notification-payload-v1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func validate(t *testing.T, r *jsonschema.Resolved, body []byte) error {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	return r.Validate(v)
+}
+
+// everyEvent is a decision raising every event, with the scans behind it.
+func everyEvent() (*cwacv1alpha1.CwacScan, Decision) {
+	s := scan("s", complete, crossed, newIssues3, issues(50), unscanned("https://c.example/"))
+	d := Decide(Input{Scan: s, Previous: scan("b", complete), Compared: scan("b", complete)})
+	d.Events = append(d.Events, cwacv1alpha1.EventScanRecovered, cwacv1alpha1.EventThresholdsRecovered)
+	return s, d
+}
+
+func TestPayloadsMatchSchema(t *testing.T) {
+	schema := payloadSchema(t)
+	s, d := everyEvent()
+	r := receiver("ops", cwacv1alpha1.ReceiverWebhook, AllEvents...)
+	for _, e := range AllEvents {
+		if e == cwacv1alpha1.EventScanFailed {
+			continue
+		}
+		for _, o := range []Options{{}, {DashboardURL: "https://dash.example/"}} {
+			p, err := Build(s, d, r, e, o)
+			if err != nil {
+				t.Fatalf("%s: %v", e, err)
+			}
+			body, err := Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validate(t, schema, body); err != nil {
+				t.Errorf("%s payload fails the schema: %v\n%s", e, err, body)
+			}
+			if p.Title == "" || p.ID != "uid-s/ops/"+string(e) || p.SchemaVersion != SchemaVersion {
+				t.Errorf("%s: title %q id %q version %q", e, p.Title, p.ID, p.SchemaVersion)
+			}
+		}
+	}
+	f := scan("f", failed)
+	p, err := Build(f, Decide(Input{Scan: f}), r, cwacv1alpha1.EventScanFailed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := Marshal(p)
+	if err := validate(t, schema, body); err != nil {
+		t.Errorf("ScanFailed payload fails the schema: %v\n%s", err, body)
+	}
+	if p.Failure == nil || p.Failure.Reason != cwacv1alpha1.ReasonCWACExitedNonZero || p.Failure.Cause != "ValueError: boom" || *p.Failure.ExitCode != 1 {
+		t.Errorf("failure facts %+v", p.Failure)
+	}
+	if !strings.Contains(p.Title, "team-a/f failed: CWACExitedNonZero") {
+		t.Errorf("title %q", p.Title)
+	}
+}
+
+// TestSchemaRefuses shows the validator is awake.
+func TestSchemaRefuses(t *testing.T) {
+	schema := payloadSchema(t)
+	s, d := everyEvent()
+	p, err := Build(s, d, receiver("ops", cwacv1alpha1.ReceiverWebhook, AllEvents...), cwacv1alpha1.EventNewIssues, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := json.Marshal(p)
+	var doc map[string]any
+	for name, change := range map[string]func(map[string]any){
+		"unknown event":         func(m map[string]any) { m["event"] = "ScanExploded" },
+		"other version":         func(m map[string]any) { m["schemaVersion"] = "v2" },
+		"unknown field":         func(m map[string]any) { m["extra"] = 1 },
+		"NewIssues without it":  func(m map[string]any) { delete(m, "newIssues") },
+		"unknown impact":        func(m map[string]any) { m["summary"].(map[string]any)["issuesByImpact"] = map[string]any{"huge": 1} },
+		"phase still running":   func(m map[string]any) { m["scan"].(map[string]any)["phase"] = "Running" },
+	} {
+		_ = json.Unmarshal(good, &doc)
+		change(doc)
+		if err := schema.Validate(doc); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestBuildRefusesUnknownEvent(t *testing.T) {
+	s, d := everyEvent()
+	_, err := Build(s, d, receiver("ops", cwacv1alpha1.ReceiverWebhook), "Exploded", Options{})
+	if err == nil || !strings.Contains(err.Error(), `receiver "ops": unknown event "Exploded"`) || !strings.Contains(err.Error(), "ScanIncomplete") {
+		t.Errorf("error %v", err)
+	}
+	_, _, err = Render(&Payload{Receiver: "ops"}, "pager", nil, time.Now())
+	if err == nil || !strings.Contains(err.Error(), `receiver "ops": unknown type "pager"`) {
+		t.Errorf("render error %v", err)
+	}
+}
+
+// TestCaps: a scan of a thousand unscanned sites and organisations with
+// new issues, and a cause of a megabyte, still makes bodies under the cap
+// that every service takes, the lists cut with their totals kept.
+func TestCaps(t *testing.T) {
+	s := scan("s", complete, crossed, newIssues3)
+	var urls []string
+	s.Status.Summary.Diff.ByOrganisation = nil
+	for i := range 1000 {
+		urls = append(urls, fmt.Sprintf("https://site-%d.example/%s", i, strings.Repeat("p", 1500)))
+		s.Status.Summary.Diff.ByOrganisation = append(s.Status.Summary.Diff.ByOrganisation,
+			cwacv1alpha1.OrganisationDiff{Organisation: strings.Repeat("O", 300) + fmt.Sprint(i), New: 1})
+	}
+	s.Status.Summary.UnscannedBaseURLs = urls
+	setCond(s, cwacv1alpha1.ConditionConnectionsBlocked, "True", cwacv1alpha1.ReasonBlockedByPolicy, strings.Repeat("b", 1<<20))
+	d := Decide(Input{Scan: s})
+	schema := payloadSchema(t)
+	for _, e := range []ev{cwacv1alpha1.EventNewIssues, cwacv1alpha1.EventScanIncomplete, cwacv1alpha1.EventThresholdsCrossed} {
+		p, err := Build(s, d, receiver("ops", cwacv1alpha1.ReceiverWebhook, e), e, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range []cwacv1alpha1.ReceiverType{cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.ReceiverSlack, cwacv1alpha1.ReceiverTeams} {
+			body, _, err := Render(p, typ, []byte("k"), time.Now())
+			if err != nil {
+				t.Fatalf("%s %s: %v", e, typ, err)
+			}
+			if len(body) > MaxBody {
+				t.Errorf("%s %s: %d bytes", e, typ, len(body))
+			}
+			if typ == cwacv1alpha1.ReceiverWebhook {
+				if err := validate(t, schema, body); err != nil {
+					t.Errorf("%s: capped payload fails the schema: %v", e, err)
+				}
+			}
+		}
+		switch e {
+		case cwacv1alpha1.EventNewIssues:
+			if len(p.NewIssues.ByOrganisation) != MaxListed || p.NewIssues.Organisations != 1000 {
+				t.Errorf("organisations listed %d of %d", len(p.NewIssues.ByOrganisation), p.NewIssues.Organisations)
+			}
+		case cwacv1alpha1.EventScanIncomplete:
+			if len(p.Incomplete.UnscannedBaseURLs) != MaxListed || p.Incomplete.UnscannedBaseURLsTotal != 1000 || len(p.Incomplete.Blocked) > MaxText {
+				t.Errorf("incomplete: %d of %d, blocked %d bytes", len(p.Incomplete.UnscannedBaseURLs), p.Incomplete.UnscannedBaseURLsTotal, len(p.Incomplete.Blocked))
+			}
+		}
+	}
+	if _, err := Marshal(strings.Repeat("x", MaxBody)); err == nil || !strings.Contains(err.Error(), "exceeds the 65536-byte cap") {
+		t.Errorf("oversized body: %v", err)
+	}
+}
+
+func TestSlackAndTeams(t *testing.T) {
+	s := scan("s", complete, newIssues3)
+	s.Status.Summary.Diff.ByOrganisation[0].Organisation = "<!channel> & <https://evil.example|click>"
+	d := Decide(Input{Scan: s})
+	p, err := Build(s, d, receiver("chat", cwacv1alpha1.ReceiverSlack, cwacv1alpha1.EventNewIssues), cwacv1alpha1.EventNewIssues, Options{DashboardURL: "https://dash.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, h, err := Render(p, cwacv1alpha1.ReceiverSlack, []byte("ignored"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Get(HeaderSignature) != "" {
+		t.Error("a Slack body was signed")
+	}
+	var msg struct {
+		Text   string
+		Blocks []struct {
+			Type     string
+			Text     struct{ Type, Text string }
+			Elements []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if len(msg.Blocks) != 3 || msg.Blocks[0].Type != "header" || msg.Blocks[1].Type != "section" || msg.Blocks[2].Type != "context" {
+		t.Fatalf("blocks %+v", msg.Blocks)
+	}
+	sec := msg.Blocks[1].Text.Text
+	if strings.Contains(sec, "<!channel>") || !strings.Contains(sec, "&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;: 3 new") {
+		t.Errorf("organisation not escaped: %q", sec)
+	}
+	if !strings.Contains(sec, "New issues: 3 against base (serious 3)") || !strings.Contains(msg.Text, "3 new issues against base") {
+		t.Errorf("section %q text %q", sec, msg.Text)
+	}
+	if !strings.Contains(msg.Blocks[2].Elements[0].Text, "<https://dash.example/|dashboard>") {
+		t.Errorf("context %q", msg.Blocks[2].Elements[0].Text)
+	}
+
+	body, _, err = Render(p, cwacv1alpha1.ReceiverTeams, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var card struct {
+		Type        string
+		Attachments []struct {
+			ContentType string
+			Content     struct {
+				Type, Version string
+				Body          []map[string]any
+				Actions       []struct{ Type, URL string }
+			}
+		}
+	}
+	if err := json.Unmarshal(body, &card); err != nil {
+		t.Fatal(err)
+	}
+	if card.Type != "message" || len(card.Attachments) != 1 || card.Attachments[0].ContentType != "application/vnd.microsoft.card.adaptive" {
+		t.Fatalf("teams message %s", body)
+	}
+	c := card.Attachments[0].Content
+	if c.Type != "AdaptiveCard" || c.Version != "1.4" || len(c.Body) != 3 || c.Body[1]["type"] != "FactSet" ||
+		len(c.Actions) != 1 || c.Actions[0].URL != "https://dash.example/" {
+		t.Errorf("card %+v", c)
+	}
+}
