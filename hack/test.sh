@@ -96,6 +96,7 @@ fuzz ./internal/urlpolicy FuzzResolveLocation
 fuzz ./internal/schedule FuzzParse
 fuzz ./internal/results FuzzRowIndex
 fuzz ./internal/results FuzzRecordReader
+fuzz ./internal/results FuzzCompleteness
 fuzz ./internal/diff FuzzCompare
 fuzz ./internal/diff FuzzReadDocument
 fuzz ./internal/report FuzzReportInert

@@ -77,10 +77,9 @@ type Summary struct {
 	// BlockedByPolicy are the connections the scan pod's egress proxy
 	// refused (nil: none). The runner adds it; CWAC's files do not hold it.
 	BlockedByPolicy *BlockedConnections `json:"blocked_by_policy,omitempty"`
-	// Signals are what CWAC records besides issues (templates, page
-	// titles, broken responses, reading level), each list cut to
-	// SummarySignalItems; nil when none of their CSVs was read.
-	Signals *Signals `json:"signals,omitempty"`
+	// Completeness says how completely each organisation and site was
+	// scanned (completeness.go).
+	Completeness *Completeness `json:"completeness,omitempty"`
 }
 
 // knownRules describes non-axe audits, whose rows carry no rule id.
@@ -98,6 +97,13 @@ type Options struct {
 	// CWAC skipped before writing pages_scanned.csv (only_allow_https) are
 	// reported as unscanned too.
 	ExpectedBaseURLs []string
+	// Sites are the sites the scan gave CWAC, with their organisations, so
+	// that a site in no CWAC file is judged under its organisation.
+	Sites []ExpectedSite
+	// MaxLinksPerDomain is what the scan asked of each site (0: read it
+	// from the results' config.json where SummarizeContext can, else
+	// unknown).
+	MaxLinksPerDomain int
 	// Duration overrides the duration derived from progress.csv.
 	Duration float64
 }
@@ -134,6 +140,9 @@ func SummarizeFS(fsys fs.FS, opts Options) (*Summary, error) {
 // with a SummaryBuilder alone; callers building more from the same read
 // pass their own SummaryBuilder to Walk beside their other visitors.
 func SummarizeContext(ctx context.Context, fsys fs.FS, opts Options) (*Summary, error) {
+	if opts.MaxLinksPerDomain == 0 {
+		opts.MaxLinksPerDomain = MaxLinksOf(fsys)
+	}
 	b := NewSummaryBuilder(opts)
 	if err := Walk(ctx, fsys, b); err != nil {
 		return nil, err

@@ -22,6 +22,8 @@ type SummaryBuilder struct {
 	seen  map[string]bool // base URLs of pages_scanned.csv
 	// urlsPastLimit counts audit_log.csv rows read once urls was full.
 	urlsPastLimit int
+	// complete judges each site's and organisation's completeness.
+	complete *CompletenessBuilder
 
 	// The file being read, worked out once in BeginFile rather than per row.
 	file      string
@@ -70,11 +72,29 @@ func NewSummaryBuilder(opts Options) *SummaryBuilder {
 			UnscannedBaseURLs: []string{},
 			AuditFiles:        []string{},
 		},
-		rules: map[ruleKey]*Violation{},
-		urls:  map[uint64]struct{}{},
-		seed:  maphash.MakeSeed(),
-		seen:  map[string]bool{},
+		rules:    map[ruleKey]*Violation{},
+		urls:     map[uint64]struct{}{},
+		seed:     maphash.MakeSeed(),
+		seen:     map[string]bool{},
+		complete: NewCompletenessBuilder(expectedSites(opts), opts.MaxLinksPerDomain),
 	}
+}
+
+// expectedSites are opts.Sites, then the ExpectedBaseURLs they leave out
+// (with no organisation).
+func expectedSites(opts Options) []ExpectedSite {
+	sites := slices.Clone(opts.Sites)
+	have := make(map[string]bool, len(sites))
+	for _, s := range sites {
+		have[s.URL] = true
+	}
+	for _, u := range opts.ExpectedBaseURLs {
+		if !have[u] {
+			have[u] = true
+			sites = append(sites, ExpectedSite{URL: u})
+		}
+	}
+	return sites
 }
 
 // Bounds on what a SummaryBuilder keeps, whatever the CSVs hold: results
@@ -170,6 +190,9 @@ func (b *SummaryBuilder) VisitRow(file string, r *Reader, row Row) error {
 		}
 	}
 	b.rows++
+	if err := b.complete.VisitRow(file, r, row); err != nil {
+		return err
+	}
 	switch b.kind {
 	case kindAudit:
 		return b.auditRow(row)
@@ -297,6 +320,7 @@ func (b *SummaryBuilder) Summary() *Summary {
 	slices.SortStableFunc(s.BaseURLs, func(x, y BaseURLPages) int { return cmp.Compare(rank(x.BaseURL), rank(y.BaseURL)) })
 	slices.SortStableFunc(s.UnscannedBaseURLs, func(x, y string) int { return cmp.Compare(rank(x), rank(y)) })
 	s.URLsScanned = len(b.urls) + b.urlsPastLimit
+	s.Completeness = b.complete.Completeness()
 	s.DurationSeconds = b.opts.Duration
 	return s
 }

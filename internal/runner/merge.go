@@ -131,7 +131,7 @@ func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName strin
 		expected = append(expected, s.URL)
 	}
 	msg := scanpod.Report{ResultsDir: name, BlockedByPolicy: blocked}
-	opts := results.Options{ExpectedBaseURLs: expected, Duration: duration}
+	opts := results.Options{ExpectedBaseURLs: expected, Sites: expectedSites(sites), Duration: duration}
 	meta := report.Meta{Title: auditName, ResultsDir: name, GeneratedAt: time.Now()}
 	var base baselineResults
 	if cfg.BaselineDir != "" {

@@ -153,7 +153,7 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 	}
 	if msg.ResultsDir != "" {
 		dir := filepath.Join(cfg.ResultsDir, msg.ResultsDir)
-		opts := results.Options{ExpectedBaseURLs: expected, Duration: duration.Round(100 * time.Millisecond).Seconds()}
+		opts := results.Options{ExpectedBaseURLs: expected, Sites: expectedSites(sites), Duration: duration.Round(100 * time.Millisecond).Seconds()}
 		meta := report.Meta{Title: auditName, ResultsDir: msg.ResultsDir, GeneratedAt: time.Now()}
 		var base baselineResults
 		if cfg.BaselineDir != "" {
@@ -175,6 +175,17 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 	}
 	reportBlocked(&msg, cfg)
 	return msg
+}
+
+// expectedSites are the sites the runner gave CWAC, with their
+// organisations, so that one CWAC never names is judged unreachable under
+// its organisation (results.Completeness).
+func expectedSites(sites []cwacconfig.Site) []results.ExpectedSite {
+	out := make([]results.ExpectedSite, len(sites))
+	for i, s := range sites {
+		out[i] = results.ExpectedSite{Organisation: s.Organisation, URL: s.URL, Sector: s.Sector}
+	}
+	return out
 }
 
 // maxBlockedHostsInMessage is how many refused hosts the report's message names.
@@ -257,6 +268,9 @@ type baselineResults struct {
 func writeResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger,
 	base baselineResults, blocked *results.BlockedConnections) (*results.Summary, error) {
 	fsys := os.DirFS(dir)
+	if opts.MaxLinksPerDomain == 0 {
+		opts.MaxLinksPerDomain = results.MaxLinksOf(fsys) // what the scan asked of each site
+	}
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
 	reports := report.NewBuilder()
