@@ -1,0 +1,164 @@
+package dashboard
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// Exports render the same figures as the pages (the same function
+// produces them), as CSV for spreadsheets and JSON for programs: the
+// open-data publication of the leaderboard and the organisations' trends.
+
+// exportFormat validates an export's {file} path value: base.csv or base.json.
+func exportFormat(r *http.Request, base string) (string, error) {
+	switch f := r.PathValue("file"); f {
+	case base + ".csv":
+		return "csv", nil
+	case base + ".json":
+		return "json", nil
+	default:
+		return "", fmt.Errorf("export %q is not %s.csv or %s.json", clip(f, 64), base, base)
+	}
+}
+
+func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *viewer) {
+	format, err := exportFormat(r, "leaderboard")
+	if err == nil {
+		err = checkQuery(r.URL.Query())
+	}
+	if err != nil {
+		h.badRequest(w, r, v, err.Error())
+		return
+	}
+	if !h.needStore(w, r, v) {
+		return
+	}
+	figures, err := Leaderboard(r.Context(), h.opts.Store, v.Namespaces)
+	if err != nil {
+		h.storeFailed(w, r, v, "", err)
+		return
+	}
+	if format == "json" {
+		writeJSONExport(w, r, "leaderboard.json", figures)
+		return
+	}
+	header := []string{"sector", "rank", "namespace", "organisation", "score", "score_change", "issues", "issues_change",
+		"critical", "serious", "moderate", "minor", "other", "pages", "scans", "latest_scan", "finished_at", "unranked"}
+	var rows [][]string
+	add := func(o LeaderboardRow) {
+		rank := ""
+		if o.Rank > 0 {
+			rank = strconv.Itoa(o.Rank)
+		}
+		rows = append(rows, []string{o.Sector, rank, o.Namespace, o.Organisation, optFloat(o.Score), optFloat(o.ScoreChange),
+			strconv.FormatInt(o.Issues, 10), optInt(o.IssuesChange), i64(o.Critical), i64(o.Serious), i64(o.Moderate), i64(o.Minor), i64(o.Other),
+			strconv.Itoa(o.Pages), i64(o.Scans), o.LatestScan, o.FinishedAt.UTC().Format(time.RFC3339), o.Unranked})
+	}
+	for _, s := range figures.Sectors {
+		for _, o := range s.Rows {
+			add(o)
+		}
+	}
+	for _, o := range figures.Unranked {
+		add(o)
+	}
+	writeCSVExport(w, r, "leaderboard.csv", header, rows)
+}
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func optFloat(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'f', 1, 64)
+}
+
+func optInt(n *int64) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.FormatInt(*n, 10)
+}
+
+func writeJSONExport(w http.ResponseWriter, r *http.Request, name string, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, "encoding the export failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(append(b, '\n'))
+	}
+}
+
+// writeCSVExport writes a CSV whose text cells cannot be read as
+// spreadsheet formulas (report.SafeCell), as the report's CSVs are;
+// numbers (a negative change starts with "-") stay numbers.
+func writeCSVExport(w http.ResponseWriter, r *http.Request, name string, header []string, rows [][]string) {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	if r.Method == http.MethodHead {
+		return
+	}
+	cw := csv.NewWriter(w)
+	_ = cw.Write(header)
+	for _, row := range rows {
+		for i, c := range row {
+			if _, err := strconv.ParseFloat(c, 64); err != nil {
+				row[i] = report.SafeCell(c)
+			}
+		}
+		_ = cw.Write(row)
+	}
+	cw.Flush()
+}
+
+// trendExport is /export/organisations/{ns}/{org}/trend.json's body.
+type trendExport struct {
+	Namespace    string             `json:"namespace"`
+	Organisation string             `json:"organisation"`
+	Schedule     string             `json:"schedule,omitempty"`
+	Points       []store.TrendPoint `json:"points"`
+}
+
+func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer) {
+	format, err := exportFormat(r, "trend")
+	if err != nil {
+		h.badRequest(w, r, v, err.Error())
+		return
+	}
+	ns, org, schedule, ok := h.organisationParams(w, r, v)
+	if !ok {
+		return
+	}
+	points, err := OrganisationTrend(r.Context(), h.opts.Store, ns, org, schedule)
+	if err != nil {
+		h.storeFailed(w, r, v, fmt.Sprintf("No organisation %q in the issue history of namespace %s.", clip(org, 128), ns), err)
+		return
+	}
+	if format == "json" {
+		writeJSONExport(w, r, "trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: points})
+		return
+	}
+	header := []string{"scan", "schedule", "finished_at", "pages", "issues", "elements", "critical", "serious", "moderate", "minor", "other",
+		"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
+		"cwac_image_digest", "axe_core", "chrome", "engine_changed"}
+	rows := make([][]string, 0, len(points))
+	for _, p := range points {
+		rows = append(rows, []string{p.Scan, p.Schedule, p.FinishedAt.UTC().Format(time.RFC3339), strconv.Itoa(p.Pages), i64(p.Issues), i64(p.Elements),
+			i64(p.ByImpact["critical"]), i64(p.ByImpact["serious"]), i64(p.ByImpact["moderate"]), i64(p.ByImpact["minor"]), i64(p.ByImpact["other"]),
+			strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
+			i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImageDigest, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)})
+	}
+	writeCSVExport(w, r, "trend.csv", header, rows)
+}

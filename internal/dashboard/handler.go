@@ -1,0 +1,394 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+//go:embed templates/*.html static/*
+var assets embed.FS
+
+// ContentSecurityPolicy is sent with every response: nothing but the
+// page itself and its style sheet from the same server; no script at
+// all, no frames, forms only to this server.
+const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+	"frame-ancestors 'none'; base-uri 'none'"
+
+// Options configure the dashboard.
+type Options struct {
+	// Store is the issue history; nil answers the pages that need it with
+	// 503 and a page saying the history is not configured.
+	Store *store.Store
+	// Access identifies requests and says which namespaces they may read.
+	// Required: Open{} for an unauthenticated dashboard, explicitly.
+	Access Access
+	// Namespaces are those the dashboard serves (the MCP server's).
+	Namespaces []string
+	// Log receives errors the pages do not show (a store's failure).
+	Log *slog.Logger
+}
+
+// Handler serves the dashboard's pages, exports and style sheet.
+type Handler struct {
+	opts  Options
+	mux   *http.ServeMux
+	pages map[string]*template.Template
+}
+
+// New builds the dashboard's handler.
+func New(opts Options) (*Handler, error) {
+	if opts.Access == nil {
+		return nil, errors.New("dashboard: Options.Access is required (dashboard.Open{} for no authentication)")
+	}
+	if len(opts.Namespaces) == 0 {
+		return nil, errors.New("dashboard: Options.Namespaces must name the namespaces served")
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")
+		if base == "layout" {
+			continue
+		}
+		t, err := template.New(base).Funcs(funcs).ParseFS(assets, "templates/layout.html", name)
+		if err != nil {
+			return nil, fmt.Errorf("dashboard: parsing %s: %w", name, err)
+		}
+		h.pages[base] = t
+	}
+	h.routes()
+	return h, nil
+}
+
+func (h *Handler) routes() {
+	css, _ := assets.ReadFile("static/dashboard.css")
+	h.mux.HandleFunc("GET /static/dashboard.css", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		_, _ = w.Write(css)
+	})
+	h.handle("GET /{$}", h.organisations)
+	h.handle("GET /organisations/{ns}/{org}", h.organisation)
+	h.handle("GET /issues/{ns}/{id}", h.issue)
+	h.handle("GET /export/{file}", h.exportLeaderboard)
+	h.handle("GET /export/organisations/{ns}/{org}/{file}", h.exportTrend)
+	h.handle("/", func(w http.ResponseWriter, r *http.Request, _ *viewer) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			h.fail(w, r, nil, http.StatusMethodNotAllowed, "Method not allowed", "The dashboard only reads: use GET.")
+			return
+		}
+		h.fail(w, r, nil, http.StatusNotFound, "Page not found", fmt.Sprintf("There is no dashboard page at %s.", r.URL.Path))
+	})
+}
+
+// ServeHTTP implements http.Handler: security headers on every answer.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", ContentSecurityPolicy)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Cache-Control", "no-store")
+	h.mux.ServeHTTP(w, r)
+}
+
+// viewer is who a request is and the namespaces it may read, in the
+// order the dashboard serves them.
+type viewer struct {
+	Principal
+	Namespaces []string
+}
+
+func (v *viewer) may(ns string) bool { return v != nil && slices.Contains(v.Namespaces, ns) }
+
+// handle mounts a page that needs a viewer: identified, and allowed to
+// read at least one namespace.
+func (h *Handler) handle(pattern string, fn func(http.ResponseWriter, *http.Request, *viewer)) {
+	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		p, err := h.opts.Access.Identify(r)
+		if errors.Is(err, ErrUnauthenticated) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cwac-operator"`)
+			h.fail(w, r, nil, http.StatusUnauthorized, "Sign-in needed",
+				"This dashboard needs a Kubernetes bearer token (Authorization: Bearer …, e.g. from kubectl create token) "+
+					"for a user who may get CwacScans. "+reason(err))
+			return
+		}
+		if err != nil {
+			h.opts.Log.Error("dashboard: identifying a request", "err", err)
+			h.fail(w, r, nil, http.StatusServiceUnavailable, "Sign-in unavailable",
+				"Your credentials could not be checked just now (the Kubernetes API server did not answer). Try again shortly.")
+			return
+		}
+		v := &viewer{Principal: p}
+		for _, ns := range h.opts.Namespaces {
+			ok, err := h.opts.Access.MayRead(r.Context(), p, ns)
+			if err != nil {
+				h.opts.Log.Error("dashboard: checking permissions", "namespace", ns, "err", err)
+				h.fail(w, r, nil, http.StatusServiceUnavailable, "Permissions unavailable",
+					"Your permissions could not be checked just now (the Kubernetes API server did not answer). Try again shortly.")
+				return
+			}
+			if ok {
+				v.Namespaces = append(v.Namespaces, ns)
+			}
+		}
+		if len(v.Namespaces) == 0 {
+			h.fail(w, r, v, http.StatusForbidden, "No access",
+				fmt.Sprintf("%s may not get CwacScans in %s, so there is nothing here to show.", p.Name, strings.Join(h.opts.Namespaces, ", ")))
+			return
+		}
+		fn(w, r, v)
+	})
+}
+
+// reason is the part of an unauthenticated error after the sentinel.
+func reason(err error) string {
+	s := strings.TrimPrefix(err.Error(), ErrUnauthenticated.Error())
+	s = strings.TrimLeft(s, ": ")
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// page is what the layout renders around a page's own content.
+type page struct {
+	Title  string
+	Nav    string
+	Viewer *viewer
+	Data   any
+}
+
+// render writes a page, or a 500 page if the template fails (the page
+// is rendered to memory first, so nothing half-written is sent).
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, code int, name string, p page) {
+	t := h.pages[name]
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
+		h.opts.Log.Error("dashboard: rendering", "page", name, "err", err)
+		if name != "error" {
+			h.fail(w, r, p.Viewer, http.StatusInternalServerError, "Page failed", "This page could not be shown. The error is in the server's log.")
+			return
+		}
+		http.Error(w, "page failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+}
+
+// errorPage is the error template's data.
+type errorPage struct {
+	Code    int
+	Message string
+}
+
+// fail answers with an error page saying what went wrong.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, v *viewer, code int, title, msg string) {
+	h.render(w, r, code, "error", page{Title: title, Viewer: v, Data: errorPage{Code: code, Message: msg}})
+}
+
+// storeFailed answers a store error: not found is 404 with what was not
+// found, anything else 503 (the store is down or failing), logged.
+func (h *Handler) storeFailed(w http.ResponseWriter, r *http.Request, v *viewer, what string, err error) {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrScanNotStored) {
+		h.fail(w, r, v, http.StatusNotFound, "Not found", what)
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		return // the browser went away
+	}
+	h.opts.Log.Error("dashboard: reading the issue history", "path", r.URL.Path, "err", err)
+	h.fail(w, r, v, http.StatusServiceUnavailable, "Issue history unavailable",
+		"The issue history's database did not answer, so these figures cannot be shown just now. "+
+			"Nothing is lost: try again shortly, and if it persists ask the operator's administrators to check the store.")
+}
+
+// needStore answers 503 when the dashboard has no store.
+func (h *Handler) needStore(w http.ResponseWriter, r *http.Request, v *viewer) bool {
+	if h.opts.Store != nil {
+		return true
+	}
+	h.fail(w, r, v, http.StatusServiceUnavailable, "Issue history not configured",
+		"This server was started without the issue history (--store), so there are no organisations or trends to show. See docs/history.md.")
+	return false
+}
+
+// badRequest answers 400 naming the parameter and why.
+func (h *Handler) badRequest(w http.ResponseWriter, r *http.Request, v *viewer, msg string) {
+	h.fail(w, r, v, http.StatusBadRequest, "Bad request", msg)
+}
+
+// checkQuery refuses query parameters a page does not take, and repeated ones.
+func checkQuery(q url.Values, allowed ...string) error {
+	for _, k := range sortedKeys(q) {
+		if !slices.Contains(allowed, k) {
+			if len(allowed) == 0 {
+				return fmt.Errorf("unknown query parameter %q: this page takes none", clip(k, 64))
+			}
+			return fmt.Errorf("unknown query parameter %q: this page takes %s", clip(k, 64), strings.Join(allowed, ", "))
+		}
+		if len(q[k]) > 1 {
+			return fmt.Errorf("query parameter %q is given %d times; give it once", k, len(q[k]))
+		}
+	}
+	return nil
+}
+
+// nameRE is a Kubernetes object or namespace name (DNS subdomain, lower case).
+var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+
+// checkName validates a namespace, scan or schedule name from a path or query.
+func checkName(field, v string) error {
+	if !nameRE.MatchString(v) {
+		return fmt.Errorf("%s %q is not a Kubernetes name (lower-case letters, digits, '-' and '.', at most 253 characters)", field, clip(v, 64))
+	}
+	return nil
+}
+
+// maxOrganisationName bounds an organisation name taken from a path.
+const maxOrganisationName = 512
+
+func checkOrganisation(v string) error {
+	if v == "" || len(v) > maxOrganisationName || !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+		return fmt.Errorf("organisation %q is not a valid name (1 to %d bytes of text)", clip(v, 64), maxOrganisationName)
+	}
+	return nil
+}
+
+// clip shortens text quoted back in a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+var funcs = template.FuncMap{
+	"score":     formatScore,
+	"change":    formatChange,
+	"intChange": formatIntChange,
+	"date":      date,
+	"datetime":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"iso":       iso,
+	"orgURL":    orgURL,
+	"issueURL":  func(ns, id string) string { return "/issues/" + url.PathEscape(ns) + "/" + url.PathEscape(id) },
+	"scanURL":   scanURL,
+	"spark":     sparkline,
+	"add":       func(a, b int) int { return a + b },
+	"dict":      dict,
+}
+
+// dict builds a map from key, value pairs: a sub-template's arguments.
+func dict(kv ...any) (map[string]any, error) {
+	if len(kv)%2 != 0 {
+		return nil, errors.New("dict: odd number of arguments")
+	}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		k, ok := kv[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("dict: key %v is not a string", kv[i])
+		}
+		m[k] = kv[i+1]
+	}
+	return m, nil
+}
+
+// date formats a time (or a *time.Time) as a day.
+func date(t any) string {
+	switch t := t.(type) {
+	case time.Time:
+		return t.UTC().Format("2006-01-02")
+	case *time.Time:
+		if t != nil {
+			return t.UTC().Format("2006-01-02")
+		}
+	}
+	return ""
+}
+
+// iso formats a time (or a *time.Time) for a datetime attribute.
+func iso(t any) string {
+	switch t := t.(type) {
+	case time.Time:
+		return t.UTC().Format(time.RFC3339)
+	case *time.Time:
+		if t != nil {
+			return t.UTC().Format(time.RFC3339)
+		}
+	}
+	return ""
+}
+
+func orgURL(ns, org string) string {
+	return "/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org)
+}
+
+// scanURL links a scan named "namespace/name" (or a name and a namespace).
+func scanURL(ref string) string {
+	ns, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return ""
+	}
+	return "/scans/" + url.PathEscape(ns) + "/" + url.PathEscape(name)
+}
+
+func formatScore(s *float64) string {
+	if s == nil {
+		return "no score"
+	}
+	return fmt.Sprintf("%.1f", *s)
+}
+
+func formatChange(c *float64) string {
+	switch {
+	case c == nil:
+		return "no previous scan"
+	case *c > 0:
+		return fmt.Sprintf("up %.1f", *c)
+	case *c < 0:
+		return fmt.Sprintf("down %.1f", -*c)
+	}
+	return "no change"
+}
+
+func formatIntChange(c *int64) string {
+	switch {
+	case c == nil:
+		return "no previous scan"
+	case *c > 0:
+		return fmt.Sprintf("%d more", *c)
+	case *c < 0:
+		return fmt.Sprintf("%d fewer", -*c)
+	}
+	return "no change"
+}

@@ -1,0 +1,69 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/wcag"
+)
+
+// fingerprintRE is an issue's id: 128 bits in lower-case hex.
+var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// criterion is one WCAG criterion an issue's rule tests, as the page
+// shows it (an unknown number is shown as it is, without a link).
+type criterion struct {
+	Number, Name, Level, URL string
+}
+
+type issuePage struct {
+	Namespace string
+	Issue     store.IssueDetail
+	Criteria  []criterion
+	Present   int
+}
+
+// issue is /issues/{ns}/{id}: one issue's life.
+func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
+	ns, id := r.PathValue("ns"), r.PathValue("id")
+	err := checkQuery(r.URL.Query())
+	if err == nil {
+		err = checkName("namespace", ns)
+	}
+	if err == nil && !fingerprintRE.MatchString(id) {
+		err = fmt.Errorf("issue id %q is not an issue's fingerprint (32 lower-case hexadecimal digits)", clip(id, 64))
+	}
+	if err != nil {
+		h.badRequest(w, r, v, err.Error())
+		return
+	}
+	notFound := fmt.Sprintf("No issue %s in the issue history of namespace %s that you may read.", id, ns)
+	if !v.may(ns) {
+		h.fail(w, r, v, http.StatusNotFound, "Not found", notFound)
+		return
+	}
+	if !h.needStore(w, r, v) {
+		return
+	}
+	d, err := h.opts.Store.Issue(r.Context(), []string{ns}, id)
+	if err != nil {
+		h.storeFailed(w, r, v, notFound, err)
+		return
+	}
+	p := issuePage{Namespace: ns, Issue: d}
+	for _, n := range d.WCAG {
+		if c, ok := wcag.Lookup(n); ok {
+			p.Criteria = append(p.Criteria, criterion{Number: c.Number, Name: c.Name, Level: string(c.Level), URL: c.UnderstandingURL()})
+		} else {
+			p.Criteria = append(p.Criteria, criterion{Number: n})
+		}
+	}
+	for _, s := range d.Scans {
+		if s.Present {
+			p.Present++
+		}
+	}
+	h.render(w, r, http.StatusOK, "issue", page{Title: "Issue: " + d.Rule + " on " + d.Page, Nav: "organisations", Viewer: v, Data: p})
+}

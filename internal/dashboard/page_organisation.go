@@ -1,0 +1,218 @@
+package dashboard
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// Bounds of the organisation page's lists.
+const (
+	orgTemplates   = 20
+	orgPagesShown  = 50
+	orgOldestShown = 10
+	orgChanges     = 25
+)
+
+// OrganisationTrend is an organisation's figures per scan, oldest first,
+// in one namespace (with a schedule, that schedule's scans only): the
+// organisation page's chart and table and its trend export render it.
+func OrganisationTrend(ctx context.Context, st *store.Store, namespace, organisation, schedule string) ([]store.TrendPoint, error) {
+	return st.OrganisationTrend(ctx, []string{namespace}, organisation, schedule)
+}
+
+// Site is one scheme and host of an organisation's pages.
+type Site struct {
+	Site  string
+	Pages int
+	Open  int64
+}
+
+// organisationPage is the organisation page's data.
+type organisationPage struct {
+	Namespace, Organisation, Sector, Schedule string
+	Points                                    []store.TrendPoint
+	Latest                                    *store.TrendPoint
+	ScoreChart, IssuesChart                   template.HTML
+	Templates                                 []store.Template
+	Pages                                     []store.PageIssues
+	PagesWithIssues                           int
+	Sites                                     []Site
+	Oldest                                    []store.Issue
+	OpenTotal                                 int64
+	Changes                                   store.LatestChanges
+	TrendCSV, TrendJSON                       string
+}
+
+// organisation is /organisations/{ns}/{org}.
+func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer) {
+	ns, org, schedule, ok := h.organisationParams(w, r, v)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	notFound := fmt.Sprintf("No organisation %q in the issue history of namespace %s.", clip(org, 128), ns)
+	points, err := OrganisationTrend(ctx, h.opts.Store, ns, org, schedule)
+	if err != nil {
+		h.storeFailed(w, r, v, notFound, err)
+		return
+	}
+	d := organisationPage{Namespace: ns, Organisation: org, Schedule: schedule, Points: points,
+		TrendCSV:  "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/trend.csv",
+		TrendJSON: "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/trend.json"}
+	if schedule != "" {
+		q := "?schedule=" + url.QueryEscape(schedule)
+		d.TrendCSV, d.TrendJSON = d.TrendCSV+q, d.TrendJSON+q
+	}
+	if n := len(points); n > 0 {
+		d.Latest = &points[n-1]
+		d.ScoreChart, d.IssuesChart = trendCharts(org, points)
+	}
+	if err := h.organisationLists(ctx, &d); err != nil {
+		h.storeFailed(w, r, v, notFound, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "organisation", page{Title: org, Nav: "organisations", Viewer: v, Data: d})
+}
+
+// organisationParams validates the organisation page's (and its export's)
+// path and query: 400 for a malformed value, 404 for a namespace the
+// viewer may not read (said as not found: its existence is not theirs to
+// know).
+func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *viewer) (ns, org, schedule string, ok bool) {
+	ns, org = r.PathValue("ns"), r.PathValue("org")
+	schedule = r.URL.Query().Get("schedule")
+	err := checkQuery(r.URL.Query(), "schedule")
+	if err == nil {
+		err = checkName("namespace", ns)
+	}
+	if err == nil {
+		err = checkOrganisation(org)
+	}
+	if err == nil && r.URL.Query().Has("schedule") {
+		err = checkName("schedule", schedule)
+	}
+	if err != nil {
+		h.badRequest(w, r, v, err.Error())
+		return "", "", "", false
+	}
+	if !v.may(ns) {
+		h.fail(w, r, v, http.StatusNotFound, "Not found",
+			fmt.Sprintf("No organisation %q in the issue history of namespace %s that you may read.", clip(org, 128), ns))
+		return "", "", "", false
+	}
+	return ns, org, schedule, h.needStore(w, r, v)
+}
+
+// organisationLists fills the page's lists from the store.
+func (h *Handler) organisationLists(ctx context.Context, d *organisationPage) error {
+	st := h.opts.Store
+	var err error
+	if d.Templates, err = st.Templates(ctx, d.Namespace, d.Organisation, orgTemplates); err != nil {
+		return err
+	}
+	pages, err := st.OrganisationPages(ctx, d.Namespace, d.Organisation, store.MaxOrganisationPages)
+	if err != nil {
+		return err
+	}
+	d.Sites = sites(pages)
+	for _, p := range pages {
+		if p.Open > 0 {
+			d.PagesWithIssues++
+			if len(d.Pages) < orgPagesShown {
+				d.Pages = append(d.Pages, p)
+			}
+		}
+	}
+	oldest, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: []string{d.Namespace}, Organisation: d.Organisation,
+		State: store.StateOpen, Limit: orgOldestShown})
+	if err != nil {
+		return err
+	}
+	d.Oldest, d.OpenTotal = oldest.Issues, oldest.Total
+	d.Changes, err = st.OrganisationLatestChanges(ctx, d.Namespace, d.Organisation, orgChanges)
+	if err != nil {
+		return err
+	}
+	// The sector is the organisation's own (the store keeps it with the
+	// name); read it from the leaderboard's query scoped to the namespace.
+	orgs, err := st.Organisations(ctx, []string{d.Namespace})
+	if err != nil {
+		return err
+	}
+	for _, o := range orgs {
+		if o.Name == d.Organisation {
+			d.Sector = o.Sector
+		}
+	}
+	return nil
+}
+
+// sites groups pages by scheme and host, most open issues first.
+func sites(pages []store.PageIssues) []Site {
+	by := map[string]*Site{}
+	for _, p := range pages {
+		key := p.Page
+		if u, err := url.Parse(p.Page); err == nil && u.Host != "" {
+			key = u.Scheme + "://" + u.Host
+		}
+		s := by[key]
+		if s == nil {
+			s = &Site{Site: key}
+			by[key] = s
+		}
+		s.Pages++
+		s.Open += p.Open
+	}
+	out := make([]Site, 0, len(by))
+	for _, s := range by {
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b Site) int { return cmp.Or(cmp.Compare(b.Open, a.Open), cmp.Compare(a.Site, b.Site)) })
+	return out
+}
+
+// trendCharts draws the score and the issues by impact over the points.
+func trendCharts(org string, points []store.TrendPoint) (score, issues template.HTML) {
+	labels := make([]string, len(points))
+	scores := make([]float64, len(points))
+	impacts := []string{"critical", "serious", "moderate", "minor", "other"}
+	byImpact := make([]series, len(impacts))
+	for i, name := range impacts {
+		byImpact[i] = series{Name: capital(name), Values: make([]float64, len(points))}
+	}
+	for i, p := range points {
+		labels[i] = p.FinishedAt.UTC().Format("2006-01-02")
+		scores[i] = math.NaN()
+		if p.Score != nil {
+			scores[i] = *p.Score
+		}
+		for j, name := range impacts {
+			byImpact[j].Values[i] = float64(p.ByImpact[name])
+		}
+	}
+	first, last := points[0], points[len(points)-1]
+	score = lineChart("score-chart", "Score over time for "+org,
+		fmt.Sprintf("%d scans from %s to %s; the latest score is %s (0 to 100, higher is better). The table below has every figure.",
+			len(points), labels[0], labels[len(labels)-1], formatScore(last.Score)),
+		labels, []series{{Name: "Score", Values: scores}})
+	issues = lineChart("issues-chart", "Issues by impact over time for "+org,
+		fmt.Sprintf("%d scans from %s to %s; issues went from %d to %d. The table below has every figure.",
+			len(points), labels[0], labels[len(labels)-1], first.Issues, last.Issues),
+		labels, byImpact)
+	return score, issues
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
