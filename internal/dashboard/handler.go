@@ -39,6 +39,9 @@ type Options struct {
 	Access Access
 	// Namespaces are those the dashboard serves (the MCP server's).
 	Namespaces []string
+	// Scans lists scans and opens their results; nil answers the scan
+	// pages with 503.
+	Scans ScanSource
 	// Log receives errors the pages do not show (a store's failure).
 	Log *slog.Logger
 }
@@ -91,6 +94,9 @@ func (h *Handler) routes() {
 	h.handle("GET /{$}", h.organisations)
 	h.handle("GET /organisations/{ns}/{org}", h.organisation)
 	h.handle("GET /issues/{ns}/{id}", h.issue)
+	h.handle("GET /scans", h.scans)
+	h.handle("GET /scans/{ns}/{name}", h.scan)
+	h.handle("GET /scans/{ns}/{name}/files/{file}", h.scanFile)
 	h.handle("GET /export/{file}", h.exportLeaderboard)
 	h.handle("GET /export/organisations/{ns}/{org}/{file}", h.exportTrend)
 	h.handle("/", func(w http.ResponseWriter, r *http.Request, _ *viewer) {

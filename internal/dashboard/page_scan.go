@@ -1,0 +1,225 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// Bounds of a scan's files: how many are listed, and how large a
+// download may be (CWAC's CSVs of a large scan reach hundreds of MiB).
+const (
+	maxFilesListed   = 500
+	MaxDownloadBytes = 2 << 30
+)
+
+// fileRE is a result file's name: one path segment of safe characters.
+var fileRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}$`)
+
+// reportFile is the HTML report the runner writes beside CWAC's results.
+const reportFile = "report.html"
+
+type resultFile struct {
+	Name, URL string
+	Size      int64
+}
+
+type scanPage struct {
+	Scan          ScanInfo
+	Organisations []store.OrganisationScan
+	History       string
+	Files         []resultFile
+	FilesNote     string
+	Report        *resultFile
+}
+
+// scan is /scans/{ns}/{name}: one scan's summary, failure, baseline
+// comparison, figures per organisation and files.
+func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
+	ns, name, ok := h.scanParams(w, r, v)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	s, err := h.opts.Scans.GetScan(ctx, ns, name)
+	if err != nil {
+		h.scanFailed(w, r, v, ns, name, err)
+		return
+	}
+	d := scanPage{Scan: s}
+	switch {
+	case h.opts.Store == nil:
+		d.History = "The issue history is not configured on this server."
+	default:
+		d.Organisations, err = h.opts.Store.ScanOrganisations(ctx, ns, name)
+		switch {
+		case errors.Is(err, store.ErrScanNotStored):
+			d.History = "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
+		case err != nil:
+			h.storeFailed(w, r, v, "", err)
+			return
+		}
+	}
+	d.Files, d.FilesNote = h.listFiles(r, ns, name)
+	for i := range d.Files {
+		if d.Files[i].Name == reportFile {
+			d.Report = &d.Files[i]
+		}
+	}
+	h.render(w, r, http.StatusOK, "scan", page{Title: "Scan " + ns + "/" + name, Nav: "scans", Viewer: v, Data: d})
+}
+
+// scanParams validates a scan's path values and the viewer's access.
+func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer) (ns, name string, ok bool) {
+	ns, name = r.PathValue("ns"), r.PathValue("name")
+	err := checkQuery(r.URL.Query())
+	if err == nil {
+		err = checkName("namespace", ns)
+	}
+	if err == nil {
+		err = checkName("scan name", name)
+	}
+	if err != nil {
+		h.badRequest(w, r, v, err.Error())
+		return "", "", false
+	}
+	if !v.may(ns) {
+		h.fail(w, r, v, http.StatusNotFound, "Not found", fmt.Sprintf("No scan %s in namespace %s that you may read.", name, ns))
+		return "", "", false
+	}
+	return ns, name, h.needScans(w, r, v)
+}
+
+func (h *Handler) scanFailed(w http.ResponseWriter, r *http.Request, v *viewer, ns, name string, err error) {
+	if errors.Is(err, ErrScanNotFound) {
+		h.fail(w, r, v, http.StatusNotFound, "Not found", fmt.Sprintf("No scan %s in namespace %s.", name, ns))
+		return
+	}
+	h.scansFailed(w, r, v, err)
+}
+
+// listFiles lists the top of a scan's results directory: the report
+// first, then the rest by name. A scan without results says why.
+func (h *Handler) listFiles(r *http.Request, ns, name string) ([]resultFile, string) {
+	fsys, done, err := h.opts.Scans.OpenResults(r.Context(), ns, name)
+	if errors.Is(err, ErrNoResults) {
+		return nil, "This scan has no results directory."
+	}
+	if err != nil {
+		h.opts.Log.Error("dashboard: opening results", "scan", ns+"/"+name, "err", err)
+		return nil, "The results volume could not be read just now."
+	}
+	defer done()
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		h.opts.Log.Error("dashboard: listing results", "scan", ns+"/"+name, "err", err)
+		return nil, "The results volume could not be read just now."
+	}
+	var files []resultFile
+	note := ""
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !fileRE.MatchString(e.Name()) {
+			continue
+		}
+		if len(files) == maxFilesListed {
+			note = fmt.Sprintf("Only the first %d files are listed.", maxFilesListed)
+			break
+		}
+		var size int64
+		if info, err := e.Info(); err == nil {
+			size = info.Size()
+		}
+		files = append(files, resultFile{Name: e.Name(), Size: size,
+			URL: "/scans/" + url.PathEscape(ns) + "/" + url.PathEscape(name) + "/files/" + url.PathEscape(e.Name())})
+	}
+	slices.SortStableFunc(files, func(a, b resultFile) int {
+		switch {
+		case a.Name == reportFile:
+			return -1
+		case b.Name == reportFile:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if len(files) == 0 && note == "" {
+		note = "The results directory holds no files."
+	}
+	return files, note
+}
+
+// scanFile is /scans/{ns}/{name}/files/{file}: one result file, read
+// only, through the scan's confined results directory, always as a
+// download (the report's own scripts and styles never run under the
+// dashboard's origin).
+func (h *Handler) scanFile(w http.ResponseWriter, r *http.Request, v *viewer) {
+	file := r.PathValue("file")
+	if !fileRE.MatchString(file) {
+		h.badRequest(w, r, v, fmt.Sprintf("file %q is not a result file's name (letters, digits, '_', '.' and '-', not starting with '.')", clip(file, 64)))
+		return
+	}
+	ns, name, ok := h.scanParams(w, r, v)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	if _, err := h.opts.Scans.GetScan(ctx, ns, name); err != nil {
+		h.scanFailed(w, r, v, ns, name, err)
+		return
+	}
+	fsys, done, err := h.opts.Scans.OpenResults(ctx, ns, name)
+	if errors.Is(err, ErrNoResults) {
+		h.fail(w, r, v, http.StatusNotFound, "Not found", fmt.Sprintf("Scan %s/%s has no results directory.", ns, name))
+		return
+	}
+	if err != nil {
+		h.scansFailed(w, r, v, err)
+		return
+	}
+	defer done()
+	f, err := fsys.Open(file)
+	if err != nil {
+		h.fail(w, r, v, http.StatusNotFound, "Not found", fmt.Sprintf("Scan %s/%s has no result file %s.", ns, name, file))
+		return
+	}
+	defer func() { _ = f.Close() }() // read only
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		h.fail(w, r, v, http.StatusNotFound, "Not found", fmt.Sprintf("Scan %s/%s has no result file %s.", ns, name, file))
+		return
+	}
+	if info.Size() > MaxDownloadBytes {
+		h.fail(w, r, v, http.StatusRequestEntityTooLarge, "File too large",
+			fmt.Sprintf("%s is %d bytes, more than the dashboard serves (%d); read it from the results volume.", file, info.Size(), int64(MaxDownloadBytes)))
+		return
+	}
+	ct := mime.TypeByExtension(path.Ext(file))
+	switch path.Ext(file) {
+	case ".csv":
+		ct = "text/csv; charset=utf-8"
+	case ".log", ".txt":
+		ct = "text/plain; charset=utf-8"
+	case "":
+		ct = ""
+	}
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+file+`"`)
+	w.Header().Set("Content-Length", strconv.FormatInt(info.Size(), 10))
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = io.Copy(w, io.LimitReader(f, info.Size()))
+}

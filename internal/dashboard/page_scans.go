@@ -1,0 +1,100 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// maxScansShown bounds the scan list: narrower filters reach older scans.
+const maxScansShown = 200
+
+type scansFilter struct {
+	Schedule, Phase, Namespace string
+}
+
+type scansPage struct {
+	Filter     scansFilter
+	Error      string
+	ErrorField string
+	Phases     []string
+	Namespaces []string
+	Scans      []ScanInfo
+	Total      int
+}
+
+// scans is /scans: the list, filtered by schedule, phase and namespace.
+func (h *Handler) scans(w http.ResponseWriter, r *http.Request, v *viewer) {
+	q := r.URL.Query()
+	d := scansPage{Phases: phases, Namespaces: v.Namespaces,
+		Filter: scansFilter{Schedule: q.Get("schedule"), Phase: q.Get("phase"), Namespace: q.Get("namespace")}}
+	field, err := checkScansQuery(q, d.Filter, v)
+	if err != nil {
+		// The form again, with the message beside the field it names.
+		d.Error, d.ErrorField = err.Error(), field
+		h.render(w, r, http.StatusBadRequest, "scans", page{Title: "Scans", Nav: "scans", Viewer: v, Data: d})
+		return
+	}
+	if !h.needScans(w, r, v) {
+		return
+	}
+	namespaces := v.Namespaces
+	if d.Filter.Namespace != "" {
+		namespaces = []string{d.Filter.Namespace}
+	}
+	all, err := h.opts.Scans.ListScans(r.Context(), namespaces)
+	if err != nil {
+		h.scansFailed(w, r, v, err)
+		return
+	}
+	for _, s := range all {
+		if (d.Filter.Schedule == "" || s.Schedule == d.Filter.Schedule) && (d.Filter.Phase == "" || s.Phase == d.Filter.Phase) {
+			d.Total++
+			if len(d.Scans) < maxScansShown {
+				d.Scans = append(d.Scans, s)
+			}
+		}
+	}
+	h.render(w, r, http.StatusOK, "scans", page{Title: "Scans", Nav: "scans", Viewer: v, Data: d})
+}
+
+// checkScansQuery validates the list's filters, naming the field at fault.
+func checkScansQuery(q map[string][]string, f scansFilter, v *viewer) (string, error) {
+	if err := checkQuery(q, "schedule", "phase", "namespace"); err != nil {
+		return "", err
+	}
+	if f.Schedule != "" {
+		if err := checkName("schedule", f.Schedule); err != nil {
+			return "schedule", err
+		}
+	}
+	if f.Phase != "" && !slices.Contains(phases, f.Phase) {
+		return "phase", fmt.Errorf("phase %q is not one of %s", clip(f.Phase, 32), strings.Join(phases, ", "))
+	}
+	if f.Namespace != "" {
+		if err := checkName("namespace", f.Namespace); err != nil {
+			return "namespace", err
+		}
+		if !v.may(f.Namespace) {
+			return "namespace", fmt.Errorf("namespace %q is not one whose scans you may read (%s)", f.Namespace, strings.Join(v.Namespaces, ", "))
+		}
+	}
+	return "", nil
+}
+
+// needScans answers 503 when the dashboard has no scan source.
+func (h *Handler) needScans(w http.ResponseWriter, r *http.Request, v *viewer) bool {
+	if h.opts.Scans != nil {
+		return true
+	}
+	h.fail(w, r, v, http.StatusServiceUnavailable, "Scans unavailable", "This server was started without access to the scans.")
+	return false
+}
+
+// scansFailed answers a ScanSource's failure: 503, logged.
+func (h *Handler) scansFailed(w http.ResponseWriter, r *http.Request, v *viewer, err error) {
+	h.opts.Log.Error("dashboard: reading scans", "path", r.URL.Path, "err", err)
+	h.fail(w, r, v, http.StatusServiceUnavailable, "Scans unavailable",
+		"The scans could not be read just now (the Kubernetes API server or the results volume did not answer). Try again shortly.")
+}
