@@ -175,6 +175,9 @@ type Builder struct {
 	noCriterionRules                      map[string]bool
 	noCriterionElements, noCriterionCount int64
 
+	// signals reads CWAC's signals besides issues (signals.go).
+	signals *results.SignalsBuilder
+
 	lim Limits
 	// textLeft is what is left of lim.KeptText.
 	textLeft int64
@@ -211,6 +214,7 @@ func NewBuilderWithLimits(lim Limits) *Builder {
 		orgs:             map[uint64]*organisation{},
 		criteria:         map[string]*criterion{},
 		noCriterionRules: map[string]bool{},
+		signals:          results.NewSignalsBuilder(),
 	}
 }
 
@@ -218,6 +222,7 @@ func NewBuilderWithLimits(lim Limits) *Builder {
 // pages_scanned.csv, or something the report does not read.
 func (b *Builder) BeginFile(file string, r *results.Reader) error {
 	b.file, b.kind, b.audit = file, fileIgnored, ""
+	_ = b.signals.BeginFile(file, r) // never fails
 	if file == results.PagesScannedFile {
 		b.kind = filePagesScanned
 		return nil
@@ -241,6 +246,7 @@ func (b *Builder) VisitRow(file string, r *results.Reader, row results.Row) erro
 			return err
 		}
 	}
+	_ = b.signals.VisitRow(file, r, row) // never fails
 	switch b.kind {
 	case filePagesScanned:
 		return b.pagesScannedRow(row)

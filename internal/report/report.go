@@ -191,7 +191,8 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"csp":    func() string { return contentSecurityPolicy },
 	"plural": plural,
 	"join":   strings.Join,
-}).Parse(pageTemplate))
+	"grade":  grade,
+}).Parse(pageTemplate + signalsTemplate))
 
 // number writes an int or int64 with thousands separators.
 func number(n any) string {

@@ -146,6 +146,9 @@ type view struct {
 	PagesMore          int64
 	PagesMoreElements  int64
 	InformationalFiles []string
+
+	// Signals are the sections of CWAC's signals (signals.go).
+	Signals signalsView
 }
 
 func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *view {
@@ -172,6 +175,7 @@ func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *v
 	}
 	b.ruleRows(v)
 	b.pageRows(v)
+	v.Signals = b.signalsOf()
 	for audit := range summary.Informational {
 		v.InformationalFiles = append(v.InformationalFiles, audit)
 	}

@@ -77,6 +77,10 @@ type Summary struct {
 	// BlockedByPolicy are the connections the scan pod's egress proxy
 	// refused (nil: none). The runner adds it; CWAC's files do not hold it.
 	BlockedByPolicy *BlockedConnections `json:"blocked_by_policy,omitempty"`
+	// Signals are what CWAC records besides issues (templates, page
+	// titles, broken responses, reading level), each list cut to
+	// SummarySignalItems; nil when none of their CSVs was read.
+	Signals *Signals `json:"signals,omitempty"`
 	// Completeness says how completely each organisation and site was
 	// scanned (completeness.go).
 	Completeness *Completeness `json:"completeness,omitempty"`

@@ -278,6 +278,7 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 		return nil, err
 	}
 	s := summary.Summary()
+	s.Signals = reports.SummarySignals()
 	if s.DurationSeconds == 0 {
 		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
 	}
