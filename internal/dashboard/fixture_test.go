@@ -1,0 +1,226 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+)
+
+// The tests fill a store through internal/ingest from the real CWAC run
+// kept in testdata, rewritten into several organisations: each is the
+// real run with its organisation, sector and host changed and some rules'
+// rows left out, so every figure the pages show was produced by the same
+// code as in production from CWAC's real format.
+
+var realRun = filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1")
+
+const (
+	testNS    = "cwac"
+	otherNS   = "team-b"
+	realHost  = "http://127.0.0.1:8765"
+	bom       = "\xef\xbb\xbf"
+	sectorA   = "Health"
+	sectorB   = "Local government"
+	orgAlpha  = "Alpha Agency"
+	orgBeta   = "Beta Board"
+	orgGamma  = "Gamma Council"
+	orgDelta  = "Delta Trust"
+	orgHidden = "Hidden Org"
+)
+
+// orgRun is one organisation's part of a scan.
+type orgRun struct {
+	name, sector, host string
+	// drop leaves out the rows of these axe rules (a fix).
+	drop []string
+	// noPages makes the organisation's scan see no page at all.
+	noPages bool
+}
+
+// realFiles reads the real run's top-level files.
+func realFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(realRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(realRun, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[e.Name()] = b
+		}
+	}
+	return files
+}
+
+// buildRun merges organisations' rewritten copies of the real run into
+// one results directory, as CWAC writes one for a scan of several sites.
+func buildRun(t *testing.T, real map[string][]byte, orgs []orgRun) fstest.MapFS {
+	t.Helper()
+	out := fstest.MapFS{}
+	for name, data := range real {
+		if !strings.HasSuffix(name, ".csv") {
+			out[name] = &fstest.MapFile{Data: data}
+			continue
+		}
+		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte(bom))))
+		r.FieldsPerRecord = -1
+		rows, err := r.ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		header := rows[0]
+		col := func(c string) int { return slices.Index(header, c) }
+		orgCol, sectorCol, idCol, pagesCol := col("organisation"), col("sector"), col("id"), col("number_of_pages")
+		merged := [][]string{header}
+		if orgCol < 0 { // progress.csv, unexpected_response_codes.csv: kept once
+			merged = rows
+		} else {
+			for _, o := range orgs {
+				for _, row := range rows[1:] {
+					if o.noPages && name != "pages_scanned.csv" {
+						continue
+					}
+					if idCol >= 0 && slices.Contains(o.drop, row[idCol]) {
+						continue
+					}
+					row = slices.Clone(row)
+					for i, c := range row {
+						row[i] = strings.ReplaceAll(c, realHost, o.host)
+					}
+					row[orgCol] = o.name
+					if sectorCol >= 0 {
+						row[sectorCol] = o.sector
+					}
+					if o.noPages && pagesCol >= 0 {
+						row[pagesCol] = "0"
+					}
+					merged = append(merged, row)
+				}
+			}
+		}
+		var b bytes.Buffer
+		b.WriteString(bom)
+		w := csv.NewWriter(&b)
+		_ = w.WriteAll(merged)
+		out[name] = &fstest.MapFile{Data: b.Bytes()}
+	}
+	return out
+}
+
+// weekScan is the nth weekly scan's record in a namespace.
+func weekScan(ns string, n int) store.Scan {
+	name := "weekly-" + string(rune('0'+n))
+	return store.Scan{UID: ns + "-" + name, Namespace: ns, Name: name, Schedule: "weekly", Phase: "Complete",
+		FinishedAt: time.Date(2026, 10, 5, 3, 0, 0, 0, time.UTC).AddDate(0, 0, 7*n), ResultsPath: ns + "/" + name}
+}
+
+// fillStore records three weekly scans in testNS (Alpha improves, Beta
+// regresses, Gamma in another sector, Delta's latest scan sees no page)
+// and one in otherNS.
+func fillStore(t *testing.T, st *store.Store) {
+	t.Helper()
+	real := realFiles(t)
+	alpha := orgRun{name: orgAlpha, sector: sectorA, host: "https://alpha.example"}
+	beta := orgRun{name: orgBeta, sector: sectorA, host: "https://beta.example", drop: []string{"color-contrast", "image-alt"}}
+	gamma := orgRun{name: orgGamma, sector: sectorB, host: "https://gamma.example"}
+	delta := orgRun{name: orgDelta, sector: sectorB, host: "https://delta.example"}
+	weeks := [][]orgRun{
+		{alpha, beta, gamma, delta},
+		{withDrop(alpha, "color-contrast"), beta, gamma, delta},
+		{withDrop(alpha, "color-contrast", "image-alt"), withDrop(beta, "image-alt"), gamma, {name: orgDelta, sector: sectorB, host: delta.host, noPages: true}},
+	}
+	for i, orgs := range weeks {
+		ingestRun(t, st, buildRun(t, real, orgs), weekScan(testNS, i))
+	}
+	ingestRun(t, st, buildRun(t, real, []orgRun{{name: orgHidden, sector: sectorA, host: "https://hidden.example"}}), weekScan(otherNS, 0))
+}
+
+func withDrop(o orgRun, rules ...string) orgRun {
+	o.drop = rules
+	return o
+}
+
+func ingestRun(t *testing.T, st *store.Store, fsys fstest.MapFS, scan store.Scan) {
+	t.Helper()
+	if _, err := ingest.Ingest(context.Background(), st, fsys, scan, ingest.Options{Holder: "test"}); err != nil {
+		t.Fatalf("ingesting %s: %v", scan.Name, err)
+	}
+}
+
+// testAccess is an Access for tests: a bearer token names the user, and
+// grants lists the namespaces each user may read.
+type testAccess struct {
+	grants map[string][]string
+	down   bool
+}
+
+func (a testAccess) Identify(r *http.Request) (Principal, error) {
+	if a.down {
+		return Principal{}, errors.New("the API server did not answer")
+	}
+	user, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || user == "" {
+		return Principal{}, ErrUnauthenticated
+	}
+	return Principal{Name: user}, nil
+}
+
+func (a testAccess) MayRead(_ context.Context, p Principal, ns string) (bool, error) {
+	return slices.Contains(a.grants[p.Name], ns), nil
+}
+
+// defaultAccess: "reader" reads testNS, "both" both namespaces, "nobody" none.
+var defaultAccess = testAccess{grants: map[string][]string{"reader": {testNS}, "both": {testNS, otherNS}}}
+
+// newTestHandler fills a SQLite store and serves the dashboard over it.
+func newTestHandler(t *testing.T, opts Options) (*Handler, *store.Store) {
+	t.Helper()
+	st := storetest.OpenSQLite(t)
+	fillStore(t, st)
+	if opts.Access == nil {
+		opts.Access = defaultAccess
+	}
+	if opts.Namespaces == nil {
+		opts.Namespaces = []string{testNS, otherNS}
+	}
+	opts.Store = st
+	h, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, st
+}
+
+// get requests a path as a user ("" for no credentials).
+func get(t *testing.T, h http.Handler, user, path string) (*http.Response, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	if user != "" {
+		req.Header.Set("Authorization", "Bearer "+user)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	res := rec.Result()
+	body, _ := io.ReadAll(res.Body)
+	return res, string(body)
+}

@@ -1,0 +1,147 @@
+package dashboard
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// SparklinePoints is how many recent scans a leaderboard row's trend shows.
+const SparklinePoints = 12
+
+// LeaderboardRow is one organisation's line of the leaderboard: its
+// latest scan's figures (the store's, as recorded by the ingest with the
+// leaderboard's own score function) and how they changed.
+type LeaderboardRow struct {
+	// Rank within the sector: standard competition rank (1, 1, 3); 0 for
+	// an organisation that is not ranked.
+	Rank         int    `json:"rank,omitempty"`
+	Namespace    string `json:"namespace"`
+	Organisation string `json:"organisation"`
+	Sector       string `json:"sector"`
+	// LatestScan names the newest scan with figures, "namespace/name".
+	LatestScan string    `json:"latest_scan"`
+	FinishedAt time.Time `json:"finished_at"`
+	Scans      int64     `json:"scans"`
+	Pages      int       `json:"pages"`
+	Issues     int64     `json:"issues"`
+	Critical   int64     `json:"critical"`
+	Serious    int64     `json:"serious"`
+	Moderate   int64     `json:"moderate"`
+	Minor      int64     `json:"minor"`
+	Other      int64     `json:"other"`
+	Score      *float64  `json:"score"`
+	// ScoreChange and IssuesChange compare with the previous scan (nil
+	// for an organisation scanned once, or a score missing on either side).
+	ScoreChange  *float64 `json:"score_change"`
+	IssuesChange *int64   `json:"issues_change"`
+	// Unranked says why the organisation is not ranked ("" when it is).
+	Unranked string `json:"unranked,omitempty"`
+	// Trend is the newest scans' scores and issues, oldest first.
+	Trend []store.ScorePoint `json:"trend"`
+}
+
+// Sector is one sector's ranking.
+type Sector struct {
+	Name string           `json:"sector"`
+	Rows []LeaderboardRow `json:"organisations"`
+}
+
+// LeaderboardFigures is every organisation the viewer may read, ranked
+// within its sector; those that cannot be ranked fairly are apart.
+type LeaderboardFigures struct {
+	Sectors []Sector `json:"sectors"`
+	// Unranked are organisations whose latest scan scanned no page (so
+	// no score): shown apart, never ranked as if clean.
+	Unranked []LeaderboardRow `json:"unranked"`
+}
+
+// Why an organisation is not ranked.
+const unrankedNoPages = "its latest scan scanned no page"
+
+// Leaderboard computes the leaderboard of the namespaces from the store:
+// the page at / and /export/leaderboard.* both render what it returns.
+func Leaderboard(ctx context.Context, st *store.Store, namespaces []string) (LeaderboardFigures, error) {
+	orgs, err := st.Organisations(ctx, namespaces)
+	if err != nil {
+		return LeaderboardFigures{}, err
+	}
+	recent, err := st.RecentScores(ctx, namespaces, SparklinePoints)
+	if err != nil {
+		return LeaderboardFigures{}, err
+	}
+	out := LeaderboardFigures{Sectors: []Sector{}, Unranked: []LeaderboardRow{}}
+	bySector := map[string][]LeaderboardRow{}
+	for _, o := range orgs {
+		row := leaderboardRow(o, recent[store.OrganisationKey{Namespace: o.Namespace, Name: o.Name}])
+		if row.Unranked != "" {
+			out.Unranked = append(out.Unranked, row)
+			continue
+		}
+		bySector[row.Sector] = append(bySector[row.Sector], row)
+	}
+	for _, name := range sortedKeys(bySector) {
+		rows := bySector[name]
+		rank(rows)
+		out.Sectors = append(out.Sectors, Sector{Name: name, Rows: rows})
+	}
+	return out, nil
+}
+
+func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) LeaderboardRow {
+	p := o.Latest
+	row := LeaderboardRow{
+		Namespace: o.Namespace, Organisation: o.Name, Sector: o.Sector, Scans: o.Scans,
+		LatestScan: p.Scan, FinishedAt: p.FinishedAt, Pages: p.Pages, Issues: p.Issues,
+		Critical: p.ByImpact["critical"], Serious: p.ByImpact["serious"], Moderate: p.ByImpact["moderate"],
+		Minor: p.ByImpact["minor"], Other: p.ByImpact["other"], Score: p.Score, Trend: trend,
+	}
+	if row.Trend == nil {
+		row.Trend = []store.ScorePoint{}
+	}
+	if p.Score == nil || p.Pages == 0 {
+		row.Unranked = unrankedNoPages
+	}
+	if n := len(trend); n >= 2 {
+		prev, last := trend[n-2], trend[n-1]
+		d := last.Issues - prev.Issues
+		row.IssuesChange = &d
+		if prev.Score != nil && last.Score != nil {
+			c := math.Round((*last.Score-*prev.Score)*10) / 10
+			row.ScoreChange = &c
+		}
+	}
+	return row
+}
+
+// rank orders a sector's rows by score, best first (then by name and
+// namespace), and gives equal scores equal ranks, as the report's
+// leaderboard does.
+func rank(rows []LeaderboardRow) {
+	slices.SortStableFunc(rows, func(a, b LeaderboardRow) int {
+		if c := cmp.Compare(*b.Score, *a.Score); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.Organisation, b.Organisation), cmp.Compare(a.Namespace, b.Namespace))
+	})
+	for i := range rows {
+		if i > 0 && *rows[i].Score == *rows[i-1].Score {
+			rows[i].Rank = rows[i-1].Rank
+		} else {
+			rows[i].Rank = i + 1
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

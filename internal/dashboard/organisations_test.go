@@ -1,0 +1,249 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// TestLeaderboardFigures: organisations are ranked within their sectors
+// by the store's scores, the change is against the previous scan, and an
+// organisation whose latest scan saw no page is apart, not ranked.
+func TestLeaderboardFigures(t *testing.T) {
+	_, st := newTestHandler(t, Options{})
+	ctx := context.Background()
+	figures, err := Leaderboard(ctx, st, []string{testNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orgs, err := st.Organisations(ctx, []string{testNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := map[string]*store.TrendPoint{}
+	for _, o := range orgs {
+		latest[o.Name] = o.Latest
+	}
+	if len(figures.Sectors) != 2 || figures.Sectors[0].Name != sectorA || figures.Sectors[1].Name != sectorB {
+		t.Fatalf("sectors: %+v", figures.Sectors)
+	}
+	health := figures.Sectors[0].Rows
+	// Alpha fixed two rules by week 2, Beta one: Alpha first.
+	if len(health) != 2 || health[0].Organisation != orgAlpha || health[0].Rank != 1 || health[1].Organisation != orgBeta || health[1].Rank != 2 {
+		t.Fatalf("health ranking: %+v", health)
+	}
+	for _, s := range figures.Sectors {
+		for _, row := range s.Rows {
+			p := latest[row.Organisation]
+			if row.Score == nil || *row.Score != *p.Score || row.Issues != p.Issues || row.Critical != p.ByImpact["critical"] ||
+				row.Serious != p.ByImpact["serious"] || row.Pages != p.Pages || row.LatestScan != testNS+"/weekly-2" {
+				t.Errorf("%s: row %+v differs from the store's latest point %+v", row.Organisation, row, p)
+			}
+			if len(row.Trend) != 3 {
+				t.Errorf("%s: %d trend points, want 3", row.Organisation, len(row.Trend))
+			}
+		}
+	}
+	if *health[0].Score <= *health[1].Score {
+		t.Errorf("scores out of order: %v, %v", *health[0].Score, *health[1].Score)
+	}
+	alpha := health[0]
+	trend, err := st.OrganisationTrend(ctx, []string{testNS}, orgAlpha, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChange := *trend[2].Score - *trend[1].Score
+	if alpha.ScoreChange == nil || *alpha.ScoreChange <= 0 || diff(*alpha.ScoreChange, wantChange) > 0.051 {
+		t.Errorf("alpha's score change %v, want %v", alpha.ScoreChange, wantChange)
+	}
+	if alpha.IssuesChange == nil || *alpha.IssuesChange != trend[2].Issues-trend[1].Issues || *alpha.IssuesChange >= 0 {
+		t.Errorf("alpha's issue change %v, want %d", alpha.IssuesChange, trend[2].Issues-trend[1].Issues)
+	}
+	if len(figures.Unranked) != 1 || figures.Unranked[0].Organisation != orgDelta || figures.Unranked[0].Unranked != unrankedNoPages ||
+		figures.Unranked[0].Rank != 0 {
+		t.Errorf("unranked: %+v", figures.Unranked)
+	}
+	if gamma := figures.Sectors[1].Rows; len(gamma) != 1 || gamma[0].Organisation != orgGamma || gamma[0].Rank != 1 {
+		t.Errorf("local government: %+v", gamma)
+	}
+}
+
+func diff(a, b float64) float64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// TestRankTies: equal scores share a rank and the next one skips.
+func TestRankTies(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	rows := []LeaderboardRow{{Organisation: "c", Score: f(50)}, {Organisation: "b", Score: f(90)}, {Organisation: "a", Score: f(90)}, {Organisation: "d", Score: f(10)}}
+	rank(rows)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Organisation+":"+itoa(r.Rank))
+	}
+	if strings.Join(got, " ") != "a:1 b:1 c:3 d:4" {
+		t.Errorf("ranks: %v", got)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestOrganisationsPage renders the leaderboard for a reader of one
+// namespace: the figures of Leaderboard, in rank order, with sparklines
+// and their text, and the unranked apart.
+func TestOrganisationsPage(t *testing.T) {
+	h, st := newTestHandler(t, Options{})
+	res, body := get(t, h, "reader", "/")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", res.StatusCode, body)
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); csp != ContentSecurityPolicy || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("Content-Security-Policy %q", csp)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	figures, err := Leaderboard(context.Background(), st, []string{testNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<h1>Organisations</h1>`, `<a class="skip" href="#main">`, `<main id="main"`, `<h2 id="sector-0">Health</h2>`,
+		`<h2 id="sector-1">Local government</h2>`, `<h2 id="unranked">Not ranked</h2>`, orgDelta, "its latest scan scanned no page",
+		`role="img"`, "Score over the last 3 scans, oldest first: ",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Count(body, "<h1") != 1 {
+		t.Error("not exactly one h1")
+	}
+	if strings.Contains(body, orgHidden) {
+		t.Error("a reader of one namespace sees another namespace's organisation")
+	}
+	if strings.Contains(body, "<script") || strings.Contains(body, " style=") {
+		t.Error("the page has a script or an inline style, which its Content-Security-Policy forbids")
+	}
+	// Every ranked row's score and change, in rank order.
+	last := 0
+	for _, s := range figures.Sectors {
+		for _, row := range s.Rows {
+			link := `<a href="` + orgURL(row.Namespace, row.Organisation) + `">` + row.Organisation + `</a>`
+			i := strings.Index(body, link)
+			if i < last {
+				t.Fatalf("%s missing or out of order", row.Organisation)
+			}
+			last = i
+			rest := body[i:]
+			for _, want := range []string{formatScore(row.Score), "Score " + formatChange(row.ScoreChange), "issues " + formatIntChange(row.IssuesChange)} {
+				if !strings.Contains(rest[:strings.Index(rest, "</tr>")], want) {
+					t.Errorf("%s's row lacks %q", row.Organisation, want)
+				}
+			}
+		}
+	}
+	// A reader of both namespaces sees both, each marked with its namespace.
+	_, body = get(t, h, "both", "/")
+	if !strings.Contains(body, orgHidden) || !strings.Contains(body, `<span class="ns">(team-b)</span>`) {
+		t.Error("a reader of both namespaces does not see the other's organisation with its namespace")
+	}
+}
+
+// TestOrganisationsRefusals: credentials, permissions, parameters and a
+// store that is down each get their own page and status.
+func TestOrganisationsRefusals(t *testing.T) {
+	h, st := newTestHandler(t, Options{})
+	for _, tc := range []struct {
+		user, path string
+		code       int
+		want       string
+	}{
+		{"", "/", http.StatusUnauthorized, "Kubernetes bearer token"},
+		{"nobody", "/", http.StatusForbidden, "nobody may not get CwacScans in cwac, team-b"},
+		{"reader", "/?sector=x", http.StatusBadRequest, `unknown query parameter &#34;sector&#34;: this page takes none`},
+		{"reader", "/nowhere", http.StatusNotFound, "There is no dashboard page at /nowhere."},
+		{"reader", "/export/leaderboard.xml", http.StatusBadRequest, `export &#34;leaderboard.xml&#34; is not leaderboard.csv or leaderboard.json`},
+	} {
+		res, body := get(t, h, tc.user, tc.path)
+		if res.StatusCode != tc.code || !strings.Contains(body, tc.want) {
+			t.Errorf("%s as %q: %d, want %d with %q:\n%s", tc.path, tc.user, res.StatusCode, tc.code, tc.want, body)
+		}
+		if res.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: no Content-Security-Policy on an error page", tc.path)
+		}
+	}
+	if res, _ := get(t, h, "", "/"); res.Header.Get("WWW-Authenticate") == "" {
+		t.Error("401 without WWW-Authenticate")
+	}
+	down, err := New(Options{Access: testAccess{down: true}, Namespaces: []string{testNS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, body := get(t, down, "reader", "/"); res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "could not be checked") {
+		t.Errorf("access down: %d %s", res.StatusCode, body)
+	}
+	noStore, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, body := get(t, noStore, "reader", "/"); res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "--store") {
+		t.Errorf("no store: %d %s", res.StatusCode, body)
+	}
+	_ = st.Close()
+	res, body := get(t, h, "reader", "/")
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "did not answer") || strings.Contains(body, "sql:") {
+		t.Errorf("store down: %d %s", res.StatusCode, body)
+	}
+	if res, _ := get(t, h, "reader", "/export/leaderboard.csv"); res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("export with the store down: %d", res.StatusCode)
+	}
+}
+
+// TestLeaderboardExports: the CSV and JSON exports carry Leaderboard's
+// figures, row for row.
+func TestLeaderboardExports(t *testing.T) {
+	h, st := newTestHandler(t, Options{})
+	figures, err := Leaderboard(context.Background(), st, []string{testNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := get(t, h, "reader", "/export/leaderboard.json")
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("json: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	var got LeaderboardFigures
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(figures)
+	again, _ := json.Marshal(got)
+	if string(want) != string(again) {
+		t.Errorf("json export differs from Leaderboard:\n%s\n%s", again, want)
+	}
+	res, body = get(t, h, "reader", "/export/leaderboard.csv")
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("csv: %d", res.StatusCode)
+	}
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+2+1+1 || rows[0][0] != "sector" || rows[1][3] != orgAlpha || rows[1][1] != "1" || rows[4][3] != orgDelta || rows[4][1] != "" {
+		t.Fatalf("csv rows: %q", rows)
+	}
+	alpha := figures.Sectors[0].Rows[0]
+	if rows[1][4] != optFloat(alpha.Score) || rows[1][5] != optFloat(alpha.ScoreChange) || rows[1][6] != i64(alpha.Issues) ||
+		rows[1][7] != optInt(alpha.IssuesChange) || !strings.HasPrefix(rows[1][7], "-") {
+		t.Errorf("alpha's csv row %q, figures %+v", rows[1], alpha)
+	}
+}
