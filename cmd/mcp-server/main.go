@@ -44,7 +44,7 @@ func main() {
 		maxConnsPerClient, maxUnauthConns         int
 	)
 	flag.StringVar(&transport, "transport", "stdio",
-		"stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health)")
+		"stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health, and the dashboard at /)")
 	flag.StringVar(&listen, "listen", ":8090", "address for the http transport")
 	flag.StringVar(&namespace, "namespace", "", "namespace where scans are created and read (default: the pod's own, else the kubeconfig context's, else default)")
 	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted")
@@ -78,11 +78,13 @@ func main() {
 	flag.IntVar(&maxURLs, "max-urls-per-scan", 1000, "cwac_scan refuses more URLs than this")
 	policyFlags.Bind(flag.CommandLine)
 	var (
-		storeFlags  storeFlags
-		writerFlags writerFlags
+		storeFlags     storeFlags
+		writerFlags    writerFlags
+		dashboardFlags dashboardFlags
 	)
 	storeFlags.bind(flag.CommandLine)
 	writerFlags.bind(flag.CommandLine)
+	dashboardFlags.bind(flag.CommandLine)
 	flag.Parse()
 	if namespace == "" {
 		namespace = defaultNamespace()
@@ -181,14 +183,19 @@ func main() {
 		if err := conns.Check(); err != nil {
 			fail("invalid connection limits", err)
 		}
-		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns})
+		dash, err := newDashboard(dashboardFlags, dashboardDeps{auth: auth, authMode: authMode, clientset: cs, client: c,
+			store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log})
+		if err != nil {
+			fail("creating the dashboard", err)
+		}
+		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash})
 		go func() {
 			<-ctx.Done()
 			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			_ = hs.Shutdown(shutdown)
 		}()
-		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp",
+		log.Info("serving MCP over streamable HTTP", "addr", listen, "path", "/mcp", "dashboard", dash != nil,
 			"namespace", namespace, "resultsRoot", resultsRoot, "auth", authMode, "readOnly", readOnly)
 		listener, err := net.Listen("tcp", listen)
 		if err != nil {

@@ -12,6 +12,10 @@ type Principal struct {
 	Name string
 	// Anonymous is true when nobody signed in (--auth=none).
 	Anonymous bool
+	// Subject is the Access's own record of the principal (a Kubernetes
+	// user with its groups), handed back to MayRead; the dashboard never
+	// reads it.
+	Subject any
 }
 
 // Access answers "who is this request" and "what may they read". The MCP

@@ -68,15 +68,15 @@ type ScanSummary struct {
 
 // ScanDiff is the comparison with the scan's baseline.
 type ScanDiff struct {
-	Baseline                                                     string
-	New, Fixed, Unchanged, Unstable                              int64
+	Baseline                                                       string
+	New, Fixed, Unchanged, Unstable                                int64
 	PagesAdded, PagesRemoved, NewOnAddedPages, FixedOnRemovedPages int64
-	ByOrganisation                                               []OrganisationDiff
+	ByOrganisation                                                 []OrganisationDiff
 }
 
 // OrganisationDiff is one organisation's share of a ScanDiff.
 type OrganisationDiff struct {
-	Organisation           string
+	Organisation          string
 	New, Fixed, Unchanged int64
 }
 

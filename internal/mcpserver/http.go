@@ -31,6 +31,10 @@ type HTTPOptions struct {
 	BodyReadTimeout time.Duration
 	// Conns bound the connections NewHTTPServer's server holds open.
 	Conns ConnLimits
+	// Dashboard, when set, serves every path the routes above do not (the
+	// web dashboard at /), behind the same Host check, body limits and
+	// cross-origin refusals; it authenticates its own requests.
+	Dashboard http.Handler
 }
 
 // Handler serves /mcp (streamable HTTP), the REST execution service
@@ -76,6 +80,9 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	mux.Handle("POST /execute", protected(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })))
 	mux.Handle("GET "+MetricsPath, protected(s.metricsHandler()))
 	mux.HandleFunc("GET /health", s.health)
+	if opts.Dashboard != nil {
+		mux.Handle("/", guardHost(deadlineBody(opts.BodyReadTimeout, limitBody(opts.MaxRequestBytes, guardCrossOrigin(opts.Dashboard)))))
+	}
 	return markServing(mux)
 }
 
@@ -130,6 +137,11 @@ type refuseAll struct{}
 func (refuseAll) Authenticate(context.Context, *http.Request) (*Identity, error) {
 	return nil, fmt.Errorf("%w: no authentication is configured", errUnauthenticated)
 }
+
+// IsUnauthenticated reports whether an Authenticator's error means the
+// request carried no acceptable credentials (401), rather than that the
+// check itself failed (503).
+func IsUnauthenticated(err error) bool { return errors.Is(err, errUnauthenticated) }
 
 // limitBody refuses bodies over maxBytes before anything parses them.
 func limitBody(maxBytes int64, next http.Handler) http.Handler {

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"log/slog"
+
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/dashboard"
+	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// dashboardFlags are the web dashboard's flags.
+type dashboardFlags struct {
+	enabled bool
+}
+
+func (f *dashboardFlags) bind(fs *flag.FlagSet) {
+	fs.BoolVar(&f.enabled, "dashboard", true, "serve the web dashboard at / of the http transport's listener "+
+		"(organisations, trends, scans, issues; same authentication as MCP; see docs/dashboard.md)")
+}
+
+// dashboardAccess is the dashboard's Access over the MCP server's own
+// authentication: the same bearer tokens (TokenReview, or the static token),
+// and, with --auth=kubernetes, a SubjectAccessReview per namespace for get
+// on cwacscans, as the MCP tools check.
+type dashboardAccess struct {
+	auth mcpserver.Authenticator
+	// clientset reviews permissions; nil with --auth=token or none, where
+	// whoever is let in reads the server's namespace.
+	clientset kubernetes.Interface
+}
+
+func (a dashboardAccess) Identify(r *http.Request) (dashboard.Principal, error) {
+	id, err := a.auth.Authenticate(r.Context(), r)
+	switch {
+	case mcpserver.IsUnauthenticated(err):
+		return dashboard.Principal{}, fmt.Errorf("%w: %v", dashboard.ErrUnauthenticated, strings.TrimPrefix(err.Error(), "unauthenticated: "))
+	case err != nil:
+		return dashboard.Principal{}, err
+	}
+	return dashboard.Principal{Name: id.User, Anonymous: id.Method == "anonymous", Subject: id}, nil
+}
+
+func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, namespace string) (bool, error) {
+	if a.clientset == nil {
+		return true, nil
+	}
+	id, ok := p.Subject.(*mcpserver.Identity)
+	if !ok || id.Method != "kubernetes" {
+		return false, nil
+	}
+	spec := authorizationv1.SubjectAccessReviewSpec{
+		User: id.User, UID: id.UID, Groups: id.Groups, Extra: map[string]authorizationv1.ExtraValue{},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: namespace, Verb: "get", Group: cwacv1alpha1.GroupVersion.Group, Resource: "cwacscans",
+		},
+	}
+	for k, v := range id.Extra {
+		spec.Extra[k] = v
+	}
+	sar, err := a.clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("checking permissions: %w", err)
+	}
+	return sar.Status.Allowed, nil
+}
+
+// dashboardScans is the dashboard's ScanSource: the CwacScans (through the
+// server's scan cache when it synced) and their results directories
+// through the MCP tools' confined access.
+type dashboardScans struct {
+	client client.Reader
+	open   func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error)
+}
+
+func (s dashboardScans) ListScans(ctx context.Context, namespaces []string) ([]dashboard.ScanInfo, error) {
+	var out []dashboard.ScanInfo
+	for _, ns := range namespaces {
+		list := &cwacv1alpha1.CwacScanList{}
+		if err := s.client.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return nil, fmt.Errorf("listing scans in %s: %w", ns, err)
+		}
+		for i := range list.Items {
+			out = append(out, scanInfo(&list.Items[i]))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b dashboard.ScanInfo) int {
+		if c := b.Created.Compare(a.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	return out, nil
+}
+
+func (s dashboardScans) get(ctx context.Context, namespace, name string) (*cwacv1alpha1.CwacScan, error) {
+	scan := &cwacv1alpha1.CwacScan{}
+	err := s.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, scan)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%s/%s: %w", namespace, name, dashboard.ErrScanNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading scan %s/%s: %w", namespace, name, err)
+	}
+	return scan, nil
+}
+
+func (s dashboardScans) GetScan(ctx context.Context, namespace, name string) (dashboard.ScanInfo, error) {
+	scan, err := s.get(ctx, namespace, name)
+	if err != nil {
+		return dashboard.ScanInfo{}, err
+	}
+	return scanInfo(scan), nil
+}
+
+func (s dashboardScans) OpenResults(ctx context.Context, namespace, name string) (fs.FS, func(), error) {
+	scan, err := s.get(ctx, namespace, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if scan.Status.ResultsPath == "" {
+		return nil, nil, fmt.Errorf("%s/%s: %w", namespace, name, dashboard.ErrNoResults)
+	}
+	fsys, done, err := s.open(ctx, scan)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%s/%s: %w", namespace, name, dashboard.ErrNoResults)
+	}
+	return fsys, done, err
+}
+
+// scanInfo is what the dashboard shows of a CwacScan.
+func scanInfo(scan *cwacv1alpha1.CwacScan) dashboard.ScanInfo {
+	st := scan.Status
+	info := dashboard.ScanInfo{
+		Namespace: scan.Namespace, Name: scan.Name, Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Phase: string(st.Phase),
+		Created: scan.CreationTimestamp.Time, Message: st.Message, Baseline: scan.Spec.Baseline, ResultsPath: st.ResultsPath,
+	}
+	if info.Phase == "" {
+		info.Phase = "Pending"
+	}
+	if st.CompletionTime != nil {
+		t := st.CompletionTime.Time
+		info.Finished = &t
+	}
+	if f := st.Failure; f != nil {
+		info.Failure = &dashboard.ScanFailure{Reason: f.Reason, ExitCode: f.ExitCode, Cause: f.Cause, LogTail: f.LogTail}
+	}
+	if sum := st.Summary; sum != nil {
+		info.Summary = &dashboard.ScanSummary{Pages: sum.PagesScanned, URLs: sum.UrlsScanned, Issues: sum.TotalIssues,
+			ByImpact: sum.IssuesByImpact, UnscannedBaseURLs: sum.UnscannedBaseURLs, DurationSeconds: sum.DurationSeconds}
+		if d := sum.Diff; d != nil {
+			diff := &dashboard.ScanDiff{Baseline: d.Baseline, New: d.New, Fixed: d.Fixed, Unchanged: d.Unchanged, Unstable: d.Unstable,
+				PagesAdded: d.PagesAdded, PagesRemoved: d.PagesRemoved, NewOnAddedPages: d.NewOnAddedPages, FixedOnRemovedPages: d.FixedOnRemovedPages}
+			for _, o := range d.ByOrganisation {
+				diff.ByOrganisation = append(diff.ByOrganisation, dashboard.OrganisationDiff{Organisation: o.Organisation, New: o.New, Fixed: o.Fixed, Unchanged: o.Unchanged})
+			}
+			info.Summary.Diff = diff
+		}
+	}
+	return info
+}
+
+// dashboardTimeout bounds one dashboard request's reads.
+const dashboardTimeout = 30 * time.Second
+
+// withTimeout bounds every dashboard request but a file download (which
+// streams for as long as the file takes): a slow store or API server
+// answers with a 503 page rather than holding the connection.
+func withTimeout(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/files/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), dashboardTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// newDashboard builds the dashboard for the http transport (nil when
+// --dashboard=false).
+func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
+	if !f.enabled {
+		return nil, nil
+	}
+	access := dashboardAccess{auth: deps.auth}
+	if deps.authMode == "kubernetes" {
+		access.clientset = deps.clientset
+	}
+	h, err := dashboard.New(dashboard.Options{
+		Store: deps.store, Access: access, Namespaces: []string{deps.namespace}, Log: deps.log,
+		Scans: dashboardScans{client: deps.client, open: mcpserver.OpenScanResults(deps.resultsRoot)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return withTimeout(h), nil
+}
+
+// dashboardDeps are what the dashboard shares with the MCP server.
+type dashboardDeps struct {
+	auth        mcpserver.Authenticator
+	authMode    string
+	clientset   kubernetes.Interface
+	client      client.Reader
+	store       *store.Store
+	namespace   string
+	resultsRoot string
+	log         *slog.Logger
+}
