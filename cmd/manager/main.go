@@ -50,6 +50,8 @@ func main() {
 	scan.bind(flag.CommandLine)
 	var policyFlags urlpolicy.Flags
 	policyFlags.Bind(flag.CommandLine)
+	var notifyOpts notifyFlags
+	notifyOpts.bind(flag.CommandLine)
 	var maxURLs, workers, admissionWorkers, admissionURLChecks int
 	var admissionTimeout, finishedJobTTL, cleanupTimeout time.Duration
 	flag.IntVar(&workers, "workers", controller.DefaultWorkers, "scans reconciled at once")
@@ -95,6 +97,10 @@ func main() {
 		exit("invalid scan-target policy", err)
 	}
 	opts.Egress = policyFlags.Lists // each scan pod's egress proxy checks connections against the same lists
+	notifications, err := notifyOpts.options(policyFlags.Lists)
+	if err != nil {
+		exit("invalid notification settings", err)
+	}
 	if min(workers, admissionWorkers, admissionURLChecks) < 1 || admissionTimeout <= 0 {
 		exit("invalid controller settings", fmt.Errorf(
 			"--workers (%d), --admission-workers (%d) and --admission-url-checks (%d) must be at least 1 and --admission-timeout (%s) positive",
@@ -140,7 +146,7 @@ func main() {
 	if err := controller.Setup(mgr, controller.Options{
 		JobOptions: opts, MaxConcurrentScans: maxConcurrent, Policy: policy, MaxURLsPerScan: maxURLs,
 		Workers: workers, AdmissionWorkers: admissionWorkers, AdmissionURLChecks: admissionURLChecks, AdmissionTimeout: admissionTimeout,
-		FinishedJobTTL: finishedJobTTL, CleanupTimeout: cleanupTimeout,
+		FinishedJobTTL: finishedJobTTL, CleanupTimeout: cleanupTimeout, Notify: notifications,
 	}); err != nil {
 		exit("setting up controller", err)
 	}

@@ -107,6 +107,11 @@ func slimScan(s *cwacv1alpha1.CwacScan) *cwacv1alpha1.CwacScan {
 	if sum := s.Status.Summary; sum != nil {
 		out.Status.Summary = &cwacv1alpha1.ScanSummary{PagesScanned: sum.PagesScanned}
 	}
+	// The notification controller picks the scans whose notifications are
+	// not settled; once they are, the cache keeps none of them.
+	if s.NotificationsPending() {
+		out.Spec.Notifications, out.Status.Notifications = s.Spec.Notifications, s.Status.Notifications
+	}
 	return out
 }
 

@@ -70,6 +70,8 @@ type Options struct {
 	Now func() time.Time
 	// SkipNameValidation lets tests start several managers in one process.
 	SkipNameValidation bool
+	// Notify configures the delivery of spec.notifications.
+	Notify NotifyOptions
 
 	// inspect, in tests, is given the scan reconciler Setup built.
 	inspect func(*CwacScanReconciler)
@@ -115,6 +117,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		o.inspect(scans)
 	}
 	if err := setupSchedules(mgr, o); err != nil {
+		return err
+	}
+	if err := SetupNotifications(mgr, o.Notify, o.Now, o.SkipNameValidation); err != nil {
 		return err
 	}
 	return scans.SetupWithManager(mgr)
