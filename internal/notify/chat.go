@@ -7,6 +7,13 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
+// Keys the chat formats share.
+const (
+	keyText  = "text"
+	keyTitle = "title"
+	keyType  = "type"
+)
+
 // Chat services cap what they show; staying well inside keeps a message
 // from being refused whole.
 const (
@@ -92,51 +99,49 @@ func Slack(p *Payload) map[string]any {
 	context := fmt.Sprintf("%s · %s/%s · %s", p.Event, p.Scan.Namespace, p.Scan.Name, p.OccurredAt)
 	body := strings.Join(details(p), "\n")
 	blocks := []any{
-		map[string]any{"type": "header", "text": map[string]any{"type": "plain_text", "text": textcap.Head(p.Title, slackHeaderMax)}},
+		map[string]any{keyType: "header", keyText: map[string]any{keyType: "plain_text", keyText: textcap.Head(p.Title, slackHeaderMax)}},
 	}
 	if body != "" {
-		blocks = append(blocks, map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": textcap.Head(slackEscape.Replace(body), slackSectionMax)}})
+		section := map[string]any{keyType: "mrkdwn", keyText: textcap.Head(slackEscape.Replace(body), slackSectionMax)}
+		blocks = append(blocks, map[string]any{keyType: "section", keyText: section})
 	}
 	if p.Links != nil && p.Links.Dashboard != "" {
 		context += " · <" + slackEscape.Replace(p.Links.Dashboard) + "|dashboard>"
 	} else {
 		context = slackEscape.Replace(context)
 	}
-	blocks = append(blocks, map[string]any{"type": "context", "elements": []any{map[string]any{"type": "mrkdwn", "text": context}}})
-	return map[string]any{"text": slackEscape.Replace(textcap.Head(p.Title, slackSectionMax)), "blocks": blocks}
+	blocks = append(blocks, map[string]any{keyType: "context", "elements": []any{map[string]any{keyType: "mrkdwn", keyText: context}}})
+	return map[string]any{keyText: slackEscape.Replace(textcap.Head(p.Title, slackSectionMax)), "blocks": blocks}
 }
 
 // Teams is the message a Microsoft Teams incoming webhook (or a Workflows
 // "post to a channel when a webhook request is received" flow) takes: one
 // Adaptive Card.
 func Teams(p *Payload) map[string]any {
-	facts := []any{
-		map[string]any{"title": "Event", "value": string(p.Event)},
-		map[string]any{"title": "Scan", "value": p.Scan.Namespace + "/" + p.Scan.Name},
-		map[string]any{"title": "Finished", "value": p.OccurredAt},
-	}
+	fact := func(title, value string) any { return map[string]any{keyTitle: title, "value": value} }
+	facts := []any{fact("Event", string(p.Event)), fact("Scan", p.Scan.Namespace+"/"+p.Scan.Name), fact("Finished", p.OccurredAt)}
 	if p.Scan.ComparedWith != "" {
-		facts = append(facts, map[string]any{"title": "Compared with", "value": p.Scan.ComparedWith})
+		facts = append(facts, fact("Compared with", p.Scan.ComparedWith))
 	}
 	body := []any{
-		map[string]any{"type": "TextBlock", "text": textcap.Head(p.Title, teamsTextMax), "weight": "Bolder", "size": "Medium", "wrap": true},
-		map[string]any{"type": "FactSet", "facts": facts},
+		map[string]any{keyType: "TextBlock", keyText: textcap.Head(p.Title, teamsTextMax), "weight": "Bolder", "size": "Medium", "wrap": true},
+		map[string]any{keyType: "FactSet", "facts": facts},
 	}
 	if lines := details(p); len(lines) > 0 {
 		// Adaptive Card text reads a subset of Markdown; lines become a list.
-		body = append(body, map[string]any{"type": "TextBlock", "text": textcap.Head(strings.Join(lines, "\n\n"), teamsTextMax), "wrap": true})
+		body = append(body, map[string]any{keyType: "TextBlock", keyText: textcap.Head(strings.Join(lines, "\n\n"), teamsTextMax), "wrap": true})
 	}
 	card := map[string]any{
 		"$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-		"type":    "AdaptiveCard",
+		keyType:   "AdaptiveCard",
 		"version": "1.4",
 		"body":    body,
 	}
 	if p.Links != nil && p.Links.Dashboard != "" {
-		card["actions"] = []any{map[string]any{"type": "Action.OpenUrl", "title": "Open the dashboard", "url": p.Links.Dashboard}}
+		card["actions"] = []any{map[string]any{keyType: "Action.OpenUrl", keyTitle: "Open the dashboard", "url": p.Links.Dashboard}}
 	}
 	return map[string]any{
-		"type": "message",
+		keyType: "message",
 		"attachments": []any{map[string]any{
 			"contentType": "application/vnd.microsoft.card.adaptive",
 			"content":     card,

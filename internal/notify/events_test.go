@@ -42,10 +42,10 @@ func TestDecide(t *testing.T) {
 			in:   Input{Scan: scan("s", complete, crossed), Previous: scan("b", complete), Compared: scan("b", complete)},
 			want: []ev{cwacv1alpha1.EventThresholdsCrossed}, comparedWith: "b"},
 		{name: "crosses again: no news",
-			in: Input{Scan: scan("s", complete, crossed), Previous: scan("b", complete, crossed), Compared: scan("b", complete, crossed)},
+			in:   Input{Scan: scan("s", complete, crossed), Previous: scan("b", complete, crossed), Compared: scan("b", complete, crossed)},
 			want: nil, comparedWith: "b"},
 		{name: "crossed, failed, crossed: judged against the baseline, no news",
-			in: Input{Scan: scan("s", complete, crossed), Previous: scan("f", failed), Compared: scan("b", complete, crossed)},
+			in:   Input{Scan: scan("s", complete, crossed), Previous: scan("f", failed), Compared: scan("b", complete, crossed)},
 			want: []ev{cwacv1alpha1.EventScanRecovered}, comparedWith: "f"},
 		{name: "back within thresholds",
 			in:   Input{Scan: scan("s", complete), Previous: scan("b", complete, crossed), Compared: scan("b", complete, crossed)},
@@ -61,10 +61,12 @@ func TestDecide(t *testing.T) {
 		{name: "score rose: nothing",
 			in: Input{Scan: scan("s", complete, issues(10)), Compared: scan("b", complete, issues(30))}, want: nil, comparedWith: "b"},
 		{name: "a site newly unscanned",
-			in:   Input{Scan: scan("s", complete, unscanned("https://a.example/", "https://b.example/")), Previous: scan("p", complete, unscanned("https://a.example/"))},
+			in: Input{Scan: scan("s", complete, unscanned("https://a.example/", "https://b.example/")),
+				Previous: scan("p", complete, unscanned("https://a.example/"))},
 			want: []ev{cwacv1alpha1.EventScanIncomplete}, comparedWith: "p"},
 		{name: "the same sites unscanned again: no news",
-			in: Input{Scan: scan("s", complete, unscanned("https://a.example/")), Previous: scan("p", complete, unscanned("https://a.example/"))}, want: nil, comparedWith: "p"},
+			in: Input{Scan: scan("s", complete, unscanned("https://a.example/")),
+				Previous: scan("p", complete, unscanned("https://a.example/"))}, want: nil, comparedWith: "p"},
 		{name: "connections newly blocked",
 			in: Input{Scan: scan("s", complete, func(s *cwacv1alpha1.CwacScan) {
 				setCond(s, cwacv1alpha1.ConditionConnectionsBlocked, metav1.ConditionTrue, cwacv1alpha1.ReasonBlockedByPolicy, "10.0.0.1 refused")
@@ -73,7 +75,7 @@ func TestDecide(t *testing.T) {
 		{name: "everything at once, in order",
 			in: Input{Scan: scan("s", complete, crossed, newIssues3, issues(50), unscanned("https://c.example/")),
 				Previous: scan("b", complete), Compared: scan("b", complete)},
-			want: []ev{cwacv1alpha1.EventThresholdsCrossed, cwacv1alpha1.EventNewIssues, cwacv1alpha1.EventScoreDropped, cwacv1alpha1.EventScanIncomplete},
+			want:         []ev{cwacv1alpha1.EventThresholdsCrossed, cwacv1alpha1.EventNewIssues, cwacv1alpha1.EventScoreDropped, cwacv1alpha1.EventScanIncomplete},
 			comparedWith: "b"},
 	}
 	for _, tc := range tests {
@@ -130,7 +132,7 @@ func TestPlan(t *testing.T) {
 	loose := receiver("loose", cwacv1alpha1.ReceiverTeams, cwacv1alpha1.EventScoreDropped, cwacv1alpha1.EventScanFailed)
 	loose.ScoreDrop = ptr.To[int32](2)
 	got := Plan(d, []cwacv1alpha1.NotificationReceiver{ops, strict, loose})
-	var names []string
+	names := make([]string, 0, len(got))
 	for _, p := range got {
 		if p.State != cwacv1alpha1.DeliveryPending {
 			t.Errorf("%s/%s state %s", p.Receiver, p.Event, p.State)
@@ -151,7 +153,8 @@ func TestNotificationsPending(t *testing.T) {
 	if s.NotificationsPending() {
 		t.Error("no receivers: pending")
 	}
-	s.Spec.Notifications = &cwacv1alpha1.Notifications{Receivers: []cwacv1alpha1.NotificationReceiver{receiver("a", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventNewIssues)}}
+	s.Spec.Notifications = &cwacv1alpha1.Notifications{Receivers: []cwacv1alpha1.NotificationReceiver{
+		receiver("a", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventNewIssues)}}
 	if !s.NotificationsPending() {
 		t.Error("undecided: not pending")
 	}

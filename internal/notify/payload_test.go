@@ -101,12 +101,12 @@ func TestSchemaRefuses(t *testing.T) {
 	good, _ := json.Marshal(p)
 	var doc map[string]any
 	for name, change := range map[string]func(map[string]any){
-		"unknown event":         func(m map[string]any) { m["event"] = "ScanExploded" },
-		"other version":         func(m map[string]any) { m["schemaVersion"] = "v2" },
-		"unknown field":         func(m map[string]any) { m["extra"] = 1 },
-		"NewIssues without it":  func(m map[string]any) { delete(m, "newIssues") },
-		"unknown impact":        func(m map[string]any) { m["summary"].(map[string]any)["issuesByImpact"] = map[string]any{"huge": 1} },
-		"phase still running":   func(m map[string]any) { m["scan"].(map[string]any)["phase"] = "Running" },
+		"unknown event":        func(m map[string]any) { m["event"] = "ScanExploded" },
+		"other version":        func(m map[string]any) { m["schemaVersion"] = "v2" },
+		"unknown field":        func(m map[string]any) { m["extra"] = 1 },
+		"NewIssues without it": func(m map[string]any) { delete(m, "newIssues") },
+		"unknown impact":       func(m map[string]any) { m["summary"].(map[string]any)["issuesByImpact"] = map[string]any{"huge": 1} },
+		"phase still running":  func(m map[string]any) { m["scan"].(map[string]any)["phase"] = "Running" },
 	} {
 		_ = json.Unmarshal(good, &doc)
 		change(doc)
@@ -133,7 +133,7 @@ func TestBuildRefusesUnknownEvent(t *testing.T) {
 // that every service takes, the lists cut with their totals kept.
 func TestCaps(t *testing.T) {
 	s := scan("s", complete, crossed, newIssues3)
-	var urls []string
+	urls := make([]string, 0, 1000)
 	s.Status.Summary.Diff.ByOrganisation = nil
 	for i := range 1000 {
 		urls = append(urls, fmt.Sprintf("https://site-%d.example/%s", i, strings.Repeat("p", 1500)))
@@ -183,7 +183,8 @@ func TestSlackAndTeams(t *testing.T) {
 	s := scan("s", complete, newIssues3)
 	s.Status.Summary.Diff.ByOrganisation[0].Organisation = "<!channel> & <https://evil.example|click>"
 	d := Decide(Input{Scan: s})
-	p, err := Build(s, d, receiver("chat", cwacv1alpha1.ReceiverSlack, cwacv1alpha1.EventNewIssues), cwacv1alpha1.EventNewIssues, Options{DashboardURL: "https://dash.example/"})
+	p, err := Build(s, d, receiver("chat", cwacv1alpha1.ReceiverSlack, cwacv1alpha1.EventNewIssues), cwacv1alpha1.EventNewIssues,
+		Options{DashboardURL: "https://dash.example/"})
 	if err != nil {
 		t.Fatal(err)
 	}

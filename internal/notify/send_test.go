@@ -167,8 +167,10 @@ func TestSend(t *testing.T) {
 	before := ok.n.Load()
 	check("loopback", strict.Send(ctx, okSrv.URL+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "(loopback)")
 	check("metadata", strict.Send(ctx, "http://169.254.169.254/latest"+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "(link-local)")
-	check("cluster name", strict.Send(ctx, "http://hooks.team.svc.cluster.local"+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "cluster-internal-name")
-	check("rebinding name", strict.Send(ctx, "https://rebind.example"+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "resolves to 169.254.169.254")
+	check("cluster name", strict.Send(ctx, "http://hooks.team.svc.cluster.local"+secretPath, []byte("{}"), nil),
+		cwacv1alpha1.ReasonReceiverRefused, true, "cluster-internal-name")
+	check("rebinding name", strict.Send(ctx, "https://rebind.example"+secretPath, []byte("{}"), nil),
+		cwacv1alpha1.ReasonReceiverRefused, true, "resolves to 169.254.169.254")
 	check("unresolvable", strict.Send(ctx, "https://nowhere.example"+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonRetrying, false, "could not be resolved")
 	if ok.n.Load() != before {
 		t.Error("a refused receiver was sent to")
