@@ -85,12 +85,16 @@ func New(opts Options) (*Handler, error) {
 }
 
 func (h *Handler) routes() {
-	css, _ := assets.ReadFile("static/dashboard.css")
-	h.mux.HandleFunc("GET /static/dashboard.css", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/css; charset=utf-8")
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		_, _ = w.Write(css)
-	})
+	// The style sheet and the icon: same origin, cacheable, no credentials
+	// needed (an error page is styled too).
+	for name, ct := range map[string]string{"dashboard.css": "text/css; charset=utf-8", "favicon.svg": "image/svg+xml"} {
+		data, _ := assets.ReadFile("static/" + name)
+		h.mux.HandleFunc("GET /static/"+name, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+			_, _ = w.Write(data)
+		})
+	}
 	h.handle("GET /{$}", h.organisations)
 	h.handle("GET /organisations/{ns}/{org}", h.organisation)
 	h.handle("GET /issues/{ns}/{id}", h.issue)
@@ -311,6 +315,15 @@ var funcs = template.FuncMap{
 	"spark":     sparkline,
 	"add":       func(a, b int) int { return a + b },
 	"dict":      dict,
+	"plural":    plural,
+}
+
+// plural is "1 organisation", "3 organisations".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // dict builds a map from key, value pairs: a sub-template's arguments.
@@ -378,13 +391,13 @@ func formatScore(s *float64) string {
 func formatChange(c *float64) string {
 	switch {
 	case c == nil:
-		return "no previous scan"
+		return "not comparable"
 	case *c > 0:
 		return fmt.Sprintf("up %.1f", *c)
 	case *c < 0:
 		return fmt.Sprintf("down %.1f", -*c)
 	}
-	return "no change"
+	return "unchanged"
 }
 
 func formatIntChange(c *int64) string {
@@ -392,9 +405,9 @@ func formatIntChange(c *int64) string {
 	case c == nil:
 		return "no previous scan"
 	case *c > 0:
-		return fmt.Sprintf("%d more", *c)
+		return fmt.Sprintf("%d more issues", *c)
 	case *c < 0:
-		return fmt.Sprintf("%d fewer", -*c)
+		return fmt.Sprintf("%d fewer issues", -*c)
 	}
-	return "no change"
+	return "issues unchanged"
 }

@@ -1,0 +1,289 @@
+//go:build integration
+
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// The dashboard in real headless Chromium: on every page axe-core (the
+// project's pinned npm copy, hack/npm-deps.sh) finds no violation at 320
+// and 1280 CSS pixels, the page reflows at 320, its style sheet is applied
+// under its own Content-Security-Policy, it loads nothing but itself and
+// its style sheet, and Tab alone reaches every link and control in DOM
+// order with a visible focus. Screenshots at 320 and 1280 pixels go to
+// bin/screenshots/dashboard (DASHBOARD_SCREENSHOTS overrides).
+
+const axePath = "../../test/mcp-e2e/node_modules/axe-core/axe.min.js"
+
+func requireBrowser(t *testing.T) (string, []byte) {
+	t.Helper()
+	var chromium string
+	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			chromium = p
+			break
+		}
+	}
+	if chromium == "" {
+		t.Fatal("headless Chromium is needed to test the dashboard and was not found (Debian: apt-get install chromium; or set CHROMIUM)")
+	}
+	axe, err := os.ReadFile(axePath)
+	if err != nil {
+		t.Fatalf("axe-core is not installed (%v): run hack/npm-deps.sh", err)
+	}
+	return chromium, axe
+}
+
+func TestDashboardInBrowser(t *testing.T) {
+	chromium, axe := requireBrowser(t)
+	shots := os.Getenv("DASHBOARD_SCREENSHOTS")
+	if shots == "" {
+		shots = filepath.Join("..", "..", "bin", "screenshots", "dashboard")
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, st := newTestHandler(t, Options{Scans: testScans(t)})
+	ch, err := st.OrganisationLatestChanges(context.Background(), testNS, orgAlpha, 5)
+	if err != nil || len(ch.Fixed) == 0 {
+		t.Fatalf("latest changes: %+v %v", ch, err)
+	}
+	open, err := st.IssueHistory(context.Background(), store.IssueFilter{Namespaces: []string{testNS}, Organisation: orgBeta, State: store.StateOpen, Limit: 1})
+	if err != nil || len(open.Issues) == 0 {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	base := "http://" + ln.Addr().String()
+
+	pages := []struct{ name, path string }{
+		{"organisations", "/"},
+		{"organisation", orgURL(testNS, orgAlpha)},
+		{"organisation-unranked", orgURL(testNS, orgDelta)},
+		{"issue-fixed", "/issues/cwac/" + ch.Fixed[0].Fingerprint},
+		{"issue-open", "/issues/cwac/" + open.Issues[0].Fingerprint},
+		{"scans", "/scans"},
+		{"scans-invalid", "/scans?phase=Done"},
+		{"scan", "/scans/cwac/weekly-2"},
+		{"scan-failed", "/scans/cwac/broken"},
+		{"not-found", orgURL(testNS, "Nobody Ltd")},
+	}
+	ctx := browser(t, chromium)
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			checkPage(ctx, t, base, p.path, axe, filepath.Join(shots, p.name))
+		})
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+func browser(t *testing.T, chromium string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.NoSandbox,
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	return ctx
+}
+
+// checkPage loads one page in a tab of its own, signed in as a reader of
+// both namespaces (a bearer token on every request), and checks it.
+func checkPage(browserCtx context.Context, t *testing.T, base, path string, axe []byte, shot string) {
+	var mu sync.Mutex
+	var requested []string
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil {
+			mu.Lock()
+			requested = append(requested, e.Request.URL)
+			mu.Unlock()
+		}
+	}))
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelTimeout()
+	signIn := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Authorization": "Bearer both"}})
+		return err
+	})
+	if err := chromedp.Do(ctx, signIn, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+path)); err != nil {
+		t.Fatal(err)
+	}
+	if bg := evaluate[string](ctx, t, `getComputedStyle(document.querySelector("header.top")).backgroundColor`); bg != "rgb(20, 33, 61)" {
+		t.Errorf("the style sheet was not applied (header background %q)", bg)
+	}
+	if n := evaluate[int](ctx, t, `document.querySelectorAll("h1").length`); n != 1 {
+		t.Errorf("%d h1 elements", n)
+	}
+	screenshot(ctx, t, 1280, shot+"-1280.png")
+	screenshot(ctx, t, 320, shot+"-320.png")
+	evaluate[bool](ctx, t, string(axe)+";\ntrue")
+	for _, width := range []int64{320, 1280} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
+			t.Fatal(err)
+		}
+		if sw := evaluate[int64](ctx, t, `document.documentElement.scrollWidth`); sw > width {
+			t.Errorf("at %d px the page is %d px wide: it does not reflow", width, sw)
+		}
+		runAxe(ctx, t, width)
+	}
+	keyboard(ctx, t)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range requested {
+		if u != base+path && u != base+"/static/dashboard.css" && u != base+"/static/favicon.svg" {
+			t.Errorf("the page loaded %s", u)
+		}
+	}
+}
+
+// keyboard presses Tab through the page at 1280 px and checks that focus
+// visits every focusable element in DOM order, each with a visible focus
+// indicator (an outline or a box shadow), then leaves the page.
+func keyboard(ctx context.Context, t *testing.T) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	want := evaluate[[]string](ctx, t, `(() => {
+		window.__focusables = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])')]
+			.filter(e => !e.disabled && e.getClientRects().length > 0);
+		return window.__focusables.map((e, i) => i + ":" + e.tagName.toLowerCase() + ":" + (e.id || e.getAttribute("href") || ""));
+	})()`)
+	if len(want) == 0 {
+		t.Fatal("no focusable element on the page")
+	}
+	var got []string
+	for i := 0; i <= len(want); i++ {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatal(err)
+		}
+		state := evaluate[string](ctx, t, `(() => {
+			const e = document.activeElement;
+			const i = window.__focusables.indexOf(e);
+			if (i < 0) return "outside:" + (e ? e.tagName.toLowerCase() : "none");
+			const s = getComputedStyle(e);
+			const visible = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== "none";
+			const r = e.getBoundingClientRect();
+			const shown = r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < window.innerHeight;
+			return i + ":" + e.tagName.toLowerCase() + ":" + (e.id || e.getAttribute("href") || "") + (visible ? "" : ":no-visible-focus") + (shown ? "" : ":off-screen");
+		})()`)
+		got = append(got, state)
+	}
+	for i, w := range want {
+		if i >= len(got) || got[i] != w {
+			g := "nothing"
+			if i < len(got) {
+				g = got[i]
+			}
+			t.Errorf("Tab press %d focused %s, want %s", i+1, g, w)
+			return
+		}
+	}
+	if last := got[len(want)]; !strings.HasPrefix(last, "outside:") && !strings.HasPrefix(last, "0:") {
+		t.Errorf("after the last element, Tab focused %s", last)
+	}
+}
+
+type axeResult struct {
+	Violations []struct {
+		ID    string `json:"id"`
+		Help  string `json:"help"`
+		Nodes []struct {
+			Target []any  `json:"target"`
+			HTML   string `json:"html"`
+		} `json:"nodes"`
+	} `json:"violations"`
+	Passes int `json:"passes"`
+}
+
+func runAxe(ctx context.Context, t *testing.T, width int64) {
+	t.Helper()
+	raw := evaluate[string](ctx, t, `axe.run(document, {resultTypes: ["violations"]})
+		.then(r => JSON.stringify({violations: r.violations, passes: r.passes.length}))`, chromedp.EvalAwaitPromise)
+	var res axeResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		t.Fatalf("axe-core's result: %v", err)
+	}
+	if res.Passes == 0 {
+		t.Errorf("axe-core passed no rule at %d px: it did not run", width)
+	}
+	for _, v := range res.Violations {
+		var where []string
+		for i, n := range v.Nodes {
+			if i == 3 {
+				where = append(where, fmt.Sprintf("and %d more", len(v.Nodes)-3))
+				break
+			}
+			where = append(where, fmt.Sprint(n.Target)+" "+n.HTML)
+		}
+		t.Errorf("axe-core at %d px: %s (%s): %s", width, v.ID, v.Help, strings.Join(where, "; "))
+	}
+}
+
+func evaluate[T any](ctx context.Context, t *testing.T, js string, opts ...chromedp.EvaluateOption) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, opts...))
+	if err != nil {
+		t.Fatalf("evaluating %.80s: %v", js, err)
+	}
+	return v
+}
+
+// screenshot captures the whole page (at most 6,000 pixels of it).
+func screenshot(ctx context.Context, t *testing.T, width int64, path string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
+		t.Fatal(err)
+	}
+	height := min(evaluate[int64](ctx, t, `document.documentElement.scrollHeight`), 6000)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
