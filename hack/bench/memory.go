@@ -138,10 +138,11 @@ func managerMemory(ctx context.Context, bin, kubeconfig, dir string, n int) (mem
 	}
 	// The first list's garbage (whole scans, before the cache transform
 	// slims them) goes at a collection, and its memory back to the system
-	// some time after. An idle Go process collects at least every 2
-	// minutes: wait that long, then for the resident memory to hold steady
-	// (four readings 5 s apart within 2%), at most 2 minutes more.
-	time.Sleep(130 * time.Second)
+	// after the next: Go returns what exceeds the heap goal of the
+	// collection before, and an idle process collects every 2 minutes.
+	// Wait for two, then for the resident memory to hold steady (four
+	// readings 5 s apart within 2%), at most 2 minutes more.
+	time.Sleep(250 * time.Second)
 	var rss []float64
 	for settle := time.Now().Add(2 * time.Minute); time.Now().Before(settle); time.Sleep(5 * time.Second) {
 		kib, err := residentKiB(cmd.Process.Pid, "VmRSS:")

@@ -1,0 +1,6 @@
+//go:build !race
+
+package controller
+
+// raceDetector says the test binary was built with -race (see race_on_test.go).
+const raceDetector = false
