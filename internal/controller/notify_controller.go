@@ -231,7 +231,7 @@ func (r *NotificationReconciler) deliver(ctx context.Context, scan *cwacv1alpha1
 	// that happened and is not recorded would be repeated.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := r.patch(wctx, base, scan); err != nil {
+	if err := r.recordOutcome(wctx, base, scan); err != nil {
 		return ctrl.Result{}, err
 	}
 	for i := 0; i < len(warnings); i += 2 {
@@ -350,6 +350,26 @@ func (r *NotificationReconciler) wholeScan(ctx context.Context, ns, name string)
 		return nil
 	}
 	return s
+}
+
+// recordOutcome writes what was sent. Another writer may have changed
+// the scan meanwhile (a conflict): the outcome is then put on a fresh read
+// and written again, never dropped, since a dropped record would send again.
+func (r *NotificationReconciler) recordOutcome(ctx context.Context, base, scan *cwacv1alpha1.CwacScan) error {
+	err := r.patch(ctx, base, scan)
+	for try := 0; apierrors.IsConflict(err) && try < 5; try++ {
+		fresh := &cwacv1alpha1.CwacScan{}
+		if err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(scan), fresh); err != nil {
+			return err
+		}
+		base = fresh.DeepCopy()
+		fresh.Status.Notifications = scan.Status.Notifications
+		if c := meta.FindStatusCondition(scan.Status.Conditions, cwacv1alpha1.ConditionNotificationsDelivered); c != nil {
+			meta.SetStatusCondition(&fresh.Status.Conditions, *c)
+		}
+		err = r.patch(ctx, base, fresh)
+	}
+	return err
 }
 
 func (r *NotificationReconciler) patch(ctx context.Context, base, scan *cwacv1alpha1.CwacScan) error {
