@@ -52,6 +52,15 @@ const (
 	// False (reason NoneBlocked) when it refused none. The scan's own
 	// result does not depend on it.
 	ConditionConnectionsBlocked = "ConnectionsBlocked"
+	// ConditionAllSitesComplete is set when a scan completes: True (reason
+	// AllOrganisationsComplete) when every organisation's sites were scanned
+	// completely; False (reason OrganisationsIncomplete) when some were
+	// partial, blocked or unreachable (the message names them, worst first,
+	// with their reasons, and counts the rest); Unknown (reason
+	// CompletenessUnknown) when the scan pod did not report completeness.
+	// AllSitesScanned only says whether each base URL yielded a page; this
+	// says whether what it yielded can be trusted (docs/completeness.md).
+	ConditionAllSitesComplete = "AllSitesComplete"
 )
 
 // Reasons, used on conditions and as Event reasons.
@@ -70,6 +79,18 @@ const (
 	ReasonAllSitesScanned = "AllSitesScanned"
 	// ReasonSomeSitesUnscanned: some base URLs yielded no page.
 	ReasonSomeSitesUnscanned = "SomeSitesUnscanned"
+	// ReasonAllOrganisationsComplete: every organisation's sites were
+	// scanned completely (up to max_links_per_domain, with no refusal,
+	// challenge page or error on the way).
+	ReasonAllOrganisationsComplete = "AllOrganisationsComplete"
+	// ReasonOrganisationsIncomplete: some organisations were partial
+	// (pages refused, rate-limited, challenge pages, errors), blocked (a
+	// firewall refused the base URL, or every page was a challenge) or
+	// unreachable (no page at all).
+	ReasonOrganisationsIncomplete = "OrganisationsIncomplete"
+	// ReasonCompletenessUnknown: the scan pod's report carried no
+	// completeness (an older runner, or cut to fit the termination message).
+	ReasonCompletenessUnknown = "CompletenessUnknown"
 	// ReasonPodHealthy: the scan pod shows no waiting problem.
 	ReasonPodHealthy = "PodHealthy"
 

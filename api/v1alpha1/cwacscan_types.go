@@ -297,6 +297,12 @@ type Thresholds struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	MinPagesScanned *int32 `json:"minPagesScanned,omitempty"`
+	// requireComplete, when true, fails the gate unless every organisation
+	// was scanned completely (status.summary.completeness): one that is
+	// partial, blocked or unreachable is named with its reason, and a scan
+	// whose completeness is not known does not pass.
+	// +optional
+	RequireComplete bool `json:"requireComplete,omitempty"`
 }
 
 // Violation is one rule and how often it was broken.
@@ -350,6 +356,47 @@ type ScanSummary struct {
 	// diff compares the results with spec.baseline's, when both exist.
 	// +optional
 	Diff *ScanDiff `json:"diff,omitempty"`
+	// completeness says how completely each organisation's sites were
+	// scanned (docs/completeness.md): organisations and sites counted by
+	// verdict, and the organisations that are not complete. Unset when the
+	// scan pod did not report it.
+	// +optional
+	Completeness *ScanCompleteness `json:"completeness,omitempty"`
+}
+
+// ScanCompleteness counts a scan's organisations and sites by verdict:
+// complete, partial, blocked or unreachable.
+type ScanCompleteness struct {
+	// organisationsByVerdict counts organisations by verdict.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=4
+	OrganisationsByVerdict map[string]int32 `json:"organisationsByVerdict,omitempty"`
+	// sitesByVerdict counts sites (base URLs) by verdict.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=4
+	SitesByVerdict map[string]int32 `json:"sitesByVerdict,omitempty"`
+	// incomplete lists organisations that are not complete, worst first,
+	// at most 20 (summary.json on the results volume lists more, with
+	// each site).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	Incomplete []OrganisationCompleteness `json:"incomplete,omitempty"`
+	// sitesNotJudged counts sites past the results reader's bound, whose
+	// completeness is not known.
+	// +optional
+	SitesNotJudged int32 `json:"sitesNotJudged,omitempty"`
+}
+
+// OrganisationCompleteness is one organisation that was not scanned completely.
+type OrganisationCompleteness struct {
+	// organisation as CWAC reports it.
+	Organisation string `json:"organisation"`
+	// verdict is partial, blocked or unreachable.
+	Verdict string `json:"verdict"`
+	// reason says why, naming the sites that were not complete.
+	// +optional
+	Reason string `json:"reason,omitempty"`
 }
 
 // ScanDiff counts how a scan's issues changed against its baseline. An

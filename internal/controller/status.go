@@ -57,9 +57,30 @@ func (w *statusWriter) complete(scan *cwacv1alpha1.CwacScan, msg string) {
 			w.setCondition(scan, cwacv1alpha1.ConditionAllSitesScanned, metav1.ConditionTrue, cwacv1alpha1.ReasonAllSitesScanned, "every base URL yielded pages")
 		}
 	}
+	w.completeness(scan)
 	w.setCondition(scan, cwacv1alpha1.ConditionComplete, metav1.ConditionTrue, cwacv1alpha1.ReasonSucceeded, msg)
 	w.judge(scan)
 	w.end(scan, cwacv1alpha1.PhaseComplete, cwacv1alpha1.ReasonSucceeded, msg)
+}
+
+// completeness sets AllSitesComplete from the summary's completeness:
+// True/AllOrganisationsComplete, False/OrganisationsIncomplete naming the
+// organisations (with a Warning Event: the scan's figures for them are
+// not to be trusted as a whole), or Unknown/CompletenessUnknown.
+func (w *statusWriter) completeness(scan *cwacv1alpha1.CwacScan) {
+	var c *cwacv1alpha1.ScanCompleteness
+	if scan.Status.Summary != nil {
+		c = scan.Status.Summary.Completeness
+	}
+	switch j, msg := gate.Completeness(c); j {
+	case gate.Complete:
+		w.setCondition(scan, cwacv1alpha1.ConditionAllSitesComplete, metav1.ConditionTrue, cwacv1alpha1.ReasonAllOrganisationsComplete, msg)
+	case gate.Incomplete:
+		w.setCondition(scan, cwacv1alpha1.ConditionAllSitesComplete, metav1.ConditionFalse, cwacv1alpha1.ReasonOrganisationsIncomplete, msg)
+		w.event(scan, corev1.EventTypeWarning, cwacv1alpha1.ReasonOrganisationsIncomplete, msg)
+	default:
+		w.setCondition(scan, cwacv1alpha1.ConditionAllSitesComplete, metav1.ConditionUnknown, cwacv1alpha1.ReasonCompletenessUnknown, msg)
+	}
 }
 
 // judge sets ThresholdsMet for a complete scan: True/WithinThresholds or

@@ -6,9 +6,11 @@ package gate
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Crossed lists, for people, each threshold the summary crosses with its
@@ -42,5 +44,72 @@ func Crossed(t *cwacv1alpha1.Thresholds, s *cwacv1alpha1.ScanSummary) []string {
 	if t.MinPagesScanned != nil && s.PagesScanned < *t.MinPagesScanned {
 		crossed = append(crossed, fmt.Sprintf("pages scanned %d < %d", s.PagesScanned, *t.MinPagesScanned))
 	}
+	if t.RequireComplete {
+		if j, why := Completeness(s.Completeness); j != Complete {
+			crossed = append(crossed, why)
+		}
+	}
 	return crossed
 }
+
+// MaxNamedIncomplete is how many incomplete organisations a verdict names.
+const MaxNamedIncomplete = 5
+
+// maxIncompleteBytes bounds the text naming them.
+const maxIncompleteBytes = 2048
+
+// Completeness judges a scan's completeness: Complete (every organisation
+// complete), Incomplete (some are not) or Unknown (not reported, no
+// organisation judged, or sites past the reader's bound), with a text for
+// people: for Incomplete, the first MaxNamedIncomplete organisations with
+// their verdicts and reasons, and how many more.
+func Completeness(c *cwacv1alpha1.ScanCompleteness) (Judgement, string) {
+	if c == nil {
+		return Unknown, "completeness not known: the scan pod did not report it"
+	}
+	incomplete, complete := int64(0), int64(0)
+	for v, n := range c.OrganisationsByVerdict {
+		if v == string(results.VerdictComplete) {
+			complete += int64(n)
+		} else {
+			incomplete += int64(n)
+		}
+	}
+	switch {
+	case incomplete == 0 && c.SitesNotJudged > 0:
+		return Unknown, fmt.Sprintf("completeness not known for %d sites past the results reader's bound", c.SitesNotJudged)
+	case incomplete == 0 && complete == 0:
+		return Unknown, "completeness not known: no organisation was judged"
+	case incomplete == 0:
+		return Complete, fmt.Sprintf("every organisation was scanned completely (%d)", complete)
+	}
+	named := make([]string, 0, MaxNamedIncomplete)
+	for _, o := range c.Incomplete {
+		if len(named) == MaxNamedIncomplete {
+			break
+		}
+		part := o.Organisation + " (" + o.Verdict
+		if o.Reason != "" {
+			part += ": " + o.Reason
+		}
+		named = append(named, part+")")
+	}
+	text := fmt.Sprintf("organisations not complete (%d of %d)", incomplete, incomplete+complete)
+	if len(named) > 0 {
+		text += ": " + strings.Join(named, "; ")
+		if more := incomplete - int64(len(named)); more > 0 {
+			text += fmt.Sprintf("; and %d more", more)
+		}
+	}
+	return Incomplete, textcap.Head(text, maxIncompleteBytes)
+}
+
+// Judgement is what Completeness decided.
+type Judgement int
+
+// The judgements of Completeness.
+const (
+	Unknown Judgement = iota
+	Complete
+	Incomplete
+)

@@ -85,6 +85,7 @@ func Encode(m Report, limit int) []byte {
 		s.BaseURLs = nil // the full list lives in summary.json on the volume
 		s.AuditFiles = nil
 		s.BlockedByPolicy = nil // the report carries it beside the summary
+		s.Completeness = completenessNaming(s.Completeness, MaxReportedIncomplete)
 		m.Summary = &s
 	}
 	m.BlockedByPolicy = blockedNaming(m.BlockedByPolicy, MaxReportedBlockedHosts)
@@ -105,10 +106,12 @@ func Encode(m Report, limit int) []byte {
 		func() { m.StderrTail = textcap.Tail(m.StderrTail, 1500) },
 		withSummary(func(s *results.Summary) { s.TopViolations = cut(s.TopViolations, 5) }),
 		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 5) }),
+		withSummary(func(s *results.Summary) { s.Completeness = completenessNaming(s.Completeness, 3) }),
 		func() { m.Message = textcap.Head(m.Message, 512) },
 		func() { m.StderrTail = textcap.Tail(m.StderrTail, 512) },
 		withSummary(func(s *results.Summary) { s.TopViolations = nil }),
 		withSummary(func(s *results.Summary) { s.UnscannedBaseURLs = cut(s.UnscannedBaseURLs, 1) }),
+		withSummary(func(s *results.Summary) { s.Completeness = completenessNaming(s.Completeness, 0) }),
 		withSummary(func(s *results.Summary) { s.Diff = diffWithOrganisations(s.Diff, 0) }),
 		withSummary(func(s *results.Summary) { s.IssuesByAuditType = nil; s.Informational = nil }),
 		func() { m.BlockedByPolicy = blockedNaming(m.BlockedByPolicy, 0) },
@@ -165,6 +168,35 @@ func diffWithOrganisations(d *results.DiffCounts, n int) *results.DiffCounts {
 		c.ByOrganisation = nil
 	}
 	return &c
+}
+
+// MaxReportedIncomplete is how many incomplete organisations the report
+// names (summary.json on the volume lists every site).
+const MaxReportedIncomplete = 10
+
+// maxReportedReasonBytes bounds an organisation's reason in the report.
+const maxReportedReasonBytes = 200
+
+// completenessNaming is c with its counts, naming at most n incomplete
+// organisations with their first reason and no sites, without changing
+// the caller's copy.
+func completenessNaming(c *results.Completeness, n int) *results.Completeness {
+	if c == nil {
+		return nil
+	}
+	out := &results.Completeness{
+		MaxPagesPerSite: c.MaxPagesPerSite, OrganisationsByVerdict: c.OrganisationsByVerdict, SitesByVerdict: c.SitesByVerdict,
+		SitesNotJudged: c.SitesNotJudged, PagesNotJudged: c.PagesNotJudged,
+	}
+	for _, o := range c.IncompleteOrganisations(n) {
+		o.Reasons = cut(o.Reasons, 1)
+		if len(o.Reasons) == 1 {
+			o.Reasons = []string{textcap.Head(o.Reasons[0], maxReportedReasonBytes)}
+		}
+		o.Organisation = textcap.Head(o.Organisation, maxReportedReasonBytes)
+		out.Organisations = append(out.Organisations, o)
+	}
+	return out
 }
 
 // blockedNaming is b naming at most n hosts, without details, without

@@ -31,6 +31,7 @@ func ToAPI(s *results.Summary) *cwacv1alpha1.ScanSummary {
 		UnscannedBaseURLs: s.UnscannedBaseURLs,
 		DurationSeconds:   wholeSeconds(s.DurationSeconds),
 		Diff:              diffToAPI(s.Diff),
+		Completeness:      completenessToAPI(s.Completeness),
 	}
 	for _, v := range s.TopViolations {
 		out.TopViolations = append(out.TopViolations, cwacv1alpha1.Violation(v))
@@ -116,6 +117,7 @@ func FromAPI(s *cwacv1alpha1.ScanSummary) *results.Summary {
 		UnscannedBaseURLs: s.UnscannedBaseURLs,
 		DurationSeconds:   float64(s.DurationSeconds),
 		Diff:              diffFromAPI(s.Diff),
+		Completeness:      completenessFromAPI(s.Completeness),
 	}
 	for _, v := range s.TopViolations {
 		out.TopViolations = append(out.TopViolations, results.Violation(v))
