@@ -117,10 +117,12 @@ fuzz ./internal/cli FuzzParseSite
 fuzz ./internal/shard FuzzSplit
 fuzz ./internal/shard FuzzParseIndexes
 fuzz ./internal/results FuzzMergeShards
+fuzz ./internal/results FuzzCompleteness
 fuzz ./internal/textcap FuzzCut
 fuzz ./internal/jsonlimit FuzzCounter
 fuzz ./internal/results FuzzReadSummary
 fuzz ./internal/results FuzzShiftIDs
+fuzz ./internal/results FuzzSignals
 # Mutation testing of the enforced pure packages that changed since their
 # line in hack/mutation/verified.txt (docs/development.md, "Mutation
 # testing"): every enforced package would take 25-40 minutes; one that still

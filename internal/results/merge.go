@@ -45,6 +45,7 @@ func MergeShards(ctx context.Context, root *os.Root, dst string, shards []string
 		}
 	}()
 	var names []string
+	highest := make([]int64, 0, len(shards))
 	for _, dir := range shards {
 		r, err := root.OpenRoot(dir)
 		if err != nil {
@@ -56,6 +57,16 @@ func MergeShards(ctx context.Context, root *os.Root, dst string, shards []string
 			return nil, fmt.Errorf("shard results %s: %w", dir, err)
 		}
 		names = append(names, files...)
+		top, err := highestPageID(ctx, r.FS(), files)
+		if err != nil {
+			return nil, fmt.Errorf("shard results %s: %w", dir, err)
+		}
+		highest = append(highest, top)
+	}
+	// Each shard's page numbers go past the earlier shards' (merge_ids.go).
+	offsets := make([]int64, len(shards))
+	for i := 1; i < len(shards); i++ {
+		offsets[i] = offsets[i-1] + highest[i-1]
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -67,12 +78,20 @@ func MergeShards(ctx context.Context, root *os.Root, dst string, shards []string
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("opening the merged results directory: %w", err), root.RemoveAll(dst))
 	}
-	m := merger{ctx: ctx, shards: shards, srcs: srcs, out: out, buf: make([]byte, mergeBufferBytes)}
+	m := merger{ctx: ctx, root: root, dst: dst, shards: shards, srcs: srcs, out: out, buf: make([]byte, mergeBufferBytes), offsets: offsets}
 	for _, name := range names {
 		if err := m.mergeFile(name); err != nil {
 			_ = out.Close() // the directory is about to go
 			return nil, errors.Join(err, root.RemoveAll(dst))
 		}
+	}
+	extras, err := m.shardExtras(highest)
+	if err == nil {
+		err = m.writeShardsFile(extras)
+	}
+	if err != nil {
+		_ = out.Close() // the directory is about to go
+		return nil, errors.Join(err, root.RemoveAll(dst))
 	}
 	if err := out.Close(); err != nil {
 		return nil, err
@@ -96,10 +115,14 @@ func MergeFiles(fsys fs.FS) ([]string, error) {
 // merger joins one file at a time from the shards into out.
 type merger struct {
 	ctx    context.Context
+	root   *os.Root // the scan's directory
+	dst    string   // the merged directory, relative to root
 	shards []string
 	srcs   []*os.Root
 	out    *os.Root
 	buf    []byte
+	// offsets are added to each shard's page numbers (merge_ids.go).
+	offsets []int64
 }
 
 // firstPart is what the first shard's file with a header set for the others.
@@ -125,7 +148,7 @@ func (m *merger) mergeFile(name string) (err error) {
 	var first *firstPart
 	for i, src := range m.srcs {
 		label := path.Join(m.shards[i], name)
-		if first, err = m.appendPart(w, src, name, label, first); err != nil {
+		if first, err = m.appendPart(w, i, src, name, label, first); err != nil {
 			return err
 		}
 	}
@@ -140,7 +163,7 @@ func (m *merger) mergeFile(name string) (err error) {
 
 // appendPart appends one shard's file (label names it in errors) and
 // returns the first part with a header, which it is when first is nil.
-func (m *merger) appendPart(w *partWriter, src *os.Root, name, label string, first *firstPart) (*firstPart, error) {
+func (m *merger) appendPart(w *partWriter, shard int, src *os.Root, name, label string, first *firstPart) (*firstPart, error) {
 	if err := m.ctx.Err(); err != nil {
 		return first, err
 	}
@@ -202,7 +225,20 @@ func (m *merger) appendPart(w *partWriter, src *os.Root, name, label string, fir
 		return first, fmt.Errorf("%s: %w", label, err)
 	}
 	w.quotes = 0
-	if _, err := io.CopyBuffer(w, ctxReader{m.ctx, f}, m.buf); err != nil {
+	if cols := idColumnsOf(r.Header()); m.offsets[shard] > 0 && len(cols) > 0 {
+		if first.label == label {
+			// The first part's header is copied as it is, then its rows.
+			if _, err := io.CopyN(w, f, r.HeaderEnd()); err != nil {
+				return first, fmt.Errorf("copying %s: %w", label, err)
+			}
+		}
+		if err := copyShiftingIDs(w, ctxReader{m.ctx, f}, cols, m.offsets[shard]); err != nil {
+			if ctxErr := m.ctx.Err(); ctxErr != nil {
+				return first, ctxErr
+			}
+			return first, fmt.Errorf("copying %s: %w", label, err)
+		}
+	} else if _, err := io.CopyBuffer(w, ctxReader{m.ctx, f}, m.buf); err != nil {
 		if ctxErr := m.ctx.Err(); ctxErr != nil {
 			return first, ctxErr
 		}
