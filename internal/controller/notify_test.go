@@ -462,3 +462,45 @@ func TestNotifyRefusedAndBadInput(t *testing.T) {
 		t.Errorf("late receiver got %d requests", n)
 	}
 }
+
+// TestNotifyCRDValidation: the API server refuses bad receivers with a
+// message naming the field.
+func TestNotifyCRDValidation(t *testing.T) {
+	ns := newNamespace(t)
+	ok := rcv("ops", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed)
+	slack := rcv("chat", cwacv1alpha1.ReceiverSlack, cwacv1alpha1.EventScanFailed)
+	slack.HMACSecretRef = &cwacv1alpha1.SecretKeyRef{Name: "hooks", Key: "hmac"}
+	unknown := rcv("odd", cwacv1alpha1.ReceiverWebhook, "ScanExploded")
+	badType := rcv("pager", "pagerduty", cwacv1alpha1.EventScanFailed)
+	drop := rcv("drop", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed)
+	drop.ScoreDrop = ptr.To[int32](3)
+	eleven := make([]cwacv1alpha1.NotificationReceiver, 0, 11)
+	for i := range 11 {
+		eleven = append(eleven, rcv(fmt.Sprintf("r%d", i), cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed))
+	}
+	for name, tc := range map[string]struct {
+		receivers []cwacv1alpha1.NotificationReceiver
+		says      string
+	}{
+		"names unique":     {[]cwacv1alpha1.NotificationReceiver{ok, ok}, "Duplicate value"},
+		"hmac on slack":    {[]cwacv1alpha1.NotificationReceiver{slack}, "hmacSecretRef signs the generic JSON payload"},
+		"unknown event":    {[]cwacv1alpha1.NotificationReceiver{unknown}, "ScanExploded"},
+		"unknown type":     {[]cwacv1alpha1.NotificationReceiver{badType}, "pagerduty"},
+		"scoreDrop unused": {[]cwacv1alpha1.NotificationReceiver{drop}, "scoreDrop applies to the ScoreDropped event"},
+		"eleven receivers": {eleven, "must have at most 10 items"},
+		"no receivers":     {[]cwacv1alpha1.NotificationReceiver{}, "receivers"},
+	} {
+		scan := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad"}, Spec: notifySpec(tc.receivers...)}
+		err := k8s.Create(ctxT(t), scan)
+		if err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, tc.says)
+			_ = k8s.Delete(ctxT(t), scan)
+		}
+	}
+	good := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "good"},
+		Spec: notifySpec(ok, rcv("chat", cwacv1alpha1.ReceiverTeams, cwacv1alpha1.EventScoreDropped, cwacv1alpha1.EventNewIssues))}
+	good.Spec.Notifications.Receivers[1].ScoreDrop = ptr.To[int32](10)
+	if err := k8s.Create(ctxT(t), good); err != nil {
+		t.Errorf("a valid scan was refused: %v", err)
+	}
+}
