@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,8 +15,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"log/slog"
-
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,8 +29,8 @@ type dashboardFlags struct {
 	enabled bool
 }
 
-func (f *dashboardFlags) bind(fs *flag.FlagSet) {
-	fs.BoolVar(&f.enabled, "dashboard", true, "serve the web dashboard at / of the http transport's listener "+
+func (f *dashboardFlags) bind(flags *flag.FlagSet) {
+	flags.BoolVar(&f.enabled, "dashboard", true, "serve the web dashboard at / of the http transport's listener "+
 		"(organisations, trends, scans, issues; same authentication as MCP; see docs/dashboard.md)")
 }
 
@@ -62,7 +61,7 @@ func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, nam
 		return true, nil
 	}
 	id, ok := p.Subject.(*mcpserver.Identity)
-	if !ok || id.Method != "kubernetes" {
+	if !ok || id.Method != methodKubernetes {
 		return false, nil
 	}
 	spec := authorizationv1.SubjectAccessReviewSpec{
@@ -80,6 +79,9 @@ func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, nam
 	}
 	return sar.Status.Allowed, nil
 }
+
+// methodKubernetes is how an mcpserver.Identity from a TokenReview was established.
+const methodKubernetes = "kubernetes"
 
 // dashboardScans is the dashboard's ScanSource: the CwacScans (through the
 // server's scan cache when it synced) and their results directories
@@ -168,7 +170,8 @@ func scanInfo(scan *cwacv1alpha1.CwacScan) dashboard.ScanInfo {
 			diff := &dashboard.ScanDiff{Baseline: d.Baseline, New: d.New, Fixed: d.Fixed, Unchanged: d.Unchanged, Unstable: d.Unstable,
 				PagesAdded: d.PagesAdded, PagesRemoved: d.PagesRemoved, NewOnAddedPages: d.NewOnAddedPages, FixedOnRemovedPages: d.FixedOnRemovedPages}
 			for _, o := range d.ByOrganisation {
-				diff.ByOrganisation = append(diff.ByOrganisation, dashboard.OrganisationDiff{Organisation: o.Organisation, New: o.New, Fixed: o.Fixed, Unchanged: o.Unchanged})
+				diff.ByOrganisation = append(diff.ByOrganisation,
+					dashboard.OrganisationDiff{Organisation: o.Organisation, New: o.New, Fixed: o.Fixed, Unchanged: o.Unchanged})
 			}
 			info.Summary.Diff = diff
 		}
@@ -198,11 +201,11 @@ func withTimeout(next http.Handler) http.Handler {
 // --dashboard=false).
 func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
 	if !f.enabled {
-		return nil, nil
+		return nil, nil //nolint:nilnil // no dashboard is not an error
 	}
 	access := dashboardAccess{auth: deps.auth}
-	if deps.authMode == "kubernetes" {
-		access.clientset = deps.clientset
+	if _, ok := deps.auth.(*mcpserver.KubernetesAuth); ok {
+		access.clientset = deps.clientset // else --auth=token or none: no reviews
 	}
 	h, err := dashboard.New(dashboard.Options{
 		Store: deps.store, Access: access, Namespaces: []string{deps.namespace}, Log: deps.log,
@@ -214,10 +217,18 @@ func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
 	return withTimeout(h), nil
 }
 
+// dashboardHandler is newDashboard for main: a failure ends the process.
+func dashboardHandler(f dashboardFlags, deps dashboardDeps, fail func(string, error)) http.Handler {
+	h, err := newDashboard(f, deps)
+	if err != nil {
+		fail("creating the dashboard", err)
+	}
+	return h
+}
+
 // dashboardDeps are what the dashboard shares with the MCP server.
 type dashboardDeps struct {
 	auth        mcpserver.Authenticator
-	authMode    string
 	clientset   kubernetes.Interface
 	client      client.Reader
 	store       *store.Store

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -91,15 +92,16 @@ func TestDashboardAccess(t *testing.T) {
 	}
 }
 
-// TestDashboardScans: CwacScans as the dashboard sees them, and their
-// result files through the confined results root.
-func TestDashboardScans(t *testing.T) {
+// scanFixture is a fake client with a complete scan (results on disk
+// under root) and a failed one.
+func scanFixture(t *testing.T) (c client.Client, root, dir string, done metav1.Time) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := cwacv1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	exit := int32(2)
-	done := metav1.NewTime(time.Date(2026, 11, 2, 3, 0, 0, 0, time.UTC))
+	done = metav1.NewTime(time.Date(2026, 11, 2, 3, 0, 0, 0, time.UTC))
 	complete := &cwacv1alpha1.CwacScan{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "cwac", Name: "weekly-1", CreationTimestamp: metav1.NewTime(done.Add(-time.Hour)),
 			Labels: map[string]string{cwacv1alpha1.LabelSchedule: "weekly"}},
@@ -113,15 +115,22 @@ func TestDashboardScans(t *testing.T) {
 		Status: cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseFailed, Message: "CWAC exited with code 2",
 			Failure: &cwacv1alpha1.ScanFailure{Reason: "CWACExitedNonZero", ExitCode: &exit, Cause: "ValueError"}},
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(complete, failed).Build()
-	root := t.TempDir()
-	dir := filepath.Join(root, complete.Status.ResultsPath)
+	c = fake.NewClientBuilder().WithScheme(scheme).WithObjects(complete, failed).Build()
+	root = t.TempDir()
+	dir = filepath.Join(root, complete.Status.ResultsPath)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.html"), []byte("<p>report</p>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return c, root, dir, done
+}
+
+// TestDashboardScans: CwacScans as the dashboard sees them, and their
+// result files through the confined results root.
+func TestDashboardScans(t *testing.T) {
+	c, root, dir, done := scanFixture(t)
 	src := dashboardScans{client: c, open: mcpserver.OpenScanResults(root)}
 	ctx := context.Background()
 	list, err := src.ListScans(ctx, []string{"cwac"})
@@ -158,9 +167,13 @@ func TestDashboardScans(t *testing.T) {
 	if _, err := fs.ReadFile(fsys, "escape.csv"); err == nil {
 		t.Error("a symlink out of the results root was followed")
 	}
+}
 
-	// The whole dashboard over this source, unauthenticated (--auth=none).
-	h, err := newDashboard(dashboardFlags{enabled: true}, dashboardDeps{auth: mcpserver.AnonymousAuth{}, authMode: "none",
+// TestDashboardHandler: the whole dashboard over the scan source,
+// unauthenticated (--auth=none), and none with --dashboard=false.
+func TestDashboardHandler(t *testing.T) {
+	c, root, _, _ := scanFixture(t)
+	h, err := newDashboard(dashboardFlags{enabled: true}, dashboardDeps{auth: mcpserver.AnonymousAuth{},
 		client: c, namespace: "cwac", resultsRoot: root})
 	if err != nil {
 		t.Fatal(err)

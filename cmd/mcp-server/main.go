@@ -183,11 +183,8 @@ func main() {
 		if err := conns.Check(); err != nil {
 			fail("invalid connection limits", err)
 		}
-		dash, err := newDashboard(dashboardFlags, dashboardDeps{auth: auth, authMode: authMode, clientset: cs, client: c,
-			store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log})
-		if err != nil {
-			fail("creating the dashboard", err)
-		}
+		dash := dashboardHandler(dashboardFlags, dashboardDeps{auth: auth, clientset: cs, client: c,
+			store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
 		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash})
 		go func() {
 			<-ctx.Done()

@@ -205,7 +205,8 @@ func keyboard(ctx context.Context, t *testing.T) {
 			const visible = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== "none";
 			const r = e.getBoundingClientRect();
 			const shown = r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < window.innerHeight;
-			return i + ":" + e.tagName.toLowerCase() + ":" + (e.id || e.getAttribute("href") || "") + (visible ? "" : ":no-visible-focus") + (shown ? "" : ":off-screen");
+			const name = i + ":" + e.tagName.toLowerCase() + ":" + (e.id || e.getAttribute("href") || "");
+			return name + (visible ? "" : ":no-visible-focus") + (shown ? "" : ":off-screen");
 		})()`)
 		got = append(got, state)
 	}

@@ -20,9 +20,9 @@ import (
 func exportFormat(r *http.Request, base string) (string, error) {
 	switch f := r.PathValue("file"); f {
 	case base + ".csv":
-		return "csv", nil
+		return formatCSV, nil
 	case base + ".json":
-		return "json", nil
+		return formatJSON, nil
 	default:
 		return "", fmt.Errorf("export %q is not %s.csv or %s.json", clip(f, 64), base, base)
 	}
@@ -45,12 +45,12 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 		h.storeFailed(w, r, v, "", err)
 		return
 	}
-	if format == "json" {
+	if format == formatJSON {
 		writeJSONExport(w, r, "leaderboard.json", figures)
 		return
 	}
-	header := []string{"sector", "rank", "namespace", "organisation", "score", "score_change", "issues", "issues_change",
-		"critical", "serious", "moderate", "minor", "other", "pages", "scans", "latest_scan", "finished_at", "unranked"}
+	header := []string{"sector", "rank", fieldNamespace, "organisation", "score", "score_change", "issues", "issues_change",
+		impactCritical, impactSerious, impactModerate, impactMinor, impactOther, "pages", "scans", "latest_scan", "finished_at", "unranked"}
 	var rows [][]string
 	add := func(o LeaderboardRow) {
 		rank := ""
@@ -146,17 +146,17 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 		h.storeFailed(w, r, v, fmt.Sprintf("No organisation %q in the issue history of namespace %s.", clip(org, 128), ns), err)
 		return
 	}
-	if format == "json" {
+	if format == formatJSON {
 		writeJSONExport(w, r, "trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: points})
 		return
 	}
-	header := []string{"scan", "schedule", "finished_at", "pages", "issues", "elements", "critical", "serious", "moderate", "minor", "other",
+	header := []string{"scan", "schedule", "finished_at", "pages", "issues", "elements", impactCritical, impactSerious, impactModerate, impactMinor, impactOther,
 		"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
 		"cwac_image_digest", "axe_core", "chrome", "engine_changed"}
 	rows := make([][]string, 0, len(points))
 	for _, p := range points {
 		rows = append(rows, []string{p.Scan, p.Schedule, p.FinishedAt.UTC().Format(time.RFC3339), strconv.Itoa(p.Pages), i64(p.Issues), i64(p.Elements),
-			i64(p.ByImpact["critical"]), i64(p.ByImpact["serious"]), i64(p.ByImpact["moderate"]), i64(p.ByImpact["minor"]), i64(p.ByImpact["other"]),
+			i64(p.ByImpact[impactCritical]), i64(p.ByImpact[impactSerious]), i64(p.ByImpact[impactModerate]), i64(p.ByImpact[impactMinor]), i64(p.ByImpact[impactOther]),
 			strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
 			i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImageDigest, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)})
 	}

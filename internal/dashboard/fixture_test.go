@@ -74,10 +74,10 @@ func realFiles(t *testing.T) map[string][]byte {
 
 // buildRun merges organisations' rewritten copies of the real run into
 // one results directory, as CWAC writes one for a scan of several sites.
-func buildRun(t *testing.T, real map[string][]byte, orgs []orgRun) fstest.MapFS {
+func buildRun(t *testing.T, files map[string][]byte, orgs []orgRun) fstest.MapFS {
 	t.Helper()
 	out := fstest.MapFS{}
-	for name, data := range real {
+	for name, data := range files {
 		if !strings.HasSuffix(name, ".csv") {
 			out[name] = &fstest.MapFile{Data: data}
 			continue
@@ -139,7 +139,7 @@ func weekScan(ns string, n int) store.Scan {
 // and one in otherNS.
 func fillStore(t *testing.T, st *store.Store) {
 	t.Helper()
-	real := realFiles(t)
+	files := realFiles(t)
 	alpha := orgRun{name: orgAlpha, sector: sectorA, host: "https://alpha.example"}
 	beta := orgRun{name: orgBeta, sector: sectorA, host: "https://beta.example", drop: []string{"color-contrast", "image-alt"}}
 	gamma := orgRun{name: orgGamma, sector: sectorB, host: "https://gamma.example"}
@@ -150,9 +150,9 @@ func fillStore(t *testing.T, st *store.Store) {
 		{withDrop(alpha, "color-contrast", "image-alt"), withDrop(beta, "image-alt"), gamma, {name: orgDelta, sector: sectorB, host: delta.host, noPages: true}},
 	}
 	for i, orgs := range weeks {
-		ingestRun(t, st, buildRun(t, real, orgs), weekScan(testNS, i))
+		ingestRun(t, st, buildRun(t, files, orgs), weekScan(testNS, i))
 	}
-	ingestRun(t, st, buildRun(t, real, []orgRun{{name: orgHidden, sector: sectorA, host: "https://hidden.example"}}), weekScan(otherNS, 0))
+	ingestRun(t, st, buildRun(t, files, []orgRun{{name: orgHidden, sector: sectorA, host: "https://hidden.example"}}), weekScan(otherNS, 0))
 }
 
 func withDrop(o orgRun, rules ...string) orgRun {

@@ -155,7 +155,7 @@ func (h *Handler) handle(pattern string, fn func(http.ResponseWriter, *http.Requ
 		for _, ns := range h.opts.Namespaces {
 			ok, err := h.opts.Access.MayRead(r.Context(), p, ns)
 			if err != nil {
-				h.opts.Log.Error("dashboard: checking permissions", "namespace", ns, "err", err)
+				h.opts.Log.Error("dashboard: checking permissions", fieldNamespace, ns, "err", err)
 				h.fail(w, r, nil, http.StatusServiceUnavailable, "Permissions unavailable",
 					"Your permissions could not be checked just now (the Kubernetes API server did not answer). Try again shortly.")
 				return
@@ -182,6 +182,17 @@ func reason(err error) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
+
+// The navigation's sections, the names of the pages' fields.
+const (
+	navOrganisations = "organisations"
+	navScans         = "scans"
+	fieldNamespace   = "namespace"
+	fieldSchedule    = "schedule"
+	fieldPhase       = "phase"
+	formatJSON       = "json"
+	formatCSV        = "csv"
+)
 
 // page is what the layout renders around a page's own content.
 type page struct {
@@ -303,7 +314,7 @@ func clip(s string, n int) string {
 }
 
 var funcs = template.FuncMap{
-	"score":     formatScore,
+	"fmtScore":  formatScore,
 	"change":    formatChange,
 	"intChange": formatIntChange,
 	"date":      date,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -60,6 +61,15 @@ type LeaderboardFigures struct {
 	Unranked []LeaderboardRow `json:"unranked"`
 }
 
+// The store's impact classes: axe-core's four, and other.
+const (
+	impactCritical = results.ImpactCritical
+	impactSerious  = results.ImpactSerious
+	impactModerate = results.ImpactModerate
+	impactMinor    = results.ImpactMinor
+	impactOther    = "other"
+)
+
 // Why an organisation is not ranked.
 const unrankedNoPages = "its latest scan scanned no page"
 
@@ -97,8 +107,8 @@ func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) Leade
 	row := LeaderboardRow{
 		Namespace: o.Namespace, Organisation: o.Name, Sector: o.Sector, Scans: o.Scans,
 		LatestScan: p.Scan, FinishedAt: p.FinishedAt, Pages: p.Pages, Issues: p.Issues,
-		Critical: p.ByImpact["critical"], Serious: p.ByImpact["serious"], Moderate: p.ByImpact["moderate"],
-		Minor: p.ByImpact["minor"], Other: p.ByImpact["other"], Score: p.Score, Trend: trend,
+		Critical: p.ByImpact[impactCritical], Serious: p.ByImpact[impactSerious], Moderate: p.ByImpact[impactModerate],
+		Minor: p.ByImpact[impactMinor], Other: p.ByImpact[impactOther], Score: p.Score, Trend: trend,
 	}
 	if row.Trend == nil {
 		row.Trend = []store.ScorePoint{}

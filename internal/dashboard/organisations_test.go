@@ -50,6 +50,15 @@ func TestLeaderboardFigures(t *testing.T) {
 			}
 		}
 	}
+	checkChanges(t, st, figures)
+}
+
+// checkChanges: Alpha's change since its previous scan is the trend's, the
+// unranked are apart, and the other sector ranks its own.
+func checkChanges(t *testing.T, st *store.Store, figures LeaderboardFigures) {
+	t.Helper()
+	ctx := context.Background()
+	health := figures.Sectors[0].Rows
 	if *health[0].Score <= *health[1].Score {
 		t.Errorf("scores out of order: %v, %v", *health[0].Score, *health[1].Score)
 	}
@@ -84,9 +93,10 @@ func diff(a, b float64) float64 {
 // TestRankTies: equal scores share a rank and the next one skips.
 func TestRankTies(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	rows := []LeaderboardRow{{Organisation: "c", Score: f(50)}, {Organisation: "b", Score: f(90)}, {Organisation: "a", Score: f(90)}, {Organisation: "d", Score: f(10)}}
+	rows := []LeaderboardRow{{Organisation: "c", Score: f(50)}, {Organisation: "b", Score: f(90)},
+		{Organisation: "a", Score: f(90)}, {Organisation: "d", Score: f(10)}}
 	rank(rows)
-	var got []string
+	got := make([]string, 0, len(rows))
 	for _, r := range rows {
 		got = append(got, r.Organisation+":"+itoa(r.Rank))
 	}

@@ -30,7 +30,7 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 	ns, id := r.PathValue("ns"), r.PathValue("id")
 	err := checkQuery(r.URL.Query())
 	if err == nil {
-		err = checkName("namespace", ns)
+		err = checkName(fieldNamespace, ns)
 	}
 	if err == nil && !fingerprintRE.MatchString(id) {
 		err = fmt.Errorf("issue id %q is not an issue's fingerprint (32 lower-case hexadecimal digits)", clip(id, 64))
@@ -65,5 +65,5 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 			p.Present++
 		}
 	}
-	h.render(w, r, http.StatusOK, "issue", page{Title: "Issue: " + d.Rule + " on " + d.Page, Nav: "organisations", Viewer: v, Data: p})
+	h.render(w, r, http.StatusOK, "issue", page{Title: "Issue: " + d.Rule + " on " + d.Page, Nav: navOrganisations, Viewer: v, Data: p})
 }

@@ -79,7 +79,7 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 		h.storeFailed(w, r, v, notFound, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "organisation", page{Title: org, Nav: "organisations", Viewer: v, Data: d})
+	h.render(w, r, http.StatusOK, "organisation", page{Title: org, Nav: navOrganisations, Viewer: v, Data: d})
 }
 
 // organisationParams validates the organisation page's (and its export's)
@@ -88,16 +88,16 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 // know).
 func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *viewer) (ns, org, schedule string, ok bool) {
 	ns, org = r.PathValue("ns"), r.PathValue("org")
-	schedule = r.URL.Query().Get("schedule")
-	err := checkQuery(r.URL.Query(), "schedule")
+	schedule = r.URL.Query().Get(fieldSchedule)
+	err := checkQuery(r.URL.Query(), fieldSchedule)
 	if err == nil {
-		err = checkName("namespace", ns)
+		err = checkName(fieldNamespace, ns)
 	}
 	if err == nil {
 		err = checkOrganisation(org)
 	}
-	if err == nil && r.URL.Query().Has("schedule") {
-		err = checkName("schedule", schedule)
+	if err == nil && r.URL.Query().Has(fieldSchedule) {
+		err = checkName(fieldSchedule, schedule)
 	}
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())
@@ -183,7 +183,7 @@ func sites(pages []store.PageIssues) []Site {
 func trendCharts(org string, points []store.TrendPoint) (score, issues template.HTML) {
 	labels := make([]string, len(points))
 	scores := make([]float64, len(points))
-	impacts := []string{"critical", "serious", "moderate", "minor", "other"}
+	impacts := []string{impactCritical, impactSerious, impactModerate, impactMinor, impactOther}
 	byImpact := make([]series, len(impacts))
 	for i, name := range impacts {
 		byImpact[i] = series{Name: capital(name), Values: make([]float64, len(points))}

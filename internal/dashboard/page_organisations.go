@@ -18,5 +18,5 @@ func (h *Handler) organisations(w http.ResponseWriter, r *http.Request, v *viewe
 		h.storeFailed(w, r, v, "", err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "organisations", page{Title: "Organisations", Nav: "organisations", Viewer: v, Data: figures})
+	h.render(w, r, http.StatusOK, "organisations", page{Title: "Organisations", Nav: navOrganisations, Viewer: v, Data: figures})
 }

@@ -58,10 +58,9 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	d := scanPage{Scan: s}
-	switch {
-	case h.opts.Store == nil:
+	if h.opts.Store == nil {
 		d.History = "The issue history is not configured on this server."
-	default:
+	} else {
 		d.Organisations, err = h.opts.Store.ScanOrganisations(ctx, ns, name)
 		switch {
 		case errors.Is(err, store.ErrScanNotStored):
@@ -77,7 +76,7 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 			d.Report = &d.Files[i]
 		}
 	}
-	h.render(w, r, http.StatusOK, "scan", page{Title: "Scan " + ns + "/" + name, Nav: "scans", Viewer: v, Data: d})
+	h.render(w, r, http.StatusOK, "scan", page{Title: "Scan " + ns + "/" + name, Nav: navScans, Viewer: v, Data: d})
 }
 
 // scanParams validates a scan's path values and the viewer's access.
@@ -85,7 +84,7 @@ func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer) 
 	ns, name = r.PathValue("ns"), r.PathValue("name")
 	err := checkQuery(r.URL.Query())
 	if err == nil {
-		err = checkName("namespace", ns)
+		err = checkName(fieldNamespace, ns)
 	}
 	if err == nil {
 		err = checkName("scan name", name)

@@ -28,12 +28,12 @@ type scansPage struct {
 func (h *Handler) scans(w http.ResponseWriter, r *http.Request, v *viewer) {
 	q := r.URL.Query()
 	d := scansPage{Phases: phases, Namespaces: v.Namespaces,
-		Filter: scansFilter{Schedule: q.Get("schedule"), Phase: q.Get("phase"), Namespace: q.Get("namespace")}}
+		Filter: scansFilter{Schedule: q.Get(fieldSchedule), Phase: q.Get(fieldPhase), Namespace: q.Get(fieldNamespace)}}
 	field, err := checkScansQuery(q, d.Filter, v)
 	if err != nil {
 		// The form again, with the message beside the field it names.
 		d.Error, d.ErrorField = err.Error(), field
-		h.render(w, r, http.StatusBadRequest, "scans", page{Title: "Scans", Nav: "scans", Viewer: v, Data: d})
+		h.render(w, r, http.StatusBadRequest, "scans", page{Title: "Scans", Nav: navScans, Viewer: v, Data: d})
 		return
 	}
 	if !h.needScans(w, r, v) {
@@ -56,28 +56,28 @@ func (h *Handler) scans(w http.ResponseWriter, r *http.Request, v *viewer) {
 			}
 		}
 	}
-	h.render(w, r, http.StatusOK, "scans", page{Title: "Scans", Nav: "scans", Viewer: v, Data: d})
+	h.render(w, r, http.StatusOK, "scans", page{Title: "Scans", Nav: navScans, Viewer: v, Data: d})
 }
 
 // checkScansQuery validates the list's filters, naming the field at fault.
 func checkScansQuery(q map[string][]string, f scansFilter, v *viewer) (string, error) {
-	if err := checkQuery(q, "schedule", "phase", "namespace"); err != nil {
+	if err := checkQuery(q, fieldSchedule, fieldPhase, fieldNamespace); err != nil {
 		return "", err
 	}
 	if f.Schedule != "" {
-		if err := checkName("schedule", f.Schedule); err != nil {
-			return "schedule", err
+		if err := checkName(fieldSchedule, f.Schedule); err != nil {
+			return fieldSchedule, err
 		}
 	}
 	if f.Phase != "" && !slices.Contains(phases, f.Phase) {
-		return "phase", fmt.Errorf("phase %q is not one of %s", clip(f.Phase, 32), strings.Join(phases, ", "))
+		return fieldPhase, fmt.Errorf("phase %q is not one of %s", clip(f.Phase, 32), strings.Join(phases, ", "))
 	}
 	if f.Namespace != "" {
-		if err := checkName("namespace", f.Namespace); err != nil {
-			return "namespace", err
+		if err := checkName(fieldNamespace, f.Namespace); err != nil {
+			return fieldNamespace, err
 		}
 		if !v.may(f.Namespace) {
-			return "namespace", fmt.Errorf("namespace %q is not one whose scans you may read (%s)", f.Namespace, strings.Join(v.Namespaces, ", "))
+			return fieldNamespace, fmt.Errorf("namespace %q is not one whose scans you may read (%s)", f.Namespace, strings.Join(v.Namespaces, ", "))
 		}
 	}
 	return "", nil

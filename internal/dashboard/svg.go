@@ -124,7 +124,8 @@ func lineChart(id, title, desc string, labels []string, ss []series) template.HT
 	if len(labels) > 0 {
 		fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="start" font-size="12" fill="#1a1a1a">%s</text>`, left, top+plotH+18, html.EscapeString(labels[0]))
 		if len(labels) > 1 {
-			fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end" font-size="12" fill="#1a1a1a">%s</text>`, left+plotW, top+plotH+18, html.EscapeString(labels[len(labels)-1]))
+			fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end" font-size="12" fill="#1a1a1a">%s</text>`,
+				left+plotW, top+plotH+18, html.EscapeString(labels[len(labels)-1]))
 		}
 	}
 	for si, s := range ss {

@@ -16,7 +16,6 @@ func TestDashboardReads(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			st := e.Open(t)
-			ctx := context.Background()
 			known, other := map[string]int64{}, map[string]int64{}
 			writeScan(t, st, known, scanSpec{uid: "s1", at: 100, schedule: "weekly",
 				show: map[string]string{"a1": "https://o/", "a2": "https://o/b", "c3": "https://o/b"}})
@@ -26,68 +25,80 @@ func TestDashboardReads(t *testing.T) {
 				show: map[string]string{"a1": "https://o/", "a2": "https://o/b", "a4": "https://o/c"}, reopen: []string{"a2"}})
 			writeScan(t, st, other, scanSpec{uid: "t1", namespace: "team", at: 50, show: map[string]string{"b1": "https://o/"}})
 
-			recent, err := st.RecentScores(ctx, nsO, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := recent[store.OrganisationKey{Namespace: "ns", Name: "O"}]
-			if len(recent) != 1 || len(got) != 2 || got[0].Scan != "ns/s2" || got[1].Scan != "ns/s3" || got[0].Issues != 1 || got[1].Issues != 3 ||
-				got[1].Score == nil || *got[1].Score != 90 {
-				t.Errorf("recent scores of ns: %+v", recent)
-			}
-			all, err := st.RecentScores(ctx, []string{"ns", "team"}, store.MaxRecentPoints)
-			if err != nil || len(all) != 2 || len(all[store.OrganisationKey{Namespace: "ns", Name: "O"}]) != 3 ||
-				len(all[store.OrganisationKey{Namespace: "team", Name: "O"}]) != 1 {
-				t.Errorf("recent scores of both namespaces: %+v %v", all, err)
-			}
-			for _, n := range []int{0, store.MaxRecentPoints + 1} {
-				if _, err := st.RecentScores(ctx, nsO, n); err == nil {
-					t.Errorf("RecentScores took %d points", n)
-				}
-			}
-			if _, err := st.RecentScores(ctx, nil, 2); !errors.Is(err, store.ErrNoNamespace) {
-				t.Errorf("RecentScores without namespaces: %v", err)
-			}
-
-			pages, err := st.OrganisationPages(ctx, "ns", "O", 10)
-			want := []store.PageIssues{{Page: "https://o/", Open: 1}, {Page: "https://o/b", Open: 1}, {Page: "https://o/c", Open: 1}}
-			if err != nil || len(pages) != len(want) {
-				t.Fatalf("open issues by page: %+v %v", pages, err)
-			}
-			for i := range want {
-				if pages[i] != want[i] {
-					t.Errorf("page %d: %+v, want %+v", i, pages[i], want[i])
-				}
-			}
-			if pages, err := st.OrganisationPages(ctx, "ns", "O", 1); err != nil || len(pages) != 1 {
-				t.Errorf("limit 1: %+v %v", pages, err)
-			}
-			if _, err := st.OrganisationPages(ctx, "team", "Nobody", 10); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("unknown organisation: %v", err)
-			}
-
-			ch, err := st.OrganisationLatestChanges(ctx, "ns", "O", 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ch.Scan != "ns/s3" || len(ch.New) != 1 || ch.New[0].Fingerprint != "a4" || len(ch.Fixed) != 0 ||
-				len(ch.Reopened) != 1 || ch.Reopened[0].Fingerprint != "a2" {
-				t.Errorf("latest changes: %+v", ch)
-			}
-			// The team's only scan: everything new, nothing reopened (no scan before).
-			if ch, err := st.OrganisationLatestChanges(ctx, "team", "O", 10); err != nil || len(ch.New) != 1 || len(ch.Reopened) != 0 {
-				t.Errorf("team's latest changes: %+v %v", ch, err)
-			}
-
-			orgs, err := st.ScanOrganisations(ctx, "ns", "s2")
-			if err != nil || len(orgs) != 1 || orgs[0].Organisation != "O" || orgs[0].Sector != "Sector" || orgs[0].Figures.Issues != 1 ||
-				orgs[0].Figures.Scan != "ns/s2" {
-				t.Errorf("scan s2's organisations: %+v %v", orgs, err)
-			}
-			if _, err := st.ScanOrganisations(ctx, "team", "s2"); !errors.Is(err, store.ErrScanNotStored) {
-				t.Errorf("a scan of another namespace: %v", err)
-			}
+			checkRecentScores(t, st)
+			checkPagesAndChanges(t, st)
 		})
+	}
+}
+
+func checkRecentScores(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	recent, err := st.RecentScores(ctx, nsO, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := recent[store.OrganisationKey{Namespace: "ns", Name: "O"}]
+	if len(recent) != 1 || len(got) != 2 || got[0].Scan != "ns/s2" || got[1].Scan != "ns/s3" || got[0].Issues != 1 || got[1].Issues != 3 ||
+		got[1].Score == nil || *got[1].Score != 90 {
+		t.Errorf("recent scores of ns: %+v", recent)
+	}
+	all, err := st.RecentScores(ctx, []string{"ns", "team"}, store.MaxRecentPoints)
+	if err != nil || len(all) != 2 || len(all[store.OrganisationKey{Namespace: "ns", Name: "O"}]) != 3 ||
+		len(all[store.OrganisationKey{Namespace: "team", Name: "O"}]) != 1 {
+		t.Errorf("recent scores of both namespaces: %+v %v", all, err)
+	}
+	for _, n := range []int{0, store.MaxRecentPoints + 1} {
+		if _, err := st.RecentScores(ctx, nsO, n); err == nil {
+			t.Errorf("RecentScores took %d points", n)
+		}
+	}
+	if _, err := st.RecentScores(ctx, nil, 2); !errors.Is(err, store.ErrNoNamespace) {
+		t.Errorf("RecentScores without namespaces: %v", err)
+	}
+
+}
+
+func checkPagesAndChanges(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	pages, err := st.OrganisationPages(ctx, "ns", "O", 10)
+	want := []store.PageIssues{{Page: "https://o/", Open: 1}, {Page: "https://o/b", Open: 1}, {Page: "https://o/c", Open: 1}}
+	if err != nil || len(pages) != len(want) {
+		t.Fatalf("open issues by page: %+v %v", pages, err)
+	}
+	for i := range want {
+		if pages[i] != want[i] {
+			t.Errorf("page %d: %+v, want %+v", i, pages[i], want[i])
+		}
+	}
+	if pages, err := st.OrganisationPages(ctx, "ns", "O", 1); err != nil || len(pages) != 1 {
+		t.Errorf("limit 1: %+v %v", pages, err)
+	}
+	if _, err := st.OrganisationPages(ctx, "team", "Nobody", 10); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown organisation: %v", err)
+	}
+
+	ch, err := st.OrganisationLatestChanges(ctx, "ns", "O", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Scan != "ns/s3" || len(ch.New) != 1 || ch.New[0].Fingerprint != "a4" || len(ch.Fixed) != 0 ||
+		len(ch.Reopened) != 1 || ch.Reopened[0].Fingerprint != "a2" {
+		t.Errorf("latest changes: %+v", ch)
+	}
+	// The team's only scan: everything new, nothing reopened (no scan before).
+	if ch, err := st.OrganisationLatestChanges(ctx, "team", "O", 10); err != nil || len(ch.New) != 1 || len(ch.Reopened) != 0 {
+		t.Errorf("team's latest changes: %+v %v", ch, err)
+	}
+
+	orgs, err := st.ScanOrganisations(ctx, "ns", "s2")
+	if err != nil || len(orgs) != 1 || orgs[0].Organisation != "O" || orgs[0].Sector != "Sector" || orgs[0].Figures.Issues != 1 ||
+		orgs[0].Figures.Scan != "ns/s2" {
+		t.Errorf("scan s2's organisations: %+v %v", orgs, err)
+	}
+	if _, err := st.ScanOrganisations(ctx, "team", "s2"); !errors.Is(err, store.ErrScanNotStored) {
+		t.Errorf("a scan of another namespace: %v", err)
 	}
 }
 
