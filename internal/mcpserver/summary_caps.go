@@ -96,6 +96,7 @@ func capSummary(s *results.Summary) string {
 			h.Host, h.Rule, h.Detail = truncate(h.Host, maxSummaryURLBytes), truncate(h.Rule, maxCompareNameBytes), truncate(h.Detail, maxSummaryTextBytes)
 		}
 	}
+	capCompleteness(s.Completeness, note)
 	if len(cut) == 0 {
 		return ""
 	}
@@ -155,6 +156,12 @@ func fitSummary(out *SummaryOutput, budget int) {
 	if d := out.Diff; d != nil {
 		lists = append(lists, &list{what: "organisations in the comparison", group: 1, len: func() int { return len(d.ByOrganisation) },
 			halve: func() { d.ByOrganisation = d.ByOrganisation[:len(d.ByOrganisation)/2] }})
+	}
+	if c := out.Completeness; c != nil {
+		lists = append(lists, &list{what: "sites in completeness", group: 0, len: func() int { return len(c.Sites) },
+			halve: func() { c.Sites = c.Sites[:len(c.Sites)/2] }},
+			&list{what: "organisations in completeness", group: 1, len: func() int { return len(c.Organisations) },
+				halve: func() { c.Organisations = c.Organisations[:len(c.Organisations)/2] }})
 	}
 	lists = append(lists, &list{what: "top violations", group: 2, len: func() int { return len(out.TopViolations) },
 		halve: func() { out.TopViolations = out.TopViolations[:len(out.TopViolations)/2] }})

@@ -37,6 +37,10 @@ type ScanEntry struct {
 	NewIssues   *int64   `json:"new_issues,omitempty" jsonschema:"issues the baseline did not have, once compared"`
 	FixedIssues *int64   `json:"fixed_issues,omitempty" jsonschema:"the baseline's issues this scan no longer has, once compared"`
 	Shards      *Shards  `json:"shards,omitempty" jsonschema:"a sharded scan's shards by state (only for a scan with more than one shard)"`
+	// Completeness and IncompleteOrganisations say whether a finished
+	// scan's figures cover every organisation completely.
+	Completeness            string `json:"completeness,omitempty" jsonschema:"for a scan with results: complete, incomplete (some organisations partial, blocked or unreachable; cwac_get_summary says which and why) or unknown"`
+	IncompleteOrganisations int32  `json:"incomplete_organisations,omitempty" jsonschema:"how many organisations were not scanned completely"`
 }
 
 // ListOutput is cwac_list_scans's answer.
@@ -112,6 +116,9 @@ func scanEntry(root *os.Root, scan *cwacv1alpha1.CwacScan) ScanEntry {
 	if sum := scan.Status.Summary; sum != nil && sum.Diff != nil {
 		newIssues, fixed := sum.Diff.New, sum.Diff.Fixed
 		e.NewIssues, e.FixedIssues = &newIssues, &fixed
+	}
+	if sum := scan.Status.Summary; sum != nil {
+		e.Completeness, e.IncompleteOrganisations = completenessWord(sum.Completeness)
 	}
 	if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
 		if dir, info, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {

@@ -33,6 +33,7 @@ const (
 	LabelOrganisation = "organisation"
 	LabelTool         = "tool"
 	LabelOutcome      = "outcome"
+	LabelVerdict      = "verdict"
 )
 
 // Label values used when a scan's own value is outside the fixed set.

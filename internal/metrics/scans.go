@@ -51,6 +51,10 @@ var (
 	latestFixedDesc = prometheus.NewDesc(Namespace+"_latest_scan_fixed_issues",
 		"Issues of the baseline the latest Complete scan of each schedule no longer has (only when it was compared).",
 		[]string{LabelNamespace, LabelSchedule}, nil)
+	latestOrgsDesc = prometheus.NewDesc(Namespace+"_latest_scan_organisations",
+		"Organisations of the latest Complete scan of each schedule by completeness verdict: complete, partial, blocked or unreachable "+
+			"(only when the scan pod reported completeness; docs/completeness.md).",
+		[]string{LabelNamespace, LabelSchedule, LabelVerdict}, nil)
 	latestOrgNewDesc = prometheus.NewDesc(Namespace+"_latest_scan_new_issues_by_organisation",
 		"New issues of the latest Complete scan of each schedule, for its 10 organisations with the most new issues.",
 		[]string{LabelNamespace, LabelSchedule, LabelOrganisation}, nil)
@@ -94,7 +98,7 @@ type readSummary struct {
 // Describe implements prometheus.Collector.
 func (c *ScanCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{scansDesc, queueLengthDesc, queueOldestDesc, collectorUpDesc, latestIssuesDesc,
-		latestTotalDesc, latestPagesDesc, latestTimeDesc, latestNewDesc, latestFixedDesc, latestOrgNewDesc} {
+		latestTotalDesc, latestPagesDesc, latestTimeDesc, latestNewDesc, latestFixedDesc, latestOrgNewDesc, latestOrgsDesc} {
 		ch <- d
 	}
 }
@@ -248,6 +252,13 @@ func collectLatest(ch chan<- prometheus.Metric, k streamKey, s *cwacv1alpha1.Cwa
 	}
 	for impact, n := range byImpact {
 		gauge(latestIssuesDesc, float64(n), impact)
+	}
+	if c := sum.Completeness; c != nil {
+		// Every verdict has a series (0 when none), and only the four: a
+		// label value from a pod's report could otherwise be anything.
+		for _, v := range results.Verdicts {
+			gauge(latestOrgsDesc, float64(c.OrganisationsByVerdict[string(v)]), string(v))
+		}
 	}
 	if sum.Diff == nil {
 		return
