@@ -212,11 +212,11 @@ func (r *NotificationReconciler) deliver(ctx context.Context, scan *cwacv1alpha1
 				what = fmt.Sprintf("%s; gave up after %d attempts", what, dl.Attempts)
 			}
 			r.setCondition(scan, metav1.ConditionFalse, reason, what)
-			warnings = append(warnings, reason, what)
+			warnings = append(warnings, dl.Receiver, reason, what)
 		case dl.Attempts == 1 && ne.Reason != cwacv1alpha1.ReasonRetrying:
 			// Bad input (a Secret missing) is said at once, not after an hour.
 			r.setCondition(scan, metav1.ConditionFalse, ne.Reason, what+"; retrying")
-			warnings = append(warnings, ne.Reason, what+"; retrying")
+			warnings = append(warnings, dl.Receiver, ne.Reason, what+"; retrying")
 		default:
 			if !r.failedBefore(scan) {
 				r.setCondition(scan, metav1.ConditionFalse, ne.Reason, what+"; retrying")
@@ -234,8 +234,11 @@ func (r *NotificationReconciler) deliver(ctx context.Context, scan *cwacv1alpha1
 	if err := r.recordOutcome(wctx, base, scan); err != nil {
 		return ctrl.Result{}, err
 	}
-	for i := 0; i < len(warnings); i += 2 {
-		r.Recorder.Eventf(scan, nil, corev1.EventTypeWarning, warnings[i], "Notify", "%s", textcap.Head(warnings[i+1], maxEventNoteBytes))
+	// One Event per receiver and reason: the Events API folds Events of
+	// one object, reason and action into one series that keeps the first
+	// note, so the receiver is part of the action.
+	for i := 0; i < len(warnings); i += 3 {
+		r.Recorder.Eventf(scan, nil, corev1.EventTypeWarning, warnings[i+1], "Notify/"+warnings[i], "%s", textcap.Head(warnings[i+2], maxEventNoteBytes))
 	}
 	return r.requeue(deliveries), nil
 }
@@ -303,7 +306,7 @@ func (r *NotificationReconciler) send(ctx context.Context, scan *cwacv1alpha1.Cw
 func (r *NotificationReconciler) earlierScans(ctx context.Context, scan *cwacv1alpha1.CwacScan) (previous, compared *cwacv1alpha1.CwacScan) {
 	if scan.Spec.Baseline != "" {
 		compared = r.wholeScan(ctx, scan.Namespace, scan.Spec.Baseline)
-		if compared != nil && (compared.Status.Phase != cwacv1alpha1.PhaseComplete || !compared.CreationTimestamp.Before(&scan.CreationTimestamp)) {
+		if compared != nil && compared.Status.Phase != cwacv1alpha1.PhaseComplete {
 			compared = nil
 		}
 	}
