@@ -63,6 +63,9 @@ func details(p *Payload) []string {
 		if more := in.UnscannedBaseURLsTotal - len(in.UnscannedBaseURLs); more > 0 {
 			add("and %d more unscanned sites", more)
 		}
+		for _, o := range in.Organisations {
+			add("Not complete: %s (%s) %s", o.Organisation, o.Verdict, o.Reason)
+		}
 		if in.Blocked != "" {
 			add("Blocked: %s", in.Blocked)
 		}

@@ -72,6 +72,9 @@ type Facts struct {
 	Blocked string
 	// ShardsFailed: some shards failed and the scan completed without them.
 	ShardsFailed string
+	// Organisations are the organisations not scanned completely
+	// (status.summary.completeness) that the scan before did not list.
+	Organisations []cwacv1alpha1.OrganisationCompleteness
 }
 
 // Decide decides which events a finished scan raises.
@@ -127,7 +130,8 @@ func Decide(in Input) Decision {
 	}
 
 	d.Facts.Missing, d.Facts.Blocked, d.Facts.ShardsFailed = incomplete(s, in.Previous)
-	if len(d.Facts.Missing) > 0 || d.Facts.Blocked != "" || d.Facts.ShardsFailed != "" {
+	d.Facts.Organisations = incompleteOrganisations(s, in.Previous)
+	if len(d.Facts.Missing) > 0 || d.Facts.Blocked != "" || d.Facts.ShardsFailed != "" || len(d.Facts.Organisations) > 0 {
 		raise(cwacv1alpha1.EventScanIncomplete)
 	}
 	return d
@@ -220,6 +224,28 @@ func incomplete(s, prev *cwacv1alpha1.CwacScan) (missing []string, blocked, shar
 		shards = c.Message
 	}
 	return missing, blocked, shards
+}
+
+// incompleteOrganisations are the scan's organisations not scanned
+// completely that the scan before (when it completed) did not list.
+func incompleteOrganisations(s, prev *cwacv1alpha1.CwacScan) []cwacv1alpha1.OrganisationCompleteness {
+	sum := s.Status.Summary
+	if s.Status.Phase != cwacv1alpha1.PhaseComplete || sum == nil || sum.Completeness == nil {
+		return nil
+	}
+	var before []string
+	if prev != nil && prev.Status.Phase == cwacv1alpha1.PhaseComplete && prev.Status.Summary != nil && prev.Status.Summary.Completeness != nil {
+		for _, o := range prev.Status.Summary.Completeness.Incomplete {
+			before = append(before, o.Organisation)
+		}
+	}
+	var out []cwacv1alpha1.OrganisationCompleteness
+	for _, o := range sum.Completeness.Incomplete {
+		if !slices.Contains(before, o.Organisation) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // ImpactOrder lists axe impacts worst first, for stable output.

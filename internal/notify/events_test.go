@@ -72,6 +72,11 @@ func TestDecide(t *testing.T) {
 				setCond(s, cwacv1alpha1.ConditionConnectionsBlocked, metav1.ConditionTrue, cwacv1alpha1.ReasonBlockedByPolicy, "10.0.0.1 refused")
 			})},
 			want: []ev{cwacv1alpha1.EventScanIncomplete}},
+		{name: "an organisation newly not complete",
+			in:   Input{Scan: scan("s", complete, orgsIncomplete("A", "B")), Previous: scan("p", complete, orgsIncomplete("A"))},
+			want: []ev{cwacv1alpha1.EventScanIncomplete}, comparedWith: "p"},
+		{name: "the same organisations not complete again: no news",
+			in: Input{Scan: scan("s", complete, orgsIncomplete("A")), Previous: scan("p", complete, orgsIncomplete("A"))}, comparedWith: "p"},
 		{name: "everything at once, in order",
 			in: Input{Scan: scan("s", complete, crossed, newIssues3, issues(50), unscanned("https://c.example/")),
 				Previous: scan("b", complete), Compared: scan("b", complete)},

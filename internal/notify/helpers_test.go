@@ -50,6 +50,16 @@ func newIssues3(s *cwacv1alpha1.CwacScan) {
 		ByOrganisation: []cwacv1alpha1.OrganisationDiff{{Organisation: "Org A", New: 3}, {Organisation: "Org B", Fixed: 1}}}
 }
 
+func orgsIncomplete(names ...string) func(*cwacv1alpha1.CwacScan) {
+	return func(s *cwacv1alpha1.CwacScan) {
+		c := &cwacv1alpha1.ScanCompleteness{}
+		for _, n := range names {
+			c.Incomplete = append(c.Incomplete, cwacv1alpha1.OrganisationCompleteness{Organisation: n, Verdict: "blocked", Reason: "robots.txt refused " + n})
+		}
+		s.Status.Summary.Completeness = c
+	}
+}
+
 func unscanned(urls ...string) func(*cwacv1alpha1.CwacScan) {
 	return func(s *cwacv1alpha1.CwacScan) { s.Status.Summary.UnscannedBaseURLs = urls }
 }

@@ -113,6 +113,15 @@ type IncompleteFacts struct {
 	UnscannedBaseURLsTotal int      `json:"unscannedBaseURLsTotal"`
 	Blocked                string   `json:"blocked,omitempty"`
 	ShardsFailed           string   `json:"shardsFailed,omitempty"`
+	// Organisations are those newly not scanned completely, with their verdict.
+	Organisations []OrgIncomplete `json:"organisations,omitempty"`
+}
+
+// OrgIncomplete is one organisation not scanned completely.
+type OrgIncomplete struct {
+	Organisation string `json:"organisation"`
+	Verdict      string `json:"verdict"`
+	Reason       string `json:"reason,omitempty"`
 }
 
 // Links point people at more.
@@ -211,7 +220,12 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 			UnscannedBaseURLs: capList(d.Facts.Missing), UnscannedBaseURLsTotal: len(d.Facts.Missing),
 			Blocked: textcap.Head(d.Facts.Blocked, MaxText), ShardsFailed: textcap.Head(d.Facts.ShardsFailed, MaxText),
 		}
-		p.Title = fmt.Sprintf("Scan %s is incomplete: %d sites unscanned", ref, len(d.Facts.Missing))
+		for _, o := range d.Facts.Organisations[:min(len(d.Facts.Organisations), MaxListed)] {
+			p.Incomplete.Organisations = append(p.Incomplete.Organisations, OrgIncomplete{
+				Organisation: textcap.Head(o.Organisation, 256), Verdict: textcap.Head(o.Verdict, 64), Reason: textcap.Head(o.Reason, MaxText)})
+		}
+		p.Title = fmt.Sprintf("Scan %s is incomplete: %d sites unscanned, %d organisations not scanned completely",
+			ref, len(d.Facts.Missing), len(d.Facts.Organisations))
 	}
 	p.Title = textcap.Head(p.Title, MaxText)
 	return p, nil

@@ -42,7 +42,7 @@ func validate(t *testing.T, r *jsonschema.Resolved, body []byte) error {
 
 // everyEvent is a decision raising every event, with the scans behind it.
 func everyEvent() (*cwacv1alpha1.CwacScan, Decision) {
-	s := scan("s", complete, crossed, newIssues3, issues(50), unscanned("https://c.example/"))
+	s := scan("s", complete, crossed, newIssues3, issues(50), unscanned("https://c.example/"), orgsIncomplete("Org C"))
 	d := Decide(Input{Scan: s, Previous: scan("b", complete), Compared: scan("b", complete)})
 	d.Events = append(d.Events, cwacv1alpha1.EventScanRecovered, cwacv1alpha1.EventThresholdsRecovered)
 	return s, d
@@ -67,6 +67,10 @@ func TestPayloadsMatchSchema(t *testing.T) {
 			}
 			if err := validate(t, schema, body); err != nil {
 				t.Errorf("%s payload fails the schema: %v\n%s", e, err, body)
+			}
+			if e == cwacv1alpha1.EventScanIncomplete && (len(p.Incomplete.Organisations) != 1 || p.Incomplete.Organisations[0].Verdict != "blocked" ||
+				p.Incomplete.UnscannedBaseURLs[0] != "https://c.example/" || !strings.Contains(p.Title, "1 organisations not scanned completely")) {
+				t.Errorf("incomplete facts %+v, title %q", p.Incomplete, p.Title)
 			}
 			if p.Title == "" || p.ID != "uid-s/ops/"+string(e) || p.SchemaVersion != SchemaVersion {
 				t.Errorf("%s: title %q id %q version %q", e, p.Title, p.ID, p.SchemaVersion)
