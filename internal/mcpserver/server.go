@@ -212,6 +212,10 @@ func New(cfg Config) (*Server, error) {
 	add(addTool(s, "cwac_compare_scans", compareScansDescription, true, s.compareScans))
 	add(addTool(s, "cwac_issue_history", issueHistoryDescription, true, s.issueHistory))
 	add(addTool(s, "cwac_organisation_trend", organisationTrendDescription, true, s.organisationTrend))
+	add(addTool(s, "cwac_get_templates", getTemplatesDescription, true, s.getTemplates))
+	add(addTool(s, "cwac_get_page_titles", getPageTitlesDescription, true, s.getPageTitles))
+	add(addTool(s, "cwac_get_broken_responses", getBrokenResponsesDescription, true, s.getBrokenResponses))
+	add(addTool(s, "cwac_get_readability", getReadabilityDescription, true, s.getReadability))
 	if err != nil {
 		return nil, err
 	}

@@ -142,6 +142,7 @@ func recomputeSummary(fsys fs.FS, res scanResults) (*results.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("summarising results: %w", err)
 	}
+	sum.Signals = summarySignals(context.Background(), fsys)
 	if res.Scan != nil && res.Scan.Status.Summary != nil && res.Scan.Status.Summary.DurationSeconds > 0 {
 		sum.DurationSeconds = float64(res.Scan.Status.Summary.DurationSeconds)
 	}
@@ -151,7 +152,7 @@ func recomputeSummary(fsys fs.FS, res scanResults) (*results.Summary, error) {
 // newSummaryOutput is the answer for sum, capped (capSummary) whatever
 // its source: a file, the status or the CSVs, all written by a scan pod.
 func newSummaryOutput(res scanResults, source string, sum *results.Summary) SummaryOutput {
-	note := capSummary(sum)
+	note := joinNotes(capSummary(sum), capSignals(sum.Signals))
 	out := SummaryOutput{Status: res.Status, ResultsDir: res.Dir, Source: source, Note: note, Summary: *sum}
 	// Empty, not null: clients iterate these without checking.
 	if out.IssuesByAuditType == nil {

@@ -46,15 +46,15 @@ const (
 	// MaxSignalItems caps each list a SignalsBuilder keeps (template
 	// groups, duplicate titles, pages without a title, broken responses,
 	// pages' reading levels); the totals still count everything.
-	MaxSignalItems = 20_000
+	MaxSignalItems = 10_000
 	// MaxSignalPages is how many distinct pages are told apart (by a
 	// 64-bit hash) for the titles and the reading levels; a row of a page
 	// past it is counted as a new page.
 	MaxSignalPages = 1_000_000
 	// maxSignalURLBytes and maxSignalTextBytes cut the URLs and the texts
 	// (titles, HTML, help) a SignalsBuilder keeps.
-	maxSignalURLBytes  = 2048
-	maxSignalTextBytes = 512
+	maxSignalURLBytes  = 384
+	maxSignalTextBytes = 256
 )
 
 // SummarySignalItems is how many items of each list the summary keeps

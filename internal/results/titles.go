@@ -47,7 +47,7 @@ type DuplicateTitle struct {
 }
 
 // MaxDuplicateTitleURLs is how many pages of a duplicate title are named.
-const MaxDuplicateTitleURLs = 5
+const MaxDuplicateTitleURLs = 3
 
 // TitleSignals are a scan's page title findings: totals, per organisation,
 // and lists (duplicates with the most pages first, missing titles in the
