@@ -37,20 +37,22 @@ func (s *Store) RecentScores(ctx context.Context, namespaces []string, n int) (m
 	if n < 1 || n > MaxRecentPoints {
 		return nil, fmt.Errorf("points %d is not between 1 and %d", n, MaxRecentPoints)
 	}
-	cond, args, err := inNamespaces("o.namespace", namespaces)
+	cond, args, err := inNamespaces("namespace", namespaces)
 	if err != nil {
 		return nil, err
 	}
-	// A window over each organisation's points, newest first; the trend
-	// index (organisation_id, schedule, finished_at) serves the partition.
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT namespace, name, scan_ns, scan_name, finished_at, issues, score FROM (
-		SELECT o.namespace, o.name, s.namespace AS scan_ns, s.name AS scan_name, os.finished_at, os.issues, os.score,
+	// A window over each organisation's points, newest first, on
+	// organisation_scans alone; only the n kept per organisation are then
+	// joined to their names (joining every point first took a second for
+	// 1,000 organisations of 156 scans on SQLite).
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT o.namespace, o.name, s.namespace, s.name, r.finished_at, r.issues, r.score FROM (
+		SELECT os.organisation_id, os.scan_id, os.finished_at, os.issues, os.score,
 			ROW_NUMBER() OVER (PARTITION BY os.organisation_id ORDER BY os.finished_at DESC, os.scan_id DESC) AS n
-		FROM organisations o
-		JOIN organisation_scans os ON os.organisation_id = o.id
-		JOIN scans s ON s.id = os.scan_id
-		WHERE `+cond+`) recent
-		WHERE n <= ? ORDER BY namespace, name, finished_at, n DESC`), append(args, n)...)
+		FROM organisation_scans os
+		WHERE os.organisation_id IN (SELECT id FROM organisations WHERE `+cond+`)) r
+		JOIN organisations o ON o.id = r.organisation_id
+		JOIN scans s ON s.id = r.scan_id
+		WHERE r.n <= ? ORDER BY o.namespace, o.name, r.finished_at, r.n DESC`), append(args, n)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: reading recent scores: %w", err)
 	}
