@@ -131,7 +131,7 @@ func Leaderboard(fsys fs.FS) ([]OrgScore, error) {
 }
 
 func build(fsys fs.FS, lim Limits) (*results.Summary, *Builder, error) {
-	sb, b := results.NewSummaryBuilder(results.Options{}), NewBuilderWithLimits(lim)
+	sb, b := results.NewSummaryBuilder(results.Options{MaxLinksPerDomain: results.MaxLinksOf(fsys)}), NewBuilderWithLimits(lim)
 	if err := results.Walk(context.Background(), fsys, sb, b); err != nil {
 		return nil, nil, err
 	}
@@ -192,7 +192,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"plural": plural,
 	"join":   strings.Join,
 	"grade":  grade,
-}).Parse(pageTemplate + signalsTemplate))
+}).Parse(pageTemplate + signalsTemplate + completenessTemplate))
 
 // number writes an int or int64 with thousands separators.
 func number(n any) string {

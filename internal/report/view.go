@@ -149,6 +149,8 @@ type view struct {
 
 	// Signals are the sections of CWAC's signals (signals.go).
 	Signals signalsView
+	// Completeness is the "What was scanned" section (nil: not known).
+	Completeness *completenessView
 }
 
 func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *view {
@@ -176,6 +178,7 @@ func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *v
 	b.ruleRows(v)
 	b.pageRows(v)
 	v.Signals = b.signalsOf()
+	v.Completeness = completenessOf(summary.Completeness)
 	for audit := range summary.Informational {
 		v.InformationalFiles = append(v.InformationalFiles, audit)
 	}
