@@ -304,15 +304,19 @@ func (r *NotificationReconciler) send(ctx context.Context, scan *cwacv1alpha1.Cw
 // baseline) and the Complete scan its figures were compared with (its
 // baseline). Either is nil when gone.
 func (r *NotificationReconciler) earlierScans(ctx context.Context, scan *cwacv1alpha1.CwacScan) (previous, compared *cwacv1alpha1.CwacScan) {
+	var baseline *cwacv1alpha1.CwacScan
 	if scan.Spec.Baseline != "" {
-		compared = r.wholeScan(ctx, scan.Namespace, scan.Spec.Baseline)
-		if compared != nil && compared.Status.Phase != cwacv1alpha1.PhaseComplete {
-			compared = nil
+		baseline = r.wholeScan(ctx, scan.Namespace, scan.Spec.Baseline)
+		if baseline != nil && !baseline.Status.Phase.Finished() {
+			baseline = nil
 		}
+	}
+	if baseline != nil && baseline.Status.Phase == cwacv1alpha1.PhaseComplete {
+		compared = baseline
 	}
 	owner := metav1.GetControllerOf(scan)
 	if owner == nil || owner.Kind != "CwacScanSchedule" {
-		return compared, compared
+		return baseline, compared
 	}
 	var list cwacv1alpha1.CwacScanList
 	if err := r.List(ctx, &list, client.InNamespace(scan.Namespace)); err != nil {

@@ -366,6 +366,15 @@ func TestNotifyNewIssuesAgainstBaseline(t *testing.T) {
 		t.Fatalf("teams got %d requests", len(got))
 	}
 	body := string(got[0].body)
+	// Outside a schedule, the baseline is the scan before: failing after
+	// a failed baseline is no news.
+	endScan(t, ns, "broken-base", simpleSpec(), failedWith)
+	again := notifySpec(rcv("teams", cwacv1alpha1.ReceiverTeams, cwacv1alpha1.EventScanFailed))
+	again.Baseline = "broken-base"
+	endScan(t, ns, "broken-again", again, failedWith)
+	if s := waitSettled(t, ns, "broken-again"); len(s.Status.Notifications.Deliveries) != 0 || s.Status.Notifications.ComparedWith != "broken-base" {
+		t.Errorf("failing after a failed baseline: %+v", s.Status.Notifications)
+	}
 	for _, want := range []string{
 		`"type":"message"`, "application/vnd.microsoft.card.adaptive", "4 new issues against base", "Ministry of Tests: 4 new", "critical 4",
 	} {
