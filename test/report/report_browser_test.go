@@ -34,6 +34,8 @@ import (
 const (
 	realScan = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
 	axePath  = "../mcp-e2e/node_modules/axe-core/axe.min.js"
+	// signalsScan has every signal section's content (its README.txt).
+	signalsScan = "../../internal/results/testdata/signals-scan"
 )
 
 // requireTools fails (never skips) when Chromium or axe-core is missing,
@@ -93,6 +95,8 @@ func TestReportInBrowser(t *testing.T) {
 	render(t, large.FS(), largeMeta, filepath.Join(site, "large"))
 	hostile := reporttest.Spec{Organisations: 3, PagesPerOrg: 4, RulesPerPage: 3, ElementsPerRule: 1, Viewports: 2, Hostile: true}
 	render(t, hostile.FS(), report.Meta{Title: `<script>alert("title")</script>`, ResultsDir: "x"}, filepath.Join(site, "hostile"))
+	// CWAC's signals' sections: template issues, titles, broken links, reading level.
+	render(t, os.DirFS(signalsScan), report.Meta{Title: "signals", ResultsDir: "signals-scan"}, filepath.Join(site, "signals"))
 
 	base := serve(t, site)
 	ctx := browser(t, chromium)
@@ -103,7 +107,7 @@ func TestReportInBrowser(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		heavy bool
-	}{{"real", false}, {"large", true}, {"hostile", false}} {
+	}{{"real", false}, {"large", true}, {"hostile", false}, {"signals", false}} {
 		name := tc.name
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
