@@ -56,7 +56,10 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 		return Result{AlreadyStored: true}, nil
 	}
 	rd := newReading()
-	if err := results.Walk(ctx, fsys, rd); err != nil {
+	// Each organisation's completeness is recorded with its figures, so
+	// that one a firewall refused is not ranked as if scanned cleanly.
+	complete := results.NewCompletenessBuilder(nil, results.MaxLinksOf(fsys))
+	if err := results.Walk(ctx, fsys, rd, complete); err != nil {
 		return res, fmt.Errorf("reading the results: %w", err)
 	}
 	if len(rd.orgs) == 0 && len(rd.files) == 0 {
@@ -78,7 +81,7 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 		return res, err
 	}
 	defer w.Rollback() // after Commit it does nothing
-	in := &ingestion{rd: rd, w: w, scan: scan, newTemplates: map[int32]int64{}}
+	in := &ingestion{rd: rd, w: w, scan: scan, newTemplates: map[int32]int64{}, verdicts: complete.OrganisationVerdicts()}
 	if err := in.run(ctx, fsys); err != nil {
 		return res, err
 	}
@@ -105,6 +108,8 @@ type ingestion struct {
 	newTemplates map[int32]int64
 	counts       []store.TemplateCount
 	figures      []store.OrganisationFigures
+	// verdicts are the organisations' completeness, by name.
+	verdicts map[string]results.OrganisationCompleteness
 }
 
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
@@ -217,6 +222,9 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		Open: tr.openBefore - int64(len(tr.fixed)+len(tr.pageNotScanned)) + tr.newIssues + int64(len(tr.reopened)),
 	}
 	f.WeightedPerPage, f.Score = report.Score(org.byImpact, org.pages)
+	if v, ok := in.verdicts[org.name]; ok {
+		f.Completeness, f.CompletenessReason = string(v.Verdict), v.Reason()
+	}
 	in.figures = append(in.figures, f)
 	return nil
 }

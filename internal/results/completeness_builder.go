@@ -319,6 +319,27 @@ type siteCounts struct {
 // name no site and the scan gave none). It may be called more than once;
 // the builder is not changed.
 func (b *CompletenessBuilder) Completeness() *Completeness {
+	return b.completeness(MaxCompletenessListed)
+}
+
+// OrganisationVerdicts are every organisation's completeness, by name,
+// however many there are (for the issue history, which records each
+// organisation's verdict with its figures).
+func (b *CompletenessBuilder) OrganisationVerdicts() map[string]OrganisationCompleteness {
+	c := b.completeness(len(b.sites) + 1)
+	out := map[string]OrganisationCompleteness{}
+	if c == nil {
+		return out
+	}
+	for _, o := range c.Organisations {
+		out[o.Organisation] = o
+	}
+	return out
+}
+
+// completeness judges every site and organisation, listing at most limit
+// of each.
+func (b *CompletenessBuilder) completeness(limit int) *Completeness {
 	if len(b.sites) == 0 {
 		return nil
 	}
@@ -376,7 +397,7 @@ func (b *CompletenessBuilder) Completeness() *Completeness {
 	for _, i := range order {
 		s := sites[i]
 		c.SitesByVerdict[s.Verdict]++
-		if len(c.Sites) < MaxCompletenessListed {
+		if len(c.Sites) < limit {
 			c.Sites = append(c.Sites, s)
 		} else {
 			c.SitesNotListed++
@@ -401,9 +422,9 @@ func (b *CompletenessBuilder) Completeness() *Completeness {
 		}
 		return cmp.Compare(x.Organisation, y.Organisation)
 	})
-	if len(list) > MaxCompletenessListed {
-		c.OrganisationsNotListed = len(list) - MaxCompletenessListed
-		list = list[:MaxCompletenessListed]
+	if len(list) > limit {
+		c.OrganisationsNotListed = len(list) - limit
+		list = list[:limit]
 	}
 	c.Organisations = list
 	return c

@@ -300,7 +300,7 @@ func (s *Store) Issue(ctx context.Context, namespaces []string, fingerprint stri
 const trendColumns = `s.namespace, s.name, os.schedule, os.finished_at, os.base_urls, os.pages, os.issues, os.elements,
 	os.critical, os.serious, os.moderate, os.minor, os.other, os.by_audit, os.weighted_per_page, os.score,
 	os.new_issues, os.fixed_issues, os.fixed_page_not_scanned, os.reopened_issues, os.unstable_issues, os.open_issues,
-	s.cwac_image_digest, s.axe_core_version, s.chrome_version`
+	s.cwac_image_digest, s.axe_core_version, s.chrome_version, os.completeness, os.completeness_reason`
 
 func scanTrendPoint(sc interface{ Scan(...any) error }) (TrendPoint, error) {
 	var p TrendPoint
@@ -311,7 +311,7 @@ func scanTrendPoint(sc interface{ Scan(...any) error }) (TrendPoint, error) {
 	err := sc.Scan(&ns, &name, &p.Schedule, &at, &p.BaseURLs, &p.Pages, &p.Issues, &p.Elements,
 		&imp[0], &imp[1], &imp[2], &imp[3], &imp[4], &byAudit, &p.WeightedPerPage, &score,
 		&p.New, &p.Fixed, &p.FixedPageNotScanned, &p.Reopened, &p.Unstable, &p.Open,
-		&p.Engine.CWACImageDigest, &p.Engine.AxeCore, &p.Engine.Chrome)
+		&p.Engine.CWACImageDigest, &p.Engine.AxeCore, &p.Engine.Chrome, &p.Completeness, &p.CompletenessReason)
 	if err != nil {
 		return p, err
 	}

@@ -157,6 +157,13 @@ type TrendPoint struct {
 	// EngineChanged is true when the engine differs from the previous
 	// point's (the first point has nothing to differ from).
 	EngineChanged bool `json:"engine_changed,omitempty"`
+	// Completeness is how completely the organisation was scanned:
+	// complete, partial, blocked or unreachable ("" for scans recorded
+	// before it was); CompletenessReason says why. An organisation that
+	// is not complete has figures that cover only what the scanner could
+	// read: rank it apart (docs/completeness.md).
+	Completeness       string `json:"completeness,omitempty"`
+	CompletenessReason string `json:"completeness_reason,omitempty"`
 }
 
 // OrganisationSummary is an organisation with its latest figures.
