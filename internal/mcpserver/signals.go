@@ -135,7 +135,8 @@ func firstOrganisations[T any](items []T, note *string) []T {
 	if len(items) <= maxSignalOrganisations {
 		return items
 	}
-	*note = joinNotes(*note, fmt.Sprintf("by_organisation lists %d of %d organisations; filter by organisation for the others.", maxSignalOrganisations, len(items)))
+	*note = joinNotes(*note, fmt.Sprintf("by_organisation lists %d of %d organisations; filter by organisation for the others.",
+		maxSignalOrganisations, len(items)))
 	return items[:maxSignalOrganisations]
 }
 

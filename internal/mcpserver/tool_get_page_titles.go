@@ -29,7 +29,9 @@ func (s *Server) getPageTitles(ctx context.Context, call *callInfo, in mcpapi.Si
 	}
 	findings := make([]mcpapi.TitleFinding, 0, len(t.Duplicates)+len(t.Missing))
 	for _, d := range t.Duplicates {
-		findings = append(findings, mcpapi.TitleFinding{Problem: titleDuplicate, Organisation: d.Organisation, BaseURL: d.BaseURL, Title: d.Title, Pages: d.Pages, URLs: d.URLs})
+		findings = append(findings, mcpapi.TitleFinding{
+			Problem: titleDuplicate, Organisation: d.Organisation, BaseURL: d.BaseURL, Title: d.Title, Pages: d.Pages, URLs: d.URLs,
+		})
 	}
 	for _, m := range t.Missing {
 		findings = append(findings, mcpapi.TitleFinding{Problem: titleMissing, Organisation: m.Organisation, BaseURL: m.BaseURL, Pages: 1, URLs: []string{m.URL}})

@@ -54,6 +54,12 @@ func TestSignalsTools(t *testing.T) {
 		t.Errorf("Beta's templates = %v", none)
 	}
 
+	checkTitlesAndResponses(t, h, id)
+	checkReadabilityAndErrors(t, h, id, dir)
+}
+
+func checkTitlesAndResponses(t *testing.T, h *harness, id string) {
+	t.Helper()
 	ti := h.mustCall("cwac_get_page_titles", map[string]any{"scan_id": id})
 	f := ti["findings"].([]any)
 	if ti["missing_or_empty"] != 1.0 || ti["duplicate_titles"] != 1.0 || ti["pages_with_duplicate_title"] != 3.0 || len(f) != 2 ||
@@ -69,6 +75,10 @@ func TestSignalsTools(t *testing.T) {
 		t.Errorf("cwac_get_broken_responses = %v", br)
 	}
 
+}
+
+func checkReadabilityAndErrors(t *testing.T, h *harness, id, dir string) {
+	t.Helper()
 	rd := h.mustCall("cwac_get_readability", map[string]any{"scan_id": id, "limit": 1})
 	orgs := rd["by_organisation"].([]any)
 	if rd["pages"] != 4.0 || len(rd["list"].([]any)) != 1 || rd["list"].([]any)[0].(map[string]any)["url"] != "http://alpha.example/about" ||

@@ -97,8 +97,7 @@ func grade(cell string) (float64, bool) {
 
 func (b *readabilityBuilder) row(row Row) {
 	c := &b.col
-	orgCell, base, url := row.Field(c.org), row.Field(c.baseURL), row.Field(c.url)
-	page := hashOf(b.seed, orgCell, base, url)
+	page := hashBytes(b.seed, cellBytes(row, c.org), cellBytes(row, c.baseURL), cellBytes(row, c.url))
 	if _, dup := b.pages[page]; dup {
 		return
 	}
@@ -112,7 +111,7 @@ func (b *readabilityBuilder) row(row Row) {
 		b.pages[page] = struct{}{}
 	}
 	b.total++
-	org := b.orgs.name(orgCell)
+	org := b.orgs.name(cellHead(row, c.org, maxRuleIDBytes))
 	g := b.byOrg[org]
 	if g == nil {
 		g = &orgGrades{}
@@ -125,8 +124,8 @@ func (b *readabilityBuilder) row(row Row) {
 		b.values++
 	}
 	if len(b.list) < MaxSignalItems {
-		p := PageReadability{Organisation: org, BaseURL: keep(base, maxSignalURLBytes), URL: keep(url, maxSignalURLBytes),
-			Title: keep(row.Field(c.title), maxSignalTextBytes), FleschKincaidGrade: fk, SMOGGrade: smog}
+		p := PageReadability{Organisation: org, BaseURL: cellHead(row, c.baseURL, maxSignalURLBytes), URL: cellHead(row, c.url, maxSignalURLBytes),
+			Title: cellHead(row, c.title, maxSignalTextBytes), FleschKincaidGrade: fk, SMOGGrade: smog}
 		p.WordsPerSentence, _ = grade(row.Field(c.wps))
 		p.SyllablesPerWord, _ = grade(row.Field(c.spw))
 		if n, err := ParseCount(row.Field(c.sentences)); err == nil {

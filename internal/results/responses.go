@@ -69,12 +69,12 @@ func newResponseBuilder(orgs *orgNames) *responseBuilder {
 func (b *responseBuilder) beginSites(r *Reader) func(Row) {
 	org, base := r.Column("organisation"), r.Column("base_url")
 	return func(row Row) {
-		u := row.Field(base)
+		u := cellHead(row, base, maxSignalURLBytes)
 		if _, ok := b.sites[u]; ok || len(b.sites) >= MaxSummaryBaseURLs {
 			return
 		}
-		name := b.orgs.name(row.Field(org))
-		b.sites[strings.Clone(u)] = name
+		name := b.orgs.name(cellHead(row, org, maxRuleIDBytes))
+		b.sites[u] = name
 		if h := siteHost(u); h != "" {
 			if _, ok := b.hosts[h]; !ok {
 				b.hosts[h] = name
@@ -91,8 +91,8 @@ func (b *responseBuilder) begin(r *Reader) func(Row) {
 
 func (b *responseBuilder) row(row Row) {
 	b.total++
-	base := row.Field(b.col.baseURL)
-	status := statusText(row.Field(b.col.status))
+	base := cellHead(row, b.col.baseURL, maxSignalURLBytes)
+	status := statusText(cellHead(row, b.col.status, 64))
 	// Counted by base URL now and by organisation at the end, when every
 	// base URL's organisation is known.
 	byStatus := b.counts[base]
@@ -103,14 +103,14 @@ func (b *responseBuilder) row(row Row) {
 		}
 		if byStatus == nil {
 			byStatus = map[string]int64{}
-			b.counts[strings.Clone(base)] = byStatus
+			b.counts[base] = byStatus
 		}
 	}
 	byStatus[countKey(byStatus, status)]++
 	if len(b.list) < MaxSignalItems {
-		b.list = append(b.list, responseRow{baseKey: strings.Clone(base), BrokenResponse: BrokenResponse{
-			BaseURL: keep(base, maxSignalURLBytes), URL: keep(row.Field(b.col.url), maxSignalURLBytes),
-			Status: status, LinkedFrom: keep(row.Field(b.col.parent), maxSignalURLBytes),
+		b.list = append(b.list, responseRow{baseKey: base, BrokenResponse: BrokenResponse{
+			BaseURL: base, URL: cellHead(row, b.col.url, maxSignalURLBytes),
+			Status: status, LinkedFrom: cellHead(row, b.col.parent, maxSignalURLBytes),
 		}})
 	}
 }

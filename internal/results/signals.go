@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
@@ -158,17 +159,6 @@ func (o *orgNames) name(org string) string {
 // keep is s cut to n bytes and copied, so that it pins no row's memory.
 func keep(s string, n int) string { return strings.Clone(textcap.Head(s, n)) }
 
-// hashOf hashes parts with a separator no CSV cell ends with by accident.
-func hashOf(seed maphash.Seed, parts ...string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	for _, p := range parts {
-		_, _ = h.WriteString(p) // never fails
-		_ = h.WriteByte(0)
-	}
-	return h.Sum64()
-}
-
 // sortedOrgs returns m's values sorted by organisation name.
 func sortedOrgs[T any](m map[string]*T, name func(*T) string) []T {
 	out := make([]T, 0, len(m))
@@ -211,4 +201,36 @@ func WalkNamed(ctx context.Context, fsys fs.FS, names []string, visitors ...RowV
 		}
 	}
 	return nil
+}
+
+// cellBytes is a row's cell i as bytes, valid during the row's visit only
+// (nil for a column that is not there): the signals hash long cells (HTML,
+// URLs, titles) and keep only their head, so no string of the whole cell
+// is made for each row.
+func cellBytes(row Row, i int) []byte {
+	if i < 0 {
+		return nil
+	}
+	return row.r.rr.cell(i)
+}
+
+// cellHead is cell i cut to n bytes (as keep cuts), made from its head alone.
+func cellHead(row Row, i, n int) string {
+	b := cellBytes(row, i)
+	if len(b) > n+utf8.UTFMax {
+		b = b[:n+utf8.UTFMax] // enough for Head to cut at a rune boundary and mark the cut
+	}
+	return keep(string(b), n)
+}
+
+// hashBytes hashes parts, each ended by a 0 byte so that parts cannot
+// run into each other.
+func hashBytes(seed maphash.Seed, parts ...[]byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, p := range parts {
+		_, _ = h.Write(p) // never fails
+		_ = h.WriteByte(0)
+	}
+	return h.Sum64()
 }

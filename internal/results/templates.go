@@ -101,9 +101,7 @@ func (t *templateBuilder) row(row Row) {
 	if err != nil || n <= 0 {
 		return // a page without issues; a broken count is the summary's to report
 	}
-	base, id, html, vp := row.Field(c.baseURL), row.Field(c.id), row.Field(c.html), row.Field(c.viewport)
-	key := hashOf(t.seed, base, id, html, vp)
-	url := row.Field(c.url)
+	key := hashBytes(t.seed, cellBytes(row, c.baseURL), cellBytes(row, c.id), cellBytes(row, c.html), cellBytes(row, c.viewport))
 	g := t.groups[key]
 	if g == nil {
 		if len(t.groups) >= MaxSignalItems {
@@ -111,13 +109,14 @@ func (t *templateBuilder) row(row Row) {
 			return
 		}
 		g = &templateGroup{TemplateIssue: TemplateIssue{
-			Organisation: t.orgs.name(row.Field(c.org)), BaseURL: keep(base, maxSignalURLBytes), RuleID: keep(id, maxRuleIDBytes),
-			Impact: keep(row.Field(c.impact), 64), Help: keep(row.Field(c.help), maxSignalTextBytes),
-			HTML: keep(html, maxSignalTextBytes), Viewport: viewportLabel(vp), ExampleURL: keep(url, maxSignalURLBytes),
+			Organisation: t.orgs.name(cellHead(row, c.org, maxRuleIDBytes)), BaseURL: cellHead(row, c.baseURL, maxSignalURLBytes),
+			RuleID: cellHead(row, c.id, maxRuleIDBytes), Impact: cellHead(row, c.impact, 64), Help: cellHead(row, c.help, maxSignalTextBytes),
+			HTML: cellHead(row, c.html, maxSignalTextBytes), Viewport: viewportLabel(cellHead(row, c.viewport, 64)),
+			ExampleURL: cellHead(row, c.url, maxSignalURLBytes),
 		}}
 		t.groups[key] = g
 	}
-	if u := hashOf(t.seed, url); g.Pages == 0 || u != g.lastURL {
+	if u := hashBytes(t.seed, cellBytes(row, c.url)); g.Pages == 0 || u != g.lastURL {
 		g.Pages++
 		g.lastURL = u
 	}

@@ -1,10 +1,10 @@
 package results
 
 import (
+	"bytes"
 	"cmp"
 	"hash/maphash"
 	"slices"
-	"strings"
 )
 
 // Page titles (WCAG 2.4.2 Page Titled), from title_audit.csv. CWAC's title
@@ -92,42 +92,43 @@ func (t *titleBuilder) begin(r *Reader) func(Row) {
 }
 
 func (t *titleBuilder) row(row Row) {
-	orgCell, base, url := row.Field(t.col.org), row.Field(t.col.baseURL), row.Field(t.col.url)
-	page := hashOf(t.seed, orgCell, base, url)
+	c := &t.col
+	orgCell, base := cellBytes(row, c.org), cellBytes(row, c.baseURL)
+	page := hashBytes(t.seed, orgCell, base, cellBytes(row, c.url))
 	if _, dup := t.pages[page]; dup {
 		return // the same page at another viewport
 	}
 	if len(t.pages) < MaxSignalPages {
 		t.pages[page] = struct{}{}
 	}
-	org := t.orgs.name(orgCell)
+	org := t.orgs.name(cellHead(row, c.org, maxRuleIDBytes))
 	o := t.byOrg[org]
 	if o == nil {
 		o = &OrganisationTitles{Organisation: org}
 		t.byOrg[org] = o
 	}
 	o.Pages++
-	title := row.Field(t.col.title)
-	if strings.TrimSpace(title) == "" {
+	title := cellBytes(row, c.title)
+	if len(bytes.TrimSpace(title)) == 0 {
 		o.MissingOrEmpty++
 		if len(t.missing) < MaxSignalItems {
-			t.missing = append(t.missing, PageRef{Organisation: org, BaseURL: keep(base, maxSignalURLBytes), URL: keep(url, maxSignalURLBytes)})
+			t.missing = append(t.missing, PageRef{Organisation: org, BaseURL: cellHead(row, c.baseURL, maxSignalURLBytes), URL: cellHead(row, c.url, maxSignalURLBytes)})
 		}
 		return
 	}
-	key := hashOf(t.seed, orgCell, base, title)
+	key := hashBytes(t.seed, orgCell, base, title)
 	g := t.groups[key]
 	if g == nil {
 		if len(t.groups) >= MaxSignalItems {
 			t.untracked++
 			return
 		}
-		g = &titleGroup{DuplicateTitle{Organisation: org, BaseURL: keep(base, maxSignalURLBytes), Title: keep(title, maxSignalTextBytes)}}
+		g = &titleGroup{DuplicateTitle{Organisation: org, BaseURL: cellHead(row, c.baseURL, maxSignalURLBytes), Title: cellHead(row, c.title, maxSignalTextBytes)}}
 		t.groups[key] = g
 	}
 	g.Pages++
 	if len(g.URLs) < MaxDuplicateTitleURLs {
-		g.URLs = append(g.URLs, keep(url, maxSignalURLBytes))
+		g.URLs = append(g.URLs, cellHead(row, c.url, maxSignalURLBytes))
 	}
 	switch g.Pages {
 	case 1:
