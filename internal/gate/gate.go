@@ -113,3 +113,15 @@ const (
 	Complete
 	Incomplete
 )
+
+// String is the judgement in one word: unknown, complete or incomplete.
+func (j Judgement) String() string {
+	switch j {
+	case Complete:
+		return string(results.VerdictComplete)
+	case Incomplete:
+		return "incomplete"
+	default:
+		return "unknown"
+	}
+}

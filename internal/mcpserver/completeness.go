@@ -12,20 +12,16 @@ import (
 // cwac_list_scans (complete, incomplete or unknown), with how many
 // organisations were not complete.
 func completenessWord(c *cwacv1alpha1.ScanCompleteness) (string, int32) {
-	switch j, _ := gate.Completeness(c); j {
-	case gate.Complete:
-		return "complete", 0
-	case gate.Incomplete:
-		n := int32(0)
+	j, _ := gate.Completeness(c)
+	n := int32(0)
+	if j == gate.Incomplete {
 		for v, k := range c.OrganisationsByVerdict {
 			if v != string(results.VerdictComplete) {
 				n += k
 			}
 		}
-		return "incomplete", n
-	default:
-		return "unknown", 0
 	}
+	return j.String(), n
 }
 
 // Caps on the completeness section of cwac_get_summary's answer:

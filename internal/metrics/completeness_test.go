@@ -19,7 +19,7 @@ func TestLatestScanOrganisationsByVerdict(t *testing.T) {
 	scans := []cwacv1alpha1.CwacScan{complete(nightly(scan("a", "nightly-1", "")), 5, sum)}
 	c := &ScanCollector{List: func(context.Context) ([]cwacv1alpha1.CwacScan, error) { return scans, nil }}
 	const want = `
-# HELP cwac_latest_scan_organisations Organisations of the latest Complete scan of each schedule by completeness verdict: complete, partial, blocked or unreachable (only when the scan pod reported completeness; docs/completeness.md).
+# HELP cwac_latest_scan_organisations Organisations of the latest Complete scan of each schedule by completeness verdict (docs/completeness.md).
 # TYPE cwac_latest_scan_organisations gauge
 cwac_latest_scan_organisations{namespace="a",schedule="nightly",verdict="blocked"} 2
 cwac_latest_scan_organisations{namespace="a",schedule="nightly",verdict="complete"} 5

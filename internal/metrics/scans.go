@@ -52,8 +52,7 @@ var (
 		"Issues of the baseline the latest Complete scan of each schedule no longer has (only when it was compared).",
 		[]string{LabelNamespace, LabelSchedule}, nil)
 	latestOrgsDesc = prometheus.NewDesc(Namespace+"_latest_scan_organisations",
-		"Organisations of the latest Complete scan of each schedule by completeness verdict: complete, partial, blocked or unreachable "+
-			"(only when the scan pod reported completeness; docs/completeness.md).",
+		"Organisations of the latest Complete scan of each schedule by completeness verdict (docs/completeness.md).",
 		[]string{LabelNamespace, LabelSchedule, LabelVerdict}, nil)
 	latestOrgNewDesc = prometheus.NewDesc(Namespace+"_latest_scan_new_issues_by_organisation",
 		"New issues of the latest Complete scan of each schedule, for its 10 organisations with the most new issues.",

@@ -76,7 +76,6 @@ type siteState struct {
 	firstStatus  int // status of the site's first counted row, for a site that loaded no page
 	resp         Responses
 	marker       string // the first challenge marker matched
-	antiBotCheck string // the first vendor CWAC's anti-bot check named
 }
 
 // pageMark is what was seen of one page: the site it belongs to and flags.

@@ -9,13 +9,13 @@ import (
 
 const pagesHeader = "\ufefforganisation,base_url,number_of_pages,sector\r\n"
 
-func completenessOf(t *testing.T, files map[string]string, opts Options) *Completeness {
+func completenessOf(t *testing.T, files map[string]string) *Completeness {
 	t.Helper()
 	fsys := fstest.MapFS{}
 	for name, data := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(data)}
 	}
-	s, err := SummarizeFS(fsys, opts)
+	s, err := SummarizeFS(fsys, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func pagesCSV(n, pages int) string {
 // rest are counted, and every one is in the counts by verdict.
 func TestCompletenessListBound(t *testing.T) {
 	for _, n := range []int{MaxCompletenessListed, MaxCompletenessListed + 1} {
-		c := completenessOf(t, map[string]string{PagesScannedFile: pagesCSV(n, 0)}, Options{})
+		c := completenessOf(t, map[string]string{PagesScannedFile: pagesCSV(n, 0)})
 		wantPast := n - MaxCompletenessListed
 		if len(c.Organisations) != MaxCompletenessListed || c.OrganisationsNotListed != wantPast ||
 			len(c.Sites) != MaxCompletenessListed || c.SitesNotListed != wantPast {
@@ -53,7 +53,7 @@ func TestCompletenessListBound(t *testing.T) {
 // every organisation can be said to be complete.
 func TestCompletenessSitesBound(t *testing.T) {
 	for _, n := range []int{MaxCompletenessSites, MaxCompletenessSites + 1} {
-		c := completenessOf(t, map[string]string{PagesScannedFile: pagesCSV(n, 1)}, Options{})
+		c := completenessOf(t, map[string]string{PagesScannedFile: pagesCSV(n, 1)})
 		want := n - MaxCompletenessSites
 		if c.SitesNotJudged != want || c.SitesByVerdict[VerdictComplete] != MaxCompletenessSites {
 			t.Errorf("%d sites: %d not judged, %v", n, c.SitesNotJudged, c.SitesByVerdict)
@@ -74,7 +74,7 @@ func TestCompletenessPagesBound(t *testing.T) {
 		for i := range n {
 			fmt.Fprintf(&log, "O,https://a/,https://a/%d,S\r\n", i)
 		}
-		c := completenessOf(t, map[string]string{AuditLogFile: log.String(), PagesScannedFile: pagesHeader + "O,https://a/,0,S\r\n"}, Options{})
+		c := completenessOf(t, map[string]string{AuditLogFile: log.String(), PagesScannedFile: pagesHeader + "O,https://a/,0,S\r\n"})
 		if c.PagesNotJudged != n-3 || c.Sites[0].FailedPages != 3 {
 			t.Errorf("%d pages: %d not judged, site %+v", n, c.PagesNotJudged, c.Sites[0])
 		}
@@ -91,7 +91,7 @@ func TestCompletenessAntiBotBound(t *testing.T) {
 			fmt.Fprintf(&b, "O,a.example,https://a.example/%d,Cloudflare,x\r\n", i)
 		}
 		b.WriteString("P,elsewhere.example,https://elsewhere.example/,Imperva,x\r\n")
-		c := completenessOf(t, map[string]string{AntiBotFile: b.String(), PagesScannedFile: pagesHeader + "O,https://a.example/,0,S\r\n"}, Options{})
+		c := completenessOf(t, map[string]string{AntiBotFile: b.String(), PagesScannedFile: pagesHeader + "O,https://a.example/,0,S\r\n"})
 		s := c.Sites[0]
 		if s.ChallengePages != maxAntiBotRows || c.PagesNotJudged != n-maxAntiBotRows+1 || s.Verdict != VerdictBlocked {
 			t.Errorf("%d rows: %+v, %d not judged", n, s, c.PagesNotJudged)
@@ -108,7 +108,7 @@ func TestCompletenessReasonBounds(t *testing.T) {
 		for i := range n {
 			fmt.Fprintf(&b, "O,https://s%d.example/%s,0,S\r\n", i, strings.Repeat("p", 1000))
 		}
-		c := completenessOf(t, map[string]string{PagesScannedFile: b.String()}, Options{})
+		c := completenessOf(t, map[string]string{PagesScannedFile: b.String()})
 		o := c.Organisations[0]
 		wantLen := min(n, maxOrgReasons+1)
 		if len(o.Reasons) != wantLen {

@@ -31,10 +31,10 @@ type ChallengeMarker struct {
 // "Verifying you are human" with a Ray ID, CloudFront, Azure Front Door)
 // writes anti_bot.csv and skips the page; that file is read too.
 var ChallengeMarkers = []ChallengeMarker{
-	{Name: "Cloudflare challenge", Title: "Just a moment...", Exact: true},
-	{Name: "Cloudflare challenge", Title: "Just a moment…", Exact: true},
+	{Name: nameCloudflareChallenge, Title: "Just a moment...", Exact: true},
+	{Name: nameCloudflareChallenge, Title: "Just a moment…", Exact: true},
 	{Name: "Cloudflare block", Title: "Attention Required! | Cloudflare"},
-	{Name: "Cloudflare challenge", Title: "Please Wait... | Cloudflare"},
+	{Name: nameCloudflareChallenge, Title: "Please Wait... | Cloudflare"},
 	{Name: "browser check", Title: "Checking your browser"},
 	{Name: "human verification", Title: "Verifying you are human"},
 	{Name: "DDoS-Guard", Title: "DDoS-Guard"},
@@ -48,13 +48,19 @@ var ChallengeMarkers = []ChallengeMarker{
 	{Name: "CAPTCHA challenge", Title: "Captcha", Exact: true},
 	{Name: "human verification", Title: "Human Verification", Exact: true},
 	{Name: "bot verification", Title: "Bot Verification", Exact: true},
-	{Name: "refusal page (403)", Title: "403 Forbidden", Exact: true},
-	{Name: "refusal page (403)", Title: "Forbidden", Exact: true},
-	{Name: "refusal page (403)", Title: "403 - Forbidden", Exact: true},
+	{Name: nameRefusal403, Title: "403 Forbidden", Exact: true},
+	{Name: nameRefusal403, Title: "Forbidden", Exact: true},
+	{Name: nameRefusal403, Title: "403 - Forbidden", Exact: true},
 	{Name: "refusal page (401)", Title: "401 Unauthorized", Exact: true},
 	{Name: "rate limit page (429)", Title: "429 Too Many Requests", Exact: true},
 	{Name: "rate limit page (429)", Title: "Too Many Requests", Exact: true},
 }
+
+// Marker names several titles share.
+const (
+	nameCloudflareChallenge = "Cloudflare challenge"
+	nameRefusal403          = "refusal page (403)"
+)
 
 // maxTitleMatchBytes bounds the title a marker is looked for in: every
 // marker is shorter, and a title of megabytes costs no more than this.

@@ -150,7 +150,7 @@ func TestCompletenessOrganisations(t *testing.T) {
 	if diff := cmp.Diff(map[Verdict]int{VerdictComplete: 3, VerdictBlocked: 4, VerdictPartial: 2, VerdictUnreachable: 3}, c.SitesByVerdict); diff != "" {
 		t.Errorf("sites by verdict (-want +got):\n%s", diff)
 	}
-	var ranks []int
+	ranks := make([]int, 0, len(c.Organisations))
 	for _, o := range c.Organisations {
 		ranks = append(ranks, o.Verdict.Rank())
 	}

@@ -38,7 +38,8 @@ func TestEncodeCompleteness(t *testing.T) {
 	}
 	for _, limit := range []int{900, 500} {
 		got, _ := Decode(string(Encode(m, limit)))
-		if got.Summary == nil || got.Summary.Completeness == nil || got.Summary.Completeness.Incomplete() != 30 || len(got.Summary.Completeness.Organisations) >= MaxReportedIncomplete {
+		if got.Summary == nil || got.Summary.Completeness == nil || got.Summary.Completeness.Incomplete() != 30 ||
+			len(got.Summary.Completeness.Organisations) >= MaxReportedIncomplete {
 			t.Errorf("limit %d: %+v", limit, got.Summary)
 		}
 	}
