@@ -40,6 +40,7 @@ const (
 	orgBeta   = "Beta Board"
 	orgGamma  = "Gamma Council"
 	orgDelta  = "Delta Trust"
+	orgEps    = "Epsilon Office"
 	orgHidden = "Hidden Org"
 )
 
@@ -50,6 +51,9 @@ type orgRun struct {
 	drop []string
 	// noPages makes the organisation's scan see no page at all.
 	noPages bool
+	// refused are pages of the organisation that answered 403: its scan
+	// is partial (issue 23's completeness).
+	refused []string
 }
 
 // realFiles reads the real run's top-level files.
@@ -94,6 +98,13 @@ func buildRun(t *testing.T, files map[string][]byte, orgs []orgRun) fstest.MapFS
 		merged := [][]string{header}
 		if orgCol < 0 { // progress.csv, unexpected_response_codes.csv: kept once
 			merged = rows
+			if name == "unexpected_response_codes.csv" {
+				for _, o := range orgs {
+					for _, page := range o.refused {
+						merged = append(merged, []string{o.host + "/", o.host + "/", o.host + page, "403"})
+					}
+				}
+			}
 		} else {
 			for _, o := range orgs {
 				for _, row := range rows[1:] {
@@ -135,8 +146,9 @@ func weekScan(ns string, n int) store.Scan {
 }
 
 // fillStore records three weekly scans in testNS (Alpha improves, Beta
-// regresses, Gamma in another sector, Delta's latest scan sees no page)
-// and one in otherNS.
+// regresses, Gamma in another sector, Delta's latest scan sees no page,
+// Epsilon's latest scan has the best figures but is partial: a page
+// refused it) and one in otherNS.
 func fillStore(t *testing.T, st *store.Store) {
 	t.Helper()
 	files := realFiles(t)
@@ -144,10 +156,13 @@ func fillStore(t *testing.T, st *store.Store) {
 	beta := orgRun{name: orgBeta, sector: sectorA, host: "https://beta.example", drop: []string{"color-contrast", "image-alt"}}
 	gamma := orgRun{name: orgGamma, sector: sectorB, host: "https://gamma.example"}
 	delta := orgRun{name: orgDelta, sector: sectorB, host: "https://delta.example"}
+	eps := orgRun{name: orgEps, sector: sectorA, host: "https://epsilon.example"}
+	clean := []string{"color-contrast", "image-alt", "label", "link-name", "html-has-lang"}
+	partial := orgRun{name: orgEps, sector: sectorA, host: eps.host, drop: clean, refused: []string{"/staff/"}}
 	weeks := [][]orgRun{
-		{alpha, beta, gamma, delta},
-		{withDrop(alpha, "color-contrast"), beta, gamma, delta},
-		{withDrop(alpha, "color-contrast", "image-alt"), withDrop(beta, "image-alt"), gamma, {name: orgDelta, sector: sectorB, host: delta.host, noPages: true}},
+		{alpha, beta, gamma, delta, eps},
+		{withDrop(alpha, "color-contrast"), beta, gamma, delta, eps},
+		{withDrop(alpha, "color-contrast", "image-alt"), withDrop(beta, "image-alt"), gamma, {name: orgDelta, sector: sectorB, host: delta.host, noPages: true}, partial},
 	}
 	for i, orgs := range weeks {
 		ingestRun(t, st, buildRun(t, files, orgs), weekScan(testNS, i))

@@ -40,8 +40,12 @@ type LeaderboardRow struct {
 	// for an organisation scanned once, or a score missing on either side).
 	ScoreChange  *float64 `json:"score_change"`
 	IssuesChange *int64   `json:"issues_change"`
-	// Unranked says why the organisation is not ranked ("" when it is).
+	// Unranked says why the organisation is not ranked ("" when it is):
+	// its latest scan saw no page, or was not complete.
 	Unranked string `json:"unranked,omitempty"`
+	// Completeness is the latest scan's verdict on the organisation
+	// (complete, partial, blocked, unreachable; "" when not known).
+	Completeness string `json:"completeness,omitempty"`
 	// Trend is the newest scans' scores and issues, oldest first.
 	Trend []store.ScorePoint `json:"trend"`
 }
@@ -57,7 +61,8 @@ type Sector struct {
 type LeaderboardFigures struct {
 	Sectors []Sector `json:"sectors"`
 	// Unranked are organisations whose latest scan scanned no page (so
-	// no score): shown apart, never ranked as if clean.
+	// no score) or did not scan them completely (partial, blocked or
+	// unreachable): shown apart, never ranked as if clean.
 	Unranked []LeaderboardRow `json:"unranked"`
 }
 
@@ -113,9 +118,18 @@ func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) Leade
 	if row.Trend == nil {
 		row.Trend = []store.ScorePoint{}
 	}
-	if p.Score == nil || p.Pages == 0 {
+	switch {
+	case p.Completeness != "" && p.Completeness != string(results.VerdictComplete):
+		// Issue 23's verdict: figures of a partly scanned, blocked or
+		// unreachable organisation cover only what the scanner could read.
+		row.Unranked = "its latest scan did not scan it completely (" + p.Completeness + ")"
+		if p.CompletenessReason != "" {
+			row.Unranked += ": " + p.CompletenessReason
+		}
+	case p.Score == nil || p.Pages == 0:
 		row.Unranked = unrankedNoPages
 	}
+	row.Completeness = p.Completeness
 	if n := len(trend); n >= 2 {
 		prev, last := trend[n-2], trend[n-1]
 		d := last.Issues - prev.Issues

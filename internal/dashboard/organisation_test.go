@@ -72,6 +72,11 @@ func TestOrganisationPage(t *testing.T) {
 	if !strings.Contains(body, strings.Join([]string{"<p>", itoa(len(open.Issues)), " of ", i64(open.Total), " open issues"}, "")) {
 		t.Errorf("oldest open issues: want %d of %d", len(open.Issues), open.Total)
 	}
+	// Epsilon's latest scan was partial: said with its reason.
+	_, body = get(t, h, "reader", orgURL(testNS, orgEps))
+	if !strings.Contains(body, "<dt>Scanned</dt><dd>partial: https://epsilon.example/ partial: 1 page answered 401 or 403 (refused) (so not ranked") {
+		t.Error("the organisation page does not say its latest scan was partial")
+	}
 	// A schedule filter that matches nothing says so; the export follows it.
 	_, body = get(t, h, "reader", path+"?schedule=monthly")
 	if !strings.Contains(body, "No scan of this schedule has figures") || !strings.Contains(body, "trend.csv?schedule=monthly") {

@@ -74,9 +74,16 @@ func checkChanges(t *testing.T, st *store.Store, figures LeaderboardFigures) {
 	if alpha.IssuesChange == nil || *alpha.IssuesChange != trend[2].Issues-trend[1].Issues || *alpha.IssuesChange >= 0 {
 		t.Errorf("alpha's issue change %v, want %d", alpha.IssuesChange, trend[2].Issues-trend[1].Issues)
 	}
-	if len(figures.Unranked) != 1 || figures.Unranked[0].Organisation != orgDelta || figures.Unranked[0].Unranked != unrankedNoPages ||
-		figures.Unranked[0].Rank != 0 {
-		t.Errorf("unranked: %+v", figures.Unranked)
+	// Delta's scan saw no page; Epsilon's had the best figures of all but
+	// a page refused the scanner: both apart, neither ranked as clean.
+	un := figures.Unranked
+	if len(un) != 2 || un[0].Organisation != orgDelta || un[1].Organisation != orgEps || un[0].Rank != 0 || un[1].Rank != 0 ||
+		!strings.HasPrefix(un[0].Unranked, "its latest scan did not scan it completely (unreachable): ") ||
+		!strings.HasPrefix(un[1].Unranked, "its latest scan did not scan it completely (partial): ") || !strings.Contains(un[1].Unranked, "refused") {
+		t.Errorf("unranked: %+v", un)
+	}
+	if un[1].Score == nil || *un[1].Score <= *health[0].Score {
+		t.Errorf("Epsilon's score %v does not beat the best ranked one's %v: the test proves nothing", un[1].Score, *health[0].Score)
 	}
 	if gamma := figures.Sectors[1].Rows; len(gamma) != 1 || gamma[0].Organisation != orgGamma || gamma[0].Rank != 1 {
 		t.Errorf("local government: %+v", gamma)
@@ -128,7 +135,7 @@ func TestOrganisationsPage(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<h1>Organisations</h1>`, `<a class="skip" href="#main">`, `<main id="main"`, `<h2 id="sector-0">Health</h2>`,
-		`<h2 id="sector-1">Local government</h2>`, `<h2 id="unranked">Not ranked</h2>`, orgDelta, "its latest scan scanned no page",
+		`<h2 id="sector-1">Local government</h2>`, `<h2 id="unranked">Not ranked</h2>`, orgDelta, orgEps, "did not scan it completely (partial)",
 		`role="img"`, "Score over the last 3 scans, oldest first: ",
 	} {
 		if !strings.Contains(body, want) {
@@ -248,12 +255,37 @@ func TestLeaderboardExports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1+2+1+1 || rows[0][0] != "sector" || rows[1][3] != orgAlpha || rows[1][1] != "1" || rows[4][3] != orgDelta || rows[4][1] != "" {
+	if len(rows) != 1+2+1+2 || rows[0][0] != "sector" || rows[1][3] != orgAlpha || rows[1][1] != "1" || rows[4][3] != orgDelta || rows[4][1] != "" ||
+		rows[5][3] != orgEps || !strings.Contains(rows[5][17], "(partial)") {
 		t.Fatalf("csv rows: %q", rows)
 	}
 	alpha := figures.Sectors[0].Rows[0]
 	if rows[1][4] != optFloat(alpha.Score) || rows[1][5] != optFloat(alpha.ScoreChange) || rows[1][6] != i64(alpha.Issues) ||
 		rows[1][7] != optInt(alpha.IssuesChange) || !strings.HasPrefix(rows[1][7], "-") {
 		t.Errorf("alpha's csv row %q, figures %+v", rows[1], alpha)
+	}
+}
+
+// TestUnrankedReasons: a known verdict other than complete keeps an
+// organisation out of the ranking whatever its score; with no verdict
+// (scans recorded before issue 23), no page scanned does.
+func TestUnrankedReasons(t *testing.T) {
+	score := 99.0
+	for _, tc := range []struct {
+		p    store.TrendPoint
+		want string
+	}{
+		{store.TrendPoint{Pages: 4, Score: &score, Completeness: "complete"}, ""},
+		{store.TrendPoint{Pages: 4, Score: &score}, ""},
+		{store.TrendPoint{Pages: 0}, unrankedNoPages},
+		{store.TrendPoint{Pages: 4, Score: &score, Completeness: "blocked", CompletenessReason: "answered 403"},
+			"its latest scan did not scan it completely (blocked): answered 403"},
+		{store.TrendPoint{Pages: 4, Score: &score, Completeness: "partial"}, "its latest scan did not scan it completely (partial)"},
+	} {
+		p := tc.p
+		row := leaderboardRow(store.OrganisationSummary{Name: "O", Latest: &p}, nil)
+		if row.Unranked != tc.want || row.Completeness != p.Completeness {
+			t.Errorf("%+v: unranked %q, want %q", p, row.Unranked, tc.want)
+		}
 	}
 }
