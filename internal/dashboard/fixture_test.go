@@ -162,7 +162,8 @@ func fillStore(t *testing.T, st *store.Store) {
 	weeks := [][]orgRun{
 		{alpha, beta, gamma, delta, eps},
 		{withDrop(alpha, "color-contrast"), beta, gamma, delta, eps},
-		{withDrop(alpha, "color-contrast", "image-alt"), withDrop(beta, "image-alt"), gamma, {name: orgDelta, sector: sectorB, host: delta.host, noPages: true}, partial},
+		{withDrop(alpha, "color-contrast", "image-alt"), withDrop(beta, "image-alt"), gamma,
+			{name: orgDelta, sector: sectorB, host: delta.host, noPages: true}, partial},
 	}
 	for i, orgs := range weeks {
 		ingestRun(t, st, buildRun(t, files, orgs), weekScan(testNS, i))
