@@ -2,6 +2,7 @@ package report
 
 import (
 	_ "embed" // the completeness section's template
+	"strconv"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -38,4 +39,59 @@ func completenessOf(c *results.Completeness) *completenessView {
 	}
 	v.More = v.Organisations - len(v.Rows)
 	return v
+}
+
+// rankComplete ranks only the organisations that were scanned completely
+// (c's verdicts), in their order, and puts the others after them unranked
+// (Rank 0) with their verdicts: an organisation a firewall refused or
+// challenged must not rank as if it were clean. An organisation c does not
+// list is complete when c lists every incomplete one, else "unknown" and
+// unranked. Without c (results summarised before completeness) rows stay
+// as they are.
+func rankComplete(rows []OrgScore, c *results.Completeness) []OrgScore {
+	if c == nil {
+		return rows
+	}
+	verdicts := make(map[string]results.Verdict, len(c.Organisations))
+	listedIncomplete := 0
+	for _, o := range c.Organisations {
+		verdicts[o.Organisation] = o.Verdict
+		if o.Verdict != results.VerdictComplete {
+			listedIncomplete++
+		}
+	}
+	rest := results.VerdictComplete
+	if listedIncomplete < c.Incomplete() {
+		rest = "unknown"
+	}
+	ranked, apart := make([]OrgScore, 0, len(rows)), []OrgScore{}
+	for _, r := range rows {
+		v, ok := verdicts[r.Organisation]
+		if !ok {
+			v = rest
+		}
+		r.Completeness = string(v)
+		if v == results.VerdictComplete {
+			ranked = append(ranked, r)
+			continue
+		}
+		r.Rank = 0
+		apart = append(apart, r)
+	}
+	for i := range ranked {
+		if i > 0 && compareScores(ranked[i].Score, ranked[i-1].Score) == 0 {
+			ranked[i].Rank = ranked[i-1].Rank
+		} else {
+			ranked[i].Rank = i + 1
+		}
+	}
+	return append(ranked, apart...)
+}
+
+// rankCell is a rank for leaderboard.csv: empty for an unranked row.
+func rankCell(rank int) string {
+	if rank == 0 {
+		return ""
+	}
+	return strconv.Itoa(rank)
 }

@@ -2,9 +2,12 @@ package report
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
 // The "What was scanned" section of a scan in CWAC's format with refused,
@@ -46,5 +49,53 @@ func TestHTMLWhatWasScanned(t *testing.T) {
 	}
 	if !strings.Contains(page, `<li><a href="#scanned">What was scanned</a></li>`) {
 		t.Error("no contents entry")
+	}
+}
+
+// Only organisations scanned completely are ranked; the others follow,
+// unranked, with their verdicts, whatever their scores: a firewall's
+// challenge pages never rank above an organisation scanned cleanly.
+func TestLeaderboardRanksOnlyComplete(t *testing.T) {
+	files := map[string][]byte{}
+	if _, err := Generate(os.DirFS("../results/testdata/completeness/mixed"), Meta{Title: "mixed"}, func(name string, data []byte) error {
+		files[name] = data
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(files[LeaderboardFile])), "\n")
+	if len(lines) != 10 || !strings.HasSuffix(lines[0], `"score","completeness"`) {
+		t.Fatalf("leaderboard.csv: %q", lines)
+	}
+	ranked := 0
+	for i, l := range lines[1:] {
+		complete := strings.HasSuffix(l, `,"complete"`)
+		if complete != (i < 2) {
+			t.Errorf("row %d out of place: %s", i+1, l)
+		}
+		if complete {
+			ranked++
+			if !strings.HasPrefix(l, `"`+strconv.Itoa(ranked)+`",`) {
+				t.Errorf("a complete organisation's rank: %s", l)
+			}
+		} else if !strings.HasPrefix(l, `"",`) {
+			t.Errorf("an incomplete organisation is ranked: %s", l)
+		}
+	}
+	if !strings.Contains(string(files[HTMLFile]), `<td class="n">—</td><td>Challenge Org</td>`) {
+		t.Error("the HTML leaderboard ranks Challenge Org")
+	}
+}
+
+func TestRankCompleteUnknown(t *testing.T) {
+	rows := []OrgScore{{Rank: 1, Organisation: "A"}, {Rank: 2, Organisation: "B"}}
+	c := &results.Completeness{OrganisationsByVerdict: map[results.Verdict]int{results.VerdictBlocked: 2},
+		Organisations: []results.OrganisationCompleteness{{Organisation: "B", Verdict: results.VerdictBlocked}}}
+	got := rankComplete(rows, c)
+	if got[0].Rank != 0 || got[0].Completeness != "unknown" || got[1].Rank != 0 || got[1].Completeness != "blocked" {
+		t.Errorf("%+v", got)
+	}
+	if got := rankComplete(rows, nil); got[0].Rank != 1 || got[0].Completeness != "" {
+		t.Errorf("without completeness: %+v", got)
 	}
 }

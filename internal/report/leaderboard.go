@@ -42,6 +42,10 @@ type OrgScore struct {
 	WeightedPerPage float64
 	// Score is 0-100, higher is better; nil when no page was scanned.
 	Score *float64
+	// Completeness is the organisation's completeness verdict ("" when
+	// the summary has none). One that is not complete is not ranked
+	// (Rank 0): its figures cover only what the scanner could read.
+	Completeness string
 }
 
 // Leaderboard ranks the organisations aggregated so far.
@@ -138,13 +142,14 @@ func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
 	var buf bytes.Buffer
 	writeQuotedRecord(&buf, []string{
 		"rank", "organisation", "sector", "base_urls", "pages_scanned",
-		"critical", "serious", "moderate", "minor", "other_issues", "weighted_issues_per_page", "score",
+		"critical", "serious", "moderate", "minor", "other_issues", "weighted_issues_per_page", "score", "completeness",
 	})
 	for _, o := range rows {
 		writeQuotedRecord(&buf, []string{
-			strconv.Itoa(o.Rank), SafeCell(o.Organisation), SafeCell(o.Sector), strconv.Itoa(o.BaseURLs), strconv.Itoa(o.Pages),
+			rankCell(o.Rank), SafeCell(o.Organisation), SafeCell(o.Sector), strconv.Itoa(o.BaseURLs), strconv.Itoa(o.Pages),
 			strconv.FormatInt(o.Critical, 10), strconv.FormatInt(o.Serious, 10), strconv.FormatInt(o.Moderate, 10),
 			strconv.FormatInt(o.Minor, 10), strconv.FormatInt(o.Other, 10), strconv.FormatFloat(o.WeightedPerPage, 'f', 1, 64), formatScore(o.Score),
+			o.Completeness,
 		})
 	}
 	return buf.Bytes(), nil

@@ -71,7 +71,7 @@ func (b *Builder) Render(meta Meta, summary *results.Summary) (html, leaderboard
 	if summary == nil {
 		return nil, nil, errors.New("rendering report: no summary")
 	}
-	board := b.Leaderboard()
+	board := rankComplete(b.Leaderboard(), summary.Completeness)
 	if leaderboardCSV, err = LeaderboardCSV(board); err != nil {
 		return nil, nil, err
 	}
