@@ -158,3 +158,22 @@ func TestListsConfig(t *testing.T) {
 		}
 	}
 }
+
+// A denied range inside an opened one stays refused: the administrator who
+// opens the pod network and denies one address in it means that address.
+func TestDeniedRangeWinsOverOpenedRange(t *testing.T) {
+	p := New(Config{AllowCIDRs: mustCIDRs("10.244.0.0/24"), DenyCIDRs: mustCIDRs("10.244.0.5/32")})
+	tests := []struct {
+		ip, rule string
+	}{
+		{"10.244.0.5", RuleDenyCIDR},
+		{"10.244.0.4", ""},
+		{"10.244.0.6", ""},
+		{"10.244.1.5", RulePrivate},
+	}
+	for _, tt := range tests {
+		if rule, detail := p.CheckIP(netip.MustParseAddr(tt.ip)); rule != tt.rule {
+			t.Errorf("%s: rule %q (%s), want %q", tt.ip, rule, detail, tt.rule)
+		}
+	}
+}

@@ -157,14 +157,17 @@ func (p *Policy) CheckIP(ip netip.Addr) (rule, detail string) {
 			return rule, detail + " (embedded in " + ip.String() + ")"
 		}
 	}
-	for _, a := range p.cfg.AllowCIDRs {
-		if a.Contains(ip) {
-			return "", ""
-		}
-	}
+	// A denied range wins over an opened one: an administrator who opens a
+	// private range and denies one address in it (a metadata or database
+	// service) means that address stays refused.
 	for _, d := range p.cfg.DenyCIDRs {
 		if d.Contains(ip) {
 			return RuleDenyCIDR, fmt.Sprintf("%s is in the denied range %s", ip, d)
+		}
+	}
+	for _, a := range p.cfg.AllowCIDRs {
+		if a.Contains(ip) {
+			return "", ""
 		}
 	}
 	for _, b := range builtin {
