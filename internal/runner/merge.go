@@ -106,7 +106,16 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 		return scanpod.Report{}, err
 	}
 	cfg.Log.Info("merged the shards' results", "shards", len(dirs), "of", len(split), "files", files, "resultsDir", name)
-	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration, blocked.Bounded(results.MaxBlockedHosts))
+	// The shards ran one config but for their sites: its page limit
+	// (max_links_per_domain) is what completeness judges each site by,
+	// and the merged results hold no config.json of their own.
+	maxLinks := 0
+	if len(dirs) > 0 {
+		if sub, err := fs.Sub(root.FS(), dirs[0]); err == nil {
+			maxLinks = results.MaxLinksOf(sub)
+		}
+	}
+	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration, maxLinks, blocked.Bounded(results.MaxBlockedHosts))
 	if err == nil {
 		err = root.Rename(work, name)
 	}
@@ -124,14 +133,14 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 // the scan, whose results directory is name; blocked are the shards'
 // egress proxies' refusals together.
 func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName string, sites []cwacconfig.Site, duration float64,
-	blocked *results.BlockedConnections) (scanpod.Report, error) {
+	maxLinks int, blocked *results.BlockedConnections) (scanpod.Report, error) {
 	var err error
 	expected := make([]string, 0, len(sites))
 	for _, s := range sites {
 		expected = append(expected, s.URL)
 	}
 	msg := scanpod.Report{ResultsDir: name, BlockedByPolicy: blocked}
-	opts := results.Options{ExpectedBaseURLs: expected, Sites: expectedSites(sites), Duration: duration}
+	opts := results.Options{ExpectedBaseURLs: expected, Sites: expectedSites(sites), Duration: duration, MaxLinksPerDomain: maxLinks}
 	meta := report.Meta{Title: auditName, ResultsDir: name, GeneratedAt: time.Now()}
 	var base baselineResults
 	if cfg.BaselineDir != "" {

@@ -84,6 +84,7 @@ func Encode(m Report, limit int) []byte {
 		s := *m.Summary
 		s.BaseURLs = nil // the full list lives in summary.json on the volume
 		s.AuditFiles = nil
+		s.Signals = nil         // templates, titles, responses, reading level: summary.json only
 		s.BlockedByPolicy = nil // the report carries it beside the summary
 		s.Completeness = completenessNaming(s.Completeness, MaxReportedIncomplete)
 		m.Summary = &s
