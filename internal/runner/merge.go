@@ -115,7 +115,8 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 			maxLinks = results.MaxLinksOf(sub)
 		}
 	}
-	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration, maxLinks, blocked.Bounded(results.MaxBlockedHosts))
+	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration, maxLinks,
+		blocked.Bounded(results.MaxBlockedHosts))
 	if err == nil {
 		err = root.Rename(work, name)
 	}

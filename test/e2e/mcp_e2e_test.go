@@ -344,7 +344,8 @@ func checkTools(t *testing.T, obs observations) {
 	t.Helper()
 	tools, _ := obs["tools"].([]any)
 	want := []string{
-		"cwac_cancel_scan", "cwac_compare_scans", "cwac_generate_report", "cwac_get_results", "cwac_get_summary",
+		"cwac_cancel_scan", "cwac_compare_scans", "cwac_generate_report", "cwac_get_broken_responses", "cwac_get_page_titles",
+		"cwac_get_readability", "cwac_get_results", "cwac_get_summary", "cwac_get_templates",
 		"cwac_issue_history", "cwac_list_scans", "cwac_organisation_trend", "cwac_scan", "cwac_scan_status",
 	}
 	names := make([]string, 0, len(tools))
