@@ -18,8 +18,12 @@ import (
 )
 
 // judgeFiles are the files that decide whether a package passes, whatever
-// the package: a change to them must re-run every package.
-var judgeFiles = []string{"go.mod", "go.sum", "hack/mutate.sh"}
+// the package: a change to them must re-run every package. go.mod and go.sum
+// are not among them: a package's verdict depends on the Go version go.mod
+// asks for and on the versions of the modules its tests build with (see
+// moduleTestDeps), not on a module only another package uses, so adding a
+// dependency elsewhere does not send every package back to mutation testing.
+var judgeFiles = []string{"hack/mutate.sh"}
 
 // judgeDir holds the program that computes the verdict (its .go files; not
 // equivalent.txt, of which only each package's own lines count, nor
@@ -43,7 +47,8 @@ type fingerprintInputs struct {
 // verdict depends on: every file under the package's directory and under
 // the directory of each package of this module its tests depend on (a
 // changed dependency can change which mutants the tests kill), go.mod,
-// go.sum, the mutation scripts, the package's lines of equivalent.txt, the
+// the Go version and toolchain go.mod asks for, the path and version of
+// every other module those tests build with, the mutation scripts, the package's lines of equivalent.txt, the
 // thresholds and the build tags. root is the module's directory; pkg is
 // relative to it.
 func fingerprint(root, pkg string, in fingerprintInputs) (string, error) {
@@ -54,7 +59,7 @@ func fingerprint(root, pkg string, in fingerprintInputs) (string, error) {
 	if fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(pkg))); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("package %s: no such directory under %s", pkg, root)
 	}
-	deps, err := moduleTestDeps(root, pkg, in.tags)
+	deps, modules, err := moduleTestDeps(root, pkg, in.tags)
 	if err != nil {
 		return "", err
 	}
@@ -69,12 +74,20 @@ func fingerprint(root, pkg string, in fingerprintInputs) (string, error) {
 		return "", err
 	}
 	field(h, "equivalents", strings.Join(lines, "\n"))
+	goLines, err := goDirectives(root)
+	if err != nil {
+		return "", err
+	}
+	field(h, "go", strings.Join(goLines, "\n"))
+	field(h, "modules", strings.Join(modules, "\n"))
 	for _, f := range judgeFiles {
 		if err := hashFile(h, root, f); err != nil {
 			return "", err
 		}
 	}
-	if err := hashTree(h, root, judgeDir, false, func(name string) bool { return strings.HasSuffix(name, ".go") }); err != nil {
+	// The program's own tests do not judge anything.
+	judgeSource := func(name string) bool { return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") }
+	if err := hashTree(h, root, judgeDir, false, judgeSource); err != nil {
 		return "", err
 	}
 	for _, d := range deps {
@@ -96,50 +109,79 @@ func cleanPackageDir(pkg string) (string, error) {
 	return p, nil
 }
 
-// moduleTestDeps lists, sorted and relative to root, the directories of the
+// moduleTestDeps lists, sorted, the directories (relative to root) of the
 // package and of every package of the main module that its tests import,
 // directly or not, when built with the build tags (comma-separated; "" for
-// none).
-func moduleTestDeps(root, pkg, tags string) ([]string, error) {
-	cmd := exec.Command("go", "list", "-deps", "-test", "-tags", tags,
-		"-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./"+pkg)
+// none), and the other modules those packages come from, each as
+// path@version (with its replacement, if go.mod replaces it).
+func moduleTestDeps(root, pkg, tags string) (dirs, modules []string, err error) {
+	const format = "{{with .Module}}{{if .Main}}D {{$.Dir}}{{else}}M {{.Path}}@{{.Version}}" +
+		"{{with .Replace}} => {{.Path}}@{{.Version}}{{end}}{{end}}{{end}}"
+	cmd := exec.Command("go", "list", "-deps", "-test", "-tags", tags, "-f", format, "./"+pkg)
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list -deps -test -tags %q ./%s: %v: %s", tags, pkg, err, strings.TrimSpace(stderr.String()))
+		return nil, nil, fmt.Errorf("go list -deps -test -tags %q ./%s: %v: %s", tags, pkg, err, strings.TrimSpace(stderr.String()))
 	}
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	absRoot, err = filepath.EvalSymlinks(absRoot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	seen := map[string]bool{pkg: true}
+	seenDirs := map[string]bool{pkg: true}
+	seenModules := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		dir := strings.TrimSpace(sc.Text())
-		if dir == "" {
-			continue // a test binary's generated main, or a package of another module
+		kind, value, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		switch kind {
+		case "M":
+			seenModules[value] = true
+		case "D":
+			dir := value
+			if d, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = d
+			}
+			rel, err := filepath.Rel(absRoot, dir)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil, nil, fmt.Errorf("go list: package directory %s is outside the module %s", dir, absRoot)
+			}
+			seenDirs[filepath.ToSlash(rel)] = true
 		}
-		if d, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = d
-		}
-		rel, err := filepath.Rel(absRoot, dir)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, fmt.Errorf("go list: package directory %s is outside the module %s", dir, absRoot)
-		}
-		seen[filepath.ToSlash(rel)] = true
+		// Anything else is a standard-library package or a test binary's
+		// generated main: the Go version covers the former.
 	}
-	dirs := make([]string, 0, len(seen))
-	for d := range seen {
-		dirs = append(dirs, d)
+	return sortedKeys(seenDirs), sortedKeys(seenModules), nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	sort.Strings(dirs)
-	return dirs, nil
+	sort.Strings(keys)
+	return keys
+}
+
+// goDirectives returns go.mod's go and toolchain lines: the Go version the
+// module asks for decides how its tests build and run.
+func goDirectives(root string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return nil, fmt.Errorf("reading go.mod: %w", err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "go ") || strings.HasPrefix(l, "toolchain ") {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
 }
 
 // equivalentLines returns, sorted, the entries of the equivalents list for

@@ -8,22 +8,29 @@ import (
 )
 
 // writeModule lays out a small module: a's tests use b, and its tests built
-// with the integration tag use d too; c is unrelated.
+// with the integration tag use d too; c is unrelated. b uses the module
+// example.com/x; the module requires example.com/y too, which no package of
+// it uses (both replaced by local directories: the test runs offline).
 func writeModule(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
-		"go.mod":            "module example.com/m\n\ngo 1.22\n",
+		"go.mod":            goMod("v1.0.0", "v1.0.0"),
+		"x/go.mod":          "module example.com/x\n\ngo 1.22\n",
+		"x/x.go":            "package x\n\nfunc X() int { return 1 }\n",
+		"y/go.mod":          "module example.com/y\n\ngo 1.22\n",
+		"y/y.go":            "package y\n",
 		"a/a.go":            "package a\n\nimport \"example.com/m/b\"\n\nfunc A() int { return b.B() }\n",
 		"a/a_test.go":       "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { _ = A() }\n",
 		"a/testdata/in.txt": "input\n",
 		"a/a_integration_test.go": "//go:build integration\n\npackage a\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/d\"\n)\n\n" +
 			"func TestD(t *testing.T) { _ = d.D() }\n",
-		"b/b.go":                       "package b\n\nfunc B() int { return 1 }\n",
+		"b/b.go":                       "package b\n\nimport \"example.com/x\"\n\nfunc B() int { return x.X() }\n",
 		"d/d.go":                       "package d\n\nfunc D() int { return 1 }\n",
 		"c/c.go":                       "package c\n",
 		"hack/mutate.sh":               "#!/bin/sh\n",
 		"hack/mutation/main.go":        "package main\n",
+		"hack/mutation/main_test.go":   "package main\n",
 		"hack/mutation/equivalent.txt": "# comment\na/a.go:5:ARITHMETIC_BASE \"x\" why\nc/c.go:1:ARITHMETIC_BASE \"y\" why\n",
 	}
 	for name, body := range files {
@@ -36,6 +43,13 @@ func writeModule(t *testing.T) string {
 		}
 	}
 	return root
+}
+
+// goMod is the test module's go.mod with the versions of example.com/x and
+// example.com/y it requires.
+func goMod(x, y string) string {
+	return "module example.com/m\n\ngo 1.22\n\nrequire (\n\texample.com/x " + x + "\n\texample.com/y " + y + "\n)\n\n" +
+		"replace example.com/x => ./x\n\nreplace example.com/y => ./y\n"
 }
 
 func TestFingerprintChangesWithWhatTheVerdictDependsOn(t *testing.T) {
@@ -66,10 +80,14 @@ func TestFingerprintChangesWithWhatTheVerdictDependsOn(t *testing.T) {
 		{"a new test file", write("a/more_test.go", "package a\n"), true},
 		{"the package's testdata", write("a/testdata/in.txt", "other input\n"), true},
 		{"a dependency of the package", write("b/b.go", "package b\n\nfunc B() int { return 2 }\n"), true},
-		{"go.mod", write("go.mod", "module example.com/m\n\ngo 1.23\n"), true},
-		{"go.sum", write("go.sum", "example.com/x v1.0.0 h1:x=\n"), true},
+		{"the Go version go.mod asks for", write("go.mod", strings.Replace(goMod("v1.0.0", "v1.0.0"), "go 1.22", "go 1.23", 1)), true},
+		{"the toolchain go.mod asks for", write("go.mod", goMod("v1.0.0", "v1.0.0")+"\ntoolchain go1.22.1\n"), true},
+		{"the version of a module the tests build with", write("go.mod", goMod("v1.1.0", "v1.0.0")), true},
+		{"the version of a module the tests do not use", write("go.mod", goMod("v1.0.0", "v1.1.0")), false},
+		{"go.sum", write("go.sum", "example.com/z v1.0.0 h1:x=\n"), false},
 		{"the mutation script", write("hack/mutate.sh", "#!/bin/sh\nexit 0\n"), true},
 		{"the verdict's program", write("hack/mutation/main.go", "package main\n\nfunc main() {}\n"), true},
+		{"the verdict program's tests", write("hack/mutation/main_test.go", "package main\n\nfunc helper() {}\n"), false},
 		{"the package's equivalent mutants", write(eqFile,
 			"a/a.go:5:ARITHMETIC_BASE \"x\" another reason\nc/c.go:1:ARITHMETIC_BASE \"y\" why\n"), true},
 		{"the efficacy target", func(_ *testing.T, _ string, in *fingerprintInputs) { in.minEfficacy = 91 }, true},

@@ -11,8 +11,9 @@ import (
 // verifiedHeader opens verified.txt: what the file is and who writes it.
 const verifiedHeader = `# Packages that last passed make mutate, each with the fingerprint of what
 # its verdict depended on (hack/mutation fingerprint: its files, its tests,
-# the files of this module's packages its tests use, go.mod, go.sum, the
-# mutation scripts, its lines of equivalent.txt and the thresholds).
+# the files of this module's packages its tests use, the Go version, the
+# versions of the other modules they build with, the mutation scripts, its
+# lines of equivalent.txt and the thresholds).
 # make mutate writes a package's line when the package meets the targets;
 # commit the file with the change. With MUTATE_CHANGED_ONLY=1 (CI), a
 # package whose fingerprint still matches its line here is not run again.
