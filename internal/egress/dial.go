@@ -110,11 +110,19 @@ func (p *Proxy) connectForward(ctx context.Context, u *url.URL, addrs []netip.Ad
 	}
 	if proxy == nil {
 		c, err := p.dialChecked(ctx, addrs)
-		return c, nil, err
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errNoConnection, err)
+		}
+		return c, nil, nil
 	}
 	c, err := p.dialUpstream(ctx, proxy)
 	return c, proxy, err
 }
+
+// errNoConnection marks a destination no connection could be opened to
+// (refused, timed out): the site did not answer, as opposed to the upstream
+// proxy setting failing.
+var errNoConnection = errors.New("no connection")
 
 func basicAuth(u *url.Userinfo) string {
 	password, _ := u.Password()

@@ -98,24 +98,49 @@ func TestForwardedAnswers(t *testing.T) {
 	}
 }
 
-// An allowed destination that does not answer is a 502, never a refusal:
-// CWAC reports unreachable sites itself.
+// An allowed destination that does not answer is never a refusal: a tunnel
+// is answered 502 (what clients take for a failed connection), and a
+// plain-http request gets no answer at all, as it would without the proxy
+// (CWAC then records "no answer", not a 502 the site never sent).
 func TestUnreachableIsNoRefusal(t *testing.T) {
 	closed, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := closed.Addr().String()
 	_ = closed.Close()
 	p, _ := startProxy(t, Config{Policy: testPolicy(newNames(nil))})
-	for _, req := range []string{
-		"CONNECT " + addr + " HTTP/1.1\r\nHost: " + addr + "\r\n\r\n",
-		"GET http://" + addr + "/ HTTP/1.1\r\nHost: " + addr + "\r\n\r\n",
-	} {
-		resp, _, _ := rawRequest(t, p, req)
-		if text := body(t, resp); resp.StatusCode != http.StatusBadGateway || !strings.Contains(text, "cannot reach "+addr) {
-			t.Errorf("%q: %s %q", firstLine(req), resp.Status, text)
-		}
+	resp, _, _ := rawRequest(t, p, "CONNECT "+addr+" HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+	if text := body(t, resp); resp.StatusCode != http.StatusBadGateway || !strings.Contains(text, "cannot reach "+addr) {
+		t.Errorf("CONNECT: %s %q, want 502 naming %s", resp.Status, text, addr)
+	}
+	if answer := rawNoAnswer(t, p, "GET http://"+addr+"/ HTTP/1.1\r\nHost: "+addr+"\r\n\r\n"); answer != "" {
+		t.Errorf("GET of a closed port: answered %q, want the connection closed without an answer", answer)
 	}
 	if p.Blocked() != nil {
 		t.Error("recorded as a refusal")
+	}
+}
+
+// A site that closes the connection without answering is passed on the same
+// way: no answer.
+func TestSiteClosingWithoutAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 1024))
+			_ = c.Close()
+		}
+	}()
+	addr := ln.Addr().String()
+	p, _ := startProxy(t, Config{Policy: testPolicy(newNames(nil))})
+	if answer := rawNoAnswer(t, p, "GET http://"+addr+"/ HTTP/1.1\r\nHost: "+addr+"\r\n\r\n"); answer != "" {
+		t.Errorf("answered %q, want the connection closed without an answer", answer)
 	}
 }
 

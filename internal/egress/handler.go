@@ -62,8 +62,8 @@ func parsePort(text string) (uint16, error) {
 }
 
 // destination asks the policy where target may be reached, and answers
-// 403 (recorded) when it may not, or 502 when the name resolves to no
-// address: ok is false when the request was answered so.
+// 403 (recorded) when it may not, or as unreachable when the name resolves
+// to no address: ok is false when the request was answered so.
 func (p *Proxy) destination(w http.ResponseWriter, r *http.Request, target, host string, port uint16) ([]netip.AddrPort, bool) {
 	addrs, d := p.cfg.Policy.Destination(r.Context(), host)
 	out := make([]netip.AddrPort, 0, len(addrs))
@@ -80,7 +80,7 @@ func (p *Proxy) destination(w http.ResponseWriter, r *http.Request, target, host
 		// it so). Counting it as blocked by policy would raise
 		// ConnectionsBlocked on every scan of a cluster without outside DNS,
 		// where the browser's own background requests fail to resolve.
-		p.unreachable(w, target, fmt.Errorf("%s could not be resolved", host))
+		p.unreachable(w, r, target, fmt.Errorf("%s could not be resolved", host))
 		return nil, false
 	}
 	if d != nil {
@@ -102,10 +102,28 @@ func requestURL(r *http.Request) string {
 	return r.URL.String()
 }
 
-// unreachable answers 502 for a destination the policy allows but that
-// could not be reached (no refusal: CWAC reports unreachable sites).
-func (p *Proxy) unreachable(w http.ResponseWriter, target string, err error) {
+// unreachable tells the client that a destination the policy allows could
+// not be reached (no refusal: CWAC reports unreachable sites itself). A
+// tunnel (CONNECT) is answered 502, as any proxy answers a tunnel it could
+// not open; clients take that for a failed connection. A plain-http request
+// gets no answer at all: its connection is closed, as it would have been
+// without the proxy, so CWAC records the URL as not answering (-1) and not
+// as a 502 the site never sent (a closed port read "the base URL answered
+// 502 (server error)" in the scan's completeness before).
+func (p *Proxy) unreachable(w http.ResponseWriter, r *http.Request, target string, err error) {
 	p.cfg.Log.Debug("destination unreachable", "host", target, "err", err)
+	if r.Method != http.MethodConnect {
+		if conn, _, herr := http.NewResponseController(w).Hijack(); herr == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	p.badGateway(w, target, err)
+}
+
+// badGateway answers 502: the destination could not be reached through the
+// proxy, or answered something the proxy cannot pass on.
+func (p *Proxy) badGateway(w http.ResponseWriter, target string, err error) {
 	w.Header().Set("Connection", "close")
 	http.Error(w, fmt.Sprintf("egress proxy: cannot reach %s: %v", target, err), http.StatusBadGateway)
 }
@@ -125,13 +143,13 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	}
 	up, fromUp, err := p.connectTunnel(r.Context(), target, addrs)
 	if err != nil {
-		p.unreachable(w, target, err)
+		p.unreachable(w, r, target, err)
 		return
 	}
 	client, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		_ = up.Close()
-		p.unreachable(w, target, err)
+		p.badGateway(w, target, err)
 		return
 	}
 	_ = client.SetDeadline(time.Time{})
@@ -164,8 +182,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conn, viaUpstream, err := p.connectForward(r.Context(), r.URL, addrs)
+	if errors.Is(err, errNoConnection) {
+		p.unreachable(w, r, target, err)
+		return
+	}
 	if err != nil {
-		p.unreachable(w, target, err)
+		// The upstream proxy setting, not the site, failed: say so.
+		p.badGateway(w, target, err)
 		return
 	}
 	up := &idleConn{Conn: conn, idle: p.cfg.Limits.IdleTimeout}
@@ -179,12 +202,19 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		write = out.WriteProxy
 	}
 	if err := write(up); err != nil {
-		p.unreachable(w, target, fmt.Errorf("sending the request: %w", err))
+		p.unreachable(w, r, target, fmt.Errorf("sending the request: %w", err))
 		return
 	}
 	resp, err := readResponse(up, out, p.cfg.Limits.MaxHeaderBytes)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		// The site closed the connection without answering: so does the proxy.
+		p.unreachable(w, r, target, fmt.Errorf("reading the answer: %w", err))
+		return
+	}
 	if err != nil {
-		p.unreachable(w, target, fmt.Errorf("reading the answer: %w", err))
+		// It answered something that cannot be passed on (too large a
+		// header, a protocol switch, not HTTP): a 502 says what.
+		p.badGateway(w, target, fmt.Errorf("reading the answer: %w", err))
 		return
 	}
 	defer func() { _ = resp.Body.Close() }()

@@ -148,6 +148,26 @@ func rawRequest(t *testing.T, p *Proxy, text string) (*http.Response, net.Conn, 
 	return resp, conn, br
 }
 
+// rawNoAnswer sends a request and returns whatever the proxy answers
+// before closing the connection ("" when it closed without answering).
+func rawNoAnswer(t *testing.T, p *Proxy, text string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, text); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatalf("%q: %v (want the connection closed)", firstLine(text), err)
+	}
+	return string(b)
+}
+
 func firstLine(s string) string { return strings.SplitN(s, "\r\n", 2)[0] }
 
 func body(t *testing.T, resp *http.Response) string {

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Checks, on the local cluster (hack/cluster/up.sh and deploy.sh first), that
+# a scan says plainly which organisations were not scanned completely, and
+# why, when their sites refuse or fail the crawler the way real sites do. One
+# pod serves nine sites, one per organisation:
+#   Open Org         8080  four pages, every one answers 200    -> complete
+#   Forbidden Org    8081  every request answers 403            -> blocked
+#   Challenge Org    8082  Cloudflare's managed challenge: 403,
+#                          "Just a moment...", cf-mitigated     -> blocked
+#   Rate Limited Org 8083  the home page answers, the pages it
+#                          links to answer 429                  -> partial
+#   Failing Org      8084  the home page answers, the pages it
+#                          links to answer 500                  -> partial
+#   Interruption Org 8085  every page answers 200 with a bot
+#                          manager's "Pardon Our Interruption"  -> blocked
+#   Human Check Org  8086  every page answers 200 with Cloudflare's
+#                          "Verifying you are human" and a Ray ID
+#                          (CWAC's own anti-bot check)          -> blocked
+#   Down Org         8087  every request answers 503            -> unreachable
+#   Closed Org       8089  nothing listens                      -> unreachable
+# A challenge served with 503 (Cloudflare's older "under attack" mode) is
+# judged unreachable, not blocked: CWAC records only the base URL's status
+# code, which cannot tell it from an outage (docs/completeness.md); either
+# way the organisation is not ranked.
+# The scan runs through the product (a CwacScan, the operator, the scan pod's
+# runner, CWAC) and the verdicts are read back from the scan's status
+# (status.summary.completeness) and its AllSitesComplete condition. Exits
+# non-zero when any organisation's verdict differs from the one above.
+#
+# Usage: hack/cluster/blocking-check.sh [image]   (default: the chart's
+# cwac.image; give a real CWAC image to check real CWAC, e.g. cwac-real:dcd3043,
+# after importing it and setting the chart's cwac.defaultConfig to CWAC's).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+STATE="${CLUSTER_DIR:-$ROOT/bin/cluster}"
+export KUBECONFIG="$STATE/admin.kubeconfig"
+K="$ROOT/bin/k8s/1.37.1-linux-amd64/kubectl"
+NS=cwac-system
+SCAN=blocking-check
+IMAGE="${1:-}"
+log() { echo "blocking-check: $*" >&2; }
+
+SITES_PROGRAM='
+import http.server, threading
+LOG = threading.Lock()  # one line per request, whichever thread answers
+def doc(title, body):
+    return ("<!doctype html><html lang=en><head><title>%s</title></head><body><main><h1>%s</h1>%s</main></body></html>"
+            % (title, title, body)).encode()
+LINKS = "<ul>" + "".join("<li><a href=\"/page%d\">Page %d</a></li>" % (i, i) for i in range(1, 4)) + "</ul>"
+CHALLENGE = doc("Just a moment...", "<p>Verifying you are human. This may take a few seconds.</p>"
+                "<p>Performance &amp; security by Cloudflare. Ray ID: 8f2b1c3d4e5f6a7b</p>")
+def behaviour(port, path):
+    """The status, extra headers and page a site answers a path with."""
+    home = path in ("/", "/index.html")
+    if port == 8080:
+        return 200, {}, doc("Open Org " + path, "<p>Open content.</p>" + LINKS)
+    if port == 8081:
+        return 403, {}, doc("403 Forbidden", "<p>You do not have access.</p>")
+    if port == 8082:
+        return 403, {"Server": "cloudflare", "cf-ray": "8f2b1c3d4e5f6a7b-AKL", "cf-mitigated": "challenge"}, CHALLENGE
+    if port == 8085:
+        return 200, {}, doc("Pardon Our Interruption", "<p>Something about your browser made us think you were a bot.</p>")
+    if port == 8086:
+        return 200, {"Server": "cloudflare", "cf-ray": "8f2b1c3d4e5f6a7b-AKL"}, CHALLENGE
+    if port == 8087:
+        return 503, {"Retry-After": "600"}, doc("Service Unavailable", "<p>Down for maintenance.</p>")
+    if port == 8083:
+        if home:
+            return 200, {}, doc("Rate Limited Org", "<p>Home.</p>" + LINKS)
+        return 429, {"Retry-After": "3600"}, doc("429 Too Many Requests", "<p>Slow down.</p>")
+    if home:
+        return 200, {}, doc("Failing Org", "<p>Home.</p>" + LINKS)
+    return 500, {}, doc("500 Internal Server Error", "<p>Something broke.</p>")
+def handler(port):
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            status, headers, body = behaviour(port, self.path.split("?")[0])
+            with LOG:
+                print("SITE", port, self.command, self.path, status, flush=True)
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+        do_HEAD = do_GET
+        def log_message(self, *a): pass
+    return H
+servers = [http.server.ThreadingHTTPServer(("0.0.0.0", p), handler(p)) for p in (8080, 8081, 8082, 8083, 8084, 8085, 8086, 8087)]
+for s in servers[1:]:
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+servers[0].serve_forever()
+'
+
+log "starting the sites"
+$K -n $NS delete pod blocking-sites --ignore-not-found --wait >/dev/null
+$K -n $NS apply -f - >/dev/null <<POD
+apiVersion: v1
+kind: Pod
+metadata: {name: blocking-sites, labels: {app: blocking-sites}}
+spec:
+  automountServiceAccountToken: false
+  securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
+  containers:
+  - name: sites
+    image: cwac-standin:dev
+    imagePullPolicy: IfNotPresent
+    command: ["/usr/bin/python3", "-u", "-c", $(printf '%s' "$SITES_PROGRAM" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')]
+    securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
+    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+POD
+$K -n $NS wait --for=condition=Ready pod/blocking-sites --timeout=60s >/dev/null
+IP="$($K -n $NS get pod blocking-sites -o jsonpath='{.status.podIP}')"
+log "sites at $IP"
+
+$K -n $NS delete cwacscan $SCAN --ignore-not-found --wait >/dev/null
+$K -n $NS apply -f - >/dev/null <<YAML
+apiVersion: cwac.a11y.dev/v1alpha1
+kind: CwacScan
+metadata: {name: $SCAN}
+spec:
+  ${IMAGE:+image: $IMAGE}
+  sites:
+  - {url: "http://$IP:8080/", organisation: "Open Org", sector: "Test Sector"}
+  - {url: "http://$IP:8081/", organisation: "Forbidden Org", sector: "Test Sector"}
+  - {url: "http://$IP:8082/", organisation: "Challenge Org", sector: "Test Sector"}
+  - {url: "http://$IP:8083/", organisation: "Rate Limited Org", sector: "Test Sector"}
+  - {url: "http://$IP:8084/", organisation: "Failing Org", sector: "Test Sector"}
+  - {url: "http://$IP:8085/", organisation: "Interruption Org", sector: "Test Sector"}
+  - {url: "http://$IP:8086/", organisation: "Human Check Org", sector: "Test Sector"}
+  - {url: "http://$IP:8087/", organisation: "Down Org", sector: "Test Sector"}
+  - {url: "http://$IP:8089/", organisation: "Closed Org", sector: "Test Sector"}
+  maxLinksPerDomain: 10
+  plugins: {axe_core_audit: true, language_audit: false}
+  configOverrides: {only_allow_https: false}
+YAML
+log "scanning; waiting for the scan to finish"
+phase=""
+for _ in $(seq 1 900); do
+  phase="$($K -n $NS get cwacscan $SCAN -o jsonpath='{.status.phase}')"
+  [[ "$phase" == Complete || "$phase" == Failed ]] && break; sleep 2
+done
+log "phase: $phase"
+$K -n $NS get cwacscan $SCAN -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\n"}{end}'
+echo "--- requests the sites answered (port, method, path, status):"
+$K -n $NS logs blocking-sites | sort | uniq -c
+echo "--- completeness in the scan's status:"
+completeness="$($K -n $NS get cwacscan $SCAN -o jsonpath='{.status.summary.completeness}')"
+printf '%s\n' "$completeness" | python3 -m json.tool
+
+[[ "$phase" == Complete ]] || { log "FAILED: the scan did not complete"; exit 1; }
+printf '%s' "$completeness" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+want = {"Forbidden Org": "blocked", "Challenge Org": "blocked", "Rate Limited Org": "partial",
+        "Failing Org": "partial", "Interruption Org": "blocked", "Human Check Org": "blocked",
+        "Down Org": "unreachable", "Closed Org": "unreachable"}
+got = {o["organisation"]: o["verdict"] for o in c.get("incomplete", [])}
+failed = False
+for org, verdict in sorted(want.items()):
+    ok = got.get(org) == verdict
+    failed |= not ok
+    print("%-17s want %-11s got %-11s %s" % (org, verdict, got.get(org, "(complete)"), "ok" if ok else "WRONG"))
+extra = sorted(set(got) - set(want))
+if extra:
+    failed = True
+    print("not complete, but should be:", ", ".join("%s (%s)" % (o, got[o]) for o in extra))
+sys.exit(1 if failed else 0)
+' || { log "FAILED: a verdict differs from what the site did"; exit 1; }
+log "every organisation has the verdict its site earned"
