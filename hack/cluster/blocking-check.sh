@@ -154,15 +154,17 @@ printf '%s\n' "$completeness" | python3 -m json.tool
 printf '%s' "$completeness" | python3 -c '
 import json, sys
 c = json.load(sys.stdin)
-want = {"Forbidden Org": "blocked", "Challenge Org": "blocked", "Rate Limited Org": "partial",
-        "Failing Org": "partial", "Interruption Org": "blocked", "Human Check Org": "blocked",
-        "Down Org": "unreachable", "Closed Org": "unreachable"}
-got = {o["organisation"]: o["verdict"] for o in c.get("incomplete", [])}
+want = {"Forbidden Org": ("blocked", "403"), "Challenge Org": ("blocked", "403"),
+        "Rate Limited Org": ("partial", "429"), "Failing Org": ("partial", "5xx"),
+        "Interruption Org": ("blocked", "challenge page"), "Human Check Org": ("blocked", "anti-bot check"),
+        "Down Org": ("unreachable", "503"), "Closed Org": ("unreachable", "did not answer")}
+got = {o["organisation"]: (o["verdict"], o.get("reason", "")) for o in c.get("incomplete", [])}
 failed = False
-for org, verdict in sorted(want.items()):
-    ok = got.get(org) == verdict
+for org, (verdict, words) in sorted(want.items()):
+    v, reason = got.get(org, ("(complete)", ""))
+    ok = v == verdict and words in reason
     failed |= not ok
-    print("%-17s want %-11s got %-11s %s" % (org, verdict, got.get(org, "(complete)"), "ok" if ok else "WRONG"))
+    print("%-17s want %-11s got %-11s %-5s %s" % (org, verdict, v, "ok" if ok else "WRONG", reason or "(no reason)"))
 extra = sorted(set(got) - set(want))
 if extra:
     failed = True
