@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"sync/atomic"
 	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/netdial"
 )
 
 // dialChecked connects to the first of addrs that answers, within the
@@ -20,18 +22,7 @@ import (
 func (p *Proxy) dialChecked(ctx context.Context, addrs []netip.AddrPort) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Limits.DialTimeout)
 	defer cancel()
-	var errs []error
-	for _, a := range addrs {
-		c, err := p.dialer.DialContext(ctx, "tcp", a.String())
-		if err == nil {
-			return c, nil
-		}
-		errs = append(errs, err)
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return nil, errors.Join(errs...)
+	return netdial.FirstOf(ctx, &p.dialer, "tcp", addrs)
 }
 
 // upstream is the proxy to reach u through, nil for none.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/netdial"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -93,18 +94,11 @@ func (s *Sender) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if denial != nil {
 		return nil, &refused{denial}
 	}
-	var errs []error
+	checked := make([]netip.AddrPort, 0, len(addrs))
 	for _, a := range addrs {
-		c, err := s.dialer.DialContext(ctx, network, netip.AddrPortFrom(a, uint16(port)).String())
-		if err == nil {
-			return c, nil
-		}
-		errs = append(errs, err)
-		if ctx.Err() != nil {
-			break
-		}
+		checked = append(checked, netip.AddrPortFrom(a, uint16(port)))
 	}
-	return nil, errors.Join(errs...)
+	return netdial.FirstOf(ctx, &s.dialer, network, checked)
 }
 
 // CheckURL checks a receiver URL's form (not yet where it leads): http(s),
