@@ -91,7 +91,7 @@ site = http.server.ThreadingHTTPServer(("0.0.0.0", 8080), Site)
 threading.Thread(target=site.serve_forever, daemon=True).start()
 http.server.ThreadingHTTPServer(("0.0.0.0", 9090), Control).serve_forever()
 ')"
-site_state() { $K -n $NS exec notify-site -- python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:9090/$1')"; }
+site_state() { $K -n $NS exec notify-site -- /usr/bin/python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:9090/$1')"; }
 
 log "starting the receivers"
 RECEIVER="$(pod notify-receiver 8080 "
