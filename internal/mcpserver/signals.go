@@ -132,6 +132,9 @@ func itemJSONSize(v any) int {
 // firstOrganisations keeps at most maxSignalOrganisations of one list,
 // saying in note how many it left out.
 func firstOrganisations[T any](items []T, note *string) []T {
+	if items == nil {
+		return []T{} // an empty list, never null, in the answer's JSON
+	}
 	if len(items) <= maxSignalOrganisations {
 		return items
 	}

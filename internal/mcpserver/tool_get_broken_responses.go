@@ -31,9 +31,6 @@ func (s *Server) getBrokenResponses(ctx context.Context, call *callInfo, in mcpa
 		List:           append([]results.BrokenResponse{}, list[from:to]...),
 	}
 	out.ByOrganisation = firstOrganisations(out.ByOrganisation, &out.Note)
-	if out.ByOrganisation == nil {
-		out.ByOrganisation = []results.OrganisationResponses{}
-	}
 	out.Note = joinNotes(out.Note, listCutNote(int64(len(r.List)), r.Responses, "responses"))
 	return out, nil
 }

@@ -45,9 +45,6 @@ func (s *Server) getPageTitles(ctx context.Context, call *callInfo, in mcpapi.Si
 		Findings:                append([]mcpapi.TitleFinding{}, findings[from:to]...),
 	}
 	out.ByOrganisation = firstOrganisations(out.ByOrganisation, &out.Note)
-	if out.ByOrganisation == nil {
-		out.ByOrganisation = []results.OrganisationTitles{}
-	}
 	out.Note = joinNotes(out.Note, listCutNote(int64(len(t.Missing)), t.MissingOrEmpty, "pages without a title"))
 	if t.UntrackedTitles > 0 {
 		out.Note = joinNotes(out.Note, "Some pages' titles were past the titles kept and were not compared with the others.")

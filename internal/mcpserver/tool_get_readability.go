@@ -29,9 +29,6 @@ func (s *Server) getReadability(ctx context.Context, call *callInfo, in mcpapi.S
 		List:           append([]results.PageReadability{}, list[from:to]...),
 	}
 	out.ByOrganisation = firstOrganisations(out.ByOrganisation, &out.Note)
-	if out.ByOrganisation == nil {
-		out.ByOrganisation = []results.OrganisationReadability{}
-	}
 	out.Note = joinNotes(out.Note, listCutNote(int64(len(r.List)), r.Pages, "measured pages"))
 	return out, nil
 }

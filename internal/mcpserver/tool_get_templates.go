@@ -29,9 +29,6 @@ func (s *Server) getTemplates(ctx context.Context, call *callInfo, in mcpapi.Sig
 		Issues:         append([]results.TemplateIssue{}, issues[from:to]...),
 	}
 	out.ByOrganisation = firstOrganisations(out.ByOrganisation, &out.Note)
-	if out.ByOrganisation == nil {
-		out.ByOrganisation = []results.OrganisationTemplates{}
-	}
 	if t.UngroupedInstances > 0 {
 		out.Note = joinNotes(out.Note, "Some issues were past the groups kept and are in no template issue.")
 	}
