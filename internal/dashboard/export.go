@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -46,30 +47,65 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 		return
 	}
 	if format == formatJSON {
-		writeJSONExport(w, r, "leaderboard.json", figures)
+		streamLeaderboardJSON(w, r, figures)
 		return
 	}
 	header := []string{"sector", "rank", fieldNamespace, "organisation", "score", "score_change", "issues", "issues_change",
 		impactCritical, impactSerious, impactModerate, impactMinor, impactOther, "pages", "scans", "latest_scan", "finished_at", "unranked"}
-	var rows [][]string
-	add := func(o LeaderboardRow) {
+	row := func(o LeaderboardRow) []string {
 		rank := ""
 		if o.Rank > 0 {
 			rank = strconv.Itoa(o.Rank)
 		}
-		rows = append(rows, []string{o.Sector, rank, o.Namespace, o.Organisation, optFloat(o.Score), optFloat(o.ScoreChange),
+		return []string{o.Sector, rank, o.Namespace, o.Organisation, optFloat(o.Score), optFloat(o.ScoreChange),
 			strconv.FormatInt(o.Issues, 10), optInt(o.IssuesChange), i64(o.Critical), i64(o.Serious), i64(o.Moderate), i64(o.Minor), i64(o.Other),
-			strconv.Itoa(o.Pages), i64(o.Scans), o.LatestScan, o.FinishedAt.UTC().Format(time.RFC3339), o.Unranked})
+			strconv.Itoa(o.Pages), i64(o.Scans), o.LatestScan, o.FinishedAt.UTC().Format(time.RFC3339), o.Unranked}
 	}
-	for _, s := range figures.Sectors {
-		for _, o := range s.Rows {
-			add(o)
+	writeCSVExport(w, r, "leaderboard.csv", header, func(emit func([]string)) {
+		for _, s := range figures.Sectors {
+			for _, o := range s.Rows {
+				emit(row(o))
+			}
 		}
+		for _, o := range figures.Unranked {
+			emit(row(o))
+		}
+	})
+}
+
+// streamLeaderboardJSON writes the leaderboard as LeaderboardFigures
+// encodes, one organisation at a time through a buffer, so the
+// download of every organisation is never held whole in memory.
+func streamLeaderboardJSON(w http.ResponseWriter, r *http.Request, f LeaderboardFigures) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="leaderboard.json"`)
+	if r.Method == http.MethodHead {
+		return
 	}
-	for _, o := range figures.Unranked {
-		add(o)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	defer func() { _ = bw.Flush() }() // a client that went away has nothing to be told
+	enc := json.NewEncoder(bw)
+	list := func(n int, item func(i int)) {
+		_, _ = bw.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				_, _ = bw.WriteString(",")
+			}
+			item(i)
+		}
+		_, _ = bw.WriteString("]")
 	}
-	writeCSVExport(w, r, "leaderboard.csv", header, rows)
+	rows := func(rs []LeaderboardRow) { list(len(rs), func(i int) { _ = enc.Encode(rs[i]) }) }
+	_, _ = bw.WriteString(`{"sectors":`)
+	list(len(f.Sectors), func(i int) {
+		name, _ := json.Marshal(f.Sectors[i].Name)
+		_, _ = bw.WriteString(`{"sector":` + string(name) + `,"organisations":`)
+		rows(f.Sectors[i].Rows)
+		_, _ = bw.WriteString("}")
+	})
+	_, _ = bw.WriteString(`,"unranked":`)
+	rows(f.Unranked)
+	_, _ = bw.WriteString("}\n")
 }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
@@ -103,8 +139,10 @@ func writeJSONExport(w http.ResponseWriter, r *http.Request, name string, v any)
 
 // writeCSVExport writes a CSV whose text cells cannot be read as
 // spreadsheet formulas (report.SafeCell), as the report's CSVs are;
-// numbers (a negative change starts with "-") stay numbers.
-func writeCSVExport(w http.ResponseWriter, r *http.Request, name string, header []string, rows [][]string) {
+// numbers (a negative change starts with "-") stay numbers. rows emits
+// the rows one at a time: each is written as it comes (csv.Writer's
+// buffer), never the whole file at once.
+func writeCSVExport(w http.ResponseWriter, r *http.Request, name string, header []string, rows func(emit func([]string))) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	if r.Method == http.MethodHead {
@@ -112,14 +150,14 @@ func writeCSVExport(w http.ResponseWriter, r *http.Request, name string, header 
 	}
 	cw := csv.NewWriter(w)
 	_ = cw.Write(header)
-	for _, row := range rows {
+	rows(func(row []string) {
 		for i, c := range row {
 			if _, err := strconv.ParseFloat(c, 64); err != nil {
 				row[i] = report.SafeCell(c)
 			}
 		}
 		_ = cw.Write(row)
-	}
+	})
 	cw.Flush()
 }
 
@@ -153,12 +191,13 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 	header := []string{"scan", "schedule", "finished_at", "pages", "issues", "elements", impactCritical, impactSerious, impactModerate, impactMinor, impactOther,
 		"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
 		"cwac_image_digest", "axe_core", "chrome", "engine_changed"}
-	rows := make([][]string, 0, len(points))
-	for _, p := range points {
-		rows = append(rows, []string{p.Scan, p.Schedule, p.FinishedAt.UTC().Format(time.RFC3339), strconv.Itoa(p.Pages), i64(p.Issues), i64(p.Elements),
-			i64(p.ByImpact[impactCritical]), i64(p.ByImpact[impactSerious]), i64(p.ByImpact[impactModerate]), i64(p.ByImpact[impactMinor]), i64(p.ByImpact[impactOther]),
-			strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
-			i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImageDigest, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)})
-	}
-	writeCSVExport(w, r, "trend.csv", header, rows)
+	writeCSVExport(w, r, "trend.csv", header, func(emit func([]string)) {
+		for _, p := range points {
+			emit([]string{p.Scan, p.Schedule, p.FinishedAt.UTC().Format(time.RFC3339), strconv.Itoa(p.Pages), i64(p.Issues), i64(p.Elements),
+				i64(p.ByImpact[impactCritical]), i64(p.ByImpact[impactSerious]), i64(p.ByImpact[impactModerate]),
+				i64(p.ByImpact[impactMinor]), i64(p.ByImpact[impactOther]),
+				strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
+				i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImageDigest, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)})
+		}
+	})
 }

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -78,10 +79,12 @@ const (
 // Why an organisation is not ranked.
 const unrankedNoPages = "its latest scan scanned no page"
 
-// Leaderboard computes the leaderboard of the namespaces from the store:
-// the page at / and /export/leaderboard.* both render what it returns.
+// Leaderboard computes the leaderboard of the namespaces from the store,
+// every organisation with its trend: /export/leaderboard.* render what it
+// returns, and the page at / renders a slice of the same rows
+// (LeaderboardSlice), so both show the same figures.
 func Leaderboard(ctx context.Context, st *store.Store, namespaces []string) (LeaderboardFigures, error) {
-	orgs, err := st.Organisations(ctx, namespaces)
+	out, err := rankedLeaderboard(ctx, st, namespaces)
 	if err != nil {
 		return LeaderboardFigures{}, err
 	}
@@ -89,10 +92,102 @@ func Leaderboard(ctx context.Context, st *store.Store, namespaces []string) (Lea
 	if err != nil {
 		return LeaderboardFigures{}, err
 	}
+	for _, s := range out.Sectors {
+		for i := range s.Rows {
+			withTrend(&s.Rows[i], recent)
+		}
+	}
+	for i := range out.Unranked {
+		withTrend(&out.Unranked[i], recent)
+	}
+	return out, nil
+}
+
+// LeaderboardSlice is one page of the leaderboard: the rows from offset
+// (0-based) to offset+limit in the leaderboard's order (the sectors by
+// name, each best first, then the organisations not ranked), ranked among
+// all of them, with the trends of those rows only.
+type LeaderboardSlice struct {
+	Figures LeaderboardFigures
+	// Total counts every row of the leaderboard; Offset is the slice's first.
+	Total, Offset int
+	// SectorSizes counts each sector's ranked organisations in all, and
+	// UnrankedSize the organisations not ranked; SectorFrom and
+	// UnrankedFrom number the slice's first row of each within it, from 1.
+	SectorSizes, SectorFrom    map[string]int
+	UnrankedSize, UnrankedFrom int
+}
+
+// MaxSlice bounds a LeaderboardSlice's rows (the sparklines it reads).
+const MaxSlice = store.MaxRecentOrganisations
+
+// LeaderboardSliceOf returns the rows offset..offset+limit (limit
+// 1..MaxSlice) of Leaderboard's, with the same figures: the ranking of all
+// the organisations, the trends of the slice's.
+func LeaderboardSliceOf(ctx context.Context, st *store.Store, namespaces []string, offset, limit int) (LeaderboardSlice, error) {
+	if limit < 1 || limit > MaxSlice || offset < 0 {
+		return LeaderboardSlice{}, fmt.Errorf("rows %d to %d are not a slice of 1 to %d rows", offset, offset+limit, MaxSlice)
+	}
+	all, err := rankedLeaderboard(ctx, st, namespaces)
+	if err != nil {
+		return LeaderboardSlice{}, err
+	}
+	out := LeaderboardSlice{Offset: offset, SectorSizes: map[string]int{}, SectorFrom: map[string]int{}, UnrankedSize: len(all.Unranked),
+		Figures: LeaderboardFigures{Sectors: []Sector{}, Unranked: []LeaderboardRow{}}}
+	var keys []store.OrganisationKey
+	// take keeps the rows of a group that fall in the slice, and the
+	// position of the first within the group.
+	take := func(rows []LeaderboardRow) ([]LeaderboardRow, int) {
+		var kept []LeaderboardRow
+		from := 0
+		for i, r := range rows {
+			if out.Total >= offset && out.Total < offset+limit {
+				if kept == nil {
+					from = i + 1
+				}
+				kept = append(kept, r)
+				keys = append(keys, store.OrganisationKey{Namespace: r.Namespace, Name: r.Organisation})
+			}
+			out.Total++
+		}
+		return kept, from
+	}
+	for _, s := range all.Sectors {
+		out.SectorSizes[s.Name] = len(s.Rows)
+		if rows, from := take(s.Rows); len(rows) > 0 {
+			out.Figures.Sectors = append(out.Figures.Sectors, Sector{Name: s.Name, Rows: rows})
+			out.SectorFrom[s.Name] = from
+		}
+	}
+	if rows, from := take(all.Unranked); len(rows) > 0 {
+		out.Figures.Unranked, out.UnrankedFrom = rows, from
+	}
+	recent, err := st.RecentScoresOf(ctx, namespaces, keys, SparklinePoints)
+	if err != nil {
+		return LeaderboardSlice{}, err
+	}
+	for _, s := range out.Figures.Sectors {
+		for i := range s.Rows {
+			withTrend(&s.Rows[i], recent)
+		}
+	}
+	for i := range out.Figures.Unranked {
+		withTrend(&out.Figures.Unranked[i], recent)
+	}
+	return out, nil
+}
+
+// rankedLeaderboard is every organisation's row, ranked within its sector
+// or set apart, without trends.
+func rankedLeaderboard(ctx context.Context, st *store.Store, namespaces []string) (LeaderboardFigures, error) {
+	orgs, err := st.Organisations(ctx, namespaces)
+	if err != nil {
+		return LeaderboardFigures{}, err
+	}
 	out := LeaderboardFigures{Sectors: []Sector{}, Unranked: []LeaderboardRow{}}
 	bySector := map[string][]LeaderboardRow{}
 	for _, o := range orgs {
-		row := leaderboardRow(o, recent[store.OrganisationKey{Namespace: o.Namespace, Name: o.Name}])
+		row := leaderboardRow(o, nil)
 		if row.Unranked != "" {
 			out.Unranked = append(out.Unranked, row)
 			continue
@@ -107,16 +202,19 @@ func Leaderboard(ctx context.Context, st *store.Store, namespaces []string) (Lea
 	return out, nil
 }
 
+// withTrend gives a row its recent points and its change since the
+// previous scan.
+func withTrend(row *LeaderboardRow, recent map[store.OrganisationKey][]store.ScorePoint) {
+	setTrend(row, recent[store.OrganisationKey{Namespace: row.Namespace, Name: row.Organisation}])
+}
+
 func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) LeaderboardRow {
 	p := o.Latest
 	row := LeaderboardRow{
 		Namespace: o.Namespace, Organisation: o.Name, Sector: o.Sector, Scans: o.Scans,
 		LatestScan: p.Scan, FinishedAt: p.FinishedAt, Pages: p.Pages, Issues: p.Issues,
 		Critical: p.ByImpact[impactCritical], Serious: p.ByImpact[impactSerious], Moderate: p.ByImpact[impactModerate],
-		Minor: p.ByImpact[impactMinor], Other: p.ByImpact[impactOther], Score: p.Score, Trend: trend,
-	}
-	if row.Trend == nil {
-		row.Trend = []store.ScorePoint{}
+		Minor: p.ByImpact[impactMinor], Other: p.ByImpact[impactOther], Score: p.Score,
 	}
 	switch {
 	case p.Completeness != "" && p.Completeness != string(results.VerdictComplete):
@@ -130,6 +228,17 @@ func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) Leade
 		row.Unranked = unrankedNoPages
 	}
 	row.Completeness = p.Completeness
+	setTrend(&row, trend)
+	return row
+}
+
+// setTrend gives a row its newest points, oldest first, and its change
+// since the previous scan (the last two points).
+func setTrend(row *LeaderboardRow, trend []store.ScorePoint) {
+	row.Trend, row.ScoreChange, row.IssuesChange = trend, nil, nil
+	if row.Trend == nil {
+		row.Trend = []store.ScorePoint{}
+	}
 	if n := len(trend); n >= 2 {
 		prev, last := trend[n-2], trend[n-1]
 		d := last.Issues - prev.Issues
@@ -139,7 +248,6 @@ func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) Leade
 			row.ScoreChange = &c
 		}
 	}
-	return row
 }
 
 // rank orders a sector's rows by score, best first (then by name and

@@ -187,7 +187,7 @@ func TestOrganisationsRefusals(t *testing.T) {
 	}{
 		{"", "/", http.StatusUnauthorized, "Kubernetes bearer token"},
 		{"nobody", "/", http.StatusForbidden, "nobody may not get CwacScans in cwac, team-b"},
-		{"reader", "/?sector=x", http.StatusBadRequest, `unknown query parameter &#34;sector&#34;: this page takes none`},
+		{"reader", "/?sector=x", http.StatusBadRequest, `unknown query parameter &#34;sector&#34;: this page takes page, per_page`},
 		{"reader", "/nowhere", http.StatusNotFound, "There is no dashboard page at /nowhere."},
 		{"reader", "/export/leaderboard.xml", http.StatusBadRequest, `export &#34;leaderboard.xml&#34; is not leaderboard.csv or leaderboard.json`},
 	} {

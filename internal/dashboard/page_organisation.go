@@ -142,16 +142,12 @@ func (h *Handler) organisationLists(ctx context.Context, d *organisationPage) er
 		return err
 	}
 	// The sector is the organisation's own (the store keeps it with the
-	// name); read it from the leaderboard's query scoped to the namespace.
-	orgs, err := st.Organisations(ctx, []string{d.Namespace})
+	// name): the leaderboard's query for this one organisation.
+	o, err := st.Organisation(ctx, d.Namespace, d.Organisation)
 	if err != nil {
 		return err
 	}
-	for _, o := range orgs {
-		if o.Name == d.Organisation {
-			d.Sector = o.Sector
-		}
-	}
+	d.Sector = o.Sector
 	return nil
 }
 

@@ -27,6 +27,10 @@ const (
 // fileRE is a result file's name: one path segment of safe characters.
 var fileRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,254}$`)
 
+// scanOrganisationsPerPage is the default rows of a scan's organisations
+// table: a scan of 1,000 organisations listed whole made a 400 KB page.
+const scanOrganisationsPerPage = 100
+
 // reportFile is the HTML report the runner writes beside CWAC's results.
 const reportFile = "report.html"
 
@@ -38,6 +42,7 @@ type resultFile struct {
 type scanPage struct {
 	Scan          ScanInfo
 	Organisations []store.OrganisationScan
+	Pager         pager
 	History       string
 	Files         []resultFile
 	FilesNote     string
@@ -47,8 +52,14 @@ type scanPage struct {
 // scan is /scans/{ns}/{name}: one scan's summary, failure, baseline
 // comparison, figures per organisation and files.
 func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
-	ns, name, ok := h.scanParams(w, r, v)
+	ns, name, ok := h.scanParams(w, r, v, fieldPage, fieldPerPage)
 	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	p, err := parsePaging(q, scanOrganisationsPerPage)
+	if err != nil {
+		h.badRequest(w, r, v, err.Error())
 		return
 	}
 	ctx := r.Context()
@@ -61,12 +72,17 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if h.opts.Store == nil {
 		d.History = "The issue history is not configured on this server."
 	} else {
-		d.Organisations, err = h.opts.Store.ScanOrganisations(ctx, ns, name)
+		var total int
+		d.Organisations, total, err = h.opts.Store.ScanOrganisations(ctx, ns, name, p.Offset(), p.PerPage)
 		switch {
 		case errors.Is(err, store.ErrScanNotStored):
 			d.History = "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
 		case err != nil:
 			h.storeFailed(w, r, v, "", err)
+			return
+		}
+		if d.Pager, err = newPager("Pages of this scan's organisations", "organisations", r.URL.EscapedPath(), q, p, total); err != nil {
+			h.badRequest(w, r, v, err.Error())
 			return
 		}
 	}
@@ -80,9 +96,10 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 }
 
 // scanParams validates a scan's path values and the viewer's access.
-func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer) (ns, name string, ok bool) {
+// allowed are the query parameters the page takes.
+func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer, allowed ...string) (ns, name string, ok bool) {
 	ns, name = r.PathValue("ns"), r.PathValue("name")
-	err := checkQuery(r.URL.Query())
+	err := checkQuery(r.URL.Query(), allowed...)
 	if err == nil {
 		err = checkName(fieldNamespace, ns)
 	}

@@ -7,8 +7,11 @@ import (
 	"strings"
 )
 
-// maxScansShown bounds the scan list: narrower filters reach older scans.
-const maxScansShown = 200
+// scansTitle is the scan list's title ("scans", navScans, names its template).
+const scansTitle = "Scans"
+
+// scansPerPage is the scan list's default rows per page.
+const scansPerPage = 100
 
 type scansFilter struct {
 	Schedule, Phase, Namespace string
@@ -22,6 +25,7 @@ type scansPage struct {
 	Namespaces []string
 	Scans      []ScanInfo
 	Total      int
+	Pager      pager
 }
 
 // scans is /scans: the list, filtered by schedule, phase and namespace.
@@ -30,10 +34,15 @@ func (h *Handler) scans(w http.ResponseWriter, r *http.Request, v *viewer) {
 	d := scansPage{Phases: phases, Namespaces: v.Namespaces,
 		Filter: scansFilter{Schedule: q.Get(fieldSchedule), Phase: q.Get(fieldPhase), Namespace: q.Get(fieldNamespace)}}
 	field, err := checkScansQuery(q, d.Filter, v)
+	var p paging
+	if err == nil {
+		p, err = parsePaging(q, scansPerPage)
+		field = fieldPage
+	}
 	if err != nil {
 		// The form again, with the message beside the field it names.
 		d.Error, d.ErrorField = err.Error(), field
-		h.render(w, r, http.StatusBadRequest, "scans", page{Title: "Scans", Nav: navScans, Viewer: v, Data: d})
+		h.render(w, r, http.StatusBadRequest, navScans, page{Title: scansTitle, Nav: navScans, Viewer: v, Data: d})
 		return
 	}
 	if !h.needScans(w, r, v) {
@@ -50,18 +59,23 @@ func (h *Handler) scans(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	for _, s := range all {
 		if (d.Filter.Schedule == "" || s.Schedule == d.Filter.Schedule) && (d.Filter.Phase == "" || s.Phase == d.Filter.Phase) {
-			d.Total++
-			if len(d.Scans) < maxScansShown {
+			if d.Total >= p.Offset() && d.Total < p.Offset()+p.PerPage {
 				d.Scans = append(d.Scans, s)
 			}
+			d.Total++
 		}
 	}
-	h.render(w, r, http.StatusOK, "scans", page{Title: "Scans", Nav: navScans, Viewer: v, Data: d})
+	if d.Pager, err = newPager("Pages of scans", navScans, "/scans", q, p, d.Total); err != nil {
+		d.Error, d.ErrorField, d.Scans = err.Error(), fieldPage, nil
+		h.render(w, r, http.StatusBadRequest, navScans, page{Title: scansTitle, Nav: navScans, Viewer: v, Data: d})
+		return
+	}
+	h.render(w, r, http.StatusOK, navScans, page{Title: scansTitle, Nav: navScans, Viewer: v, Data: d})
 }
 
 // checkScansQuery validates the list's filters, naming the field at fault.
 func checkScansQuery(q map[string][]string, f scansFilter, v *viewer) (string, error) {
-	if err := checkQuery(q, fieldSchedule, fieldPhase, fieldNamespace); err != nil {
+	if err := checkQuery(q, fieldSchedule, fieldPhase, fieldNamespace, fieldPage, fieldPerPage); err != nil {
 		return "", err
 	}
 	if f.Schedule != "" {

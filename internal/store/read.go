@@ -382,6 +382,27 @@ func (s *Store) Organisations(ctx context.Context, namespaces []string) ([]Organ
 	if err != nil {
 		return nil, err
 	}
+	return s.organisations(ctx, cond, args)
+}
+
+// Organisation is one organisation of a namespace as Organisations lists
+// it (ErrNotFound, wrapped, when the namespace has no such organisation).
+func (s *Store) Organisation(ctx context.Context, namespace, name string) (OrganisationSummary, error) {
+	orgs, err := s.organisations(ctx, "o.namespace = ? AND o.name = ?", []any{namespace, name})
+	if err != nil {
+		return OrganisationSummary{}, err
+	}
+	if len(orgs) == 0 {
+		return OrganisationSummary{}, fmt.Errorf("organisation %q: %w", name, ErrNotFound)
+	}
+	return orgs[0], nil
+}
+
+// organisations reads the organisations matching cond (on o: organisations)
+// with their latest figures. Each organisation's latest point is one seek
+// of the organisation_scans_latest index, newest first; its count of
+// scans a count of its primary key's entries.
+func (s *Store) organisations(ctx context.Context, cond string, args []any) ([]OrganisationSummary, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT o.namespace, o.name, o.sector,
 		(SELECT COUNT(*) FROM organisation_scans c WHERE c.organisation_id = o.id), `+trendColumns+`
 		FROM organisations o

@@ -56,7 +56,53 @@ func checkRecentScores(t *testing.T, st *store.Store) {
 	if _, err := st.RecentScores(ctx, nil, 2); !errors.Is(err, store.ErrNoNamespace) {
 		t.Errorf("RecentScores without namespaces: %v", err)
 	}
+	checkRecentScoresOf(t, st)
+}
 
+// checkRecentScoresOf: a page's organisations only, told apart from the
+// same name in another namespace read beside it.
+func checkRecentScoresOf(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	nsKey, teamKey := store.OrganisationKey{Namespace: "ns", Name: "O"}, store.OrganisationKey{Namespace: "team", Name: "O"}
+	both := []string{"ns", "team"}
+	for _, tc := range []struct {
+		name string
+		orgs []store.OrganisationKey
+		want map[store.OrganisationKey]int
+	}{
+		{"one of two namesakes", []store.OrganisationKey{nsKey}, map[store.OrganisationKey]int{nsKey: 2}},
+		{"the other", []store.OrganisationKey{teamKey}, map[store.OrganisationKey]int{teamKey: 1}},
+		{"both", []store.OrganisationKey{teamKey, nsKey}, map[store.OrganisationKey]int{nsKey: 2, teamKey: 1}},
+		{"none", []store.OrganisationKey{}, map[store.OrganisationKey]int{}},
+		{"unknown", []store.OrganisationKey{{Namespace: "ns", Name: "Nobody"}}, map[store.OrganisationKey]int{}},
+	} {
+		got, err := st.RecentScoresOf(ctx, both, tc.orgs, 2)
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("%s: %+v %v", tc.name, got, err)
+			continue
+		}
+		for k, n := range tc.want {
+			if len(got[k]) != n {
+				t.Errorf("%s: %s has %d points, want %d", tc.name, k, len(got[k]), n)
+			}
+		}
+	}
+	// The newest two of ns/O's three points, oldest first, as RecentScores reads them.
+	if got, _ := st.RecentScoresOf(ctx, both, []store.OrganisationKey{nsKey}, 2); len(got[nsKey]) == 2 &&
+		(got[nsKey][0].Scan != "ns/s2" || got[nsKey][1].Scan != "ns/s3") {
+		t.Errorf("ns/O's newest two: %+v", got[nsKey])
+	}
+	many := make([]store.OrganisationKey, store.MaxRecentOrganisations+1)
+	if _, err := st.RecentScoresOf(ctx, both, many, 2); err == nil {
+		t.Errorf("RecentScoresOf took %d organisations", len(many))
+	}
+	if _, err := st.RecentScoresOf(ctx, both, many[:store.MaxRecentOrganisations], 2); err != nil {
+		t.Errorf("RecentScoresOf refused %d organisations: %v", store.MaxRecentOrganisations, err)
+	}
+	if _, err := st.RecentScoresOf(ctx, nil, []store.OrganisationKey{nsKey}, 2); !errors.Is(err, store.ErrNoNamespace) {
+		t.Errorf("RecentScoresOf without namespaces: %v", err)
+	}
 }
 
 func checkPagesAndChanges(t *testing.T, st *store.Store) {
@@ -92,13 +138,35 @@ func checkPagesAndChanges(t *testing.T, st *store.Store) {
 		t.Errorf("team's latest changes: %+v %v", ch, err)
 	}
 
-	orgs, err := st.ScanOrganisations(ctx, "ns", "s2")
-	if err != nil || len(orgs) != 1 || orgs[0].Organisation != "O" || orgs[0].Sector != "Sector" || orgs[0].Figures.Issues != 1 ||
+	checkScanOrganisations(t, st)
+}
+
+// checkScanOrganisations: a scan's organisations a page at a time, and one
+// organisation's summary.
+func checkScanOrganisations(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	orgs, total, err := st.ScanOrganisations(ctx, "ns", "s2", 0, 10)
+	if err != nil || total != 1 || len(orgs) != 1 || orgs[0].Organisation != "O" || orgs[0].Sector != "Sector" || orgs[0].Figures.Issues != 1 ||
 		orgs[0].Figures.Scan != "ns/s2" {
-		t.Errorf("scan s2's organisations: %+v %v", orgs, err)
+		t.Errorf("scan s2's organisations: %+v %d %v", orgs, total, err)
 	}
-	if _, err := st.ScanOrganisations(ctx, "team", "s2"); !errors.Is(err, store.ErrScanNotStored) {
+	if orgs, total, err := st.ScanOrganisations(ctx, "ns", "s2", 1, 10); err != nil || total != 1 || len(orgs) != 0 {
+		t.Errorf("past the last organisation: %+v %d %v", orgs, total, err)
+	}
+	for _, bad := range [][2]int{{0, 0}, {0, store.MaxScanOrganisations + 1}, {-1, 10}} {
+		if _, _, err := st.ScanOrganisations(ctx, "ns", "s2", bad[0], bad[1]); err == nil {
+			t.Errorf("offset %d, limit %d accepted", bad[0], bad[1])
+		}
+	}
+	if _, _, err := st.ScanOrganisations(ctx, "team", "s2", 0, 10); !errors.Is(err, store.ErrScanNotStored) {
 		t.Errorf("a scan of another namespace: %v", err)
+	}
+	if o, err := st.Organisation(ctx, "ns", "O"); err != nil || o.Sector != "Sector" || o.Scans != 3 || o.Latest == nil || o.Latest.Scan != "ns/s3" {
+		t.Errorf("organisation O: %+v %v", o, err)
+	}
+	if _, err := st.Organisation(ctx, "ns", "Nobody"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an unknown organisation: %v", err)
 	}
 }
 

@@ -1,0 +1,1 @@
+DROP INDEX organisation_scans_latest;
