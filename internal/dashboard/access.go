@@ -13,15 +13,23 @@ type Principal struct {
 	// Anonymous is true when nobody signed in (--auth=none).
 	Anonymous bool
 	// Subject is the Access's own record of the principal (a Kubernetes
-	// user with its groups), handed back to MayRead; the dashboard never
-	// reads it.
+	// user with its groups; a SessionUser after a sign-in), handed back to
+	// MayRead; the dashboard never reads it.
 	Subject any
+	// SignOutToken is set when the principal signed in with a session
+	// cookie: the CSRF token the page's sign-out form carries.
+	SignOutToken string
+	// CanSignIn is set for an anonymous reader of the public namespaces
+	// when sign-in is configured: the page offers it.
+	CanSignIn bool
 }
 
 // Access answers "who is this request" and "what may they read". The MCP
 // server's bearer-token authentication (TokenReview) and RBAC
-// (SubjectAccessReview) are one implementation; a session cookie set by
-// an OpenID Connect sign-in can be another, tried before it.
+// (SubjectAccessReview) are one implementation. A session cookie set by
+// the dashboard's own sign-in (SignIn) is read before the Access is asked,
+// when the request carries no Authorization header; MayRead is then given
+// a Principal whose Subject is a SessionUser.
 type Access interface {
 	// Identify returns the request's principal, or an error wrapping
 	// ErrUnauthenticated when it carries no credentials the dashboard

@@ -44,6 +44,12 @@ type Options struct {
 	Scans ScanSource
 	// Log receives errors the pages do not show (a store's failure).
 	Log *slog.Logger
+	// SignIn, when set, signs browsers in with an OpenID Connect provider
+	// (signin.go); a bearer token still goes to Access.
+	SignIn *SignIn
+	// PublicNamespaces are read by anyone, signed in or not, on the
+	// leaderboard and the exports only (admit.go); none by default.
+	PublicNamespaces []string
 }
 
 // Handler serves the dashboard's pages, exports and style sheet.
@@ -60,6 +66,9 @@ func New(opts Options) (*Handler, error) {
 	}
 	if len(opts.Namespaces) == 0 {
 		return nil, errors.New("dashboard: Options.Namespaces must name the namespaces served")
+	}
+	if err := opts.checkAccessOptions(); err != nil {
+		return nil, err
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -95,14 +104,15 @@ func (h *Handler) routes() {
 			_, _ = w.Write(data)
 		})
 	}
-	h.handle("GET /{$}", h.organisations)
+	h.handlePublic("GET /{$}", h.organisations)
 	h.handle("GET /organisations/{ns}/{org}", h.organisation)
 	h.handle("GET /issues/{ns}/{id}", h.issue)
 	h.handle("GET /scans", h.scans)
 	h.handle("GET /scans/{ns}/{name}", h.scan)
 	h.handle("GET /scans/{ns}/{name}/files/{file}", h.scanFile)
-	h.handle("GET /export/{file}", h.exportLeaderboard)
-	h.handle("GET /export/organisations/{ns}/{org}/{file}", h.exportTrend)
+	h.handlePublic("GET /export/{file}", h.exportLeaderboard)
+	h.handlePublic("GET /export/organisations/{ns}/{org}/{file}", h.exportTrend)
+	h.signInRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request, _ *viewer) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -132,46 +142,6 @@ type viewer struct {
 }
 
 func (v *viewer) may(ns string) bool { return v != nil && slices.Contains(v.Namespaces, ns) }
-
-// handle mounts a page that needs a viewer: identified, and allowed to
-// read at least one namespace.
-func (h *Handler) handle(pattern string, fn func(http.ResponseWriter, *http.Request, *viewer)) {
-	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		p, err := h.opts.Access.Identify(r)
-		if errors.Is(err, ErrUnauthenticated) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="cwac-operator"`)
-			h.fail(w, r, nil, http.StatusUnauthorized, "Sign-in needed",
-				"This dashboard needs a Kubernetes bearer token (Authorization: Bearer …, e.g. from kubectl create token) "+
-					"for a user who may get CwacScans. "+reason(err))
-			return
-		}
-		if err != nil {
-			h.opts.Log.Error("dashboard: identifying a request", "err", err)
-			h.fail(w, r, nil, http.StatusServiceUnavailable, "Sign-in unavailable",
-				"Your credentials could not be checked just now (the Kubernetes API server did not answer). Try again shortly.")
-			return
-		}
-		v := &viewer{Principal: p}
-		for _, ns := range h.opts.Namespaces {
-			ok, err := h.opts.Access.MayRead(r.Context(), p, ns)
-			if err != nil {
-				h.opts.Log.Error("dashboard: checking permissions", fieldNamespace, ns, "err", err)
-				h.fail(w, r, nil, http.StatusServiceUnavailable, "Permissions unavailable",
-					"Your permissions could not be checked just now (the Kubernetes API server did not answer). Try again shortly.")
-				return
-			}
-			if ok {
-				v.Namespaces = append(v.Namespaces, ns)
-			}
-		}
-		if len(v.Namespaces) == 0 {
-			h.fail(w, r, v, http.StatusForbidden, "No access",
-				fmt.Sprintf("%s may not get CwacScans in %s, so there is nothing here to show.", p.Name, strings.Join(h.opts.Namespaces, ", ")))
-			return
-		}
-		fn(w, r, v)
-	})
-}
 
 // reason is the part of an unauthenticated error after the sentinel.
 func reason(err error) string {
