@@ -118,8 +118,9 @@ func main() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
 
-	// Cache only the Jobs and pods the operator made.
-	cacheOpts := cache.Options{ByObject: controller.CacheByObject()}
+	// Cache only the Jobs and pods the operator made, little of finished
+	// scans, and list scans in pages (internal/controller/pagedlist.go).
+	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), NewInformer: controller.NewInformer}
 	var namespaces []string
 	for _, ns := range strings.Split(watchNamespaces, ",") {
 		if ns = strings.TrimSpace(ns); ns != "" {

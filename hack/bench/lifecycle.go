@@ -51,7 +51,7 @@ func (publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr
 func startOperator(cfg *rest.Config, api *apiServer, ns string, maxScans int) (stop func(), err error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS = -1 // as ctrl.GetConfig leaves it for cmd/manager: the API server's flow control, no client-side limit
-	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), NewInformer: controller.NewInformer, DefaultNamespaces: map[string]cache.Config{ns: {}}}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: api.scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Cache: cacheOpts,
 	})

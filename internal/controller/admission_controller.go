@@ -216,7 +216,7 @@ func (r *AdmissionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 	}
 	undecided := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		scan, ok := o.(*cwacv1alpha1.CwacScan)
+		scan, ok := scanOf(o)
 		return ok && needsAdmission(scan)
 	})
 	return ctrl.NewControllerManagedBy(mgr).

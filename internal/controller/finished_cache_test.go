@@ -81,9 +81,13 @@ func failedScan(phase cwacv1alpha1.Phase) *cwacv1alpha1.CwacScan {
 func TestSlimFinishedScans(t *testing.T) {
 	for _, phase := range []cwacv1alpha1.Phase{cwacv1alpha1.PhaseComplete, cwacv1alpha1.PhaseFailed} {
 		whole := wholeScan(phase)
-		got, err := slimFinishedScans(whole.DeepCopy())
+		cached, err := slimFinishedScans(whole.DeepCopy())
 		if err != nil {
 			t.Fatal(err)
+		}
+		got, ok := scanOf(cached)
+		if _, record := cached.(*finishedScan); !ok || !record {
+			t.Fatalf("%s: cached as %T", phase, cached)
 		}
 		w := wholeScan(phase)
 		want := &cwacv1alpha1.CwacScan{
@@ -110,7 +114,7 @@ func TestSlimFinishedScans(t *testing.T) {
 			t.Errorf("%s: slimmed to\n%+v\nwant\n%+v", phase, got, want)
 		}
 		// The metrics label a slimmed scan as they label the whole one.
-		if r, wr := metrics.Reason(got.(*cwacv1alpha1.CwacScan)), metrics.Reason(whole); r != wr || metrics.Phase(got.(*cwacv1alpha1.CwacScan)) != string(phase) {
+		if r, wr := metrics.Reason(got), metrics.Reason(whole); r != wr || metrics.Phase(got) != string(phase) {
 			t.Errorf("%s: metrics reason %q, want %q", phase, r, wr)
 		}
 	}
@@ -144,8 +148,9 @@ func TestSlimScansShareStrings(t *testing.T) {
 		s.OwnerReferences[0].Name = string([]byte("nightly"))
 		s.Status.Failure.Reason = string([]byte(cwacv1alpha1.ReasonCWACExitedNonZero))
 		s.Finalizers = []string{string([]byte(FinalizerDeleteResults))}
-		got, _ := slimFinishedScans(s)
-		return got.(*cwacv1alpha1.CwacScan)
+		cached, _ := slimFinishedScans(s)
+		got, _ := scanOf(cached)
+		return got
 	}
 	a, b := slim(), slim()
 	same := func(what, x, y string) {

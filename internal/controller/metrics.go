@@ -116,8 +116,8 @@ func (o *scanObserver) Start(ctx context.Context) error {
 	}
 	handle, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(oldObj, newObj any) {
-			old, _ := oldObj.(*cwacv1alpha1.CwacScan)
-			updated, _ := newObj.(*cwacv1alpha1.CwacScan)
+			old, _ := scanOf(oldObj)
+			updated, _ := scanOf(newObj)
 			o.events.Changed(old, updated)
 		},
 	})

@@ -51,7 +51,7 @@ func startManagerWithMetrics(t *testing.T, addr string) {
 		Scheme:                 scheme,
 		Metrics:                MetricsServerOptions(addr, true, t.TempDir()),
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{ByObject: CacheByObject()},
+		Cache:                  cache.Options{ByObject: CacheByObject(), NewInformer: NewInformer},
 	})
 	if err != nil {
 		t.Fatal(err)

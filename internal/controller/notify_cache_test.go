@@ -16,11 +16,12 @@ func TestSlimKeepsPendingNotifications(t *testing.T) {
 		URLSecretRef: cwacv1alpha1.SecretKeyRef{Name: "hooks", Key: "ops"},
 	}}}
 	slim := func() *cwacv1alpha1.CwacScan {
-		got, err := slimFinishedScans(whole.DeepCopy())
+		cached, err := slimFinishedScans(whole.DeepCopy())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got.(*cwacv1alpha1.CwacScan)
+		got, _ := scanOf(cached)
+		return got
 	}
 	if s := slim(); !s.NotificationsPending() || s.Spec.Notifications == nil {
 		t.Fatal("undecided notifications were dropped from the cache")

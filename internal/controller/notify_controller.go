@@ -107,7 +107,7 @@ func (r *NotificationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		workers = DefaultNotifyWorkers
 	}
 	pending := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		s, ok := o.(*cwacv1alpha1.CwacScan)
+		s, ok := scanOf(o)
 		return ok && s.Status.Phase.Finished() && s.DeletionTimestamp == nil && s.NotificationsPending()
 	})
 	return ctrl.NewControllerManagedBy(mgr).

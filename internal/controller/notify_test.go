@@ -113,7 +113,7 @@ func startNotifier(t *testing.T, o NotifyOptions) (stop func()) {
 	t.Helper()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache: cache.Options{ByObject: CacheByObject()},
+		Cache: cache.Options{ByObject: CacheByObject(), NewInformer: NewInformer},
 	})
 	if err != nil {
 		t.Fatal(err)

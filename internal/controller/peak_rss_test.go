@@ -48,7 +48,7 @@ func runManagerChild(kubeconfig string) int {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{ByObject: CacheByObject()},
+		Cache:                  cache.Options{ByObject: CacheByObject(), NewInformer: NewInformer},
 	})
 	if err == nil {
 		err = Setup(mgr, Options{JobOptions: testOpts, Policy: testPolicy()})

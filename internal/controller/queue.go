@@ -51,7 +51,7 @@ func indexFields(ctx context.Context, mgr ctrl.Manager) error {
 		return err
 	}
 	if err := idx.IndexField(ctx, &cwacv1alpha1.CwacScan{}, indexScanWaiting, func(o client.Object) []string {
-		if waiting(o.(*cwacv1alpha1.CwacScan)) {
+		if scan, ok := o.(*cwacv1alpha1.CwacScan); ok && waiting(scan) { // a finishedScan is not waiting
 			return []string{indexTrue}
 		}
 		return nil

@@ -135,7 +135,7 @@ func startManagerOn(t *testing.T, c *rest.Config, o Options) (stop func()) {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{ByObject: CacheByObject()},
+		Cache:                  cache.Options{ByObject: CacheByObject(), NewInformer: NewInformer},
 	})
 	if err != nil {
 		t.Fatal(err)

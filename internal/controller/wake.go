@@ -7,8 +7,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 )
 
 // scanStoppedWaiting: a scan that leaves the waiting scans (its Job
@@ -20,8 +18,8 @@ import (
 func (r *CwacScanReconciler) scanStoppedWaiting(
 	ctx context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request],
 ) {
-	before, ok := e.ObjectOld.(*cwacv1alpha1.CwacScan)
-	after, ok2 := e.ObjectNew.(*cwacv1alpha1.CwacScan)
+	before, ok := scanOf(e.ObjectOld)
+	after, ok2 := scanOf(e.ObjectNew)
 	if !ok || !ok2 || !waiting(before) || waiting(after) {
 		return
 	}

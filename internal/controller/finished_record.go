@@ -1,0 +1,314 @@
+package controller
+
+import (
+	"fmt"
+	"time"
+	"unique"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
+)
+
+// finishedScan is what the manager's cache holds of a finished CwacScan:
+// the fields finished_cache.go lists, in about a third of the memory of a
+// CwacScan holding the same (whose empty fields alone take 640 bytes). The
+// cache keeps one per finished scan for as long as the scan exists, so this
+// is what the operator's memory grows by with history.
+//
+// It is never handed out as it is: reading the cache (Get, List) makes a
+// deep copy, and a finishedScan's deep copy is the CwacScan it stands for
+// (scan), so the operator's code reads CwacScans whatever the cache holds.
+// Event handlers and index functions, which see the cached object itself,
+// read it through scanOf. Its setters panic: nothing changes a cached
+// object.
+type finishedScan struct {
+	name, namespace, uid, resourceVersion string
+	// jobName is empty when it is the name scanspec.JobName gives the scan
+	// (every Job the operator made): the name is made again when read.
+	jobName, resultsPath         string
+	phase, resultsPolicy, reason string // reason: status.failure's
+	scheduledTime                string // the annotation AnnotationScheduledTime
+	generation, observed         int64
+	created, started, completed  int64 // Unix nanoseconds; started and completed only when has says so
+	deleted                      int64
+	pages                        int32 // status.summary.pagesScanned
+	ttl, shards                  int32
+	has                          presence
+	owners                       []unique.Handle[ownerRef]
+	rare                         *finishedRare
+}
+
+// presence says which optional fields a finishedScan holds.
+type presence uint16
+
+const (
+	hasStarted presence = 1 << iota
+	hasCompleted
+	hasDeleted
+	hasTTL
+	hasSummary
+	hasFailure
+	hasScheduledTime
+	hasJobName
+)
+
+// finishedRare holds what few finished scans have: a scan being deleted,
+// cancelled, holding a finalizer or notifications not yet settled.
+type finishedRare struct {
+	grace         *int64
+	cancel        *string
+	finalizers    []string
+	notifications *cwacv1alpha1.Notifications
+	notified      *cwacv1alpha1.NotificationStatus
+}
+
+// ownerRef is an owner reference in a form unique.Make can share: all
+// scans of one schedule hold one copy.
+type ownerRef struct {
+	apiVersion, kind, name string
+	uid                    types.UID
+	controller, block      int8 // 0 unset, 1 false, 2 true
+}
+
+func boolCode(b *bool) int8 {
+	switch {
+	case b == nil:
+		return 0
+	case *b:
+		return 2
+	default:
+		return 1
+	}
+}
+
+func codeBool(c int8) *bool {
+	if c == 0 {
+		return nil
+	}
+	b := c == 2
+	return &b
+}
+
+// compactScan is the finishedScan of a finished scan. Strings many scans
+// share (namespace, phase, reasons, owners) are interned.
+func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
+	f := &finishedScan{
+		name: s.Name, namespace: intern(s.Namespace), uid: string(s.UID), resourceVersion: s.ResourceVersion,
+		resultsPath: s.Status.ResultsPath, phase: intern(string(s.Status.Phase)), resultsPolicy: intern(string(s.Spec.ResultsPolicy)),
+		generation: s.Generation, observed: s.Status.ObservedGeneration, created: s.CreationTimestamp.UnixNano(), shards: s.Spec.Shards,
+	}
+	if s.CreationTimestamp.IsZero() {
+		f.created = 0
+	}
+	if s.Status.JobName != scanspec.JobName(s) {
+		f.jobName, f.has = s.Status.JobName, f.has|hasJobName
+	}
+	if t := s.Status.StartTime; t != nil {
+		f.started, f.has = t.UnixNano(), f.has|hasStarted
+	}
+	if t := s.Status.CompletionTime; t != nil {
+		f.completed, f.has = t.UnixNano(), f.has|hasCompleted
+	}
+	if t := s.DeletionTimestamp; t != nil {
+		f.deleted, f.has = t.UnixNano(), f.has|hasDeleted
+	}
+	if s.Spec.TTLSecondsAfterFinished != nil {
+		f.ttl, f.has = *s.Spec.TTLSecondsAfterFinished, f.has|hasTTL
+	}
+	if s.Status.Summary != nil {
+		f.pages, f.has = s.Status.Summary.PagesScanned, f.has|hasSummary
+	}
+	if s.Status.Failure != nil {
+		f.reason, f.has = intern(s.Status.Failure.Reason), f.has|hasFailure
+	}
+	if v, ok := s.Annotations[cwacv1alpha1.AnnotationScheduledTime]; ok {
+		f.scheduledTime, f.has = v, f.has|hasScheduledTime
+	}
+	for _, ref := range s.OwnerReferences {
+		f.owners = append(f.owners, unique.Make(ownerRef{apiVersion: ref.APIVersion, kind: ref.Kind, name: ref.Name, uid: ref.UID,
+			controller: boolCode(ref.Controller), block: boolCode(ref.BlockOwnerDeletion)}))
+	}
+	rare := &finishedRare{grace: s.DeletionGracePeriodSeconds}
+	if v, ok := s.Annotations[cwacv1alpha1.AnnotationCancel]; ok {
+		rare.cancel = &v
+	}
+	for _, fin := range s.Finalizers {
+		rare.finalizers = append(rare.finalizers, intern(fin))
+	}
+	// The notification controller picks the scans whose notifications are
+	// not settled; once they are, the cache keeps none of them.
+	if s.NotificationsPending() {
+		rare.notifications, rare.notified = s.Spec.Notifications, s.Status.Notifications
+	}
+	if rare.grace != nil || rare.cancel != nil || rare.finalizers != nil || rare.notifications != nil || rare.notified != nil {
+		f.rare = rare
+	}
+	return f
+}
+
+// scan is the CwacScan f stands for: what the cache kept of it, every
+// other field empty. Each call makes a new one, sharing nothing mutable
+// with f.
+func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
+	s := &cwacv1alpha1.CwacScan{
+		TypeMeta: metav1.TypeMeta{APIVersion: cwacv1alpha1.GroupVersion.String(), Kind: scanKind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: f.name, Namespace: f.namespace, UID: types.UID(f.uid), ResourceVersion: f.resourceVersion, Generation: f.generation,
+		},
+		Spec: cwacv1alpha1.CwacScanSpec{ResultsPolicy: cwacv1alpha1.ResultsPolicy(f.resultsPolicy), Shards: f.shards},
+		Status: cwacv1alpha1.CwacScanStatus{
+			Phase: cwacv1alpha1.Phase(f.phase), ObservedGeneration: f.observed, ResultsPath: f.resultsPath,
+		},
+	}
+	if f.created != 0 {
+		s.CreationTimestamp = unixNano(f.created)
+	}
+	at := func(flag presence, ns int64) *metav1.Time {
+		if f.has&flag == 0 {
+			return nil
+		}
+		t := unixNano(ns)
+		return &t
+	}
+	s.Status.StartTime, s.Status.CompletionTime, s.DeletionTimestamp = at(hasStarted, f.started), at(hasCompleted, f.completed), at(hasDeleted, f.deleted)
+	if f.has&hasTTL != 0 {
+		ttl := f.ttl
+		s.Spec.TTLSecondsAfterFinished = &ttl
+	}
+	if f.has&hasSummary != 0 {
+		s.Status.Summary = &cwacv1alpha1.ScanSummary{PagesScanned: f.pages}
+	}
+	if f.has&hasFailure != 0 {
+		s.Status.Failure = &cwacv1alpha1.ScanFailure{Reason: f.reason}
+	}
+	if f.has&hasScheduledTime != 0 {
+		s.Annotations = map[string]string{cwacv1alpha1.AnnotationScheduledTime: f.scheduledTime}
+	}
+	for _, h := range f.owners {
+		o := h.Value()
+		s.OwnerReferences = append(s.OwnerReferences, metav1.OwnerReference{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name, UID: o.uid,
+			Controller: codeBool(o.controller), BlockOwnerDeletion: codeBool(o.block)})
+	}
+	if r := f.rare; r != nil {
+		if r.grace != nil {
+			g := *r.grace
+			s.DeletionGracePeriodSeconds = &g
+		}
+		if r.cancel != nil {
+			if s.Annotations == nil {
+				s.Annotations = map[string]string{}
+			}
+			s.Annotations[cwacv1alpha1.AnnotationCancel] = *r.cancel
+		}
+		s.Finalizers = append([]string(nil), r.finalizers...)
+		s.Spec.Notifications, s.Status.Notifications = r.notifications.DeepCopy(), r.notified.DeepCopy()
+	}
+	if f.has&hasJobName != 0 {
+		s.Status.JobName = f.jobName
+	} else {
+		s.Status.JobName = scanspec.JobName(s)
+	}
+	return s
+}
+
+// unixNano is a time read from the cache: local, as the API's are decoded.
+func unixNano(ns int64) metav1.Time { return metav1.NewTime(time.Unix(0, ns)) }
+
+// scanKind is the CwacScan's kind.
+const scanKind = "CwacScan"
+
+// scanOf is the CwacScan a cached object is: itself, or a finishedScan's
+// CwacScan (a new one each call).
+func scanOf(o any) (*cwacv1alpha1.CwacScan, bool) {
+	switch s := o.(type) {
+	case *cwacv1alpha1.CwacScan:
+		return s, s != nil
+	case *finishedScan:
+		if s == nil {
+			return nil, false
+		}
+		return s.scan(), true
+	default:
+		return nil, false
+	}
+}
+
+// DeepCopyObject is the CwacScan f stands for: what the cache's readers
+// return for it.
+func (f *finishedScan) DeepCopyObject() runtime.Object { return f.scan() }
+
+// GetObjectKind: a finishedScan carries no type meta of its own (the
+// cache's readers set it on the copies they return).
+func (f *finishedScan) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// The getters of metav1.Object, which the informer (keys), the cache's
+// readers (label selectors) and the event handlers (names) use.
+
+func (f *finishedScan) GetNamespace() string    { return f.namespace }
+func (f *finishedScan) GetName() string         { return f.name }
+func (f *finishedScan) GetGenerateName() string { return "" }
+func (f *finishedScan) GetUID() types.UID       { return types.UID(f.uid) }
+func (f *finishedScan) GetResourceVersion() string {
+	return f.resourceVersion
+}
+func (f *finishedScan) GetGeneration() int64 { return f.generation }
+func (f *finishedScan) GetSelfLink() string  { return "" }
+func (f *finishedScan) GetCreationTimestamp() metav1.Time {
+	if f.created == 0 {
+		return metav1.Time{}
+	}
+	return unixNano(f.created)
+}
+func (f *finishedScan) GetDeletionTimestamp() *metav1.Time {
+	if f.has&hasDeleted == 0 {
+		return nil
+	}
+	t := unixNano(f.deleted)
+	return &t
+}
+func (f *finishedScan) GetDeletionGracePeriodSeconds() *int64 {
+	if f.rare == nil || f.rare.grace == nil {
+		return nil
+	}
+	g := *f.rare.grace
+	return &g
+}
+func (f *finishedScan) GetLabels() map[string]string                { return nil }
+func (f *finishedScan) GetAnnotations() map[string]string           { return f.scan().Annotations }
+func (f *finishedScan) GetFinalizers() []string                     { return f.scan().Finalizers }
+func (f *finishedScan) GetOwnerReferences() []metav1.OwnerReference { return f.scan().OwnerReferences }
+func (f *finishedScan) GetManagedFields() []metav1.ManagedFieldsEntry {
+	return nil
+}
+
+// The setters of metav1.Object: nothing may change a cached object.
+
+func (f *finishedScan) readOnly(what string) {
+	panic(fmt.Sprintf("the cached finished scan %s/%s was changed (%s): change a copy", f.namespace, f.name, what))
+}
+func (f *finishedScan) SetNamespace(string)               { f.readOnly("namespace") }
+func (f *finishedScan) SetName(string)                    { f.readOnly("name") }
+func (f *finishedScan) SetGenerateName(string)            { f.readOnly("generateName") }
+func (f *finishedScan) SetUID(types.UID)                  { f.readOnly("uid") }
+func (f *finishedScan) SetResourceVersion(string)         { f.readOnly("resourceVersion") }
+func (f *finishedScan) SetGeneration(int64)               { f.readOnly("generation") }
+func (f *finishedScan) SetSelfLink(string)                { f.readOnly("selfLink") }
+func (f *finishedScan) SetCreationTimestamp(metav1.Time)  { f.readOnly("creationTimestamp") }
+func (f *finishedScan) SetDeletionTimestamp(*metav1.Time) { f.readOnly("deletionTimestamp") }
+func (f *finishedScan) SetDeletionGracePeriodSeconds(*int64) {
+	f.readOnly("deletionGracePeriodSeconds")
+}
+func (f *finishedScan) SetLabels(map[string]string)      { f.readOnly("labels") }
+func (f *finishedScan) SetAnnotations(map[string]string) { f.readOnly("annotations") }
+func (f *finishedScan) SetFinalizers([]string)           { f.readOnly("finalizers") }
+func (f *finishedScan) SetOwnerReferences([]metav1.OwnerReference) {
+	f.readOnly("ownerReferences")
+}
+func (f *finishedScan) SetManagedFields([]metav1.ManagedFieldsEntry) {
+	f.readOnly("managedFields")
+}
