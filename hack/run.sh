@@ -10,15 +10,45 @@ ASSETS="$(./hack/envtest-assets.sh)"
 KUBECTL="$ASSETS/kubectl"
 make --no-print-directory build >/dev/null
 
+# dashboard_url prints where the web dashboard (the MCP server's read side,
+# docs/dashboard.md) answers, after asking it: the local cluster's MCP pod
+# listens on the node's 127.0.0.1:8090 (hack/cluster/values-local.yaml), so
+# no port-forward is needed.
+dashboard_url() {
+  local url="http://127.0.0.1:8090/" code
+  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url" || true)"
+  echo
+  case "$code" in
+    200)
+      echo "Dashboard: $url (open it in a browser)" ;;
+    401)
+      cat <<MSG
+Dashboard: $url
+  It answers (401 until you say who you are: the MCP server's --auth=kubernetes).
+  Read it with a token of a user who may get CwacScans in cwac-system, e.g. the
+  service account "me" made as above (MCP):
+    TOKEN=\$(kubectl -n cwac-system create token me)
+    curl -H "Authorization: Bearer \$TOKEN" $url
+  A browser must send that Authorization header on every request.
+MSG
+      ;;
+    *)
+      echo "Dashboard: $url did not answer (HTTP '${code:-none}'): check kubectl -n cwac-system get pods and docs/dashboard.md" ;;
+  esac
+}
+
 DEV_PID=""
 cleanup() { [[ -n "$DEV_PID" ]] && kill "$DEV_PID" 2>/dev/null && wait "$DEV_PID" 2>/dev/null; true; }
 trap cleanup EXIT INT TERM
 
 if [[ "${CWAC_DEV_CLUSTER:-}" != "1" && -z "${KUBECONFIG:-}" && ! -f "$HOME/.kube/config" && $(id -u) -eq 0 ]]; then
   # No cluster configured, and root: the whole product on a local real cluster.
-  exec "$ROOT/hack/cluster/demo.sh"
+  "$ROOT/hack/cluster/demo.sh"
+  dashboard_url
+  exit 0
 elif [[ "${CWAC_DEV_CLUSTER:-}" != "1" ]] && "$KUBECTL" version --request-timeout=3s >/dev/null 2>&1; then
   echo "run: using the cluster of the current kubeconfig ($("$KUBECTL" config current-context 2>/dev/null || echo '?'))"
+  echo "run: only the operator runs here; the dashboard is the MCP server's, where the chart installed it (docs/dashboard.md#opening-it)"
   "$KUBECTL" apply --server-side -f config/crd/bases
 else
   echo "run: no cluster reachable; starting a local development control plane (API server + etcd, no kubelet)"
