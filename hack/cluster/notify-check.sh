@@ -95,10 +95,15 @@ site_state() { $K -n $NS exec notify-site -- /usr/bin/python3 -c "import urllib.
 
 log "starting the receivers"
 RECEIVER="$(pod notify-receiver 8080 "
-import hashlib, hmac, http.server, json, threading, time
+import hashlib, hmac, http.server, json, sys, threading, time
 KEY = b'$HMAC_KEY'
 LOCK = threading.Lock()
 attempts = {}
+def say(*words):
+    # Receivers are sent to at the same time: one whole line per delivery.
+    with LOCK:
+        sys.stdout.write(' '.join(str(w) for w in words) + chr(10))
+        sys.stdout.flush()
 class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get('Content-Length', '0')))
@@ -109,7 +114,7 @@ class H(http.server.BaseHTTPRequestHandler):
             attempts[(path, delivery)] = attempts.get((path, delivery), 0) + 1
             n = attempts[(path, delivery)]
         if path == '/flaky' and n <= 2:
-            print('REFUSED', path, event, delivery, n, flush=True)
+            say('REFUSED', path, event, delivery, n)
             self.send_response(503); self.end_headers(); return
         try:
             doc = json.loads(body)
@@ -121,14 +126,14 @@ class H(http.server.BaseHTTPRequestHandler):
             signed = hmac.compare_digest(want, self.headers.get('X-Cwac-Signature', '')) and abs(time.time() - int(ts or 0)) < 300
             shape = isinstance(doc, dict) and doc.get('schemaVersion') == 'cwac.a11y.dev/notification/v1' and doc.get('event') == event and doc.get('id') == delivery
             scan = doc['scan']['name'] if shape else '?'
-            print('DELIVERY', path, scan, event, 'signed' if signed else 'UNSIGNED', 'v1' if shape else 'BADSHAPE', flush=True)
+            say('DELIVERY', path, scan, event, 'signed' if signed else 'UNSIGNED', 'v1' if shape else 'BADSHAPE')
         elif path == '/slack':
             shape = isinstance(doc, dict) and isinstance(doc.get('text'), str) and isinstance(doc.get('blocks'), list)
-            print('DELIVERY', path, '-', doc.get('text', '')[:60].replace(' ', '_') if shape else '?', 'slack' if shape else 'BADSHAPE', flush=True)
+            say('DELIVERY', path, '-', doc.get('text', '')[:60].replace(' ', '_') if shape else '?', 'slack' if shape else 'BADSHAPE')
         elif path == '/teams':
             att = (doc or {}).get('attachments') or [{}]
             shape = att[0].get('contentType') == 'application/vnd.microsoft.card.adaptive'
-            print('DELIVERY', path, '-', 'card' if shape else 'BADSHAPE', flush=True)
+            say('DELIVERY', path, '-', 'card' if shape else 'BADSHAPE')
         self.send_response(200); self.end_headers()
     def log_message(self, *a): pass
 http.server.ThreadingHTTPServer(('0.0.0.0', 8080), H).serve_forever()
