@@ -4,12 +4,9 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/axe"
 )
 
 // The dashboard in real headless Chromium: on every page axe-core (the
@@ -32,32 +30,8 @@ import (
 // order with a visible focus. Screenshots at 320 and 1280 pixels go to
 // bin/screenshots/dashboard (DASHBOARD_SCREENSHOTS overrides).
 
-const axePath = "../../test/mcp-e2e/node_modules/axe-core/axe.min.js"
-
-func requireBrowser(t *testing.T) (string, []byte) {
-	t.Helper()
-	var chromium string
-	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			chromium = p
-			break
-		}
-	}
-	if chromium == "" {
-		t.Fatal("headless Chromium is needed to test the dashboard and was not found (Debian: apt-get install chromium; or set CHROMIUM)")
-	}
-	axe, err := os.ReadFile(axePath)
-	if err != nil {
-		t.Fatalf("axe-core is not installed (%v): run hack/npm-deps.sh", err)
-	}
-	return chromium, axe
-}
-
 func TestDashboardInBrowser(t *testing.T) {
-	chromium, axe := requireBrowser(t)
+	chromium, axeScript := axe.Require(t)
 	shots := os.Getenv("DASHBOARD_SCREENSHOTS")
 	if shots == "" {
 		shots = filepath.Join("..", "..", "bin", "screenshots", "dashboard")
@@ -85,47 +59,31 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	pages := []struct{ name, path string }{
 		{"organisations", "/"},
+		{"organisations-page-2", "/?per_page=2&page=2"},
 		{"organisation", orgURL(testNS, orgAlpha)},
 		{"organisation-unranked", orgURL(testNS, orgDelta)},
 		{"issue-fixed", "/issues/cwac/" + ch.Fixed[0].Fingerprint},
 		{"issue-open", "/issues/cwac/" + open.Issues[0].Fingerprint},
 		{"scans", "/scans"},
+		{"scans-paged", "/scans?per_page=2&page=2"},
 		{"scans-invalid", "/scans?phase=Done"},
 		{"scan", "/scans/cwac/weekly-2"},
+		{"scan-paged", "/scans/cwac/weekly-2?per_page=2"},
 		{"scan-failed", "/scans/cwac/broken"},
 		{"not-found", orgURL(testNS, "Nobody Ltd")},
 	}
-	ctx := browser(t, chromium)
+	ctx := axe.Browser(t, chromium)
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
-			checkPage(ctx, t, base, p.path, axe, filepath.Join(shots, p.name))
+			checkPage(ctx, t, base, p.path, axeScript, filepath.Join(shots, p.name))
 		})
 	}
 	t.Logf("screenshots in %s", shots)
 }
 
-func browser(t *testing.T, chromium string) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox,
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
-	return ctx
-}
-
 // checkPage loads one page in a tab of its own, signed in as a reader of
 // both namespaces (a bearer token on every request), and checks it.
-func checkPage(browserCtx context.Context, t *testing.T, base, path string, axe []byte, shot string) {
+func checkPage(browserCtx context.Context, t *testing.T, base, path string, axeScript []byte, shot string) {
 	var mu sync.Mutex
 	var requested []string
 	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithListener(func(ev any) {
@@ -156,7 +114,9 @@ func checkPage(browserCtx context.Context, t *testing.T, base, path string, axe 
 	}
 	screenshot(ctx, t, 1280, shot+"-1280.png")
 	screenshot(ctx, t, 320, shot+"-320.png")
-	evaluate[bool](ctx, t, string(axe)+";\ntrue")
+	if err := axe.Inject(ctx, axeScript); err != nil {
+		t.Fatal(err)
+	}
 	for _, width := range []int64{320, 1280} {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
 			t.Fatal(err)
@@ -164,7 +124,7 @@ func checkPage(browserCtx context.Context, t *testing.T, base, path string, axe 
 		if sw := evaluate[int64](ctx, t, `document.documentElement.scrollWidth`); sw > width {
 			t.Errorf("at %d px the page is %d px wide: it does not reflow", width, sw)
 		}
-		runAxe(ctx, t, width)
+		axe.Check(ctx, t, width)
 	}
 	keyboard(ctx, t)
 	mu.Lock()
@@ -222,42 +182,6 @@ func keyboard(ctx context.Context, t *testing.T) {
 	}
 	if last := got[len(want)]; !strings.HasPrefix(last, "outside:") && !strings.HasPrefix(last, "0:") {
 		t.Errorf("after the last element, Tab focused %s", last)
-	}
-}
-
-type axeResult struct {
-	Violations []struct {
-		ID    string `json:"id"`
-		Help  string `json:"help"`
-		Nodes []struct {
-			Target []any  `json:"target"`
-			HTML   string `json:"html"`
-		} `json:"nodes"`
-	} `json:"violations"`
-	Passes int `json:"passes"`
-}
-
-func runAxe(ctx context.Context, t *testing.T, width int64) {
-	t.Helper()
-	raw := evaluate[string](ctx, t, `axe.run(document, {resultTypes: ["violations"]})
-		.then(r => JSON.stringify({violations: r.violations, passes: r.passes.length}))`, chromedp.EvalAwaitPromise)
-	var res axeResult
-	if err := json.Unmarshal([]byte(raw), &res); err != nil {
-		t.Fatalf("axe-core's result: %v", err)
-	}
-	if res.Passes == 0 {
-		t.Errorf("axe-core passed no rule at %d px: it did not run", width)
-	}
-	for _, v := range res.Violations {
-		var where []string
-		for i, n := range v.Nodes {
-			if i == 3 {
-				where = append(where, fmt.Sprintf("and %d more", len(v.Nodes)-3))
-				break
-			}
-			where = append(where, fmt.Sprint(n.Target)+" "+n.HTML)
-		}
-		t.Errorf("axe-core at %d px: %s (%s): %s", width, v.ID, v.Help, strings.Join(where, "; "))
 	}
 }
 

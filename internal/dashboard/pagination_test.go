@@ -198,7 +198,7 @@ func TestOrganisationsPages(t *testing.T) {
 	}
 	// Page 2 holds Local government whole and the first of the unranked.
 	_, body = get(t, h, "reader", "/?per_page=2&page=2")
-	if !strings.Contains(body, sectorB+": 1 organisation, best score first") || !strings.Contains(body, "Organisations not ranked, and why: 1 to 1 of 2") {
+	if !strings.Contains(body, sectorB+": 1 organisation, best score first") || !strings.Contains(body, "Organisations not ranked, and why: 1 of 2") {
 		t.Errorf("page 2's captions:\n%s", body)
 	}
 	// Rank and score on a later page are the whole leaderboard's.

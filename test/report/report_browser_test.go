@@ -10,7 +10,6 @@ package report_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net"
@@ -18,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,45 +27,28 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/report/reporttest"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/axe"
 )
 
 const (
 	realScan = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
-	axePath  = "../mcp-e2e/node_modules/axe-core/axe.min.js"
 	// signalsScan has every signal section's content (its README.txt).
 	signalsScan = "../../internal/results/testdata/signals-scan"
 )
 
-// requireTools fails (never skips) when Chromium or axe-core is missing,
-// saying how to install them.
-func requireTools(t *testing.T) (chromium string, axe []byte) {
+// requireTools fails (never skips) when Chromium, node or axe-core is
+// missing, saying how to install them.
+func requireTools(t *testing.T) (chromium string, axeScript []byte) {
 	t.Helper()
-	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			chromium = p
-			break
-		}
-	}
-	if chromium == "" {
-		t.Fatal("headless Chromium is needed to test the HTML report and was not found " +
-			"(Debian: apt-get install chromium; or set CHROMIUM to the browser's path)")
-	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node and npm are needed to install axe-core for the report's accessibility test " +
 			"(Debian: apt-get install nodejs npm; then hack/npm-deps.sh)")
 	}
-	axe, err := os.ReadFile(axePath)
-	if err != nil {
-		t.Fatalf("axe-core is not installed (%v): run hack/npm-deps.sh, which installs test/mcp-e2e's npm packages", err)
-	}
-	return chromium, axe
+	return axe.Require(t)
 }
 
 func TestReportInBrowser(t *testing.T) {
-	chromium, axe := requireTools(t)
+	chromium, axeScript := requireTools(t)
 	shots := os.Getenv("REPORT_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -99,7 +80,7 @@ func TestReportInBrowser(t *testing.T) {
 	render(t, os.DirFS(signalsScan), report.Meta{Title: "signals", ResultsDir: "signals-scan"}, filepath.Join(site, "signals"))
 
 	base := serve(t, site)
-	ctx := browser(t, chromium)
+	ctx := axe.Browser(t, chromium)
 	// axe-core takes about ten seconds over the large report opened on a
 	// busy machine, so it is run there at 320 px with the rule sections
 	// closed: the same markup and style are checked open at both widths in
@@ -113,7 +94,7 @@ func TestReportInBrowser(t *testing.T) {
 			start := time.Now()
 			defer func() { t.Logf("%s checked in %s", name, time.Since(start).Round(time.Millisecond)) }()
 			url := base + "/" + name + "/" + report.HTMLFile
-			check(ctx, t, url, axe, filepath.Join(shots, name), tc.heavy)
+			check(ctx, t, url, axeScript, filepath.Join(shots, name), tc.heavy)
 		})
 	}
 	t.Logf("screenshots in %s", shots)
@@ -144,42 +125,8 @@ func serve(t *testing.T, dir string) string {
 	return "http://" + ln.Addr().String()
 }
 
-// browser starts headless Chromium that resolves no host name, so nothing
-// can leave loopback whatever a page asked for.
-func browser(t *testing.T, chromium string) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox, // root in CI containers
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
-	return ctx
-}
-
-// axeResult is the part of axe.run's result the test reads.
-type axeResult struct {
-	Violations []struct {
-		ID    string `json:"id"`
-		Help  string `json:"help"`
-		Nodes []struct {
-			Target []any  `json:"target"`
-			HTML   string `json:"html"`
-		} `json:"nodes"`
-	} `json:"violations"`
-	Passes int `json:"passes"`
-}
-
 // check loads one report in a tab of its own and checks it.
-func check(browserCtx context.Context, t *testing.T, url string, axe []byte, shotPrefix string, heavy bool) {
+func check(browserCtx context.Context, t *testing.T, url string, axeScript []byte, shotPrefix string, heavy bool) {
 	var mu sync.Mutex
 	var requested []string
 	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithListener(func(ev any) {
@@ -205,13 +152,15 @@ func check(browserCtx context.Context, t *testing.T, url string, axe []byte, sho
 	screenshot(ctx, t, 1280, shotPrefix+"-1280.png")
 	screenshot(ctx, t, 320, shotPrefix+"-320.png")
 
-	evaluate[bool](ctx, t, string(axe)+";\ntrue")
+	if err := axe.Inject(ctx, axeScript); err != nil {
+		t.Fatal(err)
+	}
 	if heavy {
 		// Past the first few rule sections and page rows, the large
 		// report repeats markup the other reports have (checked whole, at
 		// both widths, with the sections open); axe-core over all of it
 		// would take the test past half a minute on a busy machine.
-		runAxe(ctx, t, 320, "#rules details:nth-of-type(n+6)", "#pages tbody tr:nth-child(n+6)")
+		axe.Check(ctx, t, 320, "#rules details:nth-of-type(n+6)", "#pages tbody tr:nth-child(n+6)")
 	}
 
 	// Open every rule's details, so that axe and the reflow check see them too.
@@ -226,7 +175,7 @@ func check(browserCtx context.Context, t *testing.T, url string, axe []byte, sho
 			t.Errorf("at %d px the report is %d px wide: it does not reflow", width, sw)
 		}
 		if !heavy {
-			runAxe(ctx, t, width)
+			axe.Check(ctx, t, width)
 		}
 	}
 	mu.Lock()
@@ -243,36 +192,6 @@ func evaluate[T any](ctx context.Context, t *testing.T, js string, opts ...chrom
 		t.Fatalf("evaluating %s: %v", js, err)
 	}
 	return v
-}
-
-// runAxe runs axe-core, already injected into the page, with all its
-// rules, over the page but the parts that exclude selects.
-func runAxe(ctx context.Context, t *testing.T, width int64, exclude ...string) {
-	t.Helper()
-	axeContext, err := json.Marshal(map[string]any{"include": []string{"html"}, "exclude": append([]string{}, exclude...)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw := evaluate[string](ctx, t, `axe.run(`+string(axeContext)+`, {resultTypes: ["violations"]})
-		.then(r => JSON.stringify({violations: r.violations, passes: r.passes.length}))`, chromedp.EvalAwaitPromise)
-	var res axeResult
-	if err := json.Unmarshal([]byte(raw), &res); err != nil {
-		t.Fatalf("axe-core's result: %v", err)
-	}
-	if res.Passes == 0 {
-		t.Errorf("axe-core passed no rule at %d px: it did not run on the report", width)
-	}
-	for _, v := range res.Violations {
-		var where []string
-		for i, n := range v.Nodes {
-			if i == 3 {
-				where = append(where, fmt.Sprintf("and %d more", len(v.Nodes)-3))
-				break
-			}
-			where = append(where, fmt.Sprint(n.Target)+" "+n.HTML)
-		}
-		t.Errorf("axe-core at %d px: %s (%s): %s", width, v.ID, v.Help, strings.Join(where, "; "))
-	}
 }
 
 // screenshot captures the page from where it is scrolled to, at most maxShotHeight pixels of it.
