@@ -22,16 +22,19 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // dashboardFlags are the web dashboard's flags.
 type dashboardFlags struct {
 	enabled bool
+	signIn  signInFlags
 }
 
 func (f *dashboardFlags) bind(flags *flag.FlagSet) {
 	flags.BoolVar(&f.enabled, "dashboard", true, "serve the web dashboard at / of the http transport's listener "+
 		"(organisations, trends, scans, issues; same authentication as MCP; see docs/dashboard.md)")
+	f.signIn.bind(flags)
 }
 
 // dashboardAccess is the dashboard's Access over the MCP server's own
@@ -60,18 +63,27 @@ func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, nam
 	if a.clientset == nil {
 		return true, nil
 	}
-	id, ok := p.Subject.(*mcpserver.Identity)
-	if !ok || id.Method != methodKubernetes {
-		return false, nil
-	}
 	spec := authorizationv1.SubjectAccessReviewSpec{
-		User: id.User, UID: id.UID, Groups: id.Groups, Extra: map[string]authorizationv1.ExtraValue{},
+		Extra: map[string]authorizationv1.ExtraValue{},
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
 			Namespace: namespace, Verb: "get", Group: cwacv1alpha1.GroupVersion.Group, Resource: "cwacscans",
 		},
 	}
-	for k, v := range id.Extra {
-		spec.Extra[k] = v
+	switch id := p.Subject.(type) {
+	case *mcpserver.Identity:
+		if id.Method != methodKubernetes {
+			return false, nil
+		}
+		spec.User, spec.UID, spec.Groups = id.User, id.UID, id.Groups
+		for k, v := range id.Extra {
+			spec.Extra[k] = v
+		}
+	case dashboard.SessionUser:
+		// Signed in with the provider: the user and groups the claim
+		// mapping gave, as kube-apiserver would name them.
+		spec.User, spec.Groups = id.User, id.Groups
+	default:
+		return false, nil
 	}
 	sar, err := a.clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
 	if err != nil {
@@ -200,6 +212,9 @@ func withTimeout(next http.Handler) http.Handler {
 // newDashboard builds the dashboard for the http transport (nil when
 // --dashboard=false).
 func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
+	if err := f.signIn.check(f.enabled, authModeOf(deps.auth)); err != nil {
+		return nil, err
+	}
 	if !f.enabled {
 		return nil, nil //nolint:nilnil // no dashboard is not an error
 	}
@@ -207,9 +222,17 @@ func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
 	if _, ok := deps.auth.(*mcpserver.KubernetesAuth); ok {
 		access.clientset = deps.clientset // else --auth=token or none: no reviews
 	}
+	signIn, err := f.signIn.build()
+	if err != nil {
+		return nil, err
+	}
+	if signIn != nil {
+		discoverAtStart(signIn, deps)
+	}
 	h, err := dashboard.New(dashboard.Options{
 		Store: deps.store, Access: access, Namespaces: []string{deps.namespace}, Log: deps.log,
-		Scans: dashboardScans{client: deps.client, open: mcpserver.OpenScanResults(deps.resultsRoot)},
+		Scans:  dashboardScans{client: deps.client, open: mcpserver.OpenScanResults(deps.resultsRoot)},
+		SignIn: signIn, PublicNamespaces: urlpolicy.SplitList(f.signIn.publicNamespaces),
 	})
 	if err != nil {
 		return nil, err
