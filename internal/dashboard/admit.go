@@ -64,7 +64,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, public bool) *vi
 	p, err := h.identify(w, r)
 	if errors.Is(err, ErrUnauthenticated) {
 		if public && len(h.opts.PublicNamespaces) > 0 {
-			return &viewer{Principal: Principal{Name: "anonymous", Anonymous: true, CanSignIn: h.opts.SignIn != nil},
+			return &viewer{Principal: Principal{Name: "anonymous (public view)", Anonymous: true, CanSignIn: h.opts.SignIn != nil},
 				Namespaces: h.opts.PublicNamespaces}
 		}
 		h.unauthenticated(w, r, err)

@@ -114,6 +114,10 @@ func TestSignInSessions(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, orgAlpha) || strings.Contains(body, orgHidden) {
 		t.Fatalf("signed in: %d", res.StatusCode)
 	}
+	// The page's sign-out form carries the session's CSRF token.
+	if !strings.Contains(body, `<form class="who" method="post" action="/sign-out">`) || !strings.Contains(body, `name="csrf" value="`+csrf+`"`) {
+		t.Errorf("no sign-out form with the session's token")
+	}
 	if cookie, _ := sessionCookie(t, s, "nobody", c.t); true {
 		if res, _ := do(h, http.MethodGet, "/", nil, withCookie(cookie)); res.StatusCode != http.StatusForbidden {
 			t.Errorf("a user who reads nothing: %d", res.StatusCode)
@@ -219,6 +223,9 @@ func TestPublicNamespaces(t *testing.T) {
 	res, body := do(h, http.MethodGet, "/", nil)
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, orgAlpha) || strings.Contains(body, orgHidden) {
 		t.Fatalf("public leaderboard: %d", res.StatusCode)
+	}
+	if !strings.Contains(body, `<a href="/sign-in">Sign in</a>`) || strings.Contains(body, "/sign-out") {
+		t.Error("the public page does not offer to sign in")
 	}
 	res, body = do(h, http.MethodGet, "/export/leaderboard.csv", nil)
 	if res.StatusCode != http.StatusOK || strings.Contains(body, orgHidden) || !strings.Contains(body, orgAlpha) {
