@@ -203,6 +203,9 @@ func writeSummary(w io.Writer, scan *cwacv1alpha1.CwacScan) error {
 	if len(sum.UnscannedBaseURLs) > 0 {
 		line("Unscanned base URLs", "%s", strings.Join(sum.UnscannedBaseURLs, ", "))
 	}
+	if c := sum.Completeness; c != nil {
+		line("Completeness", "%s", completenessLine(c))
+	}
 	if d := sum.Diff; d != nil {
 		line("Compared with", "%s", d.Baseline)
 		line("New / fixed / unchanged", "%d / %d / %d (unstable %d)", d.New, d.Fixed, d.Unchanged, d.Unstable)
@@ -216,6 +219,11 @@ func writeSummary(w io.Writer, scan *cwacv1alpha1.CwacScan) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if c := sum.Completeness; c != nil {
+		if err := writeIncomplete(w, c); err != nil {
+			return err
+		}
 	}
 	if len(sum.TopViolations) > 0 {
 		fprintln(w, "\nTop rules:")

@@ -94,15 +94,24 @@ func writeStructured(w io.Writer, output string, v any) error {
 // scanColumns are the table's columns, after NAMESPACE when shown.
 var scanColumns = []string{"NAME", "PHASE", "PAGES", "ISSUES", "CRITICAL", "SERIOUS", "MODERATE", "MINOR", "NEW", "FIXED", "THRESHOLDS", "AGE"}
 
+// completeColumn is where COMPLETE goes in scanColumns: after FIXED.
+const completeColumn = 10
+
 // writeScanTable prints the scans as a table. A SHARDS column (after
-// PHASE) appears only when some scan in it is sharded, so tables of
-// unsharded scans look as they always have.
+// PHASE) appears only when some scan in it is sharded, and a COMPLETE
+// column (after FIXED: organisations scanned completely of all) only when
+// some scan in it did not scan every organisation completely, so tables of
+// unsharded, complete scans look as they always have.
 func writeScanTable(w io.Writer, now time.Time, withNamespace bool, scans []*cwacv1alpha1.CwacScan) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	withShards := slices.ContainsFunc(scans, isSharded)
-	header := scanColumns
+	withComplete := slices.ContainsFunc(scans, hasIncomplete)
+	header := slices.Clone(scanColumns)
+	if withComplete {
+		header = slices.Insert(header, completeColumn, "COMPLETE")
+	}
 	if withShards {
-		header = slices.Insert(slices.Clone(header), 2, "SHARDS")
+		header = slices.Insert(header, 2, "SHARDS")
 	}
 	if withNamespace {
 		header = append([]string{"NAMESPACE"}, header...)
@@ -110,6 +119,9 @@ func writeScanTable(w io.Writer, now time.Time, withNamespace bool, scans []*cwa
 	fprintln(tw, strings.Join(header, "\t"))
 	for _, s := range scans {
 		row := scanRow(s, now)
+		if withComplete {
+			row = slices.Insert(row, completeColumn, completeCell(s))
+		}
 		if withShards {
 			row = slices.Insert(row, 2, shardsCell(s))
 		}
