@@ -67,8 +67,9 @@ func TestCompleteColumn(t *testing.T) {
 			if err := writeScans(&buf, outTable, testNow, scanListing{}, tt.scans...); err != nil {
 				t.Fatal(err)
 			}
-			var got [][]string
-			for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			got := make([][]string, 0, len(lines))
+			for _, line := range lines {
 				got = append(got, strings.Fields(line))
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
