@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
@@ -179,5 +180,44 @@ func TestLatestChangesFixed(t *testing.T) {
 	ch, err := st.OrganisationLatestChanges(context.Background(), "ns", "O", 10)
 	if err != nil || len(ch.Fixed) != 1 || ch.Fixed[0].Fingerprint != "c3" || ch.Fixed[0].FixedReason != store.ReasonFixed || len(ch.New) != 0 {
 		t.Errorf("latest changes: %+v %v", ch, err)
+	}
+}
+
+// TestRecentScoresTies: scans that finished at the same second are
+// ordered by their ids, and the newest n are kept whichever of them the
+// nth falls on.
+func TestRecentScoresTies(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			known := map[string]int64{}
+			for _, s := range []scanSpec{{uid: "s1", at: 100}, {uid: "s2", at: 200}, {uid: "s3", at: 200}, {uid: "s4", at: 200}} {
+				s.show = map[string]string{"a1": "https://o/"}
+				writeScan(t, st, known, s)
+			}
+			key := store.OrganisationKey{Namespace: "ns", Name: "O"}
+			for n, want := range map[int]string{1: "s4", 2: "s3 s4", 3: "s2 s3 s4", 4: "s1 s2 s3 s4", 5: "s1 s2 s3 s4"} {
+				for _, read := range []func() (map[store.OrganisationKey][]store.ScorePoint, error){
+					func() (map[store.OrganisationKey][]store.ScorePoint, error) {
+						return st.RecentScores(context.Background(), nsO, n)
+					},
+					func() (map[store.OrganisationKey][]store.ScorePoint, error) {
+						return st.RecentScoresOf(context.Background(), nsO, []store.OrganisationKey{key}, n)
+					},
+				} {
+					got, err := read()
+					if err != nil {
+						t.Fatal(err)
+					}
+					names := make([]string, 0, len(got[key]))
+					for _, p := range got[key] {
+						names = append(names, strings.TrimPrefix(p.Scan, "ns/"))
+					}
+					if strings.Join(names, " ") != want {
+						t.Errorf("newest %d: %v, want %s", n, names, want)
+					}
+				}
+			}
+		})
 	}
 }
