@@ -32,8 +32,10 @@ const DefaultAdmissionTimeout = 2 * time.Minute
 
 // DefaultAdmissionWorkers is how many scans are admitted at once. An
 // admission never waits for the network: the URL checks run in the
-// admission's pool of checks (AdmissionReconciler.URLChecks).
-const DefaultAdmissionWorkers = 4
+// admission's pool of checks (AdmissionReconciler.URLChecks); it waits
+// only for the API server to take its status write, so, as the scan
+// controller's (DefaultWorkers), many keep a burst of new scans moving.
+const DefaultAdmissionWorkers = 32
 
 // AdmissionReconciler decides whether a new scan may run: its spec, its
 // image and its URLs against the scan-target policy. The URL checks do
