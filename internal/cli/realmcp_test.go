@@ -83,6 +83,7 @@ func TestAgainstTheMCPServer(t *testing.T) {
 		t.Fatalf("results csv: %+v", r)
 	}
 	checkCIFormats(t, run)
+	checkSignals(t, run)
 	r = run("diff", "real-scan")
 	if r.code != ExitOK || !strings.Contains(r.stdout, "real-scan compared with real-base") || !strings.Contains(r.stdout, " 0 new, 0 fixed, ") {
 		t.Fatalf("diff: %+v", r)
@@ -129,5 +130,34 @@ func checkCIFormats(t *testing.T, run func(args ...string) result) {
 	r = run("results", "real-scan", "--format", "sarif", "--limit", "2")
 	if r.code == ExitOK || !strings.Contains(r.stderr, "--limit do not apply") {
 		t.Fatalf("results --format with --limit: %+v", r)
+	}
+}
+
+// checkSignals: `signals --kind` shows each of CWAC's signals as the MCP
+// tools give them, over testdata's real output (its one broken link is
+// missing.html, a 404 linked from the home page).
+func checkSignals(t *testing.T, run func(args ...string) result) {
+	t.Helper()
+	r := run("signals", "real-scan", "--kind", "responses")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "1 broken responses met while crawling (404 1)") ||
+		!strings.Contains(r.stdout, "http://127.0.0.1:8765/missing.html") || !strings.Contains(r.stderr, "1 of 1 items.") {
+		t.Fatalf("signals responses: %+v", r)
+	}
+	r = run("signals", "real-scan", "--kind", "titles", "-o", "json")
+	var titles map[string]any
+	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &titles) != nil || titles["scan_id"] != "real-scan" || titles["pages"] == nil {
+		t.Fatalf("signals titles -o json: %+v", r)
+	}
+	r = run("signals", "real-scan", "--kind", "templates")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "template issues holding") || !strings.Contains(r.stdout, "ORGANISATION  RULE") {
+		t.Fatalf("signals templates: %+v", r)
+	}
+	r = run("signals", "real-scan", "--kind", "readability")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "1 pages measured") || !strings.Contains(r.stdout, "CWAC Test Org  5.3    8.1   http://127.0.0.1:8765/clean.html") {
+		t.Fatalf("signals readability: %+v", r)
+	}
+	r = run("signals", "real-scan", "--kind", "headings")
+	if r.code == ExitOK || !strings.Contains(r.stderr, `--kind "headings": want one of readability, responses, templates, titles`) {
+		t.Fatalf("signals --kind headings: %+v", r)
 	}
 }

@@ -123,6 +123,7 @@ Exit codes: 0 ok; 1 usage or connection error; 2 the scan failed;
 		newListCommand(o),
 		newSummaryCommand(o),
 		newResultsCommand(o, mf),
+		newSignalsCommand(o, mf),
 		newDiffCommand(o, mf),
 		newReportCommand(o, mf),
 		newHistoryCommand(o, mf),
