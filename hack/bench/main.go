@@ -46,7 +46,7 @@ func main() {
 	flag.IntVar(&runs, "runs", 3, "runs of each whole-file read (the median is shown, the largest peak memory)")
 	flag.IntVar(&calls, "calls", 40, "calls of each tool measured")
 	flag.StringVar(&assets, "envtest-assets", "bin/k8s/1.37.1-linux-amd64", "kube-apiserver and etcd for cwac_list_scans")
-	flag.StringVar(&only, "only", "reads,results,list,queue,history,memory,requests,latency", "the sections to run")
+	flag.StringVar(&only, "only", "reads,results,list,queue,history,dashboard,memory,requests,latency", "the sections to run")
 	var op operatorOptions
 	flag.StringVar(&op.memoryScans, "memory-scans", "100,1000,10000", "finished scans the manager's memory is measured with")
 	flag.StringVar(&op.caps, "request-caps", "1,2,0", "concurrency caps the requests per scan are counted at (0: uncapped)")
@@ -58,6 +58,10 @@ func main() {
 	flag.IntVar(&hist.scans, "history-scans", 156, "weekly scans in the issue-history read figures")
 	flag.IntVar(&hist.calls, "history-calls", 200, "calls of each issue-history query measured")
 	flag.BoolVar(&hist.noPostgres, "history-no-postgres", false, "measure the issue history on SQLite only")
+	var dash dashboardOptions
+	flag.IntVar(&dash.orgs, "dashboard-orgs", 1000, "organisations in the dashboard's store")
+	flag.IntVar(&dash.scans, "dashboard-scans", 156, "weekly scans in the dashboard's store")
+	flag.IntVar(&dash.calls, "dashboard-calls", 100, "requests of each dashboard page measured")
 	flag.StringVar(&listProfile, "list-cpuprofile", "", "write a CPU profile of the cached cwac_list_scans calls to this file")
 	flag.StringVar(&queue, "queue", "100,500,1000", "queue lengths for the controller's queue cost test (\"\" skips it)")
 	flag.Parse()
@@ -73,7 +77,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -scans:", err)
 		os.Exit(2)
 	}
-	if err := run(newDataset(root, rows), listSizes, runs, calls, assets, queue, sections, hist, op); err != nil {
+	if err := run(newDataset(root, rows), listSizes, runs, calls, assets, queue, sections, hist, dash, op); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -103,10 +107,16 @@ func ratio(a, b time.Duration) string {
 	return fmt.Sprintf("%.2f×", float64(a)/float64(b))
 }
 
-func run(d *dataset, listSizes []int, runs, calls int, assets, queue string, sections map[string]bool, hist historyOptions, op operatorOptions) error {
+func run(d *dataset, listSizes []int, runs, calls int, assets, queue string, sections map[string]bool, hist historyOptions,
+	dash dashboardOptions, op operatorOptions) error {
 	start := time.Now()
-	if err := d.ensure(); err != nil {
-		return fmt.Errorf("generating data: %w", err)
+	// The dashboard's section generates its own store and needs none of
+	// the big files.
+	if sections["reads"] || sections["results"] || sections["list"] || sections["history"] || sections["memory"] ||
+		sections["requests"] || sections["latency"] {
+		if err := d.ensure(); err != nil {
+			return fmt.Errorf("generating data: %w", err)
+		}
 	}
 	fmt.Printf("bench: %d-row axe CSV, %d runs, %d calls each; %s\n", d.rows, runs, calls, time.Now().Format(time.RFC3339))
 	var fullRead time.Duration
@@ -148,6 +158,11 @@ func run(d *dataset, listSizes []int, runs, calls int, assets, queue string, sec
 	}
 	if sections["history"] {
 		if err := historyFigures(d, hist); err != nil {
+			return err
+		}
+	}
+	if sections["dashboard"] {
+		if err := dashboardFigures(d, dash); err != nil {
 			return err
 		}
 	}
