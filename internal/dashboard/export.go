@@ -41,7 +41,12 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 	if !h.needStore(w, r, v) {
 		return
 	}
-	figures, err := Leaderboard(r.Context(), h.opts.Store, v.Namespaces)
+	// The CSV has no sparkline: the two newest points give its changes.
+	points := 2
+	if format == formatJSON {
+		points = SparklinePoints
+	}
+	figures, err := leaderboard(r.Context(), h.opts.Store, v.Namespaces, points)
 	if err != nil {
 		h.storeFailed(w, r, v, "", err)
 		return

@@ -84,11 +84,18 @@ const unrankedNoPages = "its latest scan scanned no page"
 // returns, and the page at / renders a slice of the same rows
 // (LeaderboardSlice), so both show the same figures.
 func Leaderboard(ctx context.Context, st *store.Store, namespaces []string) (LeaderboardFigures, error) {
+	return leaderboard(ctx, st, namespaces, SparklinePoints)
+}
+
+// leaderboard is Leaderboard with each row's newest points (2 to
+// SparklinePoints): the CSV export, which has no sparkline, reads the two
+// its changes come from.
+func leaderboard(ctx context.Context, st *store.Store, namespaces []string, points int) (LeaderboardFigures, error) {
 	out, err := rankedLeaderboard(ctx, st, namespaces)
 	if err != nil {
 		return LeaderboardFigures{}, err
 	}
-	recent, err := st.RecentScores(ctx, namespaces, SparklinePoints)
+	recent, err := st.RecentScores(ctx, namespaces, points)
 	if err != nil {
 		return LeaderboardFigures{}, err
 	}
