@@ -92,7 +92,7 @@ func writeStructured(w io.Writer, output string, v any) error {
 }
 
 // scanColumns are the table's columns, after NAMESPACE when shown.
-var scanColumns = []string{"NAME", "PHASE", "PAGES", "ISSUES", "CRITICAL", "SERIOUS", "MODERATE", "MINOR", "NEW", "FIXED", "THRESHOLDS", "AGE"}
+var scanColumns = []string{"NAME", "PHASE", colTitlePages, "ISSUES", "CRITICAL", "SERIOUS", "MODERATE", "MINOR", "NEW", "FIXED", "THRESHOLDS", "AGE"}
 
 // completeColumn is where COMPLETE goes in scanColumns: after FIXED.
 const completeColumn = 10

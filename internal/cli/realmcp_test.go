@@ -153,7 +153,8 @@ func checkSignals(t *testing.T, run func(args ...string) result) {
 		t.Fatalf("signals templates: %+v", r)
 	}
 	r = run("signals", "real-scan", "--kind", "readability")
-	if r.code != ExitOK || !strings.Contains(r.stdout, "1 pages measured") || !strings.Contains(r.stdout, "CWAC Test Org  5.3    8.1   http://127.0.0.1:8765/clean.html") {
+	if r.code != ExitOK || !strings.Contains(r.stdout, "1 pages measured") ||
+		!strings.Contains(r.stdout, "CWAC Test Org  5.3    8.1   http://127.0.0.1:8765/clean.html") {
 		t.Fatalf("signals readability: %+v", r)
 	}
 	r = run("signals", "real-scan", "--kind", "headings")

@@ -151,7 +151,7 @@ func writeRawJSON(w io.Writer, raw json.RawMessage) error {
 
 // resultColumns are the table's columns and the row keys they show.
 var resultColumns = []struct{ title, key string }{
-	{"AUDIT", "audit_type"}, {"ORGANISATION", colOrganisation}, {"URL", "url"}, {"VIEWPORT", "viewport_size"},
+	{"AUDIT", "audit_type"}, {colTitleOrganisation, colOrganisation}, {colTitleURL, "url"}, {"VIEWPORT", "viewport_size"},
 	{"RULE", "id"}, {"IMPACT", "impact"}, {"ISSUES", "num_issues"},
 }
 

@@ -119,6 +119,13 @@ func table(w io.Writer, header []string, rows [][]string) error {
 	return tw.Flush()
 }
 
+// Column titles the signal tables share with others.
+const (
+	colTitleOrganisation = "ORGANISATION"
+	colTitleURL          = "URL"
+	colTitlePages        = "PAGES"
+)
+
 func count(n int64) string { return strconv.FormatInt(n, 10) }
 
 func templatesTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, error) {
@@ -131,7 +138,7 @@ func templatesTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, error
 	for _, i := range out.Issues {
 		rows = append(rows, []string{i.Organisation, i.RuleID, i.Impact, count(i.Pages), count(i.Instances), i.ExampleURL})
 	}
-	return out.SignalsPage, table(w, []string{"ORGANISATION", "RULE", "IMPACT", "PAGES", "INSTANCES", "EXAMPLE PAGE"}, rows)
+	return out.SignalsPage, table(w, []string{colTitleOrganisation, "RULE", "IMPACT", colTitlePages, "INSTANCES", "EXAMPLE PAGE"}, rows)
 }
 
 func titlesTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, error) {
@@ -149,7 +156,7 @@ func titlesTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, error) {
 		}
 		rows = append(rows, []string{f.Organisation, f.Problem, title, count(f.Pages), strings.Join(f.URLs, " ")})
 	}
-	return out.SignalsPage, table(w, []string{"ORGANISATION", "PROBLEM", "TITLE", "PAGES", "URLS"}, rows)
+	return out.SignalsPage, table(w, []string{colTitleOrganisation, "PROBLEM", "TITLE", colTitlePages, "URLS"}, rows)
 }
 
 func responsesTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, error) {
@@ -162,7 +169,7 @@ func responsesTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, error
 	for _, r := range out.List {
 		rows = append(rows, []string{r.Organisation, r.Status, r.URL, r.LinkedFrom})
 	}
-	return out.SignalsPage, table(w, []string{"ORGANISATION", "STATUS", "URL", "LINKED FROM"}, rows)
+	return out.SignalsPage, table(w, []string{colTitleOrganisation, "STATUS", colTitleURL, "LINKED FROM"}, rows)
 }
 
 func readabilityTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, error) {
@@ -176,5 +183,5 @@ func readabilityTable(w io.Writer, raw json.RawMessage) (mcpapi.SignalsPage, err
 		rows = append(rows, []string{p.Organisation, strconv.FormatFloat(p.FleschKincaidGrade, 'f', 1, 64),
 			strconv.FormatFloat(p.SMOGGrade, 'f', 1, 64), p.URL})
 	}
-	return out.SignalsPage, table(w, []string{"ORGANISATION", "GRADE", "SMOG", "URL"}, rows)
+	return out.SignalsPage, table(w, []string{colTitleOrganisation, "GRADE", "SMOG", colTitleURL}, rows)
 }
