@@ -41,12 +41,7 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 	if !h.needStore(w, r, v) {
 		return
 	}
-	// The CSV has no sparkline: the two newest points give its changes.
-	points := 2
-	if format == formatJSON {
-		points = SparklinePoints
-	}
-	figures, err := leaderboard(r.Context(), h.opts.Store, v.Namespaces, points)
+	figures, err := cachedLeaderboard(r.Context(), h.opts.Store, v.Namespaces)
 	if err != nil {
 		h.storeFailed(w, r, v, "", err)
 		return

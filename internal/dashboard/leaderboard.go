@@ -84,18 +84,11 @@ const unrankedNoPages = "its latest scan scanned no page"
 // returns, and the page at / renders a slice of the same rows
 // (LeaderboardSlice), so both show the same figures.
 func Leaderboard(ctx context.Context, st *store.Store, namespaces []string) (LeaderboardFigures, error) {
-	return leaderboard(ctx, st, namespaces, SparklinePoints)
-}
-
-// leaderboard is Leaderboard with each row's newest points (2 to
-// SparklinePoints): the CSV export, which has no sparkline, reads the two
-// its changes come from.
-func leaderboard(ctx context.Context, st *store.Store, namespaces []string, points int) (LeaderboardFigures, error) {
 	out, err := rankedLeaderboard(ctx, st, namespaces)
 	if err != nil {
 		return LeaderboardFigures{}, err
 	}
-	recent, err := st.RecentScores(ctx, namespaces, points)
+	recent, err := st.RecentScores(ctx, namespaces, SparklinePoints)
 	if err != nil {
 		return LeaderboardFigures{}, err
 	}
@@ -130,7 +123,9 @@ const MaxSlice = store.MaxRecentOrganisations
 
 // LeaderboardSliceOf returns the rows offset..offset+limit (limit
 // 1..MaxSlice) of Leaderboard's, with the same figures: the ranking of all
-// the organisations, the trends of the slice's.
+// the organisations, the trends of the slice's only. The page at / slices
+// the kept whole leaderboard instead (cachedLeaderboard); this reads one
+// page's worth without it.
 func LeaderboardSliceOf(ctx context.Context, st *store.Store, namespaces []string, offset, limit int) (LeaderboardSlice, error) {
 	if limit < 1 || limit > MaxSlice || offset < 0 {
 		return LeaderboardSlice{}, fmt.Errorf("rows %d to %d are not a slice of 1 to %d rows", offset, offset+limit, MaxSlice)

@@ -28,7 +28,8 @@ type sectorRows struct {
 func (s sectorRows) Whole() bool { return s.From == 1 && s.To == s.Total }
 
 // organisations is the home page: the leaderboard, sector by sector, a
-// page at a time (?page=, ?per_page=); the exports hold every row.
+// page at a time (?page=, ?per_page=); the exports hold every row. The
+// ranking is the exports' own, kept until a scan is recorded or pruned.
 func (h *Handler) organisations(w http.ResponseWriter, r *http.Request, v *viewer) {
 	q := r.URL.Query()
 	err := checkQuery(q, fieldPage, fieldPerPage)
@@ -43,11 +44,12 @@ func (h *Handler) organisations(w http.ResponseWriter, r *http.Request, v *viewe
 	if !h.needStore(w, r, v) {
 		return
 	}
-	slice, err := LeaderboardSliceOf(r.Context(), h.opts.Store, v.Namespaces, p.Offset(), p.PerPage)
+	all, err := cachedLeaderboard(r.Context(), h.opts.Store, v.Namespaces)
 	if err != nil {
 		h.storeFailed(w, r, v, "", err)
 		return
 	}
+	slice := sliceLeaderboard(all, p.Offset(), p.PerPage)
 	d := organisationsPage{}
 	if d.Pager, err = newPager("Pages of organisations", "organisations", "/", q, p, slice.Total); err != nil {
 		h.badRequest(w, r, v, err.Error())

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // TestParsePaging: page and per_page at and around their limits, and
@@ -117,23 +119,25 @@ func TestLeaderboardSlices(t *testing.T) {
 		rows = append(rows, all.Unranked...)
 		for limit := 1; limit <= len(rows)+1; limit++ {
 			for offset := 0; offset <= len(rows); offset++ {
-				slice, err := LeaderboardSliceOf(ctx, st, ns, offset, limit)
+				read, err := LeaderboardSliceOf(ctx, st, ns, offset, limit)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := []LeaderboardRow{}
-				for _, s := range slice.Figures.Sectors {
-					if slice.SectorFrom[s.Name] < 1 || slice.SectorFrom[s.Name]+len(s.Rows)-1 > slice.SectorSizes[s.Name] {
-						t.Errorf("%v %d+%d: sector %s numbered from %d of %d", ns, offset, limit, s.Name, slice.SectorFrom[s.Name], slice.SectorSizes[s.Name])
+				for _, slice := range []LeaderboardSlice{read, sliceLeaderboard(all, offset, limit)} {
+					got := []LeaderboardRow{}
+					for _, s := range slice.Figures.Sectors {
+						if slice.SectorFrom[s.Name] < 1 || slice.SectorFrom[s.Name]+len(s.Rows)-1 > slice.SectorSizes[s.Name] {
+							t.Errorf("%v %d+%d: sector %s numbered from %d of %d", ns, offset, limit, s.Name, slice.SectorFrom[s.Name], slice.SectorSizes[s.Name])
+						}
+						got = append(got, s.Rows...)
 					}
-					got = append(got, s.Rows...)
-				}
-				got = append(got, slice.Figures.Unranked...)
-				want := rows[offset:min(offset+limit, len(rows))]
-				gb, _ := json.Marshal(got)
-				wb, _ := json.Marshal(want)
-				if len(got) != len(want) || string(gb) != string(wb) || slice.Total != len(rows) {
-					t.Errorf("%v rows %d+%d: got\n%s\nwant\n%s", ns, offset, limit, gb, wb)
+					got = append(got, slice.Figures.Unranked...)
+					want := rows[offset:min(offset+limit, len(rows))]
+					gb, _ := json.Marshal(got)
+					wb, _ := json.Marshal(want)
+					if len(got) != len(want) || string(gb) != string(wb) || slice.Total != len(rows) {
+						t.Errorf("%v rows %d+%d: got\n%s\nwant\n%s", ns, offset, limit, gb, wb)
+					}
 				}
 			}
 		}
@@ -273,4 +277,53 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestLeaderboardKept: the kept ranking is Leaderboard's, and a scan
+// recorded or pruned after it was kept shows on the next request.
+func TestLeaderboardKept(t *testing.T) {
+	h, st := newTestHandler(t, Options{})
+	ctx := context.Background()
+	ns := []string{testNS}
+	kept, err := cachedLeaderboard(ctx, st, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := Leaderboard(ctx, st, ns)
+	kb, _ := json.Marshal(kept)
+	fb, _ := json.Marshal(fresh)
+	if string(kb) != string(fb) {
+		t.Fatalf("the kept ranking differs from Leaderboard:\n%s\n%s", kb, fb)
+	}
+	if _, body := get(t, h, "reader", "/"); !strings.Contains(body, "2026-10-19") || strings.Contains(body, "2026-10-26") {
+		t.Fatal("before the fourth week: the latest scan should be 2026-10-19")
+	}
+	// A fourth week: Gamma alone, its page now refused (partial).
+	files := realFiles(t)
+	ingestRun(t, st, buildRun(t, files, []orgRun{{name: orgGamma, sector: sectorB, host: "https://gamma.example", refused: []string{"/x/"}}}),
+		weekScan(testNS, 3))
+	_, body := get(t, h, "reader", "/")
+	if !strings.Contains(body, "2026-10-26") {
+		t.Error("the page kept the ranking from before the fourth week")
+	}
+	if i := strings.Index(body, `<h2 id="unranked">`); i < 0 || !strings.Contains(body[i:], ">"+orgGamma+"</a>") {
+		t.Error("Gamma's partial fourth week does not set it apart")
+	}
+	res, csvBody := get(t, h, "reader", "/export/leaderboard.csv")
+	if res.StatusCode != http.StatusOK || !strings.Contains(csvBody, "cwac/weekly-3") {
+		t.Errorf("the export kept the ranking from before the fourth week: %d", res.StatusCode)
+	}
+	// Pruning all but the newest scan per schedule changes the figures again.
+	before, _ := cachedLeaderboard(ctx, st, ns)
+	if _, err := st.Prune(ctx, store.Retention{MaxScans: 1}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := cachedLeaderboard(ctx, st, ns)
+	fresh, _ = Leaderboard(ctx, st, ns)
+	ab, _ := json.Marshal(after)
+	bb, _ := json.Marshal(before)
+	fb, _ = json.Marshal(fresh)
+	if string(ab) != string(fb) || string(ab) == string(bb) {
+		t.Error("after pruning, the kept ranking is not the store's")
+	}
 }

@@ -128,6 +128,30 @@ func (s *Store) recentScores(ctx context.Context, namespaces []string, only []Or
 	return out, nil
 }
 
+// Generation identifies the state of the namespaces' figures: it changes
+// whenever a scan of them is recorded (a new scan row, with a new id) or
+// pruned (its figures deleted, pruned_at set, in one transaction), the
+// only writes that change organisations' figures, names or sectors. The
+// dashboard keeps its ranking while the generation stays the same.
+type Generation struct {
+	Scans, Pruned, LastID int64
+}
+
+// Generation reads the namespaces' generation (one pass over their scans' rows).
+func (s *Store) Generation(ctx context.Context, namespaces []string) (Generation, error) {
+	cond, args, err := inNamespaces("namespace", namespaces)
+	if err != nil {
+		return Generation{}, err
+	}
+	var g Generation
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*), COUNT(pruned_at), COALESCE(MAX(id), 0) FROM scans WHERE `+cond), args...).
+		Scan(&g.Scans, &g.Pruned, &g.LastID)
+	if err != nil {
+		return Generation{}, fmt.Errorf("store: reading the generation: %w", err)
+	}
+	return g, nil
+}
+
 // PageIssues is one page of an organisation with its open issues.
 type PageIssues struct {
 	Page string `json:"page"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
@@ -217,6 +218,55 @@ func TestRecentScoresTies(t *testing.T) {
 						t.Errorf("newest %d: %v, want %s", n, names, want)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestGeneration: recording a scan and pruning one each change the
+// generation of their namespace, and only of theirs; reading changes
+// nothing.
+func TestGeneration(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := e.Open(t)
+			gen := func(ns string) store.Generation {
+				t.Helper()
+				g, err := st.Generation(ctx, []string{ns})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return g
+			}
+			empty := gen("ns")
+			if empty != (store.Generation{}) {
+				t.Errorf("an empty store: %+v", empty)
+			}
+			known := map[string]int64{}
+			writeScan(t, st, known, scanSpec{uid: "s1", at: 1000, show: map[string]string{"a1": "https://o/"}})
+			one := gen("ns")
+			writeScan(t, st, known, scanSpec{uid: "t1", namespace: "team", at: 1500, show: map[string]string{"b1": "https://o/"}})
+			if gen("ns") != one {
+				t.Errorf("another namespace's scan changed ns's generation")
+			}
+			writeScan(t, st, known, scanSpec{uid: "s2", at: 2000, show: map[string]string{"a1": "https://o/"}})
+			two := gen("ns")
+			if two == one || two.Scans != 2 {
+				t.Errorf("a recorded scan: %+v then %+v", one, two)
+			}
+			if _, err := st.Organisations(ctx, []string{"ns"}); err != nil || gen("ns") != two {
+				t.Errorf("a read changed the generation: %v", err)
+			}
+			store.SetClock(st, func() time.Time { return at(3000) })
+			if res, err := st.Prune(ctx, store.Retention{MaxScans: 1}); err != nil || res.Scans != 1 {
+				t.Fatalf("prune: %+v %v", res, err)
+			}
+			if pruned := gen("ns"); pruned == two || pruned.Pruned != 1 || pruned.Scans != 2 {
+				t.Errorf("a pruned scan: %+v then %+v", two, pruned)
+			}
+			if _, err := st.Generation(ctx, nil); !errors.Is(err, store.ErrNoNamespace) {
+				t.Errorf("no namespace: %v", err)
 			}
 		})
 	}
