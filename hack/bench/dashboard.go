@@ -67,7 +67,7 @@ func dashboardFigures(d *dataset, o dashboardOptions) error {
 	}
 	t := newTable(fmt.Sprintf("Dashboard pages: %d organisations × %d weekly scans, server time of %d requests each (in process), goal p95 < %s and < %d KB",
 		o.orgs, o.scans, o.calls, ms(dashboardGoalP95), dashboardGoalBytes>>10),
-		"engine", "page", "p50", "p95", "CPU per request", "bare query p50", "p95 ÷ bare p50", "bytes", "status", "goal")
+		"engine", "page", "first", "p50", "p95", "CPU per request", "bare query p50", "p95 ÷ bare p50", "bytes", "status", "goal")
 	for _, e := range engines {
 		st, err := dashboardStore(e.name, e.dsn, o)
 		if err != nil {
@@ -333,10 +333,14 @@ func dashboardPages(t *table, engine string, st *store.Store, o dashboardOptions
 			size, status = rec.Body.Len(), rec.Code
 			return nil
 		}
-		_ = serve() // warm: the first request fills the connection pool and the page cache
+		// The first request fills the connection pool, the page cache and
+		// the dashboard's kept ranking (computed again after each scan).
+		start := time.Now()
+		_ = serve()
+		first := time.Since(start)
 		if status == http.StatusBadRequest {
 			// A page that does not take the parameter yet (before pagination).
-			t.row(engine, c.label, "-", "-", "-", "-", "-", strconv.Itoa(size), strconv.Itoa(status), "not served")
+			t.row(engine, c.label, "-", "-", "-", "-", "-", "-", strconv.Itoa(size), strconv.Itoa(status), "not served")
 			continue
 		}
 		before := processCPU()
@@ -354,7 +358,7 @@ func dashboardPages(t *table, engine string, st *store.Store, o dashboardOptions
 		if lat.p95 >= dashboardGoalP95 || (size >= dashboardGoalBytes && !strings.HasPrefix(c.path, "/export/")) {
 			goal = "MISSED"
 		}
-		t.row(engine, c.label, ms(lat.p50), ms(lat.p95), ms(cpu), ms(bare.p50), ratio(lat.p95, bare.p50), kb(size), strconv.Itoa(status), goal)
+		t.row(engine, c.label, ms(first), ms(lat.p50), ms(lat.p95), ms(cpu), ms(bare.p50), ratio(lat.p95, bare.p50), kb(size), strconv.Itoa(status), goal)
 	}
 	return nil
 }
