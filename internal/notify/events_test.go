@@ -72,6 +72,21 @@ func TestDecide(t *testing.T) {
 				setCond(s, cwacv1alpha1.ConditionConnectionsBlocked, metav1.ConditionTrue, cwacv1alpha1.ReasonBlockedByPolicy, "10.0.0.1 refused")
 			})},
 			want: []ev{cwacv1alpha1.EventScanIncomplete}},
+		{name: "a diff with no new issue: nothing",
+			in: Input{Scan: scan("s", complete, func(s *cwacv1alpha1.CwacScan) {
+				s.Status.Summary.Diff = &cwacv1alpha1.ScanDiff{Baseline: "base", New: 0, Fixed: 2}
+			}), Compared: scan("base", complete)},
+			want: nil, comparedWith: "base"},
+		{name: "connections blocked again: no news",
+			in: Input{Scan: scan("s", complete, blockedConns), Previous: scan("p", complete, blockedConns)}, comparedWith: "p"},
+		{name: "connections blocked after a failed scan: news",
+			in:   Input{Scan: scan("s", complete, blockedConns), Previous: scan("p", failed, blockedConns)},
+			want: []ev{cwacv1alpha1.EventScanRecovered, cwacv1alpha1.EventScanIncomplete}, comparedWith: "p"},
+		{name: "shards failed again: no news",
+			in: Input{Scan: scan("s", complete, shardsFailed), Previous: scan("p", complete, shardsFailed)}, comparedWith: "p"},
+		{name: "shards newly failed",
+			in:   Input{Scan: scan("s", complete, shardsFailed), Previous: scan("p", complete)},
+			want: []ev{cwacv1alpha1.EventScanIncomplete}, comparedWith: "p"},
 		{name: "an organisation newly not complete",
 			in:   Input{Scan: scan("s", complete, orgsIncomplete("A", "B")), Previous: scan("p", complete, orgsIncomplete("A"))},
 			want: []ev{cwacv1alpha1.EventScanIncomplete}, comparedWith: "p"},
@@ -105,6 +120,12 @@ func TestScoreAndDrop(t *testing.T) {
 	sum := &cwacv1alpha1.ScanSummary{TotalIssues: 10, PagesScanned: 10}
 	if s := Score(sum); s == nil || *s != 97 {
 		t.Errorf("other-only score %v, want 97", s)
+	}
+	// An impact axe does not name (not one of the four) weighs as "other"
+	// too, counted once.
+	odd := &cwacv1alpha1.ScanSummary{TotalIssues: 10, PagesScanned: 10, IssuesByImpact: map[string]int64{"unexpected": 10}}
+	if s := Score(odd); s == nil || *s != 97 {
+		t.Errorf("unknown-impact score %v, want 97", s)
 	}
 	if s := Score(&cwacv1alpha1.ScanSummary{}); s != nil {
 		t.Errorf("no pages: score %v, want none", *s)
@@ -175,4 +196,12 @@ func TestNotificationsPending(t *testing.T) {
 	if s.NotificationsPending() {
 		t.Error("all settled: pending")
 	}
+}
+
+func blockedConns(s *cwacv1alpha1.CwacScan) {
+	setCond(s, cwacv1alpha1.ConditionConnectionsBlocked, metav1.ConditionTrue, cwacv1alpha1.ReasonBlockedByPolicy, "10.0.0.1 refused")
+}
+
+func shardsFailed(s *cwacv1alpha1.CwacScan) {
+	setCond(s, cwacv1alpha1.ConditionShardsFailed, metav1.ConditionTrue, "ShardsFailed", "shard 1 failed")
 }
