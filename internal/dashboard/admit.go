@@ -101,11 +101,12 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, public bool) *vi
 
 // unauthenticated answers a request without credentials: a browser
 // asking for a page is sent to sign in (and back here after); exports,
-// downloads and anything but GET are refused with 401, so a script gets
-// an error rather than the provider's login page.
+// downloads, anything but GET and a refused bearer token are answered
+// 401, so a script gets an error rather than the provider's login page.
 func (h *Handler) unauthenticated(w http.ResponseWriter, r *http.Request, err error) {
 	page := !strings.HasPrefix(r.URL.Path, "/export/") && !strings.Contains(r.URL.Path, "/files/")
-	if h.opts.SignIn != nil && page && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	browser := r.Header.Get("Authorization") == "" // a refused token is a script's: 401
+	if h.opts.SignIn != nil && page && browser && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		http.Redirect(w, r, signInPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 		return
 	}

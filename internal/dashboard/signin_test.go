@@ -98,6 +98,9 @@ func TestSignInSessions(t *testing.T) {
 			t.Errorf("%s without a session: %d", p, res.StatusCode)
 		}
 	}
+	if res, _ := do(h, http.MethodGet, "/scans", nil, withHeader("Authorization", "Bearer ")); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a refused bearer token on a page: %d", res.StatusCode)
+	}
 	if res, _ := do(h, http.MethodPost, "/", strings.NewReader("")); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("POST without a session: %d", res.StatusCode)
 	}
@@ -138,7 +141,15 @@ func TestSignInSessions(t *testing.T) {
 	}
 	c.t = c.t.Add(-time.Hour)
 
-	// Sign-out: refused without the session's token, or from another site.
+}
+
+// TestSignOut: refused without the session's token, or from another
+// site; else the session cookie is deleted.
+func TestSignOut(t *testing.T) {
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	s := newSignIn(t, c)
+	h, _ := newTestHandler(t, Options{SignIn: s})
+	cookie, csrf := sessionCookie(t, s, "reader", c.t)
 	form := func(token string) io.Reader { return strings.NewReader(url.Values{"csrf": {token}}.Encode()) }
 	for name, tc := range map[string]struct {
 		body io.Reader
@@ -154,7 +165,7 @@ func TestSignInSessions(t *testing.T) {
 			t.Errorf("sign-out, %s: %d", name, res.StatusCode)
 		}
 	}
-	res, _ = do(h, http.MethodPost, "/sign-out", form(csrf), withCookie(cookie), withHeader("Sec-Fetch-Site", "same-origin"))
+	res, _ := do(h, http.MethodPost, "/sign-out", form(csrf), withCookie(cookie), withHeader("Sec-Fetch-Site", "same-origin"))
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/signed-out" || !cleared(res, websession.SessionCookie) {
 		t.Errorf("sign-out: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
