@@ -17,6 +17,8 @@
 #                          "Verifying you are human" and a Ray ID
 #                          (CWAC's own anti-bot check)          -> blocked
 #   Down Org         8087  every request answers 503            -> unreachable
+#   Titles Org       8088  two pages share a title, one has none,
+#                          one link is broken (404)             -> complete
 #   Closed Org       8089  nothing listens                      -> unreachable
 # A challenge served with 503 (Cloudflare's older "under attack" mode) is
 # judged unreachable, not blocked: CWAC records only the base URL's status
@@ -24,8 +26,10 @@
 # way the organisation is not ranked.
 # The scan runs through the product (a CwacScan, the operator, the scan pod's
 # runner, CWAC) and the verdicts are read back from the scan's status
-# (status.summary.completeness) and its AllSitesComplete condition. Exits
-# non-zero when any organisation's verdict differs from the one above.
+# (status.summary.completeness) and its AllSitesComplete condition; Titles
+# Org's titles and broken link are read back with `kubectl cwac signals`
+# (through the MCP server, with a reader's token). Exits non-zero when any
+# organisation's verdict or those signals differ from the above.
 #
 # Usage: hack/cluster/blocking-check.sh [image]   (default: the chart's
 # cwac.image; give a real CWAC image to check real CWAC, e.g. cwac-real:dcd3043,
@@ -64,6 +68,16 @@ def behaviour(port, path):
         return 200, {"Server": "cloudflare", "cf-ray": "8f2b1c3d4e5f6a7b-AKL"}, CHALLENGE
     if port == 8087:
         return 503, {"Retry-After": "600"}, doc("Service Unavailable", "<p>Down for maintenance.</p>")
+    if port == 8088:
+        # Paths are words: the CWAC crawler skips links it finds too like
+        # the page they are on (/a beside /).
+        if path == "/missing-page":
+            return 404, {}, doc("Not Found", "<p>No such page.</p>")
+        nav = "<ul>" + "".join("<li><a href=\"/%s\">%s</a></li>" % (p, p) for p in
+                               ("welcome-first", "welcome-second", "untitled-page", "missing-page")) + "</ul>"
+        if path == "/untitled-page":
+            return 200, {}, b"<!doctype html><html lang=en><head></head><body><main><h1>Untitled</h1>" + nav.encode() + b"</main></body></html>"
+        return 200, {}, doc("Welcome" if path.startswith("/welcome-") else "Titles Org", "<p>Content about %s.</p>" % path + nav)
     if port == 8083:
         if home:
             return 200, {}, doc("Rate Limited Org", "<p>Home.</p>" + LINKS)
@@ -88,7 +102,7 @@ def handler(port):
         do_HEAD = do_GET
         def log_message(self, *a): pass
     return H
-servers = [http.server.ThreadingHTTPServer(("0.0.0.0", p), handler(p)) for p in (8080, 8081, 8082, 8083, 8084, 8085, 8086, 8087)]
+servers = [http.server.ThreadingHTTPServer(("0.0.0.0", p), handler(p)) for p in (8080, 8081, 8082, 8083, 8084, 8085, 8086, 8087, 8088)]
 for s in servers[1:]:
     threading.Thread(target=s.serve_forever, daemon=True).start()
 servers[0].serve_forever()
@@ -131,6 +145,7 @@ spec:
   - {url: "http://$IP:8085/", organisation: "Interruption Org", sector: "Test Sector"}
   - {url: "http://$IP:8086/", organisation: "Human Check Org", sector: "Test Sector"}
   - {url: "http://$IP:8087/", organisation: "Down Org", sector: "Test Sector"}
+  - {url: "http://$IP:8088/", organisation: "Titles Org", sector: "Test Sector"}
   - {url: "http://$IP:8089/", organisation: "Closed Org", sector: "Test Sector"}
   maxLinksPerDomain: 10
   plugins: {axe_core_audit: true, language_audit: false}
@@ -158,6 +173,7 @@ want = {"Forbidden Org": ("blocked", "403"), "Challenge Org": ("blocked", "403")
         "Rate Limited Org": ("partial", "429"), "Failing Org": ("partial", "5xx"),
         "Interruption Org": ("blocked", "challenge page"), "Human Check Org": ("blocked", "anti-bot check"),
         "Down Org": ("unreachable", "503"), "Closed Org": ("unreachable", "did not answer")}
+# Titles Org must be complete: a broken link is not incompleteness.
 got = {o["organisation"]: (o["verdict"], o.get("reason", "")) for o in c.get("incomplete", [])}
 failed = False
 for org, (verdict, words) in sorted(want.items()):
@@ -171,4 +187,32 @@ if extra:
     print("not complete, but should be:", ", ".join("%s (%s)" % (o, got[o]) for o in extra))
 sys.exit(1 if failed else 0)
 ' || { log "FAILED: a verdict differs from what the site did"; exit 1; }
-log "every organisation has the verdict its site earned"
+
+log "reading Titles Org's signals with kubectl cwac (a reader's token, through the MCP server)"
+PLUGIN="$(mktemp -d)/kubectl-cwac"
+(cd "$ROOT" && go build -o "$PLUGIN" ./cmd/kubectl-cwac)
+$K -n $NS create serviceaccount blocking-check-reader --dry-run=client -o yaml | $K apply -f - >/dev/null
+$K -n $NS create role blocking-check-reader --verb=get,list,watch --resource=cwacscans.cwac.a11y.dev --dry-run=client -o yaml | $K apply -f - >/dev/null
+$K -n $NS create rolebinding blocking-check-reader --role=blocking-check-reader --serviceaccount=$NS:blocking-check-reader \
+  --dry-run=client -o yaml | $K apply -f - >/dev/null
+TOKEN="$($K -n $NS create token blocking-check-reader --duration=10m)"
+signals() { "$PLUGIN" -n $NS signals $SCAN --token "$TOKEN" --mcp-url "${MCP_URL:-http://127.0.0.1:8090}" --organisation "Titles Org" --kind "$1" -o json; }
+titles="$(signals titles)"; responses="$(signals responses)"
+"$PLUGIN" -n $NS signals $SCAN --token "$TOKEN" --mcp-url "${MCP_URL:-http://127.0.0.1:8090}" --organisation "Titles Org" --kind titles
+"$PLUGIN" -n $NS signals $SCAN --token "$TOKEN" --mcp-url "${MCP_URL:-http://127.0.0.1:8090}" --organisation "Titles Org" --kind responses
+python3 - "$titles" "$responses" <<'PY' || { log "FAILED: Titles Org's signals are not what its site has"; exit 1; }
+import json, sys
+titles, responses = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+found = {(f["problem"], f.get("title", ""), f["pages"]) for f in titles["findings"]}
+failed = []
+if ("duplicate", "Welcome", 2) not in found:
+    failed.append("the title Welcome shared by two pages is not reported: %s" % sorted(found))
+if not any(f["problem"] == "missing_or_empty" and any(u.endswith("/untitled-page") for u in f["urls"]) for f in titles["findings"]):
+    failed.append("/untitled-page without a title is not reported: %s" % sorted(found))
+broken = [(r["status"], r["url"]) for r in responses["list"]]
+if not any(s == "404" and u.endswith("/missing-page") for s, u in broken):
+    failed.append("the broken link to /missing-page is not reported: %s" % broken)
+print("\n".join(failed) or "Titles Org: Welcome shared by 2 pages, /untitled-page without a title, /missing-page 404: as its site has them")
+sys.exit(1 if failed else 0)
+PY
+log "every organisation has the verdict its site earned, and Titles Org's signals match its site"

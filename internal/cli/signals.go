@@ -78,6 +78,9 @@ func newSignalsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 					return fmt.Errorf("the MCP server's %s output: %w", k.tool, err)
 				}
 				writePageLine(o.Streams.ErrOut, page)
+				if a.Organisation != "" {
+					fprintf(o.Streams.ErrOut, "The first line counts the whole scan; the list is %s's (-o json has each organisation's counts).\n", a.Organisation)
+				}
 				return nil
 			})
 		},
