@@ -83,6 +83,9 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+	if setGCPercent(os.Getenv) {
+		log.Info("GOGC not set: collecting at " + fmt.Sprint(managerGCPercent) + "% heap growth")
+	}
 
 	exit := func(msg string, err error) {
 		log.Error(err, msg)

@@ -75,6 +75,12 @@ func startOperator(cfg *rest.Config, api *apiServer, ns string, maxScans int) (s
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
+	// The informers' first lists are the operator's start, not any scan's:
+	// the counts begin once they are done.
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		cancel()
+		return nil, fmt.Errorf("the operator's cache did not sync: %v", <-done)
+	}
 	return func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"strings"
 	"time"
 	"unique"
 
@@ -27,20 +28,43 @@ import (
 // read it through scanOf. Its setters panic: nothing changes a cached
 // object.
 type finishedScan struct {
-	name, namespace, uid, resourceVersion string
+	// text holds the scan's own strings end to end (one allocation, not
+	// six): its name, uid, resourceVersion, jobName, resultsPath and the
+	// annotation AnnotationScheduledTime, each ending at its ends entry.
 	// jobName is empty when it is the name scanspec.JobName gives the scan
 	// (every Job the operator made): the name is made again when read.
-	jobName, resultsPath         string
-	phase, resultsPolicy, reason string // reason: status.failure's
-	scheduledTime                string // the annotation AnnotationScheduledTime
-	generation, observed         int64
-	created, started, completed  int64 // Unix nanoseconds; started and completed only when has says so
-	deleted                      int64
-	pages                        int32 // status.summary.pagesScanned
-	ttl, shards                  int32
-	has                          presence
-	owners                       []unique.Handle[ownerRef]
-	rare                         *finishedRare
+	text string
+	ends [textFields]uint32
+	// Strings many scans share, interned: reason is status.failure's.
+	namespace, phase, resultsPolicy, reason unique.Handle[string]
+	generation, observed                    int64
+	created, started, completed             int64 // Unix nanoseconds; started and completed only when has says so
+	deleted                                 int64
+	pages                                   int32 // status.summary.pagesScanned
+	ttl, shards                             int32
+	has                                     presence
+	owners                                  []unique.Handle[ownerRef]
+	rare                                    *finishedRare
+}
+
+// The fields of finishedScan.text, in order.
+const (
+	textName = iota
+	textUID
+	textResourceVersion
+	textJobName
+	textResultsPath
+	textScheduledTime
+	textFields
+)
+
+// field is one of f.text's fields.
+func (f *finishedScan) field(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = f.ends[i-1]
+	}
+	return f.text[start:f.ends[i]]
 }
 
 // presence says which optional fields a finishedScan holds.
@@ -98,15 +122,17 @@ func codeBool(c int8) *bool {
 // share (namespace, phase, reasons, owners) are interned.
 func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 	f := &finishedScan{
-		name: s.Name, namespace: intern(s.Namespace), uid: string(s.UID), resourceVersion: s.ResourceVersion,
-		resultsPath: s.Status.ResultsPath, phase: intern(string(s.Status.Phase)), resultsPolicy: intern(string(s.Spec.ResultsPolicy)),
+		namespace: unique.Make(s.Namespace), phase: unique.Make(string(s.Status.Phase)), resultsPolicy: unique.Make(string(s.Spec.ResultsPolicy)),
 		generation: s.Generation, observed: s.Status.ObservedGeneration, created: s.CreationTimestamp.UnixNano(), shards: s.Spec.Shards,
 	}
 	if s.CreationTimestamp.IsZero() {
 		f.created = 0
 	}
+	var text [textFields]string
+	text[textName], text[textUID], text[textResourceVersion] = s.Name, string(s.UID), s.ResourceVersion
+	text[textResultsPath] = s.Status.ResultsPath
 	if s.Status.JobName != scanspec.JobName(s) {
-		f.jobName, f.has = s.Status.JobName, f.has|hasJobName
+		text[textJobName], f.has = s.Status.JobName, f.has|hasJobName
 	}
 	if t := s.Status.StartTime; t != nil {
 		f.started, f.has = t.UnixNano(), f.has|hasStarted
@@ -124,11 +150,22 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 		f.pages, f.has = s.Status.Summary.PagesScanned, f.has|hasSummary
 	}
 	if s.Status.Failure != nil {
-		f.reason, f.has = intern(s.Status.Failure.Reason), f.has|hasFailure
+		f.reason, f.has = unique.Make(s.Status.Failure.Reason), f.has|hasFailure
 	}
 	if v, ok := s.Annotations[cwacv1alpha1.AnnotationScheduledTime]; ok {
-		f.scheduledTime, f.has = v, f.has|hasScheduledTime
+		text[textScheduledTime], f.has = v, f.has|hasScheduledTime
 	}
+	var all strings.Builder
+	size := 0
+	for _, t := range text {
+		size += len(t)
+	}
+	all.Grow(size) // exactly: no spare capacity kept for as long as the scan
+	for i, t := range text {
+		all.WriteString(t)
+		f.ends[i] = uint32(all.Len())
+	}
+	f.text = all.String()
 	for _, ref := range s.OwnerReferences {
 		f.owners = append(f.owners, unique.Make(ownerRef{apiVersion: ref.APIVersion, kind: ref.Kind, name: ref.Name, uid: ref.UID,
 			controller: boolCode(ref.Controller), block: boolCode(ref.BlockOwnerDeletion)}))
@@ -158,11 +195,12 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 	s := &cwacv1alpha1.CwacScan{
 		TypeMeta: metav1.TypeMeta{APIVersion: cwacv1alpha1.GroupVersion.String(), Kind: scanKind},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: f.name, Namespace: f.namespace, UID: types.UID(f.uid), ResourceVersion: f.resourceVersion, Generation: f.generation,
+			Name: f.field(textName), Namespace: f.namespace.Value(), UID: types.UID(f.field(textUID)),
+			ResourceVersion: f.field(textResourceVersion), Generation: f.generation,
 		},
-		Spec: cwacv1alpha1.CwacScanSpec{ResultsPolicy: cwacv1alpha1.ResultsPolicy(f.resultsPolicy), Shards: f.shards},
+		Spec: cwacv1alpha1.CwacScanSpec{ResultsPolicy: cwacv1alpha1.ResultsPolicy(f.resultsPolicy.Value()), Shards: f.shards},
 		Status: cwacv1alpha1.CwacScanStatus{
-			Phase: cwacv1alpha1.Phase(f.phase), ObservedGeneration: f.observed, ResultsPath: f.resultsPath,
+			Phase: cwacv1alpha1.Phase(f.phase.Value()), ObservedGeneration: f.observed, ResultsPath: f.field(textResultsPath),
 		},
 	}
 	if f.created != 0 {
@@ -184,10 +222,10 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 		s.Status.Summary = &cwacv1alpha1.ScanSummary{PagesScanned: f.pages}
 	}
 	if f.has&hasFailure != 0 {
-		s.Status.Failure = &cwacv1alpha1.ScanFailure{Reason: f.reason}
+		s.Status.Failure = &cwacv1alpha1.ScanFailure{Reason: f.reason.Value()}
 	}
 	if f.has&hasScheduledTime != 0 {
-		s.Annotations = map[string]string{cwacv1alpha1.AnnotationScheduledTime: f.scheduledTime}
+		s.Annotations = map[string]string{cwacv1alpha1.AnnotationScheduledTime: f.field(textScheduledTime)}
 	}
 	for _, h := range f.owners {
 		o := h.Value()
@@ -209,7 +247,7 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 		s.Spec.Notifications, s.Status.Notifications = r.notifications.DeepCopy(), r.notified.DeepCopy()
 	}
 	if f.has&hasJobName != 0 {
-		s.Status.JobName = f.jobName
+		s.Status.JobName = f.field(textJobName)
 	} else {
 		s.Status.JobName = scanspec.JobName(s)
 	}
@@ -249,12 +287,12 @@ func (f *finishedScan) GetObjectKind() schema.ObjectKind { return schema.EmptyOb
 // The getters of metav1.Object, which the informer (keys), the cache's
 // readers (label selectors) and the event handlers (names) use.
 
-func (f *finishedScan) GetNamespace() string    { return f.namespace }
-func (f *finishedScan) GetName() string         { return f.name }
+func (f *finishedScan) GetNamespace() string    { return f.namespace.Value() }
+func (f *finishedScan) GetName() string         { return f.field(textName) }
 func (f *finishedScan) GetGenerateName() string { return "" }
-func (f *finishedScan) GetUID() types.UID       { return types.UID(f.uid) }
+func (f *finishedScan) GetUID() types.UID       { return types.UID(f.field(textUID)) }
 func (f *finishedScan) GetResourceVersion() string {
-	return f.resourceVersion
+	return f.field(textResourceVersion)
 }
 func (f *finishedScan) GetGeneration() int64 { return f.generation }
 func (f *finishedScan) GetSelfLink() string  { return "" }
@@ -289,7 +327,7 @@ func (f *finishedScan) GetManagedFields() []metav1.ManagedFieldsEntry {
 // The setters of metav1.Object: nothing may change a cached object.
 
 func (f *finishedScan) readOnly(what string) {
-	panic(fmt.Sprintf("the cached finished scan %s/%s was changed (%s): change a copy", f.namespace, f.name, what))
+	panic(fmt.Sprintf("the cached finished scan %s/%s was changed (%s): change a copy", f.GetNamespace(), f.GetName(), what))
 }
 func (f *finishedScan) SetNamespace(string)               { f.readOnly("namespace") }
 func (f *finishedScan) SetName(string)                    { f.readOnly("name") }

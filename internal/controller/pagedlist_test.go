@@ -110,8 +110,8 @@ func TestPagedSlimList(t *testing.T) {
 				name := fmt.Sprintf("scan-%03d", i)
 				switch o := item.(type) {
 				case *finishedScan:
-					if i%3 == 0 || o.name != name {
-						t.Errorf("item %d: %s slimmed", i, o.name)
+					if i%3 == 0 || o.GetName() != name {
+						t.Errorf("item %d: %s slimmed", i, o.GetName())
 					}
 				case *cwacv1alpha1.CwacScan:
 					if i%3 != 0 || o.Name != name || o.ManagedFields != nil {

@@ -158,6 +158,14 @@ func (r *CwacScanReconciler) removeFinishedJob(ctx context.Context, scan *cwacv1
 		return 0, nil
 	}
 	if left := scan.Status.CompletionTime.Add(r.FinishedJobTTL).Sub(r.clock()); left > 0 {
+		if !r.hasFinishedJob(ctx, scan) {
+			// Nothing to remove: no timer. A timer is an entry in the
+			// work queue, kept for every finished scan it was set for;
+			// set for scans whose Jobs are long gone, they grew with
+			// history. A Job that appears later (the cache catching up)
+			// brings the scan back through its own event.
+			return 0, nil
+		}
 		return left, nil
 	}
 	if err := r.deleteMergePod(ctx, scan); err != nil {
@@ -176,6 +184,23 @@ func (r *CwacScanReconciler) removeFinishedJob(ctx context.Context, scan *cwacv1
 		return 0, fmt.Errorf("deleting finished Job %s: %w", job.Name, err)
 	}
 	return 0, nil
+}
+
+// hasFinishedJob: the cache holds the scan's Job, or a sharded scan's
+// merge pod, made by this scan: something removeFinishedJob will remove.
+func (r *CwacScanReconciler) hasFinishedJob(ctx context.Context, scan *cwacv1alpha1.CwacScan) bool {
+	job := &batchv1.Job{}
+	if err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scan.Status.JobName}, job); err == nil && metav1.IsControlledBy(job, scan) {
+		return true
+	} else if err != nil && !apierrors.IsNotFound(err) {
+		return true // not known: keep the timer
+	}
+	if !sharded(scan) {
+		return false
+	}
+	pod := &corev1.Pod{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.MergePodName(scan)}, pod)
+	return (err == nil && metav1.IsControlledBy(pod, scan)) || (err != nil && !apierrors.IsNotFound(err))
 }
 
 // deleteMergePod deletes a sharded scan's merge pod, if it has one: when
