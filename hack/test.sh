@@ -123,6 +123,9 @@ fuzz ./internal/jsonlimit FuzzCounter
 fuzz ./internal/results FuzzReadSummary
 fuzz ./internal/results FuzzShiftIDs
 fuzz ./internal/results FuzzSignals
+fuzz ./internal/websession FuzzOpen
+fuzz ./internal/websession FuzzClaimMapping
+fuzz ./internal/websession FuzzSafeReturn
 # Mutation testing of the enforced pure packages that changed since their
 # line in hack/mutation/verified.txt (docs/development.md, "Mutation
 # testing"): every enforced package would take 25-40 minutes; one that still
