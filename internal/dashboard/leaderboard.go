@@ -216,7 +216,7 @@ func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) Leade
 		Namespace: o.Namespace, Organisation: o.Name, Sector: o.Sector, Scans: o.Scans,
 		LatestScan: p.Scan, FinishedAt: p.FinishedAt, Pages: p.Pages, Issues: p.Issues,
 		Critical: p.ByImpact[impactCritical], Serious: p.ByImpact[impactSerious], Moderate: p.ByImpact[impactModerate],
-		Minor: p.ByImpact[impactMinor], Other: p.ByImpact[impactOther], Score: p.Score,
+		Minor: p.ByImpact[impactMinor], Other: p.ByImpact[impactOther], Score: shownScore(p.Score, p.Completeness),
 	}
 	switch {
 	case p.Completeness != "" && p.Completeness != string(results.VerdictComplete):
@@ -235,8 +235,10 @@ func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) Leade
 }
 
 // setTrend gives a row its newest points, oldest first, and its change
-// since the previous scan (the last two points).
+// since the previous scan (the last two points), each point's score as
+// shownScore shows it.
 func setTrend(row *LeaderboardRow, trend []store.ScorePoint) {
+	shownScorePoints(trend)
 	row.Trend, row.ScoreChange, row.IssuesChange = trend, nil, nil
 	if row.Trend == nil {
 		row.Trend = []store.ScorePoint{}

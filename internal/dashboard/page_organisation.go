@@ -19,13 +19,20 @@ const (
 	orgPagesShown  = 50
 	orgOldestShown = 10
 	orgChanges     = 25
+	// orgPointsShown bounds the over-time charts and table: a year of
+	// weekly scans. Each scan adds about 1 KB to the page, which passed
+	// 200 KB near 200 scans; the trend exports hold every point.
+	orgPointsShown = 52
 )
 
 // OrganisationTrend is an organisation's figures per scan, oldest first,
 // in one namespace (with a schedule, that schedule's scans only): the
-// organisation page's chart and table and its trend export render it.
+// organisation page's chart and table and its trend export render it,
+// each point's score as shownScore shows it.
 func OrganisationTrend(ctx context.Context, st *store.Store, namespace, organisation, schedule string) ([]store.TrendPoint, error) {
-	return st.OrganisationTrend(ctx, []string{namespace}, organisation, schedule)
+	points, err := st.OrganisationTrend(ctx, []string{namespace}, organisation, schedule)
+	shownTrend(points)
+	return points, err
 }
 
 // Site is one scheme and host of an organisation's pages.
@@ -39,16 +46,19 @@ type Site struct {
 type organisationPage struct {
 	Namespace, Organisation, Sector, Schedule string
 	Points                                    []store.TrendPoint
-	Latest                                    *store.TrendPoint
-	ScoreChart, IssuesChart                   template.HTML
-	Templates                                 []store.Template
-	Pages                                     []store.PageIssues
-	PagesWithIssues                           int
-	Sites                                     []Site
-	Oldest                                    []store.Issue
-	OpenTotal                                 int64
-	Changes                                   store.LatestChanges
-	TrendCSV, TrendJSON                       string
+	// Older counts the points before Points that the page leaves to the
+	// trend exports.
+	Older                   int
+	Latest                  *store.TrendPoint
+	ScoreChart, IssuesChart template.HTML
+	Templates               []store.Template
+	Pages                   []store.PageIssues
+	PagesWithIssues         int
+	Sites                   []Site
+	Oldest                  []store.Issue
+	OpenTotal               int64
+	Changes                 store.LatestChanges
+	TrendCSV, TrendJSON     string
 }
 
 // organisation is /organisations/{ns}/{org}.
@@ -64,22 +74,33 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 		h.storeFailed(w, r, v, notFound, err)
 		return
 	}
-	d := organisationPage{Namespace: ns, Organisation: org, Schedule: schedule, Points: points,
+	shown, older := newestPoints(points, orgPointsShown)
+	d := organisationPage{Namespace: ns, Organisation: org, Schedule: schedule, Points: shown, Older: older,
 		TrendCSV:  "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/trend.csv",
 		TrendJSON: "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/trend.json"}
 	if schedule != "" {
 		q := "?schedule=" + url.QueryEscape(schedule)
 		d.TrendCSV, d.TrendJSON = d.TrendCSV+q, d.TrendJSON+q
 	}
-	if n := len(points); n > 0 {
-		d.Latest = &points[n-1]
-		d.ScoreChart, d.IssuesChart = trendCharts(org, points)
+	if n := len(shown); n > 0 {
+		d.Latest = &shown[n-1]
+		d.ScoreChart, d.IssuesChart = trendCharts(org, shown)
 	}
 	if err := h.organisationLists(ctx, &d); err != nil {
 		h.storeFailed(w, r, v, notFound, err)
 		return
 	}
 	h.render(w, r, http.StatusOK, "organisation", page{Title: org, Nav: navOrganisations, Viewer: v, Data: d})
+}
+
+// newestPoints is the newest n of points (oldest first, as given) and
+// how many older ones it leaves out.
+func newestPoints(points []store.TrendPoint, n int) (shown []store.TrendPoint, older int) {
+	if len(points) <= n {
+		return points, 0
+	}
+	older = len(points) - n
+	return points[older:], older
 }
 
 // organisationParams validates the organisation page's (and its export's)

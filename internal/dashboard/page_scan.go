@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -73,7 +74,7 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		d.History = "The issue history is not configured on this server."
 	} else {
 		var total int
-		d.Organisations, total, err = h.opts.Store.ScanOrganisations(ctx, ns, name, p.Offset(), p.PerPage)
+		d.Organisations, total, err = ScanOrganisations(ctx, h.opts.Store, ns, name, p.Offset(), p.PerPage)
 		switch {
 		case errors.Is(err, store.ErrScanNotStored):
 			d.History = "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
@@ -93,6 +94,18 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		}
 	}
 	h.render(w, r, http.StatusOK, "scan", page{Title: "Scan " + ns + "/" + name, Nav: navScans, Viewer: v, Data: d})
+}
+
+// ScanOrganisations is a page of a scan's organisations with their
+// figures in it, each score as shownScore shows it: the scan page's
+// table renders it.
+func ScanOrganisations(ctx context.Context, st *store.Store, namespace, name string, offset, limit int) ([]store.OrganisationScan, int, error) {
+	orgs, total, err := st.ScanOrganisations(ctx, namespace, name, offset, limit)
+	for i := range orgs {
+		f := &orgs[i].Figures
+		f.Score = shownScore(f.Score, f.Completeness)
+	}
+	return orgs, total, err
 }
 
 // scanParams validates a scan's path values and the viewer's access.

@@ -27,6 +27,9 @@ type ScorePoint struct {
 	FinishedAt time.Time `json:"finished_at"`
 	Issues     int64     `json:"issues"`
 	Score      *float64  `json:"score"`
+	// Completeness is the scan's verdict on the organisation, as
+	// TrendPoint's: a reader that shows scores needs it beside them.
+	Completeness string `json:"completeness,omitempty"`
 }
 
 // MaxRecentPoints bounds the points RecentScores returns per organisation.
@@ -81,7 +84,7 @@ func (s *Store) recentScores(ctx context.Context, namespaces []string, only []Or
 			SELECT o.id, o.namespace, o.name, (SELECT l.finished_at FROM organisation_scans l WHERE l.organisation_id = o.id
 				ORDER BY l.finished_at DESC, l.scan_id DESC LIMIT 1 OFFSET ?) AS since
 			FROM organisations o WHERE `+cond+`)
-		SELECT c.namespace, c.name, s.namespace, s.name, os.finished_at, os.issues, os.score
+		SELECT c.namespace, c.name, s.namespace, s.name, os.finished_at, os.issues, os.score, os.completeness
 		FROM c JOIN organisation_scans os ON os.organisation_id = c.id AND os.finished_at >= COALESCE(c.since, 0)
 		JOIN scans s ON s.id = os.scan_id
 		ORDER BY os.organisation_id, os.finished_at, os.scan_id`), append([]any{n - 1}, args...)...)
@@ -103,7 +106,7 @@ func (s *Store) recentScores(ctx context.Context, namespaces []string, only []Or
 		var scanNS, scanN string
 		var at int64
 		var score sql.NullFloat64
-		if err := rows.Scan(&k.Namespace, &k.Name, &scanNS, &scanN, &at, &p.Issues, &score); err != nil {
+		if err := rows.Scan(&k.Namespace, &k.Name, &scanNS, &scanN, &at, &p.Issues, &score, &p.Completeness); err != nil {
 			return nil, fmt.Errorf("store: reading recent scores: %w", err)
 		}
 		if want != nil && !want[k] {
