@@ -34,7 +34,8 @@ import (
 // ConfigMap, Job and status are three writes in a row), so workers are
 // cheap and many keep a burst moving: in the bench (make bench, latency),
 // a burst of 1,000 new scans had its Jobs within 72 s at 4 workers and
-// within 10 s at 32, and a scan created right after it waited 81 s and 4 s.
+// within 10-23 s at 32, and a scan created right after it waited 81 s and
+// 4-10 s (two runs on a loaded machine).
 const DefaultWorkers = 32
 
 // CwacScanReconciler runs admitted CwacScans as Jobs.
