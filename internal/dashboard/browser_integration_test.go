@@ -48,14 +48,14 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err != nil || len(open.Issues) == 0 {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	base := serve(t, h)
+	// An organisation of 53 scans: the page shows the newest 52 and links
+	// the full series.
+	capped, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: capStore(t, 53)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	base := "http://" + ln.Addr().String()
+	cappedBase := serve(t, capped)
 
 	pages := []struct{ name, path string }{
 		{"organisations", "/"},
@@ -78,7 +78,23 @@ func TestDashboardInBrowser(t *testing.T) {
 			checkPage(ctx, t, base, p.path, axeScript, filepath.Join(shots, p.name))
 		})
 	}
+	t.Run("organisation-capped", func(t *testing.T) {
+		checkPage(ctx, t, cappedBase, orgURL(testNS, orgAlpha), axeScript, filepath.Join(shots, "organisation-capped"))
+	})
 	t.Logf("screenshots in %s", shots)
+}
+
+// serve serves a handler on a local port until the test ends.
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
 }
 
 // checkPage loads one page in a tab of its own, signed in as a reader of
