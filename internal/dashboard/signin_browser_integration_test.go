@@ -24,7 +24,9 @@ func (a signedInAccess) Identify(r *http.Request) (Principal, error) {
 // nobodyAccess lets nobody in: only the public view is left.
 type nobodyAccess struct{ testAccess }
 
-func (nobodyAccess) Identify(*http.Request) (Principal, error) { return Principal{}, ErrUnauthenticated }
+func (nobodyAccess) Identify(*http.Request) (Principal, error) {
+	return Principal{}, ErrUnauthenticated
+}
 
 // TestSignInPagesInBrowser: the header of a signed-in page (its sign-out
 // form), the public view (its sign-in link) and the signed-out page pass
