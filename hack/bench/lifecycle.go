@@ -149,32 +149,21 @@ func benchScan(ns, name string) *cwacv1alpha1.CwacScan {
 
 // createNamedScans creates the named scans, eight at a time.
 func createNamedScans(ctx context.Context, c client.Client, ns string, names []string) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, len(names))
-	work := make(chan string)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for name := range work {
-				if err := c.Create(ctx, benchScan(ns, name)); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for _, name := range names {
-		work <- name
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return eightAtATime(names, func(name string) error { return c.Create(ctx, benchScan(ns, name)) })
 }
 
 // touchScans annotates each named scan, eight at a time: an update that
 // every controller sees and none has work for (the scans have their Jobs).
 func touchScans(ctx context.Context, c client.Client, ns string, names []string) error {
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"bench.cwac.a11y.dev/touched":"1"}}}`))
+	return eightAtATime(names, func(name string) error {
+		return c.Patch(ctx, &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, patch)
+	})
+}
+
+// eightAtATime calls do for each name from eight goroutines and returns
+// the first error (nil when none failed).
+func eightAtATime(names []string, do func(name string) error) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(names))
 	work := make(chan string)
@@ -183,9 +172,7 @@ func touchScans(ctx context.Context, c client.Client, ns string, names []string)
 		go func() {
 			defer wg.Done()
 			for name := range work {
-				scan := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-				patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"bench.cwac.a11y.dev/touched":"1"}}}`))
-				if err := c.Patch(ctx, scan, patch); err != nil {
+				if err := do(name); err != nil {
 					errs <- err
 				}
 			}

@@ -43,6 +43,15 @@ func hasIncomplete(s *cwacv1alpha1.CwacScan) bool {
 	return c.SitesNotJudged > 0
 }
 
+// organisations counts the record's organisations, all verdicts.
+func organisations(c *cwacv1alpha1.ScanCompleteness) int32 {
+	var all int32
+	for _, n := range c.OrganisationsByVerdict {
+		all += n
+	}
+	return all
+}
+
 // completeCell is the organisations scanned completely of all ("7/9"),
 // "-" when the scan has no completeness record.
 func completeCell(s *cwacv1alpha1.CwacScan) string {
@@ -50,21 +59,13 @@ func completeCell(s *cwacv1alpha1.CwacScan) string {
 	if c == nil {
 		return "-"
 	}
-	var all int32
-	for _, n := range c.OrganisationsByVerdict {
-		all += n
-	}
-	return fmt.Sprintf("%d/%d", c.OrganisationsByVerdict[verdictComplete], all)
+	return fmt.Sprintf("%d/%d", c.OrganisationsByVerdict[verdictComplete], organisations(c))
 }
 
 // completenessLine is the record in words: "7 of 9 organisations complete
 // (1 partial, 1 blocked)", with sites not judged when there are any.
 func completenessLine(c *cwacv1alpha1.ScanCompleteness) string {
-	var all int32
-	for _, n := range c.OrganisationsByVerdict {
-		all += n
-	}
-	line := fmt.Sprintf("%d of %d organisations complete", c.OrganisationsByVerdict[verdictComplete], all)
+	line := fmt.Sprintf("%d of %d organisations complete", c.OrganisationsByVerdict[verdictComplete], organisations(c))
 	var rest []string
 	for _, v := range verdictOrder {
 		if n := c.OrganisationsByVerdict[v]; n > 0 {
@@ -96,13 +97,8 @@ func writeIncomplete(w io.Writer, c *cwacv1alpha1.ScanCompleteness) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var all int32
-	for v, n := range c.OrganisationsByVerdict {
-		if v != verdictComplete {
-			all += n
-		}
-	}
-	if more := int(all) - len(c.Incomplete); more > 0 {
+	notComplete := organisations(c) - c.OrganisationsByVerdict[verdictComplete]
+	if more := int(notComplete) - len(c.Incomplete); more > 0 {
 		fprintf(w, "  and %d more (the report and summary.json list them all)\n", more)
 	}
 	return nil

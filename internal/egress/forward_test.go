@@ -122,22 +122,7 @@ func TestUnreachableIsNoRefusal(t *testing.T) {
 // A site that closes the connection without answering is passed on the same
 // way: no answer.
 func TestSiteClosingWithoutAnswer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Read(make([]byte, 1024))
-			_ = c.Close()
-		}
-	}()
-	addr := ln.Addr().String()
+	addr := rawSite(t, "") // reads the request, answers nothing, closes
 	p, _ := startProxy(t, Config{Policy: testPolicy(newNames(nil))})
 	if answer := rawNoAnswer(t, p, "GET http://"+addr+"/ HTTP/1.1\r\nHost: "+addr+"\r\n\r\n"); answer != "" {
 		t.Errorf("answered %q, want the connection closed without an answer", answer)
