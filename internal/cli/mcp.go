@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -288,4 +289,23 @@ func withMCP(ctx context.Context, o *Options, mf *mcpFlags, s *session, fn func(
 	}
 	defer conn.Close()
 	return fn(conn, token)
+}
+
+// callScanTool reads the scan first (a missing scan or namespace is said
+// plainly before any connection is made), then calls one MCP tool on it
+// through the MCP server with the user's token.
+func callScanTool(cmd *cobra.Command, o *Options, mf *mcpFlags, name, tool string, args any) (json.RawMessage, error) {
+	s, err := o.newSession()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.getScan(cmd, name); err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	err = withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
+		raw, err = callTool(cmd.Context(), conn, token, tool, args)
+		return err
+	})
+	return raw, err
 }

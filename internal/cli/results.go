@@ -42,20 +42,11 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 				return err
 			}
 			a.ScanID = args[0]
-			s, err := o.newSession()
+			raw, err := callScanTool(cmd, o, mf, args[0], "cwac_get_results", a)
 			if err != nil {
 				return err
 			}
-			if _, err := s.getScan(cmd, args[0]); err != nil {
-				return err
-			}
-			return withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
-				raw, err := callTool(cmd.Context(), conn, token, "cwac_get_results", a)
-				if err != nil {
-					return err
-				}
-				return writeResults(o, output, raw)
-			})
+			return writeResults(o, output, raw)
 		},
 	}
 	fl := cmd.Flags()

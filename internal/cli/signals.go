@@ -58,31 +58,22 @@ func newSignalsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 				return fmt.Errorf("--limit and --offset must be 0 or more (got %d and %d)", a.Limit, a.Offset)
 			}
 			a.ScanID = args[0]
-			s, err := o.newSession()
+			raw, err := callScanTool(cmd, o, mf, args[0], k.tool, a)
 			if err != nil {
 				return err
 			}
-			if _, err := s.getScan(cmd, args[0]); err != nil {
-				return err
+			if output == outJSON {
+				return writeRawJSON(o.Streams.Out, raw)
 			}
-			return withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
-				raw, err := callTool(cmd.Context(), conn, token, k.tool, a)
-				if err != nil {
-					return err
-				}
-				if output == outJSON {
-					return writeRawJSON(o.Streams.Out, raw)
-				}
-				page, err := k.table(o.Streams.Out, raw)
-				if err != nil {
-					return fmt.Errorf("the MCP server's %s output: %w", k.tool, err)
-				}
-				writePageLine(o.Streams.ErrOut, page)
-				if a.Organisation != "" {
-					fprintf(o.Streams.ErrOut, "The first line counts the whole scan; the list is %s's (-o json has each organisation's counts).\n", a.Organisation)
-				}
-				return nil
-			})
+			page, err := k.table(o.Streams.Out, raw)
+			if err != nil {
+				return fmt.Errorf("the MCP server's %s output: %w", k.tool, err)
+			}
+			writePageLine(o.Streams.ErrOut, page)
+			if a.Organisation != "" {
+				fprintf(o.Streams.ErrOut, "The first line counts the whole scan; the list is %s's (-o json has each organisation's counts).\n", a.Organisation)
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
