@@ -445,6 +445,29 @@ type ScanDiff struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=50
 	ByOrganisation []OrganisationDiff `json:"byOrganisation,omitempty"`
+	// scoreDrops are the organisations whose leaderboard score fell against
+	// the baseline, largest fall first, at most 10 (summary.json lists every
+	// one). An organisation blocked or unreachable in either scan is not
+	// compared: its score describes only what a firewall let through.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10
+	ScoreDrops []OrganisationScoreDrop `json:"scoreDrops,omitempty"`
+}
+
+// OrganisationScoreDrop is one organisation's leaderboard score in the
+// baseline and in the scan: 0-100, higher better, to one decimal, as the
+// leaderboard shows it (a decimal in a string, as Kubernetes APIs avoid
+// floating-point fields).
+type OrganisationScoreDrop struct {
+	// organisation as CWAC reports it.
+	Organisation string `json:"organisation"`
+	// previousScore is its score in the baseline, e.g. "81.5".
+	// +kubebuilder:validation:Pattern=`^(100|[1-9]?[0-9])\.[0-9]$`
+	PreviousScore string `json:"previousScore"`
+	// score is its score in this scan.
+	// +kubebuilder:validation:Pattern=`^(100|[1-9]?[0-9])\.[0-9]$`
+	Score string `json:"score"`
 }
 
 // OrganisationDiff is one organisation's share of a ScanDiff.

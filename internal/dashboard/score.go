@@ -13,8 +13,7 @@ import (
 // verdict is. A partial scan keeps its score: it is real but incomplete,
 // and is not ranked. The store keeps the recorded score unchanged.
 func shownScore(score *float64, completeness string) *float64 {
-	switch results.Verdict(completeness) {
-	case results.VerdictBlocked, results.VerdictUnreachable:
+	if !results.Verdict(completeness).ScoreShown() {
 		return nil
 	}
 	return score

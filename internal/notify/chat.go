@@ -54,7 +54,17 @@ func details(p *Payload) []string {
 		}
 	}
 	if s := p.Score; s != nil {
-		add("Score: %.1f → %.1f (fell %.1f; notified above %d)", s.Previous, s.Current, s.Drop, s.Threshold)
+		if s.Drop > 0 {
+			add("Score: %.1f → %.1f (fell %.1f; notified above %d)", s.Previous, s.Current, s.Drop, s.Threshold)
+		} else {
+			add("Score: %.1f → %.1f (organisations notified when they fall more than %d)", s.Previous, s.Current, s.Threshold)
+		}
+		for _, o := range s.Organisations {
+			add("• %s: %.1f → %.1f (fell %.1f)", o.Organisation, o.Previous, o.Current, o.Drop)
+		}
+		if more := s.OrganisationsDropped - len(s.Organisations); more > 0 {
+			add("• and %d more organisations", more)
+		}
 	}
 	if in := p.Incomplete; in != nil {
 		for _, u := range in.UnscannedBaseURLs {

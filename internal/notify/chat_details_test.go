@@ -35,6 +35,11 @@ func TestDetails(t *testing.T) {
 			[]string{"Unscanned: https://a.example/", "and 1 more unscanned sites", "Blocked: 3 connections", "Shards failed: shard 1"}},
 		{"summary", Payload{Summary: &SummaryFacts{TotalIssues: 4, IssuesByImpact: map[string]int64{"serious": 4}, PagesScanned: 2}},
 			[]string{"Issues: 4 (serious 4) on 2 pages"}},
+		{"the scan's score fell", Payload{Score: &ScoreFacts{Previous: 90, Current: 80, Drop: 10, Threshold: 5}},
+			[]string{"Score: 90.0 → 80.0 (fell 10.0; notified above 5)"}},
+		{"organisations' scores fell, one more not listed", Payload{Score: &ScoreFacts{Previous: 80, Current: 81, Threshold: 5,
+			Organisations: []OrganisationDrop{{"A", 90, 80, 10}}, OrganisationsDropped: 2}},
+			[]string{"Score: 80.0 → 81.0 (organisations notified when they fall more than 5)", "• A: 90.0 → 80.0 (fell 10.0)", "• and 1 more organisations"}},
 		{"summary without impacts", Payload{Summary: &SummaryFacts{TotalIssues: 0, PagesScanned: 2}}, []string{"Issues: 0 on 2 pages"}},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/gate"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 )
 
 // AllEvents are the events in the order they are decided and sent.
@@ -65,6 +66,9 @@ type Facts struct {
 	// Score and PreviousScore are the leaderboard's score (0-100, higher
 	// better) of the whole scan's issues over its pages; nil when not known.
 	Score, PreviousScore *float64
+	// OrganisationDrops are the organisations whose score fell against the
+	// compared scan (status.summary.diff.scoreDrops), largest fall first.
+	OrganisationDrops []OrganisationDrop
 	// Missing are the base URLs that yielded no page and that the scan
 	// before did not miss (all of them when it missed none, or there is none).
 	Missing []string
@@ -125,7 +129,8 @@ func Decide(in Input) Decision {
 	if in.Compared != nil {
 		d.Facts.PreviousScore = Score(in.Compared.Status.Summary)
 	}
-	if drop := d.Facts.ScoreDrop(); drop > 0 {
+	d.Facts.OrganisationDrops = organisationDrops(s)
+	if d.Facts.ScoreDrop() > 0 || len(d.Facts.OrganisationDrops) > 0 {
 		raise(cwacv1alpha1.EventScoreDropped)
 	}
 
@@ -144,6 +149,48 @@ func (f Facts) ScoreDrop() float64 {
 		return 0
 	}
 	return float64(int64((*f.PreviousScore-*f.Score)*10+0.5)) / 10
+}
+
+// OrganisationDrop is one organisation's fall in score.
+type OrganisationDrop struct {
+	Organisation string  `json:"organisation"`
+	Previous     float64 `json:"previous"`
+	Current      float64 `json:"current"`
+	Drop         float64 `json:"drop"`
+}
+
+// organisationDrops reads the score drops the runner recorded against the
+// baseline; one whose scores do not parse is left out.
+func organisationDrops(s *cwacv1alpha1.CwacScan) []OrganisationDrop {
+	sum := s.Status.Summary
+	if sum == nil || sum.Diff == nil {
+		return nil
+	}
+	var out []OrganisationDrop
+	for _, d := range scanstatus.FromAPI(&cwacv1alpha1.ScanSummary{Diff: sum.Diff}).Diff.ScoreDrops {
+		if drop := d.Drop(); drop > 0 {
+			out = append(out, OrganisationDrop{Organisation: d.Organisation, Previous: d.Previous, Current: d.Current, Drop: drop})
+		}
+	}
+	return out
+}
+
+// Dropped reports whether the whole scan's score, or any organisation's,
+// fell by more than threshold points.
+func (f Facts) Dropped(threshold int32) bool {
+	return f.ScoreDrop() > float64(threshold) || len(f.OrganisationsDroppedOver(threshold)) > 0
+}
+
+// OrganisationsDroppedOver are the organisations whose score fell by more
+// than threshold points, largest fall first.
+func (f Facts) OrganisationsDroppedOver(threshold int32) []OrganisationDrop {
+	var out []OrganisationDrop
+	for _, o := range f.OrganisationDrops {
+		if o.Drop > float64(threshold) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 type thresholdVerdict int

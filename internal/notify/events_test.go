@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -58,6 +59,13 @@ func TestDecide(t *testing.T) {
 		{name: "score fell",
 			in:   Input{Scan: scan("s", complete, issues(30)), Compared: scan("b", complete, issues(10))},
 			want: []ev{cwacv1alpha1.EventScoreDropped}, comparedWith: "b"},
+		{name: "an organisation's score fell, the scan's did not",
+			in:   Input{Scan: scan("s", complete, issues(1), orgDrops([3]string{"Org A", "80.0", "79.9"})), Compared: scan("b", complete, issues(10))},
+			want: []ev{cwacv1alpha1.EventScoreDropped}, comparedWith: "b"},
+		{name: "a recorded drop that is none is not news",
+			in: Input{Scan: scan("s", complete, issues(1), orgDrops([3]string{"Org A", "80.0", "80.0"}, [3]string{"Org B", "x", "1.0"})),
+				Compared: scan("b", complete, issues(10))},
+			want: nil, comparedWith: "b"},
 		{name: "score rose: nothing",
 			in: Input{Scan: scan("s", complete, issues(10)), Compared: scan("b", complete, issues(30))}, want: nil, comparedWith: "b"},
 		{name: "a site newly unscanned",
@@ -171,6 +179,41 @@ func TestPlan(t *testing.T) {
 	}
 	if p := Plan(Decision{}, []cwacv1alpha1.NotificationReceiver{ops}); len(p) != 0 {
 		t.Errorf("nothing raised, plan %v", p)
+	}
+}
+
+// TestPlanOrganisationDrops: a receiver is sent ScoreDropped when any
+// organisation's score fell by more than its scoreDrop, even when the
+// whole scan's did not.
+func TestPlanOrganisationDrops(t *testing.T) {
+	s := scan("s", complete, issues(1), orgDrops([3]string{"Org A", "90.0", "84.0"}, [3]string{"Org B", "70.0", "68.0"}))
+	d := Decide(Input{Scan: s, Compared: scan("b", complete, issues(1))})
+	if d.Facts.ScoreDrop() != 0 {
+		t.Fatalf("the whole scan's score fell %v", d.Facts.ScoreDrop())
+	}
+	want := []OrganisationDrop{{"Org A", 90, 84, 6}, {"Org B", 70, 68, 2}}
+	if !slices.Equal(d.Facts.OrganisationDrops, want) {
+		t.Errorf("organisation drops %+v, want %+v", d.Facts.OrganisationDrops, want)
+	}
+	thresholds := []int32{1, 2, 5, 6}
+	receivers := make([]cwacv1alpha1.NotificationReceiver, 0, len(thresholds))
+	for _, threshold := range thresholds {
+		r := receiver(fmt.Sprint("over-", threshold), cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScoreDropped)
+		r.ScoreDrop = ptr.To(threshold)
+		receivers = append(receivers, r)
+	}
+	plan := Plan(d, receivers)
+	names := make([]string, 0, len(plan))
+	for _, p := range plan {
+		names = append(names, p.Receiver)
+	}
+	if want := []string{"over-1", "over-2", "over-5"}; !slices.Equal(names, want) {
+		t.Errorf("sent to %v, want %v", names, want)
+	}
+	for threshold, want := range map[int32]int{1: 2, 2: 1, 5: 1, 6: 0} {
+		if got := len(d.Facts.OrganisationsDroppedOver(threshold)); got != want {
+			t.Errorf("over %d: %d organisations, want %d", threshold, got, want)
+		}
 	}
 }
 

@@ -76,3 +76,17 @@ func receiver(name string, typ cwacv1alpha1.ReceiverType, events ...cwacv1alpha1
 	return cwacv1alpha1.NotificationReceiver{Name: name, Type: typ, Events: events,
 		URLSecretRef: cwacv1alpha1.SecretKeyRef{Name: "hooks", Key: name}}
 }
+
+// orgDrops records score drops as the runner does (status.summary.diff.scoreDrops),
+// each "name previous current".
+func orgDrops(drops ...[3]string) func(*cwacv1alpha1.CwacScan) {
+	return func(s *cwacv1alpha1.CwacScan) {
+		if s.Status.Summary.Diff == nil {
+			s.Status.Summary.Diff = &cwacv1alpha1.ScanDiff{Baseline: "b"}
+		}
+		for _, d := range drops {
+			s.Status.Summary.Diff.ScoreDrops = append(s.Status.Summary.Diff.ScoreDrops,
+				cwacv1alpha1.OrganisationScoreDrop{Organisation: d[0], PreviousScore: d[1], Score: d[2]})
+		}
+	}
+}

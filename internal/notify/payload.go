@@ -99,12 +99,20 @@ type OrgNew struct {
 	New          int64  `json:"new"`
 }
 
-// ScoreFacts compare the scan's score with the compared scan's.
+// ScoreFacts compare the scan's score with the compared scan's: the whole
+// scan's and each organisation's that fell by more than the threshold.
 type ScoreFacts struct {
-	Previous  float64 `json:"previous"`
-	Current   float64 `json:"current"`
+	Previous float64 `json:"previous"`
+	Current  float64 `json:"current"`
+	// Drop is how far the whole scan's score fell (0 when only
+	// organisations' scores fell by more than the threshold).
 	Drop      float64 `json:"drop"`
 	Threshold int32   `json:"threshold"`
+	// Organisations fell by more than the threshold, largest fall first, at
+	// most MaxListed; OrganisationsDropped counts them all (of those the
+	// scan's status lists).
+	Organisations        []OrganisationDrop `json:"organisations,omitempty"`
+	OrganisationsDropped int                `json:"organisationsDropped,omitempty"`
 }
 
 // IncompleteFacts say what the scan missed.
@@ -145,7 +153,7 @@ func Plan(d Decision, receivers []cwacv1alpha1.NotificationReceiver) []cwacv1alp
 			if !slices.Contains(d.Events, e) || !slices.Contains(r.Events, e) {
 				continue
 			}
-			if e == cwacv1alpha1.EventScoreDropped && d.Facts.ScoreDrop() <= float64(scoreDrop(r)) {
+			if e == cwacv1alpha1.EventScoreDropped && !d.Facts.Dropped(scoreDrop(r)) {
 				continue
 			}
 			out = append(out, cwacv1alpha1.NotificationDelivery{Receiver: r.Name, Event: e, State: cwacv1alpha1.DeliveryPending})
@@ -214,7 +222,13 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 			return nil, fmt.Errorf("receiver %q: ScoreDropped without both scores", r.Name)
 		}
 		p.Score = &ScoreFacts{Previous: *d.Facts.PreviousScore, Current: *d.Facts.Score, Drop: d.Facts.ScoreDrop(), Threshold: scoreDrop(r)}
-		p.Title = fmt.Sprintf("Scan %s: score fell %.1f points (%.1f to %.1f)", ref, p.Score.Drop, p.Score.Previous, p.Score.Current)
+		orgs := d.Facts.OrganisationsDroppedOver(p.Score.Threshold)
+		p.Score.OrganisationsDropped = len(orgs)
+		for _, o := range orgs[:min(len(orgs), MaxListed)] {
+			o.Organisation = textcap.Head(o.Organisation, 256)
+			p.Score.Organisations = append(p.Score.Organisations, o)
+		}
+		p.Title = scoreTitle(ref, p.Score)
 	case cwacv1alpha1.EventScanIncomplete:
 		p.Incomplete = &IncompleteFacts{
 			UnscannedBaseURLs: capList(d.Facts.Missing), UnscannedBaseURLsTotal: len(d.Facts.Missing),
@@ -229,6 +243,26 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 	}
 	p.Title = textcap.Head(p.Title, MaxText)
 	return p, nil
+}
+
+// scoreTitle says whose score fell: the whole scan's, organisations', or both.
+func scoreTitle(ref string, s *ScoreFacts) string {
+	orgs := ""
+	switch n := s.OrganisationsDropped; {
+	case n == 1:
+		o := s.Organisations[0]
+		orgs = fmt.Sprintf("%s's score fell %.1f points (%.1f to %.1f)", o.Organisation, o.Drop, o.Previous, o.Current)
+	case n > 1:
+		orgs = fmt.Sprintf("%d organisations' scores fell more than %d points", n, s.Threshold)
+	}
+	if s.Drop <= float64(s.Threshold) {
+		return fmt.Sprintf("Scan %s: %s", ref, orgs)
+	}
+	title := fmt.Sprintf("Scan %s: score fell %.1f points (%.1f to %.1f)", ref, s.Drop, s.Previous, s.Current)
+	if orgs != "" {
+		title += "; " + orgs
+	}
+	return title
 }
 
 // Marshal renders a body, refusing one over MaxBody.

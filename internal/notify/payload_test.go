@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"k8s.io/utils/ptr"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 )
@@ -91,6 +93,70 @@ func TestPayloadsMatchSchema(t *testing.T) {
 	}
 	if !strings.Contains(p.Title, "team-a/f failed: CWACExitedNonZero") {
 		t.Errorf("title %q", p.Title)
+	}
+}
+
+// TestScoreDroppedPayloads: the payload names the organisations whose
+// score fell by more than the receiver's threshold (at most MaxListed, and
+// how many), and the title says whose score fell; every one passes the schema.
+func TestScoreDroppedPayloads(t *testing.T) {
+	schema := payloadSchema(t)
+	many := make([][3]string, 25)
+	for i := range many {
+		many[i] = [3]string{fmt.Sprintf("Org %02d", i), "90.0", fmt.Sprintf("%d.0", 70-i)}
+	}
+	tests := []struct {
+		name      string
+		scan      *cwacv1alpha1.CwacScan // compared with 1 critical issue on 10 pages: 99.0
+		threshold int32
+		wantTitle string
+		wantOrgs  []string
+		wantCount int
+	}{
+		{name: "the scan's alone", scan: scan("s", complete, issues(20)), threshold: 5,
+			wantTitle: "Scan team-a/s: score fell 19.0 points (99.0 to 80.0)"},
+		{name: "one organisation's alone", threshold: 5,
+			scan:      scan("s", complete, issues(1), orgDrops([3]string{"Org A", "90.0", "80.5"}, [3]string{"Org B", "90.0", "88.0"})),
+			wantTitle: "Scan team-a/s: Org A's score fell 9.5 points (90.0 to 80.5)", wantOrgs: []string{"Org A"}, wantCount: 1},
+		{name: "both", threshold: 5,
+			scan:      scan("s", complete, issues(20), orgDrops([3]string{"Org A", "90.0", "80.5"}, [3]string{"Org B", "90.0", "83.0"})),
+			wantTitle: "Scan team-a/s: score fell 19.0 points (99.0 to 80.0); 2 organisations' scores fell more than 5 points",
+			wantOrgs:  []string{"Org A", "Org B"}, wantCount: 2},
+		{name: "more than are listed", threshold: 1, scan: scan("s", complete, issues(1), orgDrops(many...)),
+			wantTitle: "Scan team-a/s: 25 organisations' scores fell more than 1 points", wantCount: 25,
+			wantOrgs: []string{"Org 00", "Org 01", "Org 02", "Org 03", "Org 04", "Org 05", "Org 06", "Org 07", "Org 08", "Org 09",
+				"Org 10", "Org 11", "Org 12", "Org 13", "Org 14", "Org 15", "Org 16", "Org 17", "Org 18", "Org 19"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := receiver("ops", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScoreDropped)
+			r.ScoreDrop = ptr.To(tt.threshold)
+			d := Decide(Input{Scan: tt.scan, Compared: scan("b", complete, issues(1))})
+			if plan := Plan(d, []cwacv1alpha1.NotificationReceiver{r}); len(plan) != 1 {
+				t.Fatalf("plan %+v, want one ScoreDropped", plan)
+			}
+			p, err := Build(tt.scan, d, r, cwacv1alpha1.EventScoreDropped, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Title != tt.wantTitle {
+				t.Errorf("title %q, want %q", p.Title, tt.wantTitle)
+			}
+			var orgs []string
+			for _, o := range p.Score.Organisations {
+				orgs = append(orgs, o.Organisation)
+			}
+			if !slices.Equal(orgs, tt.wantOrgs) || p.Score.OrganisationsDropped != tt.wantCount {
+				t.Errorf("organisations %v (of %d), want %v (of %d)", orgs, p.Score.OrganisationsDropped, tt.wantOrgs, tt.wantCount)
+			}
+			body, err := Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validate(t, schema, body); err != nil {
+				t.Errorf("payload fails the schema: %v\n%s", err, body)
+			}
+		})
 	}
 }
 

@@ -800,7 +800,7 @@ func TestErrorsNameTheirCause(t *testing.T) {
 		if err := results.Walk(context.Background(), fsys, NewBuilder()); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: err = %v", name, err)
 		}
-		if _, err := Leaderboard(fsys); err == nil || !strings.Contains(err.Error(), name) {
+		if _, err := leaderboardOf(fsys); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("Leaderboard, %s: err = %v", name, err)
 		}
 		if _, err := Generate(fsys, Meta{}, func(string, []byte) error { return nil }); err == nil {

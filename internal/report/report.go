@@ -71,7 +71,7 @@ func (b *Builder) Render(meta Meta, summary *results.Summary) (html, leaderboard
 	if summary == nil {
 		return nil, nil, errors.New("rendering report: no summary")
 	}
-	board := rankComplete(b.Leaderboard(), summary.Completeness)
+	board := b.RankedBoard(summary)
 	if leaderboardCSV, err = LeaderboardCSV(board); err != nil {
 		return nil, nil, err
 	}
@@ -119,15 +119,6 @@ func HTML(fsys fs.FS, meta Meta) ([]byte, error) {
 	}
 	html, _, err := b.Render(meta, summary)
 	return html, err
-}
-
-// Leaderboard ranks the organisations of a results directory.
-func Leaderboard(fsys fs.FS) ([]OrgScore, error) {
-	b := NewBuilder()
-	if err := results.Walk(context.Background(), fsys, b); err != nil {
-		return nil, err
-	}
-	return b.Leaderboard(), nil
 }
 
 func build(fsys fs.FS, lim Limits) (*results.Summary, *Builder, error) {

@@ -28,6 +28,11 @@ const (
 	VerdictUnreachable Verdict = "unreachable"
 )
 
+// ScoreShown reports whether an organisation's score may be shown and
+// compared: not when it was blocked or unreachable, since its score would
+// describe only the pages a firewall let through, or none.
+func (v Verdict) ScoreShown() bool { return v != VerdictBlocked && v != VerdictUnreachable }
+
 // Verdicts are every verdict, worst first: lists of organisations and sites
 // put the incomplete first in this order.
 var Verdicts = []Verdict{VerdictBlocked, VerdictUnreachable, VerdictPartial, VerdictComplete}

@@ -1,6 +1,9 @@
 package results
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // DiffCounts is how a scan's issues changed against a baseline scan, in the
 // units of Summary (CWAC's num_issues). The diff package computes it; the
@@ -26,6 +29,9 @@ type DiffCounts struct {
 	NewByImpact    map[string]int64     `json:"new_by_impact,omitempty"`
 	FixedByImpact  map[string]int64     `json:"fixed_by_impact,omitempty"`
 	ByOrganisation []OrganisationChange `json:"by_organisation,omitempty"`
+	// ScoreDrops are the organisations whose leaderboard score fell against
+	// the baseline, largest fall first (report.ScoreDrops).
+	ScoreDrops []OrganisationScoreDrop `json:"score_drops,omitempty"`
 	// PagesAdded and PagesRemoved count page URLs scanned by only one of the
 	// two scans. Their issues are in New and Fixed too; NewOnAddedPages and
 	// FixedOnRemovedPages say how many of them, so a deleted page is not
@@ -43,6 +49,17 @@ type OrganisationChange struct {
 	Fixed        int64  `json:"fixed"`
 	Unchanged    int64  `json:"unchanged"`
 }
+
+// OrganisationScoreDrop is one organisation's leaderboard score (0-100,
+// one decimal) in the baseline and in the scan.
+type OrganisationScoreDrop struct {
+	Organisation string  `json:"organisation"`
+	Previous     float64 `json:"previous"`
+	Current      float64 `json:"current"`
+}
+
+// Drop is how many points the score fell, to one decimal.
+func (d OrganisationScoreDrop) Drop() float64 { return math.Round((d.Previous-d.Current)*10) / 10 }
 
 // DiffFile is the file next to the results that lists every change.
 const DiffFile = "diff.json"

@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -56,6 +58,25 @@ func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineN
 		return nil, err
 	}
 	return &res.Counts, nil
+}
+
+// scoreDrops are the organisations whose leaderboard score fell from the
+// baseline's (read from baselineDir through an os.Root) to now, the scan's
+// leaderboard as its report ranks it. A baseline whose results cannot be
+// read gives none, logged: the comparison's counts stand without them.
+func scoreDrops(ctx context.Context, baselineDir string, now []report.OrgScore, log *slog.Logger) []results.OrganisationScoreDrop {
+	root, err := os.OpenRoot(baselineDir)
+	if err != nil {
+		log.Error("reading the baseline's leaderboard", "err", err)
+		return nil
+	}
+	defer func() { _ = root.Close() }() // read only
+	before, err := report.RankedLeaderboard(ctx, root.FS())
+	if err != nil {
+		log.Error("reading the baseline's leaderboard", "err", err)
+		return nil
+	}
+	return report.ScoreDrops(now, before)
 }
 
 // writeDiffFile writes diff.json next to the results, atomically, 0644.

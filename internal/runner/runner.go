@@ -283,6 +283,9 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
 	}
 	s.Diff = base.diff
+	if s.Diff != nil {
+		s.Diff.ScoreDrops = scoreDrops(ctx, base.dir, reports.RankedBoard(s), log)
+	}
 	s.BlockedByPolicy = blocked
 	meta.Trend = trend(base.dir, reports.TrendPoint(meta, s), log)
 	if data, err := report.EncodeTrend(meta.Trend); err != nil {

@@ -3,9 +3,12 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -224,4 +227,91 @@ func TestShardDurationFromSummary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestScoreDropsAgainstTheBaseline: a scan compared with a baseline lists
+// each organisation whose leaderboard score fell, in summary.json; a
+// baseline whose results cannot be read lists none, and says so.
+func TestScoreDropsAgainstTheBaseline(t *testing.T) {
+	baseline := t.TempDir()
+	must(t, files.CopyDir(realScanDir, baseline))
+	worse := t.TempDir()
+	must(t, files.CopyDir(realScanDir, worse))
+	addCriticalIssues(t, filepath.Join(worse, "axe_core_audit.csv"), 2)
+	unreadable := t.TempDir()
+	must(t, files.CopyDir(realScanDir, unreadable))
+	must(t, os.WriteFile(filepath.Join(unreadable, "axe_core_audit.csv"), []byte("organisation,\"unterminated\n"), 0o644))
+
+	tests := []struct {
+		name, dir, baseline string
+		wantDrop            float64 // 0: none listed
+		wantLog             bool
+	}{
+		{name: "score fell", dir: worse, baseline: baseline, wantDrop: 5}, // two critical issues (weight 10) over 4 pages,
+		{name: "score rose", dir: baseline, baseline: worse},
+		{name: "same results", dir: baseline, baseline: baseline},
+		{name: "baseline gone", dir: worse, baseline: filepath.Join(t.TempDir(), "gone"), wantLog: true},
+		{name: "baseline unreadable", dir: worse, baseline: unreadable, wantLog: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, files.CopyDir(tt.dir, dir))
+			log, buf := captureLog()
+			s, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log,
+				baselineResults{diff: &results.DiffCounts{Baseline: "week-1"}, dir: tt.baseline}, nil)
+			must(t, err)
+			var got []results.OrganisationScoreDrop
+			if s.Diff != nil {
+				got = s.Diff.ScoreDrops
+			}
+			switch {
+			case tt.wantDrop == 0 && len(got) != 0:
+				t.Errorf("score drops %+v, want none", got)
+			case tt.wantDrop != 0 && (len(got) != 1 || got[0].Organisation != "CWAC Test Org" || got[0].Drop() != tt.wantDrop):
+				t.Errorf("score drops %+v, want CWAC Test Org's, by %v", got, tt.wantDrop)
+			}
+			if logged := strings.Contains(buf.String(), "reading the baseline's leaderboard"); logged != tt.wantLog {
+				t.Errorf("logged an unreadable baseline: %v\n%s", logged, buf.String())
+			}
+			data, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
+			must(t, err)
+			saved, err := results.ReadSummary(data)
+			must(t, err)
+			if len(saved.Diff.ScoreDrops) != len(got) {
+				t.Errorf("summary.json lists %d score drops, the summary %d", len(saved.Diff.ScoreDrops), len(got))
+			}
+		})
+	}
+}
+
+// addCriticalIssues appends to an axe_core_audit.csv a copy of its first
+// row as a critical issue counted n times, on the same page.
+func addCriticalIssues(t *testing.T, path string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	must(t, err)
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
+	rows, err := r.ReadAll()
+	must(t, err)
+	row := slices.Clone(rows[1])
+	for i, col := range rows[0] {
+		switch col {
+		case "impact":
+			row[i] = "critical"
+		case "num_issues":
+			row[i] = strconv.Itoa(n)
+		case "issue_id":
+			row[i] = "added"
+		}
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	must(t, w.Write(row))
+	w.Flush()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.Write(buf.Bytes())
+	must(t, err)
+	must(t, f.Close())
 }

@@ -40,15 +40,25 @@ func TestEncodeCutsDiffOrganisationsFirst(t *testing.T) {
 	for i := range orgs {
 		orgs[i] = results.OrganisationChange{Organisation: fmt.Sprintf("Organisation number %02d of many", i), New: int64(i)}
 	}
-	diff := &results.DiffCounts{Baseline: "b", New: 7, Fixed: 3, Unchanged: 9, ByOrganisation: orgs}
+	drops := make([]results.OrganisationScoreDrop, 15)
+	for i := range drops {
+		drops[i] = results.OrganisationScoreDrop{Organisation: fmt.Sprintf("Organisation number %02d of many", i), Previous: 90, Current: float64(i)}
+	}
+	diff := &results.DiffCounts{Baseline: "b", New: 7, Fixed: 3, Unchanged: 9, ByOrganisation: orgs, ScoreDrops: drops}
 	in := Report{Outcome: OutcomeComplete, Summary: &results.Summary{TotalIssues: 16, Diff: diff}}
+	// What Encode sends when there is room: every organisation's change,
+	// the MaxReportedScoreDrops largest falls.
+	roomy := in
+	roomy.Summary = &results.Summary{TotalIssues: 16, Diff: &results.DiffCounts{Baseline: "b", New: 7, Fixed: 3, Unchanged: 9,
+		ByOrganisation: orgs, ScoreDrops: drops[:MaxReportedScoreDrops]}}
 	tests := []struct {
-		limit    int
-		wantOrgs int
+		limit               int
+		wantOrgs, wantDrops int
 	}{
-		{limit: 1 << 20, wantOrgs: 60},
-		{limit: len(marshal(in)) - 1, wantOrgs: 10},
-		{limit: MaxBytes / 8, wantOrgs: 0},
+		{limit: 1 << 20, wantOrgs: 60, wantDrops: MaxReportedScoreDrops},
+		{limit: len(marshal(roomy)), wantOrgs: 60, wantDrops: MaxReportedScoreDrops},
+		{limit: len(marshal(roomy)) - 1, wantOrgs: 10, wantDrops: 10},
+		{limit: MaxBytes / 8, wantOrgs: 0, wantDrops: 0},
 	}
 	for _, tt := range tests {
 		got, ok := Decode(string(Encode(in, tt.limit)))
@@ -58,11 +68,14 @@ func TestEncodeCutsDiffOrganisationsFirst(t *testing.T) {
 		if n := len(got.Summary.Diff.ByOrganisation); n != tt.wantOrgs {
 			t.Errorf("limit %d: %d organisations, want %d", tt.limit, n, tt.wantOrgs)
 		}
+		if got := got.Summary.Diff.ScoreDrops; len(got) != tt.wantDrops || !slices.Equal(got, drops[:tt.wantDrops]) {
+			t.Errorf("limit %d: score drops %+v, want the first %d", tt.limit, got, tt.wantDrops)
+		}
 		if d := got.Summary.Diff; d.New != 7 || d.Fixed != 3 || d.Unchanged != 9 {
 			t.Errorf("limit %d: totals changed: %+v", tt.limit, d)
 		}
 	}
-	if len(diff.ByOrganisation) != 60 || !slices.Equal(diff.ByOrganisation, orgs) {
+	if len(diff.ByOrganisation) != 60 || !slices.Equal(diff.ByOrganisation, orgs) || !slices.Equal(diff.ScoreDrops, drops) {
 		t.Error("Encode changed the caller's diff")
 	}
 }

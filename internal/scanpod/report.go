@@ -87,6 +87,7 @@ func Encode(m Report, limit int) []byte {
 		s.Signals = nil         // templates, titles, responses, reading level: summary.json only
 		s.BlockedByPolicy = nil // the report carries it beside the summary
 		s.Completeness = completenessNaming(s.Completeness, MaxReportedIncomplete)
+		s.Diff = diffWithScoreDrops(s.Diff, MaxReportedScoreDrops)
 		m.Summary = &s
 	}
 	m.BlockedByPolicy = blockedNaming(m.BlockedByPolicy, MaxReportedBlockedHosts)
@@ -157,16 +158,34 @@ func marshal(m Report) []byte {
 	return b
 }
 
-// diffWithOrganisations is d listing at most n organisations (the full
-// list is in diff.json), without changing the caller's copy.
+// diffWithOrganisations is d listing at most n organisations in its
+// changes and its score drops (the full lists are in diff.json and
+// summary.json), without changing the caller's copy.
 func diffWithOrganisations(d *results.DiffCounts, n int) *results.DiffCounts {
-	if d == nil || len(d.ByOrganisation) <= n {
+	return diffWithScoreDrops(diffCut(d, n, func(c *results.DiffCounts) *[]results.OrganisationChange { return &c.ByOrganisation }), n)
+}
+
+// MaxReportedScoreDrops is how many organisations whose score fell the
+// report names, largest fall first (summary.json lists every one).
+const MaxReportedScoreDrops = 10
+
+// diffWithScoreDrops is d listing at most n score drops, without changing
+// the caller's copy.
+func diffWithScoreDrops(d *results.DiffCounts, n int) *results.DiffCounts {
+	return diffCut(d, n, func(c *results.DiffCounts) *[]results.OrganisationScoreDrop { return &c.ScoreDrops })
+}
+
+// diffCut is d with the list list picks cut to n entries (nil at 0),
+// copied when it changes.
+func diffCut[T any](d *results.DiffCounts, n int, list func(*results.DiffCounts) *[]T) *results.DiffCounts {
+	if d == nil || len(*list(d)) <= n {
 		return d
 	}
 	c := *d
-	c.ByOrganisation = cut(c.ByOrganisation, n)
+	l := list(&c)
+	*l = cut(*l, n)
 	if n == 0 {
-		c.ByOrganisation = nil
+		*l = nil
 	}
 	return &c
 }

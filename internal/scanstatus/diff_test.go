@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -40,5 +41,55 @@ func TestDiffRoundTrip(t *testing.T) {
 	}
 	if FromAPI(ToAPI(&results.Summary{})).Diff != nil {
 		t.Error("no diff came back as one")
+	}
+}
+
+// Score drops survive the status to one decimal, at most the CRD's 10
+// (the largest falls, which come first); a score the API cannot hold is
+// clamped into 0-100, and one a reader cannot parse back is left out.
+func TestDiffScoreDropsRoundTrip(t *testing.T) {
+	drops := func(n int) []results.OrganisationScoreDrop {
+		out := make([]results.OrganisationScoreDrop, 0, n)
+		for i := range n {
+			out = append(out, results.OrganisationScoreDrop{Organisation: fmt.Sprint("org ", i), Previous: 90.5, Current: float64(n - i)})
+		}
+		return out
+	}
+	for _, tt := range []struct{ drops, want int }{{0, 0}, {9, 9}, {10, 10}, {11, 10}} {
+		in := results.DiffCounts{Baseline: "week-1", ScoreDrops: drops(tt.drops)}
+		got := FromAPI(ToAPI(&results.Summary{Diff: &in})).Diff
+		want := in
+		want.ScoreDrops = in.ScoreDrops[:tt.want]
+		if tt.want == 0 {
+			want.ScoreDrops = nil
+		}
+		if diff := cmp.Diff(&want, got); diff != "" {
+			t.Errorf("%d score drops (-want +got):\n%s", tt.drops, diff)
+		}
+	}
+
+	api := ToAPI(&results.Summary{Diff: &results.DiffCounts{ScoreDrops: []results.OrganisationScoreDrop{
+		{Organisation: "a", Previous: 81.25, Current: 79.94}, {Organisation: "b", Previous: 100.2, Current: -3},
+	}}}).Diff.ScoreDrops
+	if got := fmt.Sprint(api); got != "[{a 81.2 79.9} {b 100.0 0.0}]" {
+		t.Errorf("scores in the API: %s", got)
+	}
+	api[0].Score = "lots"
+	api[1].PreviousScore = "101.0"
+	if got := FromAPI(&cwacv1alpha1.ScanSummary{Diff: &cwacv1alpha1.ScanDiff{ScoreDrops: api}}).Diff.ScoreDrops; got != nil {
+		t.Errorf("unreadable scores came back as %+v", got)
+	}
+}
+
+func TestParseScore(t *testing.T) {
+	for in, want := range map[string]float64{"0.0": 0, "100.0": 100, "81.5": 81.5} {
+		if got, ok := ParseScore(in); !ok || got != want {
+			t.Errorf("ParseScore(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "-0.1", "100.1", "NaN", "x"} {
+		if _, ok := ParseScore(in); ok {
+			t.Errorf("ParseScore(%q) accepted", in)
+		}
 	}
 }

@@ -9,6 +9,7 @@ package scanstatus
 
 import (
 	"math"
+	"strconv"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
@@ -82,7 +83,31 @@ func diffToAPI(d *results.DiffCounts) *cwacv1alpha1.ScanDiff {
 		}
 		out.ByOrganisation = append(out.ByOrganisation, cwacv1alpha1.OrganisationDiff(o))
 	}
+	for _, o := range d.ScoreDrops[:min(len(d.ScoreDrops), maxScoreDrops)] {
+		out.ScoreDrops = append(out.ScoreDrops, cwacv1alpha1.OrganisationScoreDrop{
+			Organisation: o.Organisation, PreviousScore: formatScore(o.Previous), Score: formatScore(o.Current)})
+	}
 	return out
+}
+
+// maxScoreDrops is how many score drops status.summary.diff lists (the
+// CRD's MaxItems); the rest stay in summary.json.
+const maxScoreDrops = 10
+
+// formatScore writes a leaderboard score as the API holds it: one
+// decimal, within 0-100 (the CRD's pattern).
+func formatScore(f float64) string {
+	return strconv.FormatFloat(min(max(f, 0), 100), 'f', 1, 64)
+}
+
+// ParseScore reads a score the API holds (OrganisationScoreDrop); ok is
+// false when it is not one.
+func ParseScore(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= 0 && f <= 100) { // NaN is neither
+		return 0, false
+	}
+	return f, true
 }
 
 func diffFromAPI(d *cwacv1alpha1.ScanDiff) *results.DiffCounts {
@@ -97,6 +122,13 @@ func diffFromAPI(d *cwacv1alpha1.ScanDiff) *results.DiffCounts {
 	}
 	for _, o := range d.ByOrganisation {
 		out.ByOrganisation = append(out.ByOrganisation, results.OrganisationChange(o))
+	}
+	for _, o := range d.ScoreDrops {
+		prev, okPrev := ParseScore(o.PreviousScore)
+		cur, okCur := ParseScore(o.Score)
+		if okPrev && okCur {
+			out.ScoreDrops = append(out.ScoreDrops, results.OrganisationScoreDrop{Organisation: o.Organisation, Previous: prev, Current: cur})
+		}
 	}
 	return out
 }
