@@ -25,6 +25,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/controller"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/memlimit"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/urlcheck"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
@@ -85,6 +86,9 @@ func main() {
 	log := ctrl.Log.WithName("setup")
 	if setGCPercent(os.Getenv) {
 		log.Info("GOGC not set: collecting at " + fmt.Sprint(managerGCPercent) + "% heap growth")
+	}
+	if limit, soft, ok := memlimit.Set(); ok {
+		log.Info("memory limit", "container", limit, "goMemLimit", soft)
 	}
 
 	exit := func(msg string, err error) {

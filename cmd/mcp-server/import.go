@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/history"
+	"github.com/a11y-dev/cwac-operator/internal/memlimit"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -31,7 +31,7 @@ organisations is refused (history is written oldest first).
 func runImport(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	setMemoryLimit(slog.New(slog.DiscardHandler))
+	memlimit.Set()
 	return importMain(ctx, args, os.Stdout, os.Stderr, os.Getenv)
 }
 

@@ -27,6 +27,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/memlimit"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -226,4 +227,12 @@ func defaultNamespace() string {
 		return ns
 	}
 	return "default"
+}
+
+// setMemoryLimit keeps the runtime under a share of the container's memory
+// limit (memlimit.Set) and logs the limit it set.
+func setMemoryLimit(log *slog.Logger) {
+	if limit, soft, ok := memlimit.Set(); ok {
+		log.Info("memory limit", "container", limit, "goMemLimit", soft)
+	}
 }

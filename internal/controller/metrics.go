@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -48,13 +50,7 @@ func MetricsServerOptions(bindAddress string, secure bool, certDir string) metri
 func SetupMetrics(mgr ctrl.Manager, reg prometheus.Registerer) (unregister func(), err error) {
 	log := mgr.GetLogger().WithName("metrics")
 	collector := &metrics.ScanCollector{
-		List: func(ctx context.Context) ([]cwacv1alpha1.CwacScan, error) {
-			list := &cwacv1alpha1.CwacScanList{}
-			if err := mgr.GetCache().List(ctx, list); err != nil {
-				return nil, err
-			}
-			return list.Items, nil
-		},
+		List: func(ctx context.Context) ([]*cwacv1alpha1.CwacScan, error) { return cachedScans(ctx, mgr.GetCache()) },
 		Active: func() bool {
 			select {
 			case <-mgr.Elected():
@@ -127,4 +123,36 @@ func (o *scanObserver) Start(ctx context.Context) error {
 	<-ctx.Done()
 	_ = informer.RemoveEventHandler(handle) // stopping: the informer goes too
 	return nil
+}
+
+// cachedScans are the CwacScans of the informer's store, read and never
+// changed: a scan not yet finished is the cached object itself, a finished
+// one the CwacScan its compact record stands for (scanOf), made once. A
+// scrape (every few seconds) thus neither deep-copies the scans nor copies
+// each into a list, as the cache's List does. A cache whose informer has
+// no store to read lists them without deep copies instead.
+func cachedScans(ctx context.Context, c cache.Cache) ([]*cwacv1alpha1.CwacScan, error) {
+	inf, err := c.GetInformer(ctx, &cwacv1alpha1.CwacScan{}, cache.BlockUntilSynced(false))
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := inf.(interface{ GetStore() toolscache.Store }); ok && inf.HasSynced() {
+		items := st.GetStore().List()
+		out := make([]*cwacv1alpha1.CwacScan, 0, len(items))
+		for _, it := range items {
+			if scan, ok := scanOf(it); ok {
+				out = append(out, scan)
+			}
+		}
+		return out, nil
+	}
+	list := &cwacv1alpha1.CwacScanList{}
+	if err := c.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	out := make([]*cwacv1alpha1.CwacScan, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
 }

@@ -17,7 +17,7 @@ func TestLatestScanOrganisationsByVerdict(t *testing.T) {
 	sum := &cwacv1alpha1.ScanSummary{PagesScanned: 3, Completeness: &cwacv1alpha1.ScanCompleteness{
 		OrganisationsByVerdict: map[string]int32{"complete": 5, "blocked": 2, "made-up": 9}}}
 	scans := []cwacv1alpha1.CwacScan{complete(nightly(scan("a", "nightly-1", "")), 5, sum)}
-	c := &ScanCollector{List: func(context.Context) ([]cwacv1alpha1.CwacScan, error) { return scans, nil }}
+	c := &ScanCollector{List: func(context.Context) ([]*cwacv1alpha1.CwacScan, error) { return pointers(scans), nil }}
 	const want = `
 # HELP cwac_latest_scan_organisations Organisations of the latest Complete scan of each schedule by completeness verdict (docs/completeness.md).
 # TYPE cwac_latest_scan_organisations gauge

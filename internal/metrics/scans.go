@@ -63,8 +63,10 @@ var (
 // scans (the operator's cache): correct after a restart, with nothing to
 // update on reconciles.
 type ScanCollector struct {
-	// List returns the scans (required).
-	List func(ctx context.Context) ([]cwacv1alpha1.CwacScan, error)
+	// List returns the scans (required): the cache's own objects, which the
+	// collector reads and never changes, so that a scrape copies nothing of
+	// the thousands of finished scans a cache may hold.
+	List func(ctx context.Context) ([]*cwacv1alpha1.CwacScan, error)
 	// Active reports whether this process should report (the leader, with
 	// several replicas); nil: always. A process that is not active reports
 	// nothing, so sums over replicas count each scan once.
@@ -163,15 +165,15 @@ func (c *ScanCollector) summaryOf(ctx context.Context, k streamKey, s *cwacv1alp
 
 // forgetStreamsBut drops the summaries remembered for streams none of
 // scans belongs to any more (a schedule deleted, a namespace emptied).
-func (c *ScanCollector) forgetStreamsBut(scans []cwacv1alpha1.CwacScan) {
+func (c *ScanCollector) forgetStreamsBut(scans []*cwacv1alpha1.CwacScan) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.latest) == 0 {
 		return
 	}
 	live := make(map[streamKey]bool, len(c.latest))
-	for i := range scans {
-		live[streamKey{scans[i].Namespace, Schedule(&scans[i])}] = true
+	for _, s := range scans {
+		live[streamKey{s.Namespace, Schedule(s)}] = true
 	}
 	for k := range c.latest {
 		if !live[k] {
@@ -190,13 +192,12 @@ type streamKey struct{ namespace, schedule string }
 // scan; false: none could be had, and only its completion time is reported.
 type summaryFunc func(streamKey, *cwacv1alpha1.CwacScan) (*cwacv1alpha1.ScanSummary, bool)
 
-func collectScans(ch chan<- prometheus.Metric, scans []cwacv1alpha1.CwacScan, now time.Time, summary summaryFunc) {
+func collectScans(ch chan<- prometheus.Metric, scans []*cwacv1alpha1.CwacScan, now time.Time, summary summaryFunc) {
 	counts := map[phaseKey]int{}
 	latest := map[streamKey]*cwacv1alpha1.CwacScan{}
 	queued := 0
 	var oldestWait time.Duration
-	for i := range scans {
-		s := &scans[i]
+	for _, s := range scans {
 		counts[phaseKey{s.Namespace, Phase(s), Reason(s)}]++
 		switch {
 		case s.Status.Phase == cwacv1alpha1.PhaseQueued:

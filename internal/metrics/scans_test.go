@@ -48,9 +48,18 @@ func complete(s cwacv1alpha1.CwacScan, finishedAt int, sum *cwacv1alpha1.ScanSum
 	return s
 }
 
+// pointers lists scans as a cache does: pointers to its own objects.
+func pointers(scans []cwacv1alpha1.CwacScan) []*cwacv1alpha1.CwacScan {
+	out := make([]*cwacv1alpha1.CwacScan, len(scans))
+	for i := range scans {
+		out[i] = &scans[i]
+	}
+	return out
+}
+
 func collector(scans []cwacv1alpha1.CwacScan, err error) *ScanCollector {
 	return &ScanCollector{
-		List: func(context.Context) ([]cwacv1alpha1.CwacScan, error) { return scans, err },
+		List: func(context.Context) ([]*cwacv1alpha1.CwacScan, error) { return pointers(scans), err },
 		Now:  func() time.Time { return t0.Add(10 * time.Minute) },
 	}
 }

@@ -28,7 +28,7 @@ func TestScanCollectorReadsLatestSummaries(t *testing.T) {
 	var fail error
 	var heard []error
 	c := &ScanCollector{
-		List: func(context.Context) ([]cwacv1alpha1.CwacScan, error) { return scans, nil },
+		List: func(context.Context) ([]*cwacv1alpha1.CwacScan, error) { return pointers(scans), nil },
 		Summary: func(_ context.Context, s *cwacv1alpha1.CwacScan) (*cwacv1alpha1.ScanSummary, error) {
 			reads = append(reads, s.Name+"@"+s.ResourceVersion)
 			return whole, fail

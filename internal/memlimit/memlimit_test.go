@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"errors"
@@ -40,5 +40,14 @@ func TestContainerMemoryLimit(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%s: %d, %v; want %d, %v", tt.name, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestSetKeepsAGivenLimit: a GOMEMLIMIT the environment sets is the
+// runtime's own; Set leaves it.
+func TestSetKeepsAGivenLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	if _, _, ok := Set(); ok {
+		t.Error("Set replaced the environment's GOMEMLIMIT")
 	}
 }

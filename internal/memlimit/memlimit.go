@@ -1,21 +1,24 @@
-package main
+// Package memlimit asks the Go runtime to keep a process under a share of
+// its container's memory limit (GOMEMLIMIT), so that the collector works
+// harder before the kernel kills the process. The operator and the MCP
+// server both call it at start.
+package memlimit
 
 import (
 	"errors"
-	"log/slog"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 )
 
-// memoryLimitShare is the part of the container's memory limit the Go
-// runtime is asked to keep the process under (GOMEMLIMIT): below the limit,
-// so the collector works harder before the kernel kills the process. It
-// matters when the issue history records a large scan, whose records (64
-// bytes an issue row) the collector would otherwise let double before it
-// runs.
-const memoryLimitShare = 0.8
+// Share is the part of the container's memory limit the Go runtime is
+// asked to keep the process under: below the limit, so the collector works
+// harder before the kernel kills the process. It matters when the issue
+// history records a large scan, whose records (64 bytes an issue row) the
+// collector would otherwise let double before it runs, and for the
+// operator's cache of thousands of scans.
+const Share = 0.8
 
 // The container's memory limit: cgroup v2's memory.max, else cgroup v1's.
 var cgroupMemoryFiles = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
@@ -23,19 +26,20 @@ var cgroupMemoryFiles = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/me
 // noCgroupLimit: cgroup v1 writes "no limit" as a number near MaxInt64.
 const noCgroupLimit = 1 << 60
 
-// setMemoryLimit sets the runtime's soft memory limit to a share of the
-// container's, unless GOMEMLIMIT already says one or there is no limit.
-func setMemoryLimit(log *slog.Logger) {
+// Set sets the runtime's soft memory limit to Share of the container's,
+// unless GOMEMLIMIT already says one or there is no limit. It returns the
+// container's limit and the one set (ok false: none set).
+func Set() (container, soft int64, ok bool) {
 	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+		return 0, 0, false
 	}
 	limit, ok := containerMemoryLimit(os.ReadFile)
 	if !ok {
-		return
+		return 0, 0, false
 	}
-	soft := int64(float64(limit) * memoryLimitShare)
+	soft = int64(float64(limit) * Share)
 	debug.SetMemoryLimit(soft)
-	log.Info("memory limit", "container", limit, "goMemLimit", soft)
+	return limit, soft, true
 }
 
 // containerMemoryLimit reads the container's memory limit in bytes; false
