@@ -3,7 +3,6 @@ package dashboard
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -116,67 +115,6 @@ type LeaderboardSlice struct {
 	// UnrankedFrom number the slice's first row of each within it, from 1.
 	SectorSizes, SectorFrom    map[string]int
 	UnrankedSize, UnrankedFrom int
-}
-
-// MaxSlice bounds a LeaderboardSlice's rows (the sparklines it reads).
-const MaxSlice = store.MaxRecentOrganisations
-
-// LeaderboardSliceOf returns the rows offset..offset+limit (limit
-// 1..MaxSlice) of Leaderboard's, with the same figures: the ranking of all
-// the organisations, the trends of the slice's only. The page at / slices
-// the kept whole leaderboard instead (cachedLeaderboard); this reads one
-// page's worth without it.
-func LeaderboardSliceOf(ctx context.Context, st *store.Store, namespaces []string, offset, limit int) (LeaderboardSlice, error) {
-	if limit < 1 || limit > MaxSlice || offset < 0 {
-		return LeaderboardSlice{}, fmt.Errorf("rows %d to %d are not a slice of 1 to %d rows", offset, offset+limit, MaxSlice)
-	}
-	all, err := rankedLeaderboard(ctx, st, namespaces)
-	if err != nil {
-		return LeaderboardSlice{}, err
-	}
-	out := LeaderboardSlice{Offset: offset, SectorSizes: map[string]int{}, SectorFrom: map[string]int{}, UnrankedSize: len(all.Unranked),
-		Figures: LeaderboardFigures{Sectors: []Sector{}, Unranked: []LeaderboardRow{}}}
-	var keys []store.OrganisationKey
-	// take keeps the rows of a group that fall in the slice, and the
-	// position of the first within the group.
-	take := func(rows []LeaderboardRow) ([]LeaderboardRow, int) {
-		var kept []LeaderboardRow
-		from := 0
-		for i, r := range rows {
-			if out.Total >= offset && out.Total < offset+limit {
-				if kept == nil {
-					from = i + 1
-				}
-				kept = append(kept, r)
-				keys = append(keys, store.OrganisationKey{Namespace: r.Namespace, Name: r.Organisation})
-			}
-			out.Total++
-		}
-		return kept, from
-	}
-	for _, s := range all.Sectors {
-		out.SectorSizes[s.Name] = len(s.Rows)
-		if rows, from := take(s.Rows); len(rows) > 0 {
-			out.Figures.Sectors = append(out.Figures.Sectors, Sector{Name: s.Name, Rows: rows})
-			out.SectorFrom[s.Name] = from
-		}
-	}
-	if rows, from := take(all.Unranked); len(rows) > 0 {
-		out.Figures.Unranked, out.UnrankedFrom = rows, from
-	}
-	recent, err := st.RecentScoresOf(ctx, namespaces, keys, SparklinePoints)
-	if err != nil {
-		return LeaderboardSlice{}, err
-	}
-	for _, s := range out.Figures.Sectors {
-		for i := range s.Rows {
-			withTrend(&s.Rows[i], recent)
-		}
-	}
-	for i := range out.Figures.Unranked {
-		withTrend(&out.Figures.Unranked[i], recent)
-	}
-	return out, nil
 }
 
 // rankedLeaderboard is every organisation's row, ranked within its sector

@@ -119,32 +119,22 @@ func TestLeaderboardSlices(t *testing.T) {
 		rows = append(rows, all.Unranked...)
 		for limit := 1; limit <= len(rows)+1; limit++ {
 			for offset := 0; offset <= len(rows); offset++ {
-				read, err := LeaderboardSliceOf(ctx, st, ns, offset, limit)
-				if err != nil {
-					t.Fatal(err)
+				slice := sliceLeaderboard(all, offset, limit)
+				got := []LeaderboardRow{}
+				for _, s := range slice.Figures.Sectors {
+					if slice.SectorFrom[s.Name] < 1 || slice.SectorFrom[s.Name]+len(s.Rows)-1 > slice.SectorSizes[s.Name] {
+						t.Errorf("%v %d+%d: sector %s numbered from %d of %d", ns, offset, limit, s.Name, slice.SectorFrom[s.Name], slice.SectorSizes[s.Name])
+					}
+					got = append(got, s.Rows...)
 				}
-				for _, slice := range []LeaderboardSlice{read, sliceLeaderboard(all, offset, limit)} {
-					got := []LeaderboardRow{}
-					for _, s := range slice.Figures.Sectors {
-						if slice.SectorFrom[s.Name] < 1 || slice.SectorFrom[s.Name]+len(s.Rows)-1 > slice.SectorSizes[s.Name] {
-							t.Errorf("%v %d+%d: sector %s numbered from %d of %d", ns, offset, limit, s.Name, slice.SectorFrom[s.Name], slice.SectorSizes[s.Name])
-						}
-						got = append(got, s.Rows...)
-					}
-					got = append(got, slice.Figures.Unranked...)
-					want := rows[offset:min(offset+limit, len(rows))]
-					gb, _ := json.Marshal(got)
-					wb, _ := json.Marshal(want)
-					if len(got) != len(want) || string(gb) != string(wb) || slice.Total != len(rows) {
-						t.Errorf("%v rows %d+%d: got\n%s\nwant\n%s", ns, offset, limit, gb, wb)
-					}
+				got = append(got, slice.Figures.Unranked...)
+				want := rows[offset:min(offset+limit, len(rows))]
+				gb, _ := json.Marshal(got)
+				wb, _ := json.Marshal(want)
+				if len(got) != len(want) || string(gb) != string(wb) || slice.Total != len(rows) {
+					t.Errorf("%v rows %d+%d: got\n%s\nwant\n%s", ns, offset, limit, gb, wb)
 				}
 			}
-		}
-	}
-	for _, bad := range [][2]int{{0, 0}, {-1, 5}, {0, MaxSlice + 1}} {
-		if _, err := LeaderboardSliceOf(ctx, st, []string{testNS}, bad[0], bad[1]); err == nil {
-			t.Errorf("offset %d limit %d accepted", bad[0], bad[1])
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -35,43 +34,19 @@ type ScorePoint struct {
 // MaxRecentPoints bounds the points RecentScores returns per organisation.
 const MaxRecentPoints = 52
 
-// MaxRecentOrganisations bounds the organisations RecentScoresOf names.
-const MaxRecentOrganisations = 500
-
 // RecentScores returns, for every organisation of the namespaces, its
 // newest n scans' headline figures, oldest first (n 1..MaxRecentPoints).
 func (s *Store) RecentScores(ctx context.Context, namespaces []string, n int) (map[OrganisationKey][]ScorePoint, error) {
-	return s.recentScores(ctx, namespaces, nil, n)
+	return s.recentScores(ctx, namespaces, n)
 }
 
-// RecentScoresOf is RecentScores for some organisations of the namespaces
-// only (at most MaxRecentOrganisations): a page of the leaderboard reads
-// the sparklines it shows, not every organisation's.
-func (s *Store) RecentScoresOf(ctx context.Context, namespaces []string, orgs []OrganisationKey, n int) (map[OrganisationKey][]ScorePoint, error) {
-	if len(orgs) > MaxRecentOrganisations {
-		return nil, fmt.Errorf("%d organisations, more than the %d one read may name", len(orgs), MaxRecentOrganisations)
-	}
-	if len(orgs) == 0 {
-		return map[OrganisationKey][]ScorePoint{}, nil
-	}
-	return s.recentScores(ctx, namespaces, orgs, n)
-}
-
-func (s *Store) recentScores(ctx context.Context, namespaces []string, only []OrganisationKey, n int) (map[OrganisationKey][]ScorePoint, error) {
+func (s *Store) recentScores(ctx context.Context, namespaces []string, n int) (map[OrganisationKey][]ScorePoint, error) {
 	if n < 1 || n > MaxRecentPoints {
 		return nil, fmt.Errorf("points %d is not between 1 and %d", n, MaxRecentPoints)
 	}
 	cond, args, err := inNamespaces("o.namespace", namespaces)
 	if err != nil {
 		return nil, err
-	}
-	if only != nil {
-		names := make([]any, len(only))
-		for i, k := range only {
-			names[i] = k.Name
-		}
-		cond += " AND o.name IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(only)), ", ") + ")"
-		args = append(args, names...)
 	}
 	// Each organisation's newest n points, in two steps: first, per
 	// organisation, the time of its nth newest point (one seek of the
@@ -92,13 +67,6 @@ func (s *Store) recentScores(ctx context.Context, namespaces []string, only []Or
 		return nil, fmt.Errorf("store: reading recent scores: %w", err)
 	}
 	defer func() { _ = rows.Close() }() // read only
-	var want map[OrganisationKey]bool
-	if only != nil {
-		want = make(map[OrganisationKey]bool, len(only))
-		for _, k := range only {
-			want[k] = true
-		}
-	}
 	out := map[OrganisationKey][]ScorePoint{}
 	for rows.Next() {
 		var k OrganisationKey
@@ -108,9 +76,6 @@ func (s *Store) recentScores(ctx context.Context, namespaces []string, only []Or
 		var score sql.NullFloat64
 		if err := rows.Scan(&k.Namespace, &k.Name, &scanNS, &scanN, &at, &p.Issues, &score, &p.Completeness); err != nil {
 			return nil, fmt.Errorf("store: reading recent scores: %w", err)
-		}
-		if want != nil && !want[k] {
-			continue // the same name in another of the namespaces
 		}
 		p.Scan, p.FinishedAt = scanName(scanNS, scanN), unix(at)
 		if score.Valid {

@@ -58,53 +58,6 @@ func checkRecentScores(t *testing.T, st *store.Store) {
 	if _, err := st.RecentScores(ctx, nil, 2); !errors.Is(err, store.ErrNoNamespace) {
 		t.Errorf("RecentScores without namespaces: %v", err)
 	}
-	checkRecentScoresOf(t, st)
-}
-
-// checkRecentScoresOf: a page's organisations only, told apart from the
-// same name in another namespace read beside it.
-func checkRecentScoresOf(t *testing.T, st *store.Store) {
-	t.Helper()
-	ctx := context.Background()
-	nsKey, teamKey := store.OrganisationKey{Namespace: "ns", Name: "O"}, store.OrganisationKey{Namespace: "team", Name: "O"}
-	both := []string{"ns", "team"}
-	for _, tc := range []struct {
-		name string
-		orgs []store.OrganisationKey
-		want map[store.OrganisationKey]int
-	}{
-		{"one of two namesakes", []store.OrganisationKey{nsKey}, map[store.OrganisationKey]int{nsKey: 2}},
-		{"the other", []store.OrganisationKey{teamKey}, map[store.OrganisationKey]int{teamKey: 1}},
-		{"both", []store.OrganisationKey{teamKey, nsKey}, map[store.OrganisationKey]int{nsKey: 2, teamKey: 1}},
-		{"none", []store.OrganisationKey{}, map[store.OrganisationKey]int{}},
-		{"unknown", []store.OrganisationKey{{Namespace: "ns", Name: "Nobody"}}, map[store.OrganisationKey]int{}},
-	} {
-		got, err := st.RecentScoresOf(ctx, both, tc.orgs, 2)
-		if err != nil || len(got) != len(tc.want) {
-			t.Errorf("%s: %+v %v", tc.name, got, err)
-			continue
-		}
-		for k, n := range tc.want {
-			if len(got[k]) != n {
-				t.Errorf("%s: %s has %d points, want %d", tc.name, k, len(got[k]), n)
-			}
-		}
-	}
-	// The newest two of ns/O's three points, oldest first, as RecentScores reads them.
-	if got, _ := st.RecentScoresOf(ctx, both, []store.OrganisationKey{nsKey}, 2); len(got[nsKey]) == 2 &&
-		(got[nsKey][0].Scan != "ns/s2" || got[nsKey][1].Scan != "ns/s3") {
-		t.Errorf("ns/O's newest two: %+v", got[nsKey])
-	}
-	many := make([]store.OrganisationKey, store.MaxRecentOrganisations+1)
-	if _, err := st.RecentScoresOf(ctx, both, many, 2); err == nil {
-		t.Errorf("RecentScoresOf took %d organisations", len(many))
-	}
-	if _, err := st.RecentScoresOf(ctx, both, many[:store.MaxRecentOrganisations], 2); err != nil {
-		t.Errorf("RecentScoresOf refused %d organisations: %v", store.MaxRecentOrganisations, err)
-	}
-	if _, err := st.RecentScoresOf(ctx, nil, []store.OrganisationKey{nsKey}, 2); !errors.Is(err, store.ErrNoNamespace) {
-		t.Errorf("RecentScoresOf without namespaces: %v", err)
-	}
 }
 
 func checkPagesAndChanges(t *testing.T, st *store.Store) {
@@ -201,9 +154,6 @@ func TestRecentScoresTies(t *testing.T) {
 				for _, read := range []func() (map[store.OrganisationKey][]store.ScorePoint, error){
 					func() (map[store.OrganisationKey][]store.ScorePoint, error) {
 						return st.RecentScores(context.Background(), nsO, n)
-					},
-					func() (map[store.OrganisationKey][]store.ScorePoint, error) {
-						return st.RecentScoresOf(context.Background(), nsO, []store.OrganisationKey{key}, n)
 					},
 				} {
 					got, err := read()
