@@ -7,16 +7,17 @@
 # delivery: a signed webhook, Slack- and Teams-shaped endpoints, and a
 # webhook that answers 503 to each delivery's first two attempts.
 #
-# Five scans, each compared with the one before (spec.baseline):
+# Five scans of two organisations (one site each; only Notify Org's
+# changes), each compared with the one before (spec.baseline):
 #   A  the site is accessible                  -> nothing to send
 #   B  the site lost its accessibility         -> NewIssues, ThresholdsCrossed,
-#      (the operator is restarted right as       ScoreDropped
-#      B finishes)
+#      (the operator is restarted right as       ScoreDropped naming Notify Org
+#      B finishes)                               alone
 #   C  the site is accessible again            -> ThresholdsRecovered
-#   D  the site's port is closed: no page      -> ScanFailed (and a receiver
+#   D  the sites do not answer: no page        -> ScanFailed (and a receiver
 #      (the operator is restarted again)         at the metadata address is
 #                                                refused, nothing sent to it)
-#   E  the site answers again                  -> ScanRecovered
+#   E  the sites answer again                  -> ScanRecovered
 # The check fails when a delivery is missing, repeated, badly signed or in
 # the wrong format, or when a scan's status does not record what was sent.
 #
@@ -33,33 +34,15 @@ IMAGE="${1:-}"
 HMAC_KEY="notify-check-$(date +%s)-key"
 log() { echo "notify-check: $*" >&2; }
 
-pod() { # name, port to wait for, python program
-  $K -n $NS delete pod "$1" --ignore-not-found --wait >/dev/null
-  $K -n $NS apply -f - >/dev/null <<POD
-apiVersion: v1
-kind: Pod
-metadata: {name: $1, labels: {app: $1}}
-spec:
-  automountServiceAccountToken: false
-  securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
-  containers:
-  - name: main
-    image: cwac-standin:dev
-    imagePullPolicy: IfNotPresent
-    command: ["/usr/bin/python3", "-u", "-c", $(printf '%s' "$3" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')]
-    securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
-    readinessProbe: {tcpSocket: {port: $2}, periodSeconds: 1}
-POD
-  $K -n $NS wait --for=condition=Ready "pod/$1" --timeout=60s >/dev/null
-  $K -n $NS get pod "$1" -o jsonpath='{.status.podIP}'
-}
+# shellcheck source=hack/cluster/testpod.sh
+source "$ROOT/hack/cluster/testpod.sh"
 
 log "starting the site"
-SITE="$(pod notify-site 9090 '
+SITE="$(test_pod notify-site 9090 '
 import http.server, threading
 state = {"accessible": True, "up": True}
-def page(title):
-    if state["accessible"]:
+def page(title, accessible):
+    if accessible:
         body = "<p>Welcome.</p><img src=\"/logo.png\" alt=\"Logo\"><button>Search</button>"
     else:
         body = "<p>Welcome.</p><img src=\"/logo.png\"><button></button><input type=\"text\">"
@@ -67,6 +50,7 @@ def page(title):
     return ("<!doctype html><html lang=en><head><title>%s</title></head><body><main><h1>%s</h1>%s%s</main></body></html>"
             % (title, title, body, links)).encode()
 class Site(http.server.BaseHTTPRequestHandler):
+    org, changes = "Notify Org", True
     def do_GET(self):
         if not state["up"]:
             self.close_connection = True
@@ -76,7 +60,7 @@ class Site(http.server.BaseHTTPRequestHandler):
             self.send_response(404); self.end_headers(); return
         self.send_response(200); self.send_header("Content-Type", "text/html; charset=utf-8"); self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(page("Notify Org " + p))
+            self.wfile.write(page(self.org + " " + p, state["accessible"] or not self.changes))
     do_HEAD = do_GET
     def log_message(self, *a): pass
 class Control(http.server.BaseHTTPRequestHandler):
@@ -87,14 +71,16 @@ class Control(http.server.BaseHTTPRequestHandler):
         print("STATE", what, flush=True)
         self.send_response(204); self.end_headers()
     def log_message(self, *a): pass
-site = http.server.ThreadingHTTPServer(("0.0.0.0", 8080), Site)
-threading.Thread(target=site.serve_forever, daemon=True).start()
+class Steady(Site):
+    org, changes = "Steady Org", False
+for port, handler in ((8080, Site), (8081, Steady)):
+    threading.Thread(target=http.server.ThreadingHTTPServer(("0.0.0.0", port), handler).serve_forever, daemon=True).start()
 http.server.ThreadingHTTPServer(("0.0.0.0", 9090), Control).serve_forever()
 ')"
 site_state() { $K -n $NS exec notify-site -- /usr/bin/python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:9090/$1')"; }
 
 log "starting the receivers"
-RECEIVER="$(pod notify-receiver 8080 "
+RECEIVER="$(test_pod notify-receiver 8080 "
 import hashlib, hmac, http.server, json, sys, threading, time
 KEY = b'$HMAC_KEY'
 LOCK = threading.Lock()
@@ -126,7 +112,8 @@ class H(http.server.BaseHTTPRequestHandler):
             signed = hmac.compare_digest(want, self.headers.get('X-Cwac-Signature', '')) and abs(time.time() - int(ts or 0)) < 300
             shape = isinstance(doc, dict) and doc.get('schemaVersion') == 'cwac.a11y.dev/notification/v1' and doc.get('event') == event and doc.get('id') == delivery
             scan = doc['scan']['name'] if shape else '?'
-            say('DELIVERY', path, scan, event, 'signed' if signed else 'UNSIGNED', 'v1' if shape else 'BADSHAPE')
+            orgs = ','.join(o['organisation'] for o in ((doc.get('score') or {}).get('organisations') or [])) if shape else ''
+            say('DELIVERY', path, scan, event, 'signed' if signed else 'UNSIGNED', 'v1' if shape else 'BADSHAPE', 'orgs=' + orgs.replace(' ', '_'))
         elif path == '/slack':
             shape = isinstance(doc, dict) and isinstance(doc.get('text'), str) and isinstance(doc.get('blocks'), list)
             say('DELIVERY', path, '-', doc.get('text', '')[:60].replace(' ', '_') if shape else '?', 'slack' if shape else 'BADSHAPE')
@@ -139,7 +126,7 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(('0.0.0.0', 8080), H).serve_forever()
 ")"
 log "site at $SITE, receivers at $RECEIVER; opening the pod network and http to receivers"
-"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reuse-values \
+"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reset-then-reuse-values \
   --set "notifications.allowCIDRs={10.244.0.0/16}" --set notifications.allowHTTP=true --wait --timeout 3m >/dev/null
 $K -n $NS rollout status deploy/cwac-cwac-operator --timeout 3m >/dev/null
 
@@ -158,7 +145,8 @@ kind: CwacScan
 metadata: {name: $1}
 spec:
   ${IMAGE:+image: $IMAGE}
-  sites: [{url: "http://$SITE:$3/", organisation: "Notify Org", sector: "Test Sector"}]
+  sites: [{url: "http://$SITE:$3/", organisation: "Notify Org", sector: "Test Sector"},
+          {url: "http://$SITE:8081/", organisation: "Steady Org", sector: "Test Sector"}]
   ${2:+baseline: $2}
   maxLinksPerDomain: 5
   plugins: {axe_core_audit: true, language_audit: false}
@@ -217,10 +205,11 @@ $K -n $NS logs notify-receiver | tee /tmp/notify-check-receiver.log
 echo "--- what each scan recorded:"
 for s in a b c d e; do
   echo "notify-$s: $($K -n $NS get cwacscan notify-$s -o jsonpath='{.status.phase} events={.status.notifications.events} {range .status.conditions[?(@.type=="NotificationsDelivered")]}{.status}/{.reason}: {.message}{end}')"
+  echo "    scoreDrops=$($K -n $NS get cwacscan notify-$s -o jsonpath='{range .status.summary.diff.scoreDrops[*]}{.organisation}:{.previousScore}->{.score};{end}' | tr ' ' '_')"
   $K -n $NS get cwacscan notify-$s -o jsonpath='{range .status.notifications.deliveries[*]}    {.receiver} {.event} {.state} attempts={.attempts}{"\n"}{end}'
 done | tee /tmp/notify-check-status.log
 
-"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reuse-values \
+"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reset-then-reuse-values \
   --set "notifications.allowCIDRs=null" --set notifications.allowHTTP=false --wait --timeout 3m >/dev/null
 
 python3 - /tmp/notify-check-receiver.log /tmp/notify-check-status.log <<'PY'
@@ -246,6 +235,13 @@ refused = sum(1 for l in receiver if l.startswith("REFUSED /flaky"))
 if refused != 4: failed.append("the flaky receiver refused %d attempts, want 4 (two per delivery)" % refused)
 if "metadata ScanFailed Failed" not in status or "ReceiverRefused" not in status:
     failed.append("notify-d: the receiver at the metadata address is not recorded as refused")
+# Only the organisation whose site lost its accessibility fell; the steady one did not.
+drops = [l.split()[-1] for l in receiver if l.startswith("DELIVERY /hook notify-b ScoreDropped")]
+if drops != ["orgs=Notify_Org"]:
+    failed.append("notify-b's ScoreDropped named organisations %s, want Notify Org alone" % drops)
+b_drops = [l for l in status.splitlines() if "scoreDrops=" in l]
+if len(b_drops) < 2 or not b_drops[1].strip().startswith("scoreDrops=Notify_Org:") or "Steady" in b_drops[1]:
+    failed.append("notify-b's status.summary.diff.scoreDrops is not Notify Org's alone: %s" % b_drops[1:2])
 if " Pending " in status:
     failed.append("a delivery is still pending")
 print("\n".join(failed) or "every delivery arrived exactly once, signed and in its receiver's format")

@@ -30,7 +30,7 @@ func TestWithoutTheOperatorsDefaults(t *testing.T) {
 	upgrade := func(what string, set ...string) {
 		t.Helper()
 		start := time.Now()
-		args := append([]string{"--kubeconfig", kubeconfig, "upgrade", "cwac", chart, "-n", ns, "--reuse-values", "--wait", "--timeout", "3m"}, set...)
+		args := append([]string{"--kubeconfig", kubeconfig, "upgrade", "cwac", chart, "-n", ns, "--reset-then-reuse-values", "--wait", "--timeout", "3m"}, set...)
 		if out, err := run(t, helm, args...); err != nil {
 			t.Fatalf("helm upgrade (%s): %v\n%s", what, err, out)
 		}
