@@ -31,13 +31,14 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
+	"github.com/a11y-dev/cwac-operator/internal/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
 
 // TestDashboardSignInWithProvider drives the dashboard's sign-in end to
-// end: a real OpenID Connect provider (zitadel's OP library) on
+// end: the development OpenID Connect provider (internal/devoidc) on
 // 127.0.0.1, the dashboard behind the MCP server's own HTTP front over
 // TLS, a real Kubernetes API server (envtest) whose RBAC decides what
 // each signed-in user reads, and an HTTP client with a cookie jar as the
@@ -49,6 +50,7 @@ func TestDashboardSignInWithProvider(t *testing.T) {
 	f.cookieRefusals(t, alice)
 	f.publicMode(t)
 	f.signOut(t, alice)
+	t.Run("in Chromium", f.inChromium)
 }
 
 // signInFixture is the API server, the provider and the dashboard.
@@ -56,6 +58,9 @@ type signInFixture struct {
 	srv     *httptest.Server
 	idp     *testProvider
 	keyFile string
+	client  client.Client
+	cs      *kubernetes.Clientset
+	auth    *mcpserver.KubernetesAuth
 }
 
 func newSignInFixture(t *testing.T) *signInFixture {
@@ -92,11 +97,11 @@ func newSignInFixture(t *testing.T) *signInFixture {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	redirect := srv.URL + "/oauth2/callback"
-	idp := startProvider(t, redirect, map[string]testUser{
-		"alice": {email: "alice@example.org", verified: true, groups: []string{"staff"}},
-		"bob":   {email: "bob@example.org", verified: true, groups: []string{"team-b"}},
-		"carol": {email: "carol@example.org", verified: true},
-		"eve":   {email: "eve@example.org", verified: false, groups: []string{"team-b"}},
+	idp := startProvider(t, redirect, []devoidc.User{
+		{Email: "alice@example.org", Groups: []string{"staff"}},
+		{Email: "bob@example.org", Groups: []string{"team-b"}},
+		{Email: "carol@example.org"},
+		{Email: "eve@example.org", Unverified: true, Groups: []string{"team-b"}},
 	})
 
 	dir := t.TempDir()
@@ -132,7 +137,7 @@ func newSignInFixture(t *testing.T) *signInFixture {
 		t.Fatal(err)
 	}
 	srv.Config.Handler = msrv.Handler(mcpserver.HTTPOptions{Auth: k, Dashboard: withTimeout(h)})
-	return &signInFixture{srv: srv, idp: idp, keyFile: keyFile}
+	return &signInFixture{srv: srv, idp: idp, keyFile: keyFile, client: c, cs: cs, auth: k}
 }
 
 // signInAndRBAC: users sign in and read what RBAC gives their mapped
@@ -141,7 +146,7 @@ func (f *signInFixture) signInAndRBAC(t *testing.T) *browser {
 	srv, idp := f.srv, f.idp
 	// Alice signs in from a page and comes back to it, seeing team-a only.
 	alice := newBrowser(srv)
-	idp.signInAs("alice")
+	idp.signInAs("alice@example.org")
 	res, body := alice.get(t, srv.URL+"/scans")
 	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/scans" {
 		t.Fatalf("alice after sign-in: %d at %s\n%s", res.StatusCode, res.Request.URL, body)
@@ -156,7 +161,7 @@ func (f *signInFixture) signInAndRBAC(t *testing.T) *browser {
 	// Bob, by hand: the session cookie's attributes, and nothing of the
 	// ID token or the claims readable in it.
 	bob := newBrowser(srv)
-	idp.signInAs("bob")
+	idp.signInAs("bob@example.org")
 	callback := bob.toCallback(t, srv.URL+"/sign-in?next=/scans")
 	res, _ = bob.getNoFollow(t, callback.String())
 	setCookie := strings.Join(res.Header.Values("Set-Cookie"), "\n")
@@ -185,12 +190,12 @@ func (f *signInFixture) signInAndRBAC(t *testing.T) *browser {
 	// Carol has no RBAC: signed in, but nothing to read (403). Eve's email
 	// is not verified: refused as kube-apiserver would.
 	carol := newBrowser(srv)
-	idp.signInAs("carol")
+	idp.signInAs("carol@example.org")
 	if res, _ := carol.get(t, srv.URL+"/scans"); res.StatusCode != http.StatusForbidden {
 		t.Errorf("carol: %d", res.StatusCode)
 	}
 	eve := newBrowser(srv)
-	idp.signInAs("eve")
+	idp.signInAs("eve@example.org")
 	if res, body := eve.get(t, srv.URL+"/scans"); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "not verified") {
 		t.Errorf("eve: %d\n%s", res.StatusCode, body)
 	}
@@ -203,7 +208,7 @@ func (f *signInFixture) signInAndRBAC(t *testing.T) *browser {
 func (f *signInFixture) roundTripRefusals(t *testing.T) {
 	srv, idp := f.srv, f.idp
 	mallory := newBrowser(srv)
-	idp.signInAs("alice")
+	idp.signInAs("alice@example.org")
 	cb := mallory.toCallback(t, srv.URL+"/sign-in")
 	q := cb.Query()
 	state := q.Get("state")
