@@ -68,7 +68,6 @@ type completenessColumns struct {
 // siteState is what the rows say of one site.
 type siteState struct {
 	org, baseURL string
-	given        int  // index among the expected sites; -1 when not given
 	inOutput     bool // named by some CWAC file
 	listed       bool // in pages_scanned.csv
 	pages        int
@@ -112,10 +111,11 @@ func NewCompletenessBuilder(sites []ExpectedSite, maxPages int) *CompletenessBui
 		pages:    map[uint64]pageMark{},
 		seed:     maphash.MakeSeed(),
 	}
-	for i, s := range sites {
-		if idx := b.site(s.URL, s.Organisation); idx >= 0 && b.sites[idx].given < 0 {
-			b.sites[idx].given = i
-		}
+	// The sites given are made first, in the scan's order, so that a
+	// stable sort by verdict lists them in that order, before any site
+	// only the files name.
+	for _, s := range sites {
+		b.site(s.URL, s.Organisation)
 	}
 	return b
 }
@@ -133,21 +133,22 @@ func (b *CompletenessBuilder) site(baseURL, org string) int32 {
 	if len(b.sites) >= MaxCompletenessSites {
 		return -1
 	}
-	s := &siteState{org: strings.Clone(textcap.Head(org, maxRuleIDBytes)), baseURL: strings.Clone(baseURL), given: -1}
+	s := &siteState{org: strings.Clone(textcap.Head(org, maxRuleIDBytes)), baseURL: strings.Clone(baseURL)}
 	b.sites = append(b.sites, s)
 	i := int32(len(b.sites) - 1) //nolint:gosec // bounded by MaxCompletenessSites
 	b.byURL[s.baseURL] = i
 	return i
 }
 
-// seen marks a site as named by a CWAC file; false past the bound.
+// seen marks a site as named by a CWAC file and returns it with its index;
+// nil (and no index) for a row that names no site, or past the bound.
 func (b *CompletenessBuilder) seen(baseURL, org string) (*siteState, int32) {
 	if strings.TrimSpace(baseURL) == "" {
-		return nil, -1 // a row that names no site says nothing of one
+		return nil, 0 // a row that names no site says nothing of one
 	}
 	i := b.site(baseURL, org)
 	if i < 0 {
-		return nil, -1
+		return nil, 0
 	}
 	s := b.sites[i]
 	s.inOutput = true
@@ -385,11 +386,10 @@ func (b *CompletenessBuilder) completeness(limit int) *Completeness {
 	for i := range order {
 		order[i] = i
 	}
+	// Worst first; within a verdict, stable keeps the sites given in the
+	// scan's order, then the others as the files named them.
 	slices.SortStableFunc(order, func(x, y int) int {
-		if d := cmp.Compare(sites[x].Verdict.Rank(), sites[y].Verdict.Rank()); d != 0 {
-			return d
-		}
-		return cmp.Compare(givenRank(b.sites[x].given), givenRank(b.sites[y].given))
+		return cmp.Compare(sites[x].Verdict.Rank(), sites[y].Verdict.Rank())
 	})
 	orgs := map[string]*orgTally{}
 	var orgOrder []string
@@ -421,40 +421,33 @@ func (b *CompletenessBuilder) completeness(limit int) *Completeness {
 		}
 		return cmp.Compare(x.Organisation, y.Organisation)
 	})
-	if len(list) > limit {
-		c.OrganisationsNotListed = len(list) - limit
-		list = list[:limit]
-	}
-	c.Organisations = list
+	c.OrganisationsNotListed = max(0, len(list)-limit)
+	c.Organisations = list[:min(len(list), limit)]
 	return c
-}
-
-// givenRank puts the sites the scan was given first, in its order.
-func givenRank(i int) int {
-	if i < 0 {
-		return 1 << 30
-	}
-	return i
 }
 
 // siteOf is the site an anti-bot row's page belongs to: among the sites of
 // its organisation (any, when none is), the one whose base URL is the
-// longest start of the URL, else one on the same host; -1 when none.
+// longest start of the URL (the first of equal ones), else the first on the
+// same host; -1 when none.
 func (b *CompletenessBuilder) siteOf(pageURL, org string) int {
-	best, bestLen, sameHost := -1, -1, -1
+	best, bestLen, sameHost := -1, 0, -1
 	host := completenessHost(pageURL)
-	for pass := 0; pass < 2 && best < 0 && sameHost < 0; pass++ {
+	for pass := range 2 { // its organisation's sites, then any
 		for i, s := range b.sites {
 			if pass == 0 && s.org != org {
 				continue
 			}
 			prefix := strings.TrimSuffix(s.baseURL, "/")
-			if strings.HasPrefix(pageURL, prefix) && len(prefix) > bestLen {
+			if strings.HasPrefix(pageURL, prefix) && (best < 0 || len(prefix) > bestLen) {
 				best, bestLen = i, len(prefix)
 			}
 			if sameHost < 0 && host != "" && completenessHost(s.baseURL) == host {
 				sameHost = i
 			}
+		}
+		if best >= 0 || sameHost >= 0 {
+			break
 		}
 	}
 	if best >= 0 {
