@@ -13,25 +13,39 @@ make --no-print-directory build >/dev/null
 # dashboard_url prints where the web dashboard (the MCP server's read side,
 # docs/dashboard.md) answers, after asking it: the local cluster's MCP pod
 # listens on the node's 127.0.0.1:8090 (hack/cluster/values-local.yaml), so
-# no port-forward is needed.
+# no port-forward is needed, and a browser signs in with the development
+# provider hack/cluster/signin.sh started (hack/cluster/values-signin.yaml).
 dashboard_url() {
-  local url="http://127.0.0.1:8090/" code
+  local url="http://127.0.0.1:8090/" code password
   code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url" || true)"
+  password="$(cat "$ROOT/bin/cluster/devoidc/password" 2>/dev/null || true)"
   echo
   case "$code" in
-    200)
-      echo "Dashboard: $url (open it in a browser)" ;;
+    303)
+      cat <<MSG
+Dashboard: $url
+  Open it in a browser and sign in as dev@example.org / $password
+  (development credentials of the local sign-in provider at http://127.0.0.1:5556,
+  for this machine only; hack/cluster/down.sh stops it). That user may read the
+  CwacScans of cwac-system (Role and RoleBinding cwac-dashboard-dev-reader).
+  Scripts read it with a token instead, e.g. of the service account "me" made as
+  above (MCP):
+    TOKEN=\$(kubectl -n cwac-system create token me)
+    curl -H "Authorization: Bearer \$TOKEN" $url
+MSG
+      ;;
     401)
       cat <<MSG
 Dashboard: $url
-  It answers (401 until you say who you are: the MCP server's --auth=kubernetes).
-  Read it with a token of a user who may get CwacScans in cwac-system, e.g. the
+  It answers 401 (the MCP server's --auth=kubernetes, without browser sign-in):
+  read it with a token of a user who may get CwacScans in cwac-system, e.g. the
   service account "me" made as above (MCP):
     TOKEN=\$(kubectl -n cwac-system create token me)
     curl -H "Authorization: Bearer \$TOKEN" $url
-  A browser must send that Authorization header on every request.
 MSG
       ;;
+    200)
+      echo "Dashboard: $url (open it in a browser)" ;;
     *)
       echo "Dashboard: $url did not answer (HTTP '${code:-none}'): check kubectl -n cwac-system get pods and docs/dashboard.md" ;;
   esac

@@ -2,10 +2,13 @@
 # The README's run command on a machine with no cluster (as root): the local
 # cluster, the product installed with Helm, the test site, and a sample scan
 # run to Complete. Uses the stand-in scanner (our test scanner, not CWAC).
+# The dashboard signs people in with the development OpenID Connect provider
+# hack/cluster/signin.sh starts on the host (for local development only).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export KUBECONFIG="$("$ROOT/hack/cluster/up.sh")"
-SITE="$("$ROOT/hack/cluster/deploy.sh")"
+"$ROOT/hack/cluster/signin.sh"
+SITE="$("$ROOT/hack/cluster/deploy.sh" -f "$ROOT/hack/cluster/values-signin.yaml")"
 K="$ROOT/bin/k8s/1.37.1-linux-amd64/kubectl"
 $K -n cwac-system delete cwacscan sample-scan --ignore-not-found >/dev/null
 $K -n cwac-system apply -f - >/dev/null <<YAML

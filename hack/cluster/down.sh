@@ -34,6 +34,7 @@ stop() {
   fi
   rm -f "$pidf"
 }
+stop devoidc # hack/cluster/signin.sh's development sign-in provider
 stop kubelet
 # Any task the kubelet did not get to: kill it through containerd.
 if [[ -S $SOCK ]]; then
