@@ -23,29 +23,11 @@ NS=cwac-system
 IMAGE="${1:-}"
 log() { echo "egress-check: $*" >&2; }
 
-pod() { # name, python program
-  $K -n $NS delete pod "$1" --ignore-not-found --wait >/dev/null
-  $K -n $NS apply -f - >/dev/null <<POD
-apiVersion: v1
-kind: Pod
-metadata: {name: $1, labels: {app: $1}}
-spec:
-  automountServiceAccountToken: false
-  securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
-  containers:
-  - name: site
-    image: cwac-standin:dev
-    imagePullPolicy: IfNotPresent
-    command: ["/usr/bin/python3", "-u", "-c", $(printf '%s' "$2" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')]
-    securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
-    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
-POD
-  $K -n $NS wait --for=condition=Ready "pod/$1" --timeout=60s >/dev/null
-  $K -n $NS get pod "$1" -o jsonpath='{.status.podIP}'
-}
+# shellcheck source=hack/cluster/testpod.sh
+source "$ROOT/hack/cluster/testpod.sh"
 
 log "starting the canary"
-CANARY="$(pod egress-canary '
+CANARY="$(test_pod egress-canary 8080 '
 import http.server
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
@@ -57,12 +39,12 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("0.0.0.0", 8080), H).serve_forever()
 ')"
 log "canary at $CANARY; denying $CANARY/32 to scans"
-"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reuse-values \
+"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reset-then-reuse-values \
   --set "scanPolicy.denyCIDRs={$CANARY/32}" --wait --timeout 3m >/dev/null
 $K -n $NS rollout status deploy/cwac-cwac-operator --timeout 2m >/dev/null
 
 log "starting the hostile site"
-HOSTILE="$(pod egress-hostile "
+HOSTILE="$(test_pod egress-hostile 8080 "
 import http.server, time
 C = 'http://$CANARY:8080'
 PAGES = {
@@ -126,7 +108,7 @@ $K -n $NS logs egress-hostile | sort | uniq -c
 hits="$($K -n $NS logs egress-canary | grep -c CANARY-HIT || true)"
 echo "--- the canary was reached $hits times"
 $K -n $NS logs egress-canary | head -20
-"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reuse-values --set "scanPolicy.denyCIDRs=null" --wait --timeout 3m >/dev/null
+"$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reset-then-reuse-values --set "scanPolicy.denyCIDRs=null" --wait --timeout 3m >/dev/null
 [[ "$hits" == 0 ]] || { log "FAILED: the canary was reached"; exit 1; }
 [[ "$phase" == Complete ]] || { log "FAILED: the scan did not complete, so it checked nothing"; exit 1; }
 log "nothing reached the canary"
