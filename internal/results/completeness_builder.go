@@ -575,9 +575,9 @@ func statusWords(code int) string {
 
 // orgTally gathers an organisation's sites as they are judged.
 type orgTally struct {
-	o                         OrganisationCompleteness
-	partial, blocked, unreach int
-	reasonsPast               int
+	o                OrganisationCompleteness
+	partial, blocked int
+	reasonsPast      int
 }
 
 // add counts a judged site into its organisation.
@@ -594,8 +594,6 @@ func (t *orgTally) add(s SiteCompleteness) {
 		t.partial++
 	case VerdictBlocked:
 		t.blocked++
-	default:
-		t.unreach++
 	}
 	if len(o.Reasons) >= maxOrgReasons {
 		t.reasonsPast++

@@ -412,3 +412,61 @@ func TestCompletenessReadBack(t *testing.T) {
 		}
 	}
 }
+
+// A site reached max_links_per_domain when CWAC listed it with at least
+// that many pages; never when the limit is not known or CWAC did not list it.
+func TestCompletenessLimitReached(t *testing.T) {
+	for _, tc := range []struct {
+		maxPages int
+		rows     string
+		want     bool
+	}{
+		{maxPages: 0, rows: pagesHeader + "O,https://a.example/,5,S\r\n"},
+		{maxPages: 3, rows: pagesHeader + "O,https://a.example/,2,S\r\n"},
+		{maxPages: 3, rows: pagesHeader + "O,https://a.example/,3,S\r\n", want: true},
+		{maxPages: 3, rows: pagesHeader + "O,https://a.example/,4,S\r\n", want: true},
+	} {
+		fsys := fstest.MapFS{PagesScannedFile: {Data: []byte(tc.rows)}}
+		b := NewCompletenessBuilder(nil, tc.maxPages)
+		if err := Walk(context.Background(), fsys, b); err != nil {
+			t.Fatal(err)
+		}
+		c := b.Completeness()
+		if s := judgedSite(t, c, "https://a.example/"); s.LimitReached != tc.want || s.MaxPages != tc.maxPages || s.Verdict != VerdictComplete {
+			t.Errorf("max %d, %q: %+v, want limit reached %v", tc.maxPages, tc.rows, s, tc.want)
+		}
+	}
+	var audit strings.Builder
+	audit.WriteString("\ufefforganisation,page_title,base_url,url\r\n")
+	for i := range 4 {
+		fmt.Fprintf(&audit, "O,Home,https://a.example/,https://a.example/%d\r\n", i)
+	}
+	b := NewCompletenessBuilder(nil, 3)
+	if err := Walk(context.Background(), fstest.MapFS{"title_audit.csv": {Data: []byte(audit.String())}}, b); err != nil {
+		t.Fatal(err)
+	}
+	if s := judgedSite(t, b.Completeness(), "https://a.example/"); s.LimitReached || s.Pages != 4 || s.Verdict != VerdictPartial {
+		t.Errorf("not listed: %+v", s)
+	}
+}
+
+// config.json is read up to maxConfigBytes, a byte more and it is not.
+func TestMaxLinksOfSize(t *testing.T) {
+	const doc = `{"max_links_per_domain": 50`
+	for _, tc := range []struct {
+		size int
+		want int
+	}{
+		{maxConfigBytes - 1, 50},
+		{maxConfigBytes, 50},
+		{maxConfigBytes + 1, 0},
+	} {
+		data := doc + strings.Repeat(" ", tc.size-len(doc)-1) + "}"
+		if got := MaxLinksOf(fstest.MapFS{ConfigFile: {Data: []byte(data)}}); got != tc.want || len(data) != tc.size {
+			t.Errorf("%d bytes: %d, want %d", len(data), got, tc.want)
+		}
+	}
+	if got := MaxLinksOf(fstest.MapFS{}); got != 0 {
+		t.Errorf("no config.json: %d", got)
+	}
+}
