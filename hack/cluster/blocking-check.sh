@@ -42,6 +42,8 @@ K="$ROOT/bin/k8s/1.37.1-linux-amd64/kubectl"
 NS=cwac-system
 SCAN=blocking-check
 IMAGE="${1:-}"
+# shellcheck source=hack/cluster/testpod.sh
+source "$ROOT/hack/cluster/testpod.sh"
 log() { echo "blocking-check: $*" >&2; }
 
 SITES_PROGRAM='
@@ -109,24 +111,7 @@ servers[0].serve_forever()
 '
 
 log "starting the sites"
-$K -n $NS delete pod blocking-sites --ignore-not-found --wait >/dev/null
-$K -n $NS apply -f - >/dev/null <<POD
-apiVersion: v1
-kind: Pod
-metadata: {name: blocking-sites, labels: {app: blocking-sites}}
-spec:
-  automountServiceAccountToken: false
-  securityContext: {runAsNonRoot: true, runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
-  containers:
-  - name: sites
-    image: cwac-standin:dev
-    imagePullPolicy: IfNotPresent
-    command: ["/usr/bin/python3", "-u", "-c", $(printf '%s' "$SITES_PROGRAM" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')]
-    securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
-    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
-POD
-$K -n $NS wait --for=condition=Ready pod/blocking-sites --timeout=60s >/dev/null
-IP="$($K -n $NS get pod blocking-sites -o jsonpath='{.status.podIP}')"
+IP="$(test_pod blocking-sites 8080 "$SITES_PROGRAM")"
 log "sites at $IP"
 
 $K -n $NS delete cwacscan $SCAN --ignore-not-found --wait >/dev/null
