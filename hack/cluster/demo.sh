@@ -50,7 +50,7 @@ an image from CWAC's own Dockerfile, import it (ctr --address
 $ROOT/bin/cluster/run/containerd.sock -n k8s.io images import cwac.tar) and
 give the operator CWAC's defaults from your CWAC checkout (CWAC's image has
 none):
-  $ROOT/bin/helm upgrade cwac $ROOT/charts/cwac-operator -n cwac-system --reuse-values \\
+  $ROOT/bin/helm upgrade cwac $ROOT/charts/cwac-operator -n cwac-system --reset-then-reuse-values \\
     --set cwac.image=<that image> --set-file cwac.defaultConfig=<cwac>/config/config_default.json
 Stop everything with hack/cluster/down.sh (add --purge to delete its data).
 MSG
