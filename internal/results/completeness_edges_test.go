@@ -306,6 +306,11 @@ func TestCompletenessAntiBotSite(t *testing.T) {
 			org:   "A", url: "https://a.example/sub/x", want: "https://a.example/",
 		},
 		{
+			name:  "own organisation before a longer start, no host to match",
+			sites: []ExpectedSite{{"A", "a.example/", ""}, {"B", "a.example/sub/", ""}},
+			org:   "A", url: "a.example/sub/x", want: "a.example/",
+		},
+		{
 			name:  "own organisation's host before another's start",
 			sites: []ExpectedSite{{"A", "https://a.example/one/", ""}, {"B", "https://a.example/two/", ""}},
 			org:   "A", url: "https://a.example/two/x", want: "https://a.example/one/",
