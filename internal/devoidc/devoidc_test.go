@@ -142,15 +142,7 @@ func TestSignInWithPKCE(t *testing.T) {
 		t.Error("a code was exchanged twice")
 	}
 
-	provider, err := oidc.NewProvider(ctx, f.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := tok.Extra("id_token").(string)
-	idt, err := provider.Verifier(&oidc.Config{ClientID: "dash"}).Verify(ctx, raw)
-	if err != nil {
-		t.Fatalf("ID token: %v", err)
-	}
+	provider, idt := f.verifyIDToken(ctx, t, tok)
 	var claims struct {
 		Email    string   `json:"email"`
 		Verified *bool    `json:"email_verified"`
@@ -179,15 +171,7 @@ func TestUnverifiedEmail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	provider, err := oidc.NewProvider(ctx, f.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := tok.Extra("id_token").(string)
-	idt, err := provider.Verifier(&oidc.Config{ClientID: "dash"}).Verify(ctx, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, idt := f.verifyIDToken(ctx, t, tok)
 	var claims map[string]any
 	_ = idt.Claims(&claims)
 	if v, ok := claims["email_verified"]; !ok || v != false {
@@ -294,4 +278,20 @@ func TestConfigRefusals(t *testing.T) {
 			t.Errorf("%s: %v (want %q)", name, err, tc.want)
 		}
 	}
+}
+
+// verifyIDToken checks tok's ID token as a relying party does (the
+// provider's discovery and keys, the client's audience) and returns both.
+func (f *fixture) verifyIDToken(ctx context.Context, t *testing.T, tok *oauth2.Token) (*oidc.Provider, *oidc.IDToken) {
+	t.Helper()
+	provider, err := oidc.NewProvider(ctx, f.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	idt, err := provider.Verifier(&oidc.Config{ClientID: "dash"}).Verify(ctx, raw)
+	if err != nil {
+		t.Fatalf("ID token: %v", err)
+	}
+	return provider, idt
 }
