@@ -99,8 +99,7 @@ func FinishJob(ctx context.Context, c client.Client, job *batchv1.Job, succeeded
 		return err
 	}
 	now := metav1.Now()
-	start := metav1.NewTime(now.Add(-time.Second))
-	fresh.Status.StartTime = &start
+	keepStarted(fresh, now)
 	condition := func(t batchv1.JobConditionType, reason, message string) batchv1.JobCondition {
 		return batchv1.JobCondition{
 			Type: t, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now, Reason: reason, Message: message,
@@ -148,8 +147,7 @@ func SetShards(ctx context.Context, c client.Client, job *batchv1.Job, active in
 		return err
 	}
 	now := metav1.Now()
-	start := metav1.NewTime(now.Add(-time.Second))
-	fresh.Status.StartTime = &start
+	keepStarted(fresh, now)
 	fresh.Status.Active = active
 	fresh.Status.Succeeded = countIndexes(completed)
 	fresh.Status.Failed = countIndexes(failed)
@@ -197,4 +195,15 @@ func Merged(exitCode int32, message string) corev1.PodStatus {
 	status.ContainerStatuses[0].Name = scanpod.MergeContainerName
 	status.ContainerStatuses[0].Image = "cwac-operator:test"
 	return status
+}
+
+// keepStarted gives a Job a start time a second before now, unless it has
+// one: the API server refuses a change to a running Job's start time, so a
+// Job updated twice (running, then finished) a second or more apart keeps
+// its first.
+func keepStarted(job *batchv1.Job, now metav1.Time) {
+	if job.Status.StartTime == nil {
+		start := metav1.NewTime(now.Add(-time.Second))
+		job.Status.StartTime = &start
+	}
 }
