@@ -279,8 +279,18 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	call := func(name string, args map[string]any) map[string]any {
 		t.Helper()
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s as %s: %v %+v", name, sa, err, res)
+		if err != nil {
+			t.Fatalf("%s as %s: %v", name, sa, err)
+		}
+		if res.IsError {
+			// The tool's own words say why (a refusal names the permission).
+			var text []string
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					text = append(text, tc.Text)
+				}
+			}
+			t.Fatalf("%s as %s refused: %s", name, sa, strings.Join(text, " "))
 		}
 		return res.StructuredContent.(map[string]any)
 	}
