@@ -109,6 +109,7 @@ func admittedWithin(t *testing.T, ns, name string, limit time.Duration) time.Dur
 // slow scans' own namespace gets the first check that frees there, ahead
 // of theirs: both long before any slow scan is decided.
 func TestSlowScansDelayNoOtherAdmission(t *testing.T) {
+	clearEarlierTests(t)
 	const lookup = 3 * time.Second
 	policy := urlpolicy.New(urlpolicy.Config{Resolver: slowDNS{delay: lookup}})
 	startManagerWith(t, Options{JobOptions: testOpts, Policy: policy, AdmissionTimeout: time.Minute, MaxConcurrentScans: 10})

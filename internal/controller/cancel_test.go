@@ -25,6 +25,7 @@ func annotateCancel(t *testing.T, ns, name string) {
 // and a queued one (never started) as Failed/Cancelled; a finished scan is
 // left as it was.
 func TestCancel(t *testing.T) {
+	clearEarlierTests(t)
 	startManager(t, 1)
 	ns := newNamespace(t)
 

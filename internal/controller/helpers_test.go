@@ -167,3 +167,50 @@ func waitEvents(t *testing.T, scan *cwacv1alpha1.CwacScan, want ...string) {
 		return true, nil
 	})
 }
+
+// clearEarlierTests removes every scan and Job that earlier tests left in the
+// shared API server, for a test that sets a concurrency cap: the cap counts
+// scan Jobs in every namespace, and envtest runs no garbage collector, so a
+// Job an earlier test's operator created while that test's scans were being
+// deleted would hold a slot for ever. Call it first, before any manager
+// starts (earlier tests' managers have stopped by then).
+func clearEarlierTests(t *testing.T) {
+	t.Helper()
+	ctx := ctxT(t)
+	scans := &cwacv1alpha1.CwacScanList{}
+	if err := k8s.List(ctx, scans); err != nil {
+		t.Fatal(err)
+	}
+	for i := range scans.Items {
+		s := &scans.Items[i]
+		if len(s.Finalizers) > 0 {
+			patch := client.MergeFrom(s.DeepCopy())
+			s.Finalizers = nil
+			if err := k8s.Patch(ctx, s, patch); client.IgnoreNotFound(err) != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := k8s.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs := &batchv1.JobList{}
+	if err := k8s.List(ctx, jobs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range jobs.Items {
+		err := k8s.Delete(ctx, &jobs.Items[i], client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "earlier tests' scans and Jobs gone", func() (bool, error) {
+		if err := k8s.List(ctx, scans); err != nil {
+			return false, err
+		}
+		if err := k8s.List(ctx, jobs); err != nil {
+			return false, err
+		}
+		return len(scans.Items) == 0 && len(jobs.Items) == 0, fmt.Errorf("%d scans and %d Jobs left", len(scans.Items), len(jobs.Items))
+	})
+}

@@ -116,6 +116,7 @@ func TestQueueWorkPerEventIsFlat(t *testing.T) {
 // frees the slot `events` times, counting the operator's work per event.
 func measureQueue(t *testing.T, n, events int) queueCost {
 	t.Helper()
+	clearEarlierTests(t)
 	var requests atomic.Int64
 	counted := rest.CopyConfig(cfg)
 	counted.QPS, counted.Burst = 1000, 2000

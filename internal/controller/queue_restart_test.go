@@ -30,6 +30,7 @@ func phases(t *testing.T, ns string, names ...string) string {
 // TestConcurrencyCap: with a cap of 2, the third and fourth scans wait in
 // Queued and start, oldest first, as others finish.
 func TestConcurrencyCap(t *testing.T) {
+	clearEarlierTests(t)
 	startManager(t, 2)
 	ns := newNamespace(t)
 	names := []string{"q1", "q2", "q3", "q4"}
@@ -86,6 +87,7 @@ func TestConcurrencyCap(t *testing.T) {
 // TestOperatorRestartMidScan: stopping the operator mid-scan and starting a
 // new one loses nothing and never makes a second Job.
 func TestOperatorRestartMidScan(t *testing.T) {
+	clearEarlierTests(t)
 	stop := startManager(t, 1)
 	ns := newNamespace(t)
 	createScan(t, ns, "restart", simpleSpec())
@@ -122,6 +124,7 @@ func TestOperatorRestartMidScan(t *testing.T) {
 // is deterministic) instead of queueing or starting a second one, even with
 // the cap full.
 func TestAdoptsJobWhoseStatusWasLost(t *testing.T) {
+	clearEarlierTests(t)
 	ns := newNamespace(t)
 	scan := createScan(t, ns, "orphan", simpleSpec())
 	job := scanjob.Job(scan, testOpts, scanjob.Baseline{})

@@ -190,6 +190,7 @@ func failedMerge(t *testing.T, ns string) {
 // of two shards fills a cap of two, and the next scan starts when a shard
 // ends.
 func TestShardsCountAgainstTheCap(t *testing.T) {
+	clearEarlierTests(t)
 	startManagerWith(t, Options{JobOptions: testOpts, Policy: testPolicy(), MaxConcurrentScans: 2})
 	ns := newNamespace(t)
 	spec := shardedSpec("")
