@@ -126,8 +126,15 @@ func main() {
 	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
 
 	// Cache only the Jobs and pods the operator made, little of finished
-	// scans, and list scans in pages (internal/controller/pagedlist.go).
-	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), NewInformer: controller.NewInformer}
+	// scans, and list scans in pages (internal/controller/pagedlist.go), on
+	// a connection to the API server of the cache's own
+	// (internal/controller/cacheconn.go).
+	restConfig := ctrl.GetConfigOrDie()
+	watches, err := controller.CacheHTTPClient(restConfig)
+	if err != nil {
+		exit("building the cache's API client", err)
+	}
+	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), NewInformer: controller.NewInformer, HTTPClient: watches}
 	var namespaces []string
 	for _, ns := range strings.Split(watchNamespaces, ",") {
 		if ns = strings.TrimSpace(ns); ns != "" {
@@ -140,7 +147,7 @@ func main() {
 			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  cacheOpts,
 		Metrics:                controller.MetricsServerOptions(metricsAddr, metricsSecure, metricsCertDir),

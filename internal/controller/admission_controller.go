@@ -48,6 +48,8 @@ const DefaultAdmissionWorkers = 32
 type AdmissionReconciler struct {
 	client.Client
 	statusWriter
+	// arrivals numbers new scans, whose work goes newest first.
+	arrivals *arrivals
 	// Policy decides which URLs scans may target (nil: every URL is allowed — tests only).
 	Policy *urlpolicy.Policy
 	// MaxURLsPerScan refuses larger scans (0: the CRD's limit only).
@@ -221,10 +223,15 @@ func (r *AdmissionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		scan, ok := scanOf(o)
 		return ok && needsAdmission(scan)
 	})
+	if r.arrivals == nil {
+		r.arrivals = newArrivals()
+	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&cwacv1alpha1.CwacScan{}, builder.WithPredicates(undecided)).
-		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
 		Named("cwacscan-admission").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation}).
+		Watches(&cwacv1alpha1.CwacScan{}, r.arrivals.handler(true), builder.WithPredicates(undecided)).
+		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation, NewQueue: newestFirstQueue(r.arrivals),
+		}).
 		Complete(r)
 }

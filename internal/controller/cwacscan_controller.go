@@ -42,6 +42,9 @@ const DefaultWorkers = 32
 type CwacScanReconciler struct {
 	client.Client
 	statusWriter
+	// arrivals are the new scans whose work goes newest first; a scan
+	// leaves them once this controller sees it started, finished or gone.
+	arrivals *arrivals
 	// APIReader reads straight from the API server, only to confirm that a
 	// Job the cache does not have is really gone.
 	APIReader client.Reader
@@ -81,8 +84,12 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if err := r.Get(ctx, req.NamespacedName, scan); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.forget(req.NamespacedName)
+			r.arrivals.settled(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if scan.Status.JobName != "" || scan.Status.Phase.Finished() || !scan.DeletionTimestamp.IsZero() {
+		r.arrivals.settled(req.NamespacedName)
 	}
 	if r.writes.outdated(scan) {
 		return ctrl.Result{}, nil // the event of this process's own write brings the version written

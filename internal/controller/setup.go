@@ -80,7 +80,10 @@ type Options struct {
 // Setup wires the admission and scan controllers into mgr.
 func Setup(mgr ctrl.Manager, o Options) error {
 	status := statusWriter{recorder: mgr.GetEventRecorder("cwac-operator"), now: o.Now}
+	// Both controllers hand out new scans' work newest first (arrivals).
+	newScans := newArrivals()
 	admission := &AdmissionReconciler{
+		arrivals:           newScans,
 		Client:             mgr.GetClient(),
 		statusWriter:       status,
 		Policy:             o.Policy,
@@ -98,6 +101,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	// scans: the cap counts pods.
 	o.JobOptions.MaxPodsPerScan = o.MaxConcurrentScans
 	scans := &CwacScanReconciler{
+		arrivals:           newScans,
 		Client:             mgr.GetClient(),
 		statusWriter:       status,
 		APIReader:          mgr.GetAPIReader(),
@@ -139,14 +143,19 @@ func (r *CwacScanReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	managed := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetLabels()[scanjob.LabelManagedBy] == scanjob.ManagedByValue
 	})
+	if r.arrivals == nil {
+		r.arrivals = newArrivals()
+	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&cwacv1alpha1.CwacScan{}).
-		Owns(&batchv1.Job{}).
+		Named("cwacscan").
+		Watches(&cwacv1alpha1.CwacScan{}, r.arrivals.handler(false)).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &cwacv1alpha1.CwacScan{}, handler.OnlyControllerOwner())).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobChanged), builder.WithPredicates(managed)).
 		Watches(&cwacv1alpha1.CwacScan{}, handler.Funcs{UpdateFunc: r.scanStoppedWaiting, DeleteFunc: r.scanDeleted}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToScan), builder.WithPredicates(managed)).
-		Named("cwacscan").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation}).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation, NewQueue: newestFirstQueue(r.arrivals),
+		}).
 		Complete(r)
 }
 

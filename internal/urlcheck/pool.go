@@ -328,8 +328,9 @@ func (p *Pool) dispatch() {
 
 // pick is the scan whose URL is checked next: from the namespace holding
 // the fewest checks (then the one whose last turn is oldest, then the
-// first to arrive), its scan holding the fewest (likewise). A newcomer
-// holds none, so it is next in line however many slow scans hold theirs.
+// first to arrive), its scan holding the fewest (then the one whose last
+// turn is oldest, then the last to arrive). A newcomer holds none, so it
+// is next in line however many slow scans hold theirs.
 func (p *Pool) pick() *scanChecks {
 	var best *scanChecks
 	var bestNS *namespaceChecks
@@ -354,7 +355,7 @@ func (p *Pool) pickIn(ns *namespaceChecks) *scanChecks {
 		if len(s.inFlight) >= p.limits.PerScan {
 			continue
 		}
-		if best == nil || before(len(s.inFlight), s.lastTurn, s.seq, len(best.inFlight), best.lastTurn, best.seq) {
+		if best == nil || scanBefore(s, best) {
 			best = s
 		}
 	}
@@ -371,6 +372,22 @@ func before(held int, turn, seq uint64, otherHeld int, otherTurn, otherSeq uint6
 		return turn < otherTurn
 	}
 	return seq < otherSeq
+}
+
+// scanBefore orders a namespace's waiting scans: fewer checks held, then
+// an older last turn, then, among scans yet to have a turn, the newest: a
+// scan made after a burst of new scans is checked next, not after the whole
+// burst, as the admission controller also takes new scans newest first. A
+// scan's budget starts with its first check, so the wait costs the burst
+// nothing but time.
+func scanBefore(a, b *scanChecks) bool {
+	if len(a.inFlight) != len(b.inFlight) {
+		return len(a.inFlight) < len(b.inFlight)
+	}
+	if a.lastTurn != b.lastTurn {
+		return a.lastTurn < b.lastTurn
+	}
+	return a.seq > b.seq
 }
 
 // start checks the scan's next URL in a goroutine of its own; the caller

@@ -495,3 +495,55 @@ func TestUncollectedVerdictsArePruned(t *testing.T) {
 		t.Error("a verdict older than keepDecided was kept")
 	}
 }
+
+// TestNewestNewcomerFirst: scans waiting for their first check are checked
+// newest first, so that a scan made after a burst is not checked after the
+// whole burst.
+func TestNewestNewcomerFirst(t *testing.T) {
+	f := newFakeChecks()
+	p, d := runPool(t, f, Limits{Checks: 1, PerNamespace: 1, PerScan: 1})
+	held := Scan{Namespace: "ns", Name: "held", UID: "u"}
+	p.Submit(held, []string{"https://held-0.example/"}, time.Minute)
+	f.waitStarted(t, "https://held-0.example/")
+	burst := make([]Scan, 0, 3)
+	for _, name := range []string{"a", "b", "c"} {
+		s := Scan{Namespace: "ns", Name: name, UID: "u"}
+		p.Submit(s, []string{"https://ok-" + name + ".example/"}, time.Minute)
+		burst = append(burst, s)
+	}
+	close(f.releaseOf("https://held-0.example/"))
+	for _, s := range burst {
+		verdictOf(t, p, d, s)
+	}
+	got := strings.Join(f.startedURLs()[1:], " ")
+	if want := "https://ok-c.example/ https://ok-b.example/ https://ok-a.example/"; got != want {
+		t.Errorf("checked %s, want newest first: %s", got, want)
+	}
+}
+
+func TestScanBefore(t *testing.T) {
+	scan := func(held int, turn, seq uint64) *scanChecks {
+		s := &scanChecks{inFlight: map[int]context.CancelFunc{}, lastTurn: turn, seq: seq}
+		for i := range held {
+			s.inFlight[i] = func() {}
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		a, b *scanChecks
+		want bool
+		why  string
+	}{
+		{scan(0, 9, 1), scan(1, 1, 9), true, "fewer held wins over an older turn and a later arrival"},
+		{scan(2, 0, 5), scan(1, 0, 5), false, "more held loses"},
+		{scan(1, 3, 1), scan(1, 4, 9), true, "equal held: the older turn wins"},
+		{scan(1, 4, 9), scan(1, 3, 1), false, "equal held: the newer turn loses"},
+		{scan(0, 0, 2), scan(0, 0, 1), true, "no turn yet: the later arrival wins"},
+		{scan(0, 0, 1), scan(0, 0, 2), false, "no turn yet: the earlier arrival loses"},
+		{scan(0, 0, 2), scan(0, 0, 2), false, "the same candidate is not before itself"},
+	} {
+		if got := scanBefore(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: %v", tt.why, got)
+		}
+	}
+}
