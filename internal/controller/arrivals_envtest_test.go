@@ -16,6 +16,10 @@ func TestArrivalsAreForgotten(t *testing.T) {
 	var r *CwacScanReconciler
 	startManagerWith(t, Options{JobOptions: testOpts, Policy: testPolicy(), inspect: func(built *CwacScanReconciler) { r = built }})
 	ns := newNamespace(t)
+	// A scan that exists when the informers first list is not new: wait
+	// until they watch before creating the scans under test.
+	createScan(t, ns, "warm-up", simpleSpec())
+	waitJob(t, ns, "warm-up")
 	for i := range 3 {
 		createScan(t, ns, fmt.Sprintf("started-%d", i), simpleSpec())
 	}
