@@ -228,7 +228,7 @@ func (r *AdmissionReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("cwacscan-admission").
-		Watches(&cwacv1alpha1.CwacScan{}, r.arrivals.handler(true), builder.WithPredicates(undecided)).
+		Watches(&cwacv1alpha1.CwacScan{}, r.arrivals.numbering(), builder.WithPredicates(undecided)).
 		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation, NewQueue: newestFirstQueue(r.arrivals),

@@ -72,17 +72,17 @@ func (a *arrivals) pending() int {
 	return len(a.seq)
 }
 
-// handler is a controller's handler of CwacScan events, as For's. With
-// number (the admission controller's, the first to act on a new scan), a
-// scan created while the operator runs (not one in its first list of what
-// exists) is numbered before its event is queued, so it is never queued
-// behind the burst it arrived after; one numbering for both controllers
-// keeps one order.
-func (a *arrivals) handler(number bool) handler.TypedEventHandler[client.Object, reconcile.Request] {
+// numbering is the admission controller's handler of CwacScan events (as
+// For's, with numbering): the admission controller is the first to act on a
+// new scan, so a scan created while the operator runs (not one in its first
+// list of what exists) is numbered there before its event is queued, and is
+// never queued behind the burst it arrived after. The scan controller keeps
+// For's handler: its queue reads the same numbers.
+func (a *arrivals) numbering() handler.TypedEventHandler[client.Object, reconcile.Request] {
 	inner := handler.WithLowPriorityWhenUnchanged[client.Object, reconcile.Request](&handler.EnqueueRequestForObject{})
 	return handler.TypedFuncs[client.Object, reconcile.Request]{
 		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if number && !e.IsInInitialList && e.Object != nil {
+			if !e.IsInInitialList && e.Object != nil {
 				a.arrived(client.ObjectKeyFromObject(e.Object))
 			}
 			inner.Create(ctx, e, q)

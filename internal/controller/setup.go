@@ -147,12 +147,12 @@ func (r *CwacScanReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.arrivals = newArrivals()
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("cwacscan").
-		Watches(&cwacv1alpha1.CwacScan{}, r.arrivals.handler(false)).
-		Watches(&batchv1.Job{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &cwacv1alpha1.CwacScan{}, handler.OnlyControllerOwner())).
+		For(&cwacv1alpha1.CwacScan{}).
+		Owns(&batchv1.Job{}).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobChanged), builder.WithPredicates(managed)).
 		Watches(&cwacv1alpha1.CwacScan{}, handler.Funcs{UpdateFunc: r.scanStoppedWaiting, DeleteFunc: r.scanDeleted}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToScan), builder.WithPredicates(managed)).
+		Named("cwacscan").
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: workers, SkipNameValidation: &r.SkipNameValidation, NewQueue: newestFirstQueue(r.arrivals),
 		}).
