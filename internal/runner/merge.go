@@ -106,14 +106,18 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 		return scanpod.Report{}, err
 	}
 	cfg.Log.Info("merged the shards' results", "shards", len(dirs), "of", len(split), "files", files, "resultsDir", name)
-	// The shards ran one config but for their sites: its page limit
-	// (max_links_per_domain) is what completeness judges each site by,
-	// and the merged results hold no config.json of their own.
-	maxLinks := 0
+	// The shards ran one config but for their sites: the merged results
+	// carry the first shard's, so that whatever reads them later (a report
+	// made again, the findings store, a comparison) judges each site by the
+	// page limit (max_links_per_domain) the scan asked, as for one pod.
 	if len(dirs) > 0 {
-		if sub, err := fs.Sub(root.FS(), dirs[0]); err == nil {
-			maxLinks = results.MaxLinksOf(sub)
+		if err := copyShardConfig(root, dirs[0], work); err != nil {
+			cfg.Log.Info("the merged results have no config.json: their sites' page limit is unknown", "reason", err.Error())
 		}
+	}
+	maxLinks := 0
+	if sub, err := fs.Sub(root.FS(), work); err == nil {
+		maxLinks = results.MaxLinksOf(sub)
 	}
 	msg, err := summariseMerged(ctx, cfg, filepath.Join(cfg.ResultsDir, work), name, auditName, sites, duration, maxLinks,
 		blocked.Bounded(results.MaxBlockedHosts))
@@ -126,6 +130,30 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 	msg.Message = fmt.Sprintf("merged %d of %d shards: %s", len(dirs), len(split), msg.Message)
 	reportBlocked(&msg, cfg)
 	return msg, nil
+}
+
+// maxShardConfigBytes bounds the copy of a shard's config.json (CWAC's is
+// about 3 KiB; a larger one was not written by CWAC and is left behind).
+const maxShardConfigBytes = 1 << 20
+
+// copyShardConfig copies the config.json CWAC left in the shard's results
+// directory, shardDir, into the merged one, dst, both relative to root, so
+// neither a link nor a path leads outside the scan's directory. A file
+// larger than maxShardConfigBytes is not copied.
+func copyShardConfig(root *os.Root, shardDir, dst string) error {
+	src, err := root.Open(path.Join(shardDir, results.ConfigFile))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = src.Close() }() // read only
+	data, err := io.ReadAll(io.LimitReader(src, maxShardConfigBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > maxShardConfigBytes {
+		return fmt.Errorf("%s/%s is larger than %d bytes", shardDir, results.ConfigFile, maxShardConfigBytes)
+	}
+	return root.WriteFile(path.Join(dst, results.ConfigFile), data, 0o644)
 }
 
 // summariseMerged writes into dir, the merged results, what a one-pod scan

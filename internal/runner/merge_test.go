@@ -45,6 +45,8 @@ func TestMerge(t *testing.T) {
 		wantDuration  float64 // when set, the merged summary's duration
 		// A merge that fails: what its message says.
 		wantErr []string
+		// noConfig: the merged results hold no config.json.
+		noConfig bool
 	}{
 		{
 			name:          "a failed shard is left out",
@@ -68,6 +70,7 @@ func TestMerge(t *testing.T) {
 			wantOutcome:   scanpod.OutcomeNoPages,
 			wantMessage:   "merged 0 of 3 shards: no pages were scanned; base URLs that yielded no page: ",
 			wantUnscanned: urlsOf(0, 1, 2),
+			noConfig:      true, // no shard's results to take it from
 		},
 		{
 			name: "compared with a baseline",
@@ -148,6 +151,31 @@ func TestMerge(t *testing.T) {
 			wantOutcome:   scanpod.OutcomePartial,
 			wantMessage:   "merged 2 of 3 shards: scanned ",
 			wantUnscanned: append(urlsOf(2), dead),
+		},
+		{
+			name: "the first shard's config.json is gone: the merged results have none, the merge goes on",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				dir, err := shardResultsDir(openRootT(t, s.base.ResultsDir), 0, "runner-test")
+				must(t, err)
+				must(t, os.Remove(filepath.Join(s.base.ResultsDir, dir, results.ConfigFile)))
+			},
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 3 of 3 shards: scanned ",
+			wantUnscanned: []string{dead},
+			noConfig:      true,
+		},
+		{
+			name: "the first shard's config.json is larger than a config: not copied",
+			change: func(t *testing.T, s *shardedScan, _ *Config) {
+				dir, err := shardResultsDir(openRootT(t, s.base.ResultsDir), 0, "runner-test")
+				must(t, err)
+				big := `{"max_links_per_domain": 10, "padding": "` + strings.Repeat("x", maxShardConfigBytes) + `"}`
+				must(t, os.WriteFile(filepath.Join(s.base.ResultsDir, dir, results.ConfigFile), []byte(big), 0o644))
+			},
+			wantOutcome:   scanpod.OutcomePartial,
+			wantMessage:   "merged 3 of 3 shards: scanned ",
+			wantUnscanned: []string{dead},
+			noConfig:      true,
 		},
 		{
 			name: "a shard's directory is a file",
@@ -243,6 +271,20 @@ func TestMerge(t *testing.T) {
 			want := slices.Compact(slices.Sorted(slices.Values(tt.wantUnscanned))) // the dead site may be in a failed shard
 			if !slices.Equal(got.UnscannedBaseURLs, want) || len(got.BaseURLs) != len(sites) {
 				t.Errorf("unscanned %v of %d base URLs; want %v of %d", got.UnscannedBaseURLs, len(got.BaseURLs), want, len(sites))
+			}
+			// The merged results carry the shards' config (all ran one),
+			// so a later reader judges sites by the page limit asked.
+			merged := filepath.Join(s.base.ResultsDir, msg.ResultsDir)
+			wantLimit := 10 // allPlugins' max_links_per_domain
+			if tt.noConfig {
+				wantLimit = 0
+			}
+			_, statErr := os.Stat(filepath.Join(merged, results.ConfigFile))
+			if limit := results.MaxLinksOf(os.DirFS(merged)); limit != wantLimit || (statErr == nil) == tt.noConfig {
+				t.Errorf("merged config.json: %v, page limit %d; want %d", statErr, limit, wantLimit)
+			}
+			if got.Completeness == nil || got.Completeness.MaxPagesPerSite != wantLimit {
+				t.Errorf("summary's completeness %+v; want sites judged by a page limit of %d", got.Completeness, wantLimit)
 			}
 			if tt.wantDuration != 0 && got.DurationSeconds != tt.wantDuration {
 				t.Errorf("duration %v, want %v", got.DurationSeconds, tt.wantDuration)

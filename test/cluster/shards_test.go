@@ -78,7 +78,9 @@ func TestShardedScanMatchesOnePod(t *testing.T) {
 	}
 	want.DurationSeconds, got.DurationSeconds = 0, 0
 	if !reflect.DeepEqual(want, got) {
-		t.Errorf("the merged directory's CSVs summarise differently from the one pod's")
+		ja, _ := json.Marshal(want)
+		jb, _ := json.Marshal(got)
+		t.Errorf("the merged directory summarises differently from the one pod's:\none pod:  %s\n3 shards: %s", ja, jb)
 	}
 
 	// The Job ran one pod per shard; the merge pod ran the runner alone,
