@@ -223,3 +223,17 @@ func (r *CwacScanReconciler) deleteMergePod(ctx context.Context, scan *cwacv1alp
 	}
 	return nil
 }
+
+// idleWhenListed: a finished scan the informer lists (its first list at
+// start, or a create) that has no TTL and is not being deleted needs
+// nothing of the scan controller, so it is not queued: with years of
+// finished scans kept, a start would otherwise reconcile every one of them
+// and leave the work queue's maps sized for them all. Its Job or a sharded
+// scan's merge pod, if one is left to remove, brings it back through its
+// own event (Owns and the pod watch list them at start too); its later
+// updates (deletion, a TTL cannot be added to a finished scan's immutable
+// spec) come as updates, which always pass.
+func idleWhenListed(o client.Object) bool {
+	scan, ok := scanOf(o)
+	return ok && scan.Status.Phase.Finished() && scan.Spec.TTLSecondsAfterFinished == nil && scan.DeletionTimestamp == nil
+}

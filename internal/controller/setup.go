@@ -147,7 +147,9 @@ func (r *CwacScanReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.arrivals = newArrivals()
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&cwacv1alpha1.CwacScan{}).
+		For(&cwacv1alpha1.CwacScan{}, builder.WithPredicates(predicate.Funcs{
+			CreateFunc: func(e event.CreateEvent) bool { return !idleWhenListed(e.Object) },
+		})).
 		Owns(&batchv1.Job{}).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobChanged), builder.WithPredicates(managed)).
 		Watches(&cwacv1alpha1.CwacScan{}, handler.Funcs{UpdateFunc: r.scanStoppedWaiting, DeleteFunc: r.scanDeleted}).
