@@ -412,28 +412,47 @@ func latencyFigures(ctx context.Context, api *apiServer, audit *auditLog, burst,
 	}
 	t := newTable("Create to Job, uncapped (API server's times: the scan's create received, the Job's create answered; "+
 		"operator's own: less the API server's time answering the four writes on the way)",
-		"scans", "p50", "p95", "max", "operator's own p50", "p95", "to admission p50", "p95", "Jobs")
+		"scans", "p50", "p95", "max", "operator's own p50", "p95", "Jobs")
+	steps := newTable("Create to Job step by step, p50 / p95 (the operator's steps end when the API server receives its request)",
+		"scans", "to admission answered", "admission to ConfigMap asked", "ConfigMap answered", "to Job asked", "Job answered")
 	pct := func(d []time.Duration, p int) time.Duration { return d[(len(d)*p+99)/100-1] }
 	for _, g := range groups {
-		var lat, own, admit []time.Duration
+		var lat, own []time.Duration
+		step := make([][]time.Duration, 5)
 		for _, name := range g.names {
-			if p, ok := paths[name]; ok && !p.job.IsZero() {
-				lat = append(lat, p.job.Sub(p.created))
-				own = append(own, p.job.Sub(p.created)-p.inServer)
-				admit = append(admit, p.admitted.Sub(p.created))
+			p, ok := paths[name]
+			if !ok || p.job.IsZero() {
+				continue
+			}
+			lat = append(lat, p.job.Sub(p.created))
+			own = append(own, p.job.Sub(p.created)-p.inServer)
+			if !p.admitted.IsZero() && !p.configMapAsked.IsZero() && !p.jobAsked.IsZero() {
+				for i, d := range []time.Duration{p.admitted.Sub(p.created), p.configMapAsked.Sub(p.admitted),
+					p.configMapDone.Sub(p.configMapAsked), p.jobAsked.Sub(p.configMapDone), p.job.Sub(p.jobAsked)} {
+					step[i] = append(step[i], d)
+				}
 			}
 		}
 		if len(lat) == 0 {
-			t.row(g.label, "-", "-", "-", "-", "-", "-", "-", "0")
+			t.row(g.label, "-", "-", "-", "-", "-", "0")
 			continue
 		}
 		slices.Sort(lat)
 		slices.Sort(own)
-		slices.Sort(admit)
-		t.row(g.label, ms(pct(lat, 50)), ms(pct(lat, 95)), ms(lat[len(lat)-1]), ms(pct(own, 50)), ms(pct(own, 95)),
-			ms(pct(admit, 50)), ms(pct(admit, 95)), fmt.Sprint(len(lat)))
+		t.row(g.label, ms(pct(lat, 50)), ms(pct(lat, 95)), ms(lat[len(lat)-1]), ms(pct(own, 50)), ms(pct(own, 95)), fmt.Sprint(len(lat)))
+		cells := []string{g.label}
+		for _, d := range step {
+			if len(d) == 0 {
+				cells = append(cells, "-")
+				continue
+			}
+			slices.Sort(d)
+			cells = append(cells, ms(pct(d, 50))+" / "+ms(pct(d, 95)))
+		}
+		steps.row(cells...)
 	}
 	t.flush()
+	steps.flush()
 	return nil
 }
 
@@ -443,8 +462,9 @@ func latencyFigures(ctx context.Context, api *apiServer, audit *auditLog, burst,
 // create, the admission's status patch, the ConfigMap and the Job): the
 // rest is the operator's own (queues, watches, its work).
 type createToJob struct {
-	created, admitted, job time.Time
-	inServer               time.Duration
+	created, admitted, job                  time.Time
+	configMapAsked, configMapDone, jobAsked time.Time
+	inServer                                time.Duration
 }
 
 // createToJobPaths reads every scan's way to its Job in namespace ns from
@@ -488,10 +508,11 @@ func createToJobPaths(ctx context.Context, api *apiServer, audit *auditLog, ns s
 				p.admitted, p.inServer = e.StageTimestamp, p.inServer+spent
 			}
 		case e.resource() == "configmaps":
-			path(scanOf[name]).inServer += spent
+			p := path(scanOf[name])
+			p.configMapAsked, p.configMapDone, p.inServer = e.RequestReceived, e.StageTimestamp, p.inServer+spent
 		case e.resource() == "jobs" && e.code() == 201:
 			p := path(scanOf[name])
-			p.job, p.inServer = e.StageTimestamp, p.inServer+spent
+			p.job, p.jobAsked, p.inServer = e.StageTimestamp, e.RequestReceived, p.inServer+spent
 		}
 	}
 	return paths, nil

@@ -9,7 +9,6 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -130,7 +129,10 @@ func (o *scanObserver) Start(ctx context.Context) error {
 // one the CwacScan its compact record stands for (scanOf), made once. A
 // scrape (every few seconds) thus neither deep-copies the scans nor copies
 // each into a list, as the cache's List does. A cache whose informer has
-// no store to read lists them without deep copies instead.
+// no one store to read (one informer per namespace, with
+// --watch-namespaces) is listed with copies: a list without them would
+// have to hold the cache's own objects, and a finished scan's is not a
+// CwacScan.
 func cachedScans(ctx context.Context, c cache.Cache) ([]*cwacv1alpha1.CwacScan, error) {
 	inf, err := c.GetInformer(ctx, &cwacv1alpha1.CwacScan{}, cache.BlockUntilSynced(false))
 	if err != nil {
@@ -147,7 +149,7 @@ func cachedScans(ctx context.Context, c cache.Cache) ([]*cwacv1alpha1.CwacScan, 
 		return out, nil
 	}
 	list := &cwacv1alpha1.CwacScanList{}
-	if err := c.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+	if err := c.List(ctx, list); err != nil {
 		return nil, err
 	}
 	out := make([]*cwacv1alpha1.CwacScan, len(list.Items))
