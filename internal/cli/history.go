@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -183,8 +184,13 @@ func writeTrend(w io.Writer, out *mcpapi.OrganisationTrendOutput) error {
 	fprintln(tw, "FINISHED\tSCAN\tPAGES\tISSUES\tELEMENTS\tCRITICAL\tSERIOUS\tSCORE\tNEW\tFIXED\tNOT SCANNED\tREOPENED\tOPEN\tAXE-CORE")
 	for _, p := range out.Points {
 		score := "-"
-		if p.Score != nil {
+		switch {
+		case p.Score != nil && p.Completeness == string(results.VerdictPartial):
+			score = strconv.FormatFloat(*p.Score, 'f', 1, 64) + " (partial)"
+		case p.Score != nil:
 			score = strconv.FormatFloat(*p.Score, 'f', 1, 64)
+		case p.Completeness != "" && !results.Verdict(p.Completeness).ScoreShown():
+			score = p.Completeness // blocked or unreachable: never a score
 		}
 		axe := p.Engine.AxeCore
 		if axe == "" {

@@ -69,22 +69,25 @@ func TestWriteTrend(t *testing.T) {
 	at := time.Date(2026, 1, 5, 3, 0, 0, 0, time.UTC)
 	out := &mcpapi.OrganisationTrendOutput{Namespace: "a11y", Organisation: "Ministry of Examples", Schedule: "weekly", Points: []mcpapi.TrendPoint{
 		{Scan: "a11y/week-1", FinishedAt: at, Pages: 4, Issues: 17, Elements: 9, ByImpact: map[string]int64{"critical": 4, "serious": 5},
-			Score: &score, New: 17, Open: 17, Engine: mcpapi.EngineVersions{AxeCore: "4.13"}},
+			Score: &score, Completeness: "partial", New: 17, Open: 17, Engine: mcpapi.EngineVersions{AxeCore: "4.13"}},
 		{Scan: "a11y/week-2", FinishedAt: at.AddDate(0, 0, 7), Pages: 3, Issues: 15, Elements: 8, Fixed: 2, FixedPageNotScanned: 3,
 			Reopened: 1, Open: 13, Engine: mcpapi.EngineVersions{AxeCore: "4.14"}, EngineChanged: true},
+		{Scan: "a11y/week-3", FinishedAt: at.AddDate(0, 0, 14), Pages: 1, Issues: 0, Completeness: "blocked", Open: 13,
+			Engine: mcpapi.EngineVersions{AxeCore: "4.14"}},
 	}}
 	var b bytes.Buffer
 	if err := writeTrend(&b, out); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	if len(lines) != 4 || lines[0] != "Ministry of Examples in namespace a11y, schedule weekly: 2 scans" {
+	if len(lines) != 5 || lines[0] != "Ministry of Examples in namespace a11y, schedule weekly: 3 scans" {
 		t.Fatalf("table:\n%s", b.String())
 	}
 	for i, want := range [][]string{
 		{"FINISHED", "NOT SCANNED", "AXE-CORE"},
-		{"2026-01-05 03:00", "week-1", " 17 ", " 9 ", "87.5", "4.13"},
+		{"2026-01-05 03:00", "week-1", " 17 ", " 9 ", "87.5 (partial)", "4.13"},
 		{"2026-01-12 03:00", "week-2", " 15 ", " - ", "4.14 (changed)"},
+		{"2026-01-19 03:00", "week-3", " blocked ", "4.14"},
 	} {
 		for _, cell := range want {
 			if !strings.Contains(lines[i+1], cell) {

@@ -78,8 +78,15 @@ type TrendPoint struct {
 	Elements   int64            `json:"elements" jsonschema:"issues counting an element found at several viewports once"`
 	ByImpact   map[string]int64 `json:"by_impact"`
 	ByAudit    map[string]int64 `json:"by_audit"`
-	// Score is the leaderboard's (null when no page was scanned).
-	Score               *float64       `json:"score"`
+	// Score is the leaderboard's: null when no page was scanned, or when
+	// the organisation was blocked or unreachable (its figures are of
+	// challenge or error pages, not of its site).
+	Score *float64 `json:"score"`
+	// Completeness is how completely the organisation was scanned:
+	// complete, partial, blocked or unreachable ("" for scans recorded
+	// before it was); CompletenessReason says why.
+	Completeness        string         `json:"completeness,omitempty" jsonschema:"complete, partial, blocked or unreachable: figures of an organisation that is not complete cover only what the scanner could read"`
+	CompletenessReason  string         `json:"completeness_reason,omitempty"`
 	New                 int64          `json:"new"`
 	Fixed               int64          `json:"fixed"`
 	FixedPageNotScanned int64          `json:"fixed_page_not_scanned" jsonschema:"issues on pages this scan did not visit: counted apart from fixes"`

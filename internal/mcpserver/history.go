@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	historystore "github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -55,10 +56,18 @@ func apiIssue(is historystore.Issue) mcpapi.HistoryIssue {
 	}
 }
 
+// apiTrendPoint is a stored point as the tools answer it. A blocked or
+// unreachable organisation's score is left out: it would be the score of
+// a challenge or error page, which looks clean (docs/completeness.md).
 func apiTrendPoint(p historystore.TrendPoint) mcpapi.TrendPoint {
+	score := p.Score
+	if !results.Verdict(p.Completeness).ScoreShown() {
+		score = nil
+	}
 	return mcpapi.TrendPoint{
 		Scan: p.Scan, Schedule: p.Schedule, FinishedAt: p.FinishedAt, BaseURLs: p.BaseURLs, Pages: p.Pages,
-		Issues: p.Issues, Elements: p.Elements, ByImpact: p.ByImpact, ByAudit: p.ByAudit, Score: p.Score,
+		Issues: p.Issues, Elements: p.Elements, ByImpact: p.ByImpact, ByAudit: p.ByAudit, Score: score,
+		Completeness: p.Completeness, CompletenessReason: p.CompletenessReason,
 		New: p.New, Fixed: p.Fixed, FixedPageNotScanned: p.FixedPageNotScanned, Reopened: p.Reopened, Unstable: p.Unstable, Open: p.Open,
 		Engine:        mcpapi.EngineVersions{CWACImage: p.Engine.CWACImageDigest, AxeCore: p.Engine.AxeCore, Chrome: p.Engine.Chrome},
 		EngineChanged: p.EngineChanged,

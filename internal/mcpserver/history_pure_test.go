@@ -114,3 +114,25 @@ func TestHistoryWithoutStore(t *testing.T) {
 		t.Errorf("a store error: %v", err)
 	}
 }
+
+// TestTrendPointCompleteness: a point says how completely its organisation
+// was scanned, and a blocked or unreachable one has no score (it would be
+// a challenge or error page's).
+func TestTrendPointCompleteness(t *testing.T) {
+	score := 97.5
+	for _, tt := range []struct {
+		verdict   string
+		wantScore bool
+	}{
+		{"complete", true},
+		{"partial", true},
+		{"", true}, // recorded before completeness was
+		{"blocked", false},
+		{"unreachable", false},
+	} {
+		p := apiTrendPoint(historystore.TrendPoint{Scan: "ns/s", Score: &score, Completeness: tt.verdict, CompletenessReason: "why " + tt.verdict})
+		if (p.Score != nil) != tt.wantScore || p.Completeness != tt.verdict || p.CompletenessReason != "why "+tt.verdict {
+			t.Errorf("%q: score %v, completeness %q (%q); want a score %v", tt.verdict, p.Score, p.Completeness, p.CompletenessReason, tt.wantScore)
+		}
+	}
+}
