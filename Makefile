@@ -120,7 +120,7 @@ bench: envtest-assets ## Results read path and queue figures beside in-run basel
 MUTATE_PKGS ?= internal/scanpod internal/cwacconfig internal/scanjob internal/urlpolicy internal/cwac \
 	internal/gate internal/schedule internal/scanstatus \
 	internal/results internal/report internal/runner internal/diff internal/wcag internal/shard \
-	internal/textcap internal/plainjson internal/scanspec internal/apirefusal internal/netdial internal/websession
+	internal/textcap internal/plainjson internal/scanspec internal/apirefusal internal/netdial internal/websession internal/notify
 MUTATE_REPORT_ONLY ?=
 
 .PHONY: mutate

@@ -179,3 +179,32 @@ func TestOccurredAtAndSchedule(t *testing.T) {
 		t.Errorf("labelled: %q, want nightly", got)
 	}
 }
+
+// TestScoreTitleAtTheThreshold: a scan whose score fell by exactly the
+// threshold is not titled as a fall of its own; one point more is.
+func TestScoreTitleAtTheThreshold(t *testing.T) {
+	orgs := []OrganisationDrop{{"A", 90, 70, 20}}
+	at := scoreTitle("ns/s", &ScoreFacts{Previous: 90, Current: 85, Drop: 5, Threshold: 5, Organisations: orgs, OrganisationsDropped: 1})
+	if want := "Scan ns/s: A's score fell 20.0 points (90.0 to 70.0)"; at != want {
+		t.Errorf("at the threshold: %q, want %q", at, want)
+	}
+	over := scoreTitle("ns/s", &ScoreFacts{Previous: 90, Current: 84, Drop: 6, Threshold: 5, Organisations: orgs, OrganisationsDropped: 1})
+	if want := "Scan ns/s: score fell 6.0 points (90.0 to 84.0); A's score fell 20.0 points (90.0 to 70.0)"; over != want {
+		t.Errorf("over the threshold: %q, want %q", over, want)
+	}
+}
+
+// TestCheckURLLength: a receiver URL of exactly maxURLBytes is taken, one
+// byte more is refused, saying why.
+func TestCheckURLLength(t *testing.T) {
+	s := NewSender(loopbackOpen(), false, time.Second)
+	base := "https://hooks.example.org/"
+	exact := base + strings.Repeat("a", maxURLBytes-len(base))
+	if _, err := s.CheckURL(exact); err != nil {
+		t.Errorf("a URL of exactly %d bytes: %v", maxURLBytes, err)
+	}
+	_, err := s.CheckURL(exact + "a")
+	if err == nil || !strings.Contains(err.Msg, "is longer than") || !err.Permanent {
+		t.Errorf("a URL of %d bytes: %+v; want a permanent refusal saying it is too long", maxURLBytes+1, err)
+	}
+}
