@@ -65,7 +65,10 @@ func slimFinishedScans(obj any) (any, error) {
 	if !scan.Status.Phase.Finished() {
 		return scan, nil
 	}
-	return compactScan(scan), nil
+	if f := compactScan(scan); f != nil {
+		return f, nil
+	}
+	return scan, nil // strings too long for a record: kept whole
 }
 
 // finishedScanDetails reads a finished scan whole from the API server, for

@@ -6,12 +6,14 @@ import (
 	"time"
 	"unique"
 
+	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
@@ -31,20 +33,26 @@ type finishedScan struct {
 	// text holds the scan's own strings end to end (one allocation, not
 	// six): its name, uid, resourceVersion, jobName, resultsPath and the
 	// annotation AnnotationScheduledTime, each ending at its ends entry.
-	// jobName is empty when it is the name scanspec.JobName gives the scan
-	// (every Job the operator made): the name is made again when read.
+	// What can be made again from the rest is left out: the uid when it is
+	// a UUID (kept in uid, 16 bytes where its text takes 36), jobName when
+	// it is the name scanspec.JobName gives the scan (every Job the
+	// operator made), and resultsPath's scan directory (when it is the one
+	// scanspec.ScanDir names) and audit name (when it is the one
+	// cwac.AuditNameFrom makes of the scan's name).
 	text string
-	ends [textFields]uint32
+	ends [textFields]uint16
 	// Strings many scans share, interned: reason is status.failure's.
 	namespace, phase, resultsPolicy, reason unique.Handle[string]
+	uid                                     [16]byte // when has says hasBinaryUID
 	generation, observed                    int64
 	created, started, completed             int64 // Unix nanoseconds; started and completed only when has says so
-	deleted                                 int64
 	pages                                   int32 // status.summary.pagesScanned
 	ttl, shards                             int32
 	has                                     presence
-	owners                                  []unique.Handle[ownerRef]
-	rare                                    *finishedRare
+	// owner is the first owner reference (a schedule's scans have one);
+	// any more are in rare.
+	owner unique.Handle[ownerRef]
+	rare  *finishedRare
 }
 
 // The fields of finishedScan.text, in order.
@@ -60,7 +68,7 @@ const (
 
 // field is one of f.text's fields.
 func (f *finishedScan) field(i int) string {
-	start := uint32(0)
+	start := uint16(0)
 	if i > 0 {
 		start = f.ends[i-1]
 	}
@@ -79,11 +87,22 @@ const (
 	hasFailure
 	hasScheduledTime
 	hasJobName
+	hasBinaryUID
+	hasOwner
+	hasResultsInScanDir   // text holds resultsPath past its scan directory
+	hasDefaultAuditSuffix // text's resultsPath leaves out "_" and the default audit name
 )
+
+// maxRecordText bounds a finishedScan's text, so its ends fit in uint16. A
+// scan's strings are a few hundred bytes; one past this (a resultsPath a
+// scan pod could make long) is not slimmed.
+const maxRecordText = 1<<16 - 1
 
 // finishedRare holds what few finished scans have: a scan being deleted,
 // cancelled, holding a finalizer or notifications not yet settled.
 type finishedRare struct {
+	deleted       int64                     // Unix nanoseconds, when has says hasDeleted
+	owners        []unique.Handle[ownerRef] // past the first
 	grace         *int64
 	cancel        *string
 	finalizers    []string
@@ -118,8 +137,10 @@ func codeBool(c int8) *bool {
 	return &b
 }
 
-// compactScan is the finishedScan of a finished scan. Strings many scans
-// share (namespace, phase, reasons, owners) are interned.
+// compactScan is the finishedScan of a finished scan, or nil when its
+// strings are too long to hold in one (the cache then keeps the scan).
+// Strings many scans share (namespace, phase, reasons, owners) are
+// interned.
 func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 	f := &finishedScan{
 		namespace: unique.Make(s.Namespace), phase: unique.Make(string(s.Status.Phase)), resultsPolicy: unique.Make(string(s.Spec.ResultsPolicy)),
@@ -129,8 +150,19 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 		f.created = 0
 	}
 	var text [textFields]string
-	text[textName], text[textUID], text[textResourceVersion] = s.Name, string(s.UID), s.ResourceVersion
+	text[textName], text[textResourceVersion] = s.Name, s.ResourceVersion
+	if u, err := uuid.Parse(string(s.UID)); err == nil && u.String() == string(s.UID) {
+		f.uid, f.has = u, f.has|hasBinaryUID
+	} else {
+		text[textUID] = string(s.UID)
+	}
 	text[textResultsPath] = s.Status.ResultsPath
+	if rel, ok := strings.CutPrefix(s.Status.ResultsPath, scanspec.ScanDir(s)+"/"); ok && rel != "" {
+		text[textResultsPath], f.has = rel, f.has|hasResultsInScanDir
+		if short, ok := strings.CutSuffix(rel, "_"+cwac.AuditNameFrom(s.Name)); ok && short != "" {
+			text[textResultsPath], f.has = short, f.has|hasDefaultAuditSuffix
+		}
+	}
 	if s.Status.JobName != scanspec.JobName(s) {
 		text[textJobName], f.has = s.Status.JobName, f.has|hasJobName
 	}
@@ -139,9 +171,6 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 	}
 	if t := s.Status.CompletionTime; t != nil {
 		f.completed, f.has = t.UnixNano(), f.has|hasCompleted
-	}
-	if t := s.DeletionTimestamp; t != nil {
-		f.deleted, f.has = t.UnixNano(), f.has|hasDeleted
 	}
 	if s.Spec.TTLSecondsAfterFinished != nil {
 		f.ttl, f.has = *s.Spec.TTLSecondsAfterFinished, f.has|hasTTL
@@ -155,22 +184,33 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 	if v, ok := s.Annotations[cwacv1alpha1.AnnotationScheduledTime]; ok {
 		text[textScheduledTime], f.has = v, f.has|hasScheduledTime
 	}
-	var all strings.Builder
 	size := 0
 	for _, t := range text {
 		size += len(t)
 	}
+	if size > maxRecordText {
+		return nil
+	}
+	var all strings.Builder
 	all.Grow(size) // exactly: no spare capacity kept for as long as the scan
 	for i, t := range text {
 		all.WriteString(t)
-		f.ends[i] = uint32(all.Len())
+		f.ends[i] = uint16(all.Len())
 	}
 	f.text = all.String()
-	for _, ref := range s.OwnerReferences {
-		f.owners = append(f.owners, unique.Make(ownerRef{apiVersion: ref.APIVersion, kind: ref.Kind, name: ref.Name, uid: ref.UID,
-			controller: boolCode(ref.Controller), block: boolCode(ref.BlockOwnerDeletion)}))
-	}
 	rare := &finishedRare{grace: s.DeletionGracePeriodSeconds}
+	if t := s.DeletionTimestamp; t != nil {
+		rare.deleted, f.has = t.UnixNano(), f.has|hasDeleted
+	}
+	for i, ref := range s.OwnerReferences {
+		h := unique.Make(ownerRef{apiVersion: ref.APIVersion, kind: ref.Kind, name: ref.Name, uid: ref.UID,
+			controller: boolCode(ref.Controller), block: boolCode(ref.BlockOwnerDeletion)})
+		if i == 0 {
+			f.owner, f.has = h, f.has|hasOwner
+		} else {
+			rare.owners = append(rare.owners, h)
+		}
+	}
 	if v, ok := s.Annotations[cwacv1alpha1.AnnotationCancel]; ok {
 		rare.cancel = &v
 	}
@@ -182,7 +222,8 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 	if s.NotificationsPending() {
 		rare.notifications, rare.notified = s.Spec.Notifications, s.Status.Notifications
 	}
-	if rare.grace != nil || rare.cancel != nil || rare.finalizers != nil || rare.notifications != nil || rare.notified != nil {
+	if f.has&hasDeleted != 0 || rare.owners != nil || rare.grace != nil || rare.cancel != nil || rare.finalizers != nil ||
+		rare.notifications != nil || rare.notified != nil {
 		f.rare = rare
 	}
 	return f
@@ -195,13 +236,19 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 	s := &cwacv1alpha1.CwacScan{
 		TypeMeta: metav1.TypeMeta{APIVersion: cwacv1alpha1.GroupVersion.String(), Kind: scanKind},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: f.field(textName), Namespace: f.namespace.Value(), UID: types.UID(f.field(textUID)),
+			Name: f.field(textName), Namespace: f.namespace.Value(), UID: f.getUID(),
 			ResourceVersion: f.field(textResourceVersion), Generation: f.generation,
 		},
 		Spec: cwacv1alpha1.CwacScanSpec{ResultsPolicy: cwacv1alpha1.ResultsPolicy(f.resultsPolicy.Value()), Shards: f.shards},
 		Status: cwacv1alpha1.CwacScanStatus{
 			Phase: cwacv1alpha1.Phase(f.phase.Value()), ObservedGeneration: f.observed, ResultsPath: f.field(textResultsPath),
 		},
+	}
+	if f.has&hasDefaultAuditSuffix != 0 {
+		s.Status.ResultsPath += "_" + cwac.AuditNameFrom(s.Name)
+	}
+	if f.has&hasResultsInScanDir != 0 {
+		s.Status.ResultsPath = scanspec.ScanDir(s) + "/" + s.Status.ResultsPath
 	}
 	if f.created != 0 {
 		s.CreationTimestamp = unixNano(f.created)
@@ -213,7 +260,7 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 		t := unixNano(ns)
 		return &t
 	}
-	s.Status.StartTime, s.Status.CompletionTime, s.DeletionTimestamp = at(hasStarted, f.started), at(hasCompleted, f.completed), at(hasDeleted, f.deleted)
+	s.Status.StartTime, s.Status.CompletionTime = at(hasStarted, f.started), at(hasCompleted, f.completed)
 	if f.has&hasTTL != 0 {
 		ttl := f.ttl
 		s.Spec.TTLSecondsAfterFinished = &ttl
@@ -227,12 +274,19 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 	if f.has&hasScheduledTime != 0 {
 		s.Annotations = map[string]string{cwacv1alpha1.AnnotationScheduledTime: f.field(textScheduledTime)}
 	}
-	for _, h := range f.owners {
+	owner := func(h unique.Handle[ownerRef]) metav1.OwnerReference {
 		o := h.Value()
-		s.OwnerReferences = append(s.OwnerReferences, metav1.OwnerReference{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name, UID: o.uid,
-			Controller: codeBool(o.controller), BlockOwnerDeletion: codeBool(o.block)})
+		return metav1.OwnerReference{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name, UID: o.uid,
+			Controller: codeBool(o.controller), BlockOwnerDeletion: codeBool(o.block)}
+	}
+	if f.has&hasOwner != 0 {
+		s.OwnerReferences = append(s.OwnerReferences, owner(f.owner))
 	}
 	if r := f.rare; r != nil {
+		s.DeletionTimestamp = at(hasDeleted, r.deleted)
+		for _, h := range r.owners {
+			s.OwnerReferences = append(s.OwnerReferences, owner(h))
+		}
 		if r.grace != nil {
 			g := *r.grace
 			s.DeletionGracePeriodSeconds = &g
@@ -252,6 +306,14 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 		s.Status.JobName = scanspec.JobName(s)
 	}
 	return s
+}
+
+// getUID is the scan's uid, from its 16 bytes or its text.
+func (f *finishedScan) getUID() types.UID {
+	if f.has&hasBinaryUID != 0 {
+		return types.UID(uuid.UUID(f.uid).String())
+	}
+	return types.UID(f.field(textUID))
 }
 
 // unixNano is a time read from the cache: local, as the API's are decoded.
@@ -290,7 +352,7 @@ func (f *finishedScan) GetObjectKind() schema.ObjectKind { return schema.EmptyOb
 func (f *finishedScan) GetNamespace() string    { return f.namespace.Value() }
 func (f *finishedScan) GetName() string         { return f.field(textName) }
 func (f *finishedScan) GetGenerateName() string { return "" }
-func (f *finishedScan) GetUID() types.UID       { return types.UID(f.field(textUID)) }
+func (f *finishedScan) GetUID() types.UID       { return f.getUID() }
 func (f *finishedScan) GetResourceVersion() string {
 	return f.field(textResourceVersion)
 }
@@ -303,10 +365,10 @@ func (f *finishedScan) GetCreationTimestamp() metav1.Time {
 	return unixNano(f.created)
 }
 func (f *finishedScan) GetDeletionTimestamp() *metav1.Time {
-	if f.has&hasDeleted == 0 {
+	if f.has&hasDeleted == 0 || f.rare == nil {
 		return nil
 	}
-	t := unixNano(f.deleted)
+	t := unixNano(f.rare.deleted)
 	return &t
 }
 func (f *finishedScan) GetDeletionGracePeriodSeconds() *int64 {

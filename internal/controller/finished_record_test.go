@@ -2,13 +2,17 @@ package controller
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
@@ -85,10 +89,95 @@ func TestFinishedScanIsReadOnly(t *testing.T) {
 }
 
 // TestFinishedScanSize: what the cache holds of a finished scan stays in
-// Go's 256-byte size class (the type's own fields; its strings come on
+// Go's 160-byte size class (the type's own fields; its strings come on
 // top). A CwacScan's empty fields take 640.
 func TestFinishedScanSize(t *testing.T) {
-	if n := unsafe.Sizeof(finishedScan{}); n > 256 {
-		t.Errorf("a finishedScan takes %d bytes, more than 256", n)
+	if n := unsafe.Sizeof(finishedScan{}); n > 160 {
+		t.Errorf("a finishedScan takes %d bytes, more than 160", n)
+	}
+}
+
+// TestFinishedScanLeavesOutWhatItCanMake: the uid, the results path and
+// the owners are kept in less room when they take their usual form, and
+// read back exactly in every form.
+func TestFinishedScanLeavesOutWhatItCanMake(t *testing.T) {
+	const uid = "5b7f2c9e-1d3a-4e8b-9f60-2a1c3d4e5f60"
+	usual := func(change func(*cwacv1alpha1.CwacScan)) *cwacv1alpha1.CwacScan {
+		s := wholeScan(cwacv1alpha1.PhaseComplete)
+		s.UID, s.Annotations = uid, nil
+		s.Status.JobName = scanspec.JobName(s)
+		s.Status.ResultsPath = scanspec.ScanDir(s) + "/2026-11-21_23-00-00_" + cwac.AuditNameFrom(s.Name)
+		if change != nil {
+			change(s)
+		}
+		return s
+	}
+	second := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "other", UID: "cm-uid"}
+	tests := []struct {
+		name     string
+		scan     *cwacv1alpha1.CwacScan
+		maxText  int // the record's text at most this long
+		wantFlag presence
+	}{
+		// name "nightly-1", resourceVersion "42", the results' timestamp.
+		{"the usual forms", usual(nil), len("nightly-1") + len("42") + len("2026-11-21_23-00-00"),
+			hasBinaryUID | hasResultsInScanDir | hasDefaultAuditSuffix | hasOwner},
+		{"an upper-case uid", usual(func(s *cwacv1alpha1.CwacScan) {
+			s.UID = types.UID(strings.ToUpper(uid))
+			s.Status.JobName = scanspec.JobName(s)
+			s.Status.ResultsPath = scanspec.ScanDir(s) + "/2026-11-21_23-00-00_" + cwac.AuditNameFrom(s.Name)
+		}), 100, hasResultsInScanDir | hasDefaultAuditSuffix},
+		{"a uid that is not a UUID", usual(func(s *cwacv1alpha1.CwacScan) { s.UID = "not-a-uuid" }), 100, hasOwner},
+		{"another audit name", usual(func(s *cwacv1alpha1.CwacScan) {
+			s.Status.ResultsPath = scanspec.ScanDir(s) + "/2026-11-21_23-00-00_weekly-audit"
+		}), 100, hasBinaryUID | hasResultsInScanDir},
+		{"results elsewhere", usual(func(s *cwacv1alpha1.CwacScan) { s.Status.ResultsPath = "team-b/x-12345678/2026-11-21_23-00-00_nightly-1" }),
+			100, hasBinaryUID},
+		{"only the scan directory", usual(func(s *cwacv1alpha1.CwacScan) { s.Status.ResultsPath = scanspec.ScanDir(s) + "/" }),
+			100, hasBinaryUID},
+		{"only the audit name", usual(func(s *cwacv1alpha1.CwacScan) {
+			s.Status.ResultsPath = scanspec.ScanDir(s) + "/_" + cwac.AuditNameFrom(s.Name)
+		}), 100, hasBinaryUID | hasResultsInScanDir},
+		{"no results", usual(func(s *cwacv1alpha1.CwacScan) { s.Status.ResultsPath = "" }), 100, hasBinaryUID},
+		{"two owners", usual(func(s *cwacv1alpha1.CwacScan) { s.OwnerReferences = append(s.OwnerReferences, second) }), 100, hasOwner},
+		{"no owner", usual(func(s *cwacv1alpha1.CwacScan) { s.OwnerReferences = nil }), 100, hasBinaryUID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := compactScan(tt.scan)
+			if f == nil {
+				t.Fatal("not made into a record")
+			}
+			if len(f.text) > tt.maxText || f.has&tt.wantFlag != tt.wantFlag {
+				t.Errorf("text %q (%d bytes, want at most %d), flags %b (want %b among them)", f.text, len(f.text), tt.maxText, f.has, tt.wantFlag)
+			}
+			got := f.scan()
+			if got.UID != tt.scan.UID || f.GetUID() != tt.scan.UID || got.Status.ResultsPath != tt.scan.Status.ResultsPath ||
+				got.Status.JobName != tt.scan.Status.JobName || !reflect.DeepEqual(got.OwnerReferences, tt.scan.OwnerReferences) ||
+				!reflect.DeepEqual(got.DeletionTimestamp, tt.scan.DeletionTimestamp) || !reflect.DeepEqual(f.GetDeletionTimestamp(), tt.scan.DeletionTimestamp) {
+				t.Errorf("read back uid %q, results %q, job %q, owners %v, deleted %v; want %q, %q, %q, %v, %v", got.UID, got.Status.ResultsPath,
+					got.Status.JobName, got.OwnerReferences, got.DeletionTimestamp, tt.scan.UID, tt.scan.Status.ResultsPath, tt.scan.Status.JobName,
+					tt.scan.OwnerReferences, tt.scan.DeletionTimestamp)
+			}
+		})
+	}
+}
+
+// TestFinishedScanTooLongStaysWhole: a scan whose strings would not fit a
+// record's 64 KiB of text is cached whole (a results path is written by a
+// scan pod, so its length is not the operator's to promise).
+func TestFinishedScanTooLongStaysWhole(t *testing.T) {
+	s := wholeScan(cwacv1alpha1.PhaseComplete)
+	s.Status.ResultsPath = strings.Repeat("a", maxRecordText)
+	if f := compactScan(s); f != nil {
+		t.Fatalf("a record of %d bytes of text", len(f.text))
+	}
+	cached, err := slimFinishedScans(s)
+	if err != nil || cached != s {
+		t.Errorf("cached as %T (%v), want the scan itself", cached, err)
+	}
+	s.Status.ResultsPath = strings.Repeat("a", maxRecordText-len(s.Name)-len(s.UID)-len(s.ResourceVersion)-len(s.Annotations[cwacv1alpha1.AnnotationScheduledTime]))
+	if f := compactScan(s); f == nil || f.scan().Status.ResultsPath != s.Status.ResultsPath {
+		t.Error("a scan whose text just fits was not made into a record read back whole")
 	}
 }
