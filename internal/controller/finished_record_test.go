@@ -131,7 +131,9 @@ func TestFinishedScanLeavesOutWhatItCanMake(t *testing.T) {
 		{"another audit name", usual(func(s *cwacv1alpha1.CwacScan) {
 			s.Status.ResultsPath = scanspec.ScanDir(s) + "/2026-11-21_23-00-00_weekly-audit"
 		}), 100, hasBinaryUID | hasResultsInScanDir},
-		{"results elsewhere", usual(func(s *cwacv1alpha1.CwacScan) { s.Status.ResultsPath = "team-b/x-12345678/2026-11-21_23-00-00_nightly-1" }),
+		{"results elsewhere", usual(func(s *cwacv1alpha1.CwacScan) {
+			s.Status.ResultsPath = "team-b/x-12345678/2026-11-21_23-00-00_nightly-1"
+		}),
 			100, hasBinaryUID},
 		{"only the scan directory", usual(func(s *cwacv1alpha1.CwacScan) { s.Status.ResultsPath = scanspec.ScanDir(s) + "/" }),
 			100, hasBinaryUID},
