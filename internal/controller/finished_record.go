@@ -149,23 +149,7 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 	if s.CreationTimestamp.IsZero() {
 		f.created = 0
 	}
-	var text [textFields]string
-	text[textName], text[textResourceVersion] = s.Name, s.ResourceVersion
-	if u, err := uuid.Parse(string(s.UID)); err == nil && u.String() == string(s.UID) {
-		f.uid, f.has = u, f.has|hasBinaryUID
-	} else {
-		text[textUID] = string(s.UID)
-	}
-	text[textResultsPath] = s.Status.ResultsPath
-	if rel, ok := strings.CutPrefix(s.Status.ResultsPath, scanspec.ScanDir(s)+"/"); ok && rel != "" {
-		text[textResultsPath], f.has = rel, f.has|hasResultsInScanDir
-		if short, ok := strings.CutSuffix(rel, "_"+cwac.AuditNameFrom(s.Name)); ok && short != "" {
-			text[textResultsPath], f.has = short, f.has|hasDefaultAuditSuffix
-		}
-	}
-	if s.Status.JobName != scanspec.JobName(s) {
-		text[textJobName], f.has = s.Status.JobName, f.has|hasJobName
-	}
+	text := f.keepText(s)
 	if t := s.Status.StartTime; t != nil {
 		f.started, f.has = t.UnixNano(), f.has|hasStarted
 	}
@@ -180,9 +164,6 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 	}
 	if s.Status.Failure != nil {
 		f.reason, f.has = unique.Make(s.Status.Failure.Reason), f.has|hasFailure
-	}
-	if v, ok := s.Annotations[cwacv1alpha1.AnnotationScheduledTime]; ok {
-		text[textScheduledTime], f.has = v, f.has|hasScheduledTime
 	}
 	size := 0
 	for _, t := range text {
@@ -227,6 +208,31 @@ func compactScan(s *cwacv1alpha1.CwacScan) *finishedScan {
 		f.rare = rare
 	}
 	return f
+}
+
+// keepText is what f keeps of s's own strings, each in text's order,
+// leaving out what can be made again from the rest (see text).
+func (f *finishedScan) keepText(s *cwacv1alpha1.CwacScan) (text [textFields]string) {
+	text[textName], text[textResourceVersion] = s.Name, s.ResourceVersion
+	if u, err := uuid.Parse(string(s.UID)); err == nil && u.String() == string(s.UID) {
+		f.uid, f.has = u, f.has|hasBinaryUID
+	} else {
+		text[textUID] = string(s.UID)
+	}
+	text[textResultsPath] = s.Status.ResultsPath
+	if rel, ok := strings.CutPrefix(s.Status.ResultsPath, scanspec.ScanDir(s)+"/"); ok && rel != "" {
+		text[textResultsPath], f.has = rel, f.has|hasResultsInScanDir
+		if short, ok := strings.CutSuffix(rel, "_"+cwac.AuditNameFrom(s.Name)); ok && short != "" {
+			text[textResultsPath], f.has = short, f.has|hasDefaultAuditSuffix
+		}
+	}
+	if s.Status.JobName != scanspec.JobName(s) {
+		text[textJobName], f.has = s.Status.JobName, f.has|hasJobName
+	}
+	if v, ok := s.Annotations[cwacv1alpha1.AnnotationScheduledTime]; ok {
+		text[textScheduledTime], f.has = v, f.has|hasScheduledTime
+	}
+	return text
 }
 
 // scan is the CwacScan f stands for: what the cache kept of it, every

@@ -178,7 +178,8 @@ func TestFinishedScanTooLongStaysWhole(t *testing.T) {
 	if err != nil || cached != s {
 		t.Errorf("cached as %T (%v), want the scan itself", cached, err)
 	}
-	s.Status.ResultsPath = strings.Repeat("a", maxRecordText-len(s.Name)-len(s.UID)-len(s.ResourceVersion)-len(s.Annotations[cwacv1alpha1.AnnotationScheduledTime]))
+	others := len(s.Name) + len(s.UID) + len(s.ResourceVersion) + len(s.Annotations[cwacv1alpha1.AnnotationScheduledTime])
+	s.Status.ResultsPath = strings.Repeat("a", maxRecordText-others)
 	if f := compactScan(s); f == nil || f.scan().Status.ResultsPath != s.Status.ResultsPath {
 		t.Error("a scan whose text just fits was not made into a record read back whole")
 	}

@@ -48,7 +48,7 @@ func TestCachedScansWatchingNamespaces(t *testing.T) {
 	var lastErr error
 	waitFor(t, "the watched namespace's two scans listed", func() (bool, error) {
 		scans, err := cachedScans(ctxT(t), mgr.GetCache())
-		names, lastErr = nil, err
+		names, lastErr = make([]string, 0, len(scans)), err
 		for _, s := range scans {
 			names = append(names, s.Name+"/"+string(s.Status.Phase))
 		}
