@@ -42,7 +42,7 @@ import (
 // condition's reason is failure's; a scan that starts and finishes in one
 // update has its queue wait counted from its creation, not its admission),
 // the rest of the summary. What is left is held as a finishedScan
-// (finished_record.go), not a CwacScan: about 520 bytes a scan with the
+// (finished_record.go), not a CwacScan: about 400 bytes a scan with the
 // cache's index entries, where a CwacScan holding the same took 1.5 KiB
 // (640 bytes of it the type's empty fields). The informer lists scans in
 // pages, slimming each page before the next (pagedlist.go), so the first
