@@ -134,7 +134,8 @@ func main() {
 	if err != nil {
 		exit("building the cache's API client", err)
 	}
-	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), NewInformer: controller.NewInformer, HTTPClient: watches}
+	informers := controller.NewInformers()
+	cacheOpts := cache.Options{ByObject: controller.CacheByObject(), NewInformer: informers.New, HTTPClient: watches}
 	var namespaces []string
 	for _, ns := range strings.Split(watchNamespaces, ",") {
 		if ns = strings.TrimSpace(ns); ns != "" {
@@ -165,7 +166,7 @@ func main() {
 	}); err != nil {
 		exit("setting up controller", err)
 	}
-	if _, err := controller.SetupMetrics(mgr, ctrlmetrics.Registry); err != nil {
+	if _, err := controller.SetupMetricsWith(mgr, ctrlmetrics.Registry, informers); err != nil {
 		exit("setting up metrics", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

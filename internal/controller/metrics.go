@@ -47,9 +47,18 @@ func MetricsServerOptions(bindAddress string, secure bool, certDir string) metri
 // so a standby replica's scrape counts nothing twice. The returned function
 // unregisters them (tests that start several managers).
 func SetupMetrics(mgr ctrl.Manager, reg prometheus.Registerer) (unregister func(), err error) {
+	return SetupMetricsWith(mgr, reg, nil)
+}
+
+// SetupMetricsWith is SetupMetrics for a manager whose cache made its
+// informers with informers.New (cmd/manager), whose stores the gauges
+// read whichever way the operator watches; nil: as SetupMetrics.
+func SetupMetricsWith(mgr ctrl.Manager, reg prometheus.Registerer, informers *Informers) (unregister func(), err error) {
 	log := mgr.GetLogger().WithName("metrics")
 	collector := &metrics.ScanCollector{
-		List: func(ctx context.Context) ([]*cwacv1alpha1.CwacScan, error) { return cachedScans(ctx, mgr.GetCache()) },
+		List: func(ctx context.Context) ([]*cwacv1alpha1.CwacScan, error) {
+			return cachedScans(ctx, mgr.GetCache(), informers)
+		},
 		Active: func() bool {
 			select {
 			case <-mgr.Elected():
@@ -124,26 +133,38 @@ func (o *scanObserver) Start(ctx context.Context) error {
 	return nil
 }
 
-// cachedScans are the CwacScans of the informer's store, read and never
-// changed: a scan not yet finished is the cached object itself, a finished
-// one the CwacScan its compact record stands for (scanOf), made once. A
-// scrape (every few seconds) thus neither deep-copies the scans nor copies
-// each into a list, as the cache's List does. A cache whose informer has
-// no one store to read (one informer per namespace, with
-// --watch-namespaces) is listed with copies: a list without them would
-// have to hold the cache's own objects, and a finished scan's is not a
-// CwacScan.
-func cachedScans(ctx context.Context, c cache.Cache) ([]*cwacv1alpha1.CwacScan, error) {
-	inf, err := c.GetInformer(ctx, &cwacv1alpha1.CwacScan{}, cache.BlockUntilSynced(false))
-	if err != nil {
-		return nil, err
+// cachedScans are the CwacScans of the informers' stores (those informers
+// made, else the cache's one CwacScan informer), read and never changed: a
+// scan not yet finished is the cached object itself, a finished one the
+// CwacScan its compact record stands for (scanOf), made once. A scrape
+// (every few seconds) thus neither deep-copies the scans nor copies each
+// into a list, as the cache's List does. A cache with no store to read
+// (one informer per namespace, with --watch-namespaces, not made by
+// informers) is listed with copies: a list without them would have to hold
+// the cache's own objects, and a finished scan's is not a CwacScan.
+func cachedScans(ctx context.Context, c cache.Cache, informers *Informers) ([]*cwacv1alpha1.CwacScan, error) {
+	stores, ok := informers.scanStores()
+	if !ok {
+		inf, err := c.GetInformer(ctx, &cwacv1alpha1.CwacScan{}, cache.BlockUntilSynced(false))
+		if err != nil {
+			return nil, err
+		}
+		if st, isStore := inf.(interface{ GetStore() toolscache.Store }); isStore && inf.HasSynced() {
+			stores, ok = []toolscache.Store{st.GetStore()}, true
+		}
 	}
-	if st, ok := inf.(interface{ GetStore() toolscache.Store }); ok && inf.HasSynced() {
-		items := st.GetStore().List()
-		out := make([]*cwacv1alpha1.CwacScan, 0, len(items))
-		for _, it := range items {
-			if scan, ok := scanOf(it); ok {
-				out = append(out, scan)
+	if ok {
+		lists, n := make([][]any, len(stores)), 0
+		for i, st := range stores {
+			lists[i] = st.List()
+			n += len(lists[i])
+		}
+		out := make([]*cwacv1alpha1.CwacScan, 0, n)
+		for _, items := range lists {
+			for _, it := range items {
+				if scan, isScan := scanOf(it); isScan {
+					out = append(out, scan)
+				}
 			}
 		}
 		return out, nil

@@ -32,7 +32,7 @@ func TestCachedScansAreTheCachesOwn(t *testing.T) {
 	scan := createScan(t, ns, "listed", simpleSpec())
 	listed := func() *cwacv1alpha1.CwacScan {
 		t.Helper()
-		scans, err := cachedScans(ctx, c)
+		scans, err := cachedScans(ctx, c, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
