@@ -23,9 +23,8 @@ const (
 	EventThresholdsRecovered NotificationEvent = "ThresholdsRecovered"
 	// EventNewIssues: the scan has issues its baseline did not have.
 	EventNewIssues NotificationEvent = "NewIssues"
-	// EventScoreDropped: the scan's score, or an organisation's, fell by
-	// more than the receiver's scoreDrop against the scan it is compared
-	// with.
+	// EventScoreDropped: the scan's score fell by more than the
+	// receiver's scoreDrop against the scan it is compared with.
 	EventScoreDropped NotificationEvent = "ScoreDropped"
 	// EventScanIncomplete: the scan completed without some of its sites
 	// (unscanned, blocked by the target policy, or in failed shards) that
@@ -93,8 +92,8 @@ type NotificationReceiver struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=7
 	Events []NotificationEvent `json:"events"`
-	// scoreDrop is how many points (of 100) the scan's score, or an
-	// organisation's, must fall for ScoreDropped; 5 when unset.
+	// scoreDrop is how many points (of 100) the score must fall for
+	// ScoreDropped; 5 when unset.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
