@@ -129,7 +129,7 @@ func main() {
 	// scans, and list scans in pages (internal/controller/pagedlist.go), on
 	// a connection to the API server of the cache's own
 	// (internal/controller/cacheconn.go).
-	restConfig := ctrl.GetConfigOrDie()
+	restConfig := controller.RequestsInParallel(ctrl.GetConfigOrDie())
 	watches, err := controller.CacheHTTPClient(restConfig)
 	if err != nil {
 		exit("building the cache's API client", err)

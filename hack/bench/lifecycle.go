@@ -55,8 +55,8 @@ func (publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr
 // startOperator runs the operator's controllers in this process, as
 // cmd/manager wires them, on cfg (the operator's own user), caching only ns.
 func startOperator(cfg *rest.Config, api *apiServer, ns string, maxScans int) (stop func(), err error) {
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS = -1 // as ctrl.GetConfig leaves it for cmd/manager: the API server's flow control, no client-side limit
+	cfg = controller.RequestsInParallel(cfg) // as cmd/manager
+	cfg.QPS = -1                             // as ctrl.GetConfig leaves it for cmd/manager: the API server's flow control, no client-side limit
 	watches, err := controller.CacheHTTPClient(cfg)
 	if err != nil {
 		return nil, err

@@ -37,3 +37,16 @@ func TestCacheHTTPClientHasItsOwnTransport(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsInParallel: the operator's client asks for HTTP/1.1 only,
+// on a copy of the config.
+func TestRequestsInParallel(t *testing.T) {
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+	got := RequestsInParallel(cfg)
+	if len(got.NextProtos) != 1 || got.NextProtos[0] != "http/1.1" {
+		t.Errorf("next protocols %v, want only http/1.1", got.NextProtos)
+	}
+	if cfg.NextProtos != nil {
+		t.Errorf("the caller's config was changed: %v", cfg.NextProtos)
+	}
+}
