@@ -242,7 +242,7 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 	s := &cwacv1alpha1.CwacScan{
 		TypeMeta: metav1.TypeMeta{APIVersion: cwacv1alpha1.GroupVersion.String(), Kind: scanKind},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: f.field(textName), Namespace: f.namespace.Value(), UID: f.getUID(),
+			Name: f.field(textName), Namespace: f.namespace.Value(), UID: f.GetUID(),
 			ResourceVersion: f.field(textResourceVersion), Generation: f.generation,
 		},
 		Spec: cwacv1alpha1.CwacScanSpec{ResultsPolicy: cwacv1alpha1.ResultsPolicy(f.resultsPolicy.Value()), Shards: f.shards},
@@ -314,14 +314,6 @@ func (f *finishedScan) scan() *cwacv1alpha1.CwacScan {
 	return s
 }
 
-// getUID is the scan's uid, from its 16 bytes or its text.
-func (f *finishedScan) getUID() types.UID {
-	if f.has&hasBinaryUID != 0 {
-		return types.UID(uuid.UUID(f.uid).String())
-	}
-	return types.UID(f.field(textUID))
-}
-
 // unixNano is a time read from the cache: local, as the API's are decoded.
 func unixNano(ns int64) metav1.Time { return metav1.NewTime(time.Unix(0, ns)) }
 
@@ -358,7 +350,14 @@ func (f *finishedScan) GetObjectKind() schema.ObjectKind { return schema.EmptyOb
 func (f *finishedScan) GetNamespace() string    { return f.namespace.Value() }
 func (f *finishedScan) GetName() string         { return f.field(textName) }
 func (f *finishedScan) GetGenerateName() string { return "" }
-func (f *finishedScan) GetUID() types.UID       { return f.getUID() }
+
+// GetUID is the scan's uid, from its 16 bytes or its text.
+func (f *finishedScan) GetUID() types.UID {
+	if f.has&hasBinaryUID != 0 {
+		return types.UID(uuid.UUID(f.uid).String())
+	}
+	return types.UID(f.field(textUID))
+}
 func (f *finishedScan) GetResourceVersion() string {
 	return f.field(textResourceVersion)
 }

@@ -234,6 +234,12 @@ func (r *CwacScanReconciler) deleteMergePod(ctx context.Context, scan *cwacv1alp
 // updates (deletion, a TTL cannot be added to a finished scan's immutable
 // spec) come as updates, which always pass.
 func idleWhenListed(o client.Object) bool {
-	scan, ok := scanOf(o)
-	return ok && scan.Status.Phase.Finished() && scan.Spec.TTLSecondsAfterFinished == nil && scan.DeletionTimestamp == nil
+	switch s := o.(type) {
+	case *finishedScan: // finished by construction; read without making its CwacScan
+		return s != nil && s.has&(hasTTL|hasDeleted) == 0
+	case *cwacv1alpha1.CwacScan:
+		return s != nil && s.Status.Phase.Finished() && s.Spec.TTLSecondsAfterFinished == nil && s.DeletionTimestamp == nil
+	default:
+		return false
+	}
 }
