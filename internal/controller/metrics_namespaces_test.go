@@ -3,7 +3,6 @@
 package controller
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -49,15 +48,7 @@ func TestCachedScansWatchingNamespaces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- mgr.Start(ctx) }()
-			t.Cleanup(func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Errorf("manager: %v", err)
-				}
-			})
+			runManager(t, mgr)
 			if _, err := mgr.GetCache().GetInformer(ctxT(t), &cwacv1alpha1.CwacScan{}); err != nil {
 				t.Fatal(err)
 			}

@@ -63,16 +63,8 @@ func startManagerWithMetrics(t *testing.T, addr string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-		unregister()
-	})
+	t.Cleanup(unregister) // after the manager stops (cleanups run last first)
+	runManager(t, mgr)
 }
 
 // metricsToken makes a service account in ns and returns its token; with

@@ -3,7 +3,6 @@
 package controller
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -121,20 +120,7 @@ func startNotifier(t *testing.T, o NotifyOptions) (stop func()) {
 	if err := SetupNotifications(mgr, o, nil, true); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return runManager(t, mgr)
 }
 
 // endScan creates a scan and sets its ending as the scan controller would.

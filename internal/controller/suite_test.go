@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,19 +144,24 @@ func startManagerOn(t *testing.T, c *rest.Config, o Options) (stop func()) {
 	if err := Setup(mgr, o); err != nil {
 		t.Fatal(err)
 	}
+	return runManager(t, mgr)
+}
+
+// runManager starts mgr until the test ends or stop is called (once;
+// later calls do nothing), failing the test if it stops with an error.
+func runManager(t *testing.T, mgr ctrl.Manager) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	var once bool
+	var once sync.Once
 	stop = func() {
-		if once {
-			return
-		}
-		once = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		})
 	}
 	t.Cleanup(stop)
 	return stop
