@@ -272,9 +272,12 @@ func readURLsFile(path string) ([]string, []cwacv1alpha1.Site, error) {
 	return urls, sites, nil
 }
 
-// parseURLsList is readURLsFile's parser.
+// parseURLsList is readURLsFile's parser. A line ends at "\n", "\r\n" or a
+// lone "\r" (files saved by old Mac editors), so no URL it returns holds a
+// line break.
 func parseURLsList(data []byte) ([]string, []cwacv1alpha1.Site, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 	firstLine, _, _ := bytes.Cut(data, []byte("\n"))
 	header := strings.Split(strings.ToLower(strings.TrimSpace(string(firstLine))), ",")
 	for i := range header {

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,6 +131,25 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
+func TestParseURLsListLineEndings(t *testing.T) {
+	for name, data := range map[string]string{
+		"unix":    "https://a.example/\nhttps://b.example/\n",
+		"windows": "https://a.example/\r\nhttps://b.example/\r\n",
+		"old mac": "https://a.example/\rhttps://b.example/\r",
+		"mixed":   "https://a.example/\r# c\r\nhttps://b.example/",
+	} {
+		t.Run(name, func(t *testing.T) {
+			urls, sites, err := parseURLsList([]byte(data))
+			if err != nil || len(sites) != 0 {
+				t.Fatalf("sites %v, error %v", sites, err)
+			}
+			if want := []string{"https://a.example/", "https://b.example/"}; !slices.Equal(urls, want) {
+				t.Fatalf("urls %q, want %q", urls, want)
+			}
+		})
+	}
+}
+
 func TestReadURLsFileTooLarge(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.txt")
 	writeFile(t, path, strings.Repeat("#", maxURLsFileBytes+1))
@@ -148,6 +168,7 @@ func FuzzParseURLsList(f *testing.F) {
 	f.Add([]byte("https://a.example/\n# c\nhttp://b.example/x\n"))
 	f.Add([]byte("url\n\"https://a.example/\"\n"))
 	f.Add([]byte("url,organisation\nhttps://a.example/,=1\n"))
+	f.Add([]byte("0\r0"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		urls, sites, err := parseURLsList(data)
 		if err != nil {
