@@ -530,8 +530,8 @@ func quietControllerLog() {
 
 // operatorOptions size the operator's figures.
 type operatorOptions struct {
-	memoryScans, caps string
-	scans, burst      int
+	memoryScans, caps  string
+	scans, burst, each int
 }
 
 // operatorFigures starts a control plane with an audit log and measures
@@ -566,7 +566,7 @@ func operatorFigures(root, assets string, sections map[string]bool, op operatorO
 		}
 	}
 	if sections["latency"] {
-		if err := latencyFigures(ctx, api, audit, op.burst, 50, 20*time.Millisecond); err != nil {
+		if err := latencyFigures(ctx, api, audit, op.burst, op.each, 20*time.Millisecond); err != nil {
 			return err
 		}
 	}

@@ -52,6 +52,7 @@ func main() {
 	flag.StringVar(&op.caps, "request-caps", "1,2,0", "concurrency caps the requests per scan are counted at (0: uncapped)")
 	flag.IntVar(&op.scans, "request-scans", 100, "scans run at each cap")
 	flag.IntVar(&op.burst, "burst", 1000, "scans created in the burst of the create-to-Job figures")
+	flag.IntVar(&op.each, "latency-scans", 200, "scans created one at a time in each of the create-to-Job figures' other groups")
 	flag.DurationVar(&standInRun, "standin-run", standInRun, "how long a stand-in scan pod runs in the requests figures")
 	var hist historyOptions
 	flag.IntVar(&hist.orgs, "history-orgs", 1000, "organisations in the issue-history read figures")
@@ -75,6 +76,10 @@ func main() {
 	listSizes, err := intList(scans)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: -scans:", err)
+		os.Exit(2)
+	}
+	if op.each < 1 || op.burst < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -latency-scans and -burst must be at least 1")
 		os.Exit(2)
 	}
 	if err := run(newDataset(root, rows), listSizes, runs, calls, assets, queue, sections, hist, dash, op); err != nil {
