@@ -104,8 +104,10 @@ func (f *signInFixture) inChromium(t *testing.T) {
 	}
 
 	// Signing out: the signed-out page, no session cookie, and the
-	// dashboard asks to sign in again.
-	do(chromedp.Click(`form.who button[type="submit"]`), chromedp.WaitVisible("h1"))
+	// dashboard asks to sign in again. The wait is for the signed-out page's
+	// own link: the page signed out of has an h1 too, so waiting for one
+	// could end before the form's navigation did.
+	do(chromedp.Click(`form.who button[type="submit"]`), chromedp.WaitVisible(`a[href="/sign-in"]`))
 	if loc := location(ctx, t); loc != srv.URL+"/signed-out" {
 		t.Errorf("after sign-out at %s", loc)
 	}
