@@ -6,13 +6,16 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 )
 
 // referenceValues counts a valid document's values (keys included) with
-// encoding/json's own tokenizer.
+// encoding/json's own tokenizer; numbers stay text, as a number beyond
+// float64's range is still one value of a valid document.
 func referenceValues(data []byte) (int64, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	var n int64
 	for {
 		tok, err := dec.Token()
@@ -38,6 +41,7 @@ func FuzzCounter(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `[]`, `[{},{},{}]`, `{"a":[1,2,{"b":"c\"d"}],"e":null}`, `"\u00e9\\"`, `-1.5e10`, `[[[[[[]]]]]]`,
 		`{"k":"v"`, `]]`, `"unterminated`, `[tru]`, "[\"\xff\"]", `{"a":{"b":{"c":{}}}}`,
+		"2" + strings.Repeat("0", 310),
 	} {
 		f.Add([]byte(seed))
 	}
@@ -66,6 +70,12 @@ func FuzzCounter(f *testing.F) {
 		runtime.ReadMemStats(&before)
 		var v any
 		if err := json.Unmarshal(data, &v); err != nil {
+			// A number beyond float64's range: encoding/json refuses the
+			// document, clearly, and has nothing left to measure.
+			var tooBig *json.UnmarshalTypeError
+			if errors.As(err, &tooBig) && strings.HasPrefix(tooBig.Value, "number") {
+				return
+			}
 			t.Fatalf("a valid document did not decode: %v", err)
 		}
 		runtime.ReadMemStats(&after)
