@@ -44,9 +44,10 @@ type fingerprintInputs struct {
 }
 
 // fingerprint is a SHA-256, in hex, over everything a package's mutation
-// verdict depends on: every file under the package's directory and under
-// the directory of each package of this module its tests depend on (a
-// changed dependency can change which mutants the tests kill), go.mod,
+// verdict depends on: every file under the package's directory and, but for
+// their own tests, under the directory of each package of this module its
+// tests depend on (a changed dependency can change which mutants the tests
+// kill), go.mod,
 // the Go version and toolchain go.mod asks for, the path and version of
 // every other module those tests build with, the mutation scripts, the package's lines of equivalent.txt, the
 // thresholds and the build tags. root is the module's directory; pkg is
@@ -90,9 +91,19 @@ func fingerprint(root, pkg string, in fingerprintInputs) (string, error) {
 	if err := hashTree(h, root, judgeDir, false, judgeSource); err != nil {
 		return "", err
 	}
+	// A dependency's own tests are never built into this package's test
+	// binary, so they cannot change which mutants it kills: editing them
+	// (say, a fuzz test's oracle) must not send every package that imports
+	// it back to mutation testing. A dependency's testdata does count: tests
+	// read it (internal/report's read ../results/testdata).
+	notTest := func(name string) bool { return !strings.HasSuffix(name, "_test.go") }
 	for _, d := range deps {
+		keep := notTest
+		if d == pkg {
+			keep = nil
+		}
 		// The module's root package would otherwise bring in the whole tree.
-		if err := hashTree(h, root, d, d != ".", nil); err != nil {
+		if err := hashTree(h, root, d, d != ".", keep); err != nil {
 			return "", err
 		}
 	}

@@ -80,6 +80,8 @@ func TestFingerprintChangesWithWhatTheVerdictDependsOn(t *testing.T) {
 		{"a new test file", write("a/more_test.go", "package a\n"), true},
 		{"the package's testdata", write("a/testdata/in.txt", "other input\n"), true},
 		{"a dependency of the package", write("b/b.go", "package b\n\nfunc B() int { return 2 }\n"), true},
+		{"a dependency's testdata", write("b/testdata/in.txt", "input a test may read\n"), true},
+		{"a dependency's own test", write("b/b_test.go", "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {}\n"), false},
 		{"the Go version go.mod asks for", write("go.mod", strings.Replace(goMod("v1.0.0", "v1.0.0"), "go 1.22", "go 1.23", 1)), true},
 		{"the toolchain go.mod asks for", write("go.mod", goMod("v1.0.0", "v1.0.0")+"\ntoolchain go1.22.1\n"), true},
 		{"the version of a module the tests build with", write("go.mod", goMod("v1.1.0", "v1.0.0")), true},
