@@ -133,7 +133,7 @@ func (r *CwacScanReconciler) Reconcile(ctx context.Context, req ctrl.Request) (r
 	if err != nil || job == nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.observeJob(ctx, scan, job)
+	return r.observeJob(ctx, scan, job)
 }
 
 // expire deletes a finished scan once spec.ttlSecondsAfterFinished has
@@ -328,21 +328,25 @@ func (r *CwacScanReconciler) markStarted(scan *cwacv1alpha1.CwacScan, job *batch
 
 // observeJob mirrors the Job and its pod into status: Running when CWAC runs;
 // Degraded=True while the pod is stuck waiting (image pull, config error);
-// Complete or Failed with the reason when the Job ends.
-func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job) error {
+// Complete or Failed with the reason when the Job ends, once the pod's
+// termination has reached the cache (podSettling).
+func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job) (ctrl.Result, error) {
 	if sharded(scan) {
-		return r.observeShards(ctx, scan, job)
+		return ctrl.Result{}, r.observeShards(ctx, scan, job)
 	}
 	pod, err := r.scanPod(ctx, job)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	if cond, finished := jobFinished(job); finished {
+		if wait := podSettling(cond, pod, r.clock()); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
 		r.writeEnding(scan, scanstatus.End(observedEnd(scan, job, cond, pod)))
-		return nil
+		return ctrl.Result{}, nil
 	}
 	r.observePod(scan, pod, scanpod.ContainerName)
-	return nil
+	return ctrl.Result{}, nil
 }
 
 // observePod mirrors a running scan pod (or the merge pod, by its

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -399,4 +400,55 @@ func readFixture(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestJobEndBeforePodEnd: Jobs and pods reach the operator through separate
+// watches, so a Job's failure can be seen before its pod's termination. The
+// scan waits for the pod's (its report names the cause), and ends without
+// it only once the pod has had podSettleGrace to report.
+func TestJobEndBeforePodEnd(t *testing.T) {
+	startManager(t, 0)
+	ns := newNamespace(t)
+	crash := report(scanpod.Report{Outcome: scanpod.OutcomeCWACFailed, ExitCode: 1,
+		StderrTail: "Traceback (most recent call last):\nLookupError: Resource cmudict not found."})
+	runningScan := func(name string) (*batchv1.Job, *corev1.Pod) {
+		createScan(t, ns, name, simpleSpec())
+		job := waitJob(t, ns, name)
+		pod := startPod(t, job, runningStatus())
+		waitPhase(t, ns, name, cwacv1alpha1.PhaseRunning)
+		return job, pod
+	}
+	failedReason := func(s *cwacv1alpha1.CwacScan) string {
+		if c := meta.FindStatusCondition(s.Status.Conditions, cwacv1alpha1.ConditionFailed); c != nil {
+			return c.Reason
+		}
+		return ""
+	}
+
+	t.Run("the pod's termination comes after the Job's end", func(t *testing.T) {
+		job, pod := runningScan("pod-late")
+		finishJob(t, job, false, batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit")
+		time.Sleep(time.Second)
+		if s := getScan(t, ns, "pod-late"); s.Status.Phase != cwacv1alpha1.PhaseRunning {
+			t.Fatalf("ended before its pod's termination: phase %s, %q", s.Status.Phase, s.Status.Message)
+		}
+		setPodStatus(t, pod, terminatedStatus(1, "Error", crash))
+		s := waitPhase(t, ns, "pod-late", cwacv1alpha1.PhaseFailed)
+		if got := failedReason(s); got != cwacv1alpha1.ReasonCWACExitedNonZero || !strings.Contains(s.Status.Message, "LookupError") {
+			t.Errorf("Failed reason %q, message %q: want %s naming the cause", got, s.Status.Message, cwacv1alpha1.ReasonCWACExitedNonZero)
+		}
+	})
+
+	t.Run("a pod that never reports: the scan ends after the grace", func(t *testing.T) {
+		job, _ := runningScan("pod-silent")
+		finishJob(t, job, false, batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit")
+		start := time.Now()
+		s := waitPhase(t, ns, "pod-silent", cwacv1alpha1.PhaseFailed)
+		if got := failedReason(s); got != cwacv1alpha1.ReasonJobFailed {
+			t.Errorf("Failed reason %q, want %s", got, cwacv1alpha1.ReasonJobFailed)
+		}
+		if waited := time.Since(start); waited < podSettleGrace/2 {
+			t.Errorf("ended %v after the Job, before the pod had its grace (%v)", waited, podSettleGrace)
+		}
+	})
 }

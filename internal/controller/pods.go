@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +42,29 @@ func jobFinished(job *batchv1.Job) (batchv1.JobCondition, bool) {
 		}
 	}
 	return batchv1.JobCondition{}, false
+}
+
+// podSettleGrace is how long a finished Job's ending waits for its pod's
+// termination to reach the cache.
+const podSettleGrace = 5 * time.Second
+
+// podSettling says how long to wait before ending a scan whose Job has
+// finished (cond) while the cached pod's scan container shows no
+// termination yet: Jobs and pods come through separate watches, so the
+// Job's end can arrive before the pod's, and ending then would lose the
+// termination report (the summary, or a failure's cause) for good. It
+// waits at most podSettleGrace from the Job's end, by now; the pod's own
+// update wakes the scan sooner. No pod at all, or one whose termination is
+// cached, waits nothing: there is nothing more to come.
+func podSettling(cond batchv1.JobCondition, pod *corev1.Pod, now time.Time) time.Duration {
+	if pod == nil || lastTermination(pod, scanpod.ContainerName) != nil {
+		return 0
+	}
+	since := now.Sub(cond.LastTransitionTime.Time)
+	if since < 0 {
+		since = 0 // a clock behind the API server's waits the grace, no more
+	}
+	return max(podSettleGrace-since, 0)
 }
 
 // stuckReason reports a container (init or main) stuck waiting for a reason
