@@ -332,7 +332,7 @@ func (r *CwacScanReconciler) markStarted(scan *cwacv1alpha1.CwacScan, job *batch
 // termination has reached the cache (podSettling).
 func (r *CwacScanReconciler) observeJob(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job) (ctrl.Result, error) {
 	if sharded(scan) {
-		return ctrl.Result{}, r.observeShards(ctx, scan, job)
+		return r.observeShards(ctx, scan, job)
 	}
 	pod, err := r.scanPod(ctx, job)
 	if err != nil {

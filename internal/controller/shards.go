@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -32,23 +33,23 @@ func sharded(scan *cwacv1alpha1.CwacScan) bool { return scan.Spec.ShardCount() >
 // scan. When the Job ends it merges the shards' results (mergeShards), or,
 // when a failed shard fails the scan, ends it Failed with that shard's
 // reason (failShards).
-func (r *CwacScanReconciler) observeShards(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job) error {
+func (r *CwacScanReconciler) observeShards(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job) (ctrl.Result, error) {
 	failed := countShards(scan, job)
 	cond, finished := jobFinished(job)
 	if !finished {
 		pod, err := r.scanPod(ctx, job)
 		if err != nil {
-			return err
+			return ctrl.Result{}, err
 		}
 		r.observePod(scan, pod, scanpod.ContainerName)
-		return nil
+		return ctrl.Result{}, nil
 	}
 	partial := scan.Spec.ShardFailurePolicy == cwacv1alpha1.ShardFailurePolicyPartial &&
 		cond.Reason == batchv1.JobReasonFailedIndexes && job.Status.Succeeded > 0
 	if cond.Type == batchv1.JobFailed && !partial {
 		return r.failShards(ctx, scan, job, cond, failed)
 	}
-	return r.mergeShards(ctx, scan, failed)
+	return ctrl.Result{}, r.mergeShards(ctx, scan, failed)
 }
 
 // countShards mirrors the Indexed Job's counts into status.shards and
@@ -74,29 +75,42 @@ func countShards(scan *cwacv1alpha1.CwacScan, job *batchv1.Job) scanpod.ShardLis
 // without its failed shards: Failed with the reason of the shard that
 // failed first (status.message begins "shard <index>:"), or the Job's own
 // reason (a deadline), and ShardsFailed=True naming the failed shards.
+// While no shard pod has failed in the cache and one has not ended there,
+// it waits for that pod as a one-pod scan does (podSettling).
 func (r *CwacScanReconciler) failShards(ctx context.Context, scan *cwacv1alpha1.CwacScan, job *batchv1.Job,
-	cond batchv1.JobCondition, failed scanpod.ShardList) error {
-	pod, err := r.firstFailedShard(ctx, job)
+	cond batchv1.JobCondition, failed scanpod.ShardList) (ctrl.Result, error) {
+	pod, unended, err := r.firstFailedShard(ctx, job)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
+	}
+	if pod == nil {
+		if wait := podSettling(cond, unended, r.clock()); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
 	}
 	r.writeEnding(scan, scanstatus.End(observedEnd(scan, job, cond, pod)))
 	r.markShardsFailed(scan, failed)
-	return nil
+	return ctrl.Result{}, nil
 }
 
 // firstFailedShard is the pod of the shard that failed first (the others
-// of a Fail policy were stopped because of it), or nil.
-func (r *CwacScanReconciler) firstFailedShard(ctx context.Context, job *batchv1.Job) (*corev1.Pod, error) {
+// of a Fail policy were stopped because of it), or nil; and a pod of the
+// Job that has not ended in the cache, or nil.
+func (r *CwacScanReconciler) firstFailedShard(ctx context.Context, job *batchv1.Job) (first, unended *corev1.Pod, err error) {
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingFields{indexPodJob: job.Name}); err != nil {
-		return nil, fmt.Errorf("listing pods of Job %s: %w", job.Name, err)
+		return nil, nil, fmt.Errorf("listing pods of Job %s: %w", job.Name, err)
 	}
-	var first *corev1.Pod
 	var firstEnd metav1.Time
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if !metav1.IsControlledBy(p, job) || p.Status.Phase != corev1.PodFailed {
+		if !metav1.IsControlledBy(p, job) {
+			continue
+		}
+		if p.Status.Phase != corev1.PodFailed {
+			if p.Status.Phase != corev1.PodSucceeded {
+				unended = p
+			}
 			continue
 		}
 		end := p.CreationTimestamp
@@ -107,7 +121,7 @@ func (r *CwacScanReconciler) firstFailedShard(ctx context.Context, job *batchv1.
 			first, firstEnd = p, end
 		}
 	}
-	return first, nil
+	return first, unended, nil
 }
 
 // mergeShards runs the merge pod once every shard has ended and ends the

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -80,6 +81,30 @@ func TestShardedScan(t *testing.T) {
 	t.Run("Partial merges the shards that succeeded and names the one that failed", func(t *testing.T) { partialShards(t, ns) })
 	t.Run("Fail ends the scan with the first failed shard's reason and merges nothing", func(t *testing.T) { failedShard(t, ns) })
 	t.Run("a merge that fails fails the scan and keeps the shards' results", func(t *testing.T) { failedMerge(t, ns) })
+	t.Run("Fail waits for the failed shard's pod when the Job's failure comes first", func(t *testing.T) { failedShardPodLate(t, ns) })
+}
+
+// failedShardPodLate: the Indexed Job's failure reaches the operator before
+// the failed shard pod's termination (separate watches); the scan waits
+// for it and ends with that shard's reason, not the Job's.
+func failedShardPodLate(t *testing.T, ns string) {
+	createScan(t, ns, "fail-late", shardedSpec(""))
+	job := waitJob(t, ns, "fail-late")
+	startShard(t, job, 0, runningStatus())
+	late := startShard(t, job, 1, runningStatus())
+	waitPhase(t, ns, "fail-late", cwacv1alpha1.PhaseRunning)
+	setShards(t, job, 0, "", "1", true, batchv1.JobReasonMaxFailedIndexesExceeded)
+	time.Sleep(time.Second)
+	if s := getScan(t, ns, "fail-late"); s.Status.Phase != cwacv1alpha1.PhaseRunning {
+		t.Fatalf("ended before its failed shard's pod did: phase %s, %q", s.Status.Phase, s.Status.Message)
+	}
+	setPodStatus(t, late, terminatedStatus(scanpod.ExitRunnerError, "Error", report(scanpod.Report{
+		Outcome: scanpod.OutcomeRunnerError, ExitCode: scanpod.ExitRunnerError, Message: "runner: the disk is full",
+	})))
+	failed := waitPhase(t, ns, "fail-late", cwacv1alpha1.PhaseFailed)
+	if !strings.HasPrefix(failed.Status.Message, "shard 1: runner: the disk is full") {
+		t.Errorf("message %q: want it to name shard 1 and its reason", failed.Status.Message)
+	}
 }
 
 func partialShards(t *testing.T, ns string) {
