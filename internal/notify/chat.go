@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -54,10 +55,13 @@ func details(p *Payload) []string {
 		}
 	}
 	if s := p.Score; s != nil {
-		if s.Drop > 0 {
-			add("Score: %.1f → %.1f (fell %.1f; notified above %d)", s.Previous, s.Current, s.Drop, s.Threshold)
-		} else {
-			add("Score: %.1f → %.1f (organisations notified when they fall more than %d)", s.Previous, s.Current, s.Threshold)
+		switch {
+		case s.Previous == nil:
+			add("Score: %.1f (the scan compared with is gone; organisations notified when they fall more than %d)", s.Current, s.Threshold)
+		case s.Drop > 0:
+			add("Score: %.1f → %.1f (fell %.1f; notified above %d)", *s.Previous, s.Current, s.Drop, s.Threshold)
+		default:
+			add("Score: %.1f → %.1f (organisations notified when they fall more than %d)", *s.Previous, s.Current, s.Threshold)
 		}
 		for _, o := range s.Organisations {
 			add("• %s: %.1f → %.1f (fell %.1f)", o.Organisation, o.Previous, o.Current, o.Drop)
@@ -91,7 +95,7 @@ func details(p *Payload) []string {
 
 func impacts(m map[string]int64) string {
 	var parts []string
-	for _, i := range ImpactOrder {
+	for _, i := range results.Impacts() {
 		if n, ok := m[i]; ok && n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", i, n))
 		}
@@ -118,10 +122,9 @@ func Slack(p *Payload) map[string]any {
 		section := map[string]any{keyType: "mrkdwn", keyText: textcap.Head(slackEscape.Replace(body), slackSectionMax)}
 		blocks = append(blocks, map[string]any{keyType: "section", keyText: section})
 	}
-	if p.Links != nil && p.Links.Dashboard != "" {
-		context += " · <" + slackEscape.Replace(p.Links.Dashboard) + "|dashboard>"
-	} else {
-		context = slackEscape.Replace(context)
+	context = slackEscape.Replace(context)
+	for _, l := range links(p) {
+		context += " · <" + slackEscape.Replace(l.url) + "|" + l.short + ">"
 	}
 	blocks = append(blocks, map[string]any{keyType: "context", "elements": []any{map[string]any{keyType: "mrkdwn", keyText: context}}})
 	return map[string]any{keyText: slackEscape.Replace(textcap.Head(p.Title, slackSectionMax)), "blocks": blocks}
@@ -150,8 +153,12 @@ func Teams(p *Payload) map[string]any {
 		"version": "1.4",
 		"body":    body,
 	}
-	if p.Links != nil && p.Links.Dashboard != "" {
-		card["actions"] = []any{map[string]any{keyType: "Action.OpenUrl", keyTitle: "Open the dashboard", "url": p.Links.Dashboard}}
+	var actions []any
+	for _, l := range links(p) {
+		actions = append(actions, map[string]any{keyType: "Action.OpenUrl", keyTitle: l.title, "url": l.url})
+	}
+	if actions != nil {
+		card["actions"] = actions
 	}
 	return map[string]any{
 		keyType: "message",
@@ -160,4 +167,25 @@ func Teams(p *Payload) map[string]any {
 			"content":     card,
 		}},
 	}
+}
+
+// link is one of a payload's links as a chat message shows it.
+type link struct{ short, title, url string }
+
+// links are the payload's links, the most specific first.
+func links(p *Payload) []link {
+	if p.Links == nil {
+		return nil
+	}
+	var out []link
+	for _, l := range []link{
+		{"report", "Open the report", p.Links.Report},
+		{"scan", "Open the scan", p.Links.Scan},
+		{"dashboard", "Open the dashboard", p.Links.Dashboard},
+	} {
+		if l.url != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -35,11 +35,14 @@ func TestDetails(t *testing.T) {
 			[]string{"Unscanned: https://a.example/", "and 1 more unscanned sites", "Blocked: 3 connections", "Shards failed: shard 1"}},
 		{"summary", Payload{Summary: &SummaryFacts{TotalIssues: 4, IssuesByImpact: map[string]int64{"serious": 4}, PagesScanned: 2}},
 			[]string{"Issues: 4 (serious 4) on 2 pages"}},
-		{"the scan's score fell", Payload{Score: &ScoreFacts{Previous: 90, Current: 80, Drop: 10, Threshold: 5}},
+		{"the scan's score fell", Payload{Score: &ScoreFacts{Previous: new(90.0), Current: 80, Drop: 10, Threshold: 5}},
 			[]string{"Score: 90.0 → 80.0 (fell 10.0; notified above 5)"}},
-		{"organisations' scores fell, one more not listed", Payload{Score: &ScoreFacts{Previous: 80, Current: 81, Threshold: 5,
+		{"organisations' scores fell, one more not listed", Payload{Score: &ScoreFacts{Previous: new(80.0), Current: 81, Threshold: 5,
 			Organisations: []OrganisationDrop{{"A", 90, 80, 10}}, OrganisationsDropped: 2}},
 			[]string{"Score: 80.0 → 81.0 (organisations notified when they fall more than 5)", "• A: 90.0 → 80.0 (fell 10.0)", "• and 1 more organisations"}},
+		{"organisations' scores fell, the compared scan gone", Payload{Score: &ScoreFacts{Current: 81, Threshold: 5,
+			Organisations: []OrganisationDrop{{"A", 90, 80, 10}}, OrganisationsDropped: 1}},
+			[]string{"Score: 81.0 (the scan compared with is gone; organisations notified when they fall more than 5)", "• A: 90.0 → 80.0 (fell 10.0)"}},
 		{"summary without impacts", Payload{Summary: &SummaryFacts{TotalIssues: 0, PagesScanned: 2}}, []string{"Issues: 0 on 2 pages"}},
 	}
 	for _, tt := range tests {
@@ -184,11 +187,11 @@ func TestOccurredAtAndSchedule(t *testing.T) {
 // threshold is not titled as a fall of its own; one point more is.
 func TestScoreTitleAtTheThreshold(t *testing.T) {
 	orgs := []OrganisationDrop{{"A", 90, 70, 20}}
-	at := scoreTitle("ns/s", &ScoreFacts{Previous: 90, Current: 85, Drop: 5, Threshold: 5, Organisations: orgs, OrganisationsDropped: 1})
+	at := scoreTitle("ns/s", &ScoreFacts{Previous: new(90.0), Current: 85, Drop: 5, Threshold: 5, Organisations: orgs, OrganisationsDropped: 1})
 	if want := "Scan ns/s: A's score fell 20.0 points (90.0 to 70.0)"; at != want {
 		t.Errorf("at the threshold: %q, want %q", at, want)
 	}
-	over := scoreTitle("ns/s", &ScoreFacts{Previous: 90, Current: 84, Drop: 6, Threshold: 5, Organisations: orgs, OrganisationsDropped: 1})
+	over := scoreTitle("ns/s", &ScoreFacts{Previous: new(90.0), Current: 84, Drop: 6, Threshold: 5, Organisations: orgs, OrganisationsDropped: 1})
 	if want := "Scan ns/s: score fell 6.0 points (90.0 to 84.0); A's score fell 20.0 points (90.0 to 70.0)"; over != want {
 		t.Errorf("over the threshold: %q, want %q", over, want)
 	}

@@ -16,7 +16,6 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/gate"
 	"github.com/a11y-dev/cwac-operator/internal/report"
-	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanstatus"
 )
 
@@ -294,6 +293,3 @@ func incompleteOrganisations(s, prev *cwacv1alpha1.CwacScan) []cwacv1alpha1.Orga
 	}
 	return out
 }
-
-// ImpactOrder lists axe impacts worst first, for stable output.
-var ImpactOrder = []string{results.ImpactCritical, results.ImpactSerious, results.ImpactModerate, results.ImpactMinor}

@@ -102,8 +102,11 @@ type OrgNew struct {
 // ScoreFacts compare the scan's score with the compared scan's: the whole
 // scan's and each organisation's that fell by more than the threshold.
 type ScoreFacts struct {
-	Previous float64 `json:"previous"`
-	Current  float64 `json:"current"`
+	// Previous is the whole scan's score in the scan compared with; nil when
+	// that scan is gone (pruned or deleted) and only the organisations' falls,
+	// which the scan's own comparison recorded, are known.
+	Previous *float64 `json:"previous,omitempty"`
+	Current  float64  `json:"current"`
 	// Drop is how far the whole scan's score fell (0 when only
 	// organisations' scores fell by more than the threshold).
 	Drop      float64 `json:"drop"`
@@ -135,6 +138,11 @@ type OrgIncomplete struct {
 // Links point people at more.
 type Links struct {
 	Dashboard string `json:"dashboard,omitempty"`
+	// Scan is the scan's page on the dashboard (summary, failure cause,
+	// comparison, files); Report its report.html there. Both need the
+	// dashboard's URL: the results volume has no address of its own.
+	Scan   string `json:"scan,omitempty"`
+	Report string `json:"report,omitempty"`
 }
 
 // Options shape payloads.
@@ -193,7 +201,7 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 		},
 	}
 	if o.DashboardURL != "" {
-		p.Links = &Links{Dashboard: o.DashboardURL}
+		p.Links = dashboardLinks(o.DashboardURL, scan)
 	}
 	if sum := scan.Status.Summary; sum != nil {
 		p.Summary = &SummaryFacts{TotalIssues: sum.TotalIssues, IssuesByImpact: sum.IssuesByImpact, PagesScanned: sum.PagesScanned, UrlsScanned: sum.UrlsScanned}
@@ -218,10 +226,10 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 		p.NewIssues = newIssues(scan)
 		p.Title = fmt.Sprintf("Scan %s has %d new issues against %s", ref, p.NewIssues.Total, p.NewIssues.Baseline)
 	case cwacv1alpha1.EventScoreDropped:
-		if d.Facts.Score == nil || d.Facts.PreviousScore == nil {
-			return nil, fmt.Errorf("receiver %q: ScoreDropped without both scores", r.Name)
+		if d.Facts.Score == nil {
+			return nil, fmt.Errorf("receiver %q: ScoreDropped without the scan's score", r.Name)
 		}
-		p.Score = &ScoreFacts{Previous: *d.Facts.PreviousScore, Current: *d.Facts.Score, Drop: d.Facts.ScoreDrop(), Threshold: scoreDrop(r)}
+		p.Score = &ScoreFacts{Previous: d.Facts.PreviousScore, Current: *d.Facts.Score, Drop: d.Facts.ScoreDrop(), Threshold: scoreDrop(r)}
 		orgs := d.Facts.OrganisationsDroppedOver(p.Score.Threshold)
 		p.Score.OrganisationsDropped = len(orgs)
 		for _, o := range orgs[:min(len(orgs), MaxListed)] {
@@ -245,6 +253,20 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 	return p, nil
 }
 
+// dashboardLinks are the dashboard's own pages of the scan, under
+// the dashboard's URL (its routes: /scans/{namespace}/{name} and
+// /scans/{namespace}/{name}/files/{file}). Namespace and name are DNS labels
+// and subdomains, so they need no escaping in a path.
+func dashboardLinks(dashboard string, scan *cwacv1alpha1.CwacScan) *Links {
+	scanPage := strings.TrimRight(dashboard, "/") + "/scans/" + scan.Namespace + "/" + scan.Name
+	l := &Links{Dashboard: dashboard, Scan: scanPage}
+	// A report exists only for a scan that completed.
+	if scan.Status.Phase == cwacv1alpha1.PhaseComplete {
+		l.Report = scanPage + "/files/report.html"
+	}
+	return l
+}
+
 // scoreTitle says whose score fell: the whole scan's, organisations', or both.
 func scoreTitle(ref string, s *ScoreFacts) string {
 	orgs := ""
@@ -255,10 +277,11 @@ func scoreTitle(ref string, s *ScoreFacts) string {
 	case n > 1:
 		orgs = fmt.Sprintf("%d organisations' scores fell more than %d points", n, s.Threshold)
 	}
-	if s.Drop <= float64(s.Threshold) {
+	// A fall is only measured against a known earlier score.
+	if s.Previous == nil || s.Drop <= float64(s.Threshold) {
 		return fmt.Sprintf("Scan %s: %s", ref, orgs)
 	}
-	title := fmt.Sprintf("Scan %s: score fell %.1f points (%.1f to %.1f)", ref, s.Drop, s.Previous, s.Current)
+	title := fmt.Sprintf("Scan %s: score fell %.1f points (%.1f to %.1f)", ref, s.Drop, *s.Previous, s.Current)
 	if orgs != "" {
 		title += "; " + orgs
 	}

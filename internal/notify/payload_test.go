@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"k8s.io/utils/ptr"
 
@@ -108,6 +109,7 @@ func TestScoreDroppedPayloads(t *testing.T) {
 	tests := []struct {
 		name      string
 		scan      *cwacv1alpha1.CwacScan // compared with 1 critical issue on 10 pages: 99.0
+		gone      bool                   // the compared scan no longer exists
 		threshold int32
 		wantTitle string
 		wantOrgs  []string
@@ -126,12 +128,22 @@ func TestScoreDroppedPayloads(t *testing.T) {
 			wantTitle: "Scan team-a/s: 25 organisations' scores fell more than 1 points", wantCount: 25,
 			wantOrgs: []string{"Org 00", "Org 01", "Org 02", "Org 03", "Org 04", "Org 05", "Org 06", "Org 07", "Org 08", "Org 09",
 				"Org 10", "Org 11", "Org 12", "Org 13", "Org 14", "Org 15", "Org 16", "Org 17", "Org 18", "Org 19"}},
+		// The baseline pruned after the runner compared with it: the
+		// organisations' falls are in the scan's own status, the whole
+		// scan's earlier score is not known, and the event is still sent.
+		{name: "organisations' with the compared scan gone", gone: true, threshold: 5,
+			scan:      scan("s", complete, issues(20), orgDrops([3]string{"Org A", "90.0", "80.5"})),
+			wantTitle: "Scan team-a/s: Org A's score fell 9.5 points (90.0 to 80.5)", wantOrgs: []string{"Org A"}, wantCount: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := receiver("ops", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScoreDropped)
 			r.ScoreDrop = ptr.To(tt.threshold)
-			d := Decide(Input{Scan: tt.scan, Compared: scan("b", complete, issues(1))})
+			in := Input{Scan: tt.scan, Compared: scan("b", complete, issues(1))}
+			if tt.gone {
+				in.Compared = nil
+			}
+			d := Decide(in)
 			if plan := Plan(d, []cwacv1alpha1.NotificationReceiver{r}); len(plan) != 1 {
 				t.Fatalf("plan %+v, want one ScoreDropped", plan)
 			}
@@ -148,6 +160,9 @@ func TestScoreDroppedPayloads(t *testing.T) {
 			}
 			if !slices.Equal(orgs, tt.wantOrgs) || p.Score.OrganisationsDropped != tt.wantCount {
 				t.Errorf("organisations %v (of %d), want %v (of %d)", orgs, p.Score.OrganisationsDropped, tt.wantOrgs, tt.wantCount)
+			}
+			if (p.Score.Previous == nil) != tt.gone {
+				t.Errorf("whole-scan previous score %v, want it known unless the compared scan is gone", p.Score.Previous)
 			}
 			body, err := Marshal(p)
 			if err != nil {
@@ -286,8 +301,12 @@ func TestSlackAndTeams(t *testing.T) {
 	if !strings.Contains(sec, "New issues: 3 against base (serious 3)") || !strings.Contains(msg.Text, "3 new issues against base") {
 		t.Errorf("section %q text %q", sec, msg.Text)
 	}
-	if !strings.Contains(msg.Blocks[2].Elements[0].Text, "<https://dash.example/|dashboard>") {
-		t.Errorf("context %q", msg.Blocks[2].Elements[0].Text)
+	const scanPage = "https://dash.example/scans/team-a/s"
+	if p.Links == nil || p.Links.Scan != scanPage || p.Links.Report != scanPage+"/files/report.html" || p.Links.Dashboard != "https://dash.example/" {
+		t.Errorf("links %+v", p.Links)
+	}
+	if ctx := msg.Blocks[2].Elements[0].Text; !strings.Contains(ctx, "<"+scanPage+"/files/report.html|report> · <"+scanPage+"|scan> · <https://dash.example/|dashboard>") {
+		t.Errorf("context %q", ctx)
 	}
 
 	body, _, err = Render(p, cwacv1alpha1.ReceiverTeams, nil, time.Now())
@@ -313,7 +332,45 @@ func TestSlackAndTeams(t *testing.T) {
 	}
 	c := card.Attachments[0].Content
 	if c.Type != "AdaptiveCard" || c.Version != "1.4" || len(c.Body) != 3 || c.Body[1]["type"] != "FactSet" ||
-		len(c.Actions) != 1 || c.Actions[0].URL != "https://dash.example/" {
+		len(c.Actions) != 3 || c.Actions[0].URL != scanPage+"/files/report.html" || c.Actions[1].URL != scanPage || c.Actions[2].URL != "https://dash.example/" {
 		t.Errorf("card %+v", c)
+	}
+}
+
+// Links go to the dashboard's pages of the scan; a scan that did not
+// complete has no report to link; without the dashboard's URL there are no
+// links at all.
+func TestDashboardLinks(t *testing.T) {
+	schema := payloadSchema(t)
+	for _, tt := range []struct {
+		name, dashboard string
+		phase           cwacv1alpha1.Phase
+		want            *Links
+	}{
+		{"completed", "https://a11y.example.org/dash/", cwacv1alpha1.PhaseComplete, &Links{Dashboard: "https://a11y.example.org/dash/",
+			Scan: "https://a11y.example.org/dash/scans/team-a/s", Report: "https://a11y.example.org/dash/scans/team-a/s/files/report.html"}},
+		{"failed", "https://a11y.example.org", cwacv1alpha1.PhaseFailed, &Links{Dashboard: "https://a11y.example.org",
+			Scan: "https://a11y.example.org/scans/team-a/s"}},
+		{"no dashboard", "", cwacv1alpha1.PhaseComplete, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := scan("s", complete)
+			s.Status.Phase = tt.phase
+			p, err := Build(s, Decide(Input{Scan: s}), receiver("ops", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed),
+				cwacv1alpha1.EventScanFailed, Options{DashboardURL: tt.dashboard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, p.Links); diff != "" {
+				t.Errorf("links (-want +got):\n%s", diff)
+			}
+			body, err := Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validate(t, schema, body); err != nil {
+				t.Errorf("payload fails the schema: %v\n%s", err, body)
+			}
+		})
 	}
 }
