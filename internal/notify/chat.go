@@ -153,11 +153,11 @@ func Teams(p *Payload) map[string]any {
 		"version": "1.4",
 		"body":    body,
 	}
-	var actions []any
-	for _, l := range links(p) {
-		actions = append(actions, map[string]any{keyType: "Action.OpenUrl", keyTitle: l.title, "url": l.url})
-	}
-	if actions != nil {
+	if ls := links(p); len(ls) > 0 {
+		actions := make([]any, 0, len(ls))
+		for _, l := range ls {
+			actions = append(actions, map[string]any{keyType: "Action.OpenUrl", keyTitle: l.title, "url": l.url})
+		}
 		card["actions"] = actions
 	}
 	return map[string]any{
