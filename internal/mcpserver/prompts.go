@@ -165,7 +165,9 @@ func (s *Server) organisationPrompt(_ context.Context, req *mcp.GetPromptRequest
 2. Call cwac_get_results with scan_id %[1]s and issues_only true, limit 200, and keep the rows whose organisation is exactly "%[2]s".
 3. Write for people who build and edit the sites, not accessibility specialists: two or three sentences on
    where they stand (their score and rank on the leaderboard, pages scanned, issues by impact), then the three
-   problems to fix first, each with the pages affected, what to change and the rule's help link.
+   problems to fix first, each with the pages affected, what to change and the rule's help link. An organisation
+   whose scan was not complete (partial, blocked or unreachable) is not ranked, and a blocked or unreachable one
+   has no score: say so with the leaderboard's completeness_reason instead of a rank or score, never as a clean result.
 4. Keep it under 300 words, plain language, no jargon without an explanation. Quote only figures the tools gave.`, id, org)
 	return promptResult(fmt.Sprintf("Summary of scan %s for %s", id, org), text, s.summaryLink(id)), nil
 }

@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Prompt arguments are plain text on one line: issue 20's NUL, ESC,
@@ -52,5 +55,26 @@ func TestCheckPromptText(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// The organisation prompt and cwac_generate_report's scoring note both
+// say that an organisation not scanned completely has no rank, and a
+// blocked or unreachable one no score: an assistant told only the formula
+// would report a blocked organisation as clean.
+func TestUnrankedOrganisationsExplained(t *testing.T) {
+	s := &Server{cfg: Config{Namespace: "ns"}}
+	res, err := s.organisationPrompt(context.Background(), &mcp.GetPromptRequest{Params: &mcp.GetPromptParams{
+		Name: "organisation_summary", Arguments: map[string]string{"scan_id": "weekly-1", "organisation": "Ministry of B"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := res.Messages[0].Content.(*mcp.TextContent).Text
+	for name, text := range map[string]string{"organisation prompt": prompt, "scoring note": scoringNote} {
+		for _, want := range []string{"not complete (partial, blocked or unreachable)", "not ranked", "a blocked or unreachable one", "completeness_reason"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the %s lacks %q:\n%s", name, want, text)
+			}
+		}
 	}
 }

@@ -92,3 +92,44 @@ func TestStatusVerdict(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// cwac_scan_status reports the AllSitesComplete condition as the operator
+// set it, whatever its status; a scan without it (not finished, or from
+// before the condition) reports none.
+func TestStatusCompleteness(t *testing.T) {
+	incomplete := "organisations not complete (1 of 2): Challenge Org (blocked: every page loaded was a challenge page)"
+	tests := []struct {
+		name       string
+		conditions []metav1.Condition
+		want       *ConditionState
+	}{
+		{name: "not set", conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionThresholdsMet, Status: metav1.ConditionTrue}}},
+		{
+			name: "complete",
+			conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionAllSitesComplete, Status: metav1.ConditionTrue,
+				Reason: cwacv1alpha1.ReasonAllOrganisationsComplete, Message: "every organisation was scanned completely (2)"}},
+			want: &ConditionState{Status: "True", Reason: "AllOrganisationsComplete", Message: "every organisation was scanned completely (2)"},
+		},
+		{
+			name: "incomplete",
+			conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionThresholdsMet, Status: metav1.ConditionTrue},
+				{Type: cwacv1alpha1.ConditionAllSitesComplete, Status: metav1.ConditionFalse, Reason: cwacv1alpha1.ReasonOrganisationsIncomplete, Message: incomplete}},
+			want: &ConditionState{Status: "False", Reason: "OrganisationsIncomplete", Message: incomplete},
+		},
+		{
+			name: "not known",
+			conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionAllSitesComplete, Status: metav1.ConditionUnknown,
+				Reason: cwacv1alpha1.ReasonCompletenessUnknown, Message: "completeness not known: the scan pod did not report it"}},
+			want: &ConditionState{Status: "Unknown", Reason: "CompletenessUnknown", Message: "completeness not known: the scan pod did not report it"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out StatusOutput
+			setCompleteness(&out, tt.conditions)
+			if diff := cmp.Diff(tt.want, out.AllSitesComplete); diff != "" {
+				t.Errorf("all_sites_complete (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

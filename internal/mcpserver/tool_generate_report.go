@@ -51,7 +51,9 @@ func (o ReportOutput) links() []mcp.Content {
 
 const scoringNote = "Leaderboard score = max(0, 100 - weighted issues per page scanned); " +
 	"axe-core issues weigh critical 10, serious 5, moderate 2, minor 1; other audits' issues 3. Higher is better; " +
-	"equal scores share a rank (1, 1, 3)."
+	"equal scores share a rank (1, 1, 3). " +
+	"Organisations whose scan was not complete (partial, blocked or unreachable) are not ranked, and a blocked or unreachable " +
+	"one's score is not shown either; leaderboard.csv's completeness_reason says why."
 
 // reportAnswerReserve is kept from the answer cap for everything in the
 // answer but the rendered files.

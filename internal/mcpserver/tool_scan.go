@@ -51,6 +51,7 @@ type ThresholdsArg struct {
 	MaxIssuesByImpact map[string]int64 `json:"max_issues_by_impact,omitempty" jsonschema:"most axe issues per impact, e.g. {\"critical\": 0}; impacts: critical, serious, moderate, minor"`
 	MinPagesScanned   *int32           `json:"min_pages_scanned,omitempty" jsonschema:"fewest pages the scan must scan"`
 	MaxNewIssues      *int64           `json:"max_new_issues,omitempty" jsonschema:"most issues the baseline scan did not have (needs baseline)"`
+	RequireComplete   bool             `json:"require_complete,omitempty" jsonschema:"true to fail unless every organisation was scanned completely: one that was partial, blocked (refused or challenged) or unreachable is named with its reason, and a scan whose completeness is not known fails too (cwac_scan_status reports all_sites_complete)"`
 }
 
 // ScanOutput is cwac_scan's answer.
@@ -147,6 +148,7 @@ func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacS
 	if t := in.Thresholds; t != nil {
 		scan.Spec.Thresholds = &cwacv1alpha1.Thresholds{
 			MaxTotalIssues: t.MaxTotalIssues, MaxIssuesByImpact: t.MaxIssuesByImpact, MinPagesScanned: t.MinPagesScanned, MaxNewIssues: t.MaxNewIssues,
+			RequireComplete: t.RequireComplete,
 		}
 	}
 	if in.OnlyAllowHTTPS != nil {

@@ -34,24 +34,32 @@ type Progress struct {
 
 // StatusOutput is cwac_scan_status's answer.
 type StatusOutput struct {
-	ScanID         string    `json:"scan_id"`
-	Status         string    `json:"status" jsonschema:"pending, queued, running, complete or failed"`
-	AuditName      string    `json:"audit_name"`
-	Message        string    `json:"message,omitempty"`
-	Reason         string    `json:"reason,omitempty" jsonschema:"why it failed, or what it is waiting for"`
-	ElapsedTime    string    `json:"elapsed_time" jsonschema:"time since the scan started, e.g. 2m 15s"`
-	StartTime      string    `json:"start_time,omitempty"`
-	CompletionTime string    `json:"completion_time,omitempty"`
-	StdoutTail     string    `json:"stdout_tail,omitempty" jsonschema:"the last lines of CWAC's output, while it runs"`
-	Progress       *Progress `json:"progress,omitempty"`
-	ResultsDir     string    `json:"results_dir,omitempty" jsonschema:"the results directory, relative to the results volume"`
-	ExitCode       *int32    `json:"exit_code,omitempty"`
-	Cause          string    `json:"cause,omitempty" jsonschema:"for a failed scan: the one line naming what went wrong, e.g. the last line of CWAC's traceback"`
-	Stderr         string    `json:"stderr,omitempty" jsonschema:"for a failed scan: the end of CWAC's error output"`
-	ThresholdsMet  *bool     `json:"thresholds_met,omitempty" jsonschema:"once finished: whether the results stayed within the scan's thresholds (false for a failed scan)"`
-	Verdict        string    `json:"verdict,omitempty" jsonschema:"once finished: which thresholds were crossed, with the figures"`
-	Shards         *Shards   `json:"shards,omitempty" jsonschema:"a sharded scan's shards by state (only for a scan with more than one shard)"`
-	Notes          []string  `json:"notes,omitempty"`
+	ScanID           string          `json:"scan_id"`
+	Status           string          `json:"status" jsonschema:"pending, queued, running, complete or failed"`
+	AuditName        string          `json:"audit_name"`
+	Message          string          `json:"message,omitempty"`
+	Reason           string          `json:"reason,omitempty" jsonschema:"why it failed, or what it is waiting for"`
+	ElapsedTime      string          `json:"elapsed_time" jsonschema:"time since the scan started, e.g. 2m 15s"`
+	StartTime        string          `json:"start_time,omitempty"`
+	CompletionTime   string          `json:"completion_time,omitempty"`
+	StdoutTail       string          `json:"stdout_tail,omitempty" jsonschema:"the last lines of CWAC's output, while it runs"`
+	Progress         *Progress       `json:"progress,omitempty"`
+	ResultsDir       string          `json:"results_dir,omitempty" jsonschema:"the results directory, relative to the results volume"`
+	ExitCode         *int32          `json:"exit_code,omitempty"`
+	Cause            string          `json:"cause,omitempty" jsonschema:"for a failed scan: the one line naming what went wrong, e.g. the last line of CWAC's traceback"`
+	Stderr           string          `json:"stderr,omitempty" jsonschema:"for a failed scan: the end of CWAC's error output"`
+	ThresholdsMet    *bool           `json:"thresholds_met,omitempty" jsonschema:"once finished: whether the results stayed within the scan's thresholds (false for a failed scan)"`
+	Verdict          string          `json:"verdict,omitempty" jsonschema:"once finished: which thresholds were crossed, with the figures"`
+	AllSitesComplete *ConditionState `json:"all_sites_complete,omitempty" jsonschema:"once finished: whether every organisation was scanned completely (the scan's AllSitesComplete condition); an organisation that was not is not ranked, and a blocked or unreachable one is not scored"`
+	Shards           *Shards         `json:"shards,omitempty" jsonschema:"a sharded scan's shards by state (only for a scan with more than one shard)"`
+	Notes            []string        `json:"notes,omitempty"`
+}
+
+// ConditionState is one of the scan's status conditions, as the operator set it.
+type ConditionState struct {
+	Status  string `json:"status" jsonschema:"True, False or Unknown"`
+	Reason  string `json:"reason" jsonschema:"for all_sites_complete: AllOrganisationsComplete, OrganisationsIncomplete or CompletenessUnknown (the scan pod did not report it)"`
+	Message string `json:"message,omitempty" jsonschema:"for all_sites_complete: the organisations not complete, worst first, with their verdicts and reasons"`
 }
 
 // Shards is a sharded scan's status.shards, for cwac_scan_status and
@@ -121,6 +129,7 @@ func (s *Server) statusOnce(ctx context.Context, call *callInfo, in StatusInput)
 		Shards:    shardsOf(st.Shards),
 	}
 	s.setTimes(&out, scan)
+	setCompleteness(&out, st.Conditions)
 	switch st.Phase {
 	case cwacv1alpha1.PhaseComplete:
 		out.ResultsDir = st.ResultsPath
@@ -270,4 +279,14 @@ func setVerdict(out *StatusOutput, conditions []metav1.Condition) {
 	}
 	met := c.Status == metav1.ConditionTrue
 	out.ThresholdsMet, out.Verdict = &met, c.Message
+}
+
+// setCompleteness reports the AllSitesComplete condition, which the
+// operator sets when a scan completes.
+func setCompleteness(out *StatusOutput, conditions []metav1.Condition) {
+	c := meta.FindStatusCondition(conditions, cwacv1alpha1.ConditionAllSitesComplete)
+	if c == nil {
+		return
+	}
+	out.AllSitesComplete = &ConditionState{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 }

@@ -106,7 +106,7 @@ func TestCapsCountAndNameTheRest(t *testing.T) {
 		fmt.Sprintf("<p>%d more rules (", rules-MaxRulesShown),
 		"<code>extra-rule-0104</code>",
 		"2 more issues of this rule are not listed here: see axe_core_audit.csv.",
-		"3 more organisations are ranked in leaderboard.csv.",
+		"3 more organisations are not listed here: leaderboard.csv lists every organisation, with its rank or why it is not ranked.",
 		fmt.Sprintf("%d more pages with issues", MaxLeaderboardRows+3-MaxPagesShown),
 	} {
 		if !strings.Contains(page, want) {

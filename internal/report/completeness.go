@@ -2,6 +2,7 @@ package report
 
 import (
 	_ "embed" // the completeness section's template
+	"fmt"
 	"strconv"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
@@ -41,36 +42,47 @@ func completenessOf(c *results.Completeness) *completenessView {
 	return v
 }
 
+// verdictUnknown is the completeness of an organisation the summary does
+// not name when some it does not name are incomplete.
+const verdictUnknown results.Verdict = "unknown"
+
+// unknownReason says why an organisation's completeness is not known: the
+// summary names at most results.MaxCompletenessListed organisations,
+// incomplete first, and more than that were incomplete.
+var unknownReason = fmt.Sprintf("not known: more than %d organisations were not complete, and the scan's completeness names only %d",
+	results.MaxCompletenessListed, results.MaxCompletenessListed)
+
 // rankComplete ranks only the organisations that were scanned completely
 // (c's verdicts), in their order, and puts the others after them unranked
-// (Rank 0) with their verdicts: an organisation a firewall refused or
-// challenged must not rank as if it were clean. An organisation c does not
-// list is complete when c lists every incomplete one, else "unknown" and
-// unranked. Without c (results summarised before completeness) rows stay
-// as they are.
+// (Rank 0) with their verdicts and why: an organisation a firewall refused
+// or challenged must not rank as if it were clean. An organisation c does
+// not list is complete when c lists every incomplete one, else "unknown"
+// and unranked. Without c (results summarised before completeness) rows
+// stay as they are.
 func rankComplete(rows []OrgScore, c *results.Completeness) []OrgScore {
 	if c == nil {
 		return rows
 	}
-	verdicts := make(map[string]results.Verdict, len(c.Organisations))
+	listed := make(map[string]results.OrganisationCompleteness, len(c.Organisations))
 	listedIncomplete := 0
 	for _, o := range c.Organisations {
-		verdicts[o.Organisation] = o.Verdict
+		listed[o.Organisation] = o
 		if o.Verdict != results.VerdictComplete {
 			listedIncomplete++
 		}
 	}
-	rest := results.VerdictComplete
+	rest := results.OrganisationCompleteness{Verdict: results.VerdictComplete}
 	if listedIncomplete < c.Incomplete() {
-		rest = "unknown"
+		rest = results.OrganisationCompleteness{Verdict: verdictUnknown, Reasons: []string{unknownReason}}
 	}
 	ranked, apart := make([]OrgScore, 0, len(rows)), []OrgScore{}
 	for _, r := range rows {
-		v, ok := verdicts[r.Organisation]
+		o, ok := listed[r.Organisation]
 		if !ok {
-			v = rest
+			o = rest
 		}
-		r.Completeness = string(v)
+		v := o.Verdict
+		r.Completeness, r.CompletenessReason = string(v), o.Reason()
 		if v == results.VerdictComplete {
 			ranked = append(ranked, r)
 			continue

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
+	"html/template"
 	"os"
 	"strconv"
 	"strings"
@@ -52,38 +55,139 @@ func TestHTMLWhatWasScanned(t *testing.T) {
 	}
 }
 
-// Only organisations scanned completely are ranked; the others follow,
-// unranked, with their verdicts, whatever their scores: a firewall's
-// challenge pages never rank above an organisation scanned cleanly.
-func TestLeaderboardRanksOnlyComplete(t *testing.T) {
+// mixedReport is the report and leaderboard.csv of the mixed fixture
+// (../results/testdata/completeness/README.txt), with its leaderboard.csv
+// as records.
+func mixedReport(t *testing.T) (html string, board [][]string) {
+	t.Helper()
 	files := map[string][]byte{}
-	if _, err := Generate(os.DirFS("../results/testdata/completeness/mixed"), Meta{Title: "mixed"}, func(name string, data []byte) error {
+	if _, err := Generate(os.DirFS(mixedScan), Meta{Title: "mixed"}, func(name string, data []byte) error {
 		files[name] = data
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(files[LeaderboardFile])), "\n")
-	if len(lines) != 10 || !strings.HasSuffix(lines[0], `"score","completeness"`) {
-		t.Fatalf("leaderboard.csv: %q", lines)
+	board, err := csv.NewReader(bytes.NewReader(files[LeaderboardFile])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(files[HTMLFile]), board
+}
+
+const mixedScan = "../results/testdata/completeness/mixed"
+
+// boardRow is the leaderboard.csv record of an organisation, by column name.
+func boardRow(t *testing.T, board [][]string, organisation string) map[string]string {
+	t.Helper()
+	for _, r := range board[1:] {
+		if r[1] == organisation {
+			row := map[string]string{}
+			for i, name := range board[0] {
+				row[name] = r[i]
+			}
+			return row
+		}
+	}
+	t.Fatalf("leaderboard.csv has no row for %s", organisation)
+	return nil
+}
+
+// Only organisations scanned completely are ranked; the others follow,
+// unranked, with their verdicts, whatever their scores: a firewall's
+// challenge pages never rank above an organisation scanned cleanly.
+func TestLeaderboardRanksOnlyComplete(t *testing.T) {
+	html, board := mixedReport(t)
+	if len(board) != 10 || board[0][12] != "completeness" {
+		t.Fatalf("leaderboard.csv: %q", board)
 	}
 	ranked := 0
-	for i, l := range lines[1:] {
-		complete := strings.HasSuffix(l, `,"complete"`)
+	for i, r := range board[1:] {
+		complete := r[12] == "complete"
 		if complete != (i < 2) {
-			t.Errorf("row %d out of place: %s", i+1, l)
+			t.Errorf("row %d out of place: %q", i+1, r)
 		}
 		if complete {
 			ranked++
-			if !strings.HasPrefix(l, `"`+strconv.Itoa(ranked)+`",`) {
-				t.Errorf("a complete organisation's rank: %s", l)
+			if r[0] != strconv.Itoa(ranked) {
+				t.Errorf("a complete organisation's rank: %q", r)
 			}
-		} else if !strings.HasPrefix(l, `"",`) {
-			t.Errorf("an incomplete organisation is ranked: %s", l)
+		} else if r[0] != "" {
+			t.Errorf("an incomplete organisation is ranked: %q", r)
 		}
 	}
-	if !strings.Contains(string(files[HTMLFile]), `<td class="n">—</td><td>Challenge Org</td>`) {
+	if !strings.Contains(html, `<td class="n">—</td><td>Challenge Org</td>`) {
 		t.Error("the HTML leaderboard ranks Challenge Org")
+	}
+}
+
+// A blocked or unreachable organisation is never shown as clean: its
+// score (and the weighted issues per page it comes from) is left out of
+// leaderboard.csv and reads "Not scored" in the report, while a partial
+// one keeps its score, unranked. Challenge Org's two pages are
+// Cloudflare's challenge, with no issue: its score would be 100.
+func TestLeaderboardHidesBlockedScores(t *testing.T) {
+	html, board := mixedReport(t)
+	for org, want := range map[string][2]string{
+		"Challenge Org": {"", ""}, "Down Org": {"", ""}, "Firewall Org": {"", ""},
+		"Half Org": {"0.0", "100.0"}, "Big Org": {"0.0", "100.0"},
+	} {
+		row := boardRow(t, board, org)
+		if got := [2]string{row["weighted_issues_per_page"], row["score"]}; got != want {
+			t.Errorf("%s (%s): weighted issues per page and score %q, want %q", org, row["completeness"], got, want)
+		}
+	}
+	for org, want := range map[string]string{"Challenge Org": "Not scored", "Half Org": "100.0", "Big Org": "100.0"} {
+		row := leaderboardRowHTML(t, html, org)
+		if !strings.Contains(row, `<td class="n">`+want+`</td>`) {
+			t.Errorf("%s's score in the report is not %q: %s", org, want, row)
+		}
+	}
+}
+
+// leaderboardRowHTML is the report's leaderboard row of an organisation.
+func leaderboardRowHTML(t *testing.T, html, organisation string) string {
+	t.Helper()
+	start := strings.Index(html, `<section id="leaderboard"`)
+	if start < 0 {
+		t.Fatal("no leaderboard section")
+	}
+	section := html[start:]
+	i := strings.Index(section, "<td>"+organisation+"</td>")
+	if i < 0 {
+		t.Fatalf("the leaderboard has no row for %s", organisation)
+	}
+	begin := strings.LastIndex(section[:i], "<tr>")
+	return section[begin : i+strings.Index(section[i:], "</tr>")]
+}
+
+// Each unranked organisation says why, in the words of the scan's
+// completeness (results' OrganisationCompleteness.Reason): in the
+// completeness_reason column of leaderboard.csv, the last so that the
+// columns before keep their places, and in its row of the report.
+func TestLeaderboardSaysWhyUnranked(t *testing.T) {
+	html, board := mixedReport(t)
+	if got := board[0][len(board[0])-1]; got != "completeness_reason" {
+		t.Fatalf("last column %q, want completeness_reason", got)
+	}
+	summary, _, err := build(os.DirFS(mixedScan), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, o := range summary.Completeness.Organisations {
+		reasons[o.Organisation] = o.Reason()
+	}
+	if want := "https://challenge.example.govt.nz/ blocked: every page loaded was a challenge page (2, Cloudflare challenge)"; reasons["Challenge Org"] != want {
+		t.Fatalf("the fixture's reason for Challenge Org is %q, want %q", reasons["Challenge Org"], want)
+	}
+	for _, r := range board[1:] {
+		org, rank, got := r[1], r[0], r[len(r)-1]
+		if want := reasons[org]; got != want || (rank == "") != (want != "") {
+			t.Errorf("%s (rank %q): completeness_reason %q, want %q", org, rank, got, want)
+		}
+		if rank == "" && !strings.Contains(leaderboardRowHTML(t, html, org), `<span class="why">`+template.HTMLEscapeString(reasons[org])+`</span>`) {
+			t.Errorf("the report's row of %s does not say why it is unranked (%q)", org, reasons[org])
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +47,17 @@ type OrgScore struct {
 	// the summary has none). One that is not complete is not ranked
 	// (Rank 0): its figures cover only what the scanner could read.
 	Completeness string
+	// CompletenessReason says why the organisation is not complete, in
+	// the results package's words ("" when it is complete or the summary
+	// has no completeness): an unranked row must say why it is unranked.
+	CompletenessReason string
 }
+
+// ScoreShown reports whether the row's score may be shown: not for a
+// blocked or unreachable organisation, whose score would grade a refusal,
+// a challenge page or an error page rather than its site. Its Score is
+// kept, as the store keeps it, so that only what is shown changes.
+func (o OrgScore) ScoreShown() bool { return results.Verdict(o.Completeness).ScoreShown() }
 
 // Leaderboard ranks the organisations aggregated so far.
 func (b *Builder) Leaderboard() []OrgScore {
@@ -135,21 +146,34 @@ func SafeCell(s string) string {
 	return s
 }
 
+// leaderboardHeader is leaderboard.csv's first row. Its impact columns
+// are results.Impacts, the one list of axe-core's impacts, so that they
+// cannot fall out of its order. Readers find columns by position: a new
+// column goes at the end.
+var leaderboardHeader = slices.Concat(
+	[]string{"rank", "organisation", "sector", "base_urls", "pages_scanned"},
+	results.Impacts(),
+	[]string{"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason"},
+)
+
 // LeaderboardCSV renders the leaderboard. Every cell is quoted: a reader
 // that splits cells on semicolons (a common spreadsheet locale setting)
 // would otherwise read "x;=1+2" as a second cell holding a formula.
+// A blocked or unreachable organisation's score and weighted issues per
+// page are left empty: in a spreadsheet they would read as a clean site.
 func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
 	var buf bytes.Buffer
-	writeQuotedRecord(&buf, []string{
-		"rank", "organisation", "sector", "base_urls", "pages_scanned",
-		"critical", "serious", "moderate", "minor", "other_issues", "weighted_issues_per_page", "score", "completeness",
-	})
+	writeQuotedRecord(&buf, leaderboardHeader)
 	for _, o := range rows {
+		weightedPerPage, score := "", ""
+		if o.ScoreShown() {
+			weightedPerPage, score = strconv.FormatFloat(o.WeightedPerPage, 'f', 1, 64), formatScore(o.Score)
+		}
 		writeQuotedRecord(&buf, []string{
 			rankCell(o.Rank), SafeCell(o.Organisation), SafeCell(o.Sector), strconv.Itoa(o.BaseURLs), strconv.Itoa(o.Pages),
 			strconv.FormatInt(o.Critical, 10), strconv.FormatInt(o.Serious, 10), strconv.FormatInt(o.Moderate, 10),
-			strconv.FormatInt(o.Minor, 10), strconv.FormatInt(o.Other, 10), strconv.FormatFloat(o.WeightedPerPage, 'f', 1, 64), formatScore(o.Score),
-			o.Completeness,
+			strconv.FormatInt(o.Minor, 10), strconv.FormatInt(o.Other, 10), weightedPerPage, score,
+			o.Completeness, SafeCell(o.CompletenessReason),
 		})
 	}
 	return buf.Bytes(), nil

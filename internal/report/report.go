@@ -19,7 +19,9 @@
 // weighted issues per page), to one decimal. Higher is better.
 // Organisations with equal scores share a rank and the next rank skips
 // (1, 1, 3); organisations with no page scanned have no score and share
-// the last rank.
+// the last rank. Only organisations scanned completely are ranked: the
+// others follow, unranked, with their verdict and its reason, and a
+// blocked or unreachable one shows no score (results.Verdict.ScoreShown).
 //
 // Safety: everything from the CSVs is escaped by html/template, only
 // http(s) addresses become links, the page has no script, no event

@@ -66,11 +66,11 @@ func TestLeaderboardRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCSV := `"rank","organisation","sector","base_urls","pages_scanned","critical","serious","moderate","minor",` +
-		`"other_issues","weighted_issues_per_page","score","completeness"` + "\n" +
-		`"1","'=HYPERLINK(""http://x"")","'-cmd","1","1","0","0","0","0","0","0.0","100.0",""` + "\n" +
-		`"2","Good","A","1","10","0","0","0","1","1","0.4","99.6",""` + "\n" +
-		`"3","Bad","B","1","2","3","0","2","0","0","17.0","83.0",""` + "\n" +
-		`"4","Down","C","1","0","0","0","0","0","0","0.0","",""` + "\n"
+		`"other_issues","weighted_issues_per_page","score","completeness","completeness_reason"` + "\n" +
+		`"1","'=HYPERLINK(""http://x"")","'-cmd","1","1","0","0","0","0","0","0.0","100.0","",""` + "\n" +
+		`"2","Good","A","1","10","0","0","0","1","1","0.4","99.6","",""` + "\n" +
+		`"3","Bad","B","1","2","3","0","2","0","0","17.0","83.0","",""` + "\n" +
+		`"4","Down","C","1","0","0","0","0","0","0","0.0","","",""` + "\n"
 	if diff := cmp.Diff(wantCSV, string(data)); diff != "" {
 		t.Errorf("leaderboard CSV (-want +got):\n%s", diff)
 	}
@@ -78,6 +78,20 @@ func TestLeaderboardRanking(t *testing.T) {
 	data, _ = LeaderboardCSV([]OrgScore{{Rank: 1, Organisation: "x;=1+2", Sector: "s"}})
 	if !strings.Contains(string(data), `"1","x;=1+2","s"`) {
 		t.Errorf("a semicolon cell is not quoted: %s", data)
+	}
+}
+
+// leaderboard.csv's columns keep their names and places, whatever is
+// added after them: readers find a column by its position. The impact
+// columns are results.Impacts, worst first.
+func TestLeaderboardHeader(t *testing.T) {
+	want := []string{"rank", "organisation", "sector", "base_urls", "pages_scanned", "critical", "serious", "moderate", "minor",
+		"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason"}
+	if diff := cmp.Diff(want, leaderboardHeader); diff != "" {
+		t.Errorf("leaderboard.csv header (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(results.Impacts(), leaderboardHeader[5:9]); diff != "" {
+		t.Errorf("impact columns (-results.Impacts +header):\n%s", diff)
 	}
 }
 

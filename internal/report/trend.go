@@ -39,7 +39,7 @@ const (
 	trendFormat = "cwac-operator.trend/v1"
 	// trendValuesPerOrganisation and trendValuesPerPoint are the values
 	// (keys included) an organisation and a point's own fields take.
-	trendValuesPerOrganisation = 9
+	trendValuesPerOrganisation = 11
 	trendValuesPerPoint        = 12
 )
 
@@ -66,10 +66,15 @@ type TrendPoint struct {
 // TrendOrganisation is one organisation's figures in a point, in CWAC's
 // count (the leaderboard's unit).
 type TrendOrganisation struct {
-	Organisation string   `json:"organisation"`
-	Issues       int64    `json:"issues"`
-	Pages        int      `json:"pages"`
-	Score        *float64 `json:"score,omitempty"`
+	Organisation string `json:"organisation"`
+	Issues       int64  `json:"issues"`
+	Pages        int    `json:"pages"`
+	// Score is left out when the scan found the organisation blocked or
+	// unreachable (OrgScore.ScoreShown).
+	Score *float64 `json:"score,omitempty"`
+	// Completeness is the scan's verdict on the organisation ("" in points
+	// written before trend.json carried it, or without completeness).
+	Completeness string `json:"completeness,omitempty"`
 }
 
 type trendDocument struct {
@@ -77,13 +82,19 @@ type trendDocument struct {
 	Points []TrendPoint `json:"points"`
 }
 
-// TrendPoint is this scan's point: its totals and its leaderboard.
+// TrendPoint is this scan's point: its totals and its leaderboard, with
+// each organisation's completeness and, when it may be shown, its score.
 func (b *Builder) TrendPoint(meta Meta, summary *results.Summary) TrendPoint {
 	p := TrendPoint{ResultsDir: meta.ResultsDir, Time: meta.GeneratedAt.UTC(), TotalIssues: summary.TotalIssues, Pages: summary.PagesScanned}
-	for _, o := range b.Leaderboard() {
-		p.Organisations = append(p.Organisations, TrendOrganisation{
-			Organisation: o.Organisation, Issues: o.Critical + o.Serious + o.Moderate + o.Minor + o.Other, Pages: o.Pages, Score: o.Score,
-		})
+	for _, o := range b.RankedBoard(summary) {
+		t := TrendOrganisation{
+			Organisation: o.Organisation, Issues: o.Critical + o.Serious + o.Moderate + o.Minor + o.Other, Pages: o.Pages,
+			Completeness: o.Completeness,
+		}
+		if o.ScoreShown() {
+			t.Score = o.Score
+		}
+		p.Organisations = append(p.Organisations, t)
 	}
 	slices.SortStableFunc(p.Organisations, func(a, b TrendOrganisation) int {
 		if a.Issues != b.Issues {
@@ -192,7 +203,7 @@ func trendOf(points []TrendPoint) *trendView {
 			cell := "–"
 			for _, po := range p.Organisations {
 				if po.Organisation == o.Organisation {
-					cell = number(po.Issues)
+					cell = trendCell(po)
 					break
 				}
 			}
@@ -201,4 +212,14 @@ func trendOf(points []TrendPoint) *trendView {
 		v.Rows = append(v.Rows, row)
 	}
 	return v
+}
+
+// trendCell is an organisation's figure in one scan of the "Over time"
+// table: its issues, or the verdict of a scan that found it blocked or
+// unreachable, whose count (often 0) would read as a clean site.
+func trendCell(o TrendOrganisation) string {
+	if !results.Verdict(o.Completeness).ScoreShown() {
+		return o.Completeness
+	}
+	return number(o.Issues)
 }

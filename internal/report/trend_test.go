@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -120,5 +121,54 @@ func TestReportTrendSection(t *testing.T) {
 	}
 	if s := string(html); !strings.Contains(s, `<h2 id="trend-h">Over time</h2>`) || strings.Contains(s, "<script>x") || !strings.Contains(s, "&lt;script&gt;x") {
 		t.Error("the trend section is missing or not escaped")
+	}
+}
+
+// A scan's point carries each organisation's verdict, and no score for
+// one the scan found blocked or unreachable: its 0 issues are a challenge
+// page's or an error's, not a clean site's. A partial one keeps its score.
+func TestTrendPointVerdicts(t *testing.T) {
+	summary, b, err := build(os.DirFS(mixedScan), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]TrendOrganisation{}
+	for _, o := range b.TrendPoint(Meta{ResultsDir: "mixed"}, summary).Organisations {
+		got[o.Organisation] = o
+	}
+	for org, want := range map[string]struct {
+		verdict string
+		scored  bool
+	}{
+		"Challenge Org": {"blocked", false}, "Firewall Org": {"blocked", false}, "Down Org": {"unreachable", false},
+		"Half Org": {"partial", true}, "Big Org": {"complete", true},
+	} {
+		o := got[org]
+		if o.Completeness != want.verdict || (o.Score != nil) != want.scored {
+			t.Errorf("%s: completeness %q, score %v; want %q, scored %v", org, o.Completeness, o.Score, want.verdict, want.scored)
+		}
+	}
+	// trend.json keeps the verdict for the next scan's report.
+	data, err := EncodeTrend([]TrendPoint{{Organisations: []TrendOrganisation{got["Challenge Org"]}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := ReadTrend(fstest.MapFS{TrendFile: {Data: data}})
+	if err != nil || len(points) != 1 || points[0].Organisations[0].Completeness != "blocked" {
+		t.Errorf("trend.json read back as %+v, %v", points, err)
+	}
+}
+
+// The "Over time" table shows the verdict, not the count, of a scan that
+// found an organisation blocked or unreachable; a partial scan's count,
+// and that of a point written before trend.json had verdicts, stay.
+func TestTrendViewVerdicts(t *testing.T) {
+	points := []TrendPoint{point(0, "A"), point(1, "A"), point(2, "A"), point(3, "A")}
+	points[1].Organisations[0].Completeness = "blocked"
+	points[2].Organisations[0].Completeness = "partial"
+	points[3].Organisations[0].Completeness = "unreachable"
+	v := trendOf(points)
+	if got := strings.Join(v.Rows[0].Cells, " "); got != "0 blocked 2 unreachable" {
+		t.Errorf("row A: %q, want %q", got, "0 blocked 2 unreachable")
 	}
 }
