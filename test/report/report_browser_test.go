@@ -34,6 +34,9 @@ const (
 	realScan = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
 	// signalsScan has every signal section's content (its README.txt).
 	signalsScan = "../../internal/results/testdata/signals-scan"
+	// mixedScan has organisations that were blocked, unreachable and
+	// partly scanned: the leaderboard's "Not ranked" and "Not scored" rows.
+	mixedScan = "../../internal/results/testdata/completeness/mixed"
 )
 
 // requireTools fails (never skips) when Chromium, node or axe-core is
@@ -78,6 +81,7 @@ func TestReportInBrowser(t *testing.T) {
 	render(t, hostile.FS(), report.Meta{Title: `<script>alert("title")</script>`, ResultsDir: "x"}, filepath.Join(site, "hostile"))
 	// CWAC's signals' sections: template issues, titles, broken links, reading level.
 	render(t, os.DirFS(signalsScan), report.Meta{Title: "signals", ResultsDir: "signals-scan"}, filepath.Join(site, "signals"))
+	render(t, os.DirFS(mixedScan), report.Meta{Title: "mixed", ResultsDir: "mixed"}, filepath.Join(site, "mixed"))
 
 	base := serve(t, site)
 	ctx := axe.Browser(t, chromium)
@@ -88,7 +92,7 @@ func TestReportInBrowser(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		heavy bool
-	}{{"real", false}, {"large", true}, {"hostile", false}, {"signals", false}} {
+	}{{"real", false}, {"large", true}, {"hostile", false}, {"signals", false}, {"mixed", false}} {
 		name := tc.name
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
