@@ -115,7 +115,7 @@ func TestLeaderboardRanksOnlyComplete(t *testing.T) {
 			t.Errorf("an incomplete organisation is ranked: %q", r)
 		}
 	}
-	if !strings.Contains(html, `<td class="n">—</td><td>Challenge Org</td>`) {
+	if !strings.Contains(html, `<td class="n">Not ranked</td><td>Challenge Org</td>`) {
 		t.Error("the HTML leaderboard ranks Challenge Org")
 	}
 }
