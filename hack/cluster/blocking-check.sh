@@ -2,7 +2,7 @@
 # Checks, on the local cluster (hack/cluster/up.sh and deploy.sh first), that
 # a scan says plainly which organisations were not scanned completely, and
 # why, when their sites refuse or fail the crawler the way real sites do. One
-# pod serves nine sites, one per organisation:
+# pod serves ten sites, one per organisation:
 #   Open Org         8080  four pages, every one answers 200    -> complete
 #   Forbidden Org    8081  every request answers 403            -> blocked
 #   Challenge Org    8082  Cloudflare's managed challenge: 403,
@@ -26,10 +26,13 @@
 # way the organisation is not ranked.
 # The scan runs through the product (a CwacScan, the operator, the scan pod's
 # runner, CWAC) and the verdicts are read back from the scan's status
-# (status.summary.completeness) and its AllSitesComplete condition; Titles
-# Org's titles and broken link are read back with `kubectl cwac signals`
-# (through the MCP server, with a reader's token). Exits non-zero when any
-# organisation's verdict or those signals differ from the above.
+# (status.summary.completeness) and its AllSitesComplete condition; the scan
+# asks for complete results (thresholds.requireComplete), so its gate must
+# fail; the report's leaderboard.csv (on the results volume) must rank Open
+# Org and Titles Org alone, first, and show no score for a blocked or
+# unreachable organisation; Titles Org's titles and broken link are read back
+# with `kubectl cwac signals` (through the MCP server, with a reader's
+# token). Exits non-zero when any of it differs from the above.
 #
 # Usage: hack/cluster/blocking-check.sh [image]   (default: the chart's
 # cwac.image; give a real CWAC image to check real CWAC, e.g. cwac-real:dcd3043,
@@ -135,6 +138,7 @@ spec:
   maxLinksPerDomain: 10
   plugins: {axe_core_audit: true, language_audit: false}
   configOverrides: {only_allow_https: false}
+  thresholds: {requireComplete: true}
 YAML
 log "scanning; waiting for the scan to finish"
 phase=""
@@ -172,6 +176,32 @@ if extra:
     print("not complete, but should be:", ", ".join("%s (%s)" % (o, got[o]) for o in extra))
 sys.exit(1 if failed else 0)
 ' || { log "FAILED: a verdict differs from what the site did"; exit 1; }
+
+condition() { $K -n $NS get cwacscan $SCAN -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}/{.status.conditions[?(@.type==\"$1\")].reason}"; }
+[[ "$(condition AllSitesComplete)" == False/OrganisationsIncomplete ]] ||
+  { log "FAILED: AllSitesComplete is $(condition AllSitesComplete), not False/OrganisationsIncomplete"; exit 1; }
+[[ "$(condition ThresholdsMet)" == False/* ]] ||
+  { log "FAILED: requireComplete did not fail the gate: ThresholdsMet is $(condition ThresholdsMet)"; exit 1; }
+log "AllSitesComplete=$(condition AllSitesComplete), ThresholdsMet=$(condition ThresholdsMet): as asked"
+
+board="$STATE/results/$($K -n $NS get cwacscan $SCAN -o jsonpath='{.status.resultsPath}')/leaderboard.csv"
+echo "--- $board:"
+cat "$board"
+python3 - "$board" <<'PY' || { log "FAILED: the leaderboard ranks or scores an organisation that was not scanned completely"; exit 1; }
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+ranked = [r["organisation"] for r in rows if r["rank"]]
+failed = []
+if sorted(ranked) != ["Open Org", "Titles Org"] or [r["organisation"] for r in rows[:2]] != ranked:
+    failed.append("ranked, in order: %s; want Open Org and Titles Org alone, first" % ranked)
+for r in rows:
+    if r["completeness"] in ("blocked", "unreachable") and r["score"]:
+        failed.append("%s (%s) shows a score: %s" % (r["organisation"], r["completeness"], r["score"]))
+    if not r["rank"] and not r["completeness_reason"]:
+        failed.append("%s is not ranked and says no reason" % r["organisation"])
+print("\n".join(failed) or "leaderboard: Open Org and Titles Org ranked first; the rest not ranked, each with its reason; no blocked or unreachable score")
+sys.exit(1 if failed else 0)
+PY
 
 log "reading Titles Org's signals with kubectl cwac (a reader's token, through the MCP server)"
 PLUGIN="$(mktemp -d)/kubectl-cwac"
