@@ -13,7 +13,7 @@ import (
 // as draft-07.
 func sarifSchema(t *testing.T) *jsonschema.Resolved {
 	t.Helper()
-	data, err := os.ReadFile("testdata/sarif-2.1.0-rtm.5.json")
+	data, err := os.ReadFile("testdata/sarif-schema-2.1.0-errata01.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +72,10 @@ func TestSARIFSchemaRefuses(t *testing.T) {
 		"bad state":      `{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"}, "baselineState": "old"}]}]}`,
 		"unknown member": `{"version": "2.1.0", "runs": [], "extra": 1}`,
 		"result no text": `{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {}}]}]}`,
+		// Errata 01's own rule (the 2.1.0 draft accepted it): a region
+		// needs a line or an offset, not a snippet alone.
+		"region without a place": `{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"},
+			"locations": [{"physicalLocation": {"artifactLocation": {"uri": "https://a/"}, "region": {"snippet": {"text": "<p>"}}}}]}]}]}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(doc), &v); err != nil {
@@ -82,3 +86,4 @@ func TestSARIFSchemaRefuses(t *testing.T) {
 		}
 	}
 }
+
