@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -103,6 +104,13 @@ type Writer struct {
 	// warned are scans whose failure already has a Warning Event.
 	warned map[types.UID]bool
 	now    func() time.Time
+	// pruning is held while a prune runs beside the passes: retention over
+	// years of history can take minutes, and new scans are not held back
+	// for it. prunes is waited for when Run returns.
+	pruning atomic.Bool
+	prunes  sync.WaitGroup
+	// pruneStore applies retention (the store's Prune; tests replace it).
+	pruneStore func(context.Context, store.Retention) (store.PruneResult, error)
 }
 
 // NewWriter returns a writer.
@@ -114,7 +122,7 @@ func NewWriter(cfg Config) (*Writer, error) {
 	return &Writer{
 		cfg: cfg, settled: map[types.UID]bool{}, attempts: map[types.UID]int{}, warned: map[types.UID]bool{},
 		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[types.UID](cfg.BaseDelay, cfg.MaxDelay),
-		notBefore: map[types.UID]time.Time{}, now: time.Now,
+		notBefore: map[types.UID]time.Time{}, now: time.Now, pruneStore: cfg.Store.Prune,
 	}, nil
 }
 
@@ -129,6 +137,7 @@ const passKey = "record-finished-scans"
 func (w *Writer) Run(ctx context.Context) error {
 	w.running.Lock()
 	defer w.running.Unlock()
+	defer w.prunes.Wait() // a prune ends with ctx; the next term starts clean
 	// The queue's own backoff is for passes that cannot list the scans; a
 	// failing scan's is the writer's (Pass says when to come back).
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
@@ -224,7 +233,7 @@ func (w *Writer) Pass(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	if recorded > 0 {
-		w.prune(ctx)
+		w.startPrune(ctx)
 	}
 	return 0, nil
 }
@@ -307,13 +316,26 @@ func (w *Writer) settle(scan *cwacv1alpha1.CwacScan) {
 	w.backoff.Forget(scan.UID)
 }
 
-// prune applies the retention policy; it logs what it removed, and its
-// failures, which the next pass retries.
-func (w *Writer) prune(ctx context.Context) {
-	if w.cfg.Retention == (store.Retention{}) {
+// startPrune applies the retention policy in the background, unless a
+// prune is running already (the next pass that records a scan starts
+// another). Pruning works in small transactions of its own, so an ingest
+// beside it waits at most for one of them.
+func (w *Writer) startPrune(ctx context.Context) {
+	if w.cfg.Retention == (store.Retention{}) || !w.pruning.CompareAndSwap(false, true) {
 		return
 	}
-	res, err := w.cfg.Store.Prune(ctx, w.cfg.Retention)
+	w.prunes.Add(1)
+	go func() {
+		defer w.prunes.Done()
+		defer w.pruning.Store(false)
+		w.prune(ctx)
+	}()
+}
+
+// prune applies the retention policy; it logs what it removed, and its
+// failures, which the next prune retries.
+func (w *Writer) prune(ctx context.Context) {
+	res, err := w.pruneStore(ctx, w.cfg.Retention)
 	if err != nil {
 		w.cfg.Log.Error("issue history: applying retention", "err", err)
 		return

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -352,5 +353,48 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestNewWriterNeedsItsParts(t *testing.T) {
 	if _, err := NewWriter(Config{}); err == nil {
 		t.Error("a writer without a store was made")
+	}
+}
+
+// TestPruneBesideThePasses: retention runs beside the passes, one prune at
+// a time: a pass that records scans returns while the prune it started is
+// still running, and the next pass records its scan without waiting.
+func TestPruneBesideThePasses(t *testing.T) {
+	f := newWriterFixture(t, storetest.OpenSQLite(t))
+	f.w.cfg.Retention = store.Retention{MaxScans: 1}
+	release := make(chan struct{})
+	var prunes atomic.Int32
+	f.w.pruneStore = func(ctx context.Context, r store.Retention) (store.PruneResult, error) {
+		prunes.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return f.st.Prune(ctx, r)
+	}
+	copyRun(t, f.dir, "r")
+	f.scans.set(finishedScan("week-1", 100, "r"), finishedScan("week-2", 200, "r"))
+	if _, err := f.w.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The prune is held; a newer scan is recorded meanwhile, and starts no
+	// second prune.
+	f.scans.set(finishedScan("week-1", 100, "r"), finishedScan("week-2", 200, "r"), finishedScan("week-3", 300, "r"))
+	if _, err := f.w.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := scansOf(f.trend(t)); got != "a11y/week-1 a11y/week-2 a11y/week-3" {
+		t.Errorf("while the prune is held: %q, want every scan recorded", got)
+	}
+	if n := prunes.Load(); n != 1 {
+		t.Errorf("%d prunes started, want one at a time", n)
+	}
+	close(release)
+	f.w.prunes.Wait()
+	if got := scansOf(f.trend(t)); got != "a11y/week-3" {
+		t.Errorf("after the prune: %q, want the newest scan alone (maxScans 1)", got)
+	}
+	if f.w.pruning.Load() {
+		t.Error("still marked as pruning after the prune ended")
 	}
 }

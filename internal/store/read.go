@@ -176,7 +176,16 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 		orgCond, args = "organisation_id IN (SELECT id FROM organisations WHERE "+cond+")", append(args, nsArgs...)
 	}
 	orgArgs := slices.Clone(args)
-	where = append(where, "i."+orgCond)
+	if f.Organisation != "" {
+		where = append(where, "i."+orgCond)
+	} else {
+		// Every organisation of the namespaces: walking issues in id order
+		// and keeping theirs stops at the page's end, where the
+		// organisation index would fetch all of their issues and sort them
+		// (17,000 issues: 35 ms against 2 ms for the first page). The unary
+		// plus, valid on both engines, keeps the planner off that index.
+		where = append(where, "+i."+orgCond)
+	}
 	switch f.State {
 	case "":
 	case StateOpen, StateFixed:
@@ -368,11 +377,20 @@ func (s *Store) OrganisationTrend(ctx context.Context, namespaces []string, orga
 	return points, nil
 }
 
-// engineChanged reports whether a version both points know differs.
+// engineChanged reports whether a version both points know differs. The
+// CWAC image is a digest when the scan's pod was still there to report
+// it, else the image the scan named (a tag): a digest and a tag are not
+// compared, since the same image reads differently in each.
 func engineChanged(a, b EngineVersions) bool {
 	differ := func(x, y string) bool { return x != "" && y != "" && x != y }
-	return differ(a.CWACImageDigest, b.CWACImageDigest) || differ(a.AxeCore, b.AxeCore) || differ(a.Chrome, b.Chrome)
+	imageDiffers := differ(a.CWACImageDigest, b.CWACImageDigest) && isDigest(a.CWACImageDigest) == isDigest(b.CWACImageDigest)
+	return imageDiffers || differ(a.AxeCore, b.AxeCore) || differ(a.Chrome, b.Chrome)
 }
+
+// isDigest reports whether an image reference names its content
+// ("…@sha256:…", or the bare "sha256:…" a runtime reports for an image
+// imported without a registry).
+func isDigest(image string) bool { return strings.Contains(image, "sha256:") }
 
 // Organisations lists every organisation of the namespaces, by name (then
 // namespace), with its sector, how many scans it has figures for, and its
