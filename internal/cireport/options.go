@@ -76,3 +76,9 @@ const (
 	SARIFFile = "results.sarif"
 	JUnitFile = "junit.xml"
 )
+
+// FailAtParameter is the query parameter that asks the MCP server for a
+// scan's SARIFFile or JUnitFile at another FailAt than the default
+// (cwac://scans/{namespace}/{scan}/junit.xml?fail_at=moderate): the server
+// reads it, kubectl cwac results --fail-at sends it.
+const FailAtParameter = "fail_at"

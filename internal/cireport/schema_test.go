@@ -86,4 +86,3 @@ func TestSARIFSchemaRefuses(t *testing.T) {
 		}
 	}
 }
-

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -20,6 +22,9 @@ var ciFormats = map[string]string{
 	"junit": cireport.JUnitFile,
 	"sarif": cireport.SARIFFile,
 }
+
+// flagFailAt is the flag that sets the CI report's fail-at impact.
+const flagFailAt = "fail-at"
 
 // checkCIFormat refuses a format other than junit or sarif, and the row
 // flags beside one: a CI report is the whole scan's.
@@ -35,9 +40,18 @@ func checkCIFormat(format string, rowFlagsSet []string) error {
 	return nil
 }
 
+// checkFailAt refuses a fail-at impact that is not one of axe's.
+func checkFailAt(failAt string) error {
+	if impacts := results.Impacts(); !slices.Contains(impacts, failAt) {
+		return fmt.Errorf("--%s %q: must be one of %s", flagFailAt, textcap.Head(failAt, 40), strings.Join(impacts, ", "))
+	}
+	return nil
+}
+
 // readScanResource reads a scan's file through the MCP server's resources
-// (MCP over streamable HTTP, with the user's token) and writes its text to w.
-func readScanResource(ctx context.Context, conn *MCPConn, token, namespace, scan, file string, w io.Writer) error {
+// (MCP over streamable HTTP, with the user's token) and writes its text to
+// w. failAt, when set, asks for a CI report at that fail-at impact.
+func readScanResource(ctx context.Context, conn *MCPConn, token, namespace, scan, file, failAt string, w io.Writer) error {
 	base := conn.Client
 	if base == nil {
 		base = http.DefaultClient
@@ -53,6 +67,9 @@ func readScanResource(ctx context.Context, conn *MCPConn, token, namespace, scan
 	}
 	defer func() { _ = session.Close() }() // a read: nothing to lose
 	uri := "cwac://scans/" + namespace + "/" + scan + "/" + file
+	if failAt != "" {
+		uri += "?" + url.Values{cireport.FailAtParameter: {failAt}}.Encode()
+	}
 	res, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", uri, err)

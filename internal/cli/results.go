@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -22,6 +24,7 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 		a      mcpapi.ResultsInput
 		output string
 		format string
+		failAt string
 	)
 	cmd := &cobra.Command{
 		Use:   "results SCAN",
@@ -29,11 +32,15 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 		Example: `  kubectl cwac results weekly-abc12 -n cwac-system --audit axe_core_audit --impact critical
   kubectl cwac results weekly-abc12 -n cwac-system --issues-only --limit 1000 -o csv > issues.csv
   kubectl cwac results weekly-abc12 -n cwac-system --format sarif > cwac.sarif
-  kubectl cwac results weekly-abc12 -n cwac-system --format junit > junit.xml`,
+  kubectl cwac results weekly-abc12 -n cwac-system --format junit > junit.xml
+  kubectl cwac results weekly-abc12 -n cwac-system --format junit --fail-at moderate > junit.xml`,
 		Args: exactlyOneScan,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("format") {
-				return runCIFormat(cmd, o, mf, format, args[0])
+				return runCIFormat(cmd, o, mf, format, failAt, args[0])
+			}
+			if cmd.Flags().Changed(flagFailAt) {
+				return fmt.Errorf("--%s sets the CI report's fail-at impact: it needs --format junit or --format sarif", flagFailAt)
 			}
 			if err := checkOutput(output, outTable, outJSON, outCSV); err != nil {
 				return err
@@ -57,6 +64,8 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 	fl.IntVar(&a.Offset, "offset", 0, "matching rows to skip, for paging")
 	fl.StringVarP(&output, "output", "o", outTable, "table, json or csv")
 	fl.StringVar(&format, "format", "", "the whole scan's report for CI instead of rows: junit (JUnit XML) or sarif (SARIF 2.1.0)")
+	fl.StringVar(&failAt, flagFailAt, "", "with --format: the least axe impact that fails a JUnit test case or is a SARIF error: "+
+		strings.Join(results.Impacts(), ", ")+" (default: "+cireport.DefaultFailAt+", the report the scan pod wrote)")
 	return cmd
 }
 
@@ -64,8 +73,9 @@ func newResultsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 const flagImpact = "impact"
 
 // runCIFormat writes the scan's JUnit or SARIF report (the scan's resource,
-// read through the MCP server) to standard output.
-func runCIFormat(cmd *cobra.Command, o *Options, mf *mcpFlags, format, name string) error {
+// read through the MCP server, at the fail-at impact asked for) to standard
+// output.
+func runCIFormat(cmd *cobra.Command, o *Options, mf *mcpFlags, format, failAt, name string) error {
 	var set []string
 	for _, f := range []string{"audit", flagImpact, "issues-only", "limit", "offset", "output"} {
 		if cmd.Flags().Changed(f) {
@@ -74,6 +84,11 @@ func runCIFormat(cmd *cobra.Command, o *Options, mf *mcpFlags, format, name stri
 	}
 	if err := checkCIFormat(format, set); err != nil {
 		return err
+	}
+	if cmd.Flags().Changed(flagFailAt) {
+		if err := checkFailAt(failAt); err != nil {
+			return err
+		}
 	}
 	s, err := o.newSession()
 	if err != nil {
@@ -84,7 +99,7 @@ func runCIFormat(cmd *cobra.Command, o *Options, mf *mcpFlags, format, name stri
 		return err
 	}
 	return withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
-		return readScanResource(cmd.Context(), conn, token, scan.Namespace, scan.Name, ciFormats[format], o.Streams.Out)
+		return readScanResource(cmd.Context(), conn, token, scan.Namespace, scan.Name, ciFormats[format], failAt, o.Streams.Out)
 	})
 }
 

@@ -24,13 +24,14 @@ import (
 //	cwac://scans/{namespace}/{scan}/{file}
 //
 // file is report.html, summary.json, leaderboard.csv, diff.json, trend.json,
-// results.sarif, junit.xml (built when the volume lacks them) or one of
-// CWAC's result CSVs; nothing else on the volume (screenshots, logs, CWAC's
-// config) can be named. Reads go through the same store, confinement and
+// results.sarif, junit.xml (built when the volume lacks them, or when asked
+// for at another fail-at impact: ?fail_at=moderate) or one of CWAC's result
+// CSVs; nothing else on the volume (screenshots, logs, CWAC's config) can
+// be named. Reads go through the same store, confinement and
 // caller authorisation (get on cwacscans) as the tools.
 const (
 	resourceScheme   = "cwac"
-	resourceTemplate = "cwac://scans/{namespace}/{scan}/{file}"
+	resourceTemplate = "cwac://scans/{namespace}/{scan}/{file}{?" + cireport.FailAtParameter + "}"
 	// resourceReadName is the audit log's name for resource reads, and the
 	// key of the caller verb they need.
 	resourceReadName = "resources/read"
@@ -117,7 +118,9 @@ func (s *Server) addResources() {
 		Title:       "A finished CWAC scan's file",
 		URITemplate: resourceTemplate,
 		Description: "report.html, summary.json, leaderboard.csv, diff.json, results.sarif (SARIF 2.1.0), junit.xml or a result CSV of a finished scan " +
-			"(at most " + fmt.Sprint(s.maxResourceBytes()) + " bytes; page through larger CSVs with cwac_get_results)",
+			"(at most " + fmt.Sprint(s.maxResourceBytes()) + " bytes; page through larger CSVs with cwac_get_results). " +
+			"junit.xml and results.sarif take ?" + cireport.FailAtParameter + "=<impact>, the least impact that fails a test case or is an error: " +
+			strings.Join(results.Impacts(), ", ") + " (default " + cireport.DefaultFailAt + ")",
 	}, s.readResource)
 	s.addTrendResources()
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -141,7 +144,11 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	call := callFromExtra(req.Extra)
 	var result *mcp.ReadResourceResult
 	err := s.invoke(ctx, &tool{name: resourceReadName}, call, s.cfg.CallTimeout, truncate(uri, 512), func(ctx context.Context, c *callInfo) error {
-		namespace, scan, file, err := parseResourceURI(uri)
+		withoutQuery, failAt, err := splitFailAt(uri)
+		if err != nil {
+			return err
+		}
+		namespace, scan, file, err := parseResourceURI(withoutQuery)
 		if err != nil {
 			return err
 		}
@@ -157,7 +164,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			return err
 		}
 		defer closeFn()
-		data, err := readScanFile(ctx, fsys, file, scan, s.maxResourceBytes())
+		data, err := readScanFile(ctx, fsys, file, ciReportOptions(scan, res.Scan, failAt), s.maxResourceBytes())
 		if err != nil {
 			return fmt.Errorf("reading %s of scan %s: %w", file, scan, err)
 		}

@@ -9,15 +9,27 @@ import (
 	"path/filepath"
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
+
+// ciReportOptions is what the runner's CI reports say of the scan beyond
+// its results, from what the Job builder told the runner: the CwacScan's
+// name (CWAC's audit name when it was not told one), the baseline compared
+// with, the scan's thresholds and the CWAC image as the tool's version.
+func ciReportOptions(flags scanpod.RunnerFlags, auditName string) cireport.Options {
+	scan := flags.ScanName
+	if scan == "" {
+		scan = auditName
+	}
+	return cireport.Options{Scan: scan, Baseline: flags.BaselineName, Thresholds: flags.Thresholds, ToolVersion: flags.CWACImage}
+}
 
 // writeCIReports writes results.sarif and junit.xml beside summary.json, for
 // CI systems (see docs/ci.md). Each is streamed into a hidden file and
 // renamed into place, so a reader never sees half a report; a report that
 // cannot be written is logged, and the scan's results stand without it.
-func writeCIReports(ctx context.Context, dir, scan string, log *slog.Logger) {
+func writeCIReports(ctx context.Context, dir string, opts cireport.Options, log *slog.Logger) {
 	fsys := os.DirFS(dir)
-	opts := cireport.Options{Scan: scan}
 	for name, write := range map[string]func(context.Context, io.Writer, fs.FS, cireport.Options) error{
 		cireport.SARIFFile: cireport.WriteSARIF,
 		cireport.JUnitFile: cireport.WriteJUnit,

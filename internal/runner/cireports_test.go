@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
 )
 
@@ -56,5 +60,80 @@ func TestWriteResultsWritesCIReports(t *testing.T) {
 	leftovers, _ = filepath.Glob(filepath.Join(dir, ".*"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// TestCIReportsDescribeTheScan: the reports the runner writes carry what
+// the Job builder told it of the scan (its flags, parsed as the scan pod
+// parses them): the CwacScan's name rather than CWAC's audit name, the
+// baseline it was compared with, its thresholds and the CWAC image. A
+// baseline that could not be compared is not named.
+func TestCIReportsDescribeTheScan(t *testing.T) {
+	var flags scanpod.RunnerFlags
+	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
+	flags.Bind(fs)
+	must(t, fs.Parse([]string{
+		"--baseline-dir=/baseline", "--baseline-name=nightly-1", "--scan-name=nightly-2",
+		"--threshold=maxTotalIssues=10", "--threshold=maxIssuesByImpact.critical=0", "--cwac-image=cwac:1.2",
+	}))
+	for _, tc := range []struct {
+		name         string
+		compared     bool
+		wantBaseline bool
+	}{
+		{"compared with the baseline", true, true},
+		{"the baseline's results unusable", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, files.CopyDir(realScanDir, dir))
+			var base baselineResults
+			if tc.compared {
+				base.diff = &results.DiffCounts{Baseline: "nightly-1"}
+			}
+			log, _ := captureLog()
+			_, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "real-scan-1"}, log, base, nil,
+				ciReportOptions(flags, "real-scan-1"))
+			must(t, err)
+			junit, err := os.ReadFile(filepath.Join(dir, cireport.JUnitFile))
+			must(t, err)
+			for _, want := range []string{
+				`<testsuites name="cwac nightly-2"`,
+				`<property name="cwac.scan" value="nightly-2">`,
+				`<property name="cwac.version" value="cwac:1.2">`,
+				`<property name="cwac.threshold.maxTotalIssues" value="10">`,
+				`<property name="cwac.threshold.maxIssuesByImpact.critical" value="0">`,
+			} {
+				if !strings.Contains(string(junit), want) {
+					t.Errorf("junit.xml lacks %s:\n%.1200s", want, junit)
+				}
+			}
+			if named := strings.Contains(string(junit), `<property name="cwac.baseline" value="nightly-1">`); named != tc.wantBaseline {
+				t.Errorf("junit.xml names the baseline: %v, want %v", named, tc.wantBaseline)
+			}
+			var sarif struct {
+				Runs []struct {
+					Tool struct {
+						Driver struct{ Version string }
+					}
+					Properties struct {
+						Scan, Baseline string
+						Thresholds     map[string]string
+					}
+				}
+			}
+			data, err := os.ReadFile(filepath.Join(dir, cireport.SARIFFile))
+			must(t, err)
+			must(t, json.Unmarshal(data, &sarif))
+			if len(sarif.Runs) != 1 {
+				t.Fatalf("%d SARIF runs", len(sarif.Runs))
+			}
+			run := sarif.Runs[0]
+			wantThresholds := map[string]string{"maxTotalIssues": "10", "maxIssuesByImpact.critical": "0"}
+			if run.Properties.Scan != "nightly-2" || run.Tool.Driver.Version != "cwac:1.2" || !maps.Equal(run.Properties.Thresholds, wantThresholds) ||
+				(run.Properties.Baseline == "nightly-1") != tc.wantBaseline {
+				t.Errorf("SARIF run: version %q, properties %+v", run.Tool.Driver.Version, run.Properties)
+			}
+		})
 	}
 }

@@ -176,7 +176,7 @@ func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName strin
 		base.dir = cfg.BaselineDir
 		base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 	}
-	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked); err != nil {
+	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg.RunnerFlags, auditName)); err != nil {
 		return scanpod.Report{}, fmt.Errorf("summarising the merged results: %w", err)
 	}
 	settle(&msg, false, 0)

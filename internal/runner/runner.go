@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/plainjson"
@@ -160,7 +161,7 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 			base.dir = cfg.BaselineDir
 			base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 		}
-		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked)
+		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg.RunnerFlags, auditName))
 		if err != nil {
 			cfg.Log.Error("summarising results", "dir", dir, "err", err)
 			msg.Message = "could not summarise results: " + err.Error()
@@ -251,7 +252,7 @@ func settle(msg *scanpod.Report, terminated bool, exitCode int) {
 // error; a file that cannot be written is logged, and the scan's results
 // stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
-	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil)
+	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(scanpod.RunnerFlags{}, meta.Title))
 }
 
 // baselineResults is what a scan with a baseline brings to its results: the
@@ -264,9 +265,10 @@ type baselineResults struct {
 
 // writeResults is WriteResults with what the baseline brings (the
 // comparison goes into the summary and the report, and the trend continues
-// the baseline's) and the egress proxy's refusals (into the summary).
+// the baseline's), the egress proxy's refusals (into the summary) and what
+// the CI reports say of the scan (ciReportOptions).
 func writeResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger,
-	base baselineResults, blocked *results.BlockedConnections) (*results.Summary, error) {
+	base baselineResults, blocked *results.BlockedConnections, ci cireport.Options) (*results.Summary, error) {
 	fsys := os.DirFS(dir)
 	if opts.MaxLinksPerDomain == 0 {
 		opts.MaxLinksPerDomain = results.MaxLinksOf(fsys) // what the scan asked of each site
@@ -306,7 +308,10 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	}); err != nil {
 		log.Error("writing reports", "err", err)
 	}
-	writeCIReports(ctx, dir, meta.Title, log)
+	if base.diff == nil {
+		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
+	}
+	writeCIReports(ctx, dir, ci, log)
 	return s, nil
 }
 

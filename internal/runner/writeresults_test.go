@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -82,7 +83,8 @@ func TestTrendContinuesTheBaseline(t *testing.T) {
 	baseline := t.TempDir()
 	must(t, files.CopyDir(realScanDir, baseline))
 	log, _ := captureLog()
-	_, err := writeResults(context.Background(), baseline, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(1e9, 0)}, log, baselineResults{}, nil)
+	_, err := writeResults(context.Background(), baseline, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(1e9, 0)}, log,
+		baselineResults{}, nil, cireport.Options{})
 	must(t, err)
 	broken := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(broken, report.TrendFile), []byte("{"), 0o644))
@@ -104,7 +106,7 @@ func TestTrendContinuesTheBaseline(t *testing.T) {
 			must(t, files.CopyDir(realScanDir, dir))
 			log, buf := captureLog()
 			_, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t", GeneratedAt: time.Unix(2e9, 0)}, log,
-				baselineResults{dir: tt.baseline}, nil)
+				baselineResults{dir: tt.baseline}, nil, cireport.Options{})
 			must(t, err)
 			points, err := report.ReadTrend(openRootT(t, dir).FS())
 			must(t, err)
@@ -259,7 +261,7 @@ func TestScoreDropsAgainstTheBaseline(t *testing.T) {
 			must(t, files.CopyDir(tt.dir, dir))
 			log, buf := captureLog()
 			s, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log,
-				baselineResults{diff: &results.DiffCounts{Baseline: "week-1"}, dir: tt.baseline}, nil)
+				baselineResults{diff: &results.DiffCounts{Baseline: "week-1"}, dir: tt.baseline}, nil, cireport.Options{})
 			must(t, err)
 			var got []results.OrganisationScoreDrop
 			if s.Diff != nil {

@@ -29,6 +29,9 @@ func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, fail
 	flags.Shards = scan.Spec.ShardCount()
 	flags.Merge = true
 	flags.FailedShards = failed
+	// The merge writes the scan's CI reports: the shards' CWAC image made
+	// the results it reads, not the operator's image it runs in.
+	describeForReports(scan, Image(scan, opts), &flags)
 	mounts := compareWith(baseline, &flags, []corev1.VolumeMount{
 		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
 		{Name: volTmp, MountPath: scanpod.TmpDir},

@@ -44,7 +44,10 @@ func TestMergePodArgs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			scan := shardedScan(tt.shards, "")
 			c := MergePod(scan, opts, tt.baseline, tt.failed).Spec.Containers[0]
-			if want := append(append([]string{}, base...), tt.extra...); !slices.Equal(c.Args, want) {
+			// The merge writes the scan's CI reports, so it is told the scan's
+			// name, thresholds and CWAC image as a scan pod is.
+			describe := []string{"--scan-name=nightly", "--threshold=maxTotalIssues=25", "--threshold=maxIssuesByImpact.critical=0", "--cwac-image=cwac:1.0"}
+			if want := slices.Concat(base, tt.extra, describe); !slices.Equal(c.Args, want) {
 				t.Errorf("args\n%q\nwant\n%q", c.Args, want)
 			}
 			if !slices.Equal(c.Command, []string{scanpod.RunnerImagePath}) || c.Image != opts.RunnerImage || c.Name != scanpod.MergeContainerName {

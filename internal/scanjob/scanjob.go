@@ -17,6 +17,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/gate"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
@@ -312,6 +313,7 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 	flags.CWACDir = opts.CWACDir
 	flags.Python = opts.Python
 	flags.Egress = opts.Egress
+	describeForReports(scan, image, &flags)
 	mounts := []corev1.VolumeMount{
 		{Name: volRunner, MountPath: scanpod.RunnerDir, ReadOnly: true},
 		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
@@ -404,6 +406,19 @@ func compareWith(baseline Baseline, flags *scanpod.RunnerFlags, mounts []corev1.
 	}
 	flags.BaselineDir, flags.BaselineName = scanpod.BaselineDir, baseline.Name
 	return append(mounts, corev1.VolumeMount{Name: volResults, MountPath: scanpod.BaselineDir, SubPath: baseline.ResultsPath, ReadOnly: true})
+}
+
+// describeForReports tells the runner what its CI reports say of the scan
+// beyond its results (docs/ci.md): the CwacScan's name, its thresholds and
+// the CWAC image it runs, as the tool's version. An image longer than the
+// runner takes (spec.image is bounded by the CRD, the operator's default
+// image is not) is left out rather than failing the scan.
+func describeForReports(scan *cwacv1alpha1.CwacScan, image string, flags *scanpod.RunnerFlags) {
+	flags.ScanName = scan.Name
+	flags.Thresholds = gate.NamedThresholds(scan.Spec.Thresholds)
+	if len(image) <= scanpod.MaxCWACImageBytes {
+		flags.CWACImage = image
+	}
 }
 
 // scanConfigVolume is the scan's ConfigMap as a volume. It is optional: a

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -30,6 +31,7 @@ func sampleScan() *cwacv1alpha1.CwacScan {
 			Timeout:           "30m",
 			Plugins:           map[string]bool{"language_audit": false},
 			ConfigOverrides:   map[string]apiextensionsv1.JSON{"only_allow_https": {Raw: []byte("false")}},
+			Thresholds:        &cwacv1alpha1.Thresholds{MaxTotalIssues: ptr.To[int64](25), MaxIssuesByImpact: map[string]int64{"critical": 0}},
 		},
 	}
 }

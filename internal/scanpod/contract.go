@@ -10,10 +10,13 @@ import (
 	"flag"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -162,6 +165,94 @@ type RunnerFlags struct {
 	// runner's egress proxy (internal/egress) checks every connection of
 	// the scan against them.
 	Egress urlpolicy.Lists
+	// ScanName is the CwacScan's name, which the runner's CI reports
+	// (results.sarif, junit.xml) name the scan by; without it they fall
+	// back on CWAC's audit name. At most MaxScanNameBytes.
+	ScanName string
+	// Thresholds are the scan's spec.thresholds, each by name and value,
+	// which the CI reports carry (cwac.threshold.<name> in JUnit).
+	Thresholds ThresholdList
+	// CWACImage is the CWAC image the scan runs, the CI reports' tool
+	// version ("" when unknown). At most MaxCWACImageBytes.
+	CWACImage string
+}
+
+// Bounds of the flags that describe the scan to its CI reports: the Job
+// builder leaves out what would pass them, and the runner refuses it.
+const (
+	// MaxScanNameBytes is the longest Kubernetes object name.
+	MaxScanNameBytes = 253
+	// MaxCWACImageBytes is spec.image's bound in the CRD.
+	MaxCWACImageBytes = 512
+	// MaxThresholds leaves room beyond the eight spec.thresholds can set
+	// today (four scalars, one maximum per axe impact).
+	MaxThresholds = 16
+	// MaxThresholdNameBytes and MaxThresholdValueBytes fit a threshold's
+	// field path (maxIssuesByImpact.critical) and any int64 or bool.
+	MaxThresholdNameBytes  = 64
+	MaxThresholdValueBytes = 32
+)
+
+// thresholdNameRE is a threshold's field path in spec.thresholds: names
+// joined by dots, as they become JUnit property names.
+var thresholdNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z0-9]+)*$`)
+
+// ThresholdList is the scan's thresholds as a flag given once per
+// threshold: --threshold=maxTotalIssues=10.
+type ThresholdList []cireport.Threshold
+
+// String renders the list as name=value pairs, comma-separated.
+func (l ThresholdList) String() string {
+	parts := make([]string, len(l))
+	for i, t := range l {
+		parts[i] = t.Name + "=" + t.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set adds one name=value threshold, refusing a malformed or repeated name,
+// a value that is empty, too long or not printable ASCII, and more than
+// MaxThresholds in all.
+func (l *ThresholdList) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	switch {
+	case !ok:
+		return fmt.Errorf("threshold %q: want name=value", textcap.Head(s, MaxThresholdNameBytes))
+	case len(*l) >= MaxThresholds:
+		return fmt.Errorf("more than %d thresholds", MaxThresholds)
+	case len(name) > MaxThresholdNameBytes || !thresholdNameRE.MatchString(name):
+		return fmt.Errorf("threshold name %q: want at most %d bytes of letters and digits, dot-separated (maxIssuesByImpact.critical)",
+			textcap.Head(name, MaxThresholdNameBytes), MaxThresholdNameBytes)
+	case slices.ContainsFunc(*l, func(t cireport.Threshold) bool { return t.Name == name }):
+		return fmt.Errorf("threshold %s given twice", name)
+	case value == "" || len(value) > MaxThresholdValueBytes:
+		return fmt.Errorf("threshold %s: its value must be 1 to %d bytes, not %d", name, MaxThresholdValueBytes, len(value))
+	case strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r > '~' }):
+		return fmt.Errorf("threshold %s: its value %q has a character other than printable ASCII", name, value)
+	}
+	*l = append(*l, cireport.Threshold{Name: name, Value: value})
+	return nil
+}
+
+// boundedString is a string flag that refuses a value longer than max bytes.
+type boundedString struct {
+	value *string
+	max   int
+}
+
+func (b boundedString) String() string {
+	if b.value == nil { // the flag package's zero value, for its help text
+		return ""
+	}
+	return *b.value
+}
+
+func (b boundedString) Set(s string) error {
+	if len(s) > b.max {
+		return fmt.Errorf("%d bytes, more than the %d allowed", len(s), b.max)
+	}
+	*b.value = s
+	return nil
 }
 
 // DefaultRunnerFlags are the paths of the scan pod the Job builder makes.
@@ -193,6 +284,15 @@ func (f RunnerFlags) Args() []string {
 	if len(f.FailedShards) > 0 {
 		args = append(args, "--failed-shards="+f.FailedShards.String())
 	}
+	if f.ScanName != "" {
+		args = append(args, "--scan-name="+f.ScanName)
+	}
+	for _, t := range f.Thresholds {
+		args = append(args, "--threshold="+t.Name+"="+t.Value)
+	}
+	if f.CWACImage != "" {
+		args = append(args, "--cwac-image="+f.CWACImage)
+	}
 	return append(args, f.Egress.Args()...)
 }
 
@@ -211,5 +311,8 @@ func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	fs.IntVar(&f.Shards, "shards", 0, "the scan's number of shards: scan only the shard $"+ShardIndexEnv+" names (or, with --merge, merge them all)")
 	fs.BoolVar(&f.Merge, "merge", false, "merge the shards' results under "+ShardsDir+"/ into one CWAC results directory instead of running CWAC")
 	fs.Var(&f.FailedShards, "failed-shards", "comma-separated indexes of shards whose pods failed: the merge leaves them out")
+	fs.Var(boundedString{&f.ScanName, MaxScanNameBytes}, "scan-name", "the CwacScan's name, which the CI reports name the scan by (default: CWAC's audit name)")
+	fs.Var(&f.Thresholds, "threshold", "one of the scan's spec.thresholds as name=value (maxTotalIssues=10), for the CI reports; repeat for each")
+	fs.Var(boundedString{&f.CWACImage, MaxCWACImageBytes}, "cwac-image", "the CWAC image the scan runs, the CI reports' tool version")
 	f.Egress.Bind(fs) // the scan-target policy's lists, for the egress proxy
 }
