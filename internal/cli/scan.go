@@ -21,7 +21,7 @@ func newScanCommand(o *Options) *cobra.Command {
 		Use:   "scan (--url URL | --site URL,ORGANISATION,SECTOR | --urls-file FILE)... [flags]",
 		Short: "Create a CwacScan (and with --wait, wait for its result)",
 		Example: `  kubectl cwac scan --url https://www.example.govt.nz/ --wait
-  kubectl cwac scan --site "https://example.org/,Example Org,Health" --max-critical 0 --wait
+  kubectl cwac scan --site "https://example.org/,Example Org,Health" --max-critical 0 --require-complete --wait
   kubectl cwac scan --urls-file sites.csv --baseline weekly-abc12 --max-new 0 --name pr-123 --wait
   kubectl cwac scan --urls-file all-agencies.csv --shards 4 --shard-failure-policy Partial --wait`,
 		Args: cobra.NoArgs,
@@ -87,6 +87,8 @@ func newScanCommand(o *Options) *cobra.Command {
 	fl.Int64Var(&maxCrit, "max-critical", 0, "threshold: most critical axe issues")
 	fl.Int64Var(&maxTotal, "max-total", 0, "threshold: most issues in all")
 	fl.Int64Var(&maxNew, "max-new", 0, "threshold: most issues the baseline did not have (needs --baseline)")
+	fl.BoolVar(&f.RequireComplete, "require-complete", false,
+		"threshold: every organisation scanned completely (none partial, blocked or unreachable; a scan whose completeness is not known does not pass)")
 	fl.Int32Var(&shards, "shards", 1, "split the sites into this many shards scanned side by side, one pod each, 1-64 and at most the number of sites; "+
 		"an organisation's sites stay in one shard unless it alone has more than a shard's share")
 	fl.StringVar(&f.ShardFailurePolicy, "shard-failure-policy", "",

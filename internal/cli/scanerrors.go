@@ -26,6 +26,7 @@ var scanFlags = []apirefusal.Name{
 	{Field: "spec.thresholds.maxIssuesByImpact", As: "--max-critical"},
 	{Field: "spec.thresholds.maxTotalIssues", As: "--max-total"},
 	{Field: "spec.thresholds.maxNewIssues", As: "--max-new"},
+	{Field: "spec.thresholds.requireComplete", As: "--require-complete"},
 	{Field: "spec.shards", As: "--shards"},
 	{Field: "spec.shardFailurePolicy", As: "--shard-failure-policy"},
 }

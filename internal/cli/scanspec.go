@@ -12,41 +12,54 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Limits the CRD enforces, checked here first so the error names the flag.
-// A URL's form is not among them: the API server judges it, and the
-// refusal names the flag (scanInvalidError).
+// The CRD states them through kubebuilder markers, which cannot name a Go
+// constant, and no Go package holds them, so these are copies:
+// TestScanChecksAreTheCRDs holds each to the generated CRD. A URL's form is
+// not among them: the API server judges it, and the refusal names the flag
+// (scanInvalidError). The audit name's rule is CWAC's (cwac.ValidateAuditName).
 const (
-	maxURLsPerScan   = 1000
-	maxFieldLength   = 256
+	maxURLsPerScan    = 1000 // spec.urls and spec.sites, each
+	maxFieldLength    = 256  // characters of a site's organisation or sector
+	minScanTimeout    = time.Minute
+	maxScanTimeout    = 24 * time.Hour
+	maxThreads        = 16
+	maxLinksPerDomain = 100000
+)
+
+// The plugin's own bound on --urls-file, and names it gives.
+const (
 	maxURLsFileBytes = 4 << 20
-	minScanTimeout   = time.Minute
-	maxScanTimeout   = 24 * time.Hour
-	maxThreads       = 16
 	defaultGenerate  = "cwac-"
 	colOrganisation  = "organisation"
 )
 
 // The CRD's patterns (api/v1alpha1), repeated so that bad input is refused
-// with the flag's name before anything is sent.
+// with the flag's name before anything is sent; TestScanChecksAreTheCRDs
+// holds them to the generated CRD.
 var (
-	auditNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,50}$`)
-	timeoutRE   = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`)
+	timeoutRE = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`)
 	// A site's organisation or sector: no leading = + - @ (a spreadsheet
 	// formula once it reaches CWAC's CSVs), none after a semicolon, no tabs
 	// or line breaks.
-	csvSafeRE     = regexp.MustCompile(`^[^=+\-@\t\r\n][^\t\r\n]*$`)
-	afterSemiRE   = regexp.MustCompile(`;[ ]*[=+@-]`)
+	csvSafeRE   = regexp.MustCompile(`^[^=+\-@\t\r\n][^\t\r\n]*$`)
+	afterSemiRE = regexp.MustCompile(`;[ ]*[=+@-]`)
+)
+
+var (
 	impactNames   = results.Impacts()
 	changeNames   = []string{"new", "fixed", "unchanged", "unstable"}
 	outputFormats = []string{outTable, outJSON, outYAML}
@@ -71,6 +84,9 @@ type ScanFlags struct {
 	MaxCritical *int64
 	MaxTotal    *int64
 	MaxNew      *int64
+	// RequireComplete is the threshold spec.thresholds.requireComplete: the
+	// gate fails unless every organisation was scanned completely.
+	RequireComplete bool
 	// Shards splits the sites into this many shards (spec.shards); nil when
 	// --shards was not given.
 	Shards *int32
@@ -115,8 +131,10 @@ func BuildScan(f ScanFlags) (*cwacv1alpha1.CwacScan, error) {
 	} else if len(scan.Spec.URLs) > maxURLsPerScan || len(scan.Spec.Sites) > maxURLsPerScan {
 		return nil, fmt.Errorf("too many URLs: %d plain URLs and %d sites (at most %d of each)", len(scan.Spec.URLs), len(scan.Spec.Sites), maxURLsPerScan)
 	}
-	if f.AuditName != "" && !auditNameRE.MatchString(f.AuditName) {
-		return nil, fmt.Errorf("--audit-name %q: must be 1-50 characters of A-Z a-z 0-9 _ . -", textcap.Head(f.AuditName, 80))
+	if f.AuditName != "" {
+		if err := cwac.ValidateAuditName(f.AuditName); err != nil {
+			return nil, fmt.Errorf("--audit-name: %w", err)
+		}
 	}
 	scan.Spec.AuditName = f.AuditName
 	if f.Timeout != "" {
@@ -129,8 +147,8 @@ func BuildScan(f ScanFlags) (*cwacv1alpha1.CwacScan, error) {
 		return nil, fmt.Errorf("--threads %d: must be 1-%d", f.Threads, maxThreads)
 	}
 	scan.Spec.ThreadCount = f.Threads
-	if f.MaxLinksPerDomain != 0 && (f.MaxLinksPerDomain < 1 || f.MaxLinksPerDomain > 100000) {
-		return nil, fmt.Errorf("--max-links-per-domain %d: must be 1-100000", f.MaxLinksPerDomain)
+	if f.MaxLinksPerDomain != 0 && (f.MaxLinksPerDomain < 1 || f.MaxLinksPerDomain > maxLinksPerDomain) {
+		return nil, fmt.Errorf("--max-links-per-domain %d: must be 1-%d", f.MaxLinksPerDomain, maxLinksPerDomain)
 	}
 	scan.Spec.MaxLinksPerDomain = f.MaxLinksPerDomain
 	if f.Baseline != "" {
@@ -192,12 +210,12 @@ func thresholds(f ScanFlags) (*cwacv1alpha1.Thresholds, error) {
 	if f.MaxNew != nil && f.Baseline == "" {
 		return nil, errors.New("--max-new needs --baseline: new issues are counted against a baseline scan")
 	}
-	if f.MaxCritical == nil && f.MaxTotal == nil && f.MaxNew == nil {
+	if f.MaxCritical == nil && f.MaxTotal == nil && f.MaxNew == nil && !f.RequireComplete {
 		return nil, nil
 	}
-	th := &cwacv1alpha1.Thresholds{MaxTotalIssues: f.MaxTotal, MaxNewIssues: f.MaxNew}
+	th := &cwacv1alpha1.Thresholds{MaxTotalIssues: f.MaxTotal, MaxNewIssues: f.MaxNew, RequireComplete: f.RequireComplete}
 	if f.MaxCritical != nil {
-		th.MaxIssuesByImpact = map[string]int64{"critical": *f.MaxCritical}
+		th.MaxIssuesByImpact = map[string]int64{results.ImpactCritical: *f.MaxCritical}
 	}
 	return th, nil
 }
@@ -238,7 +256,8 @@ func newSite(u, org, sector string) (cwacv1alpha1.Site, error) {
 		if f.v == "" {
 			continue
 		}
-		if len(f.v) > maxFieldLength {
+		// The CRD's maxLength counts characters, not bytes.
+		if utf8.RuneCountInString(f.v) > maxFieldLength {
 			return cwacv1alpha1.Site{}, fmt.Errorf("%s is longer than %d characters", f.name, maxFieldLength)
 		}
 		if !csvSafeRE.MatchString(f.v) || afterSemiRE.MatchString(f.v) {

@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"os"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -11,6 +10,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -28,9 +28,8 @@ func (w *Writer) event(ctx context.Context, scan *cwacv1alpha1.CwacScan, warning
 	if warning {
 		kind = corev1.EventTypeWarning
 	}
-	prefix := strings.TrimRight(scan.Name[:min(len(scan.Name), 200)], "-.") + "-history-" // names are ASCII
 	ev := &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: prefix, Namespace: scan.Namespace},
+		ObjectMeta:          metav1.ObjectMeta{GenerateName: scanspec.EventNamePrefix(scan.Name, "history"), Namespace: scan.Namespace},
 		EventTime:           metav1.NewMicroTime(w.now()),
 		ReportingController: "cwac.a11y.dev/mcp-server",
 		ReportingInstance:   textcap.Head("mcp-server-"+hostname(), 128),

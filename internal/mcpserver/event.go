@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // ReasonCreatedViaMCP is the reason of the Event left on every scan created
@@ -23,9 +23,8 @@ const ReasonCreatedViaMCP = "CreatedViaMCP"
 // the caller annotation and the audit line name the caller too.
 func (s *Server) recordCreation(ctx context.Context, scan *cwacv1alpha1.CwacScan, call *callInfo) {
 	now := metav1.NewMicroTime(s.now())
-	prefix := strings.TrimRight(scan.Name[:min(len(scan.Name), 200)], "-.") + "-created-"
 	ev := &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: prefix, Namespace: scan.Namespace},
+		ObjectMeta:          metav1.ObjectMeta{GenerateName: scanspec.EventNamePrefix(scan.Name, "created"), Namespace: scan.Namespace},
 		EventTime:           now,
 		ReportingController: "cwac.a11y.dev/mcp-server",
 		ReportingInstance:   truncate("mcp-server-"+hostname(), 128),

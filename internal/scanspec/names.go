@@ -1,10 +1,11 @@
 // Package scanspec is what a CwacScan means wherever it is read — by the
 // controller, the Job builder and the MCP server — without building
 // anything from it: the names made from it (its Job's and pods', its
-// results directory, CWAC's audit name, the generated name of a scan made
-// for an audit, and a schedule's scan for a tick) and its spec with the
-// defaults applied (its sites, its deadline). It holds no client and no
-// image library, so a reader of scans does not link the Job builder.
+// results directory, CWAC's audit name, the generated names of a scan made
+// for an audit and of an Event recorded on a scan, and a schedule's scan for
+// a tick) and its spec with the defaults applied (its sites, its deadline).
+// It holds no client and no image library, so a reader of scans does not
+// link the Job builder.
 package scanspec
 
 import (
@@ -95,6 +96,24 @@ func GenerateNamePrefix(auditName string) string {
 		return "mcp-scan-"
 	}
 	return cutName(p, maxGeneratedPrefix) + "-"
+}
+
+// maxKeptGenerateName is how much of a metadata.generateName the API server
+// keeps: it cuts a longer one to 58 characters, so that the name it makes,
+// with 5 random characters added, is at most 63 (k8s.io/apiserver's
+// names.MaxGeneratedNameLength).
+const maxKeptGenerateName = 58
+
+// EventNamePrefix is the metadata.generateName of an Event recorded on a
+// scan: <scan name>-<source>-, where source is a short lower-case word
+// saying what recorded it ("history", "created"), so that the Event's name
+// says which scan it is about and where it comes from. The scan's name is cut (as
+// cutName does) so that the whole prefix fits in what the API server keeps
+// of a generateName: a longer prefix would lose the source word, not the
+// scan's name.
+func EventNamePrefix(scanName, source string) string {
+	most := maxKeptGenerateName - len("-"+source+"-")
+	return cutName(scanName, most) + "-" + source + "-"
 }
 
 // cutName keeps at most most characters of a Kubernetes name (ASCII), and
