@@ -254,7 +254,7 @@ type dashboardDeps struct {
 	auth        mcpserver.Authenticator
 	clientset   kubernetes.Interface
 	client      client.Reader
-	store       *store.Store
+	store       *store.Handle
 	namespace   string
 	resultsRoot string
 	log         *slog.Logger

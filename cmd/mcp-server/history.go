@@ -88,26 +88,72 @@ func (f *writerFlags) bind(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxScans, "history-max-scans", 0, "retention: keep the newest N scans of each schedule (0: keep all)")
 }
 
-// openStore opens the issue history, or returns nil when none is configured.
-func openStore(ctx context.Context, dsn string, log *slog.Logger) (*store.Store, error) {
-	if dsn == "" {
-		return nil, nil
-	}
-	st, err := store.Open(ctx, dsn)
+// historyDeps are what the history's writer shares with the MCP server.
+type historyDeps struct {
+	scans       cache.Cache // nil when the scan cache did not sync
+	clientset   kubernetes.Interface
+	namespace   string
+	resultsRoot string
+	log         *slog.Logger
+}
+
+// startHistory checks the history's flags, then opens its store (a handle
+// with none when no DSN is configured) and, once the store is open, starts
+// recording finished scans in it unless --history-ingest=false. A failure
+// to start the writer after the store opened ends the process through fail.
+func startHistory(ctx context.Context, sf storeFlags, wf writerFlags, d historyDeps, fail func(string, error)) (*store.Handle, error) {
+	dsn, err := sf.resolve(os.Getenv)
 	if err != nil {
-		return nil, err // store errors never repeat the DSN
+		return nil, err
 	}
-	log.Info("issue history: store open", "engine", st.Engine())
-	return st, nil
+	if err := wf.check(); err != nil {
+		return nil, err
+	}
+	if dsn != "" && wf.ingest && d.scans == nil {
+		return nil, errors.New("recording the issue history needs the scan cache, which did not sync (watch on cwacscans)")
+	}
+	return openStore(ctx, dsn, store.DefaultBackoff, d.log, func(st *store.Store) {
+		if !wf.ingest {
+			d.log.Info("issue history: reading only (--history-ingest=false)")
+			return
+		}
+		if err := startWriter(ctx, wf, st, d.scans, d.clientset, d.namespace, d.resultsRoot, d.log); err != nil {
+			// The informer is synced already: this is the process's own fault.
+			fail("recording the issue history", err)
+		}
+	})
+}
+
+// openStore opens the issue history's store: a handle with none when no
+// DSN is configured. A database that does not answer at start is logged
+// and retried in the background (main: store.DefaultBackoff) while the
+// server serves everything else; opened runs once the store is open (it
+// starts the writer). A DSN that can never work is an error at once.
+func openStore(ctx context.Context, dsn string, b store.Backoff, log *slog.Logger, opened func(*store.Store)) (*store.Handle, error) {
+	return store.OpenInBackground(ctx, dsn, b,
+		func(err error, retryIn time.Duration) {
+			// store errors never repeat the DSN
+			log.Error("issue history: the store's database did not answer; the history's tools and pages say so until it does",
+				"err", err, "retryIn", retryIn)
+		},
+		func(st *store.Store) {
+			log.Info("issue history: store open", "engine", st.Engine())
+			opened(st)
+		})
+}
+
+// check refuses flags that can never work, before anything starts.
+func (f writerFlags) check() error {
+	if f.maxAge < 0 || f.maxScans < 0 {
+		return errors.New("--history-max-age and --history-max-scans must not be negative")
+	}
+	return nil
 }
 
 // startWriter records finished scans in the store from the scan cache,
 // under the Lease when elected, until ctx ends.
 func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cache.Cache, cs kubernetes.Interface,
 	namespace, resultsRoot string, log *slog.Logger) error {
-	if f.maxAge < 0 || f.maxScans < 0 {
-		return errors.New("--history-max-age and --history-max-scans must not be negative")
-	}
 	informer, err := scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
 	if err != nil {
 		return err

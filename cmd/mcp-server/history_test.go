@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
 )
 
@@ -105,5 +109,44 @@ func TestImportCommand(t *testing.T) {
 	}
 	if code, _, errOut := run("--store", "mysql://x", "--namespace", "a11y", dir); code != 1 || !strings.Contains(errOut, "not sqlite or postgres") {
 		t.Errorf("a DSN of no engine: %d %q", code, errOut)
+	}
+}
+
+// A database that does not answer when the server starts is logged and
+// tried again; the server goes on without it and starts the history's
+// writer once it opens. A DSN that can never work stops it at once.
+func TestOpenStoreWhenTheDatabaseIsDown(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	if _, err := openStore(t.Context(), "sqlite://relative.db", store.DefaultBackoff, log, func(*store.Store) { t.Error("opened") }); err == nil {
+		t.Error("a relative SQLite path was accepted")
+	}
+	none, err := openStore(t.Context(), "", store.DefaultBackoff, log, func(*store.Store) { t.Error("opened without a DSN") })
+	if _, gerr := none.Get(); err != nil || !errors.Is(gerr, store.ErrNotConfigured) {
+		t.Errorf("no DSN: %v, %v", err, gerr)
+	}
+
+	dir := filepath.Join(t.TempDir(), "volume-not-mounted-yet")
+	opened := make(chan *store.Store, 1)
+	h, err := openStore(t.Context(), "sqlite://"+filepath.Join(dir, "history.db"), store.Backoff{First: 10 * time.Millisecond, Max: 10 * time.Millisecond},
+		log, func(st *store.Store) { opened <- st })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Get(); !errors.Is(err, store.ErrNotOpenYet) {
+		t.Fatalf("while down: %v", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st := <-opened
+	if got, err := h.Get(); err != nil || got != st {
+		t.Errorf("once up: %v, %v", got, err)
+	}
+	_ = h.Close()
+	text := logs.String()
+	if !strings.Contains(text, `"msg":"issue history: the store's database did not answer`) || !strings.Contains(text, `"retryIn"`) ||
+		!strings.Contains(text, `"msg":"issue history: store open"`) {
+		t.Errorf("log:\n%s", text)
 	}
 }

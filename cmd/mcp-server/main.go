@@ -143,27 +143,12 @@ func main() {
 	if scans != nil {
 		c = mcpserver.WithScanCache(c, scans)
 	}
-	dsn, err := storeFlags.resolve(os.Getenv)
+	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, clientset: cs,
+		namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
 	if err != nil {
 		fail("the issue history's store", err)
 	}
-	historyStore, err := openStore(ctx, dsn, log)
-	if err != nil {
-		fail("opening the issue history's store", err)
-	}
-	if historyStore != nil {
-		defer func() { _ = historyStore.Close() }() // at exit: every write was its own transaction
-		switch {
-		case !writerFlags.ingest:
-			log.Info("issue history: reading only (--history-ingest=false)")
-		case scans == nil:
-			fail("recording the issue history", errors.New("it needs the scan cache, which did not sync (watch on cwacscans)"))
-		default:
-			if err := startWriter(ctx, writerFlags, historyStore, scans, cs, namespace, resultsRoot, log); err != nil {
-				fail("recording the issue history", err)
-			}
-		}
-	}
+	defer func() { _ = historyStore.Close() }() // at exit: every write was its own transaction
 	srv, err := mcpserver.New(mcpserver.Config{
 		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot,
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,

@@ -22,6 +22,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/axe"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
@@ -138,7 +139,7 @@ func (f *signInFixture) serveDashboard(t *testing.T, srv *httptest.Server, idp *
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	root := t.TempDir()
-	h, err := dashboard.New(dashboard.Options{Store: storetest.OpenSQLite(t), Access: dashboardAccess{auth: f.auth, clientset: f.cs},
+	h, err := dashboard.New(dashboard.Options{Store: store.NewHandle(storetest.OpenSQLite(t)), Access: dashboardAccess{auth: f.auth, clientset: f.cs},
 		Namespaces: []string{"team-a"}, Scans: dashboardScans{client: f.client, open: mcpserver.OpenScanResults(root)},
 		SignIn: signIn, Log: log})
 	if err != nil {

@@ -33,6 +33,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
@@ -126,7 +127,7 @@ func newSignInFixture(t *testing.T) *signInFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := dashboard.New(dashboard.Options{Store: storetest.OpenSQLite(t), Access: dashboardAccess{auth: k, clientset: cs},
+	h, err := dashboard.New(dashboard.Options{Store: store.NewHandle(storetest.OpenSQLite(t)), Access: dashboardAccess{auth: k, clientset: cs},
 		Namespaces: []string{"team-a", "team-b"}, Scans: dashboardScans{client: c, open: mcpserver.OpenScanResults(root)},
 		SignIn: signIn, PublicNamespaces: []string{"team-a"}, Log: log})
 	if err != nil {

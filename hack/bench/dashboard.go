@@ -282,7 +282,7 @@ func dashboardPages(t *table, engine string, st *store.Store, o dashboardOptions
 	if err != nil {
 		return err
 	}
-	h, err := dashboard.New(dashboard.Options{Store: st, Access: dashboard.Open{}, Namespaces: benchNamespaces, Scans: scans})
+	h, err := dashboard.New(dashboard.Options{Store: store.NewHandle(st), Access: dashboard.Open{}, Namespaces: benchNamespaces, Scans: scans})
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,8 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	auth := &mcpserver.KubernetesAuth{Clientset: cs}
-	srv, err := mcpserver.New(mcpserver.Config{Client: c.admin, Namespace: defaultMCPNamespace, ResultsRoot: t.TempDir(), Authorizer: auth, History: st})
+	srv, err := mcpserver.New(mcpserver.Config{Client: c.admin, Namespace: defaultMCPNamespace, ResultsRoot: t.TempDir(),
+		Authorizer: auth, History: store.NewHandle(st)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	base := serve(t, h)
 	// An organisation of 53 scans: the page shows the newest 52 and links
 	// the full series.
-	capped, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: capStore(t, 53)})
+	capped, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: store.NewHandle(capStore(t, 53))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Exports render the same figures as the pages (the same function
@@ -25,7 +27,7 @@ func exportFormat(r *http.Request, base string) (string, error) {
 	case base + ".json":
 		return formatJSON, nil
 	default:
-		return "", fmt.Errorf("export %q is not %s.csv or %s.json", clip(f, 64), base, base)
+		return "", fmt.Errorf("export %q is not %s.csv or %s.json", textcap.Head(f, 64), base, base)
 	}
 }
 
@@ -38,10 +40,11 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 		h.badRequest(w, r, v, err.Error())
 		return
 	}
-	if !h.needStore(w, r, v) {
+	st := h.needStore(w, r, v)
+	if st == nil {
 		return
 	}
-	figures, err := cachedLeaderboard(r.Context(), h.opts.Store, v.Namespaces)
+	figures, err := cachedLeaderboard(r.Context(), st, v.Namespaces)
 	if err != nil {
 		h.storeFailed(w, r, v, "", err)
 		return
@@ -50,8 +53,10 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 		streamLeaderboardJSON(w, r, figures)
 		return
 	}
-	header := []string{"sector", "rank", fieldNamespace, "organisation", "score", "score_change", "issues", "issues_change",
-		impactCritical, impactSerious, impactModerate, impactMinor, impactOther, "pages", "scans", "latest_scan", "finished_at", "unranked"}
+	header := slices.Concat([]string{"sector", "rank", fieldNamespace, "organisation", "score", "score_change", "issues", "issues_change"},
+		impactClasses(), []string{"pages", "scans", "latest_scan", "finished_at", "unranked"})
+	// The row's impact cells (o.Critical to o.Other) follow impactClasses'
+	// order; TestExportCSVHeaders holds each under its header.
 	row := func(o LeaderboardRow) []string {
 		rank := ""
 		if o.Rank > 0 {
@@ -175,29 +180,34 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 		h.badRequest(w, r, v, err.Error())
 		return
 	}
-	ns, org, schedule, ok := h.organisationParams(w, r, v)
-	if !ok {
+	ns, org, schedule, st := h.organisationParams(w, r, v)
+	if st == nil {
 		return
 	}
-	points, err := OrganisationTrend(r.Context(), h.opts.Store, ns, org, schedule)
+	points, err := OrganisationTrend(r.Context(), st, ns, org, schedule)
 	if err != nil {
-		h.storeFailed(w, r, v, fmt.Sprintf("No organisation %q in the issue history of namespace %s.", clip(org, 128), ns), err)
+		h.storeFailed(w, r, v, fmt.Sprintf("No organisation %q in the issue history of namespace %s.", textcap.Head(org, 128), ns), err)
 		return
 	}
 	if format == formatJSON {
 		writeJSONExport(w, r, "trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: points})
 		return
 	}
-	header := []string{"scan", "schedule", "finished_at", "pages", "issues", "elements", impactCritical, impactSerious, impactModerate, impactMinor, impactOther,
-		"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
-		"cwac_image_digest", "axe_core", "chrome", "engine_changed"}
+	classes := impactClasses()
+	header := slices.Concat([]string{"scan", "schedule", "finished_at", "pages", "issues", "elements"}, classes,
+		[]string{"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
+			"cwac_image_digest", "axe_core", "chrome", "engine_changed"})
 	writeCSVExport(w, r, "trend.csv", header, func(emit func([]string)) {
 		for _, p := range points {
-			emit([]string{p.Scan, p.Schedule, p.FinishedAt.UTC().Format(time.RFC3339), strconv.Itoa(p.Pages), i64(p.Issues), i64(p.Elements),
-				i64(p.ByImpact[impactCritical]), i64(p.ByImpact[impactSerious]), i64(p.ByImpact[impactModerate]),
-				i64(p.ByImpact[impactMinor]), i64(p.ByImpact[impactOther]),
-				strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
-				i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImageDigest, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)})
+			byImpact := make([]string, len(classes))
+			for i, class := range classes {
+				byImpact[i] = i64(p.ByImpact[class])
+			}
+			emit(slices.Concat(
+				[]string{p.Scan, p.Schedule, p.FinishedAt.UTC().Format(time.RFC3339), strconv.Itoa(p.Pages), i64(p.Issues), i64(p.Elements)},
+				byImpact,
+				[]string{strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
+					i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImageDigest, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)}))
 		}
 	})
 }

@@ -219,7 +219,7 @@ func newTestHandler(t *testing.T, opts Options) (*Handler, *store.Store) {
 	if opts.Namespaces == nil {
 		opts.Namespaces = []string{testNS, otherNS}
 	}
-	opts.Store = st
+	opts.Store = store.NewHandle(st)
 	h, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

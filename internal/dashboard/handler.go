@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 //go:embed templates/*.html static/*
@@ -31,9 +32,11 @@ const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'se
 
 // Options configure the dashboard.
 type Options struct {
-	// Store is the issue history; nil answers the pages that need it with
-	// 503 and a page saying the history is not configured.
-	Store *store.Store
+	// Store is the issue history; nil, or a handle without a store, answers
+	// the pages that need it with 503 and a page saying the history is not
+	// configured; a store whose database has not answered since the server
+	// started, with 503 and a page saying so.
+	Store *store.Handle
 	// Access identifies requests and says which namespaces they may read.
 	// Required: Open{} for an unauthenticated dashboard, explicitly.
 	Access Access
@@ -220,14 +223,22 @@ func (h *Handler) storeFailed(w http.ResponseWriter, r *http.Request, v *viewer,
 			"Nothing is lost: try again shortly, and if it persists ask the operator's administrators to check the store.")
 }
 
-// needStore answers 503 when the dashboard has no store.
-func (h *Handler) needStore(w http.ResponseWriter, r *http.Request, v *viewer) bool {
-	if h.opts.Store != nil {
-		return true
+// needStore is the dashboard's store, or answers 503 (and nil) when it has
+// none: not configured, or its database has not answered yet.
+func (h *Handler) needStore(w http.ResponseWriter, r *http.Request, v *viewer) *store.Store {
+	st, err := h.opts.Store.Get()
+	switch {
+	case err == nil:
+		return st
+	case errors.Is(err, store.ErrNotConfigured):
+		h.fail(w, r, v, http.StatusServiceUnavailable, "Issue history not configured",
+			"This server was started without the issue history (--store), so there are no organisations or trends to show. See docs/history.md.")
+	default:
+		h.fail(w, r, v, http.StatusServiceUnavailable, "Issue history not available yet",
+			"The issue history's database has not answered since this server started; the server keeps trying. "+
+				"Nothing is lost: try again shortly, and if it persists ask the operator's administrators to check the store.")
 	}
-	h.fail(w, r, v, http.StatusServiceUnavailable, "Issue history not configured",
-		"This server was started without the issue history (--store), so there are no organisations or trends to show. See docs/history.md.")
-	return false
+	return nil
 }
 
 // badRequest answers 400 naming the parameter and why.
@@ -240,9 +251,9 @@ func checkQuery(q url.Values, allowed ...string) error {
 	for _, k := range sortedKeys(q) {
 		if !slices.Contains(allowed, k) {
 			if len(allowed) == 0 {
-				return fmt.Errorf("unknown query parameter %q: this page takes none", clip(k, 64))
+				return fmt.Errorf("unknown query parameter %q: this page takes none", textcap.Head(k, 64))
 			}
-			return fmt.Errorf("unknown query parameter %q: this page takes %s", clip(k, 64), strings.Join(allowed, ", "))
+			return fmt.Errorf("unknown query parameter %q: this page takes %s", textcap.Head(k, 64), strings.Join(allowed, ", "))
 		}
 		if len(q[k]) > 1 {
 			return fmt.Errorf("query parameter %q is given %d times; give it once", k, len(q[k]))
@@ -257,7 +268,7 @@ var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 // checkName validates a namespace, scan or schedule name from a path or query.
 func checkName(field, v string) error {
 	if !nameRE.MatchString(v) {
-		return fmt.Errorf("%s %q is not a Kubernetes name (lower-case letters, digits, '-' and '.', at most 253 characters)", field, clip(v, 64))
+		return fmt.Errorf("%s %q is not a Kubernetes name (lower-case letters, digits, '-' and '.', at most 253 characters)", field, textcap.Head(v, 64))
 	}
 	return nil
 }
@@ -267,20 +278,9 @@ const maxOrganisationName = 512
 
 func checkOrganisation(v string) error {
 	if v == "" || len(v) > maxOrganisationName || !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
-		return fmt.Errorf("organisation %q is not a valid name (1 to %d bytes of text)", clip(v, 64), maxOrganisationName)
+		return fmt.Errorf("organisation %q is not a valid name (1 to %d bytes of text)", textcap.Head(v, 64), maxOrganisationName)
 	}
 	return nil
-}
-
-// clip shortens text quoted back in a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 var funcs = template.FuncMap{

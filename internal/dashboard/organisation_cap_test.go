@@ -55,7 +55,7 @@ func TestOrganisationPageCap(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.points), func(t *testing.T) {
 			st := capStore(t, tc.points)
-			h, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: st})
+			h, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: store.NewHandle(st)})
 			if err != nil {
 				t.Fatal(err)
 			}

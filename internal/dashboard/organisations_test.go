@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -215,6 +216,22 @@ func TestOrganisationsRefusals(t *testing.T) {
 	}
 	if res, body := get(t, noStore, "reader", "/"); res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "--store") {
 		t.Errorf("no store: %d %s", res.StatusCode, body)
+	}
+	// Configured, but its database has not answered since the start.
+	notOpen, err := store.OpenInBackground(t.Context(), "sqlite://"+t.TempDir()+"/missing/h.db",
+		store.Backoff{First: time.Hour, Max: time.Hour}, func(error, time.Duration) {}, func(*store.Store) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: notOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/", "/export/leaderboard.csv", "/organisations/" + testNS + "/Org"} {
+		res, body := get(t, waiting, "reader", path)
+		if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "has not answered since this server started") {
+			t.Errorf("%s with the database not answered yet: %d %s", path, res.StatusCode, body)
+		}
 	}
 	_ = st.Close()
 	res, body := get(t, h, "reader", "/")

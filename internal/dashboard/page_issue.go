@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
 )
 
@@ -33,7 +34,7 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 		err = checkName(fieldNamespace, ns)
 	}
 	if err == nil && !fingerprintRE.MatchString(id) {
-		err = fmt.Errorf("issue id %q is not an issue's fingerprint (32 lower-case hexadecimal digits)", clip(id, 64))
+		err = fmt.Errorf("issue id %q is not an issue's fingerprint (32 lower-case hexadecimal digits)", textcap.Head(id, 64))
 	}
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())
@@ -44,10 +45,11 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 		h.fail(w, r, v, http.StatusNotFound, "Not found", notFound)
 		return
 	}
-	if !h.needStore(w, r, v) {
+	st := h.needStore(w, r, v)
+	if st == nil {
 		return
 	}
-	d, err := h.opts.Store.Issue(r.Context(), []string{ns}, id)
+	d, err := st.Issue(r.Context(), []string{ns}, id)
 	if err != nil {
 		h.storeFailed(w, r, v, notFound, err)
 		return

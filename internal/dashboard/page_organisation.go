@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Bounds of the organisation page's lists.
@@ -63,13 +65,13 @@ type organisationPage struct {
 
 // organisation is /organisations/{ns}/{org}.
 func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer) {
-	ns, org, schedule, ok := h.organisationParams(w, r, v)
-	if !ok {
+	ns, org, schedule, st := h.organisationParams(w, r, v)
+	if st == nil {
 		return
 	}
 	ctx := r.Context()
-	notFound := fmt.Sprintf("No organisation %q in the issue history of namespace %s.", clip(org, 128), ns)
-	points, err := OrganisationTrend(ctx, h.opts.Store, ns, org, schedule)
+	notFound := fmt.Sprintf("No organisation %q in the issue history of namespace %s.", textcap.Head(org, 128), ns)
+	points, err := OrganisationTrend(ctx, st, ns, org, schedule)
 	if err != nil {
 		h.storeFailed(w, r, v, notFound, err)
 		return
@@ -86,7 +88,7 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 		d.Latest = &shown[n-1]
 		d.ScoreChart, d.IssuesChart = trendCharts(org, shown)
 	}
-	if err := h.organisationLists(ctx, &d); err != nil {
+	if err := organisationLists(ctx, st, &d); err != nil {
 		h.storeFailed(w, r, v, notFound, err)
 		return
 	}
@@ -106,8 +108,9 @@ func newestPoints(points []store.TrendPoint, n int) (shown []store.TrendPoint, o
 // organisationParams validates the organisation page's (and its export's)
 // path and query: 400 for a malformed value, 404 for a namespace the
 // viewer may not read (said as not found: its existence is not theirs to
-// know).
-func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *viewer) (ns, org, schedule string, ok bool) {
+// know), 503 without a store (needStore). The store is nil when it
+// answered.
+func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *viewer) (ns, org, schedule string, st *store.Store) {
 	ns, org = r.PathValue("ns"), r.PathValue("org")
 	schedule = r.URL.Query().Get(fieldSchedule)
 	err := checkQuery(r.URL.Query(), fieldSchedule)
@@ -122,19 +125,18 @@ func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *
 	}
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())
-		return "", "", "", false
+		return "", "", "", nil
 	}
 	if !v.may(ns) {
 		h.fail(w, r, v, http.StatusNotFound, "Not found",
-			fmt.Sprintf("No organisation %q in the issue history of namespace %s that you may read.", clip(org, 128), ns))
-		return "", "", "", false
+			fmt.Sprintf("No organisation %q in the issue history of namespace %s that you may read.", textcap.Head(org, 128), ns))
+		return "", "", "", nil
 	}
 	return ns, org, schedule, h.needStore(w, r, v)
 }
 
 // organisationLists fills the page's lists from the store.
-func (h *Handler) organisationLists(ctx context.Context, d *organisationPage) error {
-	st := h.opts.Store
+func organisationLists(ctx context.Context, st *store.Store, d *organisationPage) error {
 	var err error
 	if d.Templates, err = st.Templates(ctx, d.Namespace, d.Organisation, orgTemplates); err != nil {
 		return err
@@ -200,7 +202,7 @@ func sites(pages []store.PageIssues) []Site {
 func trendCharts(org string, points []store.TrendPoint) (score, issues template.HTML) {
 	labels := make([]string, len(points))
 	scores := make([]float64, len(points))
-	impacts := []string{impactCritical, impactSerious, impactModerate, impactMinor, impactOther}
+	impacts := impactClasses()
 	byImpact := make([]series, len(impacts))
 	for i, name := range impacts {
 		byImpact[i] = series{Name: capital(name), Values: make([]float64, len(points))}
@@ -226,6 +228,12 @@ func trendCharts(org string, points []store.TrendPoint) (score, issues template.
 		labels, byImpact)
 	return score, issues
 }
+
+// impactClasses are the store's impact classes, worst first: axe-core's
+// impacts, whose one list is results.Impacts, and then other (an issue with
+// no impact or one axe-core does not name). The trend charts and the CSV
+// exports show them in this order.
+func impactClasses() []string { return append(results.Impacts(), impactOther) }
 
 func capital(s string) string {
 	if s == "" {

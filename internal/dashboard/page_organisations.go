@@ -41,10 +41,11 @@ func (h *Handler) organisations(w http.ResponseWriter, r *http.Request, v *viewe
 		h.badRequest(w, r, v, err.Error())
 		return
 	}
-	if !h.needStore(w, r, v) {
+	st := h.needStore(w, r, v)
+	if st == nil {
 		return
 	}
-	all, err := cachedLeaderboard(r.Context(), h.opts.Store, v.Namespaces)
+	all, err := cachedLeaderboard(r.Context(), st, v.Namespaces)
 	if err != nil {
 		h.storeFailed(w, r, v, "", err)
 		return

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Bounds of a scan's files: how many are listed, and how large a
@@ -70,11 +71,11 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	d := scanPage{Scan: s}
-	if h.opts.Store == nil {
-		d.History = "The issue history is not configured on this server."
+	if st, serr := h.opts.Store.Get(); serr != nil {
+		d.History = historyUnavailable(serr)
 	} else {
 		var total int
-		d.Organisations, total, err = ScanOrganisations(ctx, h.opts.Store, ns, name, p.Offset(), p.PerPage)
+		d.Organisations, total, err = ScanOrganisations(ctx, st, ns, name, p.Offset(), p.PerPage)
 		switch {
 		case errors.Is(err, store.ErrScanNotStored):
 			d.History = "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
@@ -194,7 +195,7 @@ func (h *Handler) listFiles(r *http.Request, ns, name string) ([]resultFile, str
 func (h *Handler) scanFile(w http.ResponseWriter, r *http.Request, v *viewer) {
 	file := r.PathValue("file")
 	if !fileRE.MatchString(file) {
-		h.badRequest(w, r, v, fmt.Sprintf("file %q is not a result file's name (letters, digits, '_', '.' and '-', not starting with '.')", clip(file, 64)))
+		h.badRequest(w, r, v, fmt.Sprintf("file %q is not a result file's name (letters, digits, '_', '.' and '-', not starting with '.')", textcap.Head(file, 64)))
 		return
 	}
 	ns, name, ok := h.scanParams(w, r, v)
@@ -251,4 +252,13 @@ func (h *Handler) scanFile(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	_, _ = io.Copy(w, io.LimitReader(f, info.Size()))
+}
+
+// historyUnavailable says on a scan's page why it shows no organisations
+// from the issue history.
+func historyUnavailable(err error) string {
+	if errors.Is(err, store.ErrNotConfigured) {
+		return "The issue history is not configured on this server."
+	}
+	return "The issue history's database has not answered since this server started; the server keeps trying."
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // scansTitle is the scan list's title ("scans", navScans, names its template).
@@ -84,7 +86,7 @@ func checkScansQuery(q map[string][]string, f scansFilter, v *viewer) (string, e
 		}
 	}
 	if f.Phase != "" && !slices.Contains(phases, f.Phase) {
-		return fieldPhase, fmt.Errorf("phase %q is not one of %s", clip(f.Phase, 32), strings.Join(phases, ", "))
+		return fieldPhase, fmt.Errorf("phase %q is not one of %s", textcap.Head(f.Phase, 32), strings.Join(phases, ", "))
 	}
 	if f.Namespace != "" {
 		if err := checkName(fieldNamespace, f.Namespace); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Long lists (the organisations, a scan's organisations, the scans) are
@@ -43,14 +45,14 @@ func parsePaging(q url.Values, defaultPerPage int) (paging, error) {
 	if q.Has(fieldPage) {
 		n, err := strconv.Atoi(q.Get(fieldPage))
 		if err != nil || n < 1 || n > maxPageNumber {
-			return p, fmt.Errorf("page %q is not a page number (a whole number from 1)", clip(q.Get(fieldPage), 32))
+			return p, fmt.Errorf("page %q is not a page number (a whole number from 1)", textcap.Head(q.Get(fieldPage), 32))
 		}
 		p.Page = n
 	}
 	if q.Has(fieldPerPage) {
 		n, err := strconv.Atoi(q.Get(fieldPerPage))
 		if err != nil || n < minPerPage || n > maxPerPage {
-			return p, fmt.Errorf("per_page %q is not a number of rows from %d to %d", clip(q.Get(fieldPerPage), 32), minPerPage, maxPerPage)
+			return p, fmt.Errorf("per_page %q is not a number of rows from %d to %d", textcap.Head(q.Get(fieldPerPage), 32), minPerPage, maxPerPage)
 		}
 		p.PerPage = n
 	}

@@ -79,7 +79,7 @@ func verdictStore(t *testing.T) *store.Store {
 func TestNoScoreWhenBlocked(t *testing.T) {
 	st := verdictStore(t)
 	scans := &fakeScans{scans: []ScanInfo{{Namespace: testNS, Name: weekScan(testNS, 1).Name, Phase: "Complete"}}}
-	h, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: st, Scans: scans})
+	h, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: store.NewHandle(st), Scans: scans})
 	if err != nil {
 		t.Fatal(err)
 	}

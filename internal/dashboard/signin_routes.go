@@ -11,6 +11,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
 
@@ -85,7 +86,7 @@ func (h *Handler) finishSignIn(w http.ResponseWriter, r *http.Request, s *SignIn
 	q := r.URL.Query()
 	for k, v := range q {
 		if len(v) > 1 {
-			refuse(http.StatusBadRequest, fmt.Sprintf("The provider's answer repeats %q.", clip(k, 32)))
+			refuse(http.StatusBadRequest, fmt.Sprintf("The provider's answer repeats %q.", textcap.Head(k, 32)))
 			return
 		}
 	}
@@ -104,7 +105,7 @@ func (h *Handler) finishSignIn(w http.ResponseWriter, r *http.Request, s *SignIn
 		return
 	}
 	if e := q.Get("error"); e != "" {
-		refuse(http.StatusForbidden, fmt.Sprintf("The provider refused the sign-in: %s %s", clip(e, 64), clip(q.Get("error_description"), 256)))
+		refuse(http.StatusForbidden, fmt.Sprintf("The provider refused the sign-in: %s %s", textcap.Head(e, 64), textcap.Head(q.Get("error_description"), 256)))
 		return
 	}
 	if q.Get("code") == "" {

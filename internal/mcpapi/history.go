@@ -67,6 +67,31 @@ type OrganisationTrendOutput struct {
 	Note         string       `json:"note,omitempty"`
 }
 
+// SectorTrendInput are cwac_sector_trend's arguments.
+type SectorTrendInput struct {
+	Sector   string `json:"sector" jsonschema:"CWAC's sector name, as organisations are recorded with it"`
+	Schedule string `json:"schedule,omitempty" jsonschema:"only the scans of this CwacScanSchedule"`
+}
+
+// SectorTrendOutput is cwac_sector_trend's answer.
+type SectorTrendOutput struct {
+	Namespace string             `json:"namespace"`
+	Sector    string             `json:"sector"`
+	Schedule  string             `json:"schedule,omitempty"`
+	Points    []SectorTrendPoint `json:"points" jsonschema:"one per scan, oldest first"`
+	Truncated bool               `json:"truncated,omitempty" jsonschema:"the oldest points were left out to keep the answer under the server's cap"`
+	Note      string             `json:"note,omitempty"`
+}
+
+// SectorTrendPoint is a sector's figures in one scan: the sums of its
+// organisations' figures, the score computed over the sums as the
+// leaderboard computes an organisation's.
+type SectorTrendPoint struct {
+	TrendPoint
+	Organisations int `json:"organisations" jsonschema:"organisations of the sector the scan recorded"`
+	NotScored     int `json:"organisations_not_scored" jsonschema:"of those, blocked or unreachable: left out of the sums, as the leaderboard leaves out their scores"`
+}
+
 // TrendPoint is an organisation's figures in one scan.
 type TrendPoint struct {
 	Scan       string           `json:"scan" jsonschema:"namespace/name"`

@@ -293,6 +293,7 @@ var toolVerbs = map[string]string{
 	// The history's reads: every scan they name is in the namespace.
 	"cwac_issue_history":      verbGet,
 	"cwac_organisation_trend": verbGet,
+	"cwac_sector_trend":       verbGet,
 	// CWAC's signals, read from a scan's results as cwac_get_results reads them.
 	"cwac_get_templates":        verbGet,
 	"cwac_get_page_titles":      verbGet,

@@ -14,14 +14,23 @@ import (
 var errNoHistory = errors.New("The issue history is not configured: this MCP server was started without --store " +
 	"(see docs/history.md); the other tools work without it")
 
+// errHistoryNotOpen is their answer while the store's database has not
+// answered since the server started.
+var errHistoryNotOpen = errors.New("The issue history's database has not answered since this MCP server started: " +
+	"it is retried in the background (see the server's log); the other tools work meanwhile")
+
 // history is the store and the namespaces a history call may read: the
 // server's own, where invoke has checked the caller may get CwacScans. The
 // store is queried with them, so totals count nothing else.
 func (s *Server) history() (*historystore.Store, []string, error) {
-	if s.cfg.History == nil {
+	st, err := s.cfg.History.Get()
+	switch {
+	case errors.Is(err, historystore.ErrNotConfigured):
 		return nil, nil, errNoHistory
+	case err != nil:
+		return nil, nil, errHistoryNotOpen
 	}
-	return s.cfg.History, []string{s.cfg.Namespace}, nil
+	return st, []string{s.cfg.Namespace}, nil
 }
 
 // historyError words a store error for a caller: an organisation that is

@@ -106,6 +106,17 @@ func TestHistoryWithoutStore(t *testing.T) {
 	if _, _, err := s.history(); !errors.Is(err, errNoHistory) {
 		t.Errorf("history without a store: %v", err)
 	}
+	// Configured, but its database has not answered yet: said apart.
+	notOpen, err := historystore.OpenInBackground(t.Context(), "sqlite://"+t.TempDir()+"/missing/h.db",
+		historystore.Backoff{First: time.Hour, Max: time.Hour}, func(error, time.Duration) {}, func(*historystore.Store) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cfg.History = notOpen
+	if _, _, err := s.history(); !errors.Is(err, errHistoryNotOpen) {
+		t.Errorf("history with its database down: %v", err)
+	}
+	s.cfg.History = nil
 	notFound := s.historyError("O", fmt.Errorf("x: %w", historystore.ErrNotFound))
 	if err := notFound; err == nil || err.Error() != `No organisation "O" in the issue history of namespace ns` {
 		t.Errorf("not found: %v", err)

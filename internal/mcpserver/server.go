@@ -71,9 +71,11 @@ type Config struct {
 	// ScansPerMinute and ScanBurst rate-limit cwac_scan per caller (default 10 and 5).
 	ScansPerMinute float64
 	ScanBurst      int
-	// History is the issue history (nil: not configured, and
-	// cwac_issue_history and cwac_organisation_trend say so).
-	History *historystore.Store
+	// History is the issue history (nil, or a handle with no store: not
+	// configured; a store not open yet: its database has not answered since
+	// the server started). cwac_issue_history and cwac_organisation_trend
+	// say which.
+	History *historystore.Handle
 }
 
 func (c *Config) defaults() {
@@ -212,6 +214,7 @@ func New(cfg Config) (*Server, error) {
 	add(addTool(s, "cwac_compare_scans", compareScansDescription, true, s.compareScans))
 	add(addTool(s, "cwac_issue_history", issueHistoryDescription, true, s.issueHistory))
 	add(addTool(s, "cwac_organisation_trend", organisationTrendDescription, true, s.organisationTrend))
+	add(addTool(s, "cwac_sector_trend", sectorTrendDescription, true, s.sectorTrend))
 	add(addTool(s, "cwac_get_templates", getTemplatesDescription, true, s.getTemplates))
 	add(addTool(s, "cwac_get_page_titles", getPageTitlesDescription, true, s.getPageTitles))
 	add(addTool(s, "cwac_get_broken_responses", getBrokenResponsesDescription, true, s.getBrokenResponses))

@@ -42,7 +42,7 @@ type historyFixture struct {
 func newHistoryFixture(t *testing.T, mutate ...func(*Config)) *historyFixture {
 	t.Helper()
 	st := storetest.OpenSQLite(t)
-	h := newHarness(t, append([]func(*Config){func(c *Config) { c.History = st }}, mutate...)...)
+	h := newHarness(t, append([]func(*Config){func(c *Config) { c.History = historystore.NewHandle(st) }}, mutate...)...)
 	return &historyFixture{harness: h, st: st, week0: time.Date(2026, 1, 5, 3, 0, 0, 0, time.UTC)}
 }
 

@@ -1,0 +1,63 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// sectorTrendDescription is what MCP clients show for cwac_sector_trend.
+const sectorTrendDescription = "Get a sector's figures in every recorded scan, oldest first: its organisations' pages scanned, " +
+	"issues by impact, new, fixed, reopened and open issues summed, and the leaderboard's score over the sums. " +
+	"Organisations blocked or unreachable in a scan are counted apart and left out of the sums. Optionally one CwacScanSchedule's scans."
+
+func (s *Server) sectorTrend(ctx context.Context, call *callInfo, in mcpapi.SectorTrendInput) (mcpapi.SectorTrendOutput, error) {
+	st, namespaces, err := s.history()
+	if err != nil {
+		return mcpapi.SectorTrendOutput{}, err
+	}
+	if in.Sector == "" {
+		return mcpapi.SectorTrendOutput{}, errors.New("sector is required")
+	}
+	call.Target = "history:" + s.cfg.Namespace
+	points, err := st.SectorTrend(ctx, namespaces, in.Sector, in.Schedule)
+	if errors.Is(err, historystore.ErrNotFound) {
+		return mcpapi.SectorTrendOutput{}, fmt.Errorf("No sector %q in the issue history of namespace %s", truncate(in.Sector, 256), s.cfg.Namespace)
+	}
+	if err != nil {
+		return mcpapi.SectorTrendOutput{}, fmt.Errorf("reading the issue history: %w", err)
+	}
+	out := mcpapi.SectorTrendOutput{Namespace: s.cfg.Namespace, Sector: in.Sector, Schedule: in.Schedule}
+	budget := s.cfg.MaxResponseBytes - historyAnswerReserve
+	all := make([]mcpapi.SectorTrendPoint, len(points))
+	first := len(points)
+	for i := len(points) - 1; i >= 0; i-- {
+		all[i] = apiSectorPoint(points[i])
+		if budget -= jsonLen(all[i]) + 1; budget < 0 {
+			break
+		}
+		first = i
+	}
+	out.Points = all[first:]
+	if first > 0 {
+		out.Truncated = true
+		out.Note = fmt.Sprintf("The oldest %d of %d points were left out to keep the answer under its cap of %d bytes; "+
+			"a schedule's points alone may fit.", first, len(points), s.cfg.MaxResponseBytes)
+	}
+	return out, nil
+}
+
+// apiSectorPoint is a sector's point as the tool answers it, scored by the
+// leaderboard's one formula over the summed counts.
+func apiSectorPoint(p historystore.SectorPoint) mcpapi.SectorTrendPoint {
+	var counts report.ImpactCounts
+	for impact, n := range p.ByImpact {
+		counts[report.ImpactClass(impact)] += n
+	}
+	p.WeightedPerPage, p.Score = report.Score(counts, p.Pages)
+	return mcpapi.SectorTrendPoint{TrendPoint: apiTrendPoint(p.TrendPoint), Organisations: p.Organisations, NotScored: p.NotScored}
+}
