@@ -22,6 +22,12 @@ if ! command -v chromium >/dev/null && [[ $(id -u) -eq 0 ]] && command -v apt-ge
   echo "== installing chromium (Debian) for the report's browser test"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
+# xmllint (Debian's libxml2-utils) validates the JUnit reports against
+# Jenkins' JUnit schema (internal/cireport's integration tier).
+if ! command -v xmllint >/dev/null && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+  echo "== installing xmllint (Debian) for the JUnit schema test"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxml2-utils >/dev/null
+fi
 export KUBEBUILDER_ASSETS="$(./hack/envtest-assets.sh)"
 ./hack/npm-deps.sh
 export HELM="$(./hack/tools.sh helm)"
@@ -67,7 +73,7 @@ git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' 
   [[ -e "$f" ]] && printf '%s\0' "$f"
 done | tar --null -T - -cf - | tar -xf - -C "$fresh/"
 mkdir -p "$fresh/.no-tools"
-for tool in python3 python node npm npx helm kubectl chromium chromium-browser google-chrome etcd kube-apiserver psql postgres; do
+for tool in python3 python node npm npx helm kubectl chromium chromium-browser google-chrome etcd kube-apiserver psql postgres xmllint; do
   printf '#!/bin/sh\necho "%s is not available to the fast tier: give the test the integration build tag" >&2\nexit 127\n' "$tool" >"$fresh/.no-tools/$tool"
   chmod +x "$fresh/.no-tools/$tool"
 done

@@ -13,8 +13,9 @@ import (
 )
 
 // junitRules is the structure of Jenkins' junit-10.xsd (the xUnit plugin's
-// newest JUnit schema, the common Ant/Surefire form), restated here because
-// no package the project reaches ships it (testdata/SCHEMAS.md): each
+// newest JUnit schema, the common Ant/Surefire form), restated here so the
+// fast tier checks it without xmllint (the integration tier validates
+// against testdata/junit-10.xsd itself; testdata/SCHEMAS.md): each
 // element's allowed children, whether in order (a sequence) or any order (a
 // choice), its attributes with their type, and those required. Counts are
 // checked as integers, which the schema leaves as strings and CI tools read
