@@ -18,6 +18,9 @@
 #      (the operator is restarted again)         at the metadata address is
 #                                                refused, nothing sent to it)
 #   E  the sites answer again                  -> ScanRecovered
+#   F  Notify Org's site does not answer,       -> ScanIncomplete (its base URL
+#      Steady Org's does                          unscanned, Notify Org
+#                                                 unreachable)
 # The check fails when a delivery is missing, repeated, badly signed or in
 # the wrong format, or when a scan's status does not record what was sent.
 #
@@ -40,7 +43,7 @@ source "$ROOT/hack/cluster/testpod.sh"
 log "starting the site"
 SITE="$(test_pod notify-site 9090 '
 import http.server, threading
-state = {"accessible": True, "up": True}
+state = {"accessible": True, "up": True, "changing_up": True}
 def page(title, accessible):
     if accessible:
         body = "<p>Welcome.</p><img src=\"/logo.png\" alt=\"Logo\"><button>Search</button>"
@@ -52,7 +55,7 @@ def page(title, accessible):
 class Site(http.server.BaseHTTPRequestHandler):
     org, changes = "Notify Org", True
     def do_GET(self):
-        if not state["up"]:
+        if not state["up"] or (self.changes and not state["changing_up"]):
             self.close_connection = True
             return
         p = self.path.split("?")[0]
@@ -68,6 +71,7 @@ class Control(http.server.BaseHTTPRequestHandler):
         what = self.path.strip("/")
         state["accessible"] = what != "inaccessible"
         state["up"] = what != "down"
+        state["changing_up"] = what != "notify-down"
         print("STATE", what, flush=True)
         self.send_response(204); self.end_headers()
     def log_message(self, *a): pass
@@ -169,8 +173,8 @@ YAML
   done
   log "scan $1: $phase ($($K -n $NS get cwacscan "$1" -o jsonpath='{.status.message}'))"
 }
-restart_operator() {
-  log "restarting the operator"
+restart_operator() { # scan whose deliveries the restart may catch
+  log "restarting the operator; $1's deliveries now: $($K -n $NS get cwacscan "$1" -o jsonpath='{range .status.notifications.deliveries[*]}{.receiver}/{.event}={.state} {end}')"
   $K -n $NS rollout restart deploy/cwac-cwac-operator >/dev/null
   $K -n $NS rollout status deploy/cwac-cwac-operator --timeout 3m >/dev/null
 }
@@ -186,24 +190,27 @@ site_state accessible
 scan notify-a "" 8080 ""
 site_state inaccessible
 scan notify-b notify-a 8080 ""
-restart_operator
+restart_operator notify-b
 wait_delivered notify-b
 site_state accessible
 scan notify-c notify-b 8080 ""
 wait_delivered notify-c
 site_state down
 scan notify-d notify-c 8080 "    - {name: metadata, type: webhook, urlSecretRef: {name: notify-hooks, key: metadata}, events: [ScanFailed]}"
-restart_operator
+restart_operator notify-d
 wait_delivered notify-d
 site_state accessible
 scan notify-e notify-d 8080 ""
 wait_delivered notify-e
+site_state notify-down
+scan notify-f notify-e 8080 ""
+wait_delivered notify-f
 sleep 5 # a repeat after the last record would show up here
 
 echo "--- what the receivers got:"
 $K -n $NS logs notify-receiver | tee /tmp/notify-check-receiver.log
 echo "--- what each scan recorded:"
-for s in a b c d e; do
+for s in a b c d e f; do
   echo "notify-$s: $($K -n $NS get cwacscan notify-$s -o jsonpath='{.status.phase} events={.status.notifications.events} {range .status.conditions[?(@.type=="NotificationsDelivered")]}{.status}/{.reason}: {.message}{end}')"
   echo "    scoreDrops=$($K -n $NS get cwacscan notify-$s -o jsonpath='{range .status.summary.diff.scoreDrops[*]}{.organisation}:{.previousScore}->{.score};{end}' | tr ' ' '_')"
   $K -n $NS get cwacscan notify-$s -o jsonpath='{range .status.notifications.deliveries[*]}    {.receiver} {.event} {.state} attempts={.attempts}{"\n"}{end}'
@@ -218,7 +225,8 @@ receiver, status = open(sys.argv[1]).read().splitlines(), open(sys.argv[2]).read
 got = collections.Counter(tuple(l.split()[1:4]) for l in receiver if l.startswith("DELIVERY /hook") or l.startswith("DELIVERY /flaky"))
 want = {("/hook", "notify-b", "NewIssues"), ("/hook", "notify-b", "ThresholdsCrossed"), ("/hook", "notify-b", "ScoreDropped"),
         ("/flaky", "notify-b", "ThresholdsCrossed"), ("/hook", "notify-c", "ThresholdsRecovered"),
-        ("/hook", "notify-d", "ScanFailed"), ("/flaky", "notify-d", "ScanFailed"), ("/hook", "notify-e", "ScanRecovered")}
+        ("/hook", "notify-d", "ScanFailed"), ("/flaky", "notify-d", "ScanFailed"), ("/hook", "notify-e", "ScanRecovered"),
+        ("/hook", "notify-f", "ScanIncomplete")}
 failed = []
 for w in sorted(want):
     if got[w] != 1:
