@@ -34,21 +34,27 @@ func (s *Server) organisationTrend(ctx context.Context, call *callInfo, in mcpap
 // fitTrend fills out's points, oldest first, keeping the newest that fit
 // under the answer's cap.
 func (s *Server) fitTrend(out mcpapi.OrganisationTrendOutput, points []historystore.TrendPoint) mcpapi.OrganisationTrendOutput {
+	out.Points, out.Truncated, out.Note = newestThatFit(s, points, apiTrendPoint)
+	return out
+}
+
+// newestThatFit converts a trend's points, oldest first, keeping the newest
+// whose JSON fits under the answer's cap (less historyAnswerReserve for the
+// answer's other fields), and says how many older ones it left out.
+func newestThatFit[P, A any](s *Server, points []P, convert func(P) A) (kept []A, truncated bool, note string) {
 	budget := s.cfg.MaxResponseBytes - historyAnswerReserve
 	first := len(points)
-	all := make([]mcpapi.TrendPoint, len(points))
+	all := make([]A, len(points))
 	for i := len(points) - 1; i >= 0; i-- {
-		all[i] = apiTrendPoint(points[i])
+		all[i] = convert(points[i])
 		if budget -= jsonLen(all[i]) + 1; budget < 0 {
 			break
 		}
 		first = i
 	}
-	out.Points = all[first:]
-	if first > 0 {
-		out.Truncated = true
-		out.Note = fmt.Sprintf("The oldest %d of %d points were left out to keep the answer under its cap of %d bytes; "+
-			"a schedule's points alone may fit.", first, len(points), s.cfg.MaxResponseBytes)
+	if first == 0 {
+		return all, false, ""
 	}
-	return out
+	return all[first:], true, fmt.Sprintf("The oldest %d of %d points were left out to keep the answer under its cap of %d bytes; "+
+		"a schedule's points alone may fit.", first, len(points), s.cfg.MaxResponseBytes)
 }

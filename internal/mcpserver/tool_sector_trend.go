@@ -32,22 +32,7 @@ func (s *Server) sectorTrend(ctx context.Context, call *callInfo, in mcpapi.Sect
 		return mcpapi.SectorTrendOutput{}, fmt.Errorf("reading the issue history: %w", err)
 	}
 	out := mcpapi.SectorTrendOutput{Namespace: s.cfg.Namespace, Sector: in.Sector, Schedule: in.Schedule}
-	budget := s.cfg.MaxResponseBytes - historyAnswerReserve
-	all := make([]mcpapi.SectorTrendPoint, len(points))
-	first := len(points)
-	for i := len(points) - 1; i >= 0; i-- {
-		all[i] = apiSectorPoint(points[i])
-		if budget -= jsonLen(all[i]) + 1; budget < 0 {
-			break
-		}
-		first = i
-	}
-	out.Points = all[first:]
-	if first > 0 {
-		out.Truncated = true
-		out.Note = fmt.Sprintf("The oldest %d of %d points were left out to keep the answer under its cap of %d bytes; "+
-			"a schedule's points alone may fit.", first, len(points), s.cfg.MaxResponseBytes)
-	}
+	out.Points, out.Truncated, out.Note = newestThatFit(s, points, apiSectorPoint)
 	return out, nil
 }
 
