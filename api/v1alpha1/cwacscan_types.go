@@ -439,7 +439,7 @@ type ScanDiff struct {
 	NewOnAddedPages int64 `json:"newOnAddedPages,omitempty"`
 	// +optional
 	FixedOnRemovedPages int64 `json:"fixedOnRemovedPages,omitempty"`
-	// byOrganisation is new, fixed and unchanged per organisation, at most
+	// byOrganisation is new (with their impacts), fixed and unchanged per organisation, at most
 	// 50 organisations, most new first (the rest are in diff.json).
 	// +optional
 	// +listType=atomic
@@ -480,6 +480,11 @@ type OrganisationDiff struct {
 	Fixed int64 `json:"fixed"`
 	// unchanged issues.
 	Unchanged int64 `json:"unchanged"`
+	// newByImpact maps axe-core's impacts (critical, serious, moderate,
+	// minor) to the organisation's new issues; new issues with no impact
+	// are counted in new only.
+	// +optional
+	NewByImpact map[string]int64 `json:"newByImpact,omitempty"`
 }
 
 // ScanFailure says why a scan failed, in fields a program can read without

@@ -77,6 +77,9 @@ func (c *comparison) addChange(s int, r *record, n int64, rule *RuleChange) {
 		if impact != "" {
 			c.res.Counts.NewByImpact[impact] += n
 		}
+		if rank := results.ImpactRank(impact); rank < len(org.newByRank) {
+			org.newByRank[rank] += n
+		}
 		return
 	}
 	c.res.Counts.Fixed += n
@@ -87,11 +90,34 @@ func (c *comparison) addChange(s int, r *record, n int64, rule *RuleChange) {
 	}
 }
 
-func (c *comparison) org(r *record) *results.OrganisationChange {
+// orgChange is an organisation's share of the counts while they are
+// counted: its new issues by impact are kept by rank (results.ImpactRank),
+// so only axe-core's four impacts are counted per organisation whatever a
+// CSV's impact cells hold.
+type orgChange struct {
+	results.OrganisationChange
+	newByRank [4]int64
+}
+
+// change is the organisation's share as the results list it.
+func (o *orgChange) change() results.OrganisationChange {
+	out := o.OrganisationChange
+	for rank, impact := range results.Impacts() {
+		if n := o.newByRank[rank]; n > 0 {
+			if out.NewByImpact == nil {
+				out.NewByImpact = map[string]int64{}
+			}
+			out.NewByImpact[impact] = n
+		}
+	}
+	return out
+}
+
+func (c *comparison) org(r *record) *orgChange {
 	name := c.strs.str(r.org)
 	o := c.orgs[name]
 	if o == nil {
-		o = &results.OrganisationChange{Organisation: name}
+		o = &orgChange{OrganisationChange: results.OrganisationChange{Organisation: name}}
 		c.orgs[name] = o
 	}
 	return o

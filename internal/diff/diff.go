@@ -147,7 +147,7 @@ type comparison struct {
 	vps   viewportCache
 
 	res   Result
-	orgs  map[string]*results.OrganisationChange
+	orgs  map[string]*orgChange
 	rules map[[2]string]*RuleChange
 }
 
@@ -157,7 +157,7 @@ func newComparison(ctx context.Context, fsys [2]fs.FS, opts Options) *comparison
 		pages: pageTable{ids: map[string]int32{}},
 		strs:  interner{ids: map[string]int32{}},
 		vps:   viewportCache{widths: map[string]int{}},
-		orgs:  map[string]*results.OrganisationChange{},
+		orgs:  map[string]*orgChange{},
 		rules: map[[2]string]*RuleChange{},
 	}
 	c.res.Counts = results.DiffCounts{Baseline: opts.Baseline, NewByImpact: map[string]int64{}, FixedByImpact: map[string]int64{}}
@@ -217,7 +217,7 @@ func (c *comparison) result() *Result {
 	c.countPages()
 	res := c.res
 	for _, o := range c.orgs {
-		res.Counts.ByOrganisation = append(res.Counts.ByOrganisation, *o)
+		res.Counts.ByOrganisation = append(res.Counts.ByOrganisation, o.change())
 	}
 	sort.Slice(res.Counts.ByOrganisation, func(i, j int) bool {
 		a, b := res.Counts.ByOrganisation[i], res.Counts.ByOrganisation[j]

@@ -474,6 +474,25 @@ func checkInvariants(t testing.TB, base, cur fs.FS, res *Result, rows []Row) {
 	if ruleNew != c.New || ruleFixed != c.Fixed || ruleUnchanged != c.Unchanged || ruleUnstable != c.Unstable {
 		t.Errorf("rules add up to %d/%d/%d/%d, counts are %d/%d/%d/%d", ruleNew, ruleFixed, ruleUnchanged, ruleUnstable, c.New, c.Fixed, c.Unchanged, c.Unstable)
 	}
+	orgByImpact := map[string]int64{}
+	for _, o := range c.ByOrganisation {
+		var sum int64
+		for impact, n := range o.NewByImpact {
+			if results.ImpactRank(impact) == len(results.Impacts()) || n <= 0 {
+				t.Errorf("organisation %q: %d new of impact %q, want only axe-core's impacts and positive counts", o.Organisation, n, impact)
+			}
+			orgByImpact[impact] += n
+			sum += n
+		}
+		if sum > o.New {
+			t.Errorf("organisation %q: by impact %d exceeds new %d", o.Organisation, sum, o.New)
+		}
+	}
+	for _, impact := range results.Impacts() {
+		if orgByImpact[impact] != c.NewByImpact[impact] {
+			t.Errorf("organisations' new %s issues add up to %d, the count is %d", impact, orgByImpact[impact], c.NewByImpact[impact])
+		}
+	}
 	var newImpact, fixedImpact int64
 	for _, n := range c.NewByImpact {
 		newImpact += n

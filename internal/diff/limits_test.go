@@ -86,16 +86,24 @@ func TestCountsByImpactAndOrganisation(t *testing.T) {
 		axe("New name", pageA, "/c", "r1", "critical", "<c>", 1),
 		axe("New name", pageA, "/d", "r3", "minor", "<d>", 2),
 		axe("New name", pageA, "/e", "r4", "", "<e>", 1),
+		axe("New name", pageA, "/f", "r5", "bogus", "<f>", 3),
+		axe("Third", pageA, "/g", "r1", "serious", "<g>", 5),
 	}}
 	res, _ := compareDirs(t, base, cur)
 	c := res.Counts
-	if diff := cmp.Diff(map[string]int64{"critical": 1, "minor": 2}, c.NewByImpact); diff != "" {
+	if diff := cmp.Diff(map[string]int64{"critical": 1, "minor": 2, "serious": 5, "bogus": 3}, c.NewByImpact); diff != "" {
 		t.Errorf("new by impact (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]int64{"serious": 1}, c.FixedByImpact); diff != "" {
 		t.Errorf("fixed by impact (-want +got):\n%s", diff)
 	}
-	want := []results.OrganisationChange{{Organisation: "New name", New: 4, Unchanged: 1}, {Organisation: "Old name", Fixed: 1}}
+	// Per organisation only axe-core's impacts are counted: "bogus" and no
+	// impact are in New alone.
+	want := []results.OrganisationChange{
+		{Organisation: "New name", New: 7, Unchanged: 1, NewByImpact: map[string]int64{"critical": 1, "minor": 2}},
+		{Organisation: "Third", New: 5, NewByImpact: map[string]int64{"serious": 5}},
+		{Organisation: "Old name", Fixed: 1},
+	}
 	if diff := cmp.Diff(want, c.ByOrganisation); diff != "" {
 		t.Errorf("by organisation (-want +got):\n%s", diff)
 	}
@@ -526,5 +534,13 @@ func TestUnknownImpactNeverNamesARule(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{"r1": "", "r2": "minor"}, got); diff != "" {
 		t.Errorf("impacts by rule (-want +got):\n%s", diff)
+	}
+}
+
+// TestOrganisationImpactsAreAxes: an organisation's new issues are kept by
+// rank, one slot for each of axe-core's impacts.
+func TestOrganisationImpactsAreAxes(t *testing.T) {
+	if n := len(orgChange{}.newByRank); n != len(results.Impacts()) {
+		t.Errorf("an organisation keeps %d impacts, axe-core has %d", n, len(results.Impacts()))
 	}
 }

@@ -83,7 +83,8 @@ func capSummary(s *results.Summary) string {
 			note("organisations in the comparison", n, maxSummaryOrganisation)
 		}
 		for i := range d.ByOrganisation {
-			d.ByOrganisation[i].Organisation = truncate(d.ByOrganisation[i].Organisation, maxCompareNameBytes)
+			o := &d.ByOrganisation[i]
+			o.Organisation, o.NewByImpact = truncate(o.Organisation, maxCompareNameBytes), capImpacts(o.NewByImpact)
 		}
 	}
 	if b := s.BlockedByPolicy; b != nil {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -99,6 +100,26 @@ func TestCapSummary(t *testing.T) {
 	}
 	if empty := (&results.Summary{}); capSummary(empty) != "" {
 		t.Error("an empty summary got a note")
+	}
+}
+
+// An organisation's new issues by impact, read from a file, keep axe's
+// impacts only when they are past the count or a name is past its length.
+func TestCapSummaryOrganisationImpacts(t *testing.T) {
+	many := map[string]int64{results.ImpactCritical: 1}
+	for i := range maxCompareImpacts {
+		many[fmt.Sprint("i", i)] = 1
+	}
+	longName := map[string]int64{results.ImpactMinor: 2, strings.Repeat("m", maxImpactNameBytes+1): 3}
+	within := map[string]int64{strings.Repeat("m", maxImpactNameBytes): 1, "x": 2}
+	s := &results.Summary{Diff: &results.DiffCounts{ByOrganisation: []results.OrganisationChange{
+		{Organisation: "a", NewByImpact: many}, {Organisation: "b", NewByImpact: longName}, {Organisation: "c", NewByImpact: maps.Clone(within)},
+	}}}
+	capSummary(s)
+	for i, want := range []map[string]int64{{results.ImpactCritical: 1}, {results.ImpactMinor: 2}, within} {
+		if got := s.Diff.ByOrganisation[i].NewByImpact; !maps.Equal(got, want) {
+			t.Errorf("organisation %d: new by impact %v, want %v", i, got, want)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 	maxCompareOrganisations = 50
 	maxCompareRules         = 50
 	maxCompareImpacts       = 10
+	maxImpactNameBytes      = 64
 	maxCompareNameBytes     = 256
 	defaultCompareRows      = 50
 	// compareFiguresReserve is the part of the answer kept for the figures
@@ -202,7 +203,8 @@ func (s *Server) finishCompare(out mcpapi.CompareOutput, pg *rowPage, offset int
 		c.ByOrganisation = c.ByOrganisation[:maxCompareOrganisations]
 	}
 	for i := range c.ByOrganisation {
-		c.ByOrganisation[i].Organisation = truncate(c.ByOrganisation[i].Organisation, maxCompareNameBytes)
+		o := &c.ByOrganisation[i]
+		o.Organisation, o.NewByImpact = truncate(o.Organisation, maxCompareNameBytes), capImpacts(o.NewByImpact)
 	}
 	if len(out.ByRule) > maxCompareRules {
 		out.Note += fmt.Sprintf("%d rules; the %d with most new issues are shown. ", len(out.ByRule), maxCompareRules)
@@ -228,9 +230,14 @@ func (s *Server) finishCompare(out mcpapi.CompareOutput, pg *rowPage, offset int
 }
 
 // capImpacts keeps at most maxCompareImpacts impacts (axe has four), with
-// bounded names.
+// names of at most maxImpactNameBytes: a map past either keeps axe's four
+// impacts only.
 func capImpacts(m map[string]int64) map[string]int64 {
-	if len(m) <= maxCompareImpacts {
+	fits := len(m) <= maxCompareImpacts
+	for k := range m {
+		fits = fits && len(k) <= maxImpactNameBytes
+	}
+	if fits {
 		return m
 	}
 	out := map[string]int64{}

@@ -48,7 +48,7 @@ func details(p *Payload) []string {
 	if n := p.NewIssues; n != nil {
 		add("New issues: %d against %s%s", n.Total, n.Baseline, impacts(n.ByImpact))
 		for _, o := range n.ByOrganisation {
-			add("• %s: %d new", o.Organisation, o.New)
+			add("• %s: %d new%s", o.Organisation, o.New, impacts(o.ByImpact))
 		}
 		if more := n.Organisations - len(n.ByOrganisation); more > 0 {
 			add("• and %d more organisations", more)

@@ -24,9 +24,10 @@ func TestDetails(t *testing.T) {
 	}{
 		{"nothing to say", Payload{}, nil},
 		{"every organisation listed", Payload{NewIssues: &NewIssueFacts{Baseline: "b", Total: 3,
-			ByImpact: map[string]int64{"critical": 2, "minor": 1, "serious": 0}, ByOrganisation: []OrgNew{{"A", 2}, {"B", 1}}, Organisations: 2}},
-			[]string{"New issues: 3 against b (critical 2, minor 1)", "• A: 2 new", "• B: 1 new"}},
-		{"one organisation more", Payload{NewIssues: &NewIssueFacts{Baseline: "b", Total: 3, ByOrganisation: []OrgNew{{"A", 2}}, Organisations: 2}},
+			ByImpact:       map[string]int64{"critical": 2, "minor": 1, "serious": 0},
+			ByOrganisation: []OrgNew{{"A", 2, map[string]int64{"minor": 1, "critical": 1}}, {"B", 1, nil}}, Organisations: 2}},
+			[]string{"New issues: 3 against b (critical 2, minor 1)", "• A: 2 new (critical 1, minor 1)", "• B: 1 new"}},
+		{"one organisation more", Payload{NewIssues: &NewIssueFacts{Baseline: "b", Total: 3, ByOrganisation: []OrgNew{{"A", 2, nil}}, Organisations: 2}},
 			[]string{"New issues: 3 against b", "• A: 2 new", "• and 1 more organisations"}},
 		{"every unscanned site listed", Payload{Incomplete: &IncompleteFacts{UnscannedBaseURLs: []string{"https://a.example/"}, UnscannedBaseURLsTotal: 1}},
 			[]string{"Unscanned: https://a.example/"}},

@@ -47,7 +47,8 @@ func crossed(s *cwacv1alpha1.CwacScan) {
 func newIssues3(s *cwacv1alpha1.CwacScan) {
 	s.Spec.Baseline = "base"
 	s.Status.Summary.Diff = &cwacv1alpha1.ScanDiff{Baseline: "base", New: 3, NewByImpact: map[string]int64{"serious": 3},
-		ByOrganisation: []cwacv1alpha1.OrganisationDiff{{Organisation: "Org A", New: 3}, {Organisation: "Org B", Fixed: 1}}}
+		ByOrganisation: []cwacv1alpha1.OrganisationDiff{
+			{Organisation: "Org A", New: 3, NewByImpact: map[string]int64{"serious": 3}}, {Organisation: "Org B", Fixed: 1}}}
 }
 
 func orgsIncomplete(names ...string) func(*cwacv1alpha1.CwacScan) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -93,10 +94,12 @@ type NewIssueFacts struct {
 	Organisations int `json:"organisations"`
 }
 
-// OrgNew is one organisation's new issues.
+// OrgNew is one organisation's new issues, with how many of them are of
+// each of axe-core's impacts.
 type OrgNew struct {
-	Organisation string `json:"organisation"`
-	New          int64  `json:"new"`
+	Organisation string           `json:"organisation"`
+	New          int64            `json:"new"`
+	ByImpact     map[string]int64 `json:"byImpact,omitempty"`
 }
 
 // ScoreFacts compare the scan's score with the compared scan's: the whole
@@ -204,7 +207,8 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 		p.Links = dashboardLinks(o.DashboardURL, scan)
 	}
 	if sum := scan.Status.Summary; sum != nil {
-		p.Summary = &SummaryFacts{TotalIssues: sum.TotalIssues, IssuesByImpact: sum.IssuesByImpact, PagesScanned: sum.PagesScanned, UrlsScanned: sum.UrlsScanned}
+		p.Summary = &SummaryFacts{TotalIssues: sum.TotalIssues, IssuesByImpact: axeImpacts(sum.IssuesByImpact),
+			PagesScanned: sum.PagesScanned, UrlsScanned: sum.UrlsScanned}
 	}
 	ref := scan.Namespace + "/" + scan.Name
 	switch e {
@@ -302,16 +306,33 @@ func Marshal(v any) ([]byte, error) {
 
 func newIssues(scan *cwacv1alpha1.CwacScan) *NewIssueFacts {
 	diff := scan.Status.Summary.Diff
-	n := &NewIssueFacts{Baseline: diff.Baseline, Total: diff.New, ByImpact: diff.NewByImpact}
+	n := &NewIssueFacts{Baseline: diff.Baseline, Total: diff.New, ByImpact: axeImpacts(diff.NewByImpact)}
 	for _, o := range diff.ByOrganisation {
 		if o.New > 0 {
 			n.Organisations++
 			if len(n.ByOrganisation) < MaxListed {
-				n.ByOrganisation = append(n.ByOrganisation, OrgNew{Organisation: textcap.Head(o.Organisation, 256), New: o.New})
+				n.ByOrganisation = append(n.ByOrganisation, OrgNew{
+					Organisation: textcap.Head(o.Organisation, 256), New: o.New, ByImpact: axeImpacts(o.NewByImpact)})
 			}
 		}
 	}
 	return n
+}
+
+// axeImpacts is m with axe-core's impacts only (nil when it has none of
+// them): the payload's schema names no other, and the counts come from
+// CSV cells that could hold any word.
+func axeImpacts(m map[string]int64) map[string]int64 {
+	var out map[string]int64
+	for _, impact := range results.Impacts() {
+		if n, ok := m[impact]; ok {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[impact] = n
+		}
+	}
+	return out
 }
 
 func capList(in []string) []string {

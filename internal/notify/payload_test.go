@@ -192,12 +192,56 @@ func TestSchemaRefuses(t *testing.T) {
 		"NewIssues without it": func(m map[string]any) { delete(m, "newIssues") },
 		"unknown impact":       func(m map[string]any) { m["summary"].(map[string]any)["issuesByImpact"] = map[string]any{"huge": 1} },
 		"phase still running":  func(m map[string]any) { m["scan"].(map[string]any)["phase"] = "Running" },
+		"unknown impact of an organisation": func(m map[string]any) {
+			m["newIssues"].(map[string]any)["byOrganisation"].([]any)[0].(map[string]any)["byImpact"] = map[string]any{"huge": 1}
+		},
 	} {
 		_ = json.Unmarshal(good, &doc)
 		change(doc)
 		if err := schema.Validate(doc); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestNewIssuesByImpact: the NewIssues payload counts each organisation's
+// new issues by axe-core's impact; an impact no axe-core rule has (a CSV
+// cell can hold any word) is left out of every by-impact count, so the
+// payload keeps to its schema.
+func TestNewIssuesByImpact(t *testing.T) {
+	s := scan("s", complete, newIssues3)
+	s.Status.Summary.IssuesByImpact = map[string]int64{"serious": 4, "bogus": 9}
+	s.Status.Summary.Diff.NewByImpact = map[string]int64{"serious": 3, "critical": 0, "bogus": 2}
+	s.Status.Summary.Diff.ByOrganisation = []cwacv1alpha1.OrganisationDiff{
+		{Organisation: "Org A", New: 4, NewByImpact: map[string]int64{"serious": 2, "minor": 1, "bogus": 1}},
+		{Organisation: "Org B", New: 1, NewByImpact: map[string]int64{"bogus": 1}},
+		{Organisation: "Org C", New: 1},
+	}
+	p, err := Build(s, Decide(Input{Scan: s}), receiver("ops", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventNewIssues), cwacv1alpha1.EventNewIssues, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &NewIssueFacts{Baseline: "base", Total: 3, ByImpact: map[string]int64{"serious": 3, "critical": 0}, Organisations: 3,
+		ByOrganisation: []OrgNew{
+			{Organisation: "Org A", New: 4, ByImpact: map[string]int64{"serious": 2, "minor": 1}},
+			{Organisation: "Org B", New: 1},
+			{Organisation: "Org C", New: 1},
+		}}
+	if diff := cmp.Diff(want, p.NewIssues); diff != "" {
+		t.Errorf("new issues (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int64{"serious": 4}, p.Summary.IssuesByImpact); diff != "" {
+		t.Errorf("summary by impact (-want +got):\n%s", diff)
+	}
+	body, err := Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(t, payloadSchema(t), body); err != nil {
+		t.Errorf("payload fails the schema: %v\n%s", err, body)
+	}
+	if lines := details(p); !slices.Contains(lines, "• Org A: 4 new (serious 2, minor 1)") {
+		t.Errorf("chat lines %q", lines)
 	}
 }
 

@@ -48,6 +48,9 @@ type OrganisationChange struct {
 	New          int64  `json:"new"`
 	Fixed        int64  `json:"fixed"`
 	Unchanged    int64  `json:"unchanged"`
+	// NewByImpact maps axe-core's impacts (Impacts) to the organisation's
+	// new issues; issues with no impact or another are in New only.
+	NewByImpact map[string]int64 `json:"new_by_impact,omitempty"`
 }
 
 // OrganisationScoreDrop is one organisation's leaderboard score (0-100,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -39,6 +40,9 @@ func TestEncodeCutsDiffOrganisationsFirst(t *testing.T) {
 	orgs := make([]results.OrganisationChange, 60)
 	for i := range orgs {
 		orgs[i] = results.OrganisationChange{Organisation: fmt.Sprintf("Organisation number %02d of many", i), New: int64(i)}
+		if i > 0 {
+			orgs[i].NewByImpact = map[string]int64{results.ImpactCritical: int64(i)}
+		}
 	}
 	drops := make([]results.OrganisationScoreDrop, 15)
 	for i := range drops {
@@ -67,6 +71,8 @@ func TestEncodeCutsDiffOrganisationsFirst(t *testing.T) {
 		}
 		if n := len(got.Summary.Diff.ByOrganisation); n != tt.wantOrgs {
 			t.Errorf("limit %d: %d organisations, want %d", tt.limit, n, tt.wantOrgs)
+		} else if d := cmp.Diff(orgs[:n], got.Summary.Diff.ByOrganisation, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("limit %d: organisations (-want +got):\n%s", tt.limit, d)
 		}
 		if got := got.Summary.Diff.ScoreDrops; len(got) != tt.wantDrops || !slices.Equal(got, drops[:tt.wantDrops]) {
 			t.Errorf("limit %d: score drops %+v, want the first %d", tt.limit, got, tt.wantDrops)
@@ -75,7 +81,7 @@ func TestEncodeCutsDiffOrganisationsFirst(t *testing.T) {
 			t.Errorf("limit %d: totals changed: %+v", tt.limit, d)
 		}
 	}
-	if len(diff.ByOrganisation) != 60 || !slices.Equal(diff.ByOrganisation, orgs) || !slices.Equal(diff.ScoreDrops, drops) {
+	if len(diff.ByOrganisation) != 60 || !cmp.Equal(diff.ByOrganisation, orgs) || !slices.Equal(diff.ScoreDrops, drops) {
 		t.Error("Encode changed the caller's diff")
 	}
 }

@@ -16,7 +16,8 @@ func TestDiffRoundTrip(t *testing.T) {
 	orgs := func(n int) []results.OrganisationChange {
 		out := make([]results.OrganisationChange, n)
 		for i := range out {
-			out[i] = results.OrganisationChange{Organisation: fmt.Sprint("org ", i), New: int64(n - i), Fixed: 1, Unchanged: 2}
+			out[i] = results.OrganisationChange{Organisation: fmt.Sprint("org ", i), New: int64(n - i), Fixed: 1, Unchanged: 2,
+				NewByImpact: map[string]int64{results.ImpactSerious: int64(n - i)}}
 		}
 		return out
 	}
