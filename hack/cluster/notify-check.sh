@@ -117,7 +117,10 @@ class H(http.server.BaseHTTPRequestHandler):
             shape = isinstance(doc, dict) and doc.get('schemaVersion') == 'cwac.a11y.dev/notification/v1' and doc.get('event') == event and doc.get('id') == delivery
             scan = doc['scan']['name'] if shape else '?'
             orgs = ','.join(o['organisation'] for o in ((doc.get('score') or {}).get('organisations') or [])) if shape else ''
-            say('DELIVERY', path, scan, event, 'signed' if signed else 'UNSIGNED', 'v1' if shape else 'BADSHAPE', 'orgs=' + orgs.replace(' ', '_'))
+            # NewIssues: each organisation with its new issues and their impacts.
+            news = [[o['organisation'], o['new'], o.get('byImpact', {})] for o in ((doc.get('newIssues') or {}).get('byOrganisation') or [])] if shape else []
+            say('DELIVERY', path, scan, event, 'signed' if signed else 'UNSIGNED', 'v1' if shape else 'BADSHAPE', 'orgs=' + orgs.replace(' ', '_'),
+                'new=' + json.dumps(news, separators=(',', ':'), sort_keys=True).replace(' ', '_'))
         elif path == '/slack':
             shape = isinstance(doc, dict) and isinstance(doc.get('text'), str) and isinstance(doc.get('blocks'), list)
             say('DELIVERY', path, '-', doc.get('text', '')[:60].replace(' ', '_') if shape else '?', 'slack' if shape else 'BADSHAPE')
@@ -219,9 +222,12 @@ done | tee /tmp/notify-check-status.log
 "$HELM" upgrade cwac "$ROOT/charts/cwac-operator" -n $NS --reset-then-reuse-values \
   --set "notifications.allowCIDRs=null" --set notifications.allowHTTP=false --wait --timeout 3m >/dev/null
 
-python3 - /tmp/notify-check-receiver.log /tmp/notify-check-status.log <<'PY'
-import collections, sys
+$K -n $NS get cwacscan notify-b -o json >/tmp/notify-check-b.json
+
+python3 - /tmp/notify-check-receiver.log /tmp/notify-check-status.log /tmp/notify-check-b.json <<'PY'
+import collections, json, sys
 receiver, status = open(sys.argv[1]).read().splitlines(), open(sys.argv[2]).read()
+b_scan = json.load(open(sys.argv[3]))
 got = collections.Counter(tuple(l.split()[1:4]) for l in receiver if l.startswith("DELIVERY /hook") or l.startswith("DELIVERY /flaky"))
 want = {("/hook", "notify-b", "NewIssues"), ("/hook", "notify-b", "ThresholdsCrossed"), ("/hook", "notify-b", "ScoreDropped"),
         ("/flaky", "notify-b", "ThresholdsCrossed"), ("/hook", "notify-c", "ThresholdsRecovered"),
@@ -244,12 +250,25 @@ if refused != 4: failed.append("the flaky receiver refused %d attempts, want 4 (
 if "metadata ScanFailed Failed" not in status or "ReceiverRefused" not in status:
     failed.append("notify-d: the receiver at the metadata address is not recorded as refused")
 # Only the organisation whose site lost its accessibility fell; the steady one did not.
-drops = [l.split()[-1] for l in receiver if l.startswith("DELIVERY /hook notify-b ScoreDropped")]
+drops = [l.split()[6] for l in receiver if l.startswith("DELIVERY /hook notify-b ScoreDropped")]
 if drops != ["orgs=Notify_Org"]:
     failed.append("notify-b's ScoreDropped named organisations %s, want Notify Org alone" % drops)
 b_drops = [l for l in status.splitlines() if "scoreDrops=" in l]
 if len(b_drops) < 2 or not b_drops[1].strip().startswith("scoreDrops=Notify_Org:") or "Steady" in b_drops[1]:
     failed.append("notify-b's status.summary.diff.scoreDrops is not Notify Org's alone: %s" % b_drops[1:2])
+# NewIssues names Notify Org alone, with its new issues by axe impact, as
+# the scan's status counted them.
+news = [json.loads(l.split()[7][len("new="):]) for l in receiver if l.startswith("DELIVERY /hook notify-b NewIssues")]
+by_org = {o["organisation"].replace(" ", "_"): o for o in b_scan["status"]["summary"]["diff"].get("byOrganisation", []) if o["new"] > 0}
+print("notify-b NewIssues by organisation: %s; status: %s" % (news, json.dumps(list(by_org.values()))))
+if len(news) != 1 or [o[0] for o in news[0]] != ["Notify_Org"]:
+    failed.append("notify-b's NewIssues named organisations %s, want Notify Org alone" % news)
+else:
+    org, new, impacts = news[0][0]
+    if not set(impacts) <= {"critical", "serious", "moderate", "minor"} or impacts.get("critical", 0) < 1 or sum(impacts.values()) > new:
+        failed.append("notify-b's NewIssues counts Notify Org's %d new issues by impact as %s" % (new, impacts))
+    if by_org.get(org, {}).get("newByImpact") != impacts or by_org[org]["new"] != new:
+        failed.append("notify-b's NewIssues (%s: %d, %s) is not what its status counted (%s)" % (org, new, impacts, by_org.get(org)))
 if " Pending " in status:
     failed.append("a delivery is still pending")
 print("\n".join(failed) or "every delivery arrived exactly once, signed and in its receiver's format")
