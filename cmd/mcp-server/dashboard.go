@@ -183,7 +183,7 @@ func scanInfo(scan *cwacv1alpha1.CwacScan) dashboard.ScanInfo {
 				PagesAdded: d.PagesAdded, PagesRemoved: d.PagesRemoved, NewOnAddedPages: d.NewOnAddedPages, FixedOnRemovedPages: d.FixedOnRemovedPages}
 			for _, o := range d.ByOrganisation {
 				diff.ByOrganisation = append(diff.ByOrganisation,
-					dashboard.OrganisationDiff{Organisation: o.Organisation, New: o.New, Fixed: o.Fixed, Unchanged: o.Unchanged})
+					dashboard.OrganisationDiff{Organisation: o.Organisation, New: o.New, Fixed: o.Fixed, Unchanged: o.Unchanged, NewByImpact: o.NewByImpact})
 			}
 			info.Summary.Diff = diff
 		}

@@ -3,8 +3,12 @@ package dashboard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
 	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
 // ScanSource gives the scan pages their scans and result files. The
@@ -78,6 +82,23 @@ type ScanDiff struct {
 type OrganisationDiff struct {
 	Organisation          string
 	New, Fixed, Unchanged int64
+	// NewByImpact counts the new issues by axe-core's impact.
+	NewByImpact map[string]int64
+}
+
+// NewImpacts says how the organisation's new issues fall by impact, worst
+// first ("critical 2, minor 1"), or "none" when none has an impact.
+func (o OrganisationDiff) NewImpacts() string {
+	var parts []string
+	for _, impact := range results.Impacts() {
+		if n := o.NewByImpact[impact]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", impact, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Phases a scan filter accepts, in the order a scan goes through them.

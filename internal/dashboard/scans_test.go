@@ -77,8 +77,10 @@ func testScans(t *testing.T) *fakeScans {
 		if i == 2 {
 			s.Baseline = "weekly-1"
 			s.Summary.UnscannedBaseURLs = []string{"https://delta.example/"}
-			s.Summary.Diff = &ScanDiff{Baseline: "weekly-1", New: 0, Fixed: 2, Unchanged: 38,
-				ByOrganisation: []OrganisationDiff{{Organisation: orgAlpha, Fixed: 2, Unchanged: 9}}}
+			s.Summary.Diff = &ScanDiff{Baseline: "weekly-1", New: 4, Fixed: 2, Unchanged: 38,
+				ByOrganisation: []OrganisationDiff{
+					{Organisation: orgBeta, New: 4, Unchanged: 29, NewByImpact: map[string]int64{"minor": 1, "critical": 2}},
+					{Organisation: orgAlpha, Fixed: 2, Unchanged: 9}}}
 		}
 		f.scans = append(f.scans, s)
 	}
@@ -170,6 +172,9 @@ func TestScanPage(t *testing.T) {
 		"<h1>Scan cwac/weekly-2</h1>", `<a href="/scans/cwac/weekly-2/files/report.html">Download report.html</a>`,
 		"Compared with the baseline, weekly-1", "https://delta.example/", `href="/organisations/cwac/Alpha%20Agency"`,
 		`href="/scans/cwac/weekly-2/files/axe_core_audit.csv"`, "Each organisation's figures in this scan",
+		`<th scope="col">New by impact</th>`, `<td class="num">4</td><td>critical 2, minor 1</td>`,
+		// An organisation with nothing new says nothing of impacts.
+		`<td class="num">0</td><td></td><td class="num">2</td>`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the scan page lacks %q", want)
