@@ -108,7 +108,8 @@ func scanFixture(t *testing.T) (c client.Client, root, dir string, done metav1.T
 		Spec: cwacv1alpha1.CwacScanSpec{Baseline: "weekly-0"},
 		Status: cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseComplete, CompletionTime: &done, ResultsPath: "cwac/weekly-1-abc/2026-11-02_03-00-00_weekly",
 			Summary: &cwacv1alpha1.ScanSummary{TotalIssues: 12, PagesScanned: 4, UrlsScanned: 4, IssuesByImpact: map[string]int64{"critical": 3},
-				Diff: &cwacv1alpha1.ScanDiff{Baseline: "weekly-0", New: 1, Fixed: 5, ByOrganisation: []cwacv1alpha1.OrganisationDiff{{Organisation: "O", New: 1, NewByImpact: map[string]int64{"critical": 1}}}}}},
+				Diff: &cwacv1alpha1.ScanDiff{Baseline: "weekly-0", New: 1, Fixed: 5,
+					ByOrganisation: []cwacv1alpha1.OrganisationDiff{{Organisation: "O", New: 1, NewByImpact: map[string]int64{"critical": 1}}}}}},
 	}
 	failed := &cwacv1alpha1.CwacScan{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "cwac", Name: "broken", CreationTimestamp: metav1.NewTime(done.Time)},
