@@ -362,10 +362,11 @@ func TestNewWriterNeedsItsParts(t *testing.T) {
 func TestPruneBesideThePasses(t *testing.T) {
 	f := newWriterFixture(t, storetest.OpenSQLite(t))
 	f.w.cfg.Retention = store.Retention{MaxScans: 1}
-	release := make(chan struct{})
+	release, started := make(chan struct{}), make(chan struct{}, 2)
 	var prunes atomic.Int32
 	f.w.pruneStore = func(ctx context.Context, r store.Retention) (store.PruneResult, error) {
 		prunes.Add(1)
+		started <- struct{}{}
 		select {
 		case <-release:
 		case <-ctx.Done():
@@ -377,6 +378,9 @@ func TestPruneBesideThePasses(t *testing.T) {
 	if _, err := f.w.Pass(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// The pass has returned; its prune runs on in the background (waited
+	// for here: it starts when the scheduler gets to it).
+	<-started
 	// The prune is held; a newer scan is recorded meanwhile, and starts no
 	// second prune.
 	f.scans.set(finishedScan("week-1", 100, "r"), finishedScan("week-2", 200, "r"), finishedScan("week-3", 300, "r"))
@@ -386,11 +390,13 @@ func TestPruneBesideThePasses(t *testing.T) {
 	if got := scansOf(f.trend(t)); got != "a11y/week-1 a11y/week-2 a11y/week-3" {
 		t.Errorf("while the prune is held: %q, want every scan recorded", got)
 	}
+	close(release)
+	f.w.prunes.Wait()
+	// Counted once every prune the passes started has ended, so a second
+	// prune started beside the first cannot be missed by starting late.
 	if n := prunes.Load(); n != 1 {
 		t.Errorf("%d prunes started, want one at a time", n)
 	}
-	close(release)
-	f.w.prunes.Wait()
 	if got := scansOf(f.trend(t)); got != "a11y/week-3" {
 		t.Errorf("after the prune: %q, want the newest scan alone (maxScans 1)", got)
 	}
