@@ -232,11 +232,10 @@ func (h *Handler) needStore(w http.ResponseWriter, r *http.Request, v *viewer) *
 		return st
 	case errors.Is(err, store.ErrNotConfigured):
 		h.fail(w, r, v, http.StatusServiceUnavailable, "Issue history not configured",
-			"This server was started without the issue history (--store), so there are no organisations or trends to show. See docs/history.md.")
+			historyUnavailable(err)+" There are no organisations or trends to show. See docs/history.md.")
 	default:
 		h.fail(w, r, v, http.StatusServiceUnavailable, "Issue history not available yet",
-			"The issue history's database has not answered since this server started; the server keeps trying. "+
-				"Nothing is lost: try again shortly, and if it persists ask the operator's administrators to check the store.")
+			historyUnavailable(err)+" Nothing is lost: try again shortly, and if it persists ask the operator's administrators to check the store.")
 	}
 	return nil
 }

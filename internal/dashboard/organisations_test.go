@@ -214,7 +214,8 @@ func TestOrganisationsRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, body := get(t, noStore, "reader", "/"); res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "--store") {
+	if res, body := get(t, noStore, "reader", "/"); res.StatusCode != http.StatusServiceUnavailable ||
+		!strings.Contains(body, "The issue history is not configured on this server (it was started without --store).") {
 		t.Errorf("no store: %d %s", res.StatusCode, body)
 	}
 	// Configured, but its database has not answered since the start.

@@ -254,11 +254,11 @@ func (h *Handler) scanFile(w http.ResponseWriter, r *http.Request, v *viewer) {
 	_, _ = io.Copy(w, io.LimitReader(f, info.Size()))
 }
 
-// historyUnavailable says on a scan's page why it shows no organisations
-// from the issue history.
+// historyUnavailable says why the issue history cannot be read (the
+// store's error): on a scan's page, and first on the history pages' 503.
 func historyUnavailable(err error) string {
 	if errors.Is(err, store.ErrNotConfigured) {
-		return "The issue history is not configured on this server."
+		return "The issue history is not configured on this server (it was started without --store)."
 	}
 	return "The issue history's database has not answered since this server started; the server keeps trying."
 }
