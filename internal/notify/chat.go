@@ -53,6 +53,9 @@ func details(p *Payload) []string {
 		if more := n.Organisations - len(n.ByOrganisation); more > 0 {
 			add("• and %d more organisations", more)
 		}
+		if n.NewNotListed > 0 {
+			add("• and %d new issues in organisations not listed here (the report lists every one)", n.NewNotListed)
+		}
 	}
 	if s := p.Score; s != nil {
 		switch {

@@ -29,6 +29,9 @@ func TestDetails(t *testing.T) {
 			[]string{"New issues: 3 against b (critical 2, minor 1)", "• A: 2 new (critical 1, minor 1)", "• B: 1 new"}},
 		{"one organisation more", Payload{NewIssues: &NewIssueFacts{Baseline: "b", Total: 3, ByOrganisation: []OrgNew{{"A", 2, nil}}, Organisations: 2}},
 			[]string{"New issues: 3 against b", "• A: 2 new", "• and 1 more organisations"}},
+		{"new issues of organisations not listed", Payload{NewIssues: &NewIssueFacts{Baseline: "b", Total: 9, ByOrganisation: []OrgNew{{"A", 2, nil}},
+			Organisations: 1, NewNotListed: 7}},
+			[]string{"New issues: 9 against b", "• A: 2 new", "• and 7 new issues in organisations not listed here (the report lists every one)"}},
 		{"every unscanned site listed", Payload{Incomplete: &IncompleteFacts{UnscannedBaseURLs: []string{"https://a.example/"}, UnscannedBaseURLsTotal: 1}},
 			[]string{"Unscanned: https://a.example/"}},
 		{"one unscanned site more, blocked, shards", Payload{Incomplete: &IncompleteFacts{

@@ -89,9 +89,14 @@ type NewIssueFacts struct {
 	Total          int64            `json:"total"`
 	ByImpact       map[string]int64 `json:"byImpact,omitempty"`
 	ByOrganisation []OrgNew         `json:"byOrganisation,omitempty"`
-	// Organisations is how many organisations have new issues; byOrganisation
-	// lists the MaxListed with the most.
+	// Organisations is how many organisations the scan's status lists with
+	// new issues; byOrganisation lists the MaxListed with the most.
 	Organisations int `json:"organisations"`
+	// NewNotListed counts the new issues of organisations the scan's status
+	// does not list (it keeps those with the most; the report and diff.json
+	// list every one), so that more organisations than Organisations have
+	// new issues is never hidden.
+	NewNotListed int64 `json:"newNotListed,omitempty"`
 }
 
 // OrgNew is one organisation's new issues, with how many of them are of
@@ -306,8 +311,9 @@ func Marshal(v any) ([]byte, error) {
 
 func newIssues(scan *cwacv1alpha1.CwacScan) *NewIssueFacts {
 	diff := scan.Status.Summary.Diff
-	n := &NewIssueFacts{Baseline: diff.Baseline, Total: diff.New, ByImpact: axeImpacts(diff.NewByImpact)}
+	n := &NewIssueFacts{Baseline: diff.Baseline, Total: diff.New, ByImpact: axeImpacts(diff.NewByImpact), NewNotListed: diff.New}
 	for _, o := range diff.ByOrganisation {
+		n.NewNotListed -= o.New
 		if o.New > 0 {
 			n.Organisations++
 			if len(n.ByOrganisation) < MaxListed {
@@ -316,6 +322,7 @@ func newIssues(scan *cwacv1alpha1.CwacScan) *NewIssueFacts {
 			}
 		}
 	}
+	n.NewNotListed = max(n.NewNotListed, 0)
 	return n
 }
 

@@ -186,12 +186,13 @@ func TestSchemaRefuses(t *testing.T) {
 	good, _ := json.Marshal(p)
 	var doc map[string]any
 	for name, change := range map[string]func(map[string]any){
-		"unknown event":        func(m map[string]any) { m["event"] = "ScanExploded" },
-		"other version":        func(m map[string]any) { m["schemaVersion"] = "v2" },
-		"unknown field":        func(m map[string]any) { m["extra"] = 1 },
-		"NewIssues without it": func(m map[string]any) { delete(m, "newIssues") },
-		"unknown impact":       func(m map[string]any) { m["summary"].(map[string]any)["issuesByImpact"] = map[string]any{"huge": 1} },
-		"phase still running":  func(m map[string]any) { m["scan"].(map[string]any)["phase"] = "Running" },
+		"unknown event":           func(m map[string]any) { m["event"] = "ScanExploded" },
+		"other version":           func(m map[string]any) { m["schemaVersion"] = "v2" },
+		"unknown field":           func(m map[string]any) { m["extra"] = 1 },
+		"NewIssues without it":    func(m map[string]any) { delete(m, "newIssues") },
+		"unknown impact":          func(m map[string]any) { m["summary"].(map[string]any)["issuesByImpact"] = map[string]any{"huge": 1} },
+		"phase still running":     func(m map[string]any) { m["scan"].(map[string]any)["phase"] = "Running" },
+		"no new issue not listed": func(m map[string]any) { m["newIssues"].(map[string]any)["newNotListed"] = 0 },
 		"unknown impact of an organisation": func(m map[string]any) {
 			m["newIssues"].(map[string]any)["byOrganisation"].([]any)[0].(map[string]any)["byImpact"] = map[string]any{"huge": 1}
 		},
@@ -242,6 +243,43 @@ func TestNewIssuesByImpact(t *testing.T) {
 	}
 	if lines := details(p); !slices.Contains(lines, "• Org A: 4 new (serious 2, minor 1)") {
 		t.Errorf("chat lines %q", lines)
+	}
+}
+
+// TestNewIssuesNotListed: when the scan's status lists only the
+// organisations with most new issues, the payload says how many new issues
+// the others have; when it lists every one (or more, as a status written
+// by hand could), it says nothing of them.
+func TestNewIssuesNotListed(t *testing.T) {
+	for _, tt := range []struct {
+		total, want int64
+	}{{80, 30}, {51, 1}, {50, 0}, {40, 0}} {
+		s := scan("s", complete, newIssues3)
+		s.Status.Summary.Diff.New = tt.total
+		s.Status.Summary.Diff.ByOrganisation = nil
+		for i := range 10 {
+			s.Status.Summary.Diff.ByOrganisation = append(s.Status.Summary.Diff.ByOrganisation,
+				cwacv1alpha1.OrganisationDiff{Organisation: fmt.Sprint("Org ", i), New: 5})
+		}
+		s.Status.Summary.Diff.ByOrganisation = append(s.Status.Summary.Diff.ByOrganisation, cwacv1alpha1.OrganisationDiff{Organisation: "Fixed only", Fixed: 2})
+		p, err := Build(s, Decide(Input{Scan: s}), receiver("ops", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventNewIssues),
+			cwacv1alpha1.EventNewIssues, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := p.NewIssues; n.NewNotListed != tt.want || n.Organisations != 10 || n.Total != tt.total {
+			t.Errorf("%d new, 50 of them listed: not listed %d (want %d), organisations %d, total %d", tt.total, n.NewNotListed, tt.want, n.Organisations, n.Total)
+		}
+		body, err := Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(t, payloadSchema(t), body); err != nil {
+			t.Errorf("%d new: payload fails the schema: %v\n%s", tt.total, err, body)
+		}
+		if got := strings.Contains(string(body), `"newNotListed"`); got != (tt.want > 0) {
+			t.Errorf("%d new: newNotListed in the body %v, want %v", tt.total, got, tt.want > 0)
+		}
 	}
 }
 
