@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A PostgreSQL server for the issue history's tests and benchmarks, under
-# bin/postgres (ignored by git), on a free loopback port with its unix
-# socket in bin/postgres/run. Idempotent:
+# bin/postgres (ignored by git; as root, see below), on a free loopback port
+# with its unix socket beside its data. Idempotent:
 #
 #   hack/postgres.sh start   # installs Debian's postgresql when missing (root), initdb once, starts; prints the DSN
 #   hack/postgres.sh dsn     # prints the DSN of the running server
@@ -10,10 +10,15 @@
 #
 # The DSN is for the tests (CWAC_TEST_POSTGRES_DSN): a superuser with a
 # random password (scram-sha-256), listening on 127.0.0.1 only.
+#
+# As root the server runs as the postgres user, which cannot enter a clone
+# in a private directory (root's home is mode 0700): its data directory,
+# socket and log are then kept under /var/tmp/cwac-operator-postgres/, in a
+# directory named after the clone's path, and bin/postgres keeps the port
+# and password (read by root only).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$ROOT/bin/postgres"
-DATA="$DIR/data" RUN="$DIR/run" LOG="$DIR/server.log"
 
 die() { echo "postgres.sh: $*" >&2; exit 1; }
 
@@ -41,8 +46,18 @@ owner() {
 }
 
 as_owner() {
-  if [[ $(id -u) -eq 0 ]]; then runuser -u "$(owner)" -- "$@"; else "$@"; fi
+  # From /: the server's user may not enter the caller's directory.
+  if [[ $(id -u) -eq 0 ]]; then (cd / && runuser -u "$(owner)" -- "$@"); else "$@"; fi
 }
+
+# The server's own files: under bin/postgres, or, as root, where the server's
+# user can reach them whatever the clone's directory allows.
+if [[ $(id -u) -eq 0 ]]; then
+  SERVER="/var/tmp/cwac-operator-postgres/$(printf '%s' "$ROOT" | sha256sum | cut -c1-16)"
+else
+  SERVER="$DIR"
+fi
+DATA="$SERVER/data" RUN="$SERVER/run" LOG="$SERVER/server.log"
 
 running() { [[ -f "$DATA/postmaster.pid" ]] && as_owner "$(pgbin)/pg_ctl" -D "$DATA" status >/dev/null 2>&1; }
 
@@ -62,16 +77,22 @@ free_port() {
 start() {
   install_server
   local bin; bin="$(pgbin)"
-  mkdir -p "$DIR"
-  if [[ ! -f "$DATA/PG_VERSION" ]]; then
+  mkdir -p "$DIR" "$SERVER"
+  if [[ $(id -u) -eq 0 ]]; then chown "$(owner)" "$SERVER"; chmod 700 "$SERVER"; fi
+  if [[ ! -f "$DATA/PG_VERSION" || ! -f "$DIR/password" ]]; then
+    running && as_owner "$bin/pg_ctl" -D "$DATA" -w -m fast stop >/dev/null
     rm -rf "$DATA"
     mkdir -p "$DATA" "$RUN"
     head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$DIR/password"
     chmod 600 "$DIR/password"
-    [[ $(id -u) -eq 0 ]] && chown "$(owner)" "$DATA" "$RUN" "$DIR/password"
+    # initdb reads the password from a file of the server's user, beside
+    # its data, removed once read.
+    cp "$DIR/password" "$SERVER/initdb.pw"
+    [[ $(id -u) -eq 0 ]] && chown "$(owner)" "$DATA" "$RUN" "$SERVER/initdb.pw"
     chmod 700 "$DATA"
-    as_owner "$bin/initdb" -D "$DATA" -U postgres --auth=scram-sha-256 --pwfile="$DIR/password" -E UTF8 --locale=C.UTF-8 >"$DIR/initdb.log" 2>&1 ||
-      { cat "$DIR/initdb.log" >&2; die "initdb failed"; }
+    as_owner "$bin/initdb" -D "$DATA" -U postgres --auth=scram-sha-256 --pwfile="$SERVER/initdb.pw" -E UTF8 --locale=C.UTF-8 >"$DIR/initdb.log" 2>&1 ||
+      { rm -f "$SERVER/initdb.pw"; cat "$DIR/initdb.log" >&2; die "initdb failed"; }
+    rm -f "$SERVER/initdb.pw"
   fi
   if running; then dsn; return 0; fi
   mkdir -p "$RUN" && [[ $(id -u) -eq 0 ]] && chown "$(owner)" "$RUN"
@@ -94,6 +115,6 @@ case "${1:-}" in
   start) start ;;
   dsn) running || die "not running: run hack/postgres.sh start"; dsn ;;
   stop) stop ;;
-  purge) stop; rm -rf "$DIR" ;;
+  purge) stop; rm -rf "$DIR" "$SERVER" ;;
   *) die "usage: hack/postgres.sh start|dsn|stop|purge" ;;
 esac

@@ -106,6 +106,13 @@ func parseDSN(dsn string) (Engine, string, string, error) {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "synchronous(NORMAL)")
+		// SQLite's temporary files (statement journals, sorts that spill)
+		// go beside the database, never to /tmp or the working directory:
+		// the chart's pods have a read-only root filesystem, where a scan of
+		// more than a few hundred issue rows failed with "disk I/O error".
+		// The setting is SQLite's, for the whole process; a process opens
+		// one SQLite store.
+		q.Add("_pragma", "temp_store_directory("+sqlQuote(filepath.Dir(path))+")")
 		q.Set("_txlock", "immediate") // a write transaction takes the lock at BEGIN: no upgrade deadlock
 		return SQLite, "sqlite", "file:" + path + "?" + q.Encode(), nil
 	case scheme == "postgres" || scheme == "postgresql":
@@ -130,6 +137,9 @@ func sqlitePath(rest string) (string, error) {
 	}
 	return rest, nil
 }
+
+// sqlQuote is s as an SQL string literal.
+func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // migrateUp applies the embedded migrations on a connection of its own
 // (the migration library closes what it is given). On PostgreSQL it holds

@@ -15,7 +15,12 @@ func TestParseDSN(t *testing.T) {
 	}{
 		{dsn: "sqlite:///var/lib/cwac/history.db", engine: "sqlite",
 			source: "file:/var/lib/cwac/history.db?_pragma=busy_timeout%2830000%29&_pragma=journal_mode%28WAL%29" +
-				"&_pragma=foreign_keys%281%29&_pragma=synchronous%28NORMAL%29&_txlock=immediate"},
+				"&_pragma=foreign_keys%281%29&_pragma=synchronous%28NORMAL%29" +
+				"&_pragma=temp_store_directory%28%27%2Fvar%2Flib%2Fcwac%27%29&_txlock=immediate"},
+		{dsn: "sqlite:///srv/o'k/h.db", engine: "sqlite",
+			source: "file:/srv/o'k/h.db?_pragma=busy_timeout%2830000%29&_pragma=journal_mode%28WAL%29" +
+				"&_pragma=foreign_keys%281%29&_pragma=synchronous%28NORMAL%29" +
+				"&_pragma=temp_store_directory%28%27%2Fsrv%2Fo%27%27k%27%29&_txlock=immediate"},
 		{dsn: "postgres://cwac:secret@db:5432/history?sslmode=require", engine: "postgres", source: "postgres://cwac:secret@db:5432/history?sslmode=require"},
 		{dsn: "postgresql://db/history", engine: "postgres", source: "postgresql://db/history"},
 		{dsn: "", err: `must start with "sqlite://" or "postgres://"`},
@@ -76,7 +81,7 @@ func TestRebind(t *testing.T) {
 }
 
 // TestOpenSQLite: the file is created with the schema, WAL and foreign
-// keys on; opening it again migrates nothing and keeps the data.
+// keys on, and SQLite's temporary files beside it; opening it again migrates nothing and keeps the data.
 func TestOpenSQLite(t *testing.T) {
 	ctx := context.Background()
 	dsn := "sqlite://" + filepath.Join(t.TempDir(), "history.db")
@@ -97,6 +102,10 @@ func TestOpenSQLite(t *testing.T) {
 	}
 	if err := st.db.QueryRow("PRAGMA busy_timeout").Scan(&busy); err != nil || busy != 30000 {
 		t.Errorf("busy_timeout = %d (%v), want 30000", busy, err)
+	}
+	var tmp string
+	if err := st.db.QueryRow("PRAGMA temp_store_directory").Scan(&tmp); err != nil || tmp != filepath.Dir(strings.TrimPrefix(dsn, "sqlite://")) {
+		t.Errorf("temp_store_directory = %q (%v), want the database's directory", tmp, err)
 	}
 	if _, err := st.db.Exec(`INSERT INTO organisations (id, namespace, name, sector) VALUES (1, 'ns', 'O', '')`); err != nil {
 		t.Fatal(err)
