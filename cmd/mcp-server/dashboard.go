@@ -162,7 +162,7 @@ func (s dashboardScans) OpenResults(ctx context.Context, namespace, name string)
 func scanInfo(scan *cwacv1alpha1.CwacScan) dashboard.ScanInfo {
 	st := scan.Status
 	info := dashboard.ScanInfo{
-		Namespace: scan.Namespace, Name: scan.Name, Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Phase: string(st.Phase),
+		Namespace: scan.Namespace, Name: scan.Name, UID: string(scan.UID), Schedule: scan.Labels[cwacv1alpha1.LabelSchedule], Phase: string(st.Phase),
 		Created: scan.CreationTimestamp.Time, Message: st.Message, Baseline: scan.Spec.Baseline, ResultsPath: st.ResultsPath,
 	}
 	if info.Phase == "" {

@@ -78,7 +78,7 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		d.Organisations, total, err = ScanOrganisations(ctx, st, ns, name, p.Offset(), p.PerPage)
 		switch {
 		case errors.Is(err, store.ErrScanNotStored):
-			d.History = "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
+			d.History = notRecorded(ctx, st, s)
 		case err != nil:
 			h.storeFailed(w, r, v, "", err)
 			return
@@ -252,6 +252,17 @@ func (h *Handler) scanFile(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	_, _ = io.Copy(w, io.LimitReader(f, info.Size()))
+}
+
+// notRecorded says why a scan is not in the issue history: the writer's
+// note when it could not record the scan, else the usual reasons.
+func notRecorded(ctx context.Context, st *store.Store, s ScanInfo) string {
+	if s.UID != "" {
+		if u, err := st.Unrecorded(ctx, s.UID); err == nil && u != nil {
+			return fmt.Sprintf("This scan is not in the issue history (noted %s): %s.", u.UpdatedAt.Format("2006-01-02 15:04 MST"), u.Reason)
+		}
+	}
+	return "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
 }
 
 // historyUnavailable says why the issue history cannot be read (the

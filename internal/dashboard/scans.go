@@ -37,6 +37,8 @@ var (
 type ScanInfo struct {
 	Namespace string
 	Name      string
+	// UID tells this scan from an earlier one of the same name.
+	UID string
 	// Schedule is the CwacScanSchedule that created it ("" for none).
 	Schedule string
 	// Phase is Pending, Queued, Running, Complete or Failed.

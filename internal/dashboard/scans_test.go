@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // fakeScans is a ScanSource over scans in memory and results in MapFSs.
@@ -159,6 +161,31 @@ func TestScansPage(t *testing.T) {
 	scans.down = true
 	if res, body := get(t, h, "reader", "/scans"); res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "could not be read just now") {
 		t.Errorf("scans down: %d", res.StatusCode)
+	}
+}
+
+// TestScanPageSaysWhyNotRecorded: a scan the history's writer could not
+// record says why on its page, in the writer's words; a scan of the same
+// name but another UID does not take its note.
+func TestScanPageSaysWhyNotRecorded(t *testing.T) {
+	scans := testScans(t)
+	scans.scans[1].UID = "uid-broken"
+	h, st := newTestHandler(t, Options{Scans: scans})
+	note := "recording in the issue history failed (attempt 2 of 8), retried with backoff while newer scans are recorded: <disk I/O error>"
+	if err := st.NoteUnrecorded(context.Background(), store.UnrecordedScan{UID: "uid-broken", Namespace: testNS, Name: "broken",
+		State: store.Retrying, Reason: note, Attempts: 2, UpdatedAt: time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, h, "reader", "/scans/cwac/broken")
+	want := "This scan is not in the issue history (noted 2026-11-28 09:30 UTC): recording in the issue history failed (attempt 2 of 8), " +
+		"retried with backoff while newer scans are recorded: &lt;disk I/O error&gt;."
+	if !strings.Contains(body, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	scans.scans[1].UID = "uid-broken-again"
+	if _, body := get(t, h, "reader", "/scans/cwac/broken"); strings.Contains(body, "disk I/O") ||
+		!strings.Contains(body, "This scan is not in the issue history (it has not finished") {
+		t.Error("a scan of the same name took another scan's note")
 	}
 }
 

@@ -7,9 +7,11 @@
 // scanned — oldest first, after a backfill on start of every finished scan
 // not yet in the store. One process writes at a time: the replicas elect
 // one with a Lease (Elect), and the store's writer lock stays the last
-// guard. A scan that cannot be recorded is retried with exponential
-// backoff, newer scans waiting behind it for a bounded number of attempts,
-// and says why in a log line and a Warning Event on the scan; the scan
+// guard. A scan that cannot be recorded is retried apart with exponential
+// backoff for a bounded number of attempts while newer scans are recorded
+// (one of the same organisation then leaves it out: history is written
+// oldest first), and says why in a log line, a Warning Event on the scan
+// and a note in the store that the scan's dashboard page shows; the scan
 // itself is never changed.
 //
 // Import records hand-run CWAC results directories, oldest first by

@@ -53,10 +53,10 @@ type Config struct {
 	// keep everything).
 	Retention store.Retention
 	Log       *slog.Logger
-	// A scan that fails is retried after BaseDelay, doubling up to
-	// MaxDelay (defaults 5s and 5m); after MaxAttempts failed attempts
-	// (default 8, about ten minutes) while the store answers, it is given
-	// up and newer scans go on.
+	// A scan that fails is retried apart after BaseDelay, doubling up to
+	// MaxDelay (defaults 5s and 5m), while newer scans are recorded; after
+	// MaxAttempts failed attempts (default 8, about ten minutes) while the
+	// store answers, it is given up.
 	BaseDelay, MaxDelay time.Duration
 	MaxAttempts         int
 	// IngestTimeout bounds one scan's ingest (default 30m): a hung read of
@@ -103,6 +103,8 @@ type Writer struct {
 	notBefore map[types.UID]time.Time
 	// warned are scans whose failure already has a Warning Event.
 	warned map[types.UID]bool
+	// lastErr is each failing scan's last error while the store answered.
+	lastErr map[types.UID]string
 	now    func() time.Time
 	// pruning is held while a prune runs beside the passes: retention over
 	// years of history can take minutes, and new scans are not held back
@@ -120,7 +122,7 @@ func NewWriter(cfg Config) (*Writer, error) {
 		return nil, errors.New("history: a writer needs a store, the scans, their changes and a results opener")
 	}
 	return &Writer{
-		cfg: cfg, settled: map[types.UID]bool{}, attempts: map[types.UID]int{}, warned: map[types.UID]bool{},
+		cfg: cfg, settled: map[types.UID]bool{}, attempts: map[types.UID]int{}, warned: map[types.UID]bool{}, lastErr: map[types.UID]string{},
 		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[types.UID](cfg.BaseDelay, cfg.MaxDelay),
 		notBefore: map[types.UID]time.Time{}, now: time.Now, pruneStore: cfg.Store.Prune,
 	}, nil
@@ -193,9 +195,12 @@ func (w *Writer) Run(ctx context.Context) error {
 	}
 }
 
-// Pass records every recordable scan not yet settled, oldest first. When
-// the oldest left failed and is to be retried, it stops there (newer scans
-// wait for it) and returns how long until that retry.
+// Pass records every recordable scan not yet settled, oldest first. A scan
+// that fails is retried apart, after its own backoff, and newer scans are
+// recorded meanwhile: one scan that cannot be recorded (too large, its
+// results unreadable) never holds the history back. Pass returns how long
+// until the next retry is due (0: none). While the store does not answer
+// it stops at the first failure, since every scan would fail alike.
 func (w *Writer) Pass(ctx context.Context) (time.Duration, error) {
 	list, err := w.cfg.Scans.List(ctx)
 	if err != nil {
@@ -209,9 +214,16 @@ func (w *Writer) Pass(ctx context.Context) (time.Duration, error) {
 	}
 	slices.SortFunc(pending, oldestFirst)
 	recorded := 0
+	var next time.Duration
+	due := func(wait time.Duration) {
+		if wait > 0 && (next == 0 || wait < next) {
+			next = wait
+		}
+	}
 	for _, scan := range pending {
 		if wait := w.notBefore[scan.UID].Sub(w.now()); wait > 0 {
-			return wait, nil
+			due(wait)
+			continue
 		}
 		stored, err := w.cfg.Store.HasScan(ctx, string(scan.UID))
 		if err == nil && stored {
@@ -228,14 +240,16 @@ func (w *Writer) Pass(ctx context.Context) (time.Duration, error) {
 			recorded++
 			continue
 		}
-		if wait := w.failed(ctx, scan, err); wait > 0 {
-			return wait, nil
+		wait, storeDown := w.failed(ctx, scan, err)
+		due(wait)
+		if storeDown {
+			break
 		}
 	}
 	if recorded > 0 {
 		w.startPrune(ctx)
 	}
-	return 0, nil
+	return next, nil
 }
 
 // record ingests one scan and says so in a Normal Event.
@@ -256,6 +270,9 @@ func (w *Writer) record(ctx context.Context, scan *cwacv1alpha1.CwacScan) error 
 	if res.AlreadyStored {
 		return nil
 	}
+	if err := w.cfg.Store.ClearUnrecorded(ctx, string(scan.UID)); err != nil {
+		w.cfg.Log.Error("issue history: forgetting an earlier failure of a recorded scan", "scan", scan.Name, "err", err)
+	}
 	w.cfg.Log.Info("issue history: recorded a scan", "scan", scan.Name, "organisations", res.Organisations, "issueRows", res.IssueRows,
 		"new", res.New, "fixed", res.Fixed, "pageNotScanned", res.FixedPageNotScanned, "reopened", res.Reopened,
 		"durationMs", time.Since(start).Milliseconds())
@@ -266,46 +283,75 @@ func (w *Writer) record(ctx context.Context, scan *cwacv1alpha1.CwacScan) error 
 }
 
 // failed handles a scan that could not be recorded and returns how long
-// until it is retried (0: go on without it). Out of order and no results
-// are for good; anything else is retried with exponential backoff,
-// counting attempts only while the store answers (a store that is down
-// fails every scan alike, and nothing could go on).
-func (w *Writer) failed(ctx context.Context, scan *cwacv1alpha1.CwacScan, err error) time.Duration {
+// until it is retried (0: not again) and whether the store is down. Out of
+// order and no results are for good; anything else is retried with
+// exponential backoff, counting attempts only while the store answers (a
+// store that is down fails every scan alike). What happened is said in an
+// Event on the scan and kept in the store for the scan's page.
+func (w *Writer) failed(ctx context.Context, scan *cwacv1alpha1.CwacScan, err error) (time.Duration, bool) {
 	log := w.cfg.Log.With("scan", scan.Name, "err", err)
+	earlier := w.lastErr[scan.UID]
 	switch {
 	case errors.Is(err, store.ErrOutOfOrder):
-		w.settle(scan)
+		note := "not recorded in the issue history: " + err.Error() + "; recording it now would rewrite the transitions of the scans after it"
+		if earlier != "" {
+			note = "not recorded in the issue history: recording it failed (" + earlier + "), and a newer scan of the same organisation was recorded meanwhile: " + err.Error()
+		}
 		log.Warn("issue history: scan left out: it finished before a scan already recorded")
-		w.event(ctx, scan, true, cwacv1alpha1.ReasonHistoryOutOfOrder, "not recorded in the issue history: "+err.Error()+
-			"; recording it now would rewrite the transitions of the scans after it")
-		return 0
+		w.leaveOut(ctx, scan, cwacv1alpha1.ReasonHistoryOutOfOrder, note)
+		return 0, false
 	case errors.Is(err, ingest.ErrNoResults):
-		w.settle(scan)
 		log.Warn("issue history: scan left out: no results")
-		w.event(ctx, scan, true, cwacv1alpha1.ReasonHistoryIngestFailed, "not recorded in the issue history: "+err.Error())
-		return 0
+		w.leaveOut(ctx, scan, cwacv1alpha1.ReasonHistoryIngestFailed, "not recorded in the issue history: "+err.Error())
+		return 0, false
 	}
-	storeDown := w.cfg.Store.DB().PingContext(ctx) != nil
+	storeDown := w.cfg.Store.Ping(ctx) != nil
 	if !storeDown {
 		w.attempts[scan.UID]++
+		w.lastErr[scan.UID] = err.Error()
 	}
 	n := w.attempts[scan.UID]
 	if n >= w.cfg.MaxAttempts {
-		w.settle(scan)
 		log.Error("issue history: scan given up", "attempts", n)
-		w.event(ctx, scan, true, cwacv1alpha1.ReasonHistoryIngestFailed, fmt.Sprintf(
-			"not recorded in the issue history after %d attempts; newer scans go on without it: %v", n, err))
-		return 0
+		w.leaveOut(ctx, scan, cwacv1alpha1.ReasonHistoryIngestFailed, fmt.Sprintf(
+			"not recorded in the issue history after %d attempts: %v", n, err))
+		return 0, false
 	}
 	wait := w.backoff.When(scan.UID)
 	w.notBefore[scan.UID] = w.now().Add(wait)
 	log.Error("issue history: recording a scan failed; retrying with backoff", "attempts", n, "storeDown", storeDown, "retryIn", wait.String())
+	note := fmt.Sprintf("recording in the issue history failed (attempt %d of %d), retried with backoff while newer scans are recorded: %v",
+		n, w.cfg.MaxAttempts, err)
+	if storeDown {
+		note = fmt.Sprintf("recording in the issue history failed: the store does not answer; retrying with backoff: %v", err)
+	}
 	if !w.warned[scan.UID] {
 		w.warned[scan.UID] = true
-		w.event(ctx, scan, true, cwacv1alpha1.ReasonHistoryIngestFailed, fmt.Sprintf(
-			"recording in the issue history failed, retrying with backoff (newer scans wait): %v", err))
+		w.event(ctx, scan, true, cwacv1alpha1.ReasonHistoryIngestFailed, note)
 	}
-	return wait
+	if !storeDown {
+		w.noteUnrecorded(ctx, scan, store.Retrying, n, note)
+	}
+	return wait, storeDown
+}
+
+// leaveOut settles a scan that will not be recorded, with a Warning Event
+// and the store's note for its page, both saying why.
+func (w *Writer) leaveOut(ctx context.Context, scan *cwacv1alpha1.CwacScan, reason, note string) {
+	n := w.attempts[scan.UID]
+	w.settle(scan)
+	w.event(ctx, scan, true, reason, note)
+	w.noteUnrecorded(ctx, scan, store.LeftOut, n, note)
+}
+
+// noteUnrecorded keeps why a scan is not recorded, for its page; a store
+// that cannot take the note only loses that line (the Event says it too).
+func (w *Writer) noteUnrecorded(ctx context.Context, scan *cwacv1alpha1.CwacScan, state store.UnrecordedState, attempts int, note string) {
+	err := w.cfg.Store.NoteUnrecorded(ctx, store.UnrecordedScan{UID: string(scan.UID), Namespace: scan.Namespace, Name: scan.Name,
+		State: state, Reason: note, Attempts: attempts, UpdatedAt: w.now()})
+	if err != nil {
+		w.cfg.Log.Error("issue history: keeping why a scan is not recorded", "scan", scan.Name, "err", err)
+	}
 }
 
 func (w *Writer) settle(scan *cwacv1alpha1.CwacScan) {
@@ -313,6 +359,7 @@ func (w *Writer) settle(scan *cwacv1alpha1.CwacScan) {
 	delete(w.attempts, scan.UID)
 	delete(w.warned, scan.UID)
 	delete(w.notBefore, scan.UID)
+	delete(w.lastErr, scan.UID)
 	w.backoff.Forget(scan.UID)
 }
 

@@ -207,10 +207,11 @@ func TestPassRecordsOldestFirst(t *testing.T) {
 	}
 }
 
-// TestPassRetriesTheOldest: a scan whose results cannot be read is retried
-// with growing waits while newer scans wait behind it, until it is given
-// up; a Warning Event says so when it first fails and when it is given up.
-func TestPassRetriesTheOldest(t *testing.T) {
+// TestPassRetriesAFailingScanApart: a scan whose results cannot be read is
+// retried with growing waits while newer scans are recorded, until it is
+// given up; a Warning Event says so when it first fails and when it is
+// given up, and the store keeps why for the scan's page.
+func TestPassRetriesAFailingScanApart(t *testing.T) {
 	f := newWriterFixture(t, storetest.OpenSQLite(t))
 	copyRun(t, f.dir, "r")
 	f.broken["gone"] = true
@@ -218,14 +219,18 @@ func TestPassRetriesTheOldest(t *testing.T) {
 	ctx := context.Background()
 
 	waits := make([]time.Duration, 0, 2)
-	for range 2 {
+	for i := range 2 {
 		wait, err := f.w.Pass(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		waits = append(waits, wait)
-		if len(f.trend(t)) != 0 {
-			t.Fatal("a newer scan was recorded while the older one was retried")
+		if got := scansOf(f.trend(t)); got != "a11y/week-2" {
+			t.Fatalf("pass %d recorded %q, want week-2 while week-1 is retried apart", i+1, got)
+		}
+		u, err := f.st.Unrecorded(ctx, "uid-week-1")
+		if err != nil || u == nil || u.State != store.Retrying || u.Attempts != i+1 || !strings.Contains(u.Reason, "missing from the results volume") {
+			t.Errorf("pass %d: the store's note on week-1 is %+v (%v)", i+1, u, err)
 		}
 		// Too early: the pass waits without trying (no attempt counted).
 		if again, _ := f.w.Pass(ctx); again != wait {
@@ -237,20 +242,22 @@ func TestPassRetriesTheOldest(t *testing.T) {
 		t.Errorf("waits %v, want 1s then 2s", waits)
 	}
 	events := f.events(t)
-	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning HistoryIngestFailed week-1: recording in the issue history failed, retrying") ||
-		!strings.Contains(events[0], "missing from the results volume") {
+	if len(events) != 2 || !strings.HasPrefix(events[1], "Warning HistoryIngestFailed week-1: recording in the issue history failed (attempt 1 of 3)") ||
+		!strings.Contains(events[1], "missing from the results volume") || !strings.HasPrefix(events[0], "Normal HistoryRecorded week-2") {
 		t.Errorf("events after two failures: %q", events)
 	}
-	// The third attempt is the last: week-1 is given up and week-2 goes on.
+	// The third attempt is the last: week-1 is given up.
 	if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
 		t.Fatalf("the last attempt: %v %v", wait, err)
 	}
-	if got := scansOf(f.trend(t)); got != "a11y/week-2" {
-		t.Errorf("recorded %q, want week-2 alone", got)
-	}
 	events = f.events(t)
+	// (sorted: "not recorded" before "recording")
 	if len(events) != 3 || !strings.HasPrefix(events[1], "Warning HistoryIngestFailed week-1: not recorded in the issue history after 3 attempts") {
 		t.Errorf("events: %q", events)
+	}
+	if u, err := f.st.Unrecorded(ctx, "uid-week-1"); err != nil || u == nil || u.State != store.LeftOut || u.Attempts != 3 ||
+		!strings.HasPrefix(u.Reason, "not recorded in the issue history after 3 attempts") {
+		t.Errorf("the store's note on week-1 given up: %+v (%v)", u, err)
 	}
 
 	// The volume is back, too late: recording week-1 now would rewrite
@@ -269,6 +276,49 @@ func TestPassRetriesTheOldest(t *testing.T) {
 	}
 	if wait, err := restarted.w.Pass(ctx); wait != 0 || err != nil || len(restarted.events(t)) != 1 {
 		t.Errorf("an out-of-order scan was tried again: %v %v", wait, err)
+	}
+}
+
+// TestPassRecordsARetryOfOtherOrganisations: a failing scan is recorded
+// when its retry succeeds after a newer scan of other organisations was
+// recorded, and its note is removed; one of the same organisation that
+// failed and was overtaken is left out, saying both why it failed and why
+// it is not tried again.
+func TestPassRecordsARetryOfOtherOrganisations(t *testing.T) {
+	f := newWriterFixture(t, storetest.OpenSQLite(t))
+	copyRunAs(t, f.dir, "other", "Other Org")
+	copyRun(t, f.dir, "r")
+	f.broken["other"], f.broken["r1"] = true, true
+	f.scans.set(finishedScan("other-1", 100, "other"), finishedScan("week-1", 150, "r1"), finishedScan("week-2", 200, "r"))
+	ctx := context.Background()
+	wait, err := f.w.Pass(ctx)
+	if err != nil || wait != time.Second {
+		t.Fatalf("first pass: %v %v", wait, err)
+	}
+	f.broken["other"], f.broken["r1"] = false, false
+	copyRun(t, f.dir, "r1")
+	f.advance(wait)
+	if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
+		t.Fatalf("the retries: %v %v", wait, err)
+	}
+	orgs, err := f.st.Organisations(ctx, []string{"a11y"})
+	if err != nil || len(orgs) != 2 {
+		t.Fatalf("organisations: %+v %v", orgs, err)
+	}
+	if u, err := f.st.Unrecorded(ctx, "uid-other-1"); u != nil || err != nil {
+		t.Errorf("the recorded scan's note was kept: %+v %v", u, err)
+	}
+	u, err := f.st.Unrecorded(ctx, "uid-week-1")
+	if err != nil || u == nil || u.State != store.LeftOut ||
+		!strings.Contains(u.Reason, "recording it failed (opening the results: results directory is missing") ||
+		!strings.Contains(u.Reason, "a newer scan of the same organisation was recorded meanwhile") {
+		t.Errorf("the overtaken scan's note: %+v %v", u, err)
+	}
+	events := f.events(t)
+	if len(events) != 5 || !slices.ContainsFunc(events, func(e string) bool {
+		return strings.HasPrefix(e, "Warning HistoryOutOfOrder week-1: not recorded in the issue history: recording it failed")
+	}) {
+		t.Errorf("events: %q", events)
 	}
 }
 

@@ -42,8 +42,23 @@ func (s *Store) Prune(ctx context.Context, r Retention) (PruneResult, error) {
 		}
 		res.Scans++
 	}
-	res.Issues, err = s.pruneFixedIssues(ctx)
-	return res, err
+	if res.Issues, err = s.pruneFixedIssues(ctx); err != nil {
+		return res, err
+	}
+	return res, s.pruneUnrecorded(ctx, r)
+}
+
+// pruneUnrecorded forgets why scans were not recorded once the note is
+// older than the policy's age.
+func (s *Store) pruneUnrecorded(ctx context.Context, r Retention) error {
+	if r.MaxAge == 0 {
+		return nil
+	}
+	horizon := s.now().Add(-r.MaxAge).Unix()
+	if _, err := s.db.ExecContext(ctx, s.q(`DELETE FROM unrecorded_scans WHERE updated_at < ?`), horizon); err != nil {
+		return fmt.Errorf("store: pruning the notes of unrecorded scans: %w", err)
+	}
+	return nil
 }
 
 // expiredScans lists the scans not yet pruned that the policy expires.
