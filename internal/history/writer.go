@@ -105,7 +105,7 @@ type Writer struct {
 	warned map[types.UID]bool
 	// lastErr is each failing scan's last error while the store answered.
 	lastErr map[types.UID]string
-	now    func() time.Time
+	now     func() time.Time
 	// pruning is held while a prune runs beside the passes: retention over
 	// years of history can take minutes, and new scans are not held back
 	// for it. prunes is waited for when Run returns.
