@@ -12,13 +12,14 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/gate"
+	"github.com/a11y-dev/cwac-operator/internal/scanevent"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Limits the API server puts on what the operator writes.
 const (
 	// maxEventNoteBytes is the API server's limit on an Event's note.
-	maxEventNoteBytes = 1024
+	maxEventNoteBytes = scanevent.MaxNoteBytes
 	// maxConditionMessageBytes is the API's limit on a condition's message.
 	maxConditionMessageBytes = 32 * 1024
 )
