@@ -186,7 +186,7 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 	}
 	points, err := OrganisationTrend(r.Context(), st, ns, org, schedule)
 	if err != nil {
-		h.storeFailed(w, r, v, fmt.Sprintf("No organisation %q in the issue history of namespace %s.", textcap.Head(org, 128), ns), err)
+		h.storeFailed(w, r, v, store.NoOrganisation(ns, org)+".", err)
 		return
 	}
 	if format == formatJSON {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
-	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Bounds of the organisation page's lists.
@@ -70,7 +69,7 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 		return
 	}
 	ctx := r.Context()
-	notFound := fmt.Sprintf("No organisation %q in the issue history of namespace %s.", textcap.Head(org, 128), ns)
+	notFound := store.NoOrganisation(ns, org) + "."
 	points, err := OrganisationTrend(ctx, st, ns, org, schedule)
 	if err != nil {
 		h.storeFailed(w, r, v, notFound, err)
@@ -129,7 +128,7 @@ func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *
 	}
 	if !v.may(ns) {
 		h.fail(w, r, v, http.StatusNotFound, "Not found",
-			fmt.Sprintf("No organisation %q in the issue history of namespace %s that you may read.", textcap.Head(org, 128), ns))
+			store.NoOrganisation(ns, org)+" that you may read.")
 		return "", "", "", nil
 	}
 	return ns, org, schedule, h.needStore(w, r, v)

@@ -295,7 +295,8 @@ func (w *Writer) failed(ctx context.Context, scan *cwacv1alpha1.CwacScan, err er
 	case errors.Is(err, store.ErrOutOfOrder):
 		note := "not recorded in the issue history: " + err.Error() + "; recording it now would rewrite the transitions of the scans after it"
 		if earlier != "" {
-			note = "not recorded in the issue history: recording it failed (" + earlier + "), and a newer scan of the same organisation was recorded meanwhile: " + err.Error()
+			note = "not recorded in the issue history: recording it failed (" + earlier +
+				"), and a newer scan of the same organisation was recorded meanwhile: " + err.Error()
 		}
 		log.Warn("issue history: scan left out: it finished before a scan already recorded")
 		w.leaveOut(ctx, scan, cwacv1alpha1.ReasonHistoryOutOfOrder, note)

@@ -260,9 +260,15 @@ func TestPassRetriesAFailingScanApart(t *testing.T) {
 		t.Errorf("the store's note on week-1 given up: %+v (%v)", u, err)
 	}
 
-	// The volume is back, too late: recording week-1 now would rewrite
-	// week-2's transitions, so a new writer (a restart's backfill) leaves
-	// it out for good.
+	checkLeftOutAfterRestart(t, f)
+}
+
+// checkLeftOutAfterRestart: the volume is back, too late: recording week-1
+// now would rewrite week-2's transitions, so a new writer (a restart's
+// backfill) leaves it out for good.
+func checkLeftOutAfterRestart(t *testing.T, f *writerFixture) {
+	t.Helper()
+	ctx := context.Background()
 	f.broken["gone"] = false
 	copyRun(t, f.dir, "gone")
 	restarted := newWriterFixture(t, f.st)
@@ -270,7 +276,7 @@ func TestPassRetriesAFailingScanApart(t *testing.T) {
 	if wait, err := restarted.w.Pass(ctx); wait != 0 || err != nil {
 		t.Fatalf("a pass after a restart: %v %v", wait, err)
 	}
-	events = restarted.events(t)
+	events := restarted.events(t)
 	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning HistoryOutOfOrder week-1: not recorded in the issue history: organisation") {
 		t.Errorf("events after the restart: %q", events)
 	}

@@ -37,7 +37,7 @@ func (s *Server) history() (*historystore.Store, []string, error) {
 // not there is a plain answer, anything else the store's failure.
 func (s *Server) historyError(organisation string, err error) error {
 	if errors.Is(err, historystore.ErrNotFound) {
-		return fmt.Errorf("No organisation %q in the issue history of namespace %s", truncate(organisation, 256), s.cfg.Namespace)
+		return errors.New(historystore.NoOrganisation(s.cfg.Namespace, organisation))
 	}
 	return fmt.Errorf("reading the issue history: %w", err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // ErrNotFound is returned (wrapped, naming what) for an organisation or an
@@ -509,4 +510,15 @@ func decodeCounts(s string) (map[string]int64, error) {
 		return nil, fmt.Errorf("by_audit is not a JSON object of counts: %w", err)
 	}
 	return m, nil
+}
+
+// MaxQuotedNameBytes bounds an organisation's name quoted back in a refusal
+// (it comes from the caller, and may be long).
+const MaxQuotedNameBytes = 128
+
+// NoOrganisation says that the history of namespace ns has no organisation
+// org: the one wording of the MCP tools, the dashboard and the exports, each
+// adding its own ending.
+func NoOrganisation(ns, org string) string {
+	return fmt.Sprintf("No organisation %q in the issue history of namespace %s", textcap.Head(org, MaxQuotedNameBytes), ns)
 }
