@@ -33,6 +33,9 @@ Test knobs (environment, or a marker in audit_name):
                                                            contains W (letters and digits): one
                                                            shard of a sharded scan fails
   STANDIN_MEMORY_MB=M / 'standin-memory-M'                 allocate M MiB and hold it
+  STANDIN_AXE_ROWS=N / 'standin-axerows-N'                 write N axe_core_audit.csv rows: the
+                                                           template's rows in turn, each turn on a
+                                                           page of its own (a scan of any size)
   STANDIN_OFFLINE=1                                        treat every site as reachable
 """
 import csv
@@ -120,6 +123,26 @@ def relabel(value, site):
     if value.startswith(TEMPLATE_BASE):
         return site["url"] + value[len(TEMPLATE_BASE):] if site["url"].endswith("/") else site["url"] + "/" + value[len(TEMPLATE_BASE):]
     return {TEMPLATE_ORG: site["organisation"], TEMPLATE_SECTOR: site["sector"]}.get(value, value)
+
+
+def grow(out, n):
+    """Grows an axe audit's rows to n: the rows in turn, each turn on a page
+    of its own (its url, page_id and audit_id), every row its own issue_id."""
+    header, body = out
+    if not body:
+        return
+    col = {name: i for i, name in enumerate(header)}
+    grown = []
+    for i in range(n):
+        row = list(body[i % len(body)])
+        turn = i // len(body)
+        if turn:
+            row[col["url"]] = row[col["url"]].rstrip("/") + "/page-%d" % turn
+            row[col["page_id"]] = str(1000 + turn)
+            row[col["audit_id"]] = "%d_%s" % (1000 + turn, row[col["audit_id"]].split("_", 1)[-1])
+        row[col["issue_id"]] = "%010x" % i
+        grown.append(row)
+    out[1] = grown
 
 
 AUDIT_NAME = None
@@ -219,6 +242,9 @@ def main():
         progress.append([repr(time.time()), done, total, "1.00", "%.1f" % (100.0 * done / total), "0h 0m", "0h 0m"])
         print("|%s| %.1f%% p:%d/%d" % ("#" * 20, 100.0 * done / total, done, total))
 
+    axe_rows = knob("STANDIN_AXE_ROWS", "standin-axerows")
+    if axe_rows and "axe_core_audit.csv" in outputs:
+        grow(outputs["axe_core_audit.csv"], int(axe_rows))
     for tpl, (header, body) in outputs.items():
         write_csv(os.path.join(results, tpl), header, body, "\n" if tpl.endswith("_template_aware.csv") else "\r\n")
     write_csv(os.path.join(results, "pages_scanned.csv"), ["organisation", "base_url", "number_of_pages", "sector"], pages)
