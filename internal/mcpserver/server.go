@@ -9,7 +9,8 @@
 // registry. Scans are CwacScan objects in the API server; results are read,
 // never written, from the results volume through a confined root.
 //
-// One file per tool (tool_*.go); resources.go and prompts.go for the rest of
+// One file per tool (tool_*.go), which defines and registers it
+// (tooldefs.go); resources.go and prompts.go for the rest of
 // MCP; store.go is where they look scans and results up, files.go the
 // confined root, args.go the argument shapes cwac_scan accepts,
 // scan_validation.go the API server's check of a scan.
@@ -160,24 +161,6 @@ const serverInstructions = "Run CWAC web accessibility scans on Kubernetes: star
 	"poll cwac_scan_status until complete, then read cwac_get_summary and cwac_get_results, " +
 	"and the HTML report and leaderboard with cwac_generate_report."
 
-// The tools' descriptions, as MCP clients show them.
-const (
-	scanDescription = "Start a CWAC accessibility scan of one or more websites. " +
-		"Returns at once with a scan_id; the scan runs as a Kubernetes Job. " +
-		"For many sites, shards splits them between pods that run side by side, and the results read as one scan."
-	scanStatusDescription = "Get a scan's status (pending, queued, running, complete, failed), elapsed time, " +
-		"CWAC's recent output and progress while it runs, and its results directory and exit code when it ends."
-	getResultsDescription = "Read a complete scan's result rows, optionally one audit type and one axe impact, " +
-		"with limit and offset."
-	getSummaryDescription = "Get a scan's summary: total issues, issues by audit type and impact, top violations, " +
-		"pages and URLs scanned, duration. Read from the summary the scan recorded; recompute reads the result CSVs again."
-	listScansDescription = "List scans, newest first: the CwacScans in this namespace " +
-		"and result directories on the results volume that have no CwacScan."
-	generateReportDescription = "Get a complete scan's self-contained HTML report and per-organisation leaderboard CSV: " +
-		"the paths of the files the scan pod wrote, or, when they are missing or regenerate is asked, " +
-		"the reports rendered from the results and returned in the answer. Writes nothing."
-)
-
 // New builds the server and its tools.
 func New(cfg Config) (*Server, error) {
 	cfg.defaults()
@@ -200,25 +183,14 @@ func New(cfg Config) (*Server, error) {
 			err = e
 		}
 	}
-	if !cfg.ReadOnly {
-		add(addTool(s, "cwac_scan", scanDescription, false, s.scan))
-		add(addTool(s, "cwac_cancel_scan", cancelScanDescription, false, s.cancelScan))
+	for _, d := range toolDefs {
+		if cfg.ReadOnly && !d.readOnly {
+			continue
+		}
+		add(d.add(s))
 	}
-	add(addTool(s, "cwac_scan_status", scanStatusDescription, true, s.status))
-	add(addTool(s, "cwac_get_results", getResultsDescription, true, s.getResults))
-	add(addTool(s, "cwac_get_summary", getSummaryDescription, true, s.getSummary))
-	add(addTool(s, "cwac_list_scans", listScansDescription, true, s.listScans))
-	add(addTool(s, "cwac_generate_report", generateReportDescription, true, s.generateReport))
 	s.addResources()
 	s.addPrompts()
-	add(addTool(s, "cwac_compare_scans", compareScansDescription, true, s.compareScans))
-	add(addTool(s, "cwac_issue_history", issueHistoryDescription, true, s.issueHistory))
-	add(addTool(s, "cwac_organisation_trend", organisationTrendDescription, true, s.organisationTrend))
-	add(addTool(s, "cwac_sector_trend", sectorTrendDescription, true, s.sectorTrend))
-	add(addTool(s, "cwac_get_templates", getTemplatesDescription, true, s.getTemplates))
-	add(addTool(s, "cwac_get_page_titles", getPageTitlesDescription, true, s.getPageTitles))
-	add(addTool(s, "cwac_get_broken_responses", getBrokenResponsesDescription, true, s.getBrokenResponses))
-	add(addTool(s, "cwac_get_readability", getReadabilityDescription, true, s.getReadability))
 	if err != nil {
 		return nil, err
 	}

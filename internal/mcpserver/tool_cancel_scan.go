@@ -27,6 +27,8 @@ type CancelOutput struct {
 	Message string `json:"message"`
 }
 
+func init() { defineTool("cwac_cancel_scan", cancelScanDescription, false, (*Server).cancelScan) }
+
 // cancelScan sets the scan's cancel annotation (a metadata patch: the spec
 // stays immutable); the operator stops the scan. It refuses a finished scan
 // rather than pretending to cancel it.

@@ -32,6 +32,8 @@ const (
 	compareFiguresReserve = 64 << 10
 )
 
+func init() { defineTool("cwac_compare_scans", compareScansDescription, true, (*Server).compareScans) }
+
 // compareScans answers from the scan pod's diff.json when it compares the
 // same two scans, and otherwise compares both results directories now. Either
 // way the rows stream past a filter into one page: nothing is held whole.

@@ -59,6 +59,15 @@ const scoringNote = "Leaderboard score = max(0, 100 - weighted issues per page s
 // answer but the rendered files.
 const reportAnswerReserve = 2048
 
+// generateReportDescription is what MCP clients show of cwac_generate_report.
+const generateReportDescription = "Get a complete scan's self-contained HTML report and per-organisation leaderboard CSV: " +
+	"the paths of the files the scan pod wrote, or, when they are missing or regenerate is asked, " +
+	"the reports rendered from the results and returned in the answer. Writes nothing."
+
+func init() {
+	defineTool("cwac_generate_report", generateReportDescription, true, (*Server).generateReport)
+}
+
 // generateReport never writes: the results volume is the scan pod's, and the
 // MCP server may mount it read-only. The scan pod writes report.html and
 // leaderboard.csv after every scan; those are returned by path. When they

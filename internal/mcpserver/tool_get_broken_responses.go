@@ -11,6 +11,10 @@ const getBrokenResponsesDescription = "Get the broken links and error responses 
 	"each address, its HTTP status and the page that linked to it, by organisation; counts by status and organisation. " +
 	"CWAC does not audit these pages."
 
+func init() {
+	defineTool("cwac_get_broken_responses", getBrokenResponsesDescription, true, (*Server).getBrokenResponses)
+}
+
 // getBrokenResponses answers cwac_get_broken_responses.
 func (s *Server) getBrokenResponses(ctx context.Context, call *callInfo, in mcpapi.SignalsInput) (mcpapi.BrokenResponsesOutput, error) {
 	// audit_log.csv and pages_scanned.csv name each base URL's organisation.

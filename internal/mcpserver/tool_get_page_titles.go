@@ -17,6 +17,10 @@ const (
 	titleMissing   = "missing_or_empty"
 )
 
+func init() {
+	defineTool("cwac_get_page_titles", getPageTitlesDescription, true, (*Server).getPageTitles)
+}
+
 // getPageTitles answers cwac_get_page_titles.
 func (s *Server) getPageTitles(ctx context.Context, call *callInfo, in mcpapi.SignalsInput) (mcpapi.PageTitlesOutput, error) {
 	sig, err := s.readSignals(ctx, call, in, results.TitleAuditFile)

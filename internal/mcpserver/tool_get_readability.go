@@ -11,6 +11,10 @@ const getReadabilityDescription = "Get a scan's reading levels (information, not
 	"per organisation the median, mean and highest Flesch-Kincaid and SMOG grades of its measured pages, " +
 	"and per page its grades, hardest first. CWAC measures only pages that read as articles."
 
+func init() {
+	defineTool("cwac_get_readability", getReadabilityDescription, true, (*Server).getReadability)
+}
+
 // getReadability answers cwac_get_readability.
 func (s *Server) getReadability(ctx context.Context, call *callInfo, in mcpapi.SignalsInput) (mcpapi.ReadabilityOutput, error) {
 	sig, err := s.readSignals(ctx, call, in, results.LanguageAuditFile)

@@ -19,6 +19,12 @@ var auditTypeRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 // snippets in cells.
 const maxCellBytes = 4096
 
+// getResultsDescription is what MCP clients show of cwac_get_results.
+const getResultsDescription = "Read a complete scan's result rows, optionally one audit type and one axe impact, " +
+	"with limit and offset."
+
+func init() { defineTool("cwac_get_results", getResultsDescription, true, (*Server).getResults) }
+
 // getResults reads one page of a scan's rows through a row filter. With the
 // row index the runner wrote (results.RowIndexFile) the total is known
 // unread and the read starts near the page; without one (CWAC run by hand,

@@ -41,6 +41,12 @@ type SummaryOutput struct {
 // holds far more than the most URLs a scan may have.
 const maxSummaryFileBytes = 4 << 20
 
+// getSummaryDescription is what MCP clients show of cwac_get_summary.
+const getSummaryDescription = "Get a scan's summary: total issues, issues by audit type and impact, top violations, " +
+	"pages and URLs scanned, duration. Read from the summary the scan recorded; recompute reads the result CSVs again."
+
+func init() { defineTool("cwac_get_summary", getSummaryDescription, true, (*Server).getSummary) }
+
 // getSummary answers from what the scan recorded when it can, since the CSVs
 // of a large scan take long to read: the scan pod's summary.json first, then
 // the summary in the scan's status, and only then the CSVs themselves.

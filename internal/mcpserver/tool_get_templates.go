@@ -11,6 +11,8 @@ const getTemplatesDescription = "Get a scan's template issues (fix once): axe-co
 	"of a site, most likely in a template the pages share, with the pages and the instances (CWAC's num_issues) of each, " +
 	"most pages first; per organisation. Read from axe_core_audit.csv (CWAC's axe_core_audit_template_aware.csv groups)."
 
+func init() { defineTool("cwac_get_templates", getTemplatesDescription, true, (*Server).getTemplates) }
+
 // getTemplates answers cwac_get_templates.
 func (s *Server) getTemplates(ctx context.Context, call *callInfo, in mcpapi.SignalsInput) (mcpapi.TemplatesOutput, error) {
 	sig, err := s.readSignals(ctx, call, in, results.AxeCoreAuditFile)

@@ -15,6 +15,8 @@ const issueHistoryDescription = "List issues from the issue history, each follow
 	"and how many scans showed it, with its organisation, page, rule, impact and element HTML. " +
 	"Filter by organisation, rule, state, page URL or reopened issues only; page with limit and offset; total counts every match."
 
+func init() { defineTool("cwac_issue_history", issueHistoryDescription, true, (*Server).issueHistory) }
+
 func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.IssueHistoryInput) (mcpapi.IssueHistoryOutput, error) {
 	st, namespaces, err := s.history()
 	if err != nil {

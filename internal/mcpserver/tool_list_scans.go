@@ -53,6 +53,12 @@ type ListOutput struct {
 // maxDirsScanned bounds the walk of the results volume.
 const maxDirsScanned = 5000
 
+// listScansDescription is what MCP clients show of cwac_list_scans.
+const listScansDescription = "List scans, newest first: the CwacScans in this namespace " +
+	"and result directories on the results volume that have no CwacScan."
+
+func init() { defineTool("cwac_list_scans", listScansDescription, true, (*Server).listScans) }
+
 // listScans lists the CwacScans and, from the results volume, the result
 // directories no CwacScan accounts for (scans run by hand): both are scans a
 // caller can read. Without the volume the CwacScans are still listed.

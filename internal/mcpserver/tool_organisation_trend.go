@@ -15,6 +15,10 @@ const organisationTrendDescription = "Get an organisation's figures in every rec
 	"new, fixed (apart: on pages not scanned), reopened and open issues, and the CWAC image, axe-core and Chrome versions, " +
 	"marking where they changed. Optionally one CwacScanSchedule's scans."
 
+func init() {
+	defineTool("cwac_organisation_trend", organisationTrendDescription, true, (*Server).organisationTrend)
+}
+
 func (s *Server) organisationTrend(ctx context.Context, call *callInfo, in mcpapi.OrganisationTrendInput) (mcpapi.OrganisationTrendOutput, error) {
 	st, namespaces, err := s.history()
 	if err != nil {

@@ -63,6 +63,13 @@ type ScanOutput struct {
 	Message   string `json:"message"`
 }
 
+// scanDescription is what MCP clients show of cwac_scan.
+const scanDescription = "Start a CWAC accessibility scan of one or more websites. " +
+	"Returns at once with a scan_id; the scan runs as a Kubernetes Job. " +
+	"For many sites, shards splits them between pods that run side by side, and the results read as one scan."
+
+func init() { defineTool("cwac_scan", scanDescription, false, (*Server).scan) }
+
 // scan creates a CwacScan. The checks run cheapest and most telling first:
 // the URLs, as the original server checked them and in its words (none
 // given, or one of a form no scan may name), the operator's cap on URLs,

@@ -90,6 +90,12 @@ func shardsOf(st *cwacv1alpha1.ShardStatus) *Shards {
 		FailedIndexes: st.FailedIndexes, Merged: st.Merged, Summary: summary}
 }
 
+// scanStatusDescription is what MCP clients show of cwac_scan_status.
+const scanStatusDescription = "Get a scan's status (pending, queued, running, complete, failed), elapsed time, " +
+	"CWAC's recent output and progress while it runs, and its results directory and exit code when it ends."
+
+func init() { defineTool("cwac_scan_status", scanStatusDescription, true, (*Server).status) }
+
 // status answers at once, or, with wait_seconds, when the scan finishes or
 // the wait is over, whichever comes first; the call's own deadline bounds
 // the wait, so a waiting call never outlives the call timeout.

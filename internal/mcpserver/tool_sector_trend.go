@@ -15,6 +15,8 @@ const sectorTrendDescription = "Get a sector's figures in every recorded scan, o
 	"issues by impact, new, fixed, reopened and open issues summed, and the leaderboard's score over the sums. " +
 	"Organisations blocked or unreachable in a scan are counted apart and left out of the sums. Optionally one CwacScanSchedule's scans."
 
+func init() { defineTool("cwac_sector_trend", sectorTrendDescription, true, (*Server).sectorTrend) }
+
 func (s *Server) sectorTrend(ctx context.Context, call *callInfo, in mcpapi.SectorTrendInput) (mcpapi.SectorTrendOutput, error) {
 	st, namespaces, err := s.history()
 	if err != nil {
