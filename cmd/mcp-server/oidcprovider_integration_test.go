@@ -11,10 +11,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/a11y-dev/cwac-operator/internal/devoidc"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 )
 
-// testProvider is the development OpenID Connect provider (internal/devoidc:
+// testProvider is the development OpenID Connect provider (internal/testutil/devoidc:
 // zitadel's OP library, its login form and password check) on 127.0.0.1
 // for the sign-in's integration tests. For the tests that play the
 // browser with an HTTP client, opening its login page signs in the user

@@ -31,7 +31,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
-	"github.com/a11y-dev/cwac-operator/internal/devoidc"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
@@ -39,7 +39,7 @@ import (
 )
 
 // TestDashboardSignInWithProvider drives the dashboard's sign-in end to
-// end: the development OpenID Connect provider (internal/devoidc) on
+// end: the development OpenID Connect provider (internal/testutil/devoidc) on
 // 127.0.0.1, the dashboard behind the MCP server's own HTTP front over
 // TLS, a real Kubernetes API server (envtest) whose RBAC decides what
 // each signed-in user reads, and an HTTP client with a cookie jar as the

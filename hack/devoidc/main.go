@@ -1,5 +1,5 @@
 // Command devoidc is an OpenID Connect provider for LOCAL DEVELOPMENT
-// ONLY (internal/devoidc): hack/cluster/demo.sh starts it so that people
+// ONLY (internal/testutil/devoidc): hack/cluster/demo.sh starts it so that people
 // who run the product with make run can sign in to the web dashboard in
 // a browser. It listens on 127.0.0.1 alone; it is not part of the
 // operator's image.
@@ -22,7 +22,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/a11y-dev/cwac-operator/internal/devoidc"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 )
 
 // stringList is a repeatable flag.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/results"
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // errNoHistory is the history tools' answer when the server has no store.
@@ -22,10 +22,10 @@ var errHistoryNotOpen = errors.New("The issue history's database has not answere
 // history is the store and the namespaces a history call may read: the
 // server's own, where invoke has checked the caller may get CwacScans. The
 // store is queried with them, so totals count nothing else.
-func (s *Server) history() (*historystore.Store, []string, error) {
+func (s *Server) history() (*store.Store, []string, error) {
 	st, err := s.cfg.History.Get()
 	switch {
-	case errors.Is(err, historystore.ErrNotConfigured):
+	case errors.Is(err, store.ErrNotConfigured):
 		return nil, nil, errNoHistory
 	case err != nil:
 		return nil, nil, errHistoryNotOpen
@@ -36,8 +36,8 @@ func (s *Server) history() (*historystore.Store, []string, error) {
 // historyError words a store error for a caller: an organisation that is
 // not there is a plain answer, anything else the store's failure.
 func (s *Server) historyError(organisation string, err error) error {
-	if errors.Is(err, historystore.ErrNotFound) {
-		return errors.New(historystore.NoOrganisation(s.cfg.Namespace, organisation))
+	if errors.Is(err, store.ErrNotFound) {
+		return errors.New(store.NoOrganisation(s.cfg.Namespace, organisation))
 	}
 	return fmt.Errorf("reading the issue history: %w", err)
 }
@@ -56,7 +56,7 @@ func jsonLen(v any) int {
 	return len(b)
 }
 
-func apiIssue(is historystore.Issue) mcpapi.HistoryIssue {
+func apiIssue(is store.Issue) mcpapi.HistoryIssue {
 	return mcpapi.HistoryIssue{
 		Fingerprint: is.Fingerprint, State: is.State, Organisation: is.Organisation, Page: is.Page, ViewportWidth: is.ViewportWidth,
 		Audit: is.Audit, Rule: is.Rule, Impact: is.Impact, ElementHTML: is.ElementHTML, Target: is.Target, HelpURL: is.HelpURL, WCAG: is.WCAG,
@@ -68,7 +68,7 @@ func apiIssue(is historystore.Issue) mcpapi.HistoryIssue {
 // apiTrendPoint is a stored point as the tools answer it. A blocked or
 // unreachable organisation's score is left out: it would be the score of
 // a challenge or error page, which looks clean (docs/completeness.md).
-func apiTrendPoint(p historystore.TrendPoint) mcpapi.TrendPoint {
+func apiTrendPoint(p store.TrendPoint) mcpapi.TrendPoint {
 	score := p.Score
 	if !results.Verdict(p.Completeness).ScoreShown() {
 		score = nil

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 func TestTrendResourceURI(t *testing.T) {
@@ -42,9 +42,9 @@ func TestTrendResourceURI(t *testing.T) {
 // TestFitTrend: the newest points that fit under the cap are kept, in
 // order, and the answer says how many of the oldest were left out.
 func TestFitTrend(t *testing.T) {
-	points := make([]historystore.TrendPoint, 40)
+	points := make([]store.TrendPoint, 40)
 	for i := range points {
-		points[i] = historystore.TrendPoint{Scan: fmt.Sprintf("ns/week-%02d", i), FinishedAt: time.Unix(int64(i), 0).UTC(),
+		points[i] = store.TrendPoint{Scan: fmt.Sprintf("ns/week-%02d", i), FinishedAt: time.Unix(int64(i), 0).UTC(),
 			ByImpact: map[string]int64{"critical": int64(i)}, ByAudit: map[string]int64{"axe_core_audit": 1}}
 	}
 	one := jsonLen(apiTrendPoint(points[0])) + 1
@@ -79,7 +79,7 @@ func TestFitTrend(t *testing.T) {
 // for field (the JSON names are the same).
 func TestAPIIssueCarriesEveryField(t *testing.T) {
 	fixed := time.Unix(300, 0).UTC()
-	is := historystore.Issue{Fingerprint: "fp", State: "fixed", Organisation: "O", Page: "https://o/", ViewportWidth: 320, Audit: "axe_core_audit",
+	is := store.Issue{Fingerprint: "fp", State: "fixed", Organisation: "O", Page: "https://o/", ViewportWidth: 320, Audit: "axe_core_audit",
 		Rule: "image-alt", Impact: "critical", ElementHTML: "<img>", Target: "/html", HelpURL: "https://h", WCAG: []string{"1.1.1"},
 		FirstSeenScan: "ns/a", FirstSeenAt: time.Unix(100, 0).UTC(), LastSeenScan: "ns/b", LastSeenAt: time.Unix(200, 0).UTC(),
 		FixedInScan: "ns/c", FixedAt: &fixed, FixedReason: "fixed", Reopened: 2, ScansPresent: 3}
@@ -88,10 +88,10 @@ func TestAPIIssueCarriesEveryField(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("apiIssue:\n got %s\nwant %s", got, want)
 	}
-	p := historystore.TrendPoint{Scan: "ns/a", Schedule: "weekly", FinishedAt: fixed, BaseURLs: 1, Pages: 2, Issues: 3, Elements: 4,
+	p := store.TrendPoint{Scan: "ns/a", Schedule: "weekly", FinishedAt: fixed, BaseURLs: 1, Pages: 2, Issues: 3, Elements: 4,
 		ByImpact: map[string]int64{"minor": 1}, ByAudit: map[string]int64{"x": 1}, WeightedPerPage: 0.5, New: 5, Fixed: 6,
 		FixedPageNotScanned: 7, Reopened: 8, Unstable: 9, Open: 10, EngineChanged: true,
-		Engine: historystore.EngineVersions{CWACImageDigest: "img", AxeCore: "4.13", Chrome: "156"}}
+		Engine: store.EngineVersions{CWACImageDigest: "img", AxeCore: "4.13", Chrome: "156"}}
 	tp := apiTrendPoint(p)
 	if tp.Scan != p.Scan || tp.Schedule != p.Schedule || !tp.FinishedAt.Equal(p.FinishedAt) || tp.BaseURLs != 1 || tp.Pages != 2 || tp.Issues != 3 ||
 		tp.Elements != 4 || tp.ByImpact["minor"] != 1 || tp.ByAudit["x"] != 1 || tp.New != 5 || tp.Fixed != 6 || tp.FixedPageNotScanned != 7 ||
@@ -107,8 +107,8 @@ func TestHistoryWithoutStore(t *testing.T) {
 		t.Errorf("history without a store: %v", err)
 	}
 	// Configured, but its database has not answered yet: said apart.
-	notOpen, err := historystore.OpenInBackground(t.Context(), "sqlite://"+t.TempDir()+"/missing/h.db",
-		historystore.Backoff{First: time.Hour, Max: time.Hour}, func(error, time.Duration) {}, func(*historystore.Store) {})
+	notOpen, err := store.OpenInBackground(t.Context(), "sqlite://"+t.TempDir()+"/missing/h.db",
+		store.Backoff{First: time.Hour, Max: time.Hour}, func(error, time.Duration) {}, func(*store.Store) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestHistoryWithoutStore(t *testing.T) {
 		t.Errorf("history with its database down: %v", err)
 	}
 	s.cfg.History = nil
-	notFound := s.historyError("O", fmt.Errorf("x: %w", historystore.ErrNotFound))
+	notFound := s.historyError("O", fmt.Errorf("x: %w", store.ErrNotFound))
 	if err := notFound; err == nil || err.Error() != `No organisation "O" in the issue history of namespace ns` {
 		t.Errorf("not found: %v", err)
 	}
@@ -141,7 +141,7 @@ func TestTrendPointCompleteness(t *testing.T) {
 		{"blocked", false},
 		{"unreachable", false},
 	} {
-		p := apiTrendPoint(historystore.TrendPoint{Scan: "ns/s", Score: &score, Completeness: tt.verdict, CompletenessReason: "why " + tt.verdict})
+		p := apiTrendPoint(store.TrendPoint{Scan: "ns/s", Score: &score, Completeness: tt.verdict, CompletenessReason: "why " + tt.verdict})
 		if (p.Score != nil) != tt.wantScore || p.Completeness != tt.verdict || p.CompletenessReason != "why "+tt.verdict {
 			t.Errorf("%q: score %v, completeness %q (%q); want a score %v", tt.verdict, p.Score, p.Completeness, p.CompletenessReason, tt.wantScore)
 		}

@@ -316,7 +316,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.cfg.Client.List(ctx, list, client.InNamespace(s.cfg.Namespace), client.Limit(1)); err != nil {
 		h.Status, h.APIServer = healthDegraded, "unreachable: "+truncate(err.Error(), 256)
 	}
-	if root, err := s.store.root.open(); err != nil {
+	if root, err := s.access.root.open(); err != nil {
 		h.Status, h.ResultsRoot = healthDegraded, "unreadable: "+truncate(err.Error(), 256)
 	} else {
 		if _, err := root.Stat("."); err != nil {

@@ -155,11 +155,11 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		if namespace != s.cfg.Namespace {
 			return fmt.Errorf("this server reads scans in namespace %s, not %s", s.cfg.Namespace, namespace)
 		}
-		res, err := s.store.results(ctx, c, scan)
+		res, err := s.access.results(ctx, c, scan)
 		if err != nil {
 			return err
 		}
-		fsys, closeFn, err := s.store.openResults(ctx, res)
+		fsys, closeFn, err := s.access.openResults(ctx, res)
 		if err != nil {
 			return err
 		}
@@ -192,7 +192,7 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	}
 	out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
 	err := s.invoke(ctx, &tool{name: resourceListName}, callFromExtra(extra), s.cfg.CallTimeout, "", func(ctx context.Context, c *callInfo) error {
-		scans, err := s.store.scans(ctx)
+		scans, err := s.access.scans(ctx)
 		if err != nil {
 			return err
 		}
@@ -216,11 +216,11 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 
 // scanResources lists one finished scan's files that exist.
 func (s *Server) scanResources(ctx context.Context, c *callInfo, scan *cwacv1alpha1.CwacScan) []*mcp.Resource {
-	res, err := s.store.results(ctx, c, scan.Name)
+	res, err := s.access.results(ctx, c, scan.Name)
 	if err != nil {
 		return nil // failed before CWAC wrote anything, or its files are gone
 	}
-	fsys, closeFn, err := s.store.openResults(ctx, res)
+	fsys, closeFn, err := s.access.openResults(ctx, res)
 	if err != nil {
 		return nil
 	}

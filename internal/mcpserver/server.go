@@ -11,7 +11,7 @@
 //
 // One file per tool (tool_*.go), which defines and registers it
 // (tooldefs.go); resources.go and prompts.go for the rest of
-// MCP; store.go is where they look scans and results up, files.go the
+// MCP; scan_access.go is where they look scans and results up, files.go the
 // confined root, args.go the argument shapes cwac_scan accepts,
 // scan_validation.go the API server's check of a scan.
 package mcpserver
@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -76,7 +76,7 @@ type Config struct {
 	// configured; a store not open yet: its database has not answered since
 	// the server started). cwac_issue_history and cwac_organisation_trend
 	// say which.
-	History *historystore.Handle
+	History *store.Handle
 }
 
 func (c *Config) defaults() {
@@ -128,7 +128,7 @@ func (c *Config) defaults() {
 // Server holds the tool registry.
 type Server struct {
 	cfg     Config
-	store   store
+	access  scanAccess
 	tools   map[string]*tool
 	mcp     *mcp.Server
 	limiter *callerLimiter
@@ -169,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:     cfg,
-		store:   store{client: cfg.Client, namespace: cfg.Namespace, root: resultsRoot{path: cfg.ResultsRoot}},
+		access:  scanAccess{client: cfg.Client, namespace: cfg.Namespace, root: resultsRoot{path: cfg.ResultsRoot}},
 		tools:   map[string]*tool{},
 		limiter: newCallerLimiter(cfg.ScansPerMinute, cfg.ScanBurst),
 	}

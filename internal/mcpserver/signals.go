@@ -38,11 +38,11 @@ func (s *Server) readSignals(ctx context.Context, call *callInfo, in mcpapi.Sign
 	if err := s.checkSignalsInput(in); err != nil {
 		return nil, err
 	}
-	res, err := s.store.results(ctx, call, in.ScanID)
+	res, err := s.access.results(ctx, call, in.ScanID)
 	if err != nil {
 		return nil, err
 	}
-	fsys, closeFn, err := s.store.openResults(ctx, res)
+	fsys, closeFn, err := s.access.openResults(ctx, res)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func init() { defineTool("cwac_cancel_scan", cancelScanDescription, false, (*Ser
 // stays immutable); the operator stops the scan. It refuses a finished scan
 // rather than pretending to cancel it.
 func (s *Server) cancelScan(ctx context.Context, call *callInfo, in CancelInput) (CancelOutput, error) {
-	scan, err := s.store.scan(ctx, call, in.ScanID)
+	scan, err := s.access.scan(ctx, call, in.ScanID)
 	if err != nil {
 		return CancelOutput{}, err
 	}
@@ -51,7 +51,7 @@ func (s *Server) cancelScan(ctx context.Context, call *callInfo, in CancelInput)
 	}
 	scan.Annotations[cwacv1alpha1.AnnotationCancel] = "true"
 	scan.Annotations[AnnotationCancelledBy] = truncate(call.Caller, 256)
-	if err := s.store.client.Patch(ctx, scan, patch); err != nil {
+	if err := s.access.client.Patch(ctx, scan, patch); err != nil {
 		return CancelOutput{}, fmt.Errorf("cancelling scan %s: %w", scan.Name, err)
 	}
 	out.Message = "cancellation asked for: the scan ends failed with reason Cancelled; poll cwac_scan_status"

@@ -42,7 +42,7 @@ func (s *Server) compareScans(ctx context.Context, call *callInfo, in mcpapi.Com
 	if err != nil {
 		return mcpapi.CompareOutput{}, err
 	}
-	res, err := s.store.results(ctx, call, in.ScanID)
+	res, err := s.access.results(ctx, call, in.ScanID)
 	if err != nil {
 		return mcpapi.CompareOutput{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Server) compareScans(ctx context.Context, call *callInfo, in mcpapi.Com
 	target := call.Target
 	defer func() { call.Target = target + " baseline=" + truncate(baselineID, 256) }()
 
-	fsys, closeFn, err := s.store.openResults(ctx, res)
+	fsys, closeFn, err := s.access.openResults(ctx, res)
 	if err != nil {
 		return mcpapi.CompareOutput{}, err
 	}
@@ -151,7 +151,7 @@ func (s *Server) compareFromFile(fsys fs.FS, baselineID string, q compareQuery, 
 // compareNow compares the two results directories, reading both through the store.
 func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, baselineID string, q compareQuery, pg *rowPage, out *mcpapi.CompareOutput) error {
 	scanTarget := call.Target
-	base, err := s.store.results(ctx, call, baselineID)
+	base, err := s.access.results(ctx, call, baselineID)
 	call.Target = scanTarget
 	switch {
 	case errors.Is(err, errStillRunning):
@@ -161,7 +161,7 @@ func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, bas
 	case err != nil:
 		return fmt.Errorf("Baseline %s: %w", truncate(baselineID, 256), err)
 	}
-	baseFS, closeBase, err := s.store.openResults(ctx, base)
+	baseFS, closeBase, err := s.access.openResults(ctx, base)
 	if err != nil {
 		return fmt.Errorf("Baseline %s: %w", baselineID, err)
 	}

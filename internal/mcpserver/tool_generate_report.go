@@ -74,11 +74,11 @@ func init() {
 // are missing (older scans, results run by hand) or regenerate is asked,
 // the reports are rendered in memory and returned in the answer.
 func (s *Server) generateReport(ctx context.Context, call *callInfo, in ReportInput) (ReportOutput, error) {
-	res, err := s.store.results(ctx, call, in.ScanID)
+	res, err := s.access.results(ctx, call, in.ScanID)
 	if err != nil {
 		return ReportOutput{}, err
 	}
-	fsys, closeFn, err := s.store.openResults(ctx, res)
+	fsys, closeFn, err := s.access.openResults(ctx, res)
 	if err != nil {
 		return ReportOutput{}, err
 	}

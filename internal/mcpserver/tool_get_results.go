@@ -35,11 +35,11 @@ func (s *Server) getResults(ctx context.Context, call *callInfo, in mcpapi.Resul
 	if err != nil {
 		return mcpapi.ResultsOutput{}, err
 	}
-	res, err := s.store.results(ctx, call, in.ScanID)
+	res, err := s.access.results(ctx, call, in.ScanID)
 	if err != nil {
 		return mcpapi.ResultsOutput{}, err
 	}
-	fsys, closeFn, err := s.store.openResults(ctx, res)
+	fsys, closeFn, err := s.access.openResults(ctx, res)
 	if err != nil {
 		return mcpapi.ResultsOutput{}, err
 	}

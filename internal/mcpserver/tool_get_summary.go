@@ -65,7 +65,7 @@ func (s *Server) getSummary(ctx context.Context, call *callInfo, in SummaryInput
 const summaryAnswerReserve = 1024
 
 func (s *Server) summary(ctx context.Context, call *callInfo, in SummaryInput) (SummaryOutput, error) {
-	res, err := s.store.results(ctx, call, in.ScanID)
+	res, err := s.access.results(ctx, call, in.ScanID)
 	if err != nil {
 		// A finished scan whose files are gone still has its recorded summary.
 		if out, ok := statusSummary(res); ok && !in.Recompute && res.Scan.Status.Phase.Finished() {
@@ -74,7 +74,7 @@ func (s *Server) summary(ctx context.Context, call *callInfo, in SummaryInput) (
 		}
 		return SummaryOutput{}, err
 	}
-	fsys, closeFn, err := s.store.openResults(ctx, res)
+	fsys, closeFn, err := s.access.openResults(ctx, res)
 	if err != nil {
 		return SummaryOutput{}, err
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/history"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
@@ -34,7 +34,7 @@ const fixtureOrg = "CWAC Test Org"
 // scan cache's informer, as the MCP server runs them.
 type historyFixture struct {
 	*harness
-	st    *historystore.Store
+	st    *store.Store
 	scans []string
 	week0 time.Time
 }
@@ -42,7 +42,7 @@ type historyFixture struct {
 func newHistoryFixture(t *testing.T, mutate ...func(*Config)) *historyFixture {
 	t.Helper()
 	st := storetest.OpenSQLite(t)
-	h := newHarness(t, append([]func(*Config){func(c *Config) { c.History = historystore.NewHandle(st) }}, mutate...)...)
+	h := newHarness(t, append([]func(*Config){func(c *Config) { c.History = store.NewHandle(st) }}, mutate...)...)
 	return &historyFixture{harness: h, st: st, week0: time.Date(2026, 1, 5, 3, 0, 0, 0, time.UTC)}
 }
 
@@ -251,7 +251,7 @@ func (f *historyFixture) checkTrendResource() {
 
 func issuesOnHome(t *testing.T, f *historyFixture) float64 {
 	t.Helper()
-	page, err := f.st.IssueHistory(context.Background(), historystore.IssueFilter{Namespaces: []string{f.ns}, Page: "http://127.0.0.1:8765/"})
+	page, err := f.st.IssueHistory(context.Background(), store.IssueFilter{Namespaces: []string{f.ns}, Page: "http://127.0.0.1:8765/"})
 	if err != nil || page.Total == 0 {
 		t.Fatalf("issues on the home page: %v %v", page.Total, err)
 	}
@@ -289,7 +289,7 @@ func TestIssueHistoryScopeAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = root.Close() }()
-	if _, err := ingest.Ingest(context.Background(), f.st, root.FS(), historystore.Scan{UID: "other-1", Namespace: "other", Name: "w",
+	if _, err := ingest.Ingest(context.Background(), f.st, root.FS(), store.Scan{UID: "other-1", Namespace: "other", Name: "w",
 		FinishedAt: f.week0, Phase: "Complete"}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // issueHistoryDescription is what MCP clients show for cwac_issue_history.
@@ -22,15 +22,15 @@ func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.Iss
 	if err != nil {
 		return mcpapi.IssueHistoryOutput{}, err
 	}
-	f := historystore.IssueFilter{Namespaces: namespaces, Organisation: in.Organisation, Rule: in.Rule, State: strings.ToLower(in.State),
+	f := store.IssueFilter{Namespaces: namespaces, Organisation: in.Organisation, Rule: in.Rule, State: strings.ToLower(in.State),
 		ReopenedOnly: in.ReopenedOnly, Page: in.Page, Limit: in.Limit, Offset: in.Offset}
 	switch {
-	case f.State != "" && f.State != historystore.StateOpen && f.State != historystore.StateFixed:
+	case f.State != "" && f.State != store.StateOpen && f.State != store.StateFixed:
 		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid state: %q (open or fixed)", truncate(in.State, 64))
-	case in.Limit < 0 || in.Limit > historystore.MaxLimit:
-		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid limit: %d (must be 1-%d)", in.Limit, historystore.MaxLimit)
-	case in.Offset < 0 || in.Offset > historystore.MaxOffset:
-		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid offset: %d (must be 0-%d)", in.Offset, historystore.MaxOffset)
+	case in.Limit < 0 || in.Limit > store.MaxLimit:
+		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid limit: %d (must be 1-%d)", in.Limit, store.MaxLimit)
+	case in.Offset < 0 || in.Offset > store.MaxOffset:
+		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid offset: %d (must be 0-%d)", in.Offset, store.MaxOffset)
 	}
 	call.Target = "history:" + s.cfg.Namespace
 	page, err := st.IssueHistory(ctx, f)

@@ -72,16 +72,16 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 	}
 	call.Target = s.cfg.Namespace + "/*"
 	var notes []string
-	root, rootErr := s.store.root.open()
+	root, rootErr := s.access.root.open()
 	if rootErr != nil {
 		notes = append(notes, "The results volume is not available ("+s.cfg.ResultsRoot+"), so no result files are listed.")
 	} else {
 		defer closeReadOnly(root)
 	}
-	if index := s.store.index(); index != nil {
+	if index := s.access.index(); index != nil {
 		return listPage(index, root, limit, notes, s.now()), nil
 	}
-	scans, err := s.store.scans(ctx)
+	scans, err := s.access.scans(ctx)
 	if err != nil {
 		return ListOutput{}, err
 	}

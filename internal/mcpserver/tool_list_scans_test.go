@@ -48,8 +48,8 @@ func TestListScansFromCache(t *testing.T) {
 	h := newHarness(t, func(c *Config) {
 		c.Client = WithScanListCache(ctx, cfg, scheme, c.Namespace, listCounter(&direct), log)
 	})
-	if _, ok := h.srv.store.client.(scanListClient); !ok {
-		t.Fatalf("client %T: the cache did not sync", h.srv.store.client)
+	if _, ok := h.srv.access.client.(scanListClient); !ok {
+		t.Fatalf("client %T: the cache did not sync", h.srv.access.client)
 	}
 	id := h.mustCall("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}, "audit_name": "cached"})["scan_id"].(string)
 	deadline := time.Now().Add(30 * time.Second) // a wait for the watch, not a timing assertion

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // organisationTrendDescription is what MCP clients show for cwac_organisation_trend.
@@ -37,7 +37,7 @@ func (s *Server) organisationTrend(ctx context.Context, call *callInfo, in mcpap
 
 // fitTrend fills out's points, oldest first, keeping the newest that fit
 // under the answer's cap.
-func (s *Server) fitTrend(out mcpapi.OrganisationTrendOutput, points []historystore.TrendPoint) mcpapi.OrganisationTrendOutput {
+func (s *Server) fitTrend(out mcpapi.OrganisationTrendOutput, points []store.TrendPoint) mcpapi.OrganisationTrendOutput {
 	out.Points, out.Truncated, out.Note = newestThatFit(s, points, apiTrendPoint)
 	return out
 }

@@ -120,7 +120,7 @@ func (s *Server) status(ctx context.Context, call *callInfo, in StatusInput) (St
 
 // statusOnce reads the scan's status once.
 func (s *Server) statusOnce(ctx context.Context, call *callInfo, in StatusInput) (StatusOutput, bool, error) {
-	scan, err := s.store.scan(ctx, call, in.ScanID)
+	scan, err := s.access.scan(ctx, call, in.ScanID)
 	if err != nil {
 		return StatusOutput{}, false, err
 	}
@@ -247,11 +247,11 @@ func shardTotal(scan *cwacv1alpha1.CwacScan) int {
 // progressIn reads progress.csv of the newest CWAC results directory in
 // dir (or dir itself, when it is one); zeros before CWAC has written it.
 func (s *Server) progressIn(ctx context.Context, dir, auditName string) results.Progress {
-	resolved, err := s.store.root.resolveResultsDir(dir, auditName)
+	resolved, err := s.access.root.resolveResultsDir(dir, auditName)
 	if err != nil {
 		return results.Progress{} // CWAC has not made its directory yet
 	}
-	fsys, closeFn, err := s.store.root.sub(ctx, resolved)
+	fsys, closeFn, err := s.access.root.sub(ctx, resolved)
 	if err != nil {
 		return results.Progress{}
 	}

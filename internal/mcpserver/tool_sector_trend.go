@@ -7,7 +7,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/report"
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // sectorTrendDescription is what MCP clients show for cwac_sector_trend.
@@ -27,7 +27,7 @@ func (s *Server) sectorTrend(ctx context.Context, call *callInfo, in mcpapi.Sect
 	}
 	call.Target = "history:" + s.cfg.Namespace
 	points, err := st.SectorTrend(ctx, namespaces, in.Sector, in.Schedule)
-	if errors.Is(err, historystore.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return mcpapi.SectorTrendOutput{}, fmt.Errorf("No sector %q in the issue history of namespace %s", truncate(in.Sector, 256), s.cfg.Namespace)
 	}
 	if err != nil {
@@ -40,7 +40,7 @@ func (s *Server) sectorTrend(ctx context.Context, call *callInfo, in mcpapi.Sect
 
 // apiSectorPoint is a sector's point as the tool answers it, scored by the
 // leaderboard's one formula over the summed counts.
-func apiSectorPoint(p historystore.SectorPoint) mcpapi.SectorTrendPoint {
+func apiSectorPoint(p store.SectorPoint) mcpapi.SectorTrendPoint {
 	var counts report.ImpactCounts
 	for impact, n := range p.ByImpact {
 		counts[report.ImpactClass(impact)] += n

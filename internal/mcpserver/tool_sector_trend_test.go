@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
-	historystore "github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
@@ -27,7 +27,7 @@ func sectorServer(t *testing.T, maxResponse int) *Server {
 		{{"A", 10, 20, "complete"}, {"B", 10, 0, "partial"}},
 		{{"A", 10, 10, "complete"}, {"B", 1, 0, "blocked"}},
 	} {
-		w, err := st.BeginScan(ctx, historystore.Scan{UID: string(rune('a' + i)), Namespace: "ns", Name: []string{"w1", "w2"}[i],
+		w, err := st.BeginScan(ctx, store.Scan{UID: string(rune('a' + i)), Namespace: "ns", Name: []string{"w1", "w2"}[i],
 			Schedule: "weekly", FinishedAt: time.Unix(int64(100*(i+1)), 0), Phase: "Complete"}, "test")
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func sectorServer(t *testing.T, maxResponse int) *Server {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.AddOrganisationFigures(ctx, historystore.OrganisationFigures{OrgID: id, Schedule: "weekly", BaseURLs: 1,
+			if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: id, Schedule: "weekly", BaseURLs: 1,
 				Pages: o.pages, Issues: o.serious, Elements: o.serious, ByImpact: [5]int64{0, o.serious}, Completeness: o.verdict}); err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func sectorServer(t *testing.T, maxResponse int) *Server {
 			t.Fatal(err)
 		}
 	}
-	return &Server{cfg: Config{Namespace: "ns", History: historystore.NewHandle(st), MaxResponseBytes: maxResponse}}
+	return &Server{cfg: Config{Namespace: "ns", History: store.NewHandle(st), MaxResponseBytes: maxResponse}}
 }
 
 func TestSectorTrendTool(t *testing.T) {

@@ -23,10 +23,10 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
-// store is the one place tools look things up: scans in the API server, and
+// scanAccess is the one place tools look things up: scans in the API server, and
 // their results on the results volume through the confined root. Tools never
 // touch the client or the volume for reading in any other way.
-type store struct {
+type scanAccess struct {
 	client    client.Client
 	namespace string
 	root      resultsRoot
@@ -37,7 +37,7 @@ type store struct {
 var scanIDRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 
 // scan finds a scan by ID, with the original server's error when there is none.
-func (st store) scan(ctx context.Context, call *callInfo, id string) (*cwacv1alpha1.CwacScan, error) {
+func (st scanAccess) scan(ctx context.Context, call *callInfo, id string) (*cwacv1alpha1.CwacScan, error) {
 	if id == "" {
 		return nil, errors.New("scan_id is required")
 	}
@@ -145,7 +145,7 @@ func indexScans(informers cache.Informers) *scanIndex {
 
 // index is the scans in cwac_list_scans' order, when they come from a
 // cache that keeps one (nil otherwise).
-func (st store) index() *scanIndex {
+func (st scanAccess) index() *scanIndex {
 	if c, ok := st.client.(scanListClient); ok {
 		return c.index
 	}
@@ -185,7 +185,7 @@ func (c scanListClient) List(ctx context.Context, list client.ObjectList, opts .
 }
 
 // scans lists the scans in the namespace.
-func (st store) scans(ctx context.Context) ([]cwacv1alpha1.CwacScan, error) {
+func (st scanAccess) scans(ctx context.Context) ([]cwacv1alpha1.CwacScan, error) {
 	list := &cwacv1alpha1.CwacScanList{}
 	if err := st.client.List(ctx, list, client.InNamespace(st.namespace)); err != nil {
 		return nil, fmt.Errorf("listing scans: %w", err)
@@ -208,7 +208,7 @@ type scanResults struct {
 // directory on the volume (scans run by hand, listed by cwac_list_scans) are
 // accepted too. On error, Scan is still set when the scan exists, so a
 // caller can fall back on its status.
-func (st store) results(ctx context.Context, call *callInfo, id string) (scanResults, error) {
+func (st scanAccess) results(ctx context.Context, call *callInfo, id string) (scanResults, error) {
 	if strings.Contains(id, "/") || isCWACDir(id) {
 		return st.handRunResults(call, id)
 	}
@@ -235,7 +235,7 @@ func (st store) results(ctx context.Context, call *callInfo, id string) (scanRes
 }
 
 // handRunResults resolves an ID that is a path on the results volume.
-func (st store) handRunResults(call *callInfo, id string) (scanResults, error) {
+func (st scanAccess) handRunResults(call *callInfo, id string) (scanResults, error) {
 	if err := validRelPath(id); err != nil {
 		return scanResults{}, fmt.Errorf("Invalid scan_id %q: %v", truncate(id, 256), err)
 	}
@@ -270,7 +270,7 @@ func isCWACDir(id string) bool { _, _, ok := cwac.ParseResultsDirName(id); retur
 
 // openResults opens a scan's results directory as a confined, read-only
 // fs.FS; the caller calls the returned close function.
-func (st store) openResults(ctx context.Context, res scanResults) (fs.FS, func(), error) {
+func (st scanAccess) openResults(ctx context.Context, res scanResults) (fs.FS, func(), error) {
 	fsys, closeFn, err := st.root.sub(ctx, res.Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Results of scan %s cannot be read: %v", scanName(res), err)
