@@ -76,6 +76,7 @@ type writerFlags struct {
 	lease          string
 	maxAge         time.Duration
 	maxScans       int
+	maxIssues      int64
 }
 
 func (f *writerFlags) bind(fs *flag.FlagSet) {
@@ -86,6 +87,8 @@ func (f *writerFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.lease, "history-lease", "cwac-mcp-history-writer", "the Lease the replicas elect the history's writer with")
 	fs.DurationVar(&f.maxAge, "history-max-age", 0, "retention: prune scans that finished longer ago than this (0: keep)")
 	fs.IntVar(&f.maxScans, "history-max-scans", 0, "retention: keep the newest N scans of each schedule (0: keep all)")
+	fs.Int64Var(&f.maxIssues, "history-max-issues", 0, "the largest scan, in issues, the history records: a larger one is left out "+
+		"with a Warning Event and a line on its page, since recording holds memory for every issue row (0: no limit)")
 }
 
 // historyDeps are what the history's writer shares with the MCP server.
@@ -144,8 +147,8 @@ func openStore(ctx context.Context, dsn string, b store.Backoff, log *slog.Logge
 
 // check refuses flags that can never work, before anything starts.
 func (f writerFlags) check() error {
-	if f.maxAge < 0 || f.maxScans < 0 {
-		return errors.New("--history-max-age and --history-max-scans must not be negative")
+	if f.maxAge < 0 || f.maxScans < 0 || f.maxIssues < 0 {
+		return errors.New("--history-max-age, --history-max-scans and --history-max-issues must not be negative")
 	}
 	return nil
 }
@@ -162,7 +165,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cach
 	w, err := history.NewWriter(history.Config{
 		Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: namespace}, Changes: informer,
 		Open: mcpserver.OpenScanResults(resultsRoot), Clientset: cs, Holder: identity, Log: log,
-		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans},
+		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans}, MaxIssues: f.maxIssues,
 	})
 	if err != nil {
 		return err

@@ -150,3 +150,16 @@ func TestOpenStoreWhenTheDatabaseIsDown(t *testing.T) {
 		t.Errorf("log:\n%s", text)
 	}
 }
+
+// TestWriterFlagsCheck: a negative retention or budget is refused before
+// anything starts, naming the flags.
+func TestWriterFlagsCheck(t *testing.T) {
+	for _, f := range []writerFlags{{maxAge: -time.Second}, {maxScans: -1}, {maxIssues: -1}} {
+		if err := f.check(); err == nil || !strings.Contains(err.Error(), "--history-max-issues") {
+			t.Errorf("%+v: %v", f, err)
+		}
+	}
+	if err := (writerFlags{maxIssues: 500000, maxScans: 3}).check(); err != nil {
+		t.Errorf("good flags refused: %v", err)
+	}
+}

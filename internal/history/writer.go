@@ -62,6 +62,11 @@ type Config struct {
 	// IngestTimeout bounds one scan's ingest (default 30m): a hung read of
 	// the results volume must not stop the history for good.
 	IngestTimeout time.Duration
+	// MaxIssues is the largest scan, in issues as its status counts them,
+	// the writer records (0: no limit). Recording holds memory for every
+	// issue row: a larger scan is left out, saying so, rather than running
+	// the process out of memory at every retry.
+	MaxIssues int64
 }
 
 func (c *Config) defaults() {
@@ -230,6 +235,13 @@ func (w *Writer) Pass(ctx context.Context) (time.Duration, error) {
 			w.settle(scan)
 			continue
 		}
+		if err == nil && w.overBudget(scan) {
+			w.leaveOut(ctx, scan, cwacv1alpha1.ReasonHistoryIngestFailed, fmt.Sprintf(
+				"not recorded in the issue history: the scan counted %d issues, more than the %d a scan may have to be recorded "+
+					"(the MCP server's --history-max-issues; raise it with the server's memory). Its results stay on the volume",
+				scan.Status.Summary.TotalIssues, w.cfg.MaxIssues))
+			continue
+		}
 		if err == nil {
 			err = w.record(ctx, scan)
 		}
@@ -250,6 +262,12 @@ func (w *Writer) Pass(ctx context.Context) (time.Duration, error) {
 		w.startPrune(ctx)
 	}
 	return next, nil
+}
+
+// overBudget reports whether a scan counted more issues than the writer
+// records (Config.MaxIssues).
+func (w *Writer) overBudget(scan *cwacv1alpha1.CwacScan) bool {
+	return w.cfg.MaxIssues > 0 && scan.Status.Summary != nil && scan.Status.Summary.TotalIssues > w.cfg.MaxIssues
 }
 
 // record ingests one scan and says so in a Normal Event.

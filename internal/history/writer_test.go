@@ -285,6 +285,36 @@ func checkLeftOutAfterRestart(t *testing.T, f *writerFixture) {
 	}
 }
 
+// TestPassLeavesOutScansOverBudget: a scan whose status counts more issues
+// than MaxIssues is left out at once, saying so in an Event and in the
+// store's note, and never tried again; a scan within it is recorded.
+func TestPassLeavesOutScansOverBudget(t *testing.T) {
+	f := newWriterFixture(t, storetest.OpenSQLite(t))
+	f.w.cfg.MaxIssues = 100
+	copyRun(t, f.dir, "r")
+	large, small := finishedScan("large", 100, "r"), finishedScan("small", 200, "r")
+	large.Status.Summary = &cwacv1alpha1.ScanSummary{PagesScanned: 4, TotalIssues: 101}
+	small.Status.Summary = &cwacv1alpha1.ScanSummary{PagesScanned: 4, TotalIssues: 100}
+	f.scans.set(large, small)
+	ctx := context.Background()
+	for range 2 {
+		if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
+			t.Fatalf("pass: %v %v", wait, err)
+		}
+	}
+	if got := scansOf(f.trend(t)); got != "a11y/small" {
+		t.Errorf("recorded %q, want the small scan alone", got)
+	}
+	events := f.events(t)
+	want := "Warning HistoryIngestFailed large: not recorded in the issue history: the scan counted 101 issues, more than the 100"
+	if len(events) != 2 || !strings.HasPrefix(events[1], want) || !strings.Contains(events[1], "--history-max-issues") {
+		t.Errorf("events: %q", events)
+	}
+	if u, err := f.st.Unrecorded(ctx, "uid-large"); err != nil || u == nil || u.State != store.LeftOut || !strings.Contains(u.Reason, "counted 101 issues") {
+		t.Errorf("the store's note on the large scan: %+v %v", u, err)
+	}
+}
+
 // TestPassRecordsARetryOfOtherOrganisations: a failing scan is recorded
 // when its retry succeeds after a newer scan of other organisations was
 // recorded, and its note is removed; one of the same organisation that
