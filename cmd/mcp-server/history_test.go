@@ -13,6 +13,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
 func TestStoreDSN(t *testing.T) {
@@ -62,7 +63,7 @@ func TestStoreDSN(t *testing.T) {
 // then again (nothing added), then an older one (refused, exit 1).
 func TestImportCommand(t *testing.T) {
 	dir := t.TempDir()
-	realRun := filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1")
+	realRun := realcwac.Dir()
 	for _, name := range []string{"2026-02-09_03-00-00_weekly", "2026-02-02_03-00-00_weekly"} {
 		if err := files.CopyDir(realRun, filepath.Join(dir, "runs", name)); err != nil {
 			t.Fatal(err)

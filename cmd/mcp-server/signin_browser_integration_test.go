@@ -20,11 +20,11 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
-	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/axe"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
 

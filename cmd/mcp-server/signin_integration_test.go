@@ -31,10 +31,10 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
-	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
 

@@ -23,7 +23,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
-	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
 // TestHistoryAgainstTheMCPServer runs history and history trend against
@@ -37,7 +37,7 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 	week0 := time.Date(2026, 1, 5, 3, 0, 0, 0, time.UTC)
 	for w, fixLogo := range []bool{false, true} {
 		dir := filepath.Join(t.TempDir(), "run")
-		if err := files.CopyDir(filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1"), dir); err != nil {
+		if err := realcwac.Copy(dir); err != nil {
 			t.Fatal(err)
 		}
 		if fixLogo {

@@ -19,6 +19,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
 // The tests fill a store through internal/ingest from the real CWAC run
@@ -27,7 +28,7 @@ import (
 // rows left out, so every figure the pages show was produced by the same
 // code as in production from CWAC's real format.
 
-var realRun = filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1")
+var realRun = realcwac.Dir()
 
 const (
 	testNS    = "cwac"

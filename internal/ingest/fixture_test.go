@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
 // realRun is the real CWAC run the project keeps in testdata.
@@ -23,7 +24,7 @@ const testNamespace = "a11y"
 
 var testNamespaces = []string{testNamespace}
 
-var realRun = filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1")
+var realRun = realcwac.Dir()
 
 // results is a results directory being edited: CSVs as rows (header
 // first), other files as bytes.

@@ -18,7 +18,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/history"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
-	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
 // TestChartRBACSufficesForTheHistoryWriter runs the issue history's writer
@@ -44,7 +44,7 @@ func TestChartRBACSufficesForTheHistoryWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	rel := ns + "/weekly-1/2026-11-21_23-18-23_weekly"
-	if err := files.CopyDir(filepath.Join("..", "..", "testdata", "cwac-results", "2026-11-21_23-18-23_real-scan-1"), filepath.Join(root, rel)); err != nil {
+	if err := realcwac.Copy(filepath.Join(root, rel)); err != nil {
 		t.Fatal(err)
 	}
 	now := metav1.Now()
