@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
 // The real CWAC run every generated file derives from.
-const realScan = "testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
+var realScan = realcwac.Dir()
 
 // dataVersion changes when the generated data would differ; data of
 // another version (or size) is generated again.
@@ -75,16 +74,13 @@ func (d *dataset) ensure() error {
 	}
 	// Copies, never links, of the checked-in files: the runner writes
 	// into the big directory, and must not write through a link into testdata.
-	for _, dir := range []string{d.bigDir, d.rawDir} {
-		if err := copyDir(realScan, dir, false); err != nil {
-			return err
-		}
-	}
-	big := filepath.Join(d.bigDir, "axe_core_audit.csv")
-	if err := writeAxeRows(filepath.Join(realScan, "axe_core_audit.csv"), big, d.rows); err != nil {
+	if err := realcwac.Grow(d.bigDir, d.rows); err != nil {
 		return err
 	}
-	if err := replaceWithLink(big, filepath.Join(d.rawDir, "axe_core_audit.csv")); err != nil {
+	if err := copyDir(realScan, d.rawDir, false); err != nil {
+		return err
+	}
+	if err := replaceWithLink(filepath.Join(d.bigDir, "axe_core_audit.csv"), filepath.Join(d.rawDir, "axe_core_audit.csv")); err != nil {
 		return err
 	}
 	// The seed of the volumes' directories (volume).
@@ -92,63 +88,6 @@ func (d *dataset) ensure() error {
 		return err
 	}
 	return os.WriteFile(stamp, []byte(want), 0o644)
-}
-
-// writeAxeRows writes n rows made from the real CSV's rows, each on a page
-// of its own every len(rows) rows, with CWAC's byte-order mark and quoting.
-func writeAxeRows(src, dst string, n int) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	br := bufio.NewReader(in)
-	if _, err := br.Discard(3); err != nil { // the byte-order mark
-		return err
-	}
-	records, err := csv.NewReader(br).ReadAll()
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
-	}
-	header, rows := records[0], records[1:]
-	col := func(name string) int {
-		for i, h := range header {
-			if h == name {
-				return i
-			}
-		}
-		panic("no column " + name)
-	}
-	urlCol, pageCol, issueCol := col("url"), col("page_id"), col("issue_id")
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(out, 1<<20)
-	_, _ = bw.WriteString("\xef\xbb\xbf")
-	w := csv.NewWriter(bw)
-	if err := w.Write(header); err != nil {
-		return err
-	}
-	rec := make([]string, len(header))
-	for i := range n {
-		copy(rec, rows[i%len(rows)])
-		page := i / len(rows)
-		rec[urlCol] = "https://www.example.govt.nz/section-" + strconv.Itoa(page%97) + "/page-" + strconv.Itoa(page)
-		rec[pageCol] = strconv.Itoa(page)
-		rec[issueCol] = fmt.Sprintf("%010x", i)
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return out.Close()
 }
 
 // copyDir copies a directory tree, with hard links where asked and the
