@@ -54,10 +54,10 @@ the operator stored in the scan's status and needs only the API server.`,
 						"or the baseline had no results); see its BaselineCompared condition", scan.Name)
 				}
 				if output == outJSON {
-					return writeStructured(o.Streams.Out, outJSON, scan.Status.Summary.Diff)
+					return writeStructured(o.docOut(), outJSON, scan.Status.Summary.Diff)
 				}
 				d := scan.Status.Summary.Diff
-				fprintf(o.Streams.Out, "%s compared with %s: %d new, %d fixed, %d unchanged, %d unstable\n", scan.Name, d.Baseline, d.New, d.Fixed, d.Unchanged, d.Unstable)
+				fprintf(o.out(), "%s compared with %s: %d new, %d fixed, %d unchanged, %d unstable\n", scan.Name, d.Baseline, d.New, d.Fixed, d.Unchanged, d.Unstable)
 				return nil
 			}
 			if a.BaselineID == "" && scan.Spec.Baseline == "" {
@@ -69,13 +69,13 @@ the operator stored in the scan's status and needs only the API server.`,
 					return err
 				}
 				if output == outJSON {
-					return writeRawJSON(o.Streams.Out, raw)
+					return writeRawJSON(o.docOut(), raw)
 				}
 				var out mcpapi.CompareOutput
 				if err := json.Unmarshal(raw, &out); err != nil {
 					return fmt.Errorf("the MCP server's cwac_compare_scans output: %w", err)
 				}
-				return writeDiff(o.Streams.Out, &out)
+				return writeDiff(o.out(), &out)
 			})
 		},
 	}

@@ -84,7 +84,7 @@ func newListCommand(o *Options) *cobra.Command {
 				return describeAPIError(err, "list CwacScans "+where)
 			}
 			if len(list.Items) == 0 && output == outTable {
-				fprintf(o.Streams.ErrOut, "No CwacScans found %s.\n", where)
+				fprintf(o.errOut(), "No CwacScans found %s.\n", where)
 				return nil
 			}
 			scans := make([]*cwacv1alpha1.CwacScan, len(list.Items))
@@ -94,7 +94,7 @@ func newListCommand(o *Options) *cobra.Command {
 			sort.SliceStable(scans, func(i, j int) bool {
 				return scans[i].CreationTimestamp.Before(&scans[j].CreationTimestamp)
 			})
-			return writeScans(o.Streams.Out, output, o.Now(), scanListing{withNamespace: allNamespaces, asList: true}, scans...)
+			return writeScans(o.out(), output, o.Now(), scanListing{withNamespace: allNamespaces, asList: true}, scans...)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", outTable, "table, json or yaml")
@@ -132,9 +132,9 @@ func newSummaryCommand(o *Options) *cobra.Command {
 				return err
 			}
 			if output == outTable {
-				return writeSummary(o.Streams.Out, scan)
+				return writeSummary(o.out(), scan)
 			}
-			return writeStructured(o.Streams.Out, output, summaryOf(scan))
+			return writeStructured(o.docOut(), output, summaryOf(scan))
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", outTable, "table (human-readable), json or yaml")
@@ -278,10 +278,10 @@ func newCancelCommand(o *Options) *cobra.Command {
 				return describeAPIError(err, fmt.Sprintf("cancel CwacScan %s/%s (patch its annotations)", s.namespace, args[0]))
 			}
 			if scan.Status.Phase.Finished() {
-				fprintf(o.Streams.Out, "cwacscan/%s had already finished (%s); nothing to cancel\n", scan.Name, scan.Status.Phase)
+				fprintf(o.out(), "cwacscan/%s had already finished (%s); nothing to cancel\n", scan.Name, scan.Status.Phase)
 				return nil
 			}
-			fprintf(o.Streams.Out, "cwacscan/%s cancel requested\n", scan.Name)
+			fprintf(o.out(), "cwacscan/%s cancel requested\n", scan.Name)
 			return nil
 		},
 	}

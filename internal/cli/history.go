@@ -117,9 +117,9 @@ func historyCall(cmd *cobra.Command, o *Options, mf *mcpFlags, tool string, args
 			return err
 		}
 		if output == outJSON {
-			return writeRawJSON(o.Streams.Out, raw)
+			return writeRawJSON(o.docOut(), raw)
 		}
-		return table(o.Streams.Out, raw)
+		return table(o.out(), raw)
 	})
 }
 

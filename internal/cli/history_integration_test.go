@@ -62,6 +62,7 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	hostile := ingestHostileOrganisation(t, st, week0.AddDate(0, 0, 21))
 	cs, err := kubernetes.NewForConfig(c.cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +99,7 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 	if r.code != ExitError || !strings.Contains(r.stderr, `No organisation "Nobody" in the issue history`) {
 		t.Fatalf("history trend of an unknown organisation: %+v", r)
 	}
+	checkNamesEscaped(t, run, hostile)
 	r = run("history", "--state", "closed")
 	if r.code != ExitError || !strings.Contains(r.stderr, `--state "closed"`) {
 		t.Fatalf("a bad state: %+v", r)
@@ -107,6 +109,59 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 	r = runCLI(ctx, o(), c.authKubeconfig(t, "nobody", &clientcmdapi.AuthInfo{Token: tokenWithoutRights(t, c, "nobody")}), "history", "-n", defaultMCPNamespace)
 	if r.code != ExitError || !strings.Contains(r.stderr, "Forbidden: system:serviceaccount:"+defaultMCPNamespace+":nobody may not get cwacscans") {
 		t.Fatalf("history without get on cwacscans: %+v", r)
+	}
+}
+
+// ingestHostileOrganisation records a scan of an organisation whose name
+// carries terminal controls: OSC (the window's title), CSI (clear the
+// screen), a C1 CSI and a bidirectional override. It returns the name.
+func ingestHostileOrganisation(t *testing.T, st *store.Store, at time.Time) string {
+	t.Helper()
+	hostile := "Evil\x1b]0;owned\x07\x1b[2J\u009b31m\u202eOrg"
+	dir := filepath.Join(t.TempDir(), "hostile")
+	if err := realcwac.Copy(dir); err != nil {
+		t.Fatal(err)
+	}
+	renameOrganisation(t, dir, "CWAC Test Org", hostile)
+	if _, err := ingest.Ingest(t.Context(), st, os.DirFS(dir), store.Scan{UID: "hostile-1", Namespace: defaultMCPNamespace, Name: "hostile-1",
+		FinishedAt: at, Phase: "Complete"}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return hostile
+}
+
+// checkNamesEscaped: stored names reach the terminal shown, never acted on.
+func checkNamesEscaped(t *testing.T, run func(args ...string) result, hostile string) {
+	t.Helper()
+	for _, args := range [][]string{{"history", "--organisation", hostile}, {"history", "trend", hostile}, {"history", "--limit", "50"}} {
+		r := run(args...)
+		if r.code != ExitOK || !strings.Contains(r.stdout, `Evil\u001b]0;owned\u0007\u001b[2J\u009b31m\u202eOrg`) ||
+			strings.ContainsAny(r.stdout+r.stderr, "\x1b\x07\u009b\u202e") {
+			t.Errorf("%v printed controls, or not the name escaped: %+v", args[:2], r)
+		}
+	}
+}
+
+// renameOrganisation replaces an organisation's name in every CSV of a
+// results directory.
+func renameOrganisation(t *testing.T, dir, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".csv") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, bytes.ReplaceAll(data, []byte(from), []byte(to)), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

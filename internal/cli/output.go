@@ -36,7 +36,7 @@ func phaseText(s *cwacv1alpha1.CwacScan) string {
 
 // printScans prints one scan (or a list) as name, table, json or yaml.
 func printScans(o *Options, output string, scans ...*cwacv1alpha1.CwacScan) error {
-	return writeScans(o.Streams.Out, output, o.Now(), scanListing{}, scans...)
+	return writeScans(o.out(), output, o.Now(), scanListing{}, scans...)
 }
 
 // scanListing says how a listing is printed: with a NAMESPACE column in

@@ -53,7 +53,7 @@ terminal, it writes the file instead and never starts a browser.`,
 					return fmt.Errorf("the MCP server returned no report for %s: %s", args[0], rep.Note)
 				}
 				if rep.Truncated {
-					fprintf(o.Streams.ErrOut, "warning: the report was cut to fit the MCP server's answer cap (--max-response-bytes): %s\n", rep.Note)
+					fprintf(o.errOut(), "warning: the report was cut to fit the MCP server's answer cap (--max-response-bytes): %s\n", rep.Note)
 				}
 				path := outFile
 				if path == "" {
@@ -66,7 +66,7 @@ terminal, it writes the file instead and never starts a browser.`,
 				if err := os.WriteFile(path, []byte(rep.ReportHTMLContent), 0o600); err != nil {
 					return fmt.Errorf("--output: %w", err)
 				}
-				fprintf(o.Streams.ErrOut, "report written to %s\n", path)
+				fprintf(o.errOut(), "report written to %s\n", path)
 				if interactive {
 					return o.OpenBrowser(path)
 				}

@@ -99,7 +99,7 @@ func runCIFormat(cmd *cobra.Command, o *Options, mf *mcpFlags, format, failAt, n
 		return err
 	}
 	return withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
-		return readScanResource(cmd.Context(), conn, token, scan.Namespace, scan.Name, ciFormats[format], failAt, o.Streams.Out)
+		return readScanResource(cmd.Context(), conn, token, scan.Namespace, scan.Name, ciFormats[format], failAt, o.docOut())
 	})
 }
 
@@ -121,28 +121,28 @@ func checkResultsArgs(a mcpapi.ResultsInput) error {
 
 func writeResults(o *Options, output string, raw json.RawMessage) error {
 	if output == outJSON {
-		return writeRawJSON(o.Streams.Out, raw)
+		return writeRawJSON(o.docOut(), raw)
 	}
 	var page mcpapi.ResultsOutput
 	if err := json.Unmarshal(raw, &page); err != nil {
 		return fmt.Errorf("the MCP server's cwac_get_results output: %w", err)
 	}
 	if output == "csv" {
-		if err := writeRowsCSV(o.Streams.Out, page.Results); err != nil {
+		if err := writeRowsCSV(o.docOut(), page.Results); err != nil {
 			return err
 		}
-	} else if err := writeResultsTable(o.Streams.Out, page.Results); err != nil {
+	} else if err := writeResultsTable(o.out(), page.Results); err != nil {
 		return err
 	}
 	total := strconv.Itoa(page.TotalResults)
 	if page.TotalIsLowerBound {
 		total = "at least " + total
 	}
-	fprintf(o.Streams.ErrOut, "%d of %s matching rows.", page.ReturnedResults, total)
+	fprintf(o.errOut(), "%d of %s matching rows.", page.ReturnedResults, total)
 	if page.Note != "" {
-		fprint(o.Streams.ErrOut, " ", page.Note)
+		fprint(o.errOut(), " ", page.Note)
 	}
-	fprintln(o.Streams.ErrOut)
+	fprintln(o.errOut())
 	return nil
 }
 

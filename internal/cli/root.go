@@ -72,6 +72,32 @@ type Options struct {
 	OpenBrowser func(path string) error
 	// Now is the clock for ages and elapsed times.
 	Now func() time.Time
+
+	// stdout and stderr are Streams' Out and ErrOut as every command
+	// prints text to them (terminal.go).
+	stdout, stderr *terminalText
+}
+
+// out is where a command prints text to standard output.
+func (o *Options) out() io.Writer { return o.stdout }
+
+// errOut is where a command prints text to standard error.
+func (o *Options) errOut() io.Writer { return o.stderr }
+
+// docOut is where a command writes a document (SARIF, JUnit, CSV) to
+// standard output: as it is to a file or a pipe, escaped like text on a
+// terminal.
+func (o *Options) docOut() io.Writer {
+	if o.IsTerminal(o.Streams.Out) {
+		return o.stdout
+	}
+	return o.Streams.Out
+}
+
+// flush writes what the text streams hold back.
+func (o *Options) flush() {
+	_ = o.stdout.Flush() // a failed write to the terminal has nowhere to be reported
+	_ = o.stderr.Flush()
 }
 
 func (o *Options) defaults() {
@@ -89,6 +115,13 @@ func (o *Options) defaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	// Streams may be replaced between runs (tests reuse Options).
+	if o.stdout == nil || o.stdout.w != o.Streams.Out {
+		o.stdout = newTerminalText(o.Streams.Out)
+	}
+	if o.stderr == nil || o.stderr.w != o.Streams.ErrOut {
+		o.stderr = newTerminalText(o.Streams.ErrOut)
 	}
 }
 
@@ -111,8 +144,8 @@ Exit codes: 0 ok; 1 usage or connection error; 2 the scan failed;
 		},
 	}
 	root.SetIn(o.Streams.In)
-	root.SetOut(o.Streams.Out)
-	root.SetErr(o.Streams.ErrOut)
+	root.SetOut(o.out())
+	root.SetErr(o.errOut())
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
 	mf := &mcpFlags{}
 	mf.addFlags(root.PersistentFlags())
@@ -147,7 +180,8 @@ func Run(ctx context.Context, o *Options, args []string) int {
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	if err != nil {
-		fprintln(o.Streams.ErrOut, "error:", err)
+		fprintln(o.errOut(), "error:", err)
 	}
+	o.flush()
 	return ExitCode(err)
 }

@@ -64,7 +64,7 @@ func newScanCommand(o *Options) *cobra.Command {
 			if !wait {
 				return printScans(o, output, scan)
 			}
-			fprintf(o.Streams.ErrOut, "cwacscan %s/%s created\n", scan.Namespace, scan.Name)
+			fprintf(o.errOut(), "cwacscan %s/%s created\n", scan.Namespace, scan.Name)
 			if waitTimeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, waitTimeout)

@@ -63,15 +63,15 @@ func newSignalsCommand(o *Options, mf *mcpFlags) *cobra.Command {
 				return err
 			}
 			if output == outJSON {
-				return writeRawJSON(o.Streams.Out, raw)
+				return writeRawJSON(o.docOut(), raw)
 			}
-			page, err := k.table(o.Streams.Out, raw)
+			page, err := k.table(o.out(), raw)
 			if err != nil {
 				return fmt.Errorf("the MCP server's %s output: %w", k.tool, err)
 			}
-			writePageLine(o.Streams.ErrOut, page)
+			writePageLine(o.errOut(), page)
 			if a.Organisation != "" {
-				fprintf(o.Streams.ErrOut, "The first line counts the whole scan; the list is %s's (-o json has each organisation's counts).\n", a.Organisation)
+				fprintf(o.errOut(), "The first line counts the whole scan; the list is %s's (-o json has each organisation's counts).\n", a.Organisation)
 			}
 			return nil
 		},

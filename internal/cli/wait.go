@@ -22,7 +22,7 @@ import (
 // and returns it, showing progress on the error stream: one line rewritten
 // in place on a terminal, a line per change otherwise.
 func waitForScan(ctx context.Context, o *Options, s *session, name string) (*cwacv1alpha1.CwacScan, error) {
-	p := &progress{out: o.Streams.ErrOut, live: o.IsTerminal(o.Streams.ErrOut), now: o.Now, start: o.Now()}
+	p := &progress{out: o.stderr, raw: o.Streams.ErrOut, live: o.IsTerminal(o.Streams.ErrOut), now: o.Now, start: o.Now()}
 	defer p.done()
 	key := client.ObjectKey{Namespace: s.namespace, Name: name}
 	for {
@@ -137,7 +137,10 @@ func failureText(scan *cwacv1alpha1.CwacScan) string {
 
 // progress shows where a scan is while waiting.
 type progress struct {
-	out   io.Writer
+	// out prints the scan's text (escaped, terminal.go); raw takes only the
+	// line's own cursor controls.
+	out   *terminalText
+	raw   io.Writer
 	live  bool
 	now   func() time.Time
 	start time.Time
@@ -165,7 +168,9 @@ func (p *progress) redraw() {
 	if !p.live || p.scan == nil {
 		return
 	}
-	fprintf(p.out, "\r\033[K%s  (%s)", progressLine(p.scan), p.now().Sub(p.start).Round(time.Second))
+	_ = p.out.Flush() // nothing held back may follow the cursor controls
+	fprint(p.raw, "\r\033[K")
+	fprintf(p.out, "%s  (%s)", progressLine(p.scan), p.now().Sub(p.start).Round(time.Second))
 	p.drawn = true
 }
 
