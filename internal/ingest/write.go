@@ -11,6 +11,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
+	"github.com/a11y-dev/cwac-operator/internal/weblink"
 )
 
 // emptyHash is the hash of an empty cell: a row without element HTML
@@ -118,10 +119,7 @@ func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html str
 	} else {
 		target = row.Get("description")
 	}
-	help := row.Get("helpUrl")
-	if !strings.HasPrefix(help, "https://") && !strings.HasPrefix(help, "http://") {
-		help = "" // a link people follow: nothing else
-	}
+	help := weblink.HTTP(row.Get("helpUrl")) // a link people follow: nothing else
 	wr.ids = append(wr.ids, rec.issue)
 	wr.batch = append(wr.batch, store.NewIssue{
 		Fingerprint: fingerprintText(wr.in.fps[rec.issue-wr.in.firstNew]),
