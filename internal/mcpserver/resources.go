@@ -129,7 +129,12 @@ func (s *Server) addResources() {
 				return next(ctx, method, req)
 			}
 			r, _ := req.(*mcp.ListResourcesRequest)
-			return s.listResources(ctx, r)
+			res, err := s.listResources(ctx, r)
+			if res != nil {
+				// Answered here, not by the SDK: its SetCacheable is not called.
+				privateAnswers(ctx, req, &res.Cacheable)
+			}
+			return res, err
 		}
 	})
 }

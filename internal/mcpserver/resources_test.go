@@ -36,6 +36,15 @@ func TestResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What a caller may list depends on its RBAC: never shared by a cache
+	// (cacheScope is on the wire from protocol 2026-07-28, which the SDK's
+	// client speaks here).
+	if v := h.session.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+		t.Fatalf("the client negotiated protocol %s, before cacheScope", v)
+	}
+	if list.CacheScope != "private" {
+		t.Errorf("resources/list cacheScope %q, want private", list.CacheScope)
+	}
 	uris := make([]string, 0, len(list.Resources))
 	for _, r := range list.Resources {
 		uris = append(uris, r.URI)
@@ -68,6 +77,9 @@ func TestResources(t *testing.T) {
 	}
 
 	got, err := h.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: base + "report.html"})
+	if err == nil && got.CacheScope != "private" {
+		t.Errorf("resources/read cacheScope %q, want private", got.CacheScope)
+	}
 	if err != nil || len(got.Contents) != 1 || got.Contents[0].MIMEType != "text/html" ||
 		!strings.Contains(got.Contents[0].Text, "<title>r</title>") {
 		t.Fatalf("read report.html = %+v, %v", got, err)

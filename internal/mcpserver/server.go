@@ -176,6 +176,7 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cwac-operator", Title: "CWAC accessibility scans", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: serverInstructions,
 		Capabilities: &mcp.ServerCapabilities{},
+		SetCacheable: privateAnswers,
 	})
 	var err error
 	add := func(e error) {
@@ -195,6 +196,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// privateAnswers marks every cacheable answer (lists, resource reads) as
+// the caller's own, never to be cached: what a caller may read depends on
+// its RBAC, so a shared gateway must not serve one caller's answer to
+// another (the SDK's default scope is "public").
+func privateAnswers(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+	c.CacheScope, c.TTLMs = "private", 0
 }
 
 // MCP returns the MCP server, for transports.
