@@ -352,10 +352,14 @@ func orgURL(ns, org string) string {
 	return "/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org)
 }
 
-// scanURL links a scan named "namespace/name" (or a name and a namespace).
+// scanURL links a scan named "namespace/name", or "" when no scan page can
+// answer for it: a scan imported from a hand-run results directory is
+// named after the directory (2026-11-21_23-18-23_audit), which no CwacScan
+// can be named, and its page would only refuse the name (the "scanref"
+// template then shows the name without a link).
 func scanURL(ref string) string {
 	ns, name, ok := strings.Cut(ref, "/")
-	if !ok {
+	if !ok || !nameRE.MatchString(ns) || !nameRE.MatchString(name) {
 		return ""
 	}
 	return "/scans/" + url.PathEscape(ns) + "/" + url.PathEscape(name)

@@ -1,0 +1,29 @@
+package dashboard
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestScanRef: a scan of a CwacScan's name links to its page; a scan
+// imported from a hand-run results directory (named after the directory,
+// which no CwacScan can be) is named without a link, where its link
+// answered 400.
+func TestScanRef(t *testing.T) {
+	h, _ := newTestHandler(t, Options{Scans: testScans(t)})
+	for ref, want := range map[string]string{
+		"cwac/weekly-2":                        `<a href="/scans/cwac/weekly-2">cwac/weekly-2</a>`,
+		"cwac/2026-11-21_23-18-23_real-scan-1": `cwac/2026-11-21_23-18-23_real-scan-1`,
+		"cwac/Archive":                         `cwac/Archive`,
+		"no-namespace":                         `no-namespace`,
+		`cwac/<script>`:                        `cwac/&lt;script&gt;`,
+	} {
+		var b strings.Builder
+		if err := h.pages["issue"].ExecuteTemplate(&b, "scanref", ref); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want {
+			t.Errorf("scanref %q = %q, want %q", ref, b.String(), want)
+		}
+	}
+}
