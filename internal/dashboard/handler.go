@@ -273,7 +273,9 @@ func checkName(field, v string) error {
 }
 
 // maxOrganisationName bounds an organisation name taken from a path.
-const maxOrganisationName = 512
+// The history stores names cut to store.MaxNameBytes: every name it lists
+// has a page.
+const maxOrganisationName = store.MaxNameBytes
 
 func checkOrganisation(v string) error {
 	if v == "" || len(v) > maxOrganisationName || !utf8.ValidString(v) || strings.ContainsRune(v, 0) {

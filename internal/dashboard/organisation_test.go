@@ -99,7 +99,9 @@ func TestOrganisationNotFound(t *testing.T) {
 		{orgURL(testNS, orgAlpha) + "?schedule=Week%20ly", http.StatusBadRequest, "schedule &#34;Week ly&#34; is not a Kubernetes name"},
 		{orgURL(testNS, orgAlpha) + "?limit=5", http.StatusBadRequest, "unknown query parameter &#34;limit&#34;: this page takes schedule"},
 		{orgURL(testNS, orgAlpha) + "?schedule=a&schedule=b", http.StatusBadRequest, "is given 2 times"},
-		{orgURL(testNS, strings.Repeat("x", 600)), http.StatusBadRequest, "is not a valid name (1 to 512 bytes of text)"},
+		{orgURL(testNS, strings.Repeat("x", 1001)), http.StatusBadRequest, "is not a valid name (1 to 1000 bytes of text)"},
+		// A name as long as the history stores one is looked up, not refused.
+		{orgURL(testNS, strings.Repeat("x", 1000)), http.StatusNotFound, "No organisation &#34;xxxxxxxx"},
 		{"/export/organisations/cwac/Nobody/trend.csv", http.StatusNotFound, "No organisation &#34;Nobody&#34;"},
 		{"/export/organisations/cwac/Alpha%20Agency/trend.xls", http.StatusBadRequest, "is not trend.csv or trend.json"},
 		{"/issues/cwac/0123456789abcdef0123456789abcdef", http.StatusNotFound, "No issue 0123456789abcdef0123456789abcdef in the issue history of namespace cwac"},

@@ -11,14 +11,15 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Caps on the text kept from a cell, whatever a planted CSV holds (the
 // results reader already caps a record at results.MaxRecordBytes).
 const (
-	maxNameBytes   = 1000 // organisation, sector, rule, impact
-	maxURLBytes    = 2048 // page URLs (identity uses the capped form) and help URLs
+	maxNameBytes   = store.MaxNameBytes // organisation, sector, rule, impact
+	maxURLBytes    = 2048               // page URLs (identity uses the capped form) and help URLs
 	maxTargetBytes = 1000
 )
 

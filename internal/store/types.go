@@ -21,6 +21,11 @@ const (
 // ingesting it again adds nothing.
 var ErrScanExists = errors.New("the scan is already in the store")
 
+// MaxNameBytes bounds a stored organisation, sector, rule or impact name:
+// a longer one is stored cut to it, so a name of up to this length names
+// what the history holds (the dashboard accepts names up to it).
+const MaxNameBytes = 1000
+
 // ErrOutOfOrder is returned (wrapped, naming the organisation) when a scan
 // finished before a scan of one of its organisations already in the store:
 // transitions are computed against the previous scan, so history is
