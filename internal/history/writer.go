@@ -110,6 +110,10 @@ type Writer struct {
 	warned map[types.UID]bool
 	// lastErr is each failing scan's last error while the store answered.
 	lastErr map[types.UID]string
+	// storeDown is set when the last failure found the store not
+	// answering: passes then wait for the failing scan's retry instead of
+	// trying newer scans, which would fail alike (each with its Event).
+	storeDown bool
 	now     func() time.Time
 	// pruning is held while a prune runs beside the passes: retention over
 	// years of history can take minutes, and new scans are not held back
@@ -228,9 +232,15 @@ func (w *Writer) Pass(ctx context.Context) (time.Duration, error) {
 	for _, scan := range pending {
 		if wait := w.notBefore[scan.UID].Sub(w.now()); wait > 0 {
 			due(wait)
+			if w.storeDown {
+				break
+			}
 			continue
 		}
 		stored, err := w.cfg.Store.HasScan(ctx, string(scan.UID))
+		if err == nil {
+			w.storeDown = false
+		}
 		if err == nil && stored {
 			w.settle(scan)
 			continue
@@ -325,6 +335,7 @@ func (w *Writer) failed(ctx context.Context, scan *cwacv1alpha1.CwacScan, err er
 		return 0, false
 	}
 	storeDown := w.cfg.Store.Ping(ctx) != nil
+	w.storeDown = storeDown
 	if !storeDown {
 		w.attempts[scan.UID]++
 		w.lastErr[scan.UID] = err.Error()

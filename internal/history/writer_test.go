@@ -359,7 +359,8 @@ func TestPassRecordsARetryOfOtherOrganisations(t *testing.T) {
 }
 
 // TestPassWhileTheStoreIsDown: attempts are not counted while the store
-// does not answer: nothing is given up, the waits still grow.
+// does not answer: nothing is given up, the waits still grow, and newer
+// scans are not tried meanwhile (each would fail alike, with its Event).
 func TestPassWhileTheStoreIsDown(t *testing.T) {
 	st, err := store.Open(context.Background(), storetest.SQLiteDSN(t))
 	if err != nil {
@@ -367,7 +368,7 @@ func TestPassWhileTheStoreIsDown(t *testing.T) {
 	}
 	f := newWriterFixture(t, st)
 	copyRun(t, f.dir, "r")
-	f.scans.set(finishedScan("week-1", 100, "r"))
+	f.scans.set(finishedScan("week-1", 100, "r"), finishedScan("week-2", 200, "r"))
 	_ = st.Close()
 	waits := make([]time.Duration, 0, 5)
 	for range 5 {
@@ -376,6 +377,11 @@ func TestPassWhileTheStoreIsDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		waits = append(waits, wait)
+		// A pass before the retry is due (a scan finished meanwhile) does
+		// not try the newer scan, which would fail alike.
+		if again, err := f.w.Pass(context.Background()); again != wait || err != nil {
+			t.Errorf("a pass before the retry: %v %v, want %v", again, err, wait)
+		}
 		f.advance(wait)
 	}
 	if !slices.Equal(waits, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second}) {
@@ -383,6 +389,9 @@ func TestPassWhileTheStoreIsDown(t *testing.T) {
 	}
 	if n := f.w.attempts["uid-week-1"]; n != 0 {
 		t.Errorf("%d attempts counted while the store was down", n)
+	}
+	if _, tried := f.w.notBefore["uid-week-2"]; tried {
+		t.Error("the newer scan was tried while the store was down")
 	}
 	if events := f.events(t); len(events) != 1 || !strings.Contains(events[0], "retrying with backoff") {
 		t.Errorf("events: %q", events)
