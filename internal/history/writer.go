@@ -114,7 +114,7 @@ type Writer struct {
 	// answering: passes then wait for the failing scan's retry instead of
 	// trying newer scans, which would fail alike (each with its Event).
 	storeDown bool
-	now     func() time.Time
+	now       func() time.Time
 	// pruning is held while a prune runs beside the passes: retention over
 	// years of history can take minutes, and new scans are not held back
 	// for it. prunes is waited for when Run returns.
