@@ -113,6 +113,7 @@ fuzz ./internal/cwacconfig FuzzBaseURLCSV
 fuzz ./internal/scanpod FuzzEncode
 fuzz ./internal/urlpolicy FuzzCheckURL
 fuzz ./internal/urlpolicy FuzzResolveLocation
+fuzz ./internal/urlpolicy FuzzDestination
 fuzz ./internal/schedule FuzzParse
 fuzz ./internal/results FuzzRowIndex
 fuzz ./internal/results FuzzRecordReader

@@ -103,6 +103,14 @@ func TestRefusals(t *testing.T) {
 		{"[::1]:" + port, "loopback"},
 		{"[::ffff:127.0.0.2]:" + port, "loopback"},
 		{"[fd00:ec2::254]:80", "private"},
+		// IPv6 zone identifiers: each of these connects where its address
+		// does (the kernel ignores a zone on a global address), so they are
+		// refused rather than seen as in no range.
+		{"[::1%25lo]:" + port, "host"},
+		{"[::%25lo]:" + port, "host"},
+		{"[fe80::1%25lo]:" + port, "host"},
+		{"[fd00:ec2::254%25lo]:80", "host"},
+		{"[::ffff:127.0.0.2%25lo]:" + port, "host"},
 		{"localhost:" + port, "cluster-internal-name"},
 		{"kubernetes.default.svc:443", "cluster-internal-name"},
 	}
@@ -113,7 +121,7 @@ func TestRefusals(t *testing.T) {
 		} {
 			resp, _, _ := rawRequest(t, p, req)
 			text := body(t, resp)
-			if resp.StatusCode != http.StatusForbidden || !strings.Contains(text, "blocked by policy: "+tt.target+" ("+tt.rule+")") {
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(text, "blocked by policy: "+strings.Replace(tt.target, "%25", "%", 1)+" ("+tt.rule+")") {
 				t.Errorf("%q: %s %q, want 403 naming rule %s", firstLine(req), resp.Status, text, tt.rule)
 			}
 		}

@@ -49,6 +49,11 @@ func TestFirstOf(t *testing.T) {
 		{name: "the deadline ends the attempts", addrs: []netip.AddrPort{a, c}, ok: []netip.AddrPort{c}, cancel: true,
 			wantAsked: []string{"tcp 192.0.2.1:443"}, wantErr: []string{"refused 192.0.2.1:443"}},
 		{name: "no address", wantErr: []string{"no address"}},
+		{name: "a zone: nothing dialed", addrs: []netip.AddrPort{a, netip.MustParseAddrPort("[::1%lo]:443")}, ok: []netip.AddrPort{a},
+			wantErr: []string{"[::1%lo]:443 is not an address the target policy returns"}},
+		{name: "a mapped form: nothing dialed", addrs: []netip.AddrPort{netip.MustParseAddrPort("[::ffff:127.0.0.1]:443"), a}, ok: []netip.AddrPort{a},
+			wantErr: []string{"[::ffff:127.0.0.1]:443 is not"}},
+		{name: "no valid address: nothing dialed", addrs: []netip.AddrPort{{}}, wantErr: []string{"is not an address"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

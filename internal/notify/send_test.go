@@ -167,6 +167,11 @@ func TestSend(t *testing.T) {
 	before := ok.n.Load()
 	check("loopback", strict.Send(ctx, okSrv.URL+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "(loopback)")
 	check("metadata", strict.Send(ctx, "http://169.254.169.254/latest"+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "(link-local)")
+	zoned := strings.Replace(okSrv.URL, "127.0.0.1", "[::ffff:127.0.0.1%25lo]", 1)
+	check("zoned loopback", strict.Send(ctx, zoned+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "zone identifiers")
+	check("zoned IPv6 loopback", strict.Send(ctx, "http://[::1%25lo]:"+okSrv.URL[strings.LastIndex(okSrv.URL, ":")+1:]+secretPath, []byte("{}"), nil),
+		cwacv1alpha1.ReasonReceiverRefused, true, "zone identifiers")
+	check("zoned link-local", strict.Send(ctx, "http://[fe80::1%25lo]:19001"+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "zone identifiers")
 	check("cluster name", strict.Send(ctx, "http://hooks.team.svc.cluster.local"+secretPath, []byte("{}"), nil),
 		cwacv1alpha1.ReasonReceiverRefused, true, "cluster-internal-name")
 	check("rebinding name", strict.Send(ctx, "https://rebind.example"+secretPath, []byte("{}"), nil),

@@ -12,6 +12,12 @@ import (
 // browsers refuse such URLs, and so do we.
 var errInvalidIPv4 = errors.New("host looks like an IPv4 address but is not a valid one")
 
+// errZone is an IPv6 address with a zone identifier ("fe80::1%eth0"): it
+// names a network interface of the machine that dials, so the same address
+// leads somewhere else on every host, and an address with a zone is in no
+// prefix (netip), so no range rule could ever match it.
+var errZone = errors.New("IPv6 zone identifiers are not allowed: they name a network interface of the machine that connects")
+
 // parseHostIP reads a URL host the way browsers (the WHATWG URL standard that
 // Chrome follows) do: "[::1]" is IPv6; a host whose last label is a number is
 // an IPv4 address in any of the legacy forms — 2130706433, 0x7f000001,
@@ -19,8 +25,8 @@ var errInvalidIPv4 = errors.New("host looks like an IPv4 address but is not a va
 func parseHostIP(host string) (ip netip.Addr, ok bool, err error) {
 	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
 		inner := host[1 : len(host)-1]
-		if i := strings.IndexByte(inner, '%'); i >= 0 { // zone: refuse, browsers do too
-			return netip.Addr{}, false, errors.New("IPv6 zone identifiers are not allowed")
+		if strings.IndexByte(inner, '%') >= 0 { // a zone, percent-encoded or not: browsers refuse it too
+			return netip.Addr{}, false, errZone
 		}
 		a, err := netip.ParseAddr(inner)
 		if err != nil || !a.Is6() {
@@ -28,8 +34,18 @@ func parseHostIP(host string) (ip netip.Addr, ok bool, err error) {
 		}
 		return a, true, nil
 	}
-	if a, err := netip.ParseAddr(host); err == nil && a.Is6() {
-		return a, true, nil // bare IPv6 (not valid in URLs, but never treat it as a name)
+	if strings.IndexByte(host, ':') >= 0 {
+		// Bare IPv6, as net.SplitHostPort leaves a CONNECT target or a
+		// dialed address (never valid in a URL, never a name): read as the
+		// address it dials, and refused with a zone.
+		a, err := netip.ParseAddr(host)
+		if err != nil || !a.Is6() {
+			return netip.Addr{}, false, errors.New("invalid IPv6 address")
+		}
+		if a.Zone() != "" {
+			return netip.Addr{}, false, errZone
+		}
+		return a, true, nil
 	}
 	labels := strings.Split(host, ".")
 	if labels[len(labels)-1] == "" && len(labels) > 1 {

@@ -51,7 +51,7 @@ func TestParseHostIPBoundaries(t *testing.T) {
 		{host: "1.2.3.0x`"}, // ` before a
 		{host: "1.2.3.0x@"}, // @ before A
 		{host: "1.2.3.0x/"}, // / before 0
-		{host: "1.2.3.0x:"}, // : after 9
+		{host: "1.2.3.0x;"}, // ; after 9 (a colon makes it an IPv6 spelling)
 		{host: "1.2.3.4a"},  // decimal digits only without 0x
 		{host: "0177.0.0.1", want: "127.0.0.1"},
 		{host: "09.0.0.1", wantErr: errInvalidIPv4.Error()}, // 9 is no octal digit
@@ -62,6 +62,11 @@ func TestParseHostIPBoundaries(t *testing.T) {
 		{host: "::1", want: "::1"},
 		{host: "[%25eth0]", wantErr: "zone identifiers"},
 		{host: "[fe80::1%25eth0]", wantErr: "zone identifiers"},
+		{host: "::1%lo", wantErr: "zone identifiers"},       // bare, as net.SplitHostPort leaves a CONNECT target
+		{host: "fe80::1%25lo", wantErr: "zone identifiers"}, // bare, zone "25lo"
+		{host: "::ffff:127.0.0.1%1", wantErr: "zone identifiers"},
+		{host: "::1x", wantErr: "invalid IPv6 address"},
+		{host: "1.2.3.4:", wantErr: "invalid IPv6 address"}, // a colon is never in a name
 		{host: "[1.2.3.4]", wantErr: "invalid IPv6 address"},
 	}
 	for _, tt := range tests {

@@ -149,8 +149,19 @@ var builtin = []struct {
 // clusterSuffixes are names that only mean something inside a cluster or host.
 var clusterSuffixes = []string{"localhost", "svc", "cluster.local", "internal", "local", "localdomain", "home.arpa", "in-addr.arpa", "ip6.arpa"}
 
-// CheckIP refuses addresses the policy denies.
+// CheckIP is the product's one address classifier: every address a scan
+// target, the egress proxy or a notification leads to is allowed or refused
+// here, as the address that is dialed. It refuses what it cannot classify:
+// no address, or one with an IPv6 zone (which no prefix contains, so it
+// would otherwise pass every range rule), whatever the address. An
+// IPv4-mapped address is the IPv4 address it dials.
 func (p *Policy) CheckIP(ip netip.Addr) (rule, detail string) {
+	if !ip.IsValid() {
+		return RuleHost, "not an IP address"
+	}
+	if ip.Zone() != "" {
+		return RuleHost, errZone.Error() + " (" + textcap.Head(ip.String(), 100) + ")"
+	}
 	ip = ip.Unmap()
 	if embedded, ok := embeddedIPv4(ip); ok {
 		if rule, detail := p.CheckIP(embedded); rule != "" {
