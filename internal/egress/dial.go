@@ -121,32 +121,43 @@ func basicAuth(u *url.Userinfo) string {
 }
 
 // idleConn is a connection whose every read and write must make progress
-// within idle.
+// within idle, and which moves bytes at least at the rate's minimum.
 type idleConn struct {
 	net.Conn
 	idle time.Duration
+	rate *rateMeter
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
 	_ = c.SetReadDeadline(time.Now().Add(c.idle))
-	return c.Conn.Read(b)
+	n, err := c.Conn.Read(b)
+	if rerr := c.rate.moved(n, time.Now()); rerr != nil && err == nil {
+		err = rerr
+	}
+	return n, err
 }
 
 func (c *idleConn) Write(b []byte) (int, error) {
 	_ = c.SetWriteDeadline(time.Now().Add(c.idle))
-	return c.Conn.Write(b)
+	n, err := c.Conn.Write(b)
+	if rerr := c.rate.moved(n, time.Now()); rerr != nil && err == nil {
+		err = rerr
+	}
+	return n, err
 }
 
 // splice copies bytes both ways between a client and its destination until
-// both ends are done, one fails, or no byte has moved either way for idle;
-// then it closes both and returns what ended it (nil: both ends). An end of stream one way is passed on (half-close),
-// so the other way may still finish.
-func splice(client net.Conn, fromClient io.Reader, dest net.Conn, fromDest io.Reader, idle time.Duration) error {
+// both ends are done, one fails, no byte has moved either way for idle, or
+// both ways together moved less than rate's minimum in one of its windows;
+// then it closes both and returns what ended it (nil: both ends). An end
+// of stream one way is passed on (half-close), so the other way may still
+// finish.
+func splice(client net.Conn, fromClient io.Reader, dest net.Conn, fromDest io.Reader, idle time.Duration, rate *rateMeter) error {
 	var last atomic.Int64
 	last.Store(time.Now().UnixNano())
 	done := make(chan error, 2)
-	go func() { done <- pipe(dest, fromClient, client, &last, idle) }()
-	go func() { done <- pipe(client, fromDest, dest, &last, idle) }()
+	go func() { done <- pipe(dest, fromClient, client, &last, idle, rate) }()
+	go func() { done <- pipe(client, fromDest, dest, &last, idle, rate) }()
 	first := <-done
 	if first != nil {
 		_ = client.Close() // ends the other way's read too
@@ -159,14 +170,19 @@ func splice(client net.Conn, fromClient io.Reader, dest net.Conn, fromDest io.Re
 }
 
 // pipe copies src (read through from) to dst until the end of src, an
-// error, or idle passing with no byte moved either way (last).
-func pipe(dst net.Conn, from io.Reader, src net.Conn, last *atomic.Int64, idle time.Duration) error {
+// error, idle passing with no byte moved either way (last), or the rate
+// falling below its minimum.
+func pipe(dst net.Conn, from io.Reader, src net.Conn, last *atomic.Int64, idle time.Duration, rate *rateMeter) error {
 	buf := make([]byte, 32<<10)
 	for {
 		_ = src.SetReadDeadline(time.Now().Add(idle))
 		n, err := from.Read(buf)
 		if n > 0 {
-			last.Store(time.Now().UnixNano())
+			now := time.Now()
+			last.Store(now.UnixNano())
+			if rerr := rate.moved(n, now); rerr != nil {
+				return rerr
+			}
 			_ = dst.SetWriteDeadline(time.Now().Add(idle))
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return werr

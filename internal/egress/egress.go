@@ -45,12 +45,18 @@ const RuleProxyItself = "egress-proxy-itself"
 
 // Limits bound what one client, or a hostile page, can make the proxy hold.
 type Limits struct {
-	// MaxConns is how many client connections are served at once; more
-	// wait to be accepted.
+	// MaxConns is how many client connections are held at once. A new one
+	// takes the slot of the connection that has waited longest for its
+	// request, if any is waiting; otherwise it waits to be accepted.
 	MaxConns int
+	// MaxConnsPerClient is how many of them one client address may hold;
+	// past it a new connection takes the slot of that client's longest
+	// waiting one, or is closed when all of its are being served.
+	MaxConnsPerClient int
 	// MaxHeaderBytes bounds a request's header, and a response's.
 	MaxHeaderBytes int
-	// HeaderTimeout bounds reading a request's header.
+	// HeaderTimeout bounds reading a request's line and header, together,
+	// from the connection's start or the end of its previous request.
 	HeaderTimeout time.Duration
 	// DialTimeout bounds connecting to a destination, all its addresses
 	// tried (or to the upstream proxy, and its answer).
@@ -59,6 +65,12 @@ type Limits struct {
 	// moved for this long (either way), and a client connection idle
 	// between requests.
 	IdleTimeout time.Duration
+	// MinBytes and RateWindow are the minimum transfer rate of a tunnel or
+	// a forwarded exchange: fewer than MinBytes moved (both ways together)
+	// in a RateWindow ends it, so a peer sending a byte now and then
+	// cannot hold a connection for as long as it likes.
+	MinBytes   int
+	RateWindow time.Duration
 	// MaxLogged is how many refusals are logged one by one; the rest are
 	// counted only.
 	MaxLogged int
@@ -67,8 +79,9 @@ type Limits struct {
 // DefaultLimits suit one scan pod: CWAC's browsers and its own requests.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxConns: 256, MaxHeaderBytes: 64 << 10, HeaderTimeout: 15 * time.Second,
-		DialTimeout: 15 * time.Second, IdleTimeout: 2 * time.Minute, MaxLogged: 1000,
+		MaxConns: 256, MaxConnsPerClient: 128, MaxHeaderBytes: 64 << 10, HeaderTimeout: 10 * time.Second,
+		DialTimeout: 15 * time.Second, IdleTimeout: 2 * time.Minute, MinBytes: 128, RateWindow: time.Minute,
+		MaxLogged: 1000,
 	}
 }
 
@@ -123,7 +136,7 @@ func Start(cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
 	p := &Proxy{
-		cfg: cfg, self: ln.Addr().(*net.TCPAddr).AddrPort(), ln: newLimitListener(ln.(*net.TCPListener), cfg.Limits.MaxConns),
+		cfg: cfg, self: ln.Addr().(*net.TCPAddr).AddrPort(), ln: newLimitListener(ln.(*net.TCPListener), cfg.Limits.MaxConns, cfg.Limits.MaxConnsPerClient),
 		served: make(chan struct{}),
 	}
 	p.self = netip.AddrPortFrom(p.self.Addr().Unmap(), p.self.Port())
@@ -132,6 +145,7 @@ func Start(cfg Config) (*Proxy, error) {
 		ReadHeaderTimeout: cfg.Limits.HeaderTimeout,
 		MaxHeaderBytes:    cfg.Limits.MaxHeaderBytes,
 		IdleTimeout:       cfg.Limits.IdleTimeout,
+		ConnState:         p.ln.connState,
 		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelDebug),
 	}
 	go func() {
@@ -156,9 +170,11 @@ func (l Limits) orDefaults() Limits {
 		return def
 	}
 	return Limits{
-		MaxConns: pick(l.MaxConns, d.MaxConns), MaxHeaderBytes: pick(l.MaxHeaderBytes, d.MaxHeaderBytes),
-		HeaderTimeout: pickD(l.HeaderTimeout, d.HeaderTimeout), DialTimeout: pickD(l.DialTimeout, d.DialTimeout),
-		IdleTimeout: pickD(l.IdleTimeout, d.IdleTimeout), MaxLogged: pick(l.MaxLogged, d.MaxLogged),
+		MaxConns: pick(l.MaxConns, d.MaxConns), MaxConnsPerClient: pick(l.MaxConnsPerClient, d.MaxConnsPerClient),
+		MaxHeaderBytes: pick(l.MaxHeaderBytes, d.MaxHeaderBytes),
+		HeaderTimeout:  pickD(l.HeaderTimeout, d.HeaderTimeout), DialTimeout: pickD(l.DialTimeout, d.DialTimeout),
+		IdleTimeout: pickD(l.IdleTimeout, d.IdleTimeout), MinBytes: pick(l.MinBytes, d.MinBytes),
+		RateWindow: pickD(l.RateWindow, d.RateWindow), MaxLogged: pick(l.MaxLogged, d.MaxLogged),
 	}
 }
 

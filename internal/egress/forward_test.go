@@ -196,11 +196,13 @@ func TestLimitDefaults(t *testing.T) {
 	if got := (Limits{}).orDefaults(); got != d {
 		t.Errorf("zero limits: %+v, want %+v", got, d)
 	}
-	set := Limits{MaxConns: 1, MaxHeaderBytes: 2, HeaderTimeout: 3, DialTimeout: 4, IdleTimeout: 5, MaxLogged: 6}
+	set := Limits{MaxConns: 1, MaxConnsPerClient: 7, MaxHeaderBytes: 2, HeaderTimeout: 3, DialTimeout: 4, IdleTimeout: 5,
+		MinBytes: 8, RateWindow: 9, MaxLogged: 6}
 	if got := set.orDefaults(); got != set {
 		t.Errorf("set limits: %+v", got)
 	}
-	neg := Limits{MaxConns: -1, MaxHeaderBytes: -1, HeaderTimeout: -1, DialTimeout: -1, IdleTimeout: -1, MaxLogged: -1}
+	neg := Limits{MaxConns: -1, MaxConnsPerClient: -1, MaxHeaderBytes: -1, HeaderTimeout: -1, DialTimeout: -1, IdleTimeout: -1,
+		MinBytes: -1, RateWindow: -1, MaxLogged: -1}
 	if got := neg.orDefaults(); got != d {
 		t.Errorf("negative limits: %+v, want the defaults", got)
 	}

@@ -158,7 +158,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		_ = up.Close()
 		return
 	}
-	if err := splice(client, brw.Reader, up, fromUp, p.cfg.Limits.IdleTimeout); err != nil {
+	if err := splice(client, brw.Reader, up, fromUp, p.cfg.Limits.IdleTimeout, p.rate()); err != nil {
 		p.cfg.Log.Debug("tunnel ended", "host", target, "err", err)
 	}
 }
@@ -191,7 +191,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		p.badGateway(w, target, err)
 		return
 	}
-	up := &idleConn{Conn: conn, idle: p.cfg.Limits.IdleTimeout}
+	up := &idleConn{Conn: conn, idle: p.cfg.Limits.IdleTimeout, rate: p.rate()}
 	defer func() { _ = up.Close() }()
 	out := outgoing(r, viaUpstream != nil)
 	write := out.Write

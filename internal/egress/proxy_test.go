@@ -259,10 +259,10 @@ func TestLimits(t *testing.T) {
 			}
 			held = append(held, c)
 		}
-		// Both slots are taken once the proxy has accepted them: a
-		// request on each shows it.
+		// Both slots are taken by connections being served (tunnels): a
+		// waiting connection would give its slot to a new one.
 		for _, c := range held {
-			_, _ = fmt.Fprintf(c, "GET http://127.0.0.1:%s/ HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", port, port)
+			_, _ = fmt.Fprintf(c, "CONNECT 127.0.0.1:%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", port, port)
 			buf := make([]byte, 12)
 			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 			if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "HTTP/1.1 200" {

@@ -171,7 +171,8 @@ func TestSend(t *testing.T) {
 	check("zoned loopback", strict.Send(ctx, zoned+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "zone identifiers")
 	check("zoned IPv6 loopback", strict.Send(ctx, "http://[::1%25lo]:"+okSrv.URL[strings.LastIndex(okSrv.URL, ":")+1:]+secretPath, []byte("{}"), nil),
 		cwacv1alpha1.ReasonReceiverRefused, true, "zone identifiers")
-	check("zoned link-local", strict.Send(ctx, "http://[fe80::1%25lo]:19001"+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverRefused, true, "zone identifiers")
+	check("zoned link-local", strict.Send(ctx, "http://[fe80::1%25lo]:19001"+secretPath, []byte("{}"), nil),
+		cwacv1alpha1.ReasonReceiverRefused, true, "zone identifiers")
 	check("cluster name", strict.Send(ctx, "http://hooks.team.svc.cluster.local"+secretPath, []byte("{}"), nil),
 		cwacv1alpha1.ReasonReceiverRefused, true, "cluster-internal-name")
 	check("rebinding name", strict.Send(ctx, "https://rebind.example"+secretPath, []byte("{}"), nil),

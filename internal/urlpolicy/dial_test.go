@@ -41,11 +41,12 @@ func loopbackListener(t *testing.T, addr string) (netip.AddrPort, <-chan netip.A
 func hostSpellings() []string {
 	v4 := []string{"127.0.0.1", "127.1", "0x7f.1", "0177.0.0.1", "2130706433", "0x7f000001", "127.0.0.1.", "0x7F.0.0.1", "127.0.1"}
 	v6 := []string{"::1", "0::1", "0:0:0:0:0:0:0:1", "::0001", "::ffff:127.0.0.1", "::ffff:7f00:1", "0:0:0:0:0:ffff:127.0.0.1", "::FFFF:7F00:0001"}
-	var out []string
+	zones := []string{"%lo", "%1", "%25lo", "%25", "%eth0", "%0"}
+	out := make([]string, 0, len(v4)+2*len(v6)*(1+len(zones)))
 	out = append(out, v4...)
 	for _, a := range v6 {
 		out = append(out, a, "["+a+"]")
-		for _, zone := range []string{"%lo", "%1", "%25lo", "%25", "%eth0", "%0"} {
+		for _, zone := range zones {
 			out = append(out, a+zone, "["+a+zone+"]")
 		}
 	}
