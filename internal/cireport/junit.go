@@ -13,6 +13,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/weblink"
 )
 
 // MaxExamples caps the issues a failing test case lists in its text.
@@ -185,8 +186,8 @@ func caseText(c *testCase) string {
 		widths[i] = strconv.Itoa(w)
 	}
 	fmt.Fprintf(&sb, "%s\n%d issues at viewport widths %s\n", c.help, c.issues, strings.Join(widths, ", "))
-	if c.helpURL != "" {
-		fmt.Fprintf(&sb, "help: %s\n", c.helpURL)
+	if u := weblink.HTTP(c.helpURL); u != "" { // CI viewers make it a link
+		fmt.Fprintf(&sb, "help: %s\n", u)
 	}
 	for _, e := range c.examples {
 		sb.WriteString(e)

@@ -13,6 +13,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
+	"github.com/a11y-dev/cwac-operator/internal/weblink"
 )
 
 // SARIFSchema is the OASIS SARIF 2.1.0 schema's address, written as $schema.
@@ -59,7 +60,7 @@ type physicalLocation struct {
 }
 
 type artifactLocation struct {
-	URI string `json:"uri"`
+	URI string `json:"uri,omitempty"` // none for a page whose URL is not http(s)
 }
 
 // region is where the element is: SARIF needs a text region to have a
@@ -366,18 +367,22 @@ func impactName(rank int) string {
 // uriReference is a page's URL as SARIF's artifactLocation.uri must be, a
 // URI reference: Go's form of it when it parses (spaces and other
 // characters a URI cannot hold escaped), else the whole text escaped as one
-// path segment, so a validator never meets a bad one.
+// path segment, so a validator never meets a bad one; "" (no URI) when it
+// is not an http(s) URL (weblink: code scanning makes it a link).
 func uriReference(s string) string {
+	if s = weblink.HTTP(s); s == "" {
+		return ""
+	}
 	if u, err := url.Parse(s); err == nil {
 		return u.String()
 	}
 	return url.PathEscape(s)
 }
 
-// absoluteURI is a help link as SARIF's helpUri must be, an absolute URI,
-// or "" (no link) when it is not one.
+// absoluteURI is a help link as SARIF's helpUri must be, an absolute http(s)
+// URI (weblink), or "" (no link) when it is not one.
 func absoluteURI(s string) string {
-	u, err := url.Parse(s)
+	u, err := url.Parse(weblink.HTTP(s))
 	if err != nil || !u.IsAbs() {
 		return ""
 	}

@@ -291,8 +291,12 @@ func TestURIForms(t *testing.T) {
 		{"https://a.example/a page", "https://a.example/a%20page", "https://a.example/a%20page"},
 		{"https://a b/", "https:%2F%2Fa%20b%2F", ""},
 		{"", "", ""},
-		{"/relative", "/relative", ""},
-		{"mailto:x@a.example", "mailto:x@a.example", "mailto:x@a.example"},
+		{"/relative", "", ""},
+		{"mailto:x@a.example", "", ""},
+		{"javascript:alert(1)//https://a.example/", "", ""},
+		{" JavaScript://%0aalert(1)", "", ""},
+		{"data:text/html,<script>alert(1)</script>", "", ""},
+		{"HTTPS://A.EXAMPLE/p", "https://A.EXAMPLE/p", "https://A.EXAMPLE/p"},
 	} {
 		if got := uriReference(tc.in); got != tc.ref {
 			t.Errorf("uriReference(%q) = %q, want %q", tc.in, got, tc.ref)

@@ -133,22 +133,32 @@ func Slack(p *Payload) map[string]any {
 	return map[string]any{keyText: slackEscape.Replace(textcap.Head(p.Title, slackSectionMax)), "blocks": blocks}
 }
 
+// teamsText keeps text from a scan's data (an organisation's name, a
+// base URL) from becoming a link in an Adaptive Card, whose text reads a
+// subset of Markdown: "[text](url)" and "<scheme:…>" are broken by an
+// invisible zero-width space, so they show as written. Bare http(s) URLs,
+// which Teams links by itself, are the only links a message can hold
+// besides its own actions (weblink's rule).
+var teamsText = strings.NewReplacer("](", "]\u200b(", "<", "<\u200b")
+
 // Teams is the message a Microsoft Teams incoming webhook (or a Workflows
 // "post to a channel when a webhook request is received" flow) takes: one
 // Adaptive Card.
 func Teams(p *Payload) map[string]any {
-	fact := func(title, value string) any { return map[string]any{keyTitle: title, "value": value} }
+	fact := func(title, value string) any {
+		return map[string]any{keyTitle: title, "value": teamsText.Replace(value)}
+	}
 	facts := []any{fact("Event", string(p.Event)), fact("Scan", p.Scan.Namespace+"/"+p.Scan.Name), fact("Finished", p.OccurredAt)}
 	if p.Scan.ComparedWith != "" {
 		facts = append(facts, fact("Compared with", p.Scan.ComparedWith))
 	}
 	body := []any{
-		map[string]any{keyType: "TextBlock", keyText: textcap.Head(p.Title, teamsTextMax), "weight": "Bolder", "size": "Medium", "wrap": true},
+		map[string]any{keyType: "TextBlock", keyText: textcap.Head(teamsText.Replace(p.Title), teamsTextMax), "weight": "Bolder", "size": "Medium", "wrap": true},
 		map[string]any{keyType: "FactSet", "facts": facts},
 	}
 	if lines := details(p); len(lines) > 0 {
 		// Adaptive Card text reads a subset of Markdown; lines become a list.
-		body = append(body, map[string]any{keyType: "TextBlock", keyText: textcap.Head(strings.Join(lines, "\n\n"), teamsTextMax), "wrap": true})
+		body = append(body, map[string]any{keyType: "TextBlock", keyText: textcap.Head(teamsText.Replace(strings.Join(lines, "\n\n")), teamsTextMax), "wrap": true})
 	}
 	card := map[string]any{
 		"$schema": "http://adaptivecards.io/schemas/adaptive-card.json",

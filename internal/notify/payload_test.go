@@ -411,9 +411,53 @@ func TestSlackAndTeams(t *testing.T) {
 		t.Fatalf("teams message %s", body)
 	}
 	c := card.Attachments[0].Content
+	if text := string(body); !strings.Contains(text, `\u003c`+"\u200b!channel") {
+		t.Errorf("the organisation's angle brackets could read as an autolink in the card: %s", text)
+	}
 	if c.Type != "AdaptiveCard" || c.Version != "1.4" || len(c.Body) != 3 || c.Body[1]["type"] != "FactSet" ||
 		len(c.Actions) != 3 || c.Actions[0].URL != scanPage+"/files/report.html" || c.Actions[1].URL != scanPage || c.Actions[2].URL != "https://dash.example/" {
 		t.Errorf("card %+v", c)
+	}
+}
+
+// An organisation's name or a base URL never becomes a Markdown link in a
+// Teams card: the card's text reads "[text](url)" and "<scheme:...>" as
+// links, and a scan's data chooses those texts.
+func TestTeamsCardHoldsNoLinksFromScanData(t *testing.T) {
+	s := scan("s", complete, newIssues3)
+	const hostile = "[Sign in again](javascript:alert(document.domain)) <javascript:alert(1)> [x](https://phish.example/)"
+	s.Status.Summary.Diff.ByOrganisation[0].Organisation = hostile
+	d := Decide(Input{Scan: s})
+	p, err := Build(s, d, receiver("chat", cwacv1alpha1.ReceiverTeams, cwacv1alpha1.EventNewIssues), cwacv1alpha1.EventNewIssues, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Title = hostile
+	body, _, err := Render(p, cwacv1alpha1.ReceiverTeams, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var card struct {
+		Attachments []struct {
+			Content struct{ Body []map[string]any }
+		}
+	}
+	if err := json.Unmarshal(body, &card); err != nil {
+		t.Fatal(err)
+	}
+	texts := 0
+	for _, b := range card.Attachments[0].Content.Body {
+		text, _ := b["text"].(string)
+		if text == "" {
+			continue
+		}
+		texts++
+		if strings.Contains(text, "](") || strings.Contains(text, "<javascript") || !strings.Contains(text, "Sign in again") {
+			t.Errorf("a TextBlock can read as a link: %q", text)
+		}
+	}
+	if texts != 2 {
+		t.Errorf("%d TextBlocks carry text, want the title and the details", texts)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
+	"github.com/a11y-dev/cwac-operator/internal/weblink"
 )
 
 // Limits that keep the builder's memory bounded whatever the size of the
@@ -536,15 +537,12 @@ func (b *Builder) link(u string) string {
 // (cut) but not linked, rather than linked to a cut, wrong address.
 const maxLinkChars = 512
 
-// httpURL keeps only http(s) links (CWAC writes axe's helpUrl and the pages' URLs).
+// httpURL keeps only http(s) links (weblink: CWAC writes axe's helpUrl and
+// the pages' URLs) of at most maxLinkChars.
 func httpURL(u string) string {
-	u = strings.TrimSpace(u)
+	u = weblink.HTTP(u)
 	if len(u) > maxLinkChars {
 		return ""
 	}
-	l := strings.ToLower(u)
-	if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
-		return strings.Clone(u)
-	}
-	return ""
+	return strings.Clone(u)
 }
