@@ -48,6 +48,28 @@ type CompletenessBuilder struct {
 	file string
 	kind completenessKind
 	col  completenessColumns
+	// title is the last page title matched and what it matched: the rows
+	// of one page come together and share its title, so most rows cost a
+	// comparison, not a match.
+	title challengeMatch
+}
+
+// challengeMatch is one page title and the marker it matched (ok). Its
+// zero value is already right: an empty title matches no marker.
+type challengeMatch struct {
+	title  string
+	marker ChallengeMarker
+	ok     bool
+}
+
+// challenge is MatchChallenge of title, from the last row's answer when
+// its title was the same.
+func (b *CompletenessBuilder) challenge(title string) (ChallengeMarker, bool) {
+	if title != b.title.title {
+		m, ok := MatchChallenge(title)
+		b.title = challengeMatch{title: title, marker: m, ok: ok}
+	}
+	return b.title.marker, b.title.ok
 }
 
 type completenessKind int
@@ -190,7 +212,7 @@ func (b *CompletenessBuilder) VisitRow(file string, r *Reader, row Row) error {
 		b.mark(row, pageStarted)
 	case ckAudit:
 		flags := pageAudited
-		if m, ok := MatchChallenge(row.Field(b.col.title)); ok {
+		if m, ok := b.challenge(row.Field(b.col.title)); ok {
 			flags |= pageChallenge
 			if s, _ := b.seen(row.Field(b.col.baseURL), row.Field(b.col.org)); s != nil && s.marker == "" {
 				s.marker = m.Name

@@ -475,3 +475,17 @@ func TestMaxLinksOfSize(t *testing.T) {
 		t.Errorf("no config.json: %d", got)
 	}
 }
+
+// The builder remembers the last title's match: a row whose title differs
+// from the last one's is matched afresh, whatever came before.
+func TestChallengeMatchRemembersOnlyTheSameTitle(t *testing.T) {
+	b := &CompletenessBuilder{}
+	for _, title := range []string{
+		"", "Home", "Just a moment...", "Just a moment...", "Home", "", "Access Denied", "Access Denied page", "ACCESS DENIED", "Home",
+	} {
+		wantM, wantOK := MatchChallenge(title)
+		if m, ok := b.challenge(title); m != wantM || ok != wantOK {
+			t.Errorf("challenge(%q) = %+v, %v; want %+v, %v", title, m, ok, wantM, wantOK)
+		}
+	}
+}

@@ -76,11 +76,21 @@ func MatchChallenge(title string) (ChallengeMarker, bool) {
 		return ChallengeMarker{}, false
 	}
 	lower := strings.ToLower(title)
-	for _, m := range ChallengeMarkers {
-		t := strings.ToLower(m.Title)
+	for i, m := range ChallengeMarkers {
+		t := lowerMarkerTitles[i]
 		if m.Exact && lower == t || !m.Exact && strings.Contains(lower, t) {
 			return m, true
 		}
 	}
 	return ChallengeMarker{}, false
 }
+
+// lowerMarkerTitles are ChallengeMarkers' titles in lower case, in order,
+// made once rather than for every title matched.
+var lowerMarkerTitles = func() []string {
+	out := make([]string, len(ChallengeMarkers))
+	for i, m := range ChallengeMarkers {
+		out[i] = strings.ToLower(m.Title)
+	}
+	return out
+}()

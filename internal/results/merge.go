@@ -107,7 +107,7 @@ func MergeShards(ctx context.Context, root *os.Root, dst string, shards []string
 func MergeFiles(fsys fs.FS) ([]string, error) {
 	files, other, err := resultCSVs(fsys)
 	if err == nil && len(other) > 0 {
-		err = errors.New(other[0])
+		err = errors.New(other[0].why)
 	}
 	return files, err
 }

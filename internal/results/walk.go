@@ -28,6 +28,16 @@ type FileVisitor interface {
 	EndFile(file string, r *Reader) error
 }
 
+// SkipVisitor is implemented by a RowVisitor that must hear of the CSVs
+// Walk leaves out because they are not regular files (a link, a pipe, a
+// directory planted among the results): their rows are not read, and
+// whatever the visitor records would otherwise be short without a word.
+type SkipVisitor interface {
+	// SkipFile is called, before any file is read, once for each such
+	// CSV, with why: "name is not a regular file (its type)".
+	SkipFile(name, why string) error
+}
+
 // ctxCheckRows is how often (in rows) Walk looks at its context: often
 // enough to stop within milliseconds, rarely enough to cost nothing.
 const ctxCheckRows = 4096
@@ -41,11 +51,14 @@ func WalkFiles(fsys fs.FS) ([]string, error) {
 	return files, err
 }
 
+// skippedCSV is a result CSV that is not a regular file, and why it is left
+// out: "name is not a regular file (its type)".
+type skippedCSV struct{ name, why string }
+
 // resultCSVs lists, sorted by name, the CSVs of a results directory that
 // are results (not leaderboard.csv or progress.csv): the regular files, and
-// apart those that are not (a link, a directory, a pipe), as "name is not a
-// regular file (its type)".
-func resultCSVs(fsys fs.FS) (regular, other []string, err error) {
+// apart those that are not (a link, a directory, a pipe).
+func resultCSVs(fsys fs.FS) (regular []string, other []skippedCSV, err error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading results directory: %w", err)
@@ -57,20 +70,30 @@ func resultCSVs(fsys fs.FS) (regular, other []string, err error) {
 		case e.Type().IsRegular():
 			regular = append(regular, name) // fs.ReadDir sorts by name
 		default:
-			other = append(other, fmt.Sprintf("%s is not a regular file (%s)", name, e.Type()))
+			other = append(other, skippedCSV{name, fmt.Sprintf("%s is not a regular file (%s)", name, e.Type())})
 		}
 	}
 	return regular, other, nil
 }
 
 // Walk reads each CSV of a results directory (WalkFiles) once, in name
-// order, and hands every row to every visitor in turn. Visitors must not
+// order, and hands every row to every visitor in turn; a SkipVisitor hears
+// first of the CSVs left out as not regular files. Visitors must not
 // depend on the order of files. The first error stops the walk and is
 // returned naming the file; ctx is honoured between rows.
 func Walk(ctx context.Context, fsys fs.FS, visitors ...RowVisitor) error {
-	files, err := WalkFiles(fsys)
+	files, other, err := resultCSVs(fsys)
 	if err != nil {
 		return err
+	}
+	for _, skip := range other {
+		for _, v := range visitors {
+			if sv, ok := v.(SkipVisitor); ok {
+				if err := sv.SkipFile(skip.name, skip.why); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	for _, name := range files {
 		if err := ctx.Err(); err != nil {

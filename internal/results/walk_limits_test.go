@@ -3,7 +3,10 @@ package results
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 )
@@ -123,5 +126,47 @@ func TestWalkEndsEveryFileForEveryVisitor(t *testing.T) {
 	err := Walk(context.Background(), fsys, &fileEvents{name: "x", log: &log, failEnd: true}, &fileEvents{name: "y", log: &log})
 	if err == nil || err.Error() != "a.csv: x cannot end" || fmt.Sprint(log) != "[x begin a.csv y begin a.csv x end a.csv]" {
 		t.Errorf("err %v, calls %v; want a.csv: x cannot end, after x's end of a.csv", err, log)
+	}
+}
+
+// skipEvents records a SkipVisitor's calls (and rows), failing when told.
+type skipEvents struct {
+	skipped []string
+	rows    int
+	fail    bool
+}
+
+func (s *skipEvents) SkipFile(name, why string) error {
+	s.skipped = append(s.skipped, name+": "+why)
+	if s.fail {
+		return fmt.Errorf("cannot skip %s", name)
+	}
+	return nil
+}
+
+func (s *skipEvents) VisitRow(string, *Reader, Row) error { s.rows++; return nil }
+
+// TestWalkSaysWhatItLeavesOut: a CSV that is a link, a pipe or a directory
+// is not read, and a SkipVisitor hears of each, by name and why, before
+// any row; one that fails stops the walk. Leaderboard and progress files
+// are not results and are not reported.
+func TestWalkSaysWhatItLeavesOut(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.csv"), []byte("v\n1\n2\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "target"), []byte("v\n1\n"), 0o600))
+	must(t, os.Symlink("target", filepath.Join(dir, "link.csv")))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe.csv"), 0o600))
+	must(t, os.Mkdir(filepath.Join(dir, "dir.csv"), 0o700))
+	must(t, os.Symlink("target", filepath.Join(dir, LeaderboardFile)))
+	sv := &skipEvents{}
+	must(t, Walk(context.Background(), os.DirFS(dir), sv))
+	want := "[dir.csv: dir.csv is not a regular file (d---------) link.csv: link.csv is not a regular file (L---------) " +
+		"pipe.csv: pipe.csv is not a regular file (p---------)]"
+	if fmt.Sprint(sv.skipped) != want || sv.rows != 2 {
+		t.Errorf("skipped %v, %d rows; want %s and 2 rows", sv.skipped, sv.rows, want)
+	}
+	failing := &skipEvents{fail: true}
+	if err := Walk(context.Background(), os.DirFS(dir), failing); err == nil || !strings.Contains(err.Error(), "cannot skip dir.csv") || failing.rows != 0 {
+		t.Errorf("a failing SkipFile: %v after %d rows, want the walk stopped before any", err, failing.rows)
 	}
 }
