@@ -26,7 +26,12 @@ const FingerprintKey = "cwacIssue/v1"
 type identity [sha256.Size]byte
 
 func identityOf(organisation, url string, width int, rule, html, target string) identity {
-	return hashParts(fingerprintVersion, organisation, diff.PageKey(url), strconv.Itoa(width), rule, html, target)
+	return identityOfPage(organisation, diff.PageKey(url), width, rule, html, target)
+}
+
+// identityOfPage is identityOf with the page's key (diff.PageKey) already made.
+func identityOfPage(organisation, pageKey string, width int, rule, html, target string) identity {
+	return hashParts(fingerprintVersion, organisation, pageKey, strconv.Itoa(width), rule, html, target)
 }
 
 // hashParts hashes strings with their lengths, so no two lists of parts

@@ -45,9 +45,10 @@ func readIssues(fsys fs.FS, fn func(*issue) error) error {
 		return nil
 	}
 	n := 0
+	var p issueParser
 	err := results.EachRowFS(fsys, AxeAuditFile, func(r *results.Reader, row results.Row) error {
 		n++
-		is, err := parseIssue(r, row)
+		is, err := p.parse(r, row)
 		if err != nil {
 			return fmt.Errorf("row %d: %w", n, err)
 		}
@@ -59,16 +60,105 @@ func readIssues(fsys fs.FS, fn func(*issue) error) error {
 	return nil
 }
 
-func parseIssue(r *results.Reader, row results.Row) (*issue, error) {
-	vp, err := results.ParseViewport(row.Get("viewport_size"))
+// maxCachedCells bounds each of issueParser's caches: axe gives each rule
+// one tags cell and CWAC each viewport one cell, so a real scan has a few
+// hundred distinct ones; past the bound a cell is parsed every time.
+const maxCachedCells = 4096
+
+// issueParser reads the axe audit's rows into issues. The cells that are
+// Python literals (tags, viewport) repeat from row to row, so each distinct
+// one is parsed once; so is each page's key, which the rows of one page
+// share.
+type issueParser struct {
+	tags      map[string][]string // capped and trimmed: shared, never changed
+	viewports map[string]int
+	url, key  string // the last row's page URL and its diff.PageKey
+
+	reader *results.Reader // the file col was looked up in
+	col    issueColumns
+}
+
+// issueColumns are the audit's columns, looked up once per file (-1: none).
+type issueColumns struct {
+	org, url, title, viewport, numIssues, rule, impact, help, helpURL, description, target, html, tags int
+}
+
+func (p *issueParser) columns(r *results.Reader) issueColumns {
+	if p.reader != r {
+		p.reader = r
+		p.col = issueColumns{
+			org: r.Column("organisation"), url: r.Column("url"), title: r.Column("page_title"), viewport: r.Column("viewport_size"),
+			numIssues: r.Column("num_issues"), rule: r.Column("id"), impact: r.Column("impact"), help: r.Column("help"),
+			helpURL: r.Column("helpUrl"), description: r.Column("description"), target: r.Column("target"), html: r.Column("html"),
+			tags: r.Column("tags"),
+		}
+	}
+	return p.col
+}
+
+func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) {
+	c := p.columns(r)
+	width, err := p.width(row.Field(c.viewport))
 	if err != nil {
 		return nil, err
 	}
-	n, err := results.ParseNumIssues(row.Get("num_issues"))
+	n, err := results.ParseNumIssues(row.Field(c.numIssues))
 	if err != nil {
 		return nil, err
 	}
-	tags, err := results.ParseTags(row.Get("tags"))
+	tags, err := p.tagsOf(row.Field(c.tags))
+	if err != nil {
+		return nil, err
+	}
+	org, url, rule, html := row.Field(c.org), row.Field(c.url), row.Field(c.rule), row.Field(c.html)
+	target := diff.ElementTarget(r, row)
+	is := &issue{
+		organisation: textcap.Head(org, maxTextBytes),
+		url:          textcap.Head(url, maxURLBytes),
+		title:        textcap.Head(row.Field(c.title), maxTextBytes),
+		width:        width,
+		rule:         textcap.Head(rule, maxTextBytes),
+		impact:       textcap.Head(row.Field(c.impact), maxTextBytes),
+		help:         textcap.Head(row.Field(c.help), maxTextBytes),
+		helpURL:      textcap.Head(row.Field(c.helpURL), maxURLBytes),
+		description:  textcap.Head(row.Field(c.description), maxTextBytes),
+		target:       textcap.Head(row.Field(c.target), maxTextBytes),
+		html:         textcap.Head(html, maxHTMLBytes),
+		tags:         tags,
+		issues:       n,
+	}
+	if url != p.url || p.key == "" {
+		p.url, p.key = url, diff.PageKey(url)
+	}
+	is.identity = identityOfPage(org, p.key, width, rule, html, target)
+	return is, nil
+}
+
+// width is the viewport cell's width, parsed once per distinct cell.
+func (p *issueParser) width(cell string) (int, error) {
+	if w, ok := p.viewports[cell]; ok {
+		return w, nil
+	}
+	vp, err := results.ParseViewport(cell)
+	if err != nil {
+		return 0, err
+	}
+	if p.viewports == nil {
+		p.viewports = map[string]int{}
+	}
+	if len(p.viewports) < maxCachedCells {
+		p.viewports[cell] = vp.Width
+	}
+	return vp.Width, nil
+}
+
+// tagsOf is the tags cell's tags, capped and trimmed, parsed once per
+// distinct cell. The slice is shared by every issue of that cell.
+func (p *issueParser) tagsOf(cell string) ([]string, error) {
+	if t, ok := p.tags[cell]; ok {
+		return t, nil
+	}
+	tags, err := results.ParseTags(cell)
 	if err != nil {
 		return nil, err
 	}
@@ -78,27 +168,13 @@ func parseIssue(r *results.Reader, row results.Row) (*issue, error) {
 	for i, t := range tags {
 		tags[i] = textcap.Head(strings.TrimSpace(t), maxTagBytes)
 	}
-	url := row.Get("url")
-	rule := row.Get("id")
-	html := row.Get("html")
-	target := diff.ElementTarget(r, row)
-	is := &issue{
-		organisation: textcap.Head(row.Get("organisation"), maxTextBytes),
-		url:          textcap.Head(url, maxURLBytes),
-		title:        textcap.Head(row.Get("page_title"), maxTextBytes),
-		width:        vp.Width,
-		rule:         textcap.Head(rule, maxTextBytes),
-		impact:       textcap.Head(row.Get("impact"), maxTextBytes),
-		help:         textcap.Head(row.Get("help"), maxTextBytes),
-		helpURL:      textcap.Head(row.Get("helpUrl"), maxURLBytes),
-		description:  textcap.Head(row.Get("description"), maxTextBytes),
-		target:       textcap.Head(row.Get("target"), maxTextBytes),
-		html:         textcap.Head(html, maxHTMLBytes),
-		tags:         tags,
-		issues:       n,
+	if p.tags == nil {
+		p.tags = map[string][]string{}
 	}
-	is.identity = identityOf(row.Get("organisation"), url, vp.Width, rule, html, target)
-	return is, nil
+	if len(p.tags) < maxCachedCells {
+		p.tags[cell] = tags
+	}
+	return tags, nil
 }
 
 // Caps on a rule's tags: axe gives a rule a dozen short ones.

@@ -50,7 +50,7 @@ func WriteJUnit(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 	if err != nil {
 		return err
 	}
-	b := &junitBuilder{opts: opts, failRank: failRank, index: map[caseKey]int{}}
+	b := newJUnitBuilder(opts, failRank)
 	if err := readIssues(fsys, func(is *issue) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -68,6 +68,10 @@ func WriteJUnit(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 		}
 	}
 	return b.write(w, opts)
+}
+
+func newJUnitBuilder(opts Options, failRank int) *junitBuilder {
+	return &junitBuilder{opts: opts, failRank: failRank, index: map[caseKey]int{}}
 }
 
 func (b *junitBuilder) add(is *issue) {

@@ -101,6 +101,7 @@ type ruleProperties struct {
 // rules, the fingerprints' ordinals and the counts.
 type sarifWriter struct {
 	w        *bufio.Writer
+	fsys     fs.FS // the results directory (its diff.json, read again for the fixed issues)
 	opts     Options
 	failRank int
 	base     *baseline
@@ -117,21 +118,10 @@ type sarifWriter struct {
 // 2.1.0 log of one run. Results are written as the rows are read; the run's
 // rules follow them (a JSON object's members have no order).
 func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) error {
-	failRank, err := opts.failRank()
+	sw, err := newSARIFWriter(w, fsys, opts)
 	if err != nil {
 		return err
 	}
-	base, err := readBaseline(fsys)
-	if err != nil {
-		return err
-	}
-	sw := &sarifWriter{w: bufio.NewWriter(w), opts: opts, failRank: failRank, base: base,
-		ruleIdx: map[string]int{}, ordinal: map[identity]int{}}
-	head, err := plainjson.Marshal(SARIFSchema)
-	if err != nil {
-		return err
-	}
-	_, _ = fmt.Fprintf(sw.w, "{\n\"$schema\": %s,\n\"version\": \"2.1.0\",\n\"runs\": [{\n\"results\": [", head)
 	err = readIssues(fsys, func(is *issue) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -141,8 +131,35 @@ func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 	if err != nil {
 		return err
 	}
-	if base != nil {
-		if err := eachFixed(fsys, sw.fixed); err != nil {
+	return sw.end()
+}
+
+// newSARIFWriter checks opts, reads the baseline states from fsys's
+// diff.json and writes the log's start to w.
+func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error) {
+	failRank, err := opts.failRank()
+	if err != nil {
+		return nil, err
+	}
+	base, err := readBaseline(fsys)
+	if err != nil {
+		return nil, err
+	}
+	sw := &sarifWriter{w: bufio.NewWriter(w), fsys: fsys, opts: opts, failRank: failRank, base: base,
+		ruleIdx: map[string]int{}, ordinal: map[identity]int{}}
+	head, err := plainjson.Marshal(SARIFSchema)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = fmt.Fprintf(sw.w, "{\n\"$schema\": %s,\n\"version\": \"2.1.0\",\n\"runs\": [{\n\"results\": [", head)
+	return sw, nil
+}
+
+// end writes the baseline's fixed issues (diff.json's, when compared) after
+// the scan's own, then the rest of the run.
+func (sw *sarifWriter) end() error {
+	if sw.base != nil {
+		if err := eachFixed(sw.fsys, sw.fixed); err != nil {
 			return err
 		}
 	}

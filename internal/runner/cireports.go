@@ -1,14 +1,15 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
@@ -24,38 +25,105 @@ func ciReportOptions(flags scanpod.RunnerFlags, auditName string) cireport.Optio
 	return cireport.Options{Scan: scan, Baseline: flags.BaselineName, Thresholds: flags.Thresholds, ToolVersion: flags.CWACImage}
 }
 
-// writeCIReports writes results.sarif and junit.xml beside summary.json, for
-// CI systems (see docs/ci.md). Each is streamed into a hidden file and
-// renamed into place, so a reader never sees half a report; a report that
-// cannot be written is logged, and the scan's results stand without it.
-func writeCIReports(ctx context.Context, dir string, opts cireport.Options, log *slog.Logger) {
-	fsys := os.DirFS(dir)
-	for name, write := range map[string]func(context.Context, io.Writer, fs.FS, cireport.Options) error{
-		cireport.SARIFFile: cireport.WriteSARIF,
-		cireport.JUnitFile: cireport.WriteJUnit,
-	} {
-		if err := writeStreamed(filepath.Join(dir, name), func(w io.Writer) error { return write(ctx, w, fsys, opts) }); err != nil {
-			log.Error("writing a CI report", "file", name, "err", err)
-		}
+// ciReports builds results.sarif and junit.xml beside summary.json, for CI
+// systems (see docs/ci.md), from the same read of the results as the
+// summary (cireport.Reports is one of the walk's visitors). SARIF is
+// streamed into a hidden file as the rows are read, JUnit written at the
+// end, each renamed into place once whole, so a reader never sees half a
+// report; a report that cannot be written is logged, and the scan's results
+// stand without it.
+type ciReports struct {
+	dir     string
+	log     *slog.Logger
+	sarif   *os.File // the hidden file SARIF is streamed into
+	reports *cireport.Reports
+}
+
+// startCIReports opens SARIF's hidden file and starts both reports; nil
+// (logged) when they cannot be, and the walk goes on without them.
+func startCIReports(dir string, opts cireport.Options, log *slog.Logger) *ciReports {
+	f, err := createHidden(filepath.Join(dir, cireport.SARIFFile))
+	if err != nil {
+		log.Error("writing a CI report", "file", cireport.SARIFFile, "err", err)
+		return nil
+	}
+	r, err := cireport.NewReports(f, os.DirFS(dir), opts)
+	if err != nil {
+		discardHidden(f)
+		log.Error("writing the CI reports", "err", err)
+		return nil
+	}
+	return &ciReports{dir: dir, log: log, sarif: f, reports: r}
+}
+
+// visitors is the walk's visitor for the reports (none when they did not start).
+func (c *ciReports) visitors() []results.RowVisitor {
+	if c == nil {
+		return nil
+	}
+	return []results.RowVisitor{c.reports}
+}
+
+// finish ends both reports once the walk has read every row, and puts each
+// in place; walked says whether the walk read them all (else neither is kept).
+func (c *ciReports) finish(ctx context.Context, walked bool) {
+	if c == nil {
+		return
+	}
+	if !walked {
+		discardHidden(c.sarif)
+		return
+	}
+	var junit bytes.Buffer
+	if err := c.reports.Finish(ctx, &junit); err != nil {
+		discardHidden(c.sarif)
+		c.log.Error("writing the CI reports", "err", err)
+		return
+	}
+	if err := commitHidden(c.sarif, filepath.Join(c.dir, cireport.SARIFFile)); err != nil {
+		c.log.Error("writing a CI report", "file", cireport.SARIFFile, "err", err)
+	}
+	if err := writeStreamed(filepath.Join(c.dir, cireport.JUnitFile), func(w io.Writer) error {
+		_, err := junit.WriteTo(w)
+		return err
+	}); err != nil {
+		c.log.Error("writing a CI report", "file", cireport.JUnitFile, "err", err)
 	}
 }
 
 // writeStreamed writes path through write into path's hidden temporary file,
 // renamed over path once whole; on error nothing is left behind.
-func writeStreamed(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+func writeStreamed(path string, write func(io.Writer) error) error {
+	f, err := createHidden(path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()           // already failing
-			_ = os.Remove(f.Name()) // nothing half-written stays
-		}
-	}()
-	if err = write(f); err != nil {
+	if err := write(f); err != nil {
+		discardHidden(f)
 		return err
 	}
+	return commitHidden(f, path)
+}
+
+// createHidden creates path's hidden temporary file beside it.
+func createHidden(path string) (*os.File, error) {
+	return os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+}
+
+// discardHidden closes and removes a hidden file: nothing half-written stays.
+func discardHidden(f *os.File) {
+	_ = f.Close() // already failing
+	_ = os.Remove(f.Name())
+}
+
+// commitHidden makes a whole hidden file readable and renames it over path;
+// on error it is removed.
+func commitHidden(f *os.File, path string) (err error) {
+	defer func() {
+		if err != nil {
+			discardHidden(f)
+		}
+	}()
 	if err = f.Chmod(0o644); err != nil {
 		return err
 	}

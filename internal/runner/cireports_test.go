@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -42,6 +45,19 @@ func TestWriteResultsWritesCIReports(t *testing.T) {
 	if strings.Contains(buf.String(), "CI report") {
 		t.Errorf("logged: %s", buf)
 	}
+	// Built in the runner's one read of the results, the reports are the
+	// ones cireport writes reading the audit on its own.
+	for name, write := range map[string]func(context.Context, io.Writer, fs.FS, cireport.Options) error{
+		cireport.SARIFFile: cireport.WriteSARIF, cireport.JUnitFile: cireport.WriteJUnit,
+	} {
+		var alone bytes.Buffer
+		must(t, write(context.Background(), &alone, os.DirFS(dir), ciReportOptions(scanpod.RunnerFlags{}, "real-scan-1")))
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		must(t, err)
+		if !bytes.Equal(got, alone.Bytes()) {
+			t.Errorf("%s from the runner's read differs from cireport's own (%d and %d bytes)", name, len(got), alone.Len())
+		}
+	}
 
 	// A directory in junit.xml's place: logged, SARIF still written.
 	dir = t.TempDir()
@@ -61,6 +77,37 @@ func TestWriteResultsWritesCIReports(t *testing.T) {
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
+
+	// A row the CI reports cannot read (a viewport that is no size): the
+	// summary and the HTML report stand, neither CI report is written, and
+	// the log says why.
+	dir = t.TempDir()
+	must(t, files.CopyDir(realScanDir, dir))
+	axe := filepath.Join(dir, cireport.AxeAuditFile)
+	data, err := os.ReadFile(axe)
+	must(t, err)
+	must(t, os.WriteFile(axe, []byte(strings.Replace(string(data), "{'width': 320, 'height': 450}", "{'width': 'wide'}", 1)), 0o644))
+	log, buf = captureLog()
+	if _, err := WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log); err != nil {
+		t.Fatalf("one row the CI reports cannot read failed the results: %v", err)
+	}
+	for _, name := range []string{cireport.SARIFFile, cireport.JUnitFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s written from results with an unreadable row", name)
+		}
+	}
+	if !strings.Contains(buf.String(), "writing the CI reports") || !strings.Contains(buf.String(), "row ") {
+		t.Errorf("log %s", buf)
+	}
+	for _, name := range []string{results.SummaryFile, report.HTMLFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	leftovers, _ = filepath.Glob(filepath.Join(dir, ".*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
 }
 
 // TestCIReportsDescribeTheScan: the reports the runner writes carry what
@@ -70,9 +117,9 @@ func TestWriteResultsWritesCIReports(t *testing.T) {
 // baseline that could not be compared is not named.
 func TestCIReportsDescribeTheScan(t *testing.T) {
 	var flags scanpod.RunnerFlags
-	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
-	flags.Bind(fs)
-	must(t, fs.Parse([]string{
+	set := flag.NewFlagSet("runner", flag.ContinueOnError)
+	flags.Bind(set)
+	must(t, set.Parse([]string{
 		"--baseline-dir=/baseline", "--baseline-name=nightly-1", "--scan-name=nightly-2",
 		"--threshold=maxTotalIssues=10", "--threshold=maxIssuesByImpact.critical=0", "--cwac-image=cwac:1.2",
 	}))

@@ -246,9 +246,9 @@ func settle(msg *scanpod.Report, terminated bool, exitCode int) {
 }
 
 // WriteResults reads CWAC's results in dir once (results.Walk feeding the
-// summary, the row index the MCP server pages with and the report builder)
-// and writes what is built beside them: summary.json, the row index,
-// report.html and leaderboard.csv. Only a failure to read the results is an
+// summary, the row index the MCP server pages with, the report builder and
+// the CI reports) and writes what is built beside them: summary.json, the
+// row index, report.html, leaderboard.csv, results.sarif and junit.xml. Only a failure to read the results is an
 // error; a file that cannot be written is logged, and the scan's results
 // stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
@@ -276,7 +276,12 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
 	reports := report.NewBuilder()
-	if err := results.Walk(ctx, fsys, summary, index, reports); err != nil {
+	if base.diff == nil {
+		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
+	}
+	ciOut := startCIReports(dir, ci, log)
+	if err := results.Walk(ctx, fsys, append([]results.RowVisitor{summary, index, reports}, ciOut.visitors()...)...); err != nil {
+		ciOut.finish(ctx, false)
 		return nil, err
 	}
 	s := summary.Summary()
@@ -308,10 +313,7 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	}); err != nil {
 		log.Error("writing reports", "err", err)
 	}
-	if base.diff == nil {
-		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
-	}
-	writeCIReports(ctx, dir, ci, log)
+	ciOut.finish(ctx, true)
 	return s, nil
 }
 

@@ -1,0 +1,79 @@
+package cireport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+)
+
+// Reports builds both CI formats from the runner's one read of a scan's
+// results: it is a results.RowVisitor, added to the walk that builds the
+// summary, the row index and the HTML report, so the axe audit is read and
+// each of its rows parsed once for all of them. SARIF's results are
+// streamed out as the rows come; JUnit's test cases (bounded by
+// Options.MaxTestCases) are written by Finish.
+//
+// A row either format cannot read does not stop the walk (the summary and
+// the report stand without the CI reports): Reports keeps the first such
+// error, reads no further rows, and Finish returns it.
+type Reports struct {
+	sarif  *sarifWriter
+	junit  *junitBuilder
+	parser issueParser
+	jopts  Options // the options JUnit is written with (the baseline named)
+	rows   int
+	err    error
+}
+
+// NewReports starts both reports for the results directory fsys, whose
+// diff.json (when the scan was compared with a baseline) gives each SARIF
+// result its baseline state; SARIF is written to sarif from the first row.
+func NewReports(sarif io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
+	sw, err := newSARIFWriter(sarif, fsys, opts)
+	if err != nil {
+		return nil, err
+	}
+	jopts := opts
+	if jopts.Baseline == "" && sw.base != nil {
+		jopts.Baseline = sw.base.name
+	}
+	return &Reports{sarif: sw, junit: newJUnitBuilder(opts, sw.failRank), jopts: jopts}, nil
+}
+
+// VisitRow implements results.RowVisitor: each row of the axe audit is one
+// issue of both reports; other files are not theirs.
+func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) error {
+	if file != AxeAuditFile || r.err != nil {
+		return nil
+	}
+	r.rows++
+	is, err := r.parser.parse(rd, row)
+	if err == nil {
+		err = r.sarif.issue(is)
+	}
+	if err != nil {
+		r.err = fmt.Errorf("%s: row %d: %w", AxeAuditFile, r.rows, err)
+		return nil
+	}
+	r.junit.add(is)
+	return nil
+}
+
+// Finish ends SARIF (the baseline's fixed issues, then the rules) and
+// writes JUnit to junit. It returns the first error met reading the rows
+// or writing either report; the caller then keeps neither.
+func (r *Reports) Finish(ctx context.Context, junit io.Writer) error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := r.sarif.end(); err != nil {
+		return err
+	}
+	return r.junit.write(junit, r.jopts)
+}
