@@ -78,6 +78,25 @@ func TestWriteResultsWritesCIReports(t *testing.T) {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
 
+	// Results that cannot be read fail the walk: no report of any kind is
+	// left, whole or hidden.
+	dir = t.TempDir()
+	must(t, files.CopyDir(realScanDir, dir))
+	must(t, os.WriteFile(filepath.Join(dir, "zz_broken.csv"), []byte("a,b\n1,2,3\n"), 0o644))
+	log, _ = captureLog()
+	if _, err := WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log); err == nil {
+		t.Fatal("results with a broken CSV were read")
+	}
+	for _, name := range []string{cireport.SARIFFile, cireport.JUnitFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s written from results that could not be read", name)
+		}
+	}
+	leftovers, _ = filepath.Glob(filepath.Join(dir, ".*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+
 	// A row the CI reports cannot read (a viewport that is no size): the
 	// summary and the HTML report stand, neither CI report is written, and
 	// the log says why.
