@@ -46,9 +46,12 @@ type scanPage struct {
 	Organisations []store.OrganisationScan
 	Pager         pager
 	History       string
-	Files         []resultFile
-	FilesNote     string
-	Report        *resultFile
+	// Partial says which of a recorded scan's result files were not read
+	// ("" when none).
+	Partial   string
+	Files     []resultFile
+	FilesNote string
+	Report    *resultFile
 }
 
 // scan is /scans/{ns}/{name}: one scan's summary, failure, baseline
@@ -82,6 +85,8 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		case err != nil:
 			h.storeFailed(w, r, v, "", err)
 			return
+		default:
+			d.Partial = recordedInPart(ctx, st, s)
 		}
 		if d.Pager, err = newPager("Pages of this scan's organisations", "organisations", r.URL.EscapedPath(), q, p, total); err != nil {
 			h.badRequest(w, r, v, err.Error())
@@ -258,11 +263,24 @@ func (h *Handler) scanFile(w http.ResponseWriter, r *http.Request, v *viewer) {
 // note when it could not record the scan, else the usual reasons.
 func notRecorded(ctx context.Context, st *store.Store, s ScanInfo) string {
 	if s.UID != "" {
-		if u, err := st.Unrecorded(ctx, s.UID); err == nil && u != nil {
+		if u, err := st.Unrecorded(ctx, s.UID); err == nil && u != nil && u.State != store.Partial {
 			return fmt.Sprintf("This scan is not in the issue history (noted %s): %s.", u.UpdatedAt.Format("2006-01-02 15:04 MST"), u.Reason)
 		}
 	}
 	return "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
+}
+
+// recordedInPart says which of a recorded scan's result files the writer
+// did not read, and why ("" when it read them all or noted nothing).
+func recordedInPart(ctx context.Context, st *store.Store, s ScanInfo) string {
+	if s.UID == "" {
+		return ""
+	}
+	if u, err := st.Unrecorded(ctx, s.UID); err == nil && u != nil && u.State == store.Partial {
+		return fmt.Sprintf("Some of this scan's results were not read into the issue history (noted %s): %s.",
+			u.UpdatedAt.Format("2006-01-02 15:04 MST"), u.Reason)
+	}
+	return ""
 }
 
 // historyUnavailable says why the issue history cannot be read (the

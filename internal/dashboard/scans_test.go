@@ -189,6 +189,34 @@ func TestScanPageSaysWhyNotRecorded(t *testing.T) {
 	}
 }
 
+// TestScanPageSaysWhatWasNotRead: a scan recorded without some of its
+// result files (a link, a pipe) says so on its page, beside its
+// organisations' figures, in the writer's words; it is not said to be
+// missing from the history.
+func TestScanPageSaysWhatWasNotRead(t *testing.T) {
+	scans := testScans(t)
+	for i := range scans.scans {
+		if scans.scans[i].Name == "weekly-2" {
+			scans.scans[i].UID = "uid-weekly-2"
+		}
+	}
+	h, st := newTestHandler(t, Options{Scans: scans})
+	note := "recorded in the issue history: 2 organisations, 0 new; not read, so not in its figures: axe_core_audit.csv is not a regular file (L---------)"
+	if err := st.NoteUnrecorded(context.Background(), store.UnrecordedScan{UID: "uid-weekly-2", Namespace: testNS, Name: "weekly-2",
+		State: store.Partial, Reason: note, UpdatedAt: time.Date(2026, 11, 29, 9, 30, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, h, "reader", "/scans/cwac/weekly-2")
+	want := `<p class="note">Some of this scan&#39;s results were not read into the issue history (noted 2026-11-29 09:30 UTC): ` +
+		"recorded in the issue history: 2 organisations, 0 new; not read, so not in its figures: axe_core_audit.csv is not a regular file (L---------).</p>"
+	if !strings.Contains(body, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	if !strings.Contains(body, "Each organisation's figures in this scan") || strings.Contains(body, "This scan is not in the issue history") {
+		t.Error("a scan recorded in part is not shown as recorded")
+	}
+}
+
 func TestScanPage(t *testing.T) {
 	h, _ := newTestHandler(t, Options{Scans: testScans(t)})
 	res, body := get(t, h, "reader", "/scans/cwac/weekly-2")

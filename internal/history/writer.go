@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -298,15 +299,21 @@ func (w *Writer) record(ctx context.Context, scan *cwacv1alpha1.CwacScan) error 
 	if res.AlreadyStored {
 		return nil
 	}
-	if err := w.cfg.Store.ClearUnrecorded(ctx, string(scan.UID)); err != nil {
+	note := fmt.Sprintf(
+		"recorded in the issue history: %d organisations, %d new, %d fixed (%d more on pages not scanned), %d reopened, %d still open",
+		res.Organisations, res.New, res.Fixed, res.FixedPageNotScanned, res.Reopened, res.StillOpen)
+	if len(res.Skipped) > 0 {
+		// Recorded without some of its results: said in a Warning Event
+		// and kept for the scan's page, as a scan not recorded is.
+		note += "; not read, so not in its figures: " + strings.Join(res.Skipped, "; ")
+		w.noteUnrecorded(ctx, scan, store.Partial, 0, note)
+	} else if err := w.cfg.Store.ClearUnrecorded(ctx, string(scan.UID)); err != nil {
 		w.cfg.Log.Error("issue history: forgetting an earlier failure of a recorded scan", "scan", scan.Name, "err", err)
 	}
 	w.cfg.Log.Info("issue history: recorded a scan", "scan", scan.Name, "organisations", res.Organisations, "issueRows", res.IssueRows,
 		"new", res.New, "fixed", res.Fixed, "pageNotScanned", res.FixedPageNotScanned, "reopened", res.Reopened,
-		"durationMs", time.Since(start).Milliseconds())
-	w.event(ctx, scan, false, cwacv1alpha1.ReasonHistoryRecorded, fmt.Sprintf(
-		"recorded in the issue history: %d organisations, %d new, %d fixed (%d more on pages not scanned), %d reopened, %d still open",
-		res.Organisations, res.New, res.Fixed, res.FixedPageNotScanned, res.Reopened, res.StillOpen))
+		"skippedFiles", len(res.Skipped), "durationMs", time.Since(start).Milliseconds())
+	w.event(ctx, scan, len(res.Skipped) > 0, cwacv1alpha1.ReasonHistoryRecorded, note)
 	return nil
 }
 
@@ -374,7 +381,7 @@ func (w *Writer) leaveOut(ctx context.Context, scan *cwacv1alpha1.CwacScan, reas
 	w.noteUnrecorded(ctx, scan, store.LeftOut, n, note)
 }
 
-// noteUnrecorded keeps why a scan is not recorded, for its page; a store
+// noteUnrecorded keeps why a scan is not recorded (or is, in part), for its page; a store
 // that cannot take the note only loses that line (the Event says it too).
 func (w *Writer) noteUnrecorded(ctx context.Context, scan *cwacv1alpha1.CwacScan, state store.UnrecordedState, attempts int, note string) {
 	err := w.cfg.Store.NoteUnrecorded(ctx, store.UnrecordedScan{UID: string(scan.UID), Namespace: scan.Namespace, Name: scan.Name,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,6 +313,42 @@ func TestPassLeavesOutScansOverBudget(t *testing.T) {
 	}
 	if u, err := f.st.Unrecorded(ctx, "uid-large"); err != nil || u == nil || u.State != store.LeftOut || !strings.Contains(u.Reason, "counted 101 issues") {
 		t.Errorf("the store's note on the large scan: %+v %v", u, err)
+	}
+}
+
+// TestPassSaysWhatItDidNotRead: a scan whose results hold a CSV that is a
+// link is recorded without its rows, with a Warning Event and a note for
+// the scan's page naming the file; a scan recorded whole has neither.
+func TestPassSaysWhatItDidNotRead(t *testing.T) {
+	f := newWriterFixture(t, storetest.OpenSQLite(t))
+	copyRun(t, f.dir, "linked")
+	copyRun(t, f.dir, "whole")
+	linked := filepath.Join(f.dir, "linked", "reflow_audit.csv")
+	if err := os.Rename(linked, linked+".real"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("reflow_audit.csv.real", linked); err != nil {
+		t.Fatal(err)
+	}
+	f.scans.set(finishedScan("week-1", 100, "linked"), finishedScan("week-2", 200, "whole"))
+	ctx := context.Background()
+	if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
+		t.Fatalf("pass: %v %v", wait, err)
+	}
+	if got := scansOf(f.trend(t)); got != "a11y/week-1 a11y/week-2" {
+		t.Errorf("recorded %q", got)
+	}
+	events := f.events(t)
+	want := "; not read, so not in its figures: reflow_audit.csv is not a regular file (L---------)"
+	if len(events) != 2 || !strings.HasPrefix(events[1], "Warning HistoryRecorded week-1: recorded in the issue history") ||
+		!strings.HasSuffix(events[1], want) || !strings.HasPrefix(events[0], "Normal HistoryRecorded week-2") {
+		t.Errorf("events: %q", events)
+	}
+	if u, err := f.st.Unrecorded(ctx, "uid-week-1"); err != nil || u == nil || u.State != store.Partial || !strings.HasSuffix(u.Reason, want) {
+		t.Errorf("the store's note on week-1: %+v %v", u, err)
+	}
+	if u, err := f.st.Unrecorded(ctx, "uid-week-2"); err != nil || u != nil {
+		t.Errorf("the store's note on week-2, recorded whole: %+v %v", u, err)
 	}
 }
 

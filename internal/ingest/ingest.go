@@ -36,6 +36,9 @@ type Result struct {
 	FixedPageNotScanned int64 `json:"fixed_page_not_scanned"`
 	Reopened            int64 `json:"reopened"`
 	Unstable            int64 `json:"unstable"`
+	// Skipped are the result files not read, each with why (a CSV that is
+	// a link, a pipe or a directory): the scan is recorded without them.
+	Skipped []string `json:"skipped_files,omitempty"`
 }
 
 // ErrNoResults is returned (wrapped) for a directory with none of CWAC's
@@ -88,6 +91,7 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 	if err := w.Commit(); err != nil {
 		return res, err
 	}
+	in.res.Skipped = rd.skippedFiles()
 	return in.res, nil
 }
 

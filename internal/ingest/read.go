@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -110,6 +111,10 @@ type reading struct {
 	widths   map[string]int32
 	ruleAuds map[int32]int32 // rule id → its audit's id
 	axe      string          // axe-core's version, from help URLs
+	// skipped say which result files were not read, and why (at most
+	// maxSkippedNamed, then how many more).
+	skipped     []string
+	skippedMore int
 
 	// The file being read.
 	file      string
@@ -127,6 +132,31 @@ const (
 	filePagesScanned
 	fileAuditLog
 )
+
+// maxSkippedNamed bounds the skipped result files named: a results
+// directory is written by a scan pod and may hold any number of them.
+const maxSkippedNamed = 10
+
+// SkipFile implements results.SkipVisitor: a result CSV that is not a
+// regular file is not read, so the scan is recorded without its rows, and
+// Result says so.
+func (rd *reading) SkipFile(_, why string) error {
+	if len(rd.skipped) < maxSkippedNamed {
+		rd.skipped = append(rd.skipped, why)
+	} else {
+		rd.skippedMore++
+	}
+	return nil
+}
+
+// skippedFiles is what Result.Skipped says.
+func (rd *reading) skippedFiles() []string {
+	out := slices.Clone(rd.skipped)
+	if rd.skippedMore > 0 {
+		out = append(out, fmt.Sprintf("and %d more result files that are not regular files", rd.skippedMore))
+	}
+	return out
+}
 
 func newReading() *reading {
 	return &reading{

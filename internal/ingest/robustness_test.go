@@ -3,7 +3,10 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,7 +98,7 @@ func TestIdempotentAndCrashSafe(t *testing.T) {
 			if ok, _ := st.HasScan(context.Background(), week(2).UID); ok {
 				t.Error("a cancelled scan is stored")
 			}
-			if got := ingestOK(t, st, weeks[2], week(2)); got != want[2] {
+			if got := ingestOK(t, st, weeks[2], week(2)); !reflect.DeepEqual(got, want[2]) {
 				t.Errorf("after the crash: %+v, want %+v", got, want[2])
 			}
 			a, _ := clean.OrganisationTrend(context.Background(), testNamespaces, org, "")
@@ -238,3 +241,40 @@ func TestStoreFull(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestSkippedFilesAreSaid: a result CSV that is a link or a pipe is not
+// read, the scan is recorded without its rows, and the result names each
+// such file and why, the first ten and then how many more.
+func TestSkippedFilesAreSaid(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			m := loadReal(t).fs()
+			m[axeCSV] = &fstest.MapFile{Data: m[axeCSV].Data, Mode: fs.ModeSymlink}
+			m["zz_pipe.csv"] = &fstest.MapFile{Mode: fs.ModeNamedPipe}
+			res, err := Ingest(context.Background(), st, m, week(0), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{axeCSV + " is not a regular file (L---------)", "zz_pipe.csv is not a regular file (p---------)"}
+			if !slices.Equal(res.Skipped, want) || res.IssueRows == 0 {
+				t.Errorf("skipped %q with %d issue rows, want %q and the other audits' rows", res.Skipped, res.IssueRows, want)
+			}
+			many := loadReal(t).fs()
+			for i := range maxSkippedNamed + 3 {
+				many[fmt.Sprintf("link%02d.csv", i)] = &fstest.MapFile{Mode: fs.ModeSymlink}
+			}
+			res, err = Ingest(context.Background(), st, many, week(1), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Skipped) != maxSkippedNamed+1 || res.Skipped[maxSkippedNamed] != "and 3 more result files that are not regular files" {
+				t.Errorf("skipped %q", res.Skipped)
+			}
+			clean, err := Ingest(context.Background(), st, loadReal(t).fs(), week(2), Options{})
+			if err != nil || clean.Skipped != nil {
+				t.Errorf("a whole scan: skipped %q, %v", clean.Skipped, err)
+			}
+		})
+	}
+}

@@ -20,6 +20,10 @@ const (
 	// LeftOut: the scan will not be recorded (given up after its
 	// attempts, older than a scan already recorded, or without results).
 	LeftOut UnrecordedState = "left_out"
+	// Partial: the scan is recorded, but some of its results were not
+	// read (Reason says which and why: a result file that is a link or a
+	// pipe), so its figures lack their rows.
+	Partial UnrecordedState = "partial"
 )
 
 // MaxUnrecordedReasonBytes bounds the reason kept for an unrecorded scan
@@ -27,7 +31,7 @@ const (
 const MaxUnrecordedReasonBytes = 1024
 
 // UnrecordedScan is a finished scan the history's writer could not record,
-// and why.
+// or recorded in part (Partial), and why.
 type UnrecordedScan struct {
 	UID       string
 	Namespace string
@@ -41,8 +45,8 @@ type UnrecordedScan struct {
 
 // NoteUnrecorded records (or replaces) why a scan is not in the history.
 func (s *Store) NoteUnrecorded(ctx context.Context, u UnrecordedScan) error {
-	if u.State != Retrying && u.State != LeftOut {
-		return fmt.Errorf("store: unrecorded scan state %q is not %q or %q", u.State, Retrying, LeftOut)
+	if u.State != Retrying && u.State != LeftOut && u.State != Partial {
+		return fmt.Errorf("store: unrecorded scan state %q is not %q, %q or %q", u.State, Retrying, LeftOut, Partial)
 	}
 	at := u.UpdatedAt
 	if at.IsZero() {
