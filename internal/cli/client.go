@@ -31,6 +31,9 @@ type session struct {
 	config    *rest.Config
 	client    client.WithWatch
 	namespace string
+	// namespaceSet is true when -n (--namespace) named the namespace, not
+	// the kubeconfig's context.
+	namespaceSet bool
 	// token is the bearer token the user's transport sent last, seen on the
 	// wire: the only way to learn a token an exec or auth-provider plugin
 	// supplies.
@@ -54,7 +57,7 @@ func (o *Options) newSession() (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}
-	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	ns, set, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig's namespace: %w", err)
 	}
@@ -76,7 +79,7 @@ func (o *Options) newSession() (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the API server %s: %w", cfg.Host, err)
 	}
-	return &session{config: cfg, client: c, namespace: ns, token: tok}, nil
+	return &session{config: cfg, client: c, namespace: ns, namespaceSet: set, token: tok}, nil
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)

@@ -116,6 +116,13 @@ func writeDiff(w io.Writer, out *mcpapi.CompareOutput) error {
 	if len(c.FixedByImpact) > 0 {
 		fprintf(w, "Fixed by impact: %s\n", impactCounts(c.FixedByImpact))
 	}
+	if len(out.Rows) == 0 {
+		fprintf(w, "\nNo %s rows (%d in all).\n", out.Change, out.TotalRows)
+		if out.Note != "" {
+			fprintln(w, serverNote(out.Note))
+		}
+		return nil
+	}
 	fprintf(w, "\n%d of %d %s rows:\n", out.Returned, out.TotalRows, out.Change)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fprintln(tw, "CHANGE\tAUDIT\tORGANISATION\tURL\tWIDTH\tRULE\tIMPACT\tISSUES")
@@ -133,7 +140,7 @@ func writeDiff(w io.Writer, out *mcpapi.CompareOutput) error {
 		return err
 	}
 	if out.Note != "" {
-		fprintln(w, out.Note)
+		fprintln(w, serverNote(out.Note))
 	}
 	return nil
 }

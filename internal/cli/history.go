@@ -37,13 +37,14 @@ func newHistoryCommand(o *Options, mf *mcpFlags) *cobra.Command {
 		Use:   "history",
 		Short: "List issues from the issue history: open, fixed and reopened across scans (through the MCP server)",
 		Long: `history lists issues the MCP server's issue history followed across every
-recorded scan of the namespace: when each was first and last seen, the scan
-that fixed it, how often it reopened. "history trend ORGANISATION" shows an
+recorded scan of the MCP server's namespace (--mcp-namespace, cwac-system by
+default; -n may only name that one): when each was first and last seen, the
+scan that fixed it, how often it reopened. "history trend ORGANISATION" shows an
 organisation's figures per scan. The server must run with --store; the
 history is read with your token, under your RBAC (get on cwacscans).`,
-		Example: `  kubectl cwac history -n cwac-system --organisation "Ministry of Examples" --state open
-  kubectl cwac history -n cwac-system --reopened --rule color-contrast -o json
-  kubectl cwac history trend "Ministry of Examples" -n cwac-system --schedule weekly`,
+		Example: `  kubectl cwac history --organisation "Ministry of Examples" --state open
+  kubectl cwac history --reopened --rule color-contrast -o json
+  kubectl cwac history trend "Ministry of Examples" --schedule weekly`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output, outTable, outJSON); err != nil {
@@ -111,6 +112,15 @@ func historyCall(cmd *cobra.Command, o *Options, mf *mcpFlags, tool string, args
 	if err != nil {
 		return err
 	}
+	// No scan names the namespace here: the history read is the MCP
+	// server's own namespace's, unless -n asks for another.
+	switch {
+	case !s.namespaceSet:
+		s.namespace = mf.namespace
+	case s.namespace != mf.namespace:
+		return fmt.Errorf("the issue history is read through the MCP server in namespace %s, which keeps that namespace's history only, "+
+			"and -n asks for %s: leave out -n, or use --mcp-namespace %s for a server installed there", mf.namespace, s.namespace, s.namespace)
+	}
 	return withMCP(cmd.Context(), o, mf, s, func(conn *MCPConn, token string) error {
 		raw, err := callTool(cmd.Context(), conn, token, tool, args)
 		if err != nil {
@@ -169,7 +179,7 @@ func writeIssueHistory(w io.Writer, out *mcpapi.IssueHistoryOutput) error {
 		return err
 	}
 	if out.Note != "" {
-		fprintln(w, out.Note)
+		fprintln(w, serverNote(out.Note))
 	}
 	return nil
 }
@@ -211,7 +221,7 @@ func writeTrend(w io.Writer, out *mcpapi.OrganisationTrendOutput) error {
 		return err
 	}
 	if out.Note != "" {
-		fprintln(w, out.Note)
+		fprintln(w, serverNote(out.Note))
 	}
 	return nil
 }

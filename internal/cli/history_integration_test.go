@@ -85,6 +85,17 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 		strings.Count(r.stdout, "image-alt") != 2 || !strings.Contains(r.stdout, "week-2") {
 		t.Fatalf("history --state fixed: %+v", r)
 	}
+	// No scan names a namespace here: without -n the history is the MCP
+	// server's namespace's; -n naming another is refused saying so.
+	r = runCLI(ctx, o(), kc, "history", "--state", "fixed")
+	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "Issues 1-2 of 2 in the issue history of namespace "+defaultMCPNamespace+":") {
+		t.Fatalf("history without -n: %+v", r)
+	}
+	r = runCLI(ctx, o(), kc, "history", "-n", "team-b")
+	if r.code != ExitError || !strings.Contains(r.stderr, "and -n asks for team-b: leave out -n, or use --mcp-namespace team-b") ||
+		strings.Contains(r.stderr, "scan") {
+		t.Fatalf("history -n team-b: %+v", r)
+	}
 	r = run("history", "--organisation", "CWAC Test Org", "--limit", "3", "-o", "json")
 	var page mcpapi.IssueHistoryOutput
 	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &page) != nil || page.Total != 17 || page.Returned != 3 || len(page.Issues[0].Fingerprint) != 32 {

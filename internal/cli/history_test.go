@@ -42,7 +42,7 @@ func TestWriteIssueHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	if len(lines) != 5 || lines[0] != "Issues 3-4 of 7 in the issue history of namespace a11y:" || lines[4] != "continue with offset 4." {
+	if len(lines) != 5 || lines[0] != "Issues 3-4 of 7 in the issue history of namespace a11y:" || lines[4] != "continue with --offset 4." {
 		t.Fatalf("table:\n%s", b.String())
 	}
 	for i, want := range [][]string{

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -217,3 +218,13 @@ func thresholdsCell(s *cwacv1alpha1.CwacScan) string {
 func fprintf(w io.Writer, format string, a ...any) { _, _ = fmt.Fprintf(w, format, a...) }
 func fprintln(w io.Writer, a ...any)               { _, _ = fmt.Fprintln(w, a...) }
 func fprint(w io.Writer, a ...any)                 { _, _ = fmt.Fprint(w, a...) }
+
+// serverOffset is how the MCP server's notes name its paging argument
+// ("use offset=100 to read on", "continue with offset 100").
+var serverOffset = regexp.MustCompile(`\boffset[= ](\d+)`)
+
+// serverNote is a note from the MCP server as this plugin's user reads it:
+// the tool's paging argument named as the flag that sets it.
+func serverNote(note string) string {
+	return serverOffset.ReplaceAllString(note, "--offset $1")
+}

@@ -220,3 +220,40 @@ func TestWriteResultsTable(t *testing.T) {
 		t.Errorf("row %q", got)
 	}
 }
+
+// Rows of CWAC's own audits say what failed where axe's rule and impact
+// would be; an empty page of rows says so without a bare header.
+func TestResultsTableSaysWhatFailed(t *testing.T) {
+	var buf bytes.Buffer
+	rows := []map[string]any{
+		{"audit_type": "FocusIndicatorAudit", "url": "http://127.0.0.1:8765/", "description": "Tab key press #3 had no focus indicator", "num_issues": "1"},
+		{"audit_type": "ReflowAudit", "url": "http://127.0.0.1:8765/wide.html", "num_issues": "1"},
+	}
+	if err := writeResultsTable(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, want := range []string{"Tab key press #3 had no focus indicator", "Content overflows horizontally at a narrow viewport (WCAG 1.4.10 Reflow)",
+		"none (CWAC audit)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the table lacks %q:\n%s", want, text)
+		}
+	}
+	buf.Reset()
+	if err := writeResultsTable(&buf, nil); err != nil || buf.String() != "No result rows match.\n" {
+		t.Errorf("no rows: %q, %v", buf.String(), err)
+	}
+}
+
+// The MCP server's notes name its paging argument; the plugin names the flag.
+func TestServerNoteNamesTheFlag(t *testing.T) {
+	for in, want := range map[string]string{
+		"10 of 25 matching rows returned; use offset=10 to read on.":                                "10 of 25 matching rows returned; use --offset 10 to read on.",
+		"5 of the 9 issues asked for fit under the answer's cap of 9 bytes; continue with offset 5.": "5 of the 9 issues asked for fit under the answer's cap of 9 bytes; continue with --offset 5.",
+		"no paging here (an offset is not a number)":                                                "no paging here (an offset is not a number)",
+	} {
+		if got := serverNote(in); got != want {
+			t.Errorf("serverNote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

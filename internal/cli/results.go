@@ -140,7 +140,7 @@ func writeResults(o *Options, output string, raw json.RawMessage) error {
 	}
 	fprintf(o.errOut(), "%d of %s matching rows.", page.ReturnedResults, total)
 	if page.Note != "" {
-		fprint(o.errOut(), " ", page.Note)
+		fprint(o.errOut(), " ", serverNote(page.Note))
 	}
 	fprintln(o.errOut())
 	return nil
@@ -155,13 +155,23 @@ func writeRawJSON(w io.Writer, raw json.RawMessage) error {
 	return writeStructured(w, outJSON, v)
 }
 
+// The result rows' keys for axe's rule and impact.
+const (
+	colRule   = "id"
+	colImpact = "impact"
+)
+
 // resultColumns are the table's columns and the row keys they show.
 var resultColumns = []struct{ title, key string }{
 	{"AUDIT", "audit_type"}, {colTitleOrganisation, colOrganisation}, {colTitleURL, "url"}, {"VIEWPORT", "viewport_size"},
-	{"RULE", "id"}, {"IMPACT", "impact"}, {"ISSUES", "num_issues"},
+	{"RULE", colRule}, {"IMPACT", colImpact}, {"ISSUES", "num_issues"},
 }
 
 func writeResultsTable(w io.Writer, rows []map[string]any) error {
+	if len(rows) == 0 {
+		fprintln(w, "No result rows match.")
+		return nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	titles := make([]string, len(resultColumns))
 	for i, c := range resultColumns {
@@ -171,11 +181,55 @@ func writeResultsTable(w io.Writer, rows []map[string]any) error {
 	for _, r := range rows {
 		cells := make([]string, len(resultColumns))
 		for i, c := range resultColumns {
-			cells[i] = tableCell(cellText(r[c.key]))
+			switch c.key {
+			case colRule:
+				cells[i] = tableCell(ruleText(r))
+			case colImpact:
+				cells[i] = tableCell(impactText(r))
+			default:
+				cells[i] = tableCell(cellText(r[c.key]))
+			}
 		}
 		fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
+}
+
+// ruleText says what failed: axe's rule id, or for CWAC's own audits
+// (which have none) the row's description ("Tab key press #3 had no focus
+// indicator"), else the audit's own description of its issues.
+func ruleText(r map[string]any) string {
+	if id := cellText(r[colRule]); id != "" {
+		return id
+	}
+	if d := cellText(r["description"]); d != "" {
+		return d
+	}
+	return results.RuleDescription(auditOf(cellText(r["audit_type"])))
+}
+
+// impactText is axe's impact, or says that CWAC's own audits give none.
+func impactText(r map[string]any) string {
+	if i := cellText(r[colImpact]); i != "" {
+		return i
+	}
+	return "none (CWAC audit)"
+}
+
+// auditOf is the audit's file name for its type ("ReflowAudit" →
+// "reflow_audit"), as results.RuleDescription knows it.
+func auditOf(auditType string) string {
+	var b strings.Builder
+	for i, r := range auditType {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // tableCell keeps a cell on one line and short, and never empty.

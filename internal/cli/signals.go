@@ -94,7 +94,7 @@ func writePageLine(w io.Writer, p mcpapi.SignalsPage) {
 		fprintf(w, " Read on with --offset %d.", next)
 	}
 	if p.Note != "" {
-		fprint(w, " ", p.Note)
+		fprint(w, " ", serverNote(p.Note))
 	}
 	fprintln(w)
 }
