@@ -85,17 +85,7 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 		strings.Count(r.stdout, "image-alt") != 2 || !strings.Contains(r.stdout, "week-2") {
 		t.Fatalf("history --state fixed: %+v", r)
 	}
-	// No scan names a namespace here: without -n the history is the MCP
-	// server's namespace's; -n naming another is refused saying so.
-	r = runCLI(ctx, o(), kc, "history", "--state", "fixed")
-	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "Issues 1-2 of 2 in the issue history of namespace "+defaultMCPNamespace+":") {
-		t.Fatalf("history without -n: %+v", r)
-	}
-	r = runCLI(ctx, o(), kc, "history", "-n", "team-b")
-	if r.code != ExitError || !strings.Contains(r.stderr, "and -n asks for team-b: leave out -n, or use --mcp-namespace team-b") ||
-		strings.Contains(r.stderr, "scan") {
-		t.Fatalf("history -n team-b: %+v", r)
-	}
+	checkHistoryNamespace(t, func(args ...string) result { return runCLI(ctx, o(), kc, args...) })
 	r = run("history", "--organisation", "CWAC Test Org", "--limit", "3", "-o", "json")
 	var page mcpapi.IssueHistoryOutput
 	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &page) != nil || page.Total != 17 || page.Returned != 3 || len(page.Issues[0].Fingerprint) != 32 {
@@ -192,4 +182,19 @@ func tokenWithoutRights(t *testing.T, c *cluster, name string) string {
 		t.Fatal(err)
 	}
 	return tr.Status.Token
+}
+
+// checkHistoryNamespace: no scan names a namespace in history, so without
+// -n it is the MCP server's; -n naming another is refused saying so.
+func checkHistoryNamespace(t *testing.T, run func(args ...string) result) {
+	t.Helper()
+	r := run("history", "--state", "fixed")
+	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "Issues 1-2 of 2 in the issue history of namespace "+defaultMCPNamespace+":") {
+		t.Fatalf("history without -n: %+v", r)
+	}
+	r = run("history", "-n", "team-b")
+	if r.code != ExitError || !strings.Contains(r.stderr, "and -n asks for team-b: leave out -n, or use --mcp-namespace team-b") ||
+		strings.Contains(r.stderr, "scan") {
+		t.Fatalf("history -n team-b: %+v", r)
+	}
 }

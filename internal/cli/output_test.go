@@ -247,11 +247,12 @@ func TestResultsTableSaysWhatFailed(t *testing.T) {
 
 // The MCP server's notes name its paging argument; the plugin names the flag.
 func TestServerNoteNamesTheFlag(t *testing.T) {
-	for in, want := range map[string]string{
-		"10 of 25 matching rows returned; use offset=10 to read on.":                                "10 of 25 matching rows returned; use --offset 10 to read on.",
-		"5 of the 9 issues asked for fit under the answer's cap of 9 bytes; continue with offset 5.": "5 of the 9 issues asked for fit under the answer's cap of 9 bytes; continue with --offset 5.",
-		"no paging here (an offset is not a number)":                                                "no paging here (an offset is not a number)",
+	for _, tc := range []struct{ in, want string }{
+		{"10 of 25 rows returned; use offset=10 to read on.", "10 of 25 rows returned; use --offset 10 to read on."},
+		{"5 of the 9 issues fit under the cap; continue with offset 5.", "5 of the 9 issues fit under the cap; continue with --offset 5."},
+		{"no paging here (an offset is not a number)", "no paging here (an offset is not a number)"},
 	} {
+		in, want := tc.in, tc.want
 		if got := serverNote(in); got != want {
 			t.Errorf("serverNote(%q) = %q, want %q", in, got, want)
 		}
