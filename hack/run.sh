@@ -28,9 +28,9 @@ Dashboard: $url
   (development credentials of the local sign-in provider at http://127.0.0.1:5556,
   for this machine only; hack/cluster/down.sh stops it). That user may read the
   CwacScans of cwac-system (Role and RoleBinding cwac-dashboard-dev-reader).
-  Scripts read it with a token instead, e.g. of the service account "me" made as
+  Scripts read it with a token instead, e.g. of the service account "mcp-user" made as
   above (MCP):
-    TOKEN=\$(kubectl -n cwac-system create token me)
+    TOKEN=\$(kubectl -n cwac-system create token mcp-user)
     curl -H "Authorization: Bearer \$TOKEN" $url
 MSG
       ;;
@@ -40,7 +40,7 @@ Dashboard: $url
   It answers 401 (the MCP server's --auth=kubernetes, without browser sign-in):
   read it with a token of a user who may get CwacScans in cwac-system, e.g. the
   service account "me" made as above (MCP):
-    TOKEN=\$(kubectl -n cwac-system create token me)
+    TOKEN=\$(kubectl -n cwac-system create token mcp-user)
     curl -H "Authorization: Bearer \$TOKEN" $url
 MSG
       ;;

@@ -37,10 +37,10 @@ Results are on the host under $ROOT/bin/cluster/results/.
 
 MCP (its own pod, deploy/cwac-cwac-operator-mcp, with its own service account;
 streamable HTTP on 127.0.0.1:8090/mcp; callers present Kubernetes tokens):
-  kubectl -n cwac-system create serviceaccount me
-  kubectl -n cwac-system create role cwac-user --verb=create,get,list --resource=cwacscans.cwac.a11y.dev
-  kubectl -n cwac-system create rolebinding me --role=cwac-user --serviceaccount=cwac-system:me
-  TOKEN=\$(kubectl -n cwac-system create token me)
+  kubectl -n cwac-system create serviceaccount mcp-user
+  kubectl -n cwac-system create role cwac-user --verb=create,get,list,patch --resource=cwacscans.cwac.a11y.dev
+  kubectl -n cwac-system create rolebinding mcp-user --role=cwac-user --serviceaccount=cwac-system:mcp-user
+  TOKEN=\$(kubectl -n cwac-system create token mcp-user)
   npx @modelcontextprotocol/inspector@0.17.2 --cli http://127.0.0.1:8090/mcp --transport http --header "Authorization: Bearer \$TOKEN" --method tools/list
   curl -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:8090/tools    # REST
 

@@ -745,6 +745,9 @@ func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
 		{[]string{"hostNetwork=true", "mcp.port=8081"}, "is one of the operator's ports"},
 		{[]string{"hostNetwork=true", "metrics.port=9000", "mcp.port=9000"}, "is one of the operator's ports"},
 		{[]string{"mcp.replicaCount=2"}, "mcp.replicaCount 2 needs the PostgreSQL store (store.dsnSecret.name) or store.enabled=false"},
+		// Not separation, but refused alike: two sources of CWAC's defaults,
+		// where the chart's would silently win over the image's.
+		{[]string{"cwac.imageHasDefaults=true", "cwac.defaultConfig=x"}, "but cwac.defaultConfig is set too, and it would win over the image's"},
 	} {
 		a := append([]string{"template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1"}, setArgs(tt.sets)...)
 		out, err := exec.Command(helmBin(t), a...).CombinedOutput()
