@@ -300,12 +300,24 @@ var funcs = template.FuncMap{
 	"plural":    plural,
 }
 
-// plural is "1 organisation", "3 organisations".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+// plural is "1 organisation", "3 organisations", for any integer count
+// the pages show (int, or a store's int64).
+func plural(n any, one, many string) (string, error) {
+	var v int64
+	switch x := n.(type) {
+	case int:
+		v = int64(x)
+	case int64:
+		v = x
+	case int32:
+		v = int64(x)
+	default:
+		return "", fmt.Errorf("plural: %T is not a count", n)
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	if v == 1 {
+		return "1 " + one, nil
+	}
+	return fmt.Sprintf("%d %s", v, many), nil
 }
 
 // dict builds a map from key, value pairs: a sub-template's arguments.
@@ -391,9 +403,11 @@ func formatIntChange(c *int64) string {
 	case c == nil:
 		return "no previous scan"
 	case *c > 0:
-		return fmt.Sprintf("%d more issues", *c)
+		s, _ := plural(*c, "more issue", "more issues")
+		return s
 	case *c < 0:
-		return fmt.Sprintf("%d fewer issues", -*c)
+		s, _ := plural(-*c, "fewer issue", "fewer issues")
+		return s
 	}
 	return "issues unchanged"
 }

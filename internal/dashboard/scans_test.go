@@ -301,3 +301,26 @@ func TestScansWithoutSource(t *testing.T) {
 		t.Errorf("no scan source: %d", res.StatusCode)
 	}
 }
+
+// TestPlural: counts read right in the singular, whatever integer type a
+// page holds; anything else is an error, not a page with a wrong word.
+func TestPlural(t *testing.T) {
+	for _, tc := range []struct {
+		n    any
+		want string
+	}{{1, "1 scan"}, {int64(1), "1 scan"}, {int32(1), "1 scan"}, {0, "0 scans"}, {int64(2), "2 scans"}, {-1, "-1 scans"}} {
+		if got, err := plural(tc.n, "scan", "scans"); err != nil || got != tc.want {
+			t.Errorf("plural(%v) = %q, %v; want %q", tc.n, got, err, tc.want)
+		}
+	}
+	if _, err := plural("1", "scan", "scans"); err == nil {
+		t.Error("a string counted")
+	}
+	one, more := int64(1), int64(3)
+	if got := formatIntChange(&one); got != "1 more issue" {
+		t.Errorf("formatIntChange(1) = %q", got)
+	}
+	if got := formatIntChange(&more); got != "3 more issues" {
+		t.Errorf("formatIntChange(3) = %q", got)
+	}
+}
