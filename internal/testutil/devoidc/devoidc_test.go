@@ -117,7 +117,8 @@ func TestSignInWithPKCE(t *testing.T) {
 	for _, tc := range [][2]string{{"dev@example.org", "wrong"}, {"nobody@example.org", testPassword}} {
 		res, body := f.do(t, http.MethodPost, f.url+"/login", url.Values{"authRequestID": {id}, "email": {tc[0]}, "password": {tc[1]}})
 		if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, msgWrongPassword) ||
-			!strings.Contains(body, `value="`+tc[0]+`"`) || !strings.Contains(body, `aria-invalid="true"`) {
+			!strings.Contains(body, `value="`+tc[0]+`"`) || !strings.Contains(body, `aria-invalid="true" aria-describedby="error" autofocus`) ||
+			!strings.Contains(body, `role="alert"`) {
 			t.Errorf("%s/%s: %d\n%s", tc[0], tc[1], res.StatusCode, body)
 		}
 	}

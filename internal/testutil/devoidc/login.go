@@ -35,12 +35,12 @@ var loginTemplate = template.Must(template.New("login").Parse(`<!doctype html>
 <h1>Sign in</h1>
 <p class="dev"><strong>For local development only.</strong> This provider's users and password
 are set when it is started on this machine; it is never a provider for a real deployment.</p>
-{{if .Error}}<p class="error" id="error">{{.Error}}</p>{{end}}
+{{if .Error}}<p class="error" id="error" role="alert">{{.Error}}</p>{{end}}
 {{if .RequestID}}<form method="post" action="/login">
 <input type="hidden" name="authRequestID" value="{{.RequestID}}">
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="{{.Email}}"
-{{- if .Error}} aria-invalid="true" aria-describedby="error"{{end}}>
+{{- if .Error}} aria-invalid="true" aria-describedby="error" autofocus{{end}}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required{{if .Error}} aria-invalid="true" aria-describedby="error"{{end}}>
 <button type="submit">Sign in</button>
