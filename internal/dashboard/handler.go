@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
@@ -286,6 +287,7 @@ func checkOrganisation(v string) error {
 
 var funcs = template.FuncMap{
 	"fmtScore":  formatScore,
+	"ruleName":  ruleName,
 	"change":    formatChange,
 	"intChange": formatIntChange,
 	"date":      date,
@@ -298,6 +300,15 @@ var funcs = template.FuncMap{
 	"add":       func(a, b int) int { return a + b },
 	"dict":      dict,
 	"plural":    plural,
+}
+
+// ruleName is how a rule reads to people: axe's rule id, or for CWAC's own
+// audits (whose rule is the audit) what their issues are.
+func ruleName(rule string) string {
+	if d := results.RuleDescription(rule); d != "" {
+		return d
+	}
+	return rule
 }
 
 // plural is "1 organisation", "3 organisations", for any integer count

@@ -37,6 +37,15 @@ func TestOrganisationPage(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
+	// What to fix first leads the page, before the charts and the latest
+	// changes; issue links say which page and width, not only the rule.
+	fix, trend, latest := strings.Index(body, `<h2 id="fix-first">`), strings.Index(body, `<h2 id="trend">`), strings.Index(body, `<h2 id="latest">`)
+	if fix < 0 || fix > trend || trend > latest {
+		t.Errorf("sections at %d (what to fix first), %d (over time), %d (latest changes): want them in that order", fix, trend, latest)
+	}
+	if !strings.Contains(body, `<span class="visually-hidden"> on https://alpha.example`) {
+		t.Error("an issue link reads only as its rule")
+	}
 	// The table's rows: each scan's score and issues, in order.
 	table := body[strings.Index(body, `<caption id="trend-caption">`):]
 	table = table[:strings.Index(table, "</table>")]
