@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -168,10 +170,10 @@ func writeCSVExport(w http.ResponseWriter, r *http.Request, name string, header 
 
 // trendExport is /export/organisations/{ns}/{org}/trend.json's body.
 type trendExport struct {
-	Namespace    string             `json:"namespace"`
-	Organisation string             `json:"organisation"`
-	Schedule     string             `json:"schedule,omitempty"`
-	Points       []store.TrendPoint `json:"points"`
+	Namespace    string              `json:"namespace"`
+	Organisation string              `json:"organisation"`
+	Schedule     string              `json:"schedule,omitempty"`
+	Points       []mcpapi.TrendPoint `json:"points"` // as cwac_organisation_trend answers them
 }
 
 func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer) {
@@ -189,16 +191,23 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 		h.storeFailed(w, r, v, store.NoOrganisation(ns, org)+".", err)
 		return
 	}
+	// One wire shape: the points as cwac_organisation_trend answers them
+	// (a blocked or unreachable organisation's score left out), in JSON
+	// and CSV alike.
+	api := make([]mcpapi.TrendPoint, len(points))
+	for i, p := range points {
+		api[i] = mcpapi.TrendPointOf(p)
+	}
 	if format == formatJSON {
-		writeJSONExport(w, r, "trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: points})
+		writeJSONExport(w, r, "trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: api})
 		return
 	}
 	classes := impactClasses()
 	header := slices.Concat([]string{"scan", "schedule", "finished_at", "pages", "issues", "elements"}, classes,
 		[]string{"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
-			"cwac_image_digest", "axe_core", "chrome", "engine_changed"})
+			"cwac_image", "axe_core", "chrome", "engine_changed"})
 	writeCSVExport(w, r, "trend.csv", header, func(emit func([]string)) {
-		for _, p := range points {
+		for _, p := range api {
 			byImpact := make([]string, len(classes))
 			for i, class := range classes {
 				byImpact[i] = i64(p.ByImpact[class])
@@ -207,7 +216,7 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 				[]string{p.Scan, p.Schedule, p.FinishedAt.UTC().Format(time.RFC3339), strconv.Itoa(p.Pages), i64(p.Issues), i64(p.Elements)},
 				byImpact,
 				[]string{strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
-					i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImageDigest, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)}))
+					i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImage, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged)}))
 		}
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -139,7 +141,15 @@ func TestTrendExports(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &got); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := json.Marshal(trendExport{Namespace: testNS, Organisation: orgBeta, Schedule: "weekly", Points: points})
+	// The points as cwac_organisation_trend answers them: one wire shape.
+	api := make([]mcpapi.TrendPoint, len(points))
+	for i, p := range points {
+		api[i] = mcpapi.TrendPointOf(p)
+	}
+	want, _ := json.Marshal(trendExport{Namespace: testNS, Organisation: orgBeta, Schedule: "weekly", Points: api})
+	if !strings.Contains(body, `"engine"`) || strings.Contains(body, "cwac_image_digest") || strings.Contains(body, `"Scan"`) {
+		t.Errorf("the export's engine is not the tools' shape: %s", body)
+	}
 	again, _ := json.Marshal(got)
 	if string(want) != string(again) {
 		t.Errorf("json export:\n%s\nwant\n%s", again, want)

@@ -107,6 +107,9 @@ type TrendPoint struct {
 	// the organisation was blocked or unreachable (its figures are of
 	// challenge or error pages, not of its site).
 	Score *float64 `json:"score"`
+	// WeightedPerPage is the score's input: issues weighted by impact, per
+	// page scanned (internal/report's formula).
+	WeightedPerPage float64 `json:"weighted_per_page" jsonschema:"issues weighted by impact per page scanned: the score's input"`
 	// Completeness is how completely the organisation was scanned:
 	// complete, partial, blocked or unreachable ("" for scans recorded
 	// before it was); CompletenessReason says why.

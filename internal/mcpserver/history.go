@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
-	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -54,31 +52,4 @@ func jsonLen(v any) int {
 		return 0
 	}
 	return len(b)
-}
-
-func apiIssue(is store.Issue) mcpapi.HistoryIssue {
-	return mcpapi.HistoryIssue{
-		Fingerprint: is.Fingerprint, State: is.State, Organisation: is.Organisation, Page: is.Page, ViewportWidth: is.ViewportWidth,
-		Audit: is.Audit, Rule: is.Rule, Impact: is.Impact, ElementHTML: is.ElementHTML, Target: is.Target, HelpURL: is.HelpURL, WCAG: is.WCAG,
-		FirstSeenScan: is.FirstSeenScan, FirstSeenAt: is.FirstSeenAt, LastSeenScan: is.LastSeenScan, LastSeenAt: is.LastSeenAt,
-		FixedInScan: is.FixedInScan, FixedAt: is.FixedAt, FixedReason: is.FixedReason, Reopened: is.Reopened, ScansPresent: is.ScansPresent,
-	}
-}
-
-// apiTrendPoint is a stored point as the tools answer it. A blocked or
-// unreachable organisation's score is left out: it would be the score of
-// a challenge or error page, which looks clean (docs/completeness.md).
-func apiTrendPoint(p store.TrendPoint) mcpapi.TrendPoint {
-	score := p.Score
-	if !results.Verdict(p.Completeness).ScoreShown() {
-		score = nil
-	}
-	return mcpapi.TrendPoint{
-		Scan: p.Scan, Schedule: p.Schedule, FinishedAt: p.FinishedAt, BaseURLs: p.BaseURLs, Pages: p.Pages,
-		Issues: p.Issues, Elements: p.Elements, ByImpact: p.ByImpact, ByAudit: p.ByAudit, Score: score,
-		Completeness: p.Completeness, CompletenessReason: p.CompletenessReason,
-		New: p.New, Fixed: p.Fixed, FixedPageNotScanned: p.FixedPageNotScanned, Reopened: p.Reopened, Unstable: p.Unstable, Open: p.Open,
-		Engine:        mcpapi.EngineVersions{CWACImage: p.Engine.CWACImageDigest, AxeCore: p.Engine.AxeCore, Chrome: p.Engine.Chrome},
-		EngineChanged: p.EngineChanged,
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestFitTrend(t *testing.T) {
 		points[i] = store.TrendPoint{Scan: fmt.Sprintf("ns/week-%02d", i), FinishedAt: time.Unix(int64(i), 0).UTC(),
 			ByImpact: map[string]int64{"critical": int64(i)}, ByAudit: map[string]int64{"axe_core_audit": 1}}
 	}
-	one := jsonLen(apiTrendPoint(points[0])) + 1
+	one := jsonLen(mcpapi.TrendPointOf(points[0])) + 1
 	for _, tt := range []struct {
 		name string
 		cap  int
@@ -76,23 +77,29 @@ func TestFitTrend(t *testing.T) {
 }
 
 // TestAPIIssueCarriesEveryField: the tool's issue is the store's, field
-// for field (the JSON names are the same).
+// for field: every field of the store's row is in the answer, by the same
+// name, with the same value (the store's rows have no wire shape of their
+// own; mcpapi's is the one).
 func TestAPIIssueCarriesEveryField(t *testing.T) {
 	fixed := time.Unix(300, 0).UTC()
 	is := store.Issue{Fingerprint: "fp", State: "fixed", Organisation: "O", Page: "https://o/", ViewportWidth: 320, Audit: "axe_core_audit",
 		Rule: "image-alt", Impact: "critical", ElementHTML: "<img>", Target: "/html", HelpURL: "https://h", WCAG: []string{"1.1.1"},
 		FirstSeenScan: "ns/a", FirstSeenAt: time.Unix(100, 0).UTC(), LastSeenScan: "ns/b", LastSeenAt: time.Unix(200, 0).UTC(),
 		FixedInScan: "ns/c", FixedAt: &fixed, FixedReason: "fixed", Reopened: 2, ScansPresent: 3}
-	want, _ := json.Marshal(is)
-	got, _ := json.Marshal(apiIssue(is))
-	if string(got) != string(want) {
-		t.Errorf("apiIssue:\n got %s\nwant %s", got, want)
+	got := reflect.ValueOf(mcpapi.IssueOf(is))
+	want := reflect.ValueOf(is)
+	for i := range want.NumField() {
+		name := want.Type().Field(i).Name
+		f := got.FieldByName(name)
+		if !f.IsValid() || !reflect.DeepEqual(f.Interface(), want.Field(i).Interface()) {
+			t.Errorf("apiIssue: %s = %v, want %v", name, f, want.Field(i))
+		}
 	}
 	p := store.TrendPoint{Scan: "ns/a", Schedule: "weekly", FinishedAt: fixed, BaseURLs: 1, Pages: 2, Issues: 3, Elements: 4,
 		ByImpact: map[string]int64{"minor": 1}, ByAudit: map[string]int64{"x": 1}, WeightedPerPage: 0.5, New: 5, Fixed: 6,
 		FixedPageNotScanned: 7, Reopened: 8, Unstable: 9, Open: 10, EngineChanged: true,
 		Engine: store.EngineVersions{CWACImageDigest: "img", AxeCore: "4.13", Chrome: "156"}}
-	tp := apiTrendPoint(p)
+	tp := mcpapi.TrendPointOf(p)
 	if tp.Scan != p.Scan || tp.Schedule != p.Schedule || !tp.FinishedAt.Equal(p.FinishedAt) || tp.BaseURLs != 1 || tp.Pages != 2 || tp.Issues != 3 ||
 		tp.Elements != 4 || tp.ByImpact["minor"] != 1 || tp.ByAudit["x"] != 1 || tp.New != 5 || tp.Fixed != 6 || tp.FixedPageNotScanned != 7 ||
 		tp.Reopened != 8 || tp.Unstable != 9 || tp.Open != 10 || !tp.EngineChanged ||
@@ -141,7 +148,7 @@ func TestTrendPointCompleteness(t *testing.T) {
 		{"blocked", false},
 		{"unreachable", false},
 	} {
-		p := apiTrendPoint(store.TrendPoint{Scan: "ns/s", Score: &score, Completeness: tt.verdict, CompletenessReason: "why " + tt.verdict})
+		p := mcpapi.TrendPointOf(store.TrendPoint{Scan: "ns/s", Score: &score, Completeness: tt.verdict, CompletenessReason: "why " + tt.verdict})
 		if (p.Score != nil) != tt.wantScore || p.Completeness != tt.verdict || p.CompletenessReason != "why "+tt.verdict {
 			t.Errorf("%q: score %v, completeness %q (%q); want a score %v", tt.verdict, p.Score, p.Completeness, p.CompletenessReason, tt.wantScore)
 		}

@@ -40,7 +40,7 @@ func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.Iss
 	out := mcpapi.IssueHistoryOutput{Namespace: s.cfg.Namespace, Total: page.Total, Offset: in.Offset, Issues: []mcpapi.HistoryIssue{}}
 	budget := s.cfg.MaxResponseBytes - historyAnswerReserve
 	for _, is := range page.Issues {
-		issue := apiIssue(is)
+		issue := mcpapi.IssueOf(is)
 		if budget -= jsonLen(issue) + 1; budget < 0 {
 			out.Truncated = true
 			break

@@ -38,7 +38,7 @@ func (s *Server) organisationTrend(ctx context.Context, call *callInfo, in mcpap
 // fitTrend fills out's points, oldest first, keeping the newest that fit
 // under the answer's cap.
 func (s *Server) fitTrend(out mcpapi.OrganisationTrendOutput, points []store.TrendPoint) mcpapi.OrganisationTrendOutput {
-	out.Points, out.Truncated, out.Note = newestThatFit(s, points, apiTrendPoint)
+	out.Points, out.Truncated, out.Note = newestThatFit(s, points, mcpapi.TrendPointOf)
 	return out
 }
 

@@ -46,5 +46,5 @@ func apiSectorPoint(p store.SectorPoint) mcpapi.SectorTrendPoint {
 		counts[report.ImpactClass(impact)] += n
 	}
 	p.WeightedPerPage, p.Score = report.Score(counts, p.Pages)
-	return mcpapi.SectorTrendPoint{TrendPoint: apiTrendPoint(p.TrendPoint), Organisations: p.Organisations, NotScored: p.NotScored}
+	return mcpapi.SectorTrendPoint{TrendPoint: mcpapi.TrendPointOf(p.TrendPoint), Organisations: p.Organisations, NotScored: p.NotScored}
 }

@@ -52,9 +52,9 @@ type Scan struct {
 // marks the trend, so a jump caused by an axe-core upgrade is not read as
 // a regression.
 type EngineVersions struct {
-	CWACImageDigest string `json:"cwac_image_digest,omitempty"`
-	AxeCore         string `json:"axe_core,omitempty"`
-	Chrome          string `json:"chrome,omitempty"`
+	CWACImageDigest string
+	AxeCore         string
+	Chrome          string
 }
 
 // IssueFilter selects issues for IssueHistory. Empty fields do not
@@ -87,107 +87,107 @@ const (
 // IssuePage is one page of IssueHistory: the matching issues' total and
 // the page's issues, oldest first (by first sighting).
 type IssuePage struct {
-	Total  int64   `json:"total"`
-	Issues []Issue `json:"issues"`
+	Total  int64
+	Issues []Issue
 }
 
 // Issue is one issue identity followed across scans.
 type Issue struct {
-	Fingerprint   string   `json:"fingerprint"`
-	State         string   `json:"state"`
-	Organisation  string   `json:"organisation"`
-	Page          string   `json:"page"`
-	ViewportWidth int      `json:"viewport_width"`
-	Audit         string   `json:"audit"`
-	Rule          string   `json:"rule"`
-	Impact        string   `json:"impact,omitempty"`
-	ElementHTML   string   `json:"element_html,omitempty"`
-	Target        string   `json:"target,omitempty"`
-	HelpURL       string   `json:"help_url,omitempty"`
-	WCAG          []string `json:"wcag,omitempty"`
+	Fingerprint   string
+	State         string
+	Organisation  string
+	Page          string
+	ViewportWidth int
+	Audit         string
+	Rule          string
+	Impact        string
+	ElementHTML   string
+	Target        string
+	HelpURL       string
+	WCAG          []string
 	// FirstSeenScan, LastSeenScan and FixedInScan name scans as
 	// "namespace/name".
-	FirstSeenScan string     `json:"first_seen_scan"`
-	FirstSeenAt   time.Time  `json:"first_seen_at"`
-	LastSeenScan  string     `json:"last_seen_scan"`
-	LastSeenAt    time.Time  `json:"last_seen_at"`
-	FixedInScan   string     `json:"fixed_in_scan,omitempty"`
-	FixedAt       *time.Time `json:"fixed_at,omitempty"`
-	FixedReason   string     `json:"fixed_reason,omitempty"`
-	Reopened      int        `json:"reopened"`
-	ScansPresent  int        `json:"scans_present"`
+	FirstSeenScan string
+	FirstSeenAt   time.Time
+	LastSeenScan  string
+	LastSeenAt    time.Time
+	FixedInScan   string
+	FixedAt       *time.Time
+	FixedReason   string
+	Reopened      int
+	ScansPresent  int
 }
 
 // IssueDetail is one issue with every scan of its organisation since it
 // was first seen, and whether each showed it.
 type IssueDetail struct {
 	Issue
-	Scans []IssueScan `json:"scans"`
+	Scans []IssueScan
 }
 
 // IssueScan is one scan of an issue's organisation.
 type IssueScan struct {
-	Scan       string    `json:"scan"`
-	FinishedAt time.Time `json:"finished_at"`
-	Present    bool      `json:"present"`
+	Scan       string
+	FinishedAt time.Time
+	Present    bool
 }
 
 // TrendPoint is one organisation's figures in one scan.
 type TrendPoint struct {
-	Scan       string    `json:"scan"`
-	Schedule   string    `json:"schedule,omitempty"`
-	FinishedAt time.Time `json:"finished_at"`
-	BaseURLs   int       `json:"base_urls"`
-	Pages      int       `json:"pages"`
+	Scan       string
+	Schedule   string
+	FinishedAt time.Time
+	BaseURLs   int
+	Pages      int
 	// Issues is CWAC's count (num_issues, one per viewport), as
 	// summary.json's total_issues counts; Elements counts an element
 	// found at several viewports once.
-	Issues          int64            `json:"issues"`
-	Elements        int64            `json:"elements"`
-	ByImpact        map[string]int64 `json:"by_impact"`
-	ByAudit         map[string]int64 `json:"by_audit"`
-	WeightedPerPage float64          `json:"weighted_per_page"`
+	Issues          int64
+	Elements        int64
+	ByImpact        map[string]int64
+	ByAudit         map[string]int64
+	WeightedPerPage float64
 	// Score is the leaderboard's (nil when no page was scanned).
-	Score *float64 `json:"score"`
+	Score *float64
 	// New, Fixed, FixedPageNotScanned, Reopened and Unstable count issue
 	// rows (one per viewport) tracked in the history; Open is how many
 	// were open after the scan.
-	New                 int64          `json:"new"`
-	Fixed               int64          `json:"fixed"`
-	FixedPageNotScanned int64          `json:"fixed_page_not_scanned"`
-	Reopened            int64          `json:"reopened"`
-	Unstable            int64          `json:"unstable"`
-	Open                int64          `json:"open"`
-	Engine              EngineVersions `json:"engine"`
+	New                 int64
+	Fixed               int64
+	FixedPageNotScanned int64
+	Reopened            int64
+	Unstable            int64
+	Open                int64
+	Engine              EngineVersions
 	// EngineChanged is true when the engine differs from the previous
 	// point's (the first point has nothing to differ from).
-	EngineChanged bool `json:"engine_changed,omitempty"`
+	EngineChanged bool
 	// Completeness is how completely the organisation was scanned:
 	// complete, partial, blocked or unreachable ("" for scans recorded
 	// before it was); CompletenessReason says why. An organisation that
 	// is not complete has figures that cover only what the scanner could
 	// read: rank it apart (docs/completeness.md).
-	Completeness       string `json:"completeness,omitempty"`
-	CompletenessReason string `json:"completeness_reason,omitempty"`
+	Completeness       string
+	CompletenessReason string
 }
 
 // OrganisationSummary is an organisation with its latest figures.
 type OrganisationSummary struct {
-	Namespace string      `json:"namespace"`
-	Name      string      `json:"organisation"`
-	Sector    string      `json:"sector,omitempty"`
-	Scans     int64       `json:"scans"`
-	Latest    *TrendPoint `json:"latest,omitempty"`
+	Namespace string
+	Name      string
+	Sector    string
+	Scans     int64
+	Latest    *TrendPoint
 }
 
 // Template is one rule failing on the same element HTML on several pages of
 // an organisation in one scan.
 type Template struct {
-	Audit       string `json:"audit"`
-	Rule        string `json:"rule"`
-	ElementHTML string `json:"element_html"`
-	Pages       int    `json:"pages"`
-	Instances   int64  `json:"instances"`
+	Audit       string
+	Rule        string
+	ElementHTML string
+	Pages       int
+	Instances   int64
 }
 
 // Retention bounds what Prune keeps. Zero fields keep everything.
