@@ -385,7 +385,7 @@ func queueFigures(sizes string) error {
 	cmd.Env = append(os.Environ(), "CWAC_QUEUE_SCANS="+sizes)
 	out, err := cmd.CombinedOutput()
 	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, "queue_cost_test.go") || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "FAIL") {
+		if strings.Contains(line, "queue_cost_integration_test.go") || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "FAIL") {
 			fmt.Println(line)
 		}
 	}
