@@ -72,6 +72,17 @@ type ScanSummary struct {
 	Diff              *ScanDiff
 }
 
+// WithoutImpact is how many of the scan's issues have no axe-core impact
+// (CWAC's own audits: focus indicator, reflow), so that the impacts shown
+// and this add up to Issues.
+func (s *ScanSummary) WithoutImpact() int64 {
+	n := s.Issues
+	for _, v := range s.ByImpact {
+		n -= v
+	}
+	return max(n, 0)
+}
+
 // ScanDiff is the comparison with the scan's baseline.
 type ScanDiff struct {
 	Baseline                                                       string

@@ -230,6 +230,11 @@ func TestScanPage(t *testing.T) {
 		`<th scope="col">New by impact</th>`, `<td class="num">4</td><td>critical 2, minor 1</td>`,
 		// An organisation with nothing new says nothing of impacts.
 		`<td class="num">0</td><td></td><td class="num">2</td>`,
+		// The impacts add up to the issues, or say what the rest are; the
+		// two comparisons say how they differ.
+		"minor 0, and 12 from CWAC's own audits (focus indicator, reflow), which give no impact",
+		"compare each organisation with its own previous recorded scan instead",
+		"(not necessarily the baseline, weekly-1, compared above)",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the scan page lacks %q", want)
