@@ -1,10 +1,12 @@
 package dashboard
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -304,6 +306,61 @@ func TestUnrankedReasons(t *testing.T) {
 		row := leaderboardRow(store.OrganisationSummary{Name: "O", Latest: &p}, nil)
 		if row.Unranked != tc.want || row.Completeness != p.Completeness {
 			t.Errorf("%+v: unranked %q, want %q", p, row.Unranked, tc.want)
+		}
+	}
+}
+
+// TestOrganisationsRankedOverall: ?rank=overall ranks every ranked
+// organisation in one list, best score first across sectors, each with its
+// sector; the sectors' own ranking stays the default, and the page says
+// which one is shown. Another value is refused, naming the choices.
+func TestOrganisationsRankedOverall(t *testing.T) {
+	h, st := newTestHandler(t, Options{})
+	figures, err := Leaderboard(context.Background(), st, []string{testNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []LeaderboardRow
+	for _, s := range figures.Sectors {
+		all = append(all, s.Rows...)
+	}
+	if len(figures.Sectors) < 2 || len(all) < 3 {
+		t.Fatalf("the fixture has %d sectors and %d ranked organisations: too few to tell the rankings apart", len(figures.Sectors), len(all))
+	}
+	slices.SortStableFunc(all, func(a, b LeaderboardRow) int { return cmp.Compare(*b.Score, *a.Score) })
+	res, body := get(t, h, "reader", "/?rank=overall")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", res.StatusCode, body)
+	}
+	if !strings.Contains(body, `<h2 id="sector-0">All sectors</h2>`) || strings.Contains(body, `<h2 id="sector-1">`) ||
+		!strings.Contains(body, `<a href="/?rank=overall" aria-current="true">across all sectors</a>`) || !strings.Contains(body, `<th scope="col">Sector</th>`) {
+		t.Error("the overall ranking is not one list that says so")
+	}
+	last := 0
+	for i, row := range all {
+		link := `<a href="` + orgURL(row.Namespace, row.Organisation) + `">` + row.Organisation + `</a>`
+		at := strings.Index(body, link)
+		if at < last {
+			t.Fatalf("%s missing or out of the overall order", row.Organisation)
+		}
+		last = at
+		if i == 0 && !strings.Contains(body[:at], `<td class="num">1</td>`) {
+			t.Errorf("the best score overall, %s, is not ranked 1", row.Organisation)
+		}
+	}
+	if _, body := get(t, h, "reader", "/"); !strings.Contains(body, `<a href="/" aria-current="true">within each sector</a>`) {
+		t.Error("the sectors' ranking is not the default")
+	}
+	if res, body := get(t, h, "reader", "/?rank=best"); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "rank must be sector or overall") {
+		t.Errorf("?rank=best: %d", res.StatusCode)
+	}
+	// The cached figures keep their sectors' ranks.
+	again, _ := Leaderboard(context.Background(), st, []string{testNS})
+	for i, s := range again.Sectors {
+		for j, row := range s.Rows {
+			if row.Rank != figures.Sectors[i].Rows[j].Rank {
+				t.Errorf("%s's rank in its sector changed to %d", row.Organisation, row.Rank)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 )
 
@@ -14,6 +15,29 @@ type organisationsPage struct {
 	Sectors  []sectorRows
 	Unranked *sectorRows
 	Pager    pager
+	// Overall is true when the organisations are ranked across all
+	// sectors (?rank=overall), one list with each one's sector beside it.
+	Overall bool
+}
+
+// The organisations page's rankings (?rank=): within each sector (the
+// default) or across all of them.
+const (
+	fieldRank   = "rank"
+	rankSector  = "sector"
+	rankOverall = "overall"
+)
+
+// overallLeaderboard is the leaderboard's ranked rows in one list, ranked
+// across sectors by the same rule (copies: the cached figures stay as
+// they are), and its unranked rows as they are.
+func overallLeaderboard(all LeaderboardFigures) LeaderboardFigures {
+	var rows []LeaderboardRow
+	for _, s := range all.Sectors {
+		rows = append(rows, s.Rows...)
+	}
+	rank(rows)
+	return LeaderboardFigures{Sectors: []Sector{{Rows: rows}}, Unranked: all.Unranked}
 }
 
 // sectorRows are a sector's rows on this page (or the unranked ones):
@@ -32,10 +56,14 @@ func (s sectorRows) Whole() bool { return s.From == 1 && s.To == s.Total }
 // ranking is the exports' own, kept until a scan is recorded or pruned.
 func (h *Handler) organisations(w http.ResponseWriter, r *http.Request, v *viewer) {
 	q := r.URL.Query()
-	err := checkQuery(q, fieldPage, fieldPerPage)
+	err := checkQuery(q, fieldPage, fieldPerPage, fieldRank)
 	var p paging
 	if err == nil {
 		p, err = parsePaging(q, organisationsPerPage)
+	}
+	ranking := q.Get(fieldRank)
+	if err == nil && q.Has(fieldRank) && ranking != rankSector && ranking != rankOverall {
+		err = fmt.Errorf("rank must be %s or %s", rankSector, rankOverall)
 	}
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())
@@ -50,8 +78,11 @@ func (h *Handler) organisations(w http.ResponseWriter, r *http.Request, v *viewe
 		h.storeFailed(w, r, v, "", err)
 		return
 	}
+	d := organisationsPage{Overall: ranking == rankOverall}
+	if d.Overall {
+		all = overallLeaderboard(all)
+	}
 	slice := sliceLeaderboard(all, p.Offset(), p.PerPage)
-	d := organisationsPage{}
 	if d.Pager, err = newPager("Pages of organisations", "organisations", "/", q, p, slice.Total); err != nil {
 		h.badRequest(w, r, v, err.Error())
 		return
