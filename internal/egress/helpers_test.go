@@ -178,3 +178,24 @@ func body(t *testing.T, resp *http.Response) string {
 	}
 	return string(b)
 }
+
+// serveLoopback listens on loopback and hands each connection to serve in
+// its own goroutine until the test ends; it returns the address.
+func serveLoopback(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
+}

@@ -97,23 +97,9 @@ func TestOneClientHoldsItsShare(t *testing.T) {
 // RateWindow) is ended, though no read ever waits as long as IdleTimeout;
 // one that moves enough stays open.
 func TestSlowDripTunnelIsEnded(t *testing.T) {
-	echo, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = echo.Close() }()
-	go func() {
-		for {
-			c, err := echo.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.Copy(c, c); _ = c.Close() }()
-		}
-	}()
+	target := serveLoopback(t, func(c net.Conn) { _, _ = io.Copy(c, c); _ = c.Close() })
 	p, logs := startProxy(t, Config{Policy: testPolicy(newNames(nil)),
 		Limits: Limits{IdleTimeout: 30 * time.Second, MinBytes: 1000, RateWindow: 300 * time.Millisecond}})
-	target := echo.Addr().String()
 	tunnel := func() func([]byte) error {
 		resp, conn, br := rawRequest(t, p, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\n")
 		if resp.StatusCode != http.StatusOK {

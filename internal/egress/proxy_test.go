@@ -354,26 +354,12 @@ func TestOneWayTunnelStaysOpen(t *testing.T) {
 // A tunnel passes an end of stream on and still carries the answer back;
 // Close ends open tunnels at once.
 func TestTunnelEnds(t *testing.T) {
-	echo, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = echo.Close() }()
-	go func() {
-		for {
-			c, err := echo.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				data, _ := io.ReadAll(c) // to the client's end of stream
-				_, _ = c.Write([]byte("echo:" + string(data)))
-				_ = c.Close()
-			}()
-		}
-	}()
+	target := serveLoopback(t, func(c net.Conn) {
+		data, _ := io.ReadAll(c) // to the client's end of stream
+		_, _ = c.Write([]byte("echo:" + string(data)))
+		_ = c.Close()
+	})
 	p, _ := startProxy(t, Config{Policy: testPolicy(newNames(nil))})
-	target := echo.Addr().String()
 	resp, conn, br := rawRequest(t, p, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\nearly bytes;")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("CONNECT: %s", resp.Status)
