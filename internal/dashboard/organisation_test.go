@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,5 +204,18 @@ func TestIssuePage(t *testing.T) {
 	}
 	if res, _ := get(t, h, "both", "/issues/team-b/"+other.Issues[0].Fingerprint); res.StatusCode != http.StatusOK {
 		t.Errorf("a reader of both namespaces: %d", res.StatusCode)
+	}
+}
+
+// TestXTicks: every date up to six, else six spread evenly, the first and
+// last always.
+func TestXTicks(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want []int
+	}{{0, []int{}}, {1, []int{0}}, {6, []int{0, 1, 2, 3, 4, 5}}, {7, []int{0, 1, 2, 4, 5, 6}}, {52, []int{0, 10, 20, 31, 41, 51}}} {
+		if got := xTicks(tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("xTicks(%d) = %v, want %v", tc.n, got, tc.want)
+		}
 	}
 }

@@ -93,7 +93,7 @@ var seriesStyle = []struct{ colour, dash, marker string }{
 // scale, with a legend, axes and a title and description.
 func lineChart(id, title, desc string, labels []string, ss []series) template.HTML {
 	const w, h = 720.0, 300.0
-	const left, right, top, bottom = 56.0, 16.0, 16.0, 72.0
+	const left, right, top, bottom = 64.0, 16.0, 16.0, 104.0
 	yMax := 0.0
 	for _, s := range ss {
 		for _, v := range s.Values {
@@ -121,12 +121,17 @@ func lineChart(id, title, desc string, labels []string, ss []series) template.HT
 		fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#d0d0d0" stroke-width="1"/>`, left, y(v), left+plotW, y(v))
 		fmt.Fprintf(&b, `<text x="%g" y="%.1f" text-anchor="end" font-size="12" fill="#1a1a1a">%s</text>`, left-6, y(v)+4, trimFloat(v))
 	}
-	if len(labels) > 0 {
-		fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="start" font-size="12" fill="#1a1a1a">%s</text>`, left, top+plotH+18, html.EscapeString(labels[0]))
-		if len(labels) > 1 {
-			fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="end" font-size="12" fill="#1a1a1a">%s</text>`,
-				left+plotW, top+plotH+18, html.EscapeString(labels[len(labels)-1]))
+	for _, i := range xTicks(len(labels)) {
+		anchor, class := "middle", ` class="mid"` // the middle ones give way on a narrow screen (dashboard.css)
+		switch i {
+		case 0:
+			anchor, class = "start", ""
+		case len(labels) - 1:
+			anchor, class = "end", ""
 		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="#595959" stroke-width="1"/>`, x(i), top+plotH, x(i), top+plotH+5)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%g" text-anchor="%s" font-size="12" fill="#1a1a1a"%s>%s</text>`,
+			x(i), top+plotH+20, anchor, class, html.EscapeString(labels[i]))
 	}
 	for si, s := range ss {
 		st := seriesStyle[si%len(seriesStyle)]
@@ -150,7 +155,7 @@ func lineChart(id, title, desc string, labels []string, ss []series) template.HT
 		}
 		// The legend, under the x axis: a sample of the line and its name.
 		lx := left + float64(si%3)*plotW/3
-		ly := top + plotH + 38 + float64(si/3)*18
+		ly := top + plotH + 46 + float64(si/3)*28
 		fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"%s/>`, lx, ly, lx+28, ly, st.colour, dash)
 		b.WriteString(marker(st.marker, lx+14, ly, st.colour))
 		fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="12" fill="#1a1a1a">%s</text>`, lx+34, ly+4, html.EscapeString(s.Name))
@@ -171,6 +176,26 @@ func marker(shape string, x, y float64, colour string) string {
 		return fmt.Sprintf(`<path d="M%.1f %.1fl8 8m0 -8l-8 8" stroke="%s" stroke-width="2"/>`, x-4, y-4, colour)
 	}
 	return fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/>`, x, y, colour)
+}
+
+// maxXTicks is the most x labels a chart shows: six dates fit its width.
+const maxXTicks = 6
+
+// xTicks picks the points whose labels a chart shows: every one up to
+// maxXTicks, else that many evenly spread, the first and last always.
+func xTicks(n int) []int {
+	if n <= maxXTicks {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	out := make([]int, maxXTicks)
+	for k := range out {
+		out[k] = int(math.Round(float64(k) * float64(n-1) / float64(maxXTicks-1)))
+	}
+	return out
 }
 
 // niceMax rounds a chart's top up to 1, 2 or 5 times a power of ten (10
