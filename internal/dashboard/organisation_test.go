@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 
@@ -185,7 +186,7 @@ func TestIssuePage(t *testing.T) {
 		"<h1>Issue: image-alt on " + is.Page + "</h1>", "fixed: fixed in <a href=\"/scans/cwac/weekly-2\">",
 		`<a href="https://www.w3.org/WAI/WCAG22/Understanding/non-text-content.html">1.1.1 Non-text Content</a> (level A)`,
 		`<a href="` + is.HelpURL + `">the rule's help page</a>`, "present in 2 of 3",
-		"<td>Yes, present</td>", "<td>No, absent</td>", "&lt;img src=",
+		"<td>Yes</td>", "<td>No: fixed in this scan</td>", "&lt;img src=",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the issue page lacks %q", want)
@@ -217,5 +218,30 @@ func TestXTicks(t *testing.T) {
 		if got := xTicks(tc.n); !slices.Equal(got, tc.want) {
 			t.Errorf("xTicks(%d) = %v, want %v", tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestIssueScansSayWhyAbsent: a scan without the issue says whether it was
+// fixed there, or whether that scan did not visit its page (so nothing is
+// known of it).
+func TestIssueScansSayWhyAbsent(t *testing.T) {
+	h, _ := newTestHandler(t, Options{})
+	at := time.Date(2026, 10, 5, 3, 0, 0, 0, time.UTC)
+	d := store.IssueDetail{Issue: store.Issue{Fingerprint: "fp", Rule: "image-alt", Page: "https://a.example/", State: "fixed",
+		FixedInScan: "cwac/w2", FixedReason: "page not scanned", FirstSeenAt: at, LastSeenAt: at},
+		Scans: []store.IssueScan{{Scan: "cwac/w1", FinishedAt: at, Present: true}, {Scan: "cwac/w2", FinishedAt: at.Add(168 * time.Hour)},
+			{Scan: "cwac/w3", FinishedAt: at.Add(336 * time.Hour)}}}
+	var buf strings.Builder
+	if err := h.pages["issue"].ExecuteTemplate(&buf, "layout", page{Title: "t", Viewer: &viewer{}, Data: issuePage{Namespace: testNS, Issue: d, Present: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	body := buf.String()
+	for _, want := range []string{"<td>Yes</td>", "<td>Not known: this scan did not visit its page</td>", "<td>No</td>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the issue's scans lack %q", want)
+		}
+	}
+	if strings.Contains(body, "fixed in this scan") {
+		t.Error("a scan that did not visit the page said the issue was fixed there")
 	}
 }
