@@ -232,7 +232,8 @@ func TestIssueScansSayWhyAbsent(t *testing.T) {
 		Scans: []store.IssueScan{{Scan: "cwac/w1", FinishedAt: at, Present: true}, {Scan: "cwac/w2", FinishedAt: at.Add(168 * time.Hour)},
 			{Scan: "cwac/w3", FinishedAt: at.Add(336 * time.Hour)}}}
 	var buf strings.Builder
-	if err := h.pages["issue"].ExecuteTemplate(&buf, "layout", page{Title: "t", Viewer: &viewer{}, Data: issuePage{Namespace: testNS, Issue: d, Present: 1}}); err != nil {
+	data := issuePage{Namespace: testNS, Issue: d, Present: 1}
+	if err := h.pages["issue"].ExecuteTemplate(&buf, "layout", page{Title: "t", Viewer: &viewer{}, Data: data}); err != nil {
 		t.Fatal(err)
 	}
 	body := buf.String()
