@@ -50,6 +50,9 @@ func TestOrganisationPage(t *testing.T) {
 	if !strings.Contains(body, `<span class="visually-hidden"> on https://alpha.example`) {
 		t.Error("an issue link reads only as its rule")
 	}
+	if strings.Contains(body, `role="region"`) || !strings.Contains(body, `class="table-wrap" role="group"`) {
+		t.Error("a table's scroll container is a landmark inside the section's")
+	}
 	// The table's rows: each scan's score and issues, in order.
 	table := body[strings.Index(body, `<caption id="trend-caption">`):]
 	table = table[:strings.Index(table, "</table>")]
