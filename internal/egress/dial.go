@@ -131,19 +131,22 @@ type idleConn struct {
 func (c *idleConn) Read(b []byte) (int, error) {
 	_ = c.SetReadDeadline(time.Now().Add(c.idle))
 	n, err := c.Conn.Read(b)
-	if rerr := c.rate.moved(n, time.Now()); rerr != nil && err == nil {
-		err = rerr
-	}
-	return n, err
+	return n, c.metered(n, err)
 }
 
 func (c *idleConn) Write(b []byte) (int, error) {
 	_ = c.SetWriteDeadline(time.Now().Add(c.idle))
 	n, err := c.Conn.Write(b)
+	return n, c.metered(n, err)
+}
+
+// metered counts n bytes moved against the minimum rate and returns err,
+// or the rate's refusal when there was none.
+func (c *idleConn) metered(n int, err error) error {
 	if rerr := c.rate.moved(n, time.Now()); rerr != nil && err == nil {
-		err = rerr
+		return rerr
 	}
-	return n, err
+	return err
 }
 
 // splice copies bytes both ways between a client and its destination until

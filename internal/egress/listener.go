@@ -53,11 +53,12 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		lc := &limitConn{TCPConn: c, l: l, client: clientOf(c)}
 		lc.waiting(time.Now())
-		if err := l.admit(lc); err != nil {
+		admitted, err := l.admit(lc)
+		if err != nil {
 			_ = c.Close()
 			return nil, err
 		}
-		if lc.admitted {
+		if admitted {
 			return lc, nil
 		}
 		_ = c.Close() // its client is at its limit, every connection of it being served
@@ -65,14 +66,14 @@ func (l *limitListener) Accept() (net.Conn, error) {
 }
 
 // admit gives lc a slot, waiting while every slot is held by a connection
-// being served. lc.admitted is false when lc's client holds its limit of
+// being served. It answers false when lc's client holds its limit of
 // connections and all of them are being served.
-func (l *limitListener) admit(lc *limitConn) error {
+func (l *limitListener) admit(lc *limitConn) (bool, error) {
 	for {
 		l.mu.Lock()
 		if l.closed {
 			l.mu.Unlock()
-			return net.ErrClosed
+			return false, net.ErrClosed
 		}
 		var victim *limitConn
 		switch {
@@ -80,16 +81,15 @@ func (l *limitListener) admit(lc *limitConn) error {
 			victim = l.oldestWaiting(func(c *limitConn) bool { return c.client == lc.client })
 			if victim == nil {
 				l.mu.Unlock()
-				return nil
+				return false, nil
 			}
 		case len(l.conns) >= l.maxConns:
 			victim = l.oldestWaiting(func(*limitConn) bool { return true })
 		default:
 			l.conns[lc] = struct{}{}
 			l.byClient[lc.client]++
-			lc.admitted = true
 			l.mu.Unlock()
-			return nil
+			return true, nil
 		}
 		if victim != nil {
 			l.forget(victim)
@@ -103,7 +103,7 @@ func (l *limitListener) admit(lc *limitConn) error {
 		select {
 		case <-l.freed:
 		case <-l.done:
-			return net.ErrClosed
+			return false, net.ErrClosed
 		}
 	}
 }
@@ -194,9 +194,8 @@ func clientOf(c *net.TCPConn) netip.Addr {
 // CloseWrite, which a tunnel uses to pass an end of stream on.
 type limitConn struct {
 	*net.TCPConn
-	l        *limitListener
-	client   netip.Addr
-	admitted bool
+	l      *limitListener
+	client netip.Addr
 
 	mu         sync.Mutex
 	waitingFor int64 // when it began waiting for a request (UnixNano); 0 while served
