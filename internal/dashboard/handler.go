@@ -314,21 +314,23 @@ func ruleName(rule string) string {
 // plural is "1 organisation", "3 organisations", for any integer count
 // the pages show (int, or a store's int64).
 func plural(n any, one, many string) (string, error) {
-	var v int64
 	switch x := n.(type) {
 	case int:
-		v = int64(x)
+		return count(int64(x), one, many), nil
 	case int64:
-		v = x
+		return count(x, one, many), nil
 	case int32:
-		v = int64(x)
-	default:
-		return "", fmt.Errorf("plural: %T is not a count", n)
+		return count(int64(x), one, many), nil
 	}
-	if v == 1 {
-		return "1 " + one, nil
+	return "", fmt.Errorf("plural: %T is not a count", n)
+}
+
+// count is n with the noun's singular or plural.
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", v, many), nil
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // dict builds a map from key, value pairs: a sub-template's arguments.
@@ -414,11 +416,9 @@ func formatIntChange(c *int64) string {
 	case c == nil:
 		return "no previous scan"
 	case *c > 0:
-		s, _ := plural(*c, "more issue", "more issues")
-		return s
+		return count(*c, "more issue", "more issues")
 	case *c < 0:
-		s, _ := plural(-*c, "fewer issue", "fewer issues")
-		return s
+		return count(-*c, "fewer issue", "fewer issues")
 	}
 	return "issues unchanged"
 }

@@ -262,10 +262,8 @@ func (h *Handler) scanFile(w http.ResponseWriter, r *http.Request, v *viewer) {
 // notRecorded says why a scan is not in the issue history: the writer's
 // note when it could not record the scan, else the usual reasons.
 func notRecorded(ctx context.Context, st *store.Store, s ScanInfo) string {
-	if s.UID != "" {
-		if u, err := st.Unrecorded(ctx, s.UID); err == nil && u != nil && u.State != store.Partial {
-			return fmt.Sprintf("This scan is not in the issue history (noted %s): %s.", u.UpdatedAt.Format("2006-01-02 15:04 MST"), u.Reason)
-		}
+	if u := writerNote(ctx, st, s); u != nil && u.State != store.Partial {
+		return fmt.Sprintf("This scan is not in the issue history (noted %s): %s.", notedAt(u), u.Reason)
 	}
 	return "This scan is not in the issue history (it has not finished, scanned no page, is still being recorded, or was pruned)."
 }
@@ -273,15 +271,28 @@ func notRecorded(ctx context.Context, st *store.Store, s ScanInfo) string {
 // recordedInPart says which of a recorded scan's result files the writer
 // did not read, and why ("" when it read them all or noted nothing).
 func recordedInPart(ctx context.Context, st *store.Store, s ScanInfo) string {
-	if s.UID == "" {
-		return ""
-	}
-	if u, err := st.Unrecorded(ctx, s.UID); err == nil && u != nil && u.State == store.Partial {
-		return fmt.Sprintf("Some of this scan's results were not read into the issue history (noted %s): %s.",
-			u.UpdatedAt.Format("2006-01-02 15:04 MST"), u.Reason)
+	if u := writerNote(ctx, st, s); u != nil && u.State == store.Partial {
+		return fmt.Sprintf("Some of this scan's results were not read into the issue history (noted %s): %s.", notedAt(u), u.Reason)
 	}
 	return ""
 }
+
+// writerNote is what the history's writer kept about the scan (nil: none,
+// or a scan with no UID, or a store that does not answer: the page then
+// says the usual).
+func writerNote(ctx context.Context, st *store.Store, s ScanInfo) *store.UnrecordedScan {
+	if s.UID == "" {
+		return nil
+	}
+	u, err := st.Unrecorded(ctx, s.UID)
+	if err != nil {
+		return nil
+	}
+	return u
+}
+
+// notedAt is when the writer kept its note, as the scan page says it.
+func notedAt(u *store.UnrecordedScan) string { return u.UpdatedAt.Format("2006-01-02 15:04 MST") }
 
 // historyUnavailable says why the issue history cannot be read (the
 // store's error): on a scan's page, and first on the history pages' 503.
