@@ -248,9 +248,9 @@ func settle(msg *scanpod.Report, terminated bool, exitCode int) {
 // WriteResults reads CWAC's results in dir once (results.Walk feeding the
 // summary, the row index the MCP server pages with, the report builder and
 // the CI reports) and writes what is built beside them: summary.json, the
-// row index, report.html, leaderboard.csv, results.sarif and junit.xml. Only a failure to read the results is an
-// error; a file that cannot be written is logged, and the scan's results
-// stand without it.
+// row index, report.html, leaderboard.csv, results.sarif and junit.xml.
+// Only a failure to read the results is an error; a file that cannot be
+// written is logged, and the scan's results stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
 	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(scanpod.RunnerFlags{}, meta.Title))
 }
