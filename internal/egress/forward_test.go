@@ -17,28 +17,13 @@ import (
 // server a page chose might.
 func rawSite(t *testing.T, answer string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = c.Close() }()
-				br := bufio.NewReader(c)
-				if _, err := http.ReadRequest(br); err != nil {
-					return
-				}
-				_, _ = io.WriteString(c, answer)
-			}()
+	return serveLoopback(t, func(c net.Conn) {
+		defer func() { _ = c.Close() }()
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
 		}
-	}()
-	return ln.Addr().String()
+		_, _ = io.WriteString(c, answer)
+	})
 }
 
 // Answers pass through as the destination framed them, hop-by-hop fields
