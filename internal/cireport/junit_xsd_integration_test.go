@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // xmllintJUnit validates a JUnit report with xmllint against Jenkins'
@@ -46,7 +48,7 @@ func TestJUnitValidatesAgainstTheXSD(t *testing.T) {
 	for name, report := range map[string][]byte{
 		"real scan":                junitOf(t, realFS(t), realOpts),
 		"fail at minor":            junitOf(t, realFS(t), Options{Scan: "s", FailAt: "minor"}),
-		"compared with a baseline": junitOf(t, cur, Options{Scan: "s", Baseline: "b", Thresholds: []Threshold{{"maxNewIssues", "0"}}}),
+		"compared with a baseline": junitOf(t, cur, Options{Scan: "s", Baseline: "b", Thresholds: []scanpod.Threshold{{Name: "maxNewIssues", Value: "0"}}}),
 	} {
 		if err := xmllintJUnit(t, report); err != nil {
 			t.Errorf("%s: the report fails junit-10.xsd: %v", name, err)

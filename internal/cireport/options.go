@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -17,7 +18,7 @@ type Options struct {
 	Baseline string
 	// Thresholds are the scan's spec.thresholds, as name and value, written
 	// as they are (JUnit properties, SARIF run properties).
-	Thresholds []Threshold
+	Thresholds []scanpod.Threshold
 	// FailAt is the least impact that fails a JUnit test case and makes a
 	// SARIF result an error: critical, serious, moderate or minor. Empty is
 	// DefaultFailAt.
@@ -28,11 +29,6 @@ type Options struct {
 	MaxResults int
 	// MaxTestCases caps JUnit test cases (0: DefaultMaxTestCases).
 	MaxTestCases int
-}
-
-// Threshold is one of the scan's thresholds.
-type Threshold struct {
-	Name, Value string
 }
 
 // Defaults.

@@ -7,10 +7,11 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/golden"
 )
 
-var realOpts = Options{Scan: "real-scan-1", Thresholds: []Threshold{{"maxTotalIssues", "10"}}, ToolVersion: "cwac:test"}
+var realOpts = Options{Scan: "real-scan-1", Thresholds: []scanpod.Threshold{{Name: "maxTotalIssues", Value: "10"}}, ToolVersion: "cwac:test"}
 
 func TestSARIFGolden(t *testing.T) {
 	data, log := sarifOf(t, realFS(t), realOpts)

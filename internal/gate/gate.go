@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -57,30 +57,30 @@ func Crossed(t *cwacv1alpha1.Thresholds, s *cwacv1alpha1.ScanSummary) []string {
 // NamedThresholds lists the thresholds t sets, each named as spec.thresholds
 // spells it (a maximum by impact as maxIssuesByImpact.<impact>), with its
 // value, in the spec's order and impacts worst first: what the CI reports
-// carry (cireport.Options.Thresholds). The Job builder hands them to the
+// carry (scanpod.Threshold, cireport.Options.Thresholds). The Job builder hands them to the
 // runner and the MCP server to the reports it builds, so both name them
 // alike. Keys the CRD refuses (an impact axe does not have) are left out.
-func NamedThresholds(t *cwacv1alpha1.Thresholds) []cireport.Threshold {
+func NamedThresholds(t *cwacv1alpha1.Thresholds) []scanpod.Threshold {
 	if t == nil {
 		return nil
 	}
-	var out []cireport.Threshold
+	var out []scanpod.Threshold
 	if t.MaxTotalIssues != nil {
-		out = append(out, cireport.Threshold{Name: "maxTotalIssues", Value: strconv.FormatInt(*t.MaxTotalIssues, 10)})
+		out = append(out, scanpod.Threshold{Name: "maxTotalIssues", Value: strconv.FormatInt(*t.MaxTotalIssues, 10)})
 	}
 	if t.MaxNewIssues != nil {
-		out = append(out, cireport.Threshold{Name: "maxNewIssues", Value: strconv.FormatInt(*t.MaxNewIssues, 10)})
+		out = append(out, scanpod.Threshold{Name: "maxNewIssues", Value: strconv.FormatInt(*t.MaxNewIssues, 10)})
 	}
 	for _, impact := range results.Impacts() {
 		if limit, ok := t.MaxIssuesByImpact[impact]; ok {
-			out = append(out, cireport.Threshold{Name: "maxIssuesByImpact." + impact, Value: strconv.FormatInt(limit, 10)})
+			out = append(out, scanpod.Threshold{Name: "maxIssuesByImpact." + impact, Value: strconv.FormatInt(limit, 10)})
 		}
 	}
 	if t.MinPagesScanned != nil {
-		out = append(out, cireport.Threshold{Name: "minPagesScanned", Value: strconv.FormatInt(int64(*t.MinPagesScanned), 10)})
+		out = append(out, scanpod.Threshold{Name: "minPagesScanned", Value: strconv.FormatInt(int64(*t.MinPagesScanned), 10)})
 	}
 	if t.RequireComplete {
-		out = append(out, cireport.Threshold{Name: "requireComplete", Value: "true"})
+		out = append(out, scanpod.Threshold{Name: "requireComplete", Value: "true"})
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
@@ -27,7 +26,7 @@ func everyThreshold() *cwacv1alpha1.Thresholds {
 }
 
 func TestNamedThresholds(t *testing.T) {
-	want := []cireport.Threshold{
+	want := []scanpod.Threshold{
 		{Name: "maxTotalIssues", Value: "9223372036854775807"},
 		{Name: "maxNewIssues", Value: "0"},
 		{Name: "maxIssuesByImpact.critical", Value: "0"},
@@ -43,13 +42,13 @@ func TestNamedThresholds(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		t    *cwacv1alpha1.Thresholds
-		want []cireport.Threshold
+		want []scanpod.Threshold
 	}{
 		{"none", nil, nil},
 		{"empty", &cwacv1alpha1.Thresholds{}, nil},
-		{"a zero maximum is set", &cwacv1alpha1.Thresholds{MaxTotalIssues: ptr.To[int64](0)}, []cireport.Threshold{{Name: "maxTotalIssues", Value: "0"}}},
+		{"a zero maximum is set", &cwacv1alpha1.Thresholds{MaxTotalIssues: ptr.To[int64](0)}, []scanpod.Threshold{{Name: "maxTotalIssues", Value: "0"}}},
 		{"an impact axe lacks", &cwacv1alpha1.Thresholds{MaxIssuesByImpact: map[string]int64{"bad key": 1, "serious": 2}},
-			[]cireport.Threshold{{Name: "maxIssuesByImpact.serious", Value: "2"}}},
+			[]scanpod.Threshold{{Name: "maxIssuesByImpact.serious", Value: "2"}}},
 	} {
 		if diff := cmp.Diff(tc.want, NamedThresholds(tc.t)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)

@@ -13,6 +13,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // realAxeAudit is the real CWAC run's axe-core audit, the one file the CI
@@ -142,7 +143,7 @@ func TestCIReportOptionsFromTheScan(t *testing.T) {
 	}
 	want := cireport.Options{
 		Scan: "nightly-2", Baseline: "nightly-1", ToolVersion: "cwac:1.2", FailAt: "moderate",
-		Thresholds: []cireport.Threshold{{Name: "maxTotalIssues", Value: "10"}, {Name: "maxIssuesByImpact.critical", Value: "0"}},
+		Thresholds: []scanpod.Threshold{{Name: "maxTotalIssues", Value: "10"}, {Name: "maxIssuesByImpact.critical", Value: "0"}},
 	}
 	if diff := cmp.Diff(want, ciReportOptions("nightly-2", scan, "moderate")); diff != "" {
 		t.Errorf("a compared scan (-want +got):\n%s", diff)

@@ -46,7 +46,8 @@ func TestMergePodArgs(t *testing.T) {
 			c := MergePod(scan, opts, tt.baseline, tt.failed).Spec.Containers[0]
 			// The merge writes the scan's CI reports, so it is told the scan's
 			// name, thresholds and CWAC image as a scan pod is.
-			describe := []string{"--scan-name=nightly", "--threshold=maxTotalIssues=25", "--threshold=maxIssuesByImpact.critical=0", "--cwac-image=cwac:1.0"}
+			describe := []string{"--scan-name=nightly", "--scan-namespace=a11y",
+				"--threshold=maxTotalIssues=25", "--threshold=maxIssuesByImpact.critical=0", "--cwac-image=cwac:1.0"}
 			if want := slices.Concat(base, tt.extra, describe); !slices.Equal(c.Args, want) {
 				t.Errorf("args\n%q\nwant\n%q", c.Args, want)
 			}

@@ -39,8 +39,8 @@ func TestPodsDescribeTheScanToItsReports(t *testing.T) {
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got.ScanName != "nightly" || got.CWACImage != tc.wantImage {
-			t.Errorf("%s: scan name %q, image %q; want nightly, %q", tc.name, got.ScanName, got.CWACImage, tc.wantImage)
+		if got.ScanName != "nightly" || got.ScanNamespace != sampleScan().Namespace || got.CWACImage != tc.wantImage {
+			t.Errorf("%s: scan %s/%s, image %q; want %s/nightly, %q", tc.name, got.ScanNamespace, got.ScanName, got.CWACImage, sampleScan().Namespace, tc.wantImage)
 		}
 		if diff := cmp.Diff(wantThresholds, got.Thresholds); diff != "" {
 			t.Errorf("%s: thresholds (-want +got):\n%s", tc.name, diff)

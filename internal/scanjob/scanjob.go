@@ -409,12 +409,13 @@ func compareWith(baseline Baseline, flags *scanpod.RunnerFlags, mounts []corev1.
 }
 
 // describeForReports tells the runner what its CI reports say of the scan
-// beyond its results (docs/ci.md): the CwacScan's name, its thresholds and
+// beyond its results (docs/ci.md): the CwacScan's name and namespace (each
+// issue's identity is its namespace's, as in the history), its thresholds and
 // the CWAC image it runs, as the tool's version. An image longer than the
 // runner takes (spec.image is bounded by the CRD, the operator's default
 // image is not) is left out rather than failing the scan.
 func describeForReports(scan *cwacv1alpha1.CwacScan, image string, flags *scanpod.RunnerFlags) {
-	flags.ScanName = scan.Name
+	flags.ScanName, flags.ScanNamespace = scan.Name, scan.Namespace
 	flags.Thresholds = gate.NamedThresholds(scan.Spec.Thresholds)
 	if len(image) <= scanpod.MaxCWACImageBytes {
 		flags.CWACImage = image

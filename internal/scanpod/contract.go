@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -169,6 +168,11 @@ type RunnerFlags struct {
 	// (results.sarif, junit.xml) name the scan by; without it they fall
 	// back on CWAC's audit name. At most MaxScanNameBytes.
 	ScanName string
+	// ScanNamespace is the CwacScan's namespace, part of every issue's
+	// identity (diff.IssueID): an organisation's issue history is its
+	// namespace's, and the CI reports name each issue as the history does.
+	// At most MaxScanNamespaceBytes.
+	ScanNamespace string
 	// Thresholds are the scan's spec.thresholds, each by name and value,
 	// which the CI reports carry (cwac.threshold.<name> in JUnit).
 	Thresholds ThresholdList
@@ -182,6 +186,8 @@ type RunnerFlags struct {
 const (
 	// MaxScanNameBytes is the longest Kubernetes object name.
 	MaxScanNameBytes = 253
+	// MaxScanNamespaceBytes is the longest namespace name (a DNS label).
+	MaxScanNamespaceBytes = 63
 	// MaxCWACImageBytes is spec.image's bound in the CRD.
 	MaxCWACImageBytes = 512
 	// MaxThresholds leaves room beyond the eight spec.thresholds can set
@@ -197,9 +203,15 @@ const (
 // joined by dots, as they become JUnit property names.
 var thresholdNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z0-9]+)*$`)
 
+// Threshold is one of the scan's thresholds, named as spec.thresholds
+// spells it (gate.NamedThresholds) and written as it is into the CI reports.
+type Threshold struct {
+	Name, Value string
+}
+
 // ThresholdList is the scan's thresholds as a flag given once per
 // threshold: --threshold=maxTotalIssues=10.
-type ThresholdList []cireport.Threshold
+type ThresholdList []Threshold
 
 // String renders the list as name=value pairs, comma-separated.
 func (l ThresholdList) String() string {
@@ -223,14 +235,14 @@ func (l *ThresholdList) Set(s string) error {
 	case len(name) > MaxThresholdNameBytes || !thresholdNameRE.MatchString(name):
 		return fmt.Errorf("threshold name %q: want at most %d bytes of letters and digits, dot-separated (maxIssuesByImpact.critical)",
 			textcap.Head(name, MaxThresholdNameBytes), MaxThresholdNameBytes)
-	case slices.ContainsFunc(*l, func(t cireport.Threshold) bool { return t.Name == name }):
+	case slices.ContainsFunc(*l, func(t Threshold) bool { return t.Name == name }):
 		return fmt.Errorf("threshold %s given twice", name)
 	case value == "" || len(value) > MaxThresholdValueBytes:
 		return fmt.Errorf("threshold %s: its value must be 1 to %d bytes, not %d", name, MaxThresholdValueBytes, len(value))
 	case strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r > '~' }):
 		return fmt.Errorf("threshold %s: its value %q has a character other than printable ASCII", name, value)
 	}
-	*l = append(*l, cireport.Threshold{Name: name, Value: value})
+	*l = append(*l, Threshold{Name: name, Value: value})
 	return nil
 }
 
@@ -287,6 +299,9 @@ func (f RunnerFlags) Args() []string {
 	if f.ScanName != "" {
 		args = append(args, "--scan-name="+f.ScanName)
 	}
+	if f.ScanNamespace != "" {
+		args = append(args, "--scan-namespace="+f.ScanNamespace)
+	}
 	for _, t := range f.Thresholds {
 		args = append(args, "--threshold="+t.Name+"="+t.Value)
 	}
@@ -312,6 +327,8 @@ func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.Merge, "merge", false, "merge the shards' results under "+ShardsDir+"/ into one CWAC results directory instead of running CWAC")
 	fs.Var(&f.FailedShards, "failed-shards", "comma-separated indexes of shards whose pods failed: the merge leaves them out")
 	fs.Var(boundedString{&f.ScanName, MaxScanNameBytes}, "scan-name", "the CwacScan's name, which the CI reports name the scan by (default: CWAC's audit name)")
+	fs.Var(boundedString{&f.ScanNamespace, MaxScanNamespaceBytes}, "scan-namespace",
+		"the CwacScan's namespace, part of each issue's identity in the CI reports as in the issue history")
 	fs.Var(&f.Thresholds, "threshold", "one of the scan's spec.thresholds as name=value (maxTotalIssues=10), for the CI reports; repeat for each")
 	fs.Var(boundedString{&f.CWACImage, MaxCWACImageBytes}, "cwac-image", "the CWAC image the scan runs, the CI reports' tool version")
 	f.Egress.Bind(fs) // the scan-target policy's lists, for the egress proxy

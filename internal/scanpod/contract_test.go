@@ -25,7 +25,7 @@ func TestRunnerFlagsRoundTrip(t *testing.T) {
 		{
 			CWACDir: "/cwac", ConfigMapDir: "/scan", ResultsDir: "/results", WorkDir: "/tmp/w", TerminationLog: "/t",
 			BaselineDir: "/baseline", BaselineName: "nightly-1",
-			ScanName: "nightly-2", CWACImage: "ghcr.io/govtnz/cwac@sha256:" + strings.Repeat("0", 64),
+			ScanName: "nightly-2", ScanNamespace: "agency-a", CWACImage: "ghcr.io/govtnz/cwac@sha256:" + strings.Repeat("0", 64),
 			Thresholds: ThresholdList{{Name: "maxTotalIssues", Value: "10"}, {Name: "maxIssuesByImpact.critical", Value: "0"}, {Name: "requireComplete", Value: "true"}},
 		},
 	}
@@ -61,6 +61,7 @@ func TestRunnerFlagsRefuseBadReportFlags(t *testing.T) {
 	}{
 		{[]string{"--scan-name=" + strings.Repeat("s", MaxScanNameBytes+1)}, "-scan-name: 254 bytes, more than the 253 allowed"},
 		{[]string{"--cwac-image=" + strings.Repeat("i", MaxCWACImageBytes+1)}, "-cwac-image: 513 bytes, more than the 512 allowed"},
+		{[]string{"--scan-namespace=" + strings.Repeat("n", MaxScanNamespaceBytes+1)}, "-scan-namespace: 64 bytes, more than the 63 allowed"},
 		{[]string{"--threshold=maxTotalIssues"}, `threshold "maxTotalIssues": want name=value`},
 		{[]string{"--threshold==1"}, `threshold name "": want at most 64 bytes`},
 		{[]string{"--threshold=max total=1"}, `threshold name "max total"`},
@@ -89,11 +90,14 @@ func TestRunnerFlagsRefuseBadReportFlags(t *testing.T) {
 	at.Bind(fs)
 	args := append(slices.Clone(tooMany[:MaxThresholds-1]),
 		"--threshold="+strings.Repeat("n", MaxThresholdNameBytes)+"="+strings.Repeat("9", MaxThresholdValueBytes),
-		"--scan-name="+strings.Repeat("s", MaxScanNameBytes), "--cwac-image="+strings.Repeat("i", MaxCWACImageBytes))
+		"--scan-name="+strings.Repeat("s", MaxScanNameBytes), "--cwac-image="+strings.Repeat("i", MaxCWACImageBytes),
+		"--scan-namespace="+strings.Repeat("n", MaxScanNamespaceBytes))
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	if len(at.Thresholds) != MaxThresholds || len(at.ScanName) != MaxScanNameBytes || len(at.CWACImage) != MaxCWACImageBytes {
-		t.Errorf("at the bounds: %d thresholds, scan name %d bytes, image %d bytes", len(at.Thresholds), len(at.ScanName), len(at.CWACImage))
+	if len(at.Thresholds) != MaxThresholds || len(at.ScanName) != MaxScanNameBytes || len(at.CWACImage) != MaxCWACImageBytes ||
+		len(at.ScanNamespace) != MaxScanNamespaceBytes {
+		t.Errorf("at the bounds: %d thresholds, scan name %d bytes, image %d bytes, namespace %d bytes",
+			len(at.Thresholds), len(at.ScanName), len(at.CWACImage), len(at.ScanNamespace))
 	}
 }
