@@ -27,7 +27,7 @@ const MaxBaselineKeys = 200000
 // key, how many issues are new and how many unchanged.
 type baseline struct {
 	name    string
-	counts  map[identity]*[2]int64 // [new, unchanged]
+	counts  map[key]*[2]int64 // [new, unchanged]
 	omitted int64
 }
 
@@ -42,7 +42,7 @@ func readBaseline(fsys fs.FS) (*baseline, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only
-	b := &baseline{counts: map[identity]*[2]int64{}}
+	b := &baseline{counts: map[key]*[2]int64{}}
 	doc, err := diff.ReadDocument(f, func(row *diff.Row) error {
 		if row.Audit != axeAudit || (row.Change != diff.ChangeNew && row.Change != diff.ChangeUnchanged) {
 			return nil

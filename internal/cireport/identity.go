@@ -3,40 +3,58 @@ package cireport
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"strconv"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
-// fingerprintVersion starts every fingerprint's input, so that a change of
-// the identity rules can never reuse an old fingerprint.
-const fingerprintVersion = "cwac-sarif-v1"
-
 // FingerprintKey names the partial fingerprint in SARIF's
-// partialFingerprints; the version changes whenever the rules do.
-const FingerprintKey = "cwacIssue/v1"
+// partialFingerprints: the issue's id (diff.IssueID), the one the issue
+// history, the dashboard and the MCP tools name it by. The version changes
+// whenever the rule does (v1 was a hash of the row alone, not carried).
+const FingerprintKey = "cwacIssue/v2"
 
-// identity is a hash of what makes an issue the same issue from scan to
-// scan, as the baseline comparison and the issue history decide it: the
-// organisation, the page (diff.PageKey: two spellings of one page are one),
-// the viewport width, the rule, the element's HTML and its position
-// (diff.ElementTarget).
-type identity [sha256.Size]byte
-
-func identityOf(organisation, url string, width int, rule, html, target string) identity {
-	return identityOfPage(organisation, diff.PageKey(url), width, rule, html, target)
+// rowNamer gives each issue row of the axe audit (num_issues above 0), in
+// file order, its id: the id the comparison with the baseline named it
+// (known, when given), else a new one (diff.IssueNamer, holding every
+// known id). It keeps the ids it gave, for the scan's diff.IssueIDsFile.
+type rowNamer struct {
+	namespace string
+	known     []diff.IssueID
+	namer     *diff.IssueNamer
+	ids       []diff.IssueID
 }
 
-// identityOfPage is identityOf with the page's key (diff.PageKey) already made.
-func identityOfPage(organisation, pageKey string, width int, rule, html, target string) identity {
-	return hashParts(fingerprintVersion, organisation, pageKey, strconv.Itoa(width), rule, html, target)
+func newRowNamer(namespace string, known []diff.IssueID) *rowNamer {
+	return &rowNamer{namespace: namespace, known: known, namer: diff.NewIssueNamer(known)}
 }
 
-// hashParts hashes strings with their lengths, so no two lists of parts
+// next names the next issue row.
+func (n *rowNamer) next(is *issue) diff.IssueID {
+	var id diff.IssueID
+	if k := len(n.ids); k < len(n.known) {
+		id = n.known[k]
+	} else {
+		p := is.parts
+		p.Namespace = n.namespace
+		id = n.namer.Name(p)
+	}
+	n.ids = append(n.ids, id)
+	return id
+}
+
+// partsOf is a row's diff.IssueParts (without the namespace): pageKey is
+// diff.PageKey of its URL, html and target its uncut cells.
+func partsOf(organisation, pageKey string, width int, rule, html, target string) diff.IssueParts {
+	return diff.PartsOf("", organisation, pageKey, width, diff.AuditRule(axeAudit, rule), diff.ElementHash(html), diff.ElementHash(target))
+}
+
+// key is a hash of strings with their lengths, so no two lists of parts
 // hash alike by moving a boundary.
-func hashParts(parts ...string) [sha256.Size]byte {
+type key [sha256.Size]byte
+
+func hashParts(parts ...string) key {
 	h := sha256.New()
 	var buf [8]byte
 	for _, p := range parts {
@@ -44,17 +62,9 @@ func hashParts(parts ...string) [sha256.Size]byte {
 		h.Write(buf[:])
 		h.Write([]byte(p))
 	}
-	var out [sha256.Size]byte
+	var out key
 	copy(out[:], h.Sum(nil))
 	return out
-}
-
-// fingerprint is the identity with the issue's ordinal among identical
-// issues (same identity) in file order: two identical elements of one page
-// are two issues, and keep their fingerprints while both stay.
-func fingerprint(id identity, ordinal int) string {
-	sum := hashParts(string(id[:]), strconv.Itoa(ordinal))
-	return hex.EncodeToString(sum[:16])
 }
 
 // comparedText is the smallest cap diff.json puts on a URL, rule or target
@@ -63,7 +73,7 @@ const comparedText = 1000
 
 // comparedKey is how a CSV row and a diff.json row of the same issue find
 // each other: the cells diff.json carries, cut as it cuts them.
-func comparedKey(url string, width int, rule, target, html string) identity {
+func comparedKey(url string, width int, rule, target, html string) key {
 	return hashParts(textcap.Head(url, comparedText), strconv.Itoa(width), textcap.Head(rule, comparedText),
 		textcap.Head(target, comparedText), textcap.Head(html, diff.MaxHTMLBytes))
 }

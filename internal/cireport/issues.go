@@ -32,9 +32,9 @@ type issue struct {
 	target, html             string
 	tags                     []string
 	issues                   int64
-	// identity is the row's page, width, rule, element HTML and target in
-	// the forms the baseline comparison matches on, uncapped: see identity.go.
-	identity identity
+	// parts are what the row's id is made of (without the namespace): see
+	// identity.go.
+	parts diff.IssueParts
 }
 
 // readIssues passes each row of the axe audit to fn, in file order. A
@@ -130,7 +130,7 @@ func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) 
 	if url != p.url || p.key == "" {
 		p.url, p.key = url, diff.PageKey(url)
 	}
-	is.identity = identityOfPage(org, p.key, width, rule, html, target)
+	is.parts = partsOf(org, p.key, width, rule, html, target)
 	return is, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -23,6 +24,13 @@ type Options struct {
 	// SARIF result an error: critical, serious, moderate or minor. Empty is
 	// DefaultFailAt.
 	FailAt string
+	// Namespace is the scan's namespace, part of each new issue's id
+	// (diff.IssueID).
+	Namespace string
+	// IssueIDs are the ids of the axe audit's issue rows in file order, as
+	// the comparison with the baseline named them (diff.Result.IssueIDs);
+	// nil: the results directory's diff.IssueIDsFile, else new ids.
+	IssueIDs []diff.IssueID
 	// ToolVersion is the CWAC image or operator version, when known.
 	ToolVersion string
 	// MaxResults caps SARIF results (0: DefaultMaxResults).

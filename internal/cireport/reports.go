@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -61,6 +62,11 @@ func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) err
 	r.junit.add(is)
 	return nil
 }
+
+// IssueIDs are the ids of the axe audit's issue rows read so far, in file
+// order (every row's, whether SARIF lists it or not): what the runner keeps
+// as the scan's diff.IssueIDsFile once Finish succeeds.
+func (r *Reports) IssueIDs() []diff.IssueID { return r.sarif.names.ids }
 
 // Finish ends SARIF (the baseline's fixed issues, then the rules) and
 // writes JUnit to junit. It returns the first error met reading the rows

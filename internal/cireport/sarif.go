@@ -108,7 +108,7 @@ type sarifWriter struct {
 
 	rules        []sarifRule
 	ruleIdx      map[string]int
-	ordinal      map[identity]int
+	names        *rowNamer
 	written      int
 	omitted      int64
 	rulesOmitted int64
@@ -135,7 +135,8 @@ func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 }
 
 // newSARIFWriter checks opts, reads the baseline states from fsys's
-// diff.json and writes the log's start to w.
+// diff.json and the issues' ids from its diff.IssueIDsFile (unless
+// opts.IssueIDs gives them), and writes the log's start to w.
 func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error) {
 	failRank, err := opts.failRank()
 	if err != nil {
@@ -145,8 +146,14 @@ func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error)
 	if err != nil {
 		return nil, err
 	}
+	known := opts.IssueIDs
+	if known == nil {
+		if known, err = diff.ReadIssueIDs(fsys); err != nil {
+			return nil, err
+		}
+	}
 	sw := &sarifWriter{w: bufio.NewWriter(w), fsys: fsys, opts: opts, failRank: failRank, base: base,
-		ruleIdx: map[string]int{}, ordinal: map[identity]int{}}
+		ruleIdx: map[string]int{}, names: newRowNamer(opts.Namespace, known)}
 	head, err := plainjson.Marshal(SARIFSchema)
 	if err != nil {
 		return nil, err
@@ -204,8 +211,12 @@ func (sw *sarifWriter) rule(id, help, description, helpURL, impact string, tags 
 }
 
 func (sw *sarifWriter) issue(is *issue) error {
-	if is.issues <= 0 || is.rule == "" {
+	if is.issues <= 0 {
 		return nil // "No issues found": the page passed every rule
+	}
+	id := sw.names.next(is) // every issue row has one, written or not
+	if is.rule == "" {
+		return nil
 	}
 	if sw.written >= sw.opts.maxResults() {
 		sw.omitted++
@@ -216,13 +227,11 @@ func (sw *sarifWriter) issue(is *issue) error {
 		sw.rulesOmitted++
 		return nil
 	}
-	n := sw.ordinal[is.identity]
-	sw.ordinal[is.identity] = n + 1
 	res := sarifResult{
 		RuleID: is.rule, RuleIndex: ri, Level: sw.level(is.impact),
 		Message:             sarifMessage{Text: message(is.help, is.impact, is.width)},
 		Locations:           []sarifLocation{location(is.url, is.html, is.target)},
-		PartialFingerprints: map[string]string{FingerprintKey: fingerprint(is.identity, n)},
+		PartialFingerprints: map[string]string{FingerprintKey: id.String()},
 		BaselineState:       sw.base.state(is),
 		Properties: resultProperties{Impact: is.impact, ViewportWidth: is.width, Organisation: is.organisation,
 			PageTitle: is.title, Issues: is.issues},
@@ -242,12 +251,17 @@ func (sw *sarifWriter) fixed(row *diff.Row) error {
 		sw.rulesOmitted++
 		return nil
 	}
-	id := identityOf(row.Organisation, row.URL, row.ViewportWidth, row.Rule, row.HTML, row.Target)
+	id, err := diff.ParseIssueID(row.IssueID)
+	if err != nil { // diff.json written before rows carried ids: the id the issue had when new
+		p := partsOf(row.Organisation, diff.PageKey(row.URL), row.ViewportWidth, row.Rule, row.HTML, row.Target)
+		p.Namespace = sw.opts.Namespace
+		id = diff.NewIssueID(p, 0)
+	}
 	res := sarifResult{
 		RuleID: row.Rule, RuleIndex: ri, Kind: "pass", Level: "none",
 		Message:             sarifMessage{Text: "Fixed since the baseline: " + message(row.Help, row.Impact, row.ViewportWidth)},
 		Locations:           []sarifLocation{location(row.URL, row.HTML, row.Target)},
-		PartialFingerprints: map[string]string{FingerprintKey: fingerprint(id, 0)},
+		PartialFingerprints: map[string]string{FingerprintKey: id.String()},
 		BaselineState:       stateAbsent,
 		Properties: resultProperties{Impact: row.Impact, ViewportWidth: row.ViewportWidth, Organisation: row.Organisation,
 			Issues: row.Issues},

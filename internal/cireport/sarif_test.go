@@ -193,29 +193,6 @@ func equalStrings(a, b map[string]string) bool {
 	return true
 }
 
-func TestFingerprintPageSpelling(t *testing.T) {
-	a := identityOf("org", "https://example.org:443/a", 320, "rule", "<p>", "/p")
-	b := identityOf("org", "https://EXAMPLE.org/a", 320, "rule", "<p>", "/p")
-	if a != b {
-		t.Error("two spellings of one page gave two identities")
-	}
-	for _, other := range []identity{
-		identityOf("org2", "https://example.org/a", 320, "rule", "<p>", "/p"),
-		identityOf("org", "https://example.org/b", 320, "rule", "<p>", "/p"),
-		identityOf("org", "https://example.org/a", 1280, "rule", "<p>", "/p"),
-		identityOf("org", "https://example.org/a", 320, "rule2", "<p>", "/p"),
-		identityOf("org", "https://example.org/a", 320, "rule", "<div>", "/p"),
-		identityOf("org", "https://example.org/a", 320, "rule", "<p>", "/div"),
-	} {
-		if other == a {
-			t.Error("a different issue has the same identity")
-		}
-	}
-	if fingerprint(a, 0) == fingerprint(a, 1) {
-		t.Error("ordinals 0 and 1 share a fingerprint")
-	}
-}
-
 func TestSARIFCaps(t *testing.T) {
 	_, log := sarifOf(t, realFS(t), Options{MaxResults: 5})
 	run := log.Runs[0]

@@ -3,7 +3,6 @@ package diff
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"io/fs"
 	"strings"
@@ -19,8 +18,8 @@ const focusFile = "focus_indicator_audit.csv"
 // strings that identify it are hashed or numbered. Records are kept in file
 // order, so the k-th issue row of a CSV is its k-th record.
 type record struct {
-	html    uint64 // hash of the element's HTML
-	target  uint64 // hash of the XPath target (focus rows: the tab press)
+	html    uint64 // ElementHash of the element's HTML
+	target  uint64 // ElementHash of the XPath target (focus rows: the tab press)
 	issues  int64
 	group   int32 // page and viewport width, within the audit
 	rule    int32 // the matching rule (unstable.go splits some rows off)
@@ -67,6 +66,9 @@ type auditState struct {
 	groups      map[groupKey]int32
 	info        []groupInfo
 	recs        [2][]record
+	// ids are the issue ids of each side's records (IssueIDsAudit only; nil
+	// when not known): see names.go.
+	ids [2][]IssueID
 }
 
 // compareAudit reads, matches, counts and (when asked) lists one audit.
@@ -80,6 +82,9 @@ func (c *comparison) compareAudit(name string) error {
 	}
 	c.markUnstable(a)
 	matchAll(a.recs[baseSide], a.recs[curSide])
+	if name == IssueIDsAudit {
+		c.nameIssues(a)
+	}
 	c.count(a)
 	return c.emit(a)
 }
@@ -182,8 +187,6 @@ func targetOf(r *results.Reader, row results.Row) string {
 	return row.Get("description")
 }
 
-func maphashString(seed maphash.Seed, s string) uint64 { return maphash.String(seed, s) }
-
 // readSide reads one side's rows of the audit into records and groups.
 func (c *comparison) readSide(a *auditState, s int) error {
 	return c.eachRow(a, s, func(r *results.Reader, row results.Row, sc scanned) error {
@@ -206,8 +209,8 @@ func (c *comparison) readSide(a *auditState, s int) error {
 			return fmt.Errorf("more than %d issue rows: too many to compare", maxRecords)
 		}
 		rec := record{
-			html:    maphashString(c.seed, row.Get("html")),
-			target:  maphashString(c.seed, targetOf(r, row)),
+			html:    ElementHash(row.Get("html")),
+			target:  ElementHash(targetOf(r, row)),
 			issues:  sc.issues,
 			group:   g,
 			rule:    c.strs.id(sc.matchRule),

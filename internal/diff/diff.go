@@ -22,7 +22,6 @@ package diff
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"io/fs"
 	"sort"
 
@@ -69,6 +68,9 @@ type Options struct {
 	// RowChanges limits the rows passed to Rows (nil: all). A side whose
 	// changes are all left out is not read again.
 	RowChanges map[Change]bool
+	// Namespace is the scan's namespace, part of the id of each issue the
+	// comparison names (see issueid.go).
+	Namespace string
 }
 
 func (o Options) wants(c Change) bool {
@@ -83,6 +85,14 @@ type Result struct {
 	Totals Totals `json:"totals"`
 	// ByRule is every rule with a change, most new first.
 	ByRule []RuleChange `json:"by_rule"`
+	// IssueIDs is the id of each issue row of the scan's IssueIDsAudit, in
+	// file order: the baseline's id for a row the comparison matched with
+	// the baseline (when the baseline kept its IssueIDsFile), a new one
+	// otherwise. What the scan keeps as its own IssueIDsFile.
+	IssueIDs []IssueID `json:"-"`
+	// IssueIDsProblem says why the baseline's ids could not be carried
+	// forward ("" when they were, or the baseline kept none).
+	IssueIDsProblem string `json:"-"`
 }
 
 // Totals are the two sides' issues, as their summaries count them:
@@ -112,6 +122,7 @@ type RuleChange struct {
 // context's error when ctx ends.
 func Compare(ctx context.Context, base, cur fs.FS, opts Options) (*Result, error) {
 	c := newComparison(ctx, [2]fs.FS{base, cur}, opts)
+	c.readBaselineIDs()
 	if err := c.readPages(); err != nil {
 		return nil, err
 	}
@@ -140,20 +151,20 @@ type comparison struct {
 	ctx  context.Context
 	fsys [2]fs.FS
 	opts Options
-	seed maphash.Seed
 
 	pages pageTable
 	strs  interner
 	vps   viewportCache
 
-	res   Result
-	orgs  map[string]*orgChange
-	rules map[[2]string]*RuleChange
+	res     Result
+	baseIDs []IssueID // the baseline's IssueIDsFile (nil: none, or unusable)
+	orgs    map[string]*orgChange
+	rules   map[[2]string]*RuleChange
 }
 
 func newComparison(ctx context.Context, fsys [2]fs.FS, opts Options) *comparison {
 	c := &comparison{
-		ctx: ctx, fsys: fsys, opts: opts, seed: maphash.MakeSeed(),
+		ctx: ctx, fsys: fsys, opts: opts,
 		pages: pageTable{ids: map[string]int32{}},
 		strs:  interner{ids: map[string]int32{}},
 		vps:   viewportCache{widths: map[string]int{}},

@@ -415,7 +415,8 @@ func compareAll(t testing.TB, base, cur fs.FS) (*Result, []Row) {
 	if diff := cmp.Diff(rows, back); diff != "" {
 		t.Errorf("diff.json rows (-written +read):\n%s", diff)
 	}
-	if diff := cmp.Diff(*res, Result{Counts: got.Counts, Totals: got.Totals, ByRule: got.ByRule}); diff != "" {
+	if diff := cmp.Diff(*res, Result{Counts: got.Counts, Totals: got.Totals, ByRule: got.ByRule, IssueIDs: res.IssueIDs,
+		IssueIDsProblem: res.IssueIDsProblem}); diff != "" {
 		t.Errorf("diff.json figures (-written +read):\n%s", diff)
 	}
 	return res, rows
@@ -509,7 +510,7 @@ func checkInvariants(t testing.TB, base, cur fs.FS, res *Result, rows []Row) {
 // target, organisation and help are not compared).
 func containsRow(rows []Row, want Row) bool {
 	for _, r := range rows {
-		r.HTML, r.Target, r.Organisation, r.Help, r.HelpURL = "", "", "", "", ""
+		r.HTML, r.Target, r.Organisation, r.Help, r.HelpURL, r.IssueID = "", "", "", "", "", ""
 		if r == want {
 			return true
 		}

@@ -22,6 +22,7 @@ type pageTable struct {
 }
 
 type pageInfo struct {
+	key         string // pageKey of the URL
 	scanned     [2]bool
 	titled      [2]bool
 	title       [2]uint64 // hash of the first page_title seen
@@ -38,7 +39,7 @@ func (p *pageTable) id(raw string) int32 {
 	if !ok {
 		id = int32(len(p.info))
 		p.ids[key] = id
-		p.info = append(p.info, pageInfo{})
+		p.info = append(p.info, pageInfo{key: key})
 	}
 	p.lastRaw, p.lastID, p.hasLast = raw, id, true
 	return id
@@ -119,7 +120,7 @@ func (c *comparison) pagesFromAudits(s int) error {
 func (c *comparison) notePage(s int, page int32, title string) {
 	in := &c.pages.info[page]
 	in.scanned[s] = true
-	h := maphashString(c.seed, title)
+	h := ElementHash(title)
 	switch {
 	case !in.titled[s]:
 		in.titled[s], in.title[s] = true, h

@@ -33,6 +33,10 @@ type Row struct {
 	Help          string `json:"help,omitempty"`
 	HelpURL       string `json:"help_url,omitempty"`
 	Issues        int64  `json:"issues"`
+	// IssueID is the issue's id (see issueid.go), on the rows of
+	// IssueIDsAudit: a fixed row's is the baseline's; an unchanged row's
+	// is the baseline's too, carried forward.
+	IssueID string `json:"issue_id,omitempty"`
 }
 
 // Caps on a row's cells: an element's HTML can be kilobytes.
@@ -69,13 +73,16 @@ func (c *comparison) emit(a *auditState) error {
 			if sc.issues <= 0 {
 				return nil
 			}
-			if k >= len(a.recs[s]) || a.recs[s][k].html != maphashString(c.seed, row.Get("html")) ||
+			if k >= len(a.recs[s]) || a.recs[s][k].html != ElementHash(row.Get("html")) ||
 				a.info[a.recs[s][k].group].key != (groupKey{page: sc.page, width: int32(sc.width)}) {
 				return fmt.Errorf("changed while it was being compared")
 			}
 			rec := &a.recs[s][k]
-			k++
 			fill(out, a, r, row, sc)
+			if k < len(a.ids[s]) {
+				out.IssueID = a.ids[s][k].String()
+			}
+			k++
 			return c.emitRecord(a, s, rec, out)
 		})
 		if err != nil {

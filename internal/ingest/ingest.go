@@ -3,14 +3,13 @@ package ingest
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
@@ -106,7 +105,7 @@ type ingestion struct {
 	pageStore []int64 // store id of each page (by reading.pages index)
 	// fps are the new issues' fingerprints, in the order their ids were
 	// given (ids are consecutive from firstNew).
-	fps      [][16]byte
+	fps      []diff.IssueID
 	firstNew int64
 	// newTemplates maps the record that first shows a new template to its id.
 	newTemplates map[int32]int64
@@ -184,9 +183,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 			rd.ruleAuds[key.rule] = audit
 		}
 		c := candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open}
-		if b, err := hex.DecodeString(is.Fingerprint); err == nil && len(b) >= 8 {
-			c.fp = binary.BigEndian.Uint64(b[:8])
-		}
+		c.fp, _ = diff.ParseIssueID(is.Fingerprint) // every stored one parses; one that did not holds no id
 		st.cands[key] = append(st.cands[key], c)
 		return ctx.Err()
 	})

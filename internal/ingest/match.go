@@ -3,11 +3,7 @@ package ingest
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"slices"
-	"strconv"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 )
@@ -24,7 +20,7 @@ type matchKey struct {
 type candidate struct {
 	id           int64
 	html, target uint64
-	fp           uint64 // the fingerprint's first 8 bytes
+	fp           diff.IssueID
 	open         bool
 	claimed      bool // a row of this scan is this issue
 }
@@ -56,8 +52,10 @@ type orgState struct {
 func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int32, st *orgState) (transitions, error) {
 	var tr transitions
 	rd := in.rd
+	namer := diff.NewIssueNamer(nil)
 	for _, cs := range st.cands {
 		for _, c := range cs {
+			namer.Hold(c.fp)
 			if c.open {
 				tr.openBefore++
 			}
@@ -93,7 +91,7 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 				tr.fixed = append(tr.fixed, c.id)
 			}
 		}
-		in.newIssues(org, left, cands, &tr)
+		in.newIssues(org, left, namer, &tr)
 	}
 	// Stored open issues no row of this scan could be.
 	for key, cs := range st.cands {
@@ -162,71 +160,23 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 	return left
 }
 
-// newIssues gives rows no stored issue matched new issues, with
-// fingerprints: a hash of the namespace, organisation, page, width, rule,
-// element HTML and target, and the row's ordinal among identical rows
-// (same HTML and target) in file order; a fingerprint already in use (an
-// issue whose element has since changed) takes the next ordinal. Only an
-// issue of the same page, width and rule (cands) can hold the same
-// fingerprint: the others hashed another page, width or rule.
-func (in *ingestion) newIssues(org int32, rows []int32, cands []candidate, tr *transitions) {
-	if len(rows) == 0 {
-		return
-	}
+// newIssues gives rows no stored issue matched new issues, named by the
+// product's one rule (diff.IssueNamer, which holds every stored issue's
+// fingerprint of the organisation): the comparison names a scan's new
+// issues alike, so the CI reports' fingerprints are the history's.
+func (in *ingestion) newIssues(org int32, rows []int32, namer *diff.IssueNamer, tr *transitions) {
 	rd := in.rd
 	slices.Sort(rows) // file order
-	ordinal := map[[2]uint64]int{}
-	taken := make(map[uint64]bool, len(cands)+len(rows))
-	for _, c := range cands {
-		taken[c.fp] = true
-	}
 	for _, r := range rows {
 		rec := rd.recs.at(int(r))
-		k := [2]uint64{rec.html, rec.target}
-		n := ordinal[k]
-		for {
-			fp := fingerprint(in.scan.Namespace, rd.orgs[org].name, rd.pages[rec.page].key, rec.width, rd.strs.str(rec.rule), rec.html, rec.target, n)
-			n++
-			prefix := binary.BigEndian.Uint64(fp[:8])
-			if taken[prefix] {
-				continue
-			}
-			taken[prefix] = true
-			rec.issue = in.w.IssueIDs(1)
-			in.fps = append(in.fps, fp)
-			break
-		}
-		ordinal[k] = n
+		id := namer.Name(diff.IssueParts{Namespace: in.scan.Namespace, Organisation: rd.orgs[org].name, PageKey: rd.pages[rec.page].key,
+			Width: int(rec.width), Rule: rd.strs.str(rec.rule), HTML: rec.html, Target: rec.target})
+		rec.issue = in.w.IssueIDs(1)
+		in.fps = append(in.fps, id)
 		rec.fate = fateNew
 		tr.newIssues++
 	}
 }
-
-// fingerprintVersion starts every fingerprint's input, so that a change of
-// the identity rules can never reuse an old fingerprint.
-const fingerprintVersion = "cwac-issue-v1"
-
-// fingerprint identifies an issue within the store: the namespace is in it
-// because an organisation's history is its namespace's (two namespaces
-// scanning one site keep two histories, and two fingerprints).
-func fingerprint(namespace, org, page string, width int32, rule string, html, target uint64, ordinal int) [16]byte {
-	h := sha256.New()
-	var buf [8]byte
-	for _, part := range []string{fingerprintVersion, namespace, org, page, strconv.Itoa(int(width)), rule} {
-		binary.BigEndian.PutUint64(buf[:], uint64(len(part)))
-		h.Write(buf[:])
-		h.Write([]byte(part))
-	}
-	for _, v := range []uint64{html, target, uint64(ordinal)} {
-		binary.BigEndian.PutUint64(buf[:], v)
-		h.Write(buf[:])
-	}
-	var out [16]byte
-	copy(out[:], h.Sum(nil))
-	return out
-}
-
-func fingerprintText(fp [16]byte) string { return hex.EncodeToString(fp[:]) }
 
 // orderOrganisation sorts one organisation's record indexes into runs of
 // the same page, width and rule, in file order within a run.

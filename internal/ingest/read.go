@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -13,14 +12,13 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
-	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
 // Caps on the text kept from a cell, whatever a planted CSV holds (the
 // results reader already caps a record at results.MaxRecordBytes).
 const (
-	maxNameBytes   = store.MaxNameBytes // organisation, sector, rule, impact
-	maxURLBytes    = 2048               // page URLs (identity uses the capped form) and help URLs
+	maxNameBytes   = store.MaxNameBytes    // sector, impact (organisation and rule: diff.IdentityNameBytes)
+	maxURLBytes    = diff.IdentityURLBytes // help URLs (page URLs: diff.IdentityURLBytes, the identity's cut)
 	maxTargetBytes = 1000
 )
 
@@ -258,10 +256,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	}
 	auditName := rd.strs.str(rd.audit)
 	ruleName := row.Get("id")
-	if ruleName == "" {
-		ruleName = auditName
-	}
-	rule := rd.strs.id(auditName + "\x00" + capText(ruleName, maxNameBytes))
+	rule := rd.strs.id(diff.AuditRule(auditName, ruleName))
 	rd.ruleAuds[rule] = rd.audit
 	html := row.Get("html")
 	elem := row.Get("target")
@@ -299,7 +294,7 @@ func (rd *reading) org(name, sector string) *orgFigures {
 }
 
 func (rd *reading) orgID(name, sector string) int32 {
-	name = capText(name, maxNameBytes)
+	name = diff.IdentityText(name, diff.IdentityNameBytes)
 	id, ok := rd.orgIDs[name]
 	if !ok {
 		id = int32(len(rd.orgs))
@@ -314,7 +309,7 @@ func (rd *reading) orgID(name, sector string) int32 {
 
 // page finds or adds an organisation's page by its normalised URL.
 func (rd *reading) page(org int32, url string) int32 {
-	k := pageKey{org: org, key: capText(diff.PageKey(url), maxURLBytes)}
+	k := pageKey{org: org, key: diff.IdentityText(diff.PageKey(url), diff.IdentityURLBytes)}
 	id, ok := rd.pageIDs[k]
 	if !ok {
 		id = int32(len(rd.pages))
@@ -377,12 +372,8 @@ func axeVersion(helpURL string) string {
 // holds neither; SQLite would keep them, and the engines must agree), cut
 // to at most n bytes on a character boundary, unmarked, as stored text always
 // was: a long name cut today is the key rows stored before were kept under.
-func capText(s string, n int) string {
-	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-	}
-	return textcap.HeadMarked(s, n, "")
-}
+// It is the cut an issue's id is made of (diff.IdentityText).
+func capText(s string, n int) string { return diff.IdentityText(s, n) }
 
 // interner numbers strings so records hold small ids.
 type interner struct {

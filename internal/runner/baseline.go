@@ -7,29 +7,34 @@ import (
 	"os"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
-	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // compareResults compares the scan's results in dir with the baseline's
 // (cfg.BaselineDir, the baseline scan's results directory mounted
-// read-only). It returns the counts for summary.json and status, or why no
+// read-only). It returns the comparison (its counts for summary.json and
+// status, its issue ids for the CI reports), or why no
 // comparison was made, for the termination report: the baseline's results
 // are gone (its mount is empty: the kubelet creates a missing directory),
 // or the comparison failed. Either way the scan's own results stand.
-func compareResults(ctx context.Context, cfg Config, dir string) (*results.DiffCounts, *scanpod.BaselineProblem) {
+func compareResults(ctx context.Context, cfg Config, dir string) (*diff.Result, *scanpod.BaselineProblem) {
 	if !hasResultCSV(cfg.BaselineDir) {
 		return nil, &scanpod.BaselineProblem{ResultsMissing: true, Message: fmt.Sprintf(
 			"baseline %s: its results directory is empty or gone from the results volume", cfg.BaselineName)}
 	}
-	counts, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName)
+	res, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName, cfg.ScanNamespace)
 	if err != nil {
 		cfg.Log.Error("comparing with the baseline", "baseline", cfg.BaselineName, "err", err)
 		return nil, &scanpod.BaselineProblem{Message: err.Error()}
 	}
-	cfg.Log.Info("compared with the baseline", "baseline", cfg.BaselineName, "new", counts.New, "fixed", counts.Fixed, "unchanged", counts.Unchanged)
-	return counts, nil
+	if res.IssueIDsProblem != "" {
+		cfg.Log.Error("carrying the baseline's issue ids forward", "baseline", cfg.BaselineName, "problem", res.IssueIDsProblem)
+	}
+	c := res.Counts
+	cfg.Log.Info("compared with the baseline", "baseline", cfg.BaselineName, "new", c.New, "fixed", c.Fixed, "unchanged", c.Unchanged)
+	return res, nil
 }
 
 // hasResultCSV reports whether dir holds at least one regular CSV file.

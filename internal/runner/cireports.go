@@ -9,25 +9,30 @@ import (
 	"path/filepath"
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // ciReportOptions is what the runner's CI reports say of the scan beyond
 // its results, from what the Job builder told the runner: the CwacScan's
-// name (CWAC's audit name when it was not told one), the baseline compared
-// with, the scan's thresholds and the CWAC image as the tool's version.
+// name (CWAC's audit name when it was not told one) and namespace (part of
+// each new issue's id), the baseline compared with, the scan's thresholds
+// and the CWAC image as the tool's version.
 func ciReportOptions(flags scanpod.RunnerFlags, auditName string) cireport.Options {
 	scan := flags.ScanName
 	if scan == "" {
 		scan = auditName
 	}
-	return cireport.Options{Scan: scan, Baseline: flags.BaselineName, Thresholds: flags.Thresholds, ToolVersion: flags.CWACImage}
+	return cireport.Options{Scan: scan, Namespace: flags.ScanNamespace, Baseline: flags.BaselineName, Thresholds: flags.Thresholds,
+		ToolVersion: flags.CWACImage}
 }
 
 // ciReports builds results.sarif and junit.xml beside summary.json, for CI
 // systems (see docs/ci.md), from the same read of the results as the
-// summary (cireport.Reports is one of the walk's visitors). SARIF is
+// summary (cireport.Reports is one of the walk's visitors), and keeps the
+// ids the reports named the issues by as the scan's diff.IssueIDsFile, for
+// the next scan compared with this one to carry forward. SARIF is
 // streamed into a hidden file as the rows are read, JUnit written at the
 // end, each renamed into place once whole, so a reader never sees half a
 // report; a report that cannot be written is logged, and the scan's results
@@ -88,6 +93,11 @@ func (c *ciReports) finish(ctx context.Context, walked bool) {
 		return err
 	}); err != nil {
 		c.log.Error("writing a CI report", "file", cireport.JUnitFile, "err", err)
+	}
+	if err := writeStreamed(filepath.Join(c.dir, diff.IssueIDsFile), func(w io.Writer) error {
+		return diff.WriteIssueIDs(w, c.reports.IssueIDs())
+	}); err != nil {
+		c.log.Error("writing the issues' ids: the next scan's ids start afresh", "file", diff.IssueIDsFile, "err", err)
 	}
 }
 

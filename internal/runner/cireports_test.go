@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -155,7 +156,7 @@ func TestCIReportsDescribeTheScan(t *testing.T) {
 			must(t, files.CopyDir(realScanDir, dir))
 			var base baselineResults
 			if tc.compared {
-				base.diff = &results.DiffCounts{Baseline: "nightly-1"}
+				base.diff = &diff.Result{Counts: results.DiffCounts{Baseline: "nightly-1"}}
 			}
 			log, _ := captureLog()
 			_, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "real-scan-1"}, log, base, nil,

@@ -14,16 +14,17 @@ import (
 
 // compareWithBaseline compares the results in resultsDir with the baseline
 // scan's in baselineDir (both CWAC results directories), writes the full
-// comparison to resultsDir/diff.json and returns its counts for summary.json
-// and status. baselineName is what the counts call the baseline (its
-// CwacScan's name).
+// comparison to resultsDir/diff.json and returns it: its counts for
+// summary.json and status, and the ids it named the scan's issues by.
+// baselineName is what the counts call the baseline (its CwacScan's name);
+// namespace is the scan's, part of each new issue's id.
 //
 // Both directories are read through an os.Root, so a symlink planted in
 // either cannot lead elsewhere. The rows are spooled to a hidden file in
 // resultsDir (the results volume, not a memory-backed /tmp: a large scan's
 // rows are hundreds of megabytes) and diff.json is renamed into place, so a
 // reader never sees half a file. On error nothing is left behind.
-func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName string) (*results.DiffCounts, error) {
+func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName, namespace string) (*diff.Result, error) {
 	baseRoot, err := os.OpenRoot(baselineDir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the baseline's results: %w", err)
@@ -44,7 +45,7 @@ func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineN
 		_ = os.Remove(spool.Name()) // likewise
 	}()
 	rw := diff.NewRowWriter(spool)
-	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rw.Write})
+	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rw.Write, Namespace: namespace})
 	if err != nil {
 		return nil, fmt.Errorf("comparing with baseline %s: %w", baselineName, err)
 	}
@@ -57,7 +58,7 @@ func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineN
 	if err := writeDiffFile(resultsDir, res, spool); err != nil {
 		return nil, err
 	}
-	return &res.Counts, nil
+	return res, nil
 }
 
 // scoreDrops are the organisations whose leaderboard score fell from the

@@ -46,10 +46,11 @@ func twoScans(t *testing.T) (baseline, current string) {
 
 func TestCompareWithBaseline(t *testing.T) {
 	baseline, current := twoScans(t)
-	counts, err := compareWithBaseline(context.Background(), baseline, current, "monday")
+	res, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y")
 	if err != nil {
 		t.Fatal(err)
 	}
+	counts := res.Counts
 	if counts.Baseline != "monday" || counts.Fixed != 2 || counts.FixedElements != 1 || counts.New != 0 || counts.Unchanged != 15 ||
 		counts.FixedByImpact["critical"] != 2 {
 		t.Errorf("counts = %+v, want the home page's image fixed at 2 widths and 15 unchanged", counts)
@@ -111,7 +112,7 @@ func TestCompareWithBaselineFails(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := compareWithBaseline(tc.ctx(), baseline, current, "monday")
+			_, err := compareWithBaseline(tc.ctx(), baseline, current, "monday", "a11y")
 			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.wantIs != nil && !errors.Is(err, tc.wantIs)) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}

@@ -28,6 +28,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
 	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
@@ -259,7 +260,7 @@ func WriteResults(ctx context.Context, dir string, opts results.Options, meta re
 // comparison (nil: none) and the baseline's results directory, whose
 // trend.json the scan's trend continues.
 type baselineResults struct {
-	diff *results.DiffCounts
+	diff *diff.Result
 	dir  string
 }
 
@@ -278,6 +279,8 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	reports := report.NewBuilder()
 	if base.diff == nil {
 		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
+	} else {
+		ci.IssueIDs = base.diff.IssueIDs
 	}
 	ciOut := startCIReports(dir, ci, log)
 	if err := results.Walk(ctx, fsys, append([]results.RowVisitor{summary, index, reports}, ciOut.visitors()...)...); err != nil {
@@ -289,8 +292,8 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	if s.DurationSeconds == 0 {
 		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
 	}
-	s.Diff = base.diff
-	if s.Diff != nil {
+	if base.diff != nil {
+		s.Diff = &base.diff.Counts
 		s.Diff.ScoreDrops = scoreDrops(ctx, base.dir, reports.RankedBoard(s), log)
 	}
 	s.BlockedByPolicy = blocked

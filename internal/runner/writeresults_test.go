@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -168,7 +169,7 @@ func TestCompareResultsProblems(t *testing.T) {
 	log, _ := captureLog()
 	cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: baseline, BaselineName: "monday"}, Log: log}
 	counts, problem := compareResults(context.Background(), cfg, current)
-	if problem != nil || counts == nil || counts.Fixed != 2 {
+	if problem != nil || counts == nil || counts.Counts.Fixed != 2 {
 		t.Errorf("counts %+v, problem %+v; want 2 fixed", counts, problem)
 	}
 }
@@ -179,12 +180,12 @@ func TestCompareWithBaselineCannotWriteDiff(t *testing.T) {
 	baseline, current := twoScans(t)
 	must(t, os.Mkdir(filepath.Join(current, results.DiffFile), 0o755))
 	must(t, os.WriteFile(filepath.Join(current, results.DiffFile, "keep"), nil, 0o644))
-	_, err := compareWithBaseline(context.Background(), baseline, current, "monday")
+	_, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y")
 	if err == nil || !strings.HasPrefix(err.Error(), "writing diff.json: ") {
 		t.Errorf("err = %v, want one writing diff.json", err)
 	}
 	assertNoScratch(t, current)
-	if _, err := compareWithBaseline(context.Background(), baseline, filepath.Join(current, "gone"), "monday"); err == nil ||
+	if _, err := compareWithBaseline(context.Background(), baseline, filepath.Join(current, "gone"), "monday", "a11y"); err == nil ||
 		!strings.HasPrefix(err.Error(), "opening the scan's results: ") {
 		t.Errorf("a missing results dir: err = %v", err)
 	}
@@ -261,7 +262,7 @@ func TestScoreDropsAgainstTheBaseline(t *testing.T) {
 			must(t, files.CopyDir(tt.dir, dir))
 			log, buf := captureLog()
 			s, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log,
-				baselineResults{diff: &results.DiffCounts{Baseline: "week-1"}, dir: tt.baseline}, nil, cireport.Options{})
+				baselineResults{diff: &diff.Result{Counts: results.DiffCounts{Baseline: "week-1"}}, dir: tt.baseline}, nil, cireport.Options{})
 			must(t, err)
 			var got []results.OrganisationScoreDrop
 			if s.Diff != nil {

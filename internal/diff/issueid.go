@@ -1,0 +1,162 @@
+package diff
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
+)
+
+// An issue's identity, the one rule the product names issues by: the issue
+// history's ids (and so the dashboard's and the MCP tools' issue URLs),
+// diff.json's issue_id and the CI reports' fingerprints (SARIF
+// partialFingerprints) all come from here.
+//
+// An issue is first seen as a row of one scan. Its id is then a hash of the
+// namespace (an organisation's history is its namespace's), the
+// organisation, the page (PageKey), the viewport width, the audit and rule,
+// the hashes of the element's HTML and of its target (ElementTarget), and
+// the row's ordinal among the rows of that scan with all of those the same,
+// in file order, skipping an id already held by another issue. From then on
+// the id is carried: a row that the comparison matches with an issue of the
+// baseline (MatchElements: the same element, moved or edited) keeps that
+// issue's id, whatever its HTML or target have become. docs/history.md says
+// this to users.
+
+// IssueID is an issue's identity.
+type IssueID [16]byte
+
+// issueIDVersion starts every id's input, so that a change of the rule can
+// never reuse an old id.
+const issueIDVersion = "cwac-issue-v1"
+
+// Caps on the text an id is made of, which are also the history's caps on
+// what it stores: an organisation or rule name is cut to
+// IdentityNameBytes, a page key to IdentityURLBytes.
+const (
+	IdentityNameBytes = 1000
+	IdentityURLBytes  = 2048
+)
+
+// String is the id as 32 lower-case hex digits, as every output writes it.
+func (id IssueID) String() string { return hex.EncodeToString(id[:]) }
+
+// ParseIssueID reads an id written by String.
+func ParseIssueID(s string) (IssueID, error) {
+	var id IssueID
+	if len(s) != 2*len(id) {
+		return id, fmt.Errorf("issue id %q: want %d hex digits", textcap.Head(s, 2*len(id)), 2*len(id))
+	}
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil || strings.ToLower(s) != s {
+		return id, fmt.Errorf("issue id %q: want %d lower-case hex digits", s, 2*len(id))
+	}
+	return id, nil
+}
+
+// IdentityText is s as an id (and the history) holds it: valid UTF-8 with
+// no NUL, cut to at most n bytes at a character boundary.
+func IdentityText(s string, n int) string {
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	}
+	return textcap.HeadMarked(s, n, "")
+}
+
+// ElementHash hashes an element's HTML or target (ElementTarget) for
+// matching and for ids: stable across processes, so an id made by one
+// program is the id another makes.
+func ElementHash(s string) uint64 { return xxhash.Sum64String(s) }
+
+// IssueParts are what an issue's id is made of, apart from its ordinal.
+type IssueParts struct {
+	// Namespace is the CwacScan's namespace.
+	Namespace string
+	// Organisation, PageKey (PageKey of the row's URL) and Rule
+	// (AuditRule) as IdentityText cuts them.
+	Organisation, PageKey, Rule string
+	Width                       int
+	// HTML and Target are ElementHash of the element's HTML and target.
+	HTML, Target uint64
+}
+
+// AuditRule is the rule part of an id: the audit's name and the row's rule
+// (an axe rule id; the audit's name again for audits without one).
+func AuditRule(audit, rule string) string {
+	if rule == "" {
+		rule = audit
+	}
+	return audit + "\x00" + IdentityText(rule, IdentityNameBytes)
+}
+
+// PartsOf makes an issue's parts from a row's cells: pageKey is PageKey of
+// its URL, rule its AuditRule.
+func PartsOf(namespace, organisation, pageKey string, width int, rule string, html, target uint64) IssueParts {
+	return IssueParts{Namespace: namespace, Organisation: IdentityText(organisation, IdentityNameBytes),
+		PageKey: IdentityText(pageKey, IdentityURLBytes), Rule: rule, Width: width, HTML: html, Target: target}
+}
+
+// NewIssueID is the id of an issue first seen as the row with parts p and
+// the given ordinal.
+func NewIssueID(p IssueParts, ordinal int) IssueID {
+	h := sha256.New()
+	var buf [8]byte
+	for _, part := range []string{issueIDVersion, p.Namespace, p.Organisation, p.PageKey, strconv.Itoa(p.Width), p.Rule} {
+		binary.BigEndian.PutUint64(buf[:], uint64(len(part)))
+		h.Write(buf[:])
+		h.Write([]byte(part))
+	}
+	for _, v := range []uint64{p.HTML, p.Target, uint64(ordinal)} {
+		binary.BigEndian.PutUint64(buf[:], v)
+		h.Write(buf[:])
+	}
+	var id IssueID
+	copy(id[:], h.Sum(nil))
+	return id
+}
+
+// IssueNamer names the issue rows of one scan that no baseline issue
+// carries its id to, in file order: each takes the first ordinal whose id
+// no other issue holds (the baseline's issues included).
+type IssueNamer struct {
+	taken    map[IssueID]struct{}
+	ordinals map[IssueID]int // by the id of ordinal 0: the next ordinal to try
+}
+
+// NewIssueNamer starts naming a scan's issues; held are the ids other
+// issues already hold (the baseline's).
+func NewIssueNamer(held []IssueID) *IssueNamer {
+	n := &IssueNamer{taken: make(map[IssueID]struct{}, len(held)), ordinals: map[IssueID]int{}}
+	for _, id := range held {
+		n.taken[id] = struct{}{}
+	}
+	return n
+}
+
+// Name returns the id of the next row with parts p.
+func (n *IssueNamer) Name(p IssueParts) IssueID {
+	first := NewIssueID(p, 0)
+	ord := n.ordinals[first]
+	for {
+		id := first
+		if ord > 0 {
+			id = NewIssueID(p, ord)
+		}
+		ord++
+		if _, held := n.taken[id]; !held {
+			n.taken[id] = struct{}{}
+			n.ordinals[first] = ord
+			return id
+		}
+	}
+}
+
+// Hold marks id as held by another issue (a carried one), so that no row
+// is named it.
+func (n *IssueNamer) Hold(id IssueID) { n.taken[id] = struct{}{} }

@@ -1,0 +1,288 @@
+package diff
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// The rule must not change the ids of issues already in a history: these
+// are ids the history stored before the rule moved here.
+func TestIssueIDIsTheHistorysID(t *testing.T) {
+	for ordinal, want := range []string{"357ed76805266a1611325b9def8354b0", "bd843892402cbc18316118f26da2dc63"} {
+		p := PartsOf("ns-a", "Org One", "https://a.example/x", 1280, AuditRule("axe_core_audit", "color-contrast"), 11, 22)
+		if got := NewIssueID(p, ordinal).String(); got != want {
+			t.Errorf("ordinal %d: id %s, want %s", ordinal, got, want)
+		}
+	}
+}
+
+func TestIssueIDParts(t *testing.T) {
+	parts := func(ns, org, url string, width int, audit, rule, html, target string) IssueParts {
+		return PartsOf(ns, org, PageKey(url), width, AuditRule(audit, rule), ElementHash(html), ElementHash(target))
+	}
+	a := NewIssueID(parts("ns", "org", "https://example.org:443/a", 320, "axe_core_audit", "rule", "<p>", "/p"), 0)
+	if b := NewIssueID(parts("ns", "org", "https://EXAMPLE.org/a", 320, "axe_core_audit", "rule", "<p>", "/p"), 0); a != b {
+		t.Error("two spellings of one page gave two ids")
+	}
+	if b := NewIssueID(parts("ns", "org", "https://example.org/", 320, "title_audit", "", "", ""), 0); b !=
+		NewIssueID(parts("ns", "org", "https://example.org/", 320, "title_audit", "title_audit", "", ""), 0) {
+		t.Error("an audit without rule ids: its rule is the audit's name")
+	}
+	others := map[string]IssueParts{
+		"namespace":    parts("ns2", "org", "https://example.org/a", 320, "axe_core_audit", "rule", "<p>", "/p"),
+		"organisation": parts("ns", "org2", "https://example.org/a", 320, "axe_core_audit", "rule", "<p>", "/p"),
+		"page":         parts("ns", "org", "https://example.org/b", 320, "axe_core_audit", "rule", "<p>", "/p"),
+		"width":        parts("ns", "org", "https://example.org/a", 1280, "axe_core_audit", "rule", "<p>", "/p"),
+		"audit":        parts("ns", "org", "https://example.org/a", 320, "focus_indicator_audit", "rule", "<p>", "/p"),
+		"rule":         parts("ns", "org", "https://example.org/a", 320, "axe_core_audit", "rule2", "<p>", "/p"),
+		"html":         parts("ns", "org", "https://example.org/a", 320, "axe_core_audit", "rule", "<div>", "/p"),
+		"target":       parts("ns", "org", "https://example.org/a", 320, "axe_core_audit", "rule", "<p>", "/div"),
+		"a boundary":   parts("n", "sorg", "https://example.org/a", 320, "axe_core_audit", "rule", "<p>", "/p"),
+	}
+	for name, p := range others {
+		if NewIssueID(p, 0) == a {
+			t.Errorf("another %s, the same id", name)
+		}
+	}
+	if NewIssueID(parts("ns", "org", "https://example.org/a", 320, "axe_core_audit", "rule", "<p>", "/p"), 1) == a {
+		t.Error("ordinals 0 and 1 share an id")
+	}
+	// Long names are cut as the history stores them: past the cut, one id.
+	long := strings.Repeat("o", IdentityNameBytes)
+	if NewIssueID(PartsOf("ns", long+"x", "p", 1, "r", 0, 0), 0) != NewIssueID(PartsOf("ns", long+"y", "p", 1, "r", 0, 0), 0) {
+		t.Error("organisation names that differ past the cut gave two ids")
+	}
+	page := strings.Repeat("p", IdentityURLBytes)
+	if NewIssueID(PartsOf("ns", "o", page+"x", 1, "r", 0, 0), 0) != NewIssueID(PartsOf("ns", "o", page+"y", 1, "r", 0, 0), 0) {
+		t.Error("page keys that differ past the cut gave two ids")
+	}
+	if IdentityText("a\x00b\xff", 10) != "a\uFFFDb\uFFFD" {
+		t.Errorf("IdentityText kept a NUL or invalid UTF-8: %q", IdentityText("a\x00b\xff", 10))
+	}
+}
+
+func TestIssueNamer(t *testing.T) {
+	p := PartsOf("ns", "org", "https://example.org/", 320, AuditRule("axe_core_audit", "image-alt"), 1, 2)
+	q := p
+	q.Target = 3
+	held := NewIssueID(p, 1) // an issue whose element has since changed holds ordinal 1
+	n := NewIssueNamer([]IssueID{held})
+	got := []IssueID{n.Name(p), n.Name(q), n.Name(p), n.Name(p)}
+	want := []IssueID{NewIssueID(p, 0), NewIssueID(q, 0), NewIssueID(p, 2), NewIssueID(p, 3)}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("name %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	n.Hold(NewIssueID(q, 1))
+	if got := n.Name(q); got != NewIssueID(q, 2) {
+		t.Errorf("after Hold: %s, want ordinal 2's %s", got, NewIssueID(q, 2))
+	}
+}
+
+func TestIssueIDsFile(t *testing.T) {
+	ids := []IssueID{NewIssueID(IssueParts{}, 0), NewIssueID(IssueParts{}, 1)}
+	var buf bytes.Buffer
+	if err := WriteIssueIDs(&buf, ids); err != nil {
+		t.Fatal(err)
+	}
+	want := issueIDsHeader + "\n" + ids[0].String() + "\n" + ids[1].String() + "\n"
+	if buf.String() != want {
+		t.Errorf("written:\n%s\nwant:\n%s", buf.String(), want)
+	}
+	got, err := ReadIssueIDs(fstest.MapFS{IssueIDsFile: {Data: buf.Bytes()}})
+	if err != nil || len(got) != 2 || got[0] != ids[0] || got[1] != ids[1] {
+		t.Errorf("read back %v, %v", got, err)
+	}
+	if got, err := ReadIssueIDs(fstest.MapFS{}); got != nil || err != nil {
+		t.Errorf("no file: %v, %v; want nil, nil", got, err)
+	}
+	empty, err := ReadIssueIDs(fstest.MapFS{IssueIDsFile: {Data: []byte(issueIDsHeader + "\n")}})
+	if err != nil || empty == nil || len(empty) != 0 {
+		t.Errorf("a scan without issues: %v, %v; want no ids, not nil", empty, err)
+	}
+	id := ids[0].String()
+	for _, tc := range []struct {
+		name, data string
+		limit      int
+		want       string
+	}{
+		{"empty", "", 10, "not an issue ids file"},
+		{"another header", "cwac-operator.issue-ids/v2 axe_core_audit.csv\n", 10, "not an issue ids file"},
+		{"a long first line", strings.Repeat("x", 200) + "\n", 10, "not an issue ids file"},
+		{"a short id", issueIDsHeader + "\n" + id[:31] + "\n", 10, "line 2: issue id"},
+		{"upper case", issueIDsHeader + "\n" + strings.ToUpper(id) + "\n", 10, "line 2: issue id"},
+		{"not hex", issueIDsHeader + "\n" + id + "\n" + strings.Repeat("g", 32) + "\n", 10, "line 3: issue id"},
+		{"a long line", issueIDsHeader + "\n" + strings.Repeat("a", 100) + "\n", 10, "a line longer than an id"},
+		{"too many", issueIDsHeader + "\n" + id + "\n" + id + "\n", 1, "more than 1 ids"},
+	} {
+		if _, err := readIssueIDs(strings.NewReader(tc.data), tc.limit); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := ParseIssueID(id); err != nil {
+		t.Errorf("ParseIssueID(%s): %v", id, err)
+	}
+}
+
+// named is d's results with the issue ids file a scan (of namespace a11y)
+// without a baseline keeps (every id new), and those ids.
+func named(t *testing.T, d resultsDir) (fs.FS, []IssueID) {
+	t.Helper()
+	res, err := Compare(context.Background(), fstest.MapFS{}, d.fs(t), Options{Namespace: "a11y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteIssueIDs(&buf, res.IssueIDs); err != nil {
+		t.Fatal(err)
+	}
+	m := d.fs(t).(fstest.MapFS)
+	m[IssueIDsFile] = &fstest.MapFile{Data: buf.Bytes()}
+	return m, res.IssueIDs
+}
+
+// editedWeek is the real scan and the same site a week on: one element
+// edited, one moved, one fixed, one new (each at both widths).
+func editedWeek(t *testing.T) (base, cur resultsDir) {
+	t.Helper()
+	base = loadReal(t)
+	cur = base.clone()
+	cur.edit("axe_core_audit.csv", func(r row) bool {
+		switch {
+		case r.get("id") == "color-contrast": // edited: matched on its target
+			r.set("html", strings.Replace(r.get("html"), `class="faint"`, `class="faint lead"`, 1))
+		case r.get("id") == "link-name": // moved: matched on its HTML
+			r.set("target", "/html/body/main/div/p/a")
+		case r.is(home, "") && r.get("id") == "image-alt": // fixed
+			return false
+		case r.is(clean, ""): // new
+			r.set("num_issues", "1")
+			r.set("id", "image-alt")
+			r.set("impact", "critical")
+			r.set("html", `<img src="hero.jpg">`)
+			r.set("target", "/html/body/main/img")
+		}
+		return true
+	})
+	return base, cur
+}
+
+// An issue the comparison calls unchanged keeps its baseline id, however
+// its element was edited or moved; a fixed one is named by its baseline
+// id; a new one gets an id no baseline issue holds.
+func TestIssueIDsCarriedForward(t *testing.T) {
+	base, cur := editedWeek(t)
+	baseFS, baseIDs := named(t, base)
+	if len(baseIDs) != 12 {
+		t.Fatalf("%d baseline ids, want one for each of the 12 axe issue rows", len(baseIDs))
+	}
+	idOf := map[string]string{} // the baseline's id of each page, width and rule (one row each in this scan)
+	var rows []Row
+	res, err := Compare(context.Background(), baseFS, cur.fs(t), Options{Namespace: "a11y", Rows: func(r *Row) error {
+		rows = append(rows, *r)
+		return nil
+	}})
+	if err != nil || res.IssueIDsProblem != "" {
+		t.Fatalf("%v %q", err, res.IssueIDsProblem)
+	}
+	baseRows := rowsOf(t, fstest.MapFS{}, baseFS)
+	for _, r := range baseRows {
+		idOf[fmt.Sprint(r.URL, r.ViewportWidth, r.Rule)] = r.IssueID
+	}
+	held := map[string]bool{}
+	for _, id := range baseIDs {
+		held[id.String()] = true
+	}
+	var curIDs []string
+	counts := map[Change]int{}
+	for _, r := range rows {
+		if r.Audit != "axe_core_audit" {
+			if r.IssueID != "" {
+				t.Errorf("a %s row has an id: only %s's rows are named", r.Audit, IssueIDsAudit)
+			}
+			continue
+		}
+		counts[r.Change]++
+		same := idOf[fmt.Sprint(r.URL, r.ViewportWidth, r.Rule)]
+		switch r.Change {
+		case ChangeUnchanged, ChangeFixed:
+			if r.IssueID != same {
+				t.Errorf("%s %s %d %s: id %s, want the baseline's %s", r.Change, r.URL, r.ViewportWidth, r.Rule, r.IssueID, same)
+			}
+		case ChangeNew:
+			if held[r.IssueID] || r.IssueID == "" {
+				t.Errorf("new %s %d %s: id %q is empty or a baseline issue's", r.URL, r.ViewportWidth, r.Rule, r.IssueID)
+			}
+		}
+		if r.Change != ChangeFixed {
+			curIDs = append(curIDs, r.IssueID)
+		}
+	}
+	if counts[ChangeUnchanged] != 10 || counts[ChangeFixed] != 2 || counts[ChangeNew] != 2 {
+		t.Errorf("axe rows by change %v, want 10 unchanged, 2 fixed, 2 new", counts)
+	}
+	if len(res.IssueIDs) != len(curIDs) {
+		t.Fatalf("%d ids for %d issue rows", len(res.IssueIDs), len(curIDs))
+	}
+	for i, id := range res.IssueIDs {
+		if id.String() != curIDs[i] {
+			t.Errorf("row %d: Result.IssueIDs says %s, diff.json %s", i, id, curIDs[i])
+		}
+	}
+
+}
+
+// Without the baseline's file, or with one that is not its own, ids start
+// afresh, as a scan without a baseline names them.
+func TestIssueIDsStartAfresh(t *testing.T) {
+	base, cur := editedWeek(t)
+	_, baseIDs := named(t, base)
+	_, fresh := named(t, cur)
+	noFile := base.fs(t)
+	short, _ := named(t, base)
+	short.(fstest.MapFS)[IssueIDsFile] = &fstest.MapFile{Data: []byte(issueIDsHeader + "\n" + baseIDs[0].String() + "\n")}
+	broken, _ := named(t, base)
+	broken.(fstest.MapFS)[IssueIDsFile] = &fstest.MapFile{Data: []byte("ids\n")}
+	for _, tc := range []struct {
+		name    string
+		base    fs.FS
+		problem string
+	}{
+		{"no file", noFile, ""},
+		{"another scan's", short, "the baseline's issue_ids.txt names 1 issue rows, its axe_core_audit.csv has 12"},
+		{"unreadable", broken, "the baseline's issue_ids.txt: not an issue ids file"},
+	} {
+		res, err := Compare(context.Background(), tc.base, cur.fs(t), Options{Namespace: "a11y"})
+		if err != nil || !strings.HasPrefix(res.IssueIDsProblem, tc.problem) || (tc.problem == "") != (res.IssueIDsProblem == "") {
+			t.Errorf("%s: %v, problem %q; want %q", tc.name, err, res.IssueIDsProblem, tc.problem)
+			continue
+		}
+		if len(res.IssueIDs) != len(fresh) {
+			t.Fatalf("%s: %d ids, want %d", tc.name, len(res.IssueIDs), len(fresh))
+		}
+		for i := range fresh {
+			if res.IssueIDs[i] != fresh[i] {
+				t.Errorf("%s: id %d is %s, want the fresh %s", tc.name, i, res.IssueIDs[i], fresh[i])
+			}
+		}
+	}
+}
+
+// rowsOf is every row Compare passes.
+func rowsOf(t *testing.T, base, cur fs.FS) []Row {
+	t.Helper()
+	var rows []Row
+	if _, err := Compare(context.Background(), base, cur, Options{Namespace: "a11y", Rows: func(r *Row) error {
+		rows = append(rows, *r)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
