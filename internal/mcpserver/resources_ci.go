@@ -52,7 +52,8 @@ func readScanFile(ctx context.Context, fsys fs.FS, file string, opts cireport.Op
 }
 
 // ciReportOptions is what a CI report built here says of the scan, as the
-// runner's own says it (internal/runner): the CwacScan's name, its
+// runner's own says it (internal/runner): the CwacScan's name and
+// namespace (which names an issue the results' issue_ids.txt does not), its
 // thresholds, the baseline when the scan was compared with it, and its own
 // image when it names one (the operator's default image is not known
 // here); and the fail-at impact asked for. A results directory with no
@@ -62,7 +63,7 @@ func ciReportOptions(scanID string, scan *cwacv1alpha1.CwacScan, failAt string) 
 	if scan == nil {
 		return opts
 	}
-	opts.Scan = scan.Name
+	opts.Scan, opts.Namespace = scan.Name, scan.Namespace
 	opts.Thresholds = gate.NamedThresholds(scan.Spec.Thresholds)
 	if summary := scan.Status.Summary; summary != nil && summary.Diff != nil {
 		opts.Baseline = scan.Spec.Baseline
