@@ -3,6 +3,7 @@ package cireport
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"io/fs"
 	"strconv"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
@@ -26,22 +27,34 @@ type rowNamer struct {
 	ids       []diff.IssueID
 }
 
-func newRowNamer(namespace string, known []diff.IssueID) *rowNamer {
-	return &rowNamer{namespace: namespace, known: known, namer: diff.NewIssueNamer(known)}
+// namesFor is the namer of a scan's rows: the ids opts.IssueIDs gives,
+// else those of fsys's diff.IssueIDsFile (a report built again from
+// results the runner named), else none known.
+func namesFor(fsys fs.FS, opts Options) (*rowNamer, error) {
+	known := opts.IssueIDs
+	if known == nil {
+		var err error
+		if known, err = diff.ReadIssueIDs(fsys); err != nil {
+			return nil, err
+		}
+	}
+	return &rowNamer{namespace: opts.Namespace, known: known, namer: diff.NewIssueNamer(known)}, nil
 }
 
-// next names the next issue row.
-func (n *rowNamer) next(is *issue) diff.IssueID {
-	var id diff.IssueID
+// name sets the id of is when it is an issue row (num_issues above 0),
+// whether or not a report lists it.
+func (n *rowNamer) name(is *issue) {
+	if is.issues <= 0 {
+		return
+	}
 	if k := len(n.ids); k < len(n.known) {
-		id = n.known[k]
+		is.id = n.known[k]
 	} else {
 		p := is.parts
 		p.Namespace = n.namespace
-		id = n.namer.Name(p)
+		is.id = n.namer.Name(p)
 	}
-	n.ids = append(n.ids, id)
-	return id
+	n.ids = append(n.ids, is.id)
 }
 
 // partsOf is a row's diff.IssueParts (without the namespace): pageKey is

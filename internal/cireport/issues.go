@@ -35,23 +35,31 @@ type issue struct {
 	// parts are what the row's id is made of (without the namespace): see
 	// identity.go.
 	parts diff.IssueParts
+	// id is the issue's id (a row with issues only).
+	id diff.IssueID
 }
 
-// readIssues passes each row of the axe audit to fn, in file order. A
-// results directory without the audit (a scan that ran none) has no rows;
-// a row that cannot be read is an error naming the file and row.
-func readIssues(fsys fs.FS, fn func(*issue) error) error {
+// readIssues passes each row of the axe audit to fn, in file order, each
+// issue named (namesFor). A results directory without the audit (a scan
+// that ran none) has no rows; a row that cannot be read is an error naming
+// the file and row.
+func readIssues(fsys fs.FS, opts Options, fn func(*issue) error) error {
 	if _, err := fs.Stat(fsys, AxeAuditFile); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	names, err := namesFor(fsys, opts)
+	if err != nil {
+		return err
+	}
 	n := 0
 	var p issueParser
-	err := results.EachRowFS(fsys, AxeAuditFile, func(r *results.Reader, row results.Row) error {
+	err = results.EachRowFS(fsys, AxeAuditFile, func(r *results.Reader, row results.Row) error {
 		n++
 		is, err := p.parse(r, row)
 		if err != nil {
 			return fmt.Errorf("row %d: %w", n, err)
 		}
+		names.name(is)
 		return fn(is)
 	})
 	if err != nil {

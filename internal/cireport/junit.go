@@ -51,7 +51,7 @@ func WriteJUnit(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 		return err
 	}
 	b := newJUnitBuilder(opts, failRank)
-	if err := readIssues(fsys, func(is *issue) error {
+	if err := readIssues(fsys, opts, func(is *issue) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -100,7 +100,7 @@ func (b *junitBuilder) add(is *issue) {
 		c.widths = append(c.widths, is.width)
 	}
 	if len(c.examples) < MaxExamples {
-		c.examples = append(c.examples, fmt.Sprintf("%s at width %d: %s %s", is.impact, is.width,
+		c.examples = append(c.examples, fmt.Sprintf("%s at width %d (issue %s): %s %s", is.impact, is.width, is.id,
 			textcap.Head(is.target, 200), textcap.Head(is.html, 300)))
 	}
 }

@@ -24,6 +24,7 @@ type Reports struct {
 	sarif  *sarifWriter
 	junit  *junitBuilder
 	parser issueParser
+	names  *rowNamer
 	jopts  Options // the options JUnit is written with (the baseline named)
 	rows   int
 	err    error
@@ -33,6 +34,10 @@ type Reports struct {
 // diff.json (when the scan was compared with a baseline) gives each SARIF
 // result its baseline state; SARIF is written to sarif from the first row.
 func NewReports(sarif io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
+	names, err := namesFor(fsys, opts)
+	if err != nil {
+		return nil, err
+	}
 	sw, err := newSARIFWriter(sarif, fsys, opts)
 	if err != nil {
 		return nil, err
@@ -41,7 +46,7 @@ func NewReports(sarif io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
 	if jopts.Baseline == "" && sw.base != nil {
 		jopts.Baseline = sw.base.name
 	}
-	return &Reports{sarif: sw, junit: newJUnitBuilder(opts, sw.failRank), jopts: jopts}, nil
+	return &Reports{sarif: sw, junit: newJUnitBuilder(opts, sw.failRank), jopts: jopts, names: names}, nil
 }
 
 // VisitRow implements results.RowVisitor: each row of the axe audit is one
@@ -53,6 +58,7 @@ func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) err
 	r.rows++
 	is, err := r.parser.parse(rd, row)
 	if err == nil {
+		r.names.name(is)
 		err = r.sarif.issue(is)
 	}
 	if err != nil {
@@ -66,7 +72,7 @@ func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) err
 // IssueIDs are the ids of the axe audit's issue rows read so far, in file
 // order (every row's, whether SARIF lists it or not): what the runner keeps
 // as the scan's diff.IssueIDsFile once Finish succeeds.
-func (r *Reports) IssueIDs() []diff.IssueID { return r.sarif.names.ids }
+func (r *Reports) IssueIDs() []diff.IssueID { return r.names.ids }
 
 // Finish ends SARIF (the baseline's fixed issues, then the rules) and
 // writes JUnit to junit. It returns the first error met reading the rows

@@ -108,7 +108,6 @@ type sarifWriter struct {
 
 	rules        []sarifRule
 	ruleIdx      map[string]int
-	names        *rowNamer
 	written      int
 	omitted      int64
 	rulesOmitted int64
@@ -122,7 +121,7 @@ func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 	if err != nil {
 		return err
 	}
-	err = readIssues(fsys, func(is *issue) error {
+	err = readIssues(fsys, opts, func(is *issue) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -135,8 +134,7 @@ func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 }
 
 // newSARIFWriter checks opts, reads the baseline states from fsys's
-// diff.json and the issues' ids from its diff.IssueIDsFile (unless
-// opts.IssueIDs gives them), and writes the log's start to w.
+// diff.json and writes the log's start to w.
 func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error) {
 	failRank, err := opts.failRank()
 	if err != nil {
@@ -146,14 +144,8 @@ func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error)
 	if err != nil {
 		return nil, err
 	}
-	known := opts.IssueIDs
-	if known == nil {
-		if known, err = diff.ReadIssueIDs(fsys); err != nil {
-			return nil, err
-		}
-	}
 	sw := &sarifWriter{w: bufio.NewWriter(w), fsys: fsys, opts: opts, failRank: failRank, base: base,
-		ruleIdx: map[string]int{}, names: newRowNamer(opts.Namespace, known)}
+		ruleIdx: map[string]int{}}
 	head, err := plainjson.Marshal(SARIFSchema)
 	if err != nil {
 		return nil, err
@@ -211,12 +203,8 @@ func (sw *sarifWriter) rule(id, help, description, helpURL, impact string, tags 
 }
 
 func (sw *sarifWriter) issue(is *issue) error {
-	if is.issues <= 0 {
+	if is.issues <= 0 || is.rule == "" {
 		return nil // "No issues found": the page passed every rule
-	}
-	id := sw.names.next(is) // every issue row has one, written or not
-	if is.rule == "" {
-		return nil
 	}
 	if sw.written >= sw.opts.maxResults() {
 		sw.omitted++
@@ -231,7 +219,7 @@ func (sw *sarifWriter) issue(is *issue) error {
 		RuleID: is.rule, RuleIndex: ri, Level: sw.level(is.impact),
 		Message:             sarifMessage{Text: message(is.help, is.impact, is.width)},
 		Locations:           []sarifLocation{location(is.url, is.html, is.target)},
-		PartialFingerprints: map[string]string{FingerprintKey: id.String()},
+		PartialFingerprints: map[string]string{FingerprintKey: is.id.String()},
 		BaselineState:       sw.base.state(is),
 		Properties: resultProperties{Impact: is.impact, ViewportWidth: is.width, Organisation: is.organisation,
 			PageTitle: is.title, Issues: is.issues},

@@ -50,7 +50,8 @@ func scanPodIDs(t *testing.T, before, after fstest.MapFS) map[string]diff.Change
 func TestHistoryNamesIssuesAsTheScanPodDoes(t *testing.T) {
 	w0 := loadReal(t)
 	w1 := w0.clone()
-	if n := w1.set(where{"url": home, "id": "color-contrast"}, "html", `<p class="faint lead">This paragraph has very low colour contrast and is hard to read.</p>`); n != 2 {
+	edited := `<p class="faint lead">This paragraph has very low colour contrast and is hard to read.</p>`
+	if n := w1.set(where{"url": home, "id": "color-contrast"}, "html", edited); n != 2 {
 		t.Fatalf("edited %d color-contrast rows", n)
 	}
 	if n := w1.set(where{"url": form, "id": "link-name"}, "target", "/html/body/main/div/p/a"); n != 2 {

@@ -130,7 +130,7 @@ func TestSplitFailAt(t *testing.T) {
 }
 
 // TestCIReportOptionsFromTheScan: a report built here says what the
-// runner's says of the scan: its name, thresholds, image, and the baseline
+// runner's says of the scan: its name and namespace, thresholds, image, and the baseline
 // only when the scan was compared with it.
 func TestCIReportOptionsFromTheScan(t *testing.T) {
 	scan := &cwacv1alpha1.CwacScan{
@@ -142,7 +142,7 @@ func TestCIReportOptionsFromTheScan(t *testing.T) {
 		Status: cwacv1alpha1.CwacScanStatus{Summary: &cwacv1alpha1.ScanSummary{Diff: &cwacv1alpha1.ScanDiff{Baseline: "nightly-1"}}},
 	}
 	want := cireport.Options{
-		Scan: "nightly-2", Baseline: "nightly-1", ToolVersion: "cwac:1.2", FailAt: "moderate",
+		Scan: "nightly-2", Namespace: "ns", Baseline: "nightly-1", ToolVersion: "cwac:1.2", FailAt: "moderate",
 		Thresholds: []scanpod.Threshold{{Name: "maxTotalIssues", Value: "10"}, {Name: "maxIssuesByImpact.critical", Value: "0"}},
 	}
 	if diff := cmp.Diff(want, ciReportOptions("nightly-2", scan, "moderate")); diff != "" {

@@ -1,0 +1,64 @@
+package cireport
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+)
+
+// A report built again from results the runner named (the MCP server's,
+// at another fail-at impact) names each issue by the id the results'
+// issue_ids.txt keeps, in both formats; results without the file are named
+// as a scan without a baseline names them; a file that is not an ids file
+// is refused, not guessed around.
+func TestReportsNameIssuesByTheKeptIDs(t *testing.T) {
+	kept := make([]diff.IssueID, 12)
+	for i := range kept {
+		kept[i][0], kept[i][15] = byte(i+1), 0xee
+	}
+	var file bytes.Buffer
+	if err := diff.WriteIssueIDs(&file, kept); err != nil {
+		t.Fatal(err)
+	}
+	fsys := realFS(t)
+	fsys[diff.IssueIDsFile] = &fstest.MapFile{Data: file.Bytes()}
+	_, log := sarifOf(t, fsys, Options{FailAt: "minor"})
+	if len(log.Runs[0].Results) != len(kept) {
+		t.Fatalf("%d results for %d issue rows", len(log.Runs[0].Results), len(kept))
+	}
+	for i, r := range log.Runs[0].Results {
+		if got := r.PartialFingerprints[FingerprintKey]; got != kept[i].String() {
+			t.Errorf("result %d: fingerprint %s, want the kept %s", i, got, kept[i])
+		}
+	}
+	var junit bytes.Buffer
+	if err := WriteJUnit(context.Background(), &junit, fsys, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range kept {
+		if !strings.Contains(junit.String(), "(issue "+id.String()+")") {
+			t.Errorf("junit.xml does not name issue %s", id)
+		}
+	}
+
+	_, fresh := sarifOf(t, realFS(t), Options{Namespace: "a11y"})
+	named, err := diff.Compare(context.Background(), fstest.MapFS{}, realFS(t), diff.Options{Namespace: "a11y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range fresh.Runs[0].Results {
+		if got := r.PartialFingerprints[FingerprintKey]; got != named.IssueIDs[i].String() {
+			t.Errorf("result %d: fingerprint %s, want %s as a scan without a baseline names it", i, got, named.IssueIDs[i])
+		}
+	}
+
+	fsys[diff.IssueIDsFile] = &fstest.MapFile{Data: []byte("not ids\n")}
+	err = WriteSARIF(context.Background(), &bytes.Buffer{}, fsys, Options{})
+	if err == nil || !strings.Contains(err.Error(), "issue_ids.txt: not an issue ids file") {
+		t.Errorf("a broken ids file: %v", err)
+	}
+}
