@@ -121,7 +121,7 @@ func TestOrganisationNotFound(t *testing.T) {
 		{"/export/organisations/cwac/Nobody/trend.csv", http.StatusNotFound, "No organisation &#34;Nobody&#34;"},
 		{"/export/organisations/cwac/Alpha%20Agency/trend.xls", http.StatusBadRequest, "is not trend.csv or trend.json"},
 		{"/issues/cwac/0123456789abcdef0123456789abcdef", http.StatusNotFound, "No issue 0123456789abcdef0123456789abcdef in the issue history of namespace cwac"},
-		{"/issues/cwac/xyz", http.StatusBadRequest, "issue id &#34;xyz&#34; is not an issue&#39;s fingerprint"},
+		{"/issues/cwac/xyz", http.StatusBadRequest, "issue id &#34;xyz&#34; is not an issue&#39;s id: want 32 lower-case hexadecimal digits"},
 	} {
 		res, body := get(t, h, "reader", tc.path)
 		if res.StatusCode != tc.code || !strings.Contains(body, tc.want) {

@@ -71,7 +71,7 @@ func checkChanges(t *testing.T, st *store.Store, figures LeaderboardFigures) {
 		t.Fatal(err)
 	}
 	wantChange := *trend[2].Score - *trend[1].Score
-	if alpha.ScoreChange == nil || *alpha.ScoreChange <= 0 || diff(*alpha.ScoreChange, wantChange) > 0.051 {
+	if alpha.ScoreChange == nil || *alpha.ScoreChange <= 0 || distance(*alpha.ScoreChange, wantChange) > 0.051 {
 		t.Errorf("alpha's score change %v, want %v", alpha.ScoreChange, wantChange)
 	}
 	if alpha.IssuesChange == nil || *alpha.IssuesChange != trend[2].Issues-trend[1].Issues || *alpha.IssuesChange >= 0 {
@@ -93,7 +93,7 @@ func checkChanges(t *testing.T, st *store.Store, figures LeaderboardFigures) {
 	}
 }
 
-func diff(a, b float64) float64 {
+func distance(a, b float64) float64 {
 	if a > b {
 		return a - b
 	}

@@ -3,15 +3,11 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/store"
-	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
 )
-
-// fingerprintRE is an issue's id: 128 bits in lower-case hex.
-var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // criterion is one WCAG criterion an issue's rule tests, as the page
 // shows it (an unknown number is shown as it is, without a link).
@@ -33,8 +29,8 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if err == nil {
 		err = checkName(fieldNamespace, ns)
 	}
-	if err == nil && !fingerprintRE.MatchString(id) {
-		err = fmt.Errorf("issue id %q is not an issue's fingerprint (32 lower-case hexadecimal digits)", textcap.Head(id, 64))
+	if err == nil {
+		_, err = diff.ParseIssueID(id) // the one form of an issue's id
 	}
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())

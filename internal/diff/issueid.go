@@ -48,16 +48,20 @@ const (
 // String is the id as 32 lower-case hex digits, as every output writes it.
 func (id IssueID) String() string { return hex.EncodeToString(id[:]) }
 
-// ParseIssueID reads an id written by String.
+// ParseIssueID reads an id written by String, refusing anything else.
 func ParseIssueID(s string) (IssueID, error) {
 	var id IssueID
-	if len(s) != 2*len(id) {
-		return id, fmt.Errorf("issue id %q: want %d hex digits", textcap.Head(s, 2*len(id)), 2*len(id))
+	if len(s) != 2*len(id) || strings.ToLower(s) != s {
+		return id, errNotAnID(s)
 	}
-	if _, err := hex.Decode(id[:], []byte(s)); err != nil || strings.ToLower(s) != s {
-		return id, fmt.Errorf("issue id %q: want %d lower-case hex digits", s, 2*len(id))
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+		return id, errNotAnID(s)
 	}
 	return id, nil
+}
+
+func errNotAnID(s string) error {
+	return fmt.Errorf("issue id %q is not an issue's id: want 32 lower-case hexadecimal digits", textcap.Head(s, 64))
 }
 
 // IdentityText is s as an id (and the history) holds it: valid UTF-8 with
