@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -300,6 +301,9 @@ var funcs = template.FuncMap{
 	"add":       func(a, b int) int { return a + b },
 	"dict":      dict,
 	"plural":    plural,
+	// unstableReasons are the baseline comparison's words for rows it does
+	// not compare, which the history follows too (diff.Compared).
+	"unstableReasons": diff.UnstableReasons,
 }
 
 // ruleName is how a rule reads to people: axe's rule id, or for CWAC's own

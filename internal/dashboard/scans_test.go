@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io/fs"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -79,7 +81,7 @@ func testScans(t *testing.T) *fakeScans {
 		if i == 2 {
 			s.Baseline = "weekly-1"
 			s.Summary.UnscannedBaseURLs = []string{"https://delta.example/"}
-			s.Summary.Diff = &ScanDiff{Baseline: "weekly-1", New: 4, Fixed: 2, Unchanged: 38,
+			s.Summary.Diff = &ScanDiff{Baseline: "weekly-1", New: 4, Fixed: 2, Unchanged: 38, Unstable: 3,
 				ByOrganisation: []OrganisationDiff{
 					{Organisation: orgBeta, New: 4, Unchanged: 29, NewByImpact: map[string]int64{"minor": 1, "critical": 2}},
 					{Organisation: orgAlpha, Fixed: 2, Unchanged: 9}}}
@@ -235,6 +237,9 @@ func TestScanPage(t *testing.T) {
 		"minor 0, and 12 from CWAC's own audits (focus indicator, reflow), which give no impact",
 		"compare each organisation with its own previous recorded scan instead",
 		"(not necessarily the baseline, weekly-1, compared above)",
+		// Rows not compared: why, in the comparison's own words.
+		"<dt>Unstable</dt><dd>3 (left out of new and fixed)<details class=\"why\"><summary>Why issues are left out of new and fixed</summary>",
+		"<li>" + html.EscapeString(diff.UnstableReasons()[1]) + "</li>",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the scan page lacks %q", want)

@@ -213,9 +213,9 @@ func (c *comparison) readSide(a *auditState, s int) error {
 			target:  ElementHash(targetOf(r, row)),
 			issues:  sc.issues,
 			group:   g,
-			rule:    c.strs.id(sc.matchRule),
-			org:     c.strs.id(row.Get("organisation")),
-			impact:  c.strs.id(row.Get("impact")),
+			rule:    c.strs.ID(sc.matchRule),
+			org:     c.strs.ID(row.Get("organisation")),
+			impact:  c.strs.ID(row.Get("impact")),
 			partner: -1,
 		}
 		if sc.onBody {

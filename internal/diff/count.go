@@ -68,7 +68,7 @@ func (c *comparison) count(a *auditState) {
 
 // addChange counts n issues of r as new (the scan's side) or fixed (the baseline's).
 func (c *comparison) addChange(s int, r *record, n int64, rule *RuleChange) {
-	impact := c.strs.str(r.impact)
+	impact := c.strs.Text(r.impact)
 	org := c.org(r)
 	if s == curSide {
 		c.res.Counts.New += n
@@ -114,7 +114,7 @@ func (o *orgChange) change() results.OrganisationChange {
 }
 
 func (c *comparison) org(r *record) *orgChange {
-	name := c.strs.str(r.org)
+	name := c.strs.Text(r.org)
 	o := c.orgs[name]
 	if o == nil {
 		o = &orgChange{OrganisationChange: results.OrganisationChange{Organisation: name}}
@@ -124,14 +124,14 @@ func (c *comparison) org(r *record) *orgChange {
 }
 
 func (c *comparison) ruleChange(a *auditState, r *record) *RuleChange {
-	shown, _, _ := strings.Cut(c.strs.str(r.rule), "\x00")
+	shown, _, _ := strings.Cut(c.strs.Text(r.rule), "\x00")
 	key := [2]string{a.audit, shown}
 	rc := c.rules[key]
 	if rc == nil {
 		rc = &RuleChange{Audit: a.audit, Rule: shown}
 		c.rules[key] = rc
 	}
-	impact := c.strs.str(r.impact)
+	impact := c.strs.Text(r.impact)
 	// A rule shows its worst impact; none or another ranks after every
 	// impact, so it never replaces one.
 	if results.ImpactRank(impact) < results.ImpactRank(rc.Impact) {

@@ -153,7 +153,7 @@ type comparison struct {
 	opts Options
 
 	pages pageTable
-	strs  interner
+	strs  Interner
 	vps   viewportCache
 
 	res     Result
@@ -166,7 +166,6 @@ func newComparison(ctx context.Context, fsys [2]fs.FS, opts Options) *comparison
 	c := &comparison{
 		ctx: ctx, fsys: fsys, opts: opts,
 		pages: pageTable{ids: map[string]int32{}},
-		strs:  interner{ids: map[string]int32{}},
 		vps:   viewportCache{widths: map[string]int{}},
 		orgs:  map[string]*orgChange{},
 		rules: map[[2]string]*RuleChange{},

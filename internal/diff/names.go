@@ -40,8 +40,8 @@ func (c *comparison) nameIssues(a *auditState) {
 			continue
 		}
 		g := a.info[r.group].key
-		ids[k] = namer.Name(PartsOf(c.opts.Namespace, c.strs.str(r.org), c.pages.info[g.page].key, int(g.width),
-			AuditRule(a.audit, c.strs.str(r.rule)), r.html, r.target))
+		ids[k] = namer.Name(PartsOf(c.opts.Namespace, c.strs.Text(r.org), c.pages.info[g.page].key, int(g.width),
+			AuditRule(a.audit, c.strs.Text(r.rule)), r.html, r.target))
 	}
 	a.ids = [2][]IssueID{base, ids}
 	c.res.IssueIDs = ids

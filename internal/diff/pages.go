@@ -129,24 +129,32 @@ func (c *comparison) notePage(s int, page int32, title string) {
 	}
 }
 
-// interner numbers strings (rules, organisations, impacts) so records hold
-// small ids instead.
-type interner struct {
+// Interner numbers strings (rules, organisations, impacts), so that
+// records hold small ids: the comparison's and the issue history's. Each
+// string is kept once, as a copy (not a slice of the row it came from).
+// The zero value is ready to use.
+type Interner struct {
 	ids  map[string]int32
 	strs []string
 }
 
-func (in *interner) id(s string) int32 {
+// ID returns s's number, adding s when it is new.
+func (in *Interner) ID(s string) int32 {
 	if id, ok := in.ids[s]; ok {
 		return id
 	}
+	if in.ids == nil {
+		in.ids = map[string]int32{}
+	}
 	id := int32(len(in.strs))
+	s = strings.Clone(s)
 	in.ids[s] = id
 	in.strs = append(in.strs, s)
 	return id
 }
 
-func (in *interner) str(id int32) string { return in.strs[id] }
+// Text is the string numbered id.
+func (in *Interner) Text(id int32) string { return in.strs[id] }
 
 // viewportCache parses each distinct viewport_size cell once; a scan has a
 // handful (heights vary with the page, so a few hundred at most are kept).

@@ -31,12 +31,54 @@ import "strings"
 // animatingPrefix starts the focus audit's row for a page it could not test.
 const animatingPrefix = "Page never stopped animating"
 
-// Why a row is unstable, as diff.json says it.
+// Why a row is unstable, as diff.json, the issue history and the dashboard
+// say it.
 var unstableReasons = map[uint8]string{
 	howOtherBlank: "the other scan has no result of this audit for this page and viewport width (the audit did not run there)",
 	howAnimating:  "one scan could not run the focus audit on this page and viewport (the page never stopped animating)",
 	howReplaced:   "the page replaced itself while CWAC audited it (its title changed between audits), so its focus results vary",
 	howOnBody:     "the tab press focused the page's <body>, past its last focusable element: CWAC reports that only sometimes",
+}
+
+// UnstableReasons lists every reason a row is not compared, in the words
+// diff.json gives each unstable row: what a page showing a count of
+// unstable issues says of them.
+func UnstableReasons() []string {
+	return []string{unstableReasons[howOtherBlank], unstableReasons[howAnimating], unstableReasons[howReplaced], unstableReasons[howOnBody]}
+}
+
+// Observation is what one scan saw of one audit on one page at one
+// viewport width.
+type Observation struct {
+	// Ran: the audit wrote a row there (an issue or a pass).
+	Ran bool
+	// Animating: the focus audit's "Page never stopped animating" row.
+	Animating bool
+	// Replaced: the page's rows carried more than one title in the scan.
+	Replaced bool
+}
+
+// Compared reports whether two scans' rows of one audit for one page and
+// width are compared (focus: the audit is the focus-indicator audit), and
+// when they are not, why (one of UnstableReasons). Both scans visited the
+// page; rows the audit itself calls unstable (FocusedBody) are apart.
+// The comparison decides by it, and so does the issue history, with the
+// last scan that visited the page as the baseline.
+func Compared(focus bool, base, cur Observation) (bool, string) {
+	how := unstableHow(focus, base, cur)
+	return how == howNone, unstableReasons[how]
+}
+
+func unstableHow(focus bool, base, cur Observation) uint8 {
+	switch {
+	case !base.Ran || !cur.Ran:
+		return howOtherBlank
+	case focus && base.Animating != cur.Animating:
+		return howAnimating
+	case focus && (base.Replaced || cur.Replaced):
+		return howReplaced
+	}
+	return howNone
 }
 
 // focusedBody reports whether a focus row's element (CWAC's html column,
@@ -62,15 +104,16 @@ func (c *comparison) markUnstable(a *auditState) {
 			}
 			g := &a.info[r.group]
 			page := &c.pages.info[g.key.page]
-			switch {
-			case !page.scanned[other]:
+			if !page.scanned[other] {
 				r.how = howPageOnly
-			case !g.present[other]:
-				r.state, r.how = stateUnstable, howOtherBlank
-			case focus && g.animating[baseSide] != g.animating[curSide]:
-				r.state, r.how = stateUnstable, howAnimating
-			case focus && (page.titleVaries[baseSide] || page.titleVaries[curSide]):
-				r.state, r.how = stateUnstable, howReplaced
+				continue
+			}
+			var obs [2]Observation
+			for side := range obs {
+				obs[side] = Observation{Ran: g.present[side], Animating: g.animating[side], Replaced: page.titleVaries[side]}
+			}
+			if how := unstableHow(focus, obs[baseSide], obs[curSide]); how != howNone {
+				r.state, r.how = stateUnstable, how
 			}
 		}
 	}

@@ -113,6 +113,9 @@ type ingestion struct {
 	figures      []store.OrganisationFigures
 	// verdicts are the organisations' completeness, by name.
 	verdicts map[string]results.OrganisationCompleteness
+	// groupsByPage lists each page's groups (by reading.pages index), made
+	// when the first organisation's observations are written.
+	groupsByPage map[int32][]groupKey
 }
 
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
@@ -172,14 +175,17 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		return err
 	}
 	in.orgStore[o] = orgID
-	st := &orgState{id: orgID, scanned: map[int64]int32{}, cands: map[matchKey][]candidate{}}
+	st := &orgState{id: orgID, scanned: map[int64]int32{}, cands: map[matchKey][]candidate{}, fresh: map[int64]bool{}}
 	if err := in.pages(ctx, orgID, pages, st); err != nil {
 		return err
 	}
+	if st.prev, err = in.w.Observations(ctx, orgID); err != nil {
+		return err
+	}
 	err = in.w.EachIssue(ctx, orgID, func(is *store.StoredIssue) error {
-		key := matchKey{page: is.PageID, width: int32(is.Width), rule: rd.strs.id(is.Audit + "\x00" + is.Rule)}
+		key := matchKey{page: is.PageID, width: int32(is.Width), rule: rd.strs.ID(is.Audit + "\x00" + is.Rule)}
 		if _, ok := rd.ruleAuds[key.rule]; !ok {
-			audit := rd.strs.id(is.Audit)
+			audit := rd.strs.ID(is.Audit)
 			rd.ruleAuds[key.rule] = audit
 		}
 		c := candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open}
@@ -193,6 +199,9 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 	orderOrganisation(rd, idx)
 	tr, err := in.matchOrganisation(ctx, o, idx, st)
 	if err != nil {
+		return err
+	}
+	if err := in.observe(ctx, st); err != nil {
 		return err
 	}
 	for _, step := range []struct {
@@ -230,6 +239,32 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 	return nil
 }
 
+// observe records this scan's visit of the organisation's scanned pages
+// and which audits wrote rows there at which widths (store.Observe): what
+// the next scan's rows there are compared by (compared).
+func (in *ingestion) observe(ctx context.Context, st *orgState) error {
+	rd := in.rd
+	if in.groupsByPage == nil {
+		in.groupsByPage = map[int32][]groupKey{}
+		for g := range rd.groups {
+			in.groupsByPage[g.page] = append(in.groupsByPage[g.page], g)
+		}
+	}
+	pages := make([]int64, 0, len(st.scanned))
+	seen := map[store.ObservationKey]store.Observed{}
+	for pageID, p := range st.scanned {
+		pages = append(pages, pageID)
+		for _, g := range in.groupsByPage[p] {
+			if f := rd.groups[g]; f.present {
+				key := store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.strs.Text(g.audit)}
+				seen[key] = store.Observed{Animating: f.animating, Replaced: rd.pages[p].titleVaries}
+			}
+		}
+	}
+	slices.Sort(pages)
+	return in.w.Observe(ctx, pages, seen)
+}
+
 // pages gives each of the organisation's pages in this scan its store id,
 // adding the pages seen for the first time.
 func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *orgState) error {
@@ -253,6 +288,7 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 	}
 	for i, p := range freshAt {
 		in.pageStore[p] = ids[i]
+		st.fresh[ids[i]] = true
 	}
 	st.pageIDs = in.pageStore
 	for _, p := range pages {
@@ -332,7 +368,7 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 				return err
 			}
 		}
-		audit, rule, _ := strings.Cut(rd.strs.str(first.rule), "\x00")
+		audit, rule, _ := strings.Cut(rd.strs.Text(first.rule), "\x00")
 		key := store.TemplateKey{Audit: audit, Rule: rule, ElementHash: first.html}
 		id, ok := known[key]
 		if !ok {

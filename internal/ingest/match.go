@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // matchKey is where issues are matched: one page (its store id), viewport
@@ -39,16 +40,45 @@ type orgState struct {
 	pageIDs []int64 // store id of each of the scan's pages of this organisation (by reading.pages index)
 	scanned map[int64]int32
 	cands   map[matchKey][]candidate
+	fresh   map[int64]bool     // pages this scan adds to the history
+	prev    store.Observations // what the last visit of each page saw
+}
+
+// compared reports whether this scan's rows of an audit for a page and
+// width are compared with the stored issues there, by the baseline
+// comparison's rule (diff.Compared) with the page's last visit as the
+// baseline: the audit ran both times, and for the focus audit the page
+// kept animating both times or neither, and did not replace itself either
+// time. A page new to the history is compared whenever the audit ran there
+// (its rows are new, as the comparison's page added); a page last visited
+// before observations were kept is taken as seen plainly then.
+func (in *ingestion) compared(st *orgState, g groupKey) bool {
+	rd := in.rd
+	f := rd.groups[g]
+	cur := diff.Observation{Ran: f.present, Animating: f.animating, Replaced: rd.pages[g.page].titleVaries}
+	pageID := in.pageStore[g.page]
+	if st.fresh[pageID] {
+		return cur.Ran
+	}
+	audit := rd.strs.Text(g.audit)
+	prev := diff.Observation{Ran: true}
+	if st.prev.Visited[pageID] {
+		o, ok := st.prev.Seen[store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: audit}]
+		prev = diff.Observation{Ran: ok, Animating: o.Animating, Replaced: o.Replaced}
+	}
+	ok, _ := diff.Compared(audit+".csv" == diff.FocusAuditFile, prev, cur)
+	return ok
 }
 
 // matchOrganisation decides the fate of every issue row of one
 // organisation and every stored issue of it, by the baseline comparison's
 // rules (diff.MatchElements): rows match the organisation's open issues on
 // the same page, width and rule; rows left match its fixed issues there
-// (reopened); the rest are new. Open issues left are fixed when the scan
-// observed their audit on their page and width, fixed with the reason
-// "page not scanned" when the scan did not visit their page, and left as
-// they are otherwise (the audit did not run there: unstable).
+// (reopened); the rest are new. Open issues left are fixed when the scan's
+// rows of their audit, page and width are compared (compared), fixed with
+// the reason "page not scanned" when the scan did not visit their page,
+// and left as they are otherwise (unstable). Rows not compared are
+// counted unstable and not tracked.
 func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int32, st *orgState) (transitions, error) {
 	var tr transitions
 	rd := in.rd
@@ -70,7 +100,7 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 		run := idx[start:end]
 		start = end
 		key := matchKey{page: st.pageIDs[first.page], width: first.width, rule: first.rule}
-		if !rd.observed(groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: first.width}) {
+		if !in.compared(st, groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: first.width}) {
 			tr.unstable += int64(len(run))
 			continue // rows and stored issues alike: not compared
 		}
@@ -101,7 +131,7 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 			case !c.open:
 			case !scanned:
 				tr.pageNotScanned = append(tr.pageNotScanned, c.id)
-			case rd.observed(groupKey{audit: rd.ruleAuds[key.rule], page: p, width: key.width}):
+			case in.compared(st, groupKey{audit: rd.ruleAuds[key.rule], page: p, width: key.width}):
 				tr.fixed = append(tr.fixed, c.id)
 			}
 		}
@@ -170,7 +200,7 @@ func (in *ingestion) newIssues(org int32, rows []int32, namer *diff.IssueNamer, 
 	for _, r := range rows {
 		rec := rd.recs.at(int(r))
 		id := namer.Name(diff.IssueParts{Namespace: in.scan.Namespace, Organisation: rd.orgs[org].name, PageKey: rd.pages[rec.page].key,
-			Width: int(rec.width), Rule: rd.strs.str(rec.rule), HTML: rec.html, Target: rec.target})
+			Width: int(rec.width), Rule: rd.strs.Text(rec.rule), HTML: rec.html, Target: rec.target})
 		rec.issue = in.w.IssueIDs(1)
 		in.fps = append(in.fps, id)
 		rec.fate = fateNew

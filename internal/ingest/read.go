@@ -98,7 +98,7 @@ type fileSpan struct {
 // reading is the first pass over the results (a results.RowVisitor): what
 // the scan saw, in memory bounded by its issue rows.
 type reading struct {
-	strs     interner
+	strs     diff.Interner
 	orgIDs   map[string]int32
 	orgs     []*orgFigures
 	pageIDs  map[pageKey]int32
@@ -158,7 +158,6 @@ func (rd *reading) skippedFiles() []string {
 
 func newReading() *reading {
 	return &reading{
-		strs:     interner{ids: map[string]int32{}},
 		orgIDs:   map[string]int32{},
 		pageIDs:  map[pageKey]int32{},
 		groups:   map[groupKey]groupFlags{},
@@ -180,7 +179,7 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 		rd.kind = fileAuditLog
 	default:
 		if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
-			rd.kind, rd.audit = fileIssues, rd.strs.id(capText(audit, maxNameBytes))
+			rd.kind, rd.audit = fileIssues, rd.strs.ID(capText(audit, maxNameBytes))
 			rd.focus, rd.hasTarget = file == diff.FocusAuditFile, r.Has("target")
 			rd.files = append(rd.files, fileSpan{name: file, start: rd.recs.len(), end: -1})
 		}
@@ -254,9 +253,9 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	if rd.recs.len() >= maxRows {
 		return fmt.Errorf("more than %d issue rows: too many to ingest", maxRows)
 	}
-	auditName := rd.strs.str(rd.audit)
+	auditName := rd.strs.Text(rd.audit)
 	ruleName := row.Get("id")
-	rule := rd.strs.id(diff.AuditRule(auditName, ruleName))
+	rule := rd.strs.ID(diff.AuditRule(auditName, ruleName))
 	rd.ruleAuds[rule] = rd.audit
 	html := row.Get("html")
 	elem := row.Get("target")
@@ -340,23 +339,6 @@ func (rd *reading) width(cell string) (int32, error) {
 	return int32(vp.Width), nil
 }
 
-// observed reports whether this scan saw an audit's results for a page at
-// a width, so that an issue missing there is fixed: the page was scanned,
-// the audit wrote a row for it (an audit skipped after a browser error
-// writes none), and, for the focus audit, it could tab through the page
-// (not animating) and the page did not replace itself. The rest is what the
-// baseline comparison calls unstable.
-func (rd *reading) observed(g groupKey) bool {
-	f := rd.groups[g]
-	if !f.present {
-		return false
-	}
-	if rd.strs.str(g.audit)+".csv" == diff.FocusAuditFile {
-		return !f.animating && !rd.pages[g.page].titleVaries
-	}
-	return true
-}
-
 // axeHelp finds axe-core's version in a rule's help URL
 // (https://dequeuniversity.com/rules/axe/4.13/color-contrast?…).
 var axeHelp = regexp.MustCompile(`/rules/axe/([0-9]+\.[0-9]+(?:\.[0-9]+)?)/`)
@@ -374,22 +356,3 @@ func axeVersion(helpURL string) string {
 // was: a long name cut today is the key rows stored before were kept under.
 // It is the cut an issue's id is made of (diff.IdentityText).
 func capText(s string, n int) string { return diff.IdentityText(s, n) }
-
-// interner numbers strings so records hold small ids.
-type interner struct {
-	ids  map[string]int32
-	strs []string
-}
-
-func (in *interner) id(s string) int32 {
-	if id, ok := in.ids[s]; ok {
-		return id
-	}
-	id := int32(len(in.strs))
-	s = strings.Clone(s)
-	in.ids[s] = id
-	in.strs = append(in.strs, s)
-	return id
-}
-
-func (in *interner) str(id int32) string { return in.strs[id] }

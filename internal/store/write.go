@@ -29,6 +29,9 @@ type ScanWriter struct {
 // colOrganisation is the column every per-organisation table has.
 const colOrganisation = "organisation_id"
 
+// colAudit is the audit column of issues, templates and observations.
+const colAudit = "audit"
+
 // maxScanField bounds each of a scan's descriptive fields.
 const maxScanField = 4096
 
@@ -257,7 +260,7 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 			is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
 			StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1}
 	}
-	return w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, "page_id", "viewport_width", "audit", "rule", "impact",
+	return w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, "page_id", "viewport_width", colAudit, "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
 		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, rows)
 }
@@ -265,13 +268,13 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 // Fix marks open issues fixed in this scan, for a reason (ReasonFixed or
 // ReasonPageNotScanned).
 func (w *ScanWriter) Fix(ctx context.Context, ids []int64, reason string) error {
-	return w.updateIDs(ctx, `UPDATE issues SET state = 'fixed', fixed_in_scan_id = ?, fixed_at = ?, fixed_reason = ? WHERE state = 'open' AND id IN `,
+	return w.updateIDs(ctx, "issues", `UPDATE issues SET state = 'fixed', fixed_in_scan_id = ?, fixed_at = ?, fixed_reason = ? WHERE state = 'open' AND id IN `,
 		[]any{w.scanID, w.at, reason}, ids)
 }
 
 // Reopen marks fixed issues open again, counting the reopening.
 func (w *ScanWriter) Reopen(ctx context.Context, ids []int64) error {
-	return w.updateIDs(ctx, `UPDATE issues SET state = 'open', fixed_in_scan_id = NULL, fixed_at = NULL, fixed_reason = NULL,
+	return w.updateIDs(ctx, "issues", `UPDATE issues SET state = 'open', fixed_in_scan_id = NULL, fixed_at = NULL, fixed_reason = NULL,
 		reopened = reopened + 1 WHERE state = 'fixed' AND id IN `, nil, ids)
 }
 
@@ -351,7 +354,7 @@ func (w *ScanWriter) AddTemplates(ctx context.Context, ts []NewTemplate) error {
 	for i, t := range ts {
 		rows[i] = []any{t.ID, t.OrgID, t.Key.Audit, t.Key.Rule, int64(t.Key.ElementHash), t.ElementHTML}
 	}
-	return w.insert(ctx, "templates", []string{"id", colOrganisation, "audit", "rule", "element_hash", "element_html"}, rows)
+	return w.insert(ctx, "templates", []string{"id", colOrganisation, colAudit, "rule", "element_hash", "element_html"}, rows)
 }
 
 // TemplateCount is a template's pages and instances in this scan.
@@ -472,8 +475,9 @@ func (w *ScanWriter) insert(ctx context.Context, table string, columns []string,
 	return nil
 }
 
-// updateIDs runs an UPDATE whose WHERE clause ends in "id IN ", over ids in chunks.
-func (w *ScanWriter) updateIDs(ctx context.Context, prefix string, setArgs []any, ids []int64) error {
+// updateIDs runs an UPDATE of table whose WHERE clause ends in "id IN ",
+// over ids in chunks; each id must name a row it changes.
+func (w *ScanWriter) updateIDs(ctx context.Context, table, prefix string, setArgs []any, ids []int64) error {
 	per := maxParams - len(setArgs)
 	args := make([]any, 0, maxParams)
 	for start := 0; start < len(ids); start += per {
@@ -485,10 +489,10 @@ func (w *ScanWriter) updateIDs(ctx context.Context, prefix string, setArgs []any
 		query := prefix + "(" + strings.TrimSuffix(strings.Repeat("?, ", end-start), ", ") + ")"
 		res, err := w.exec(ctx, query, args...)
 		if err != nil {
-			return fmt.Errorf("store: updating issues: %w", err)
+			return fmt.Errorf("store: updating %s: %w", table, err)
 		}
 		if n, err := res.RowsAffected(); err == nil && n != int64(end-start) {
-			return fmt.Errorf("store: updating issues: %d of %d changed (the store changed under the writer)", n, end-start)
+			return fmt.Errorf("store: updating %s: %d of %d changed (the store changed under the writer)", table, n, end-start)
 		}
 	}
 	return nil

@@ -1,0 +1,2 @@
+DROP TABLE observations;
+ALTER TABLE pages DROP COLUMN last_scan_id;

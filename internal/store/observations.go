@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// ObservationKey is one audit on one page at one viewport width.
+type ObservationKey struct {
+	PageID int64
+	Width  int
+	Audit  string
+}
+
+// Observed is what a scan saw of an audit on a page at a width, beyond
+// that the audit wrote rows there (internal/diff's Observation).
+type Observed struct {
+	// Animating: the focus audit could not tab through the page.
+	Animating bool
+	// Replaced: the page's rows carried more than one title.
+	Replaced bool
+}
+
+// Observations are what the last scan that visited each of an
+// organisation's pages saw there (see migration 0006).
+type Observations struct {
+	// Visited holds the pages whose last visit was recorded with its
+	// observations (a page last visited before they were kept is not).
+	Visited map[int64]bool
+	// Seen holds each audit and width that wrote rows at that visit.
+	Seen map[ObservationKey]Observed
+}
+
+// Observations reads what the last visit of each of an organisation's
+// pages saw there.
+func (w *ScanWriter) Observations(ctx context.Context, orgID int64) (Observations, error) {
+	out := Observations{Visited: map[int64]bool{}, Seen: map[ObservationKey]Observed{}}
+	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT p.id, o.viewport_width, o.audit, o.animating, o.replaced
+		FROM pages p LEFT JOIN observations o ON o.page_id = p.id
+		WHERE p.organisation_id = ? AND p.last_scan_id IS NOT NULL`), orgID)
+	if err != nil {
+		return out, fmt.Errorf("store: reading observations: %w", err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	for rows.Next() {
+		var page int64
+		var width, animating, replaced *int64
+		var audit *string
+		if err := rows.Scan(&page, &width, &audit, &animating, &replaced); err != nil {
+			return out, fmt.Errorf("store: reading observations: %w", err)
+		}
+		out.Visited[page] = true
+		if audit != nil {
+			out.Seen[ObservationKey{PageID: page, Width: int(*width), Audit: *audit}] = Observed{Animating: *animating != 0, Replaced: *replaced != 0}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("store: reading observations: %w", err)
+	}
+	return out, nil
+}
+
+// Observe records this scan's visit of pages (store ids) and what it saw
+// there, replacing what their last visit saw: seen holds one entry per
+// audit and width that wrote rows on one of those pages.
+func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen map[ObservationKey]Observed) error {
+	if len(pages) == 0 {
+		return nil
+	}
+	if err := w.updateIDs(ctx, "pages", `UPDATE pages SET last_scan_id = ? WHERE id IN `, []any{w.scanID}, pages); err != nil {
+		return err
+	}
+	for start := 0; start < len(pages); start += maxParams {
+		chunk := pages[start:min(start+maxParams, len(pages))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		query := `DELETE FROM observations WHERE page_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ") + `)`
+		if _, err := w.exec(ctx, query, args...); err != nil {
+			return fmt.Errorf("store: replacing observations: %w", err)
+		}
+	}
+	rows := make([][]any, 0, len(seen))
+	for k, o := range seen {
+		rows = append(rows, []any{k.PageID, k.Width, k.Audit, flag(o.Animating), flag(o.Replaced)})
+	}
+	return w.insert(ctx, "observations", []string{"page_id", "viewport_width", colAudit, "animating", "replaced"}, rows)
+}
+
+func flag(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
