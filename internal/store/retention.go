@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 )
 
 // PruneResult says what Prune removed.
@@ -199,4 +200,13 @@ func (s *Store) recountIssues(ctx context.Context) error {
 		return fmt.Errorf("store: counting issues: %w", err)
 	}
 	return nil
+}
+
+// Retention bounds what Prune keeps. Zero fields keep everything.
+type Retention struct {
+	// MaxAge prunes scans that finished longer ago.
+	MaxAge time.Duration
+	// MaxScans keeps the newest scans of each schedule (scans without a
+	// schedule count as one), pruning older ones.
+	MaxScans int
 }

@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// Pages returns an organisation's stored pages, by URL.
+func (w *ScanWriter) Pages(ctx context.Context, orgID int64) (map[string]int64, error) {
+	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT id, url FROM pages WHERE organisation_id = ?`), orgID)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading pages: %w", err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	out := map[string]int64{}
+	for rows.Next() {
+		var id int64
+		var u string
+		if err := rows.Scan(&id, &u); err != nil {
+			return nil, fmt.Errorf("store: reading pages: %w", err)
+		}
+		out[u] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading pages: %w", err)
+	}
+	return out, nil
+}
+
+// AddPages stores new pages of an organisation and returns their ids, in order.
+func (w *ScanWriter) AddPages(ctx context.Context, orgID int64, urls []string) ([]int64, error) {
+	ids := make([]int64, len(urls))
+	rows := make([][]any, len(urls))
+	for i, u := range urls {
+		ids[i] = w.alloc("pages", 1)
+		rows[i] = []any{ids[i], orgID, u}
+	}
+	if err := w.insert(ctx, "pages", []string{"id", colOrganisation, "url"}, rows); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// PageIssues is one page of an organisation with its open issues.
+type PageIssues struct {
+	Page string `json:"page"`
+	Open int64  `json:"open"`
+}
+
+// MaxOrganisationPages bounds the pages OrganisationPages returns.
+const MaxOrganisationPages = 10000
+
+// OrganisationPages returns the pages the history holds for an
+// organisation (every page a scan of it showed an issue on or visited)
+// with their open issues, most first (then by URL), at most limit
+// (1..MaxOrganisationPages).
+func (s *Store) OrganisationPages(ctx context.Context, namespace, organisation string, limit int) ([]PageIssues, error) {
+	if limit < 1 || limit > MaxOrganisationPages {
+		return nil, fmt.Errorf("limit %d is not between 1 and %d", limit, MaxOrganisationPages)
+	}
+	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT p.url, COUNT(i.id) FROM pages p
+		LEFT JOIN issues i ON i.page_id = p.id AND i.state = 'open'
+		WHERE p.organisation_id = ?
+		GROUP BY p.url ORDER BY COUNT(i.id) DESC, p.url LIMIT ?`), ids[0], limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading organisation %q's pages: %w", organisation, err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	out := []PageIssues{}
+	for rows.Next() {
+		var p PageIssues
+		if err := rows.Scan(&p.Page, &p.Open); err != nil {
+			return nil, fmt.Errorf("store: reading organisation %q's pages: %w", organisation, err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading organisation %q's pages: %w", organisation, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// MaxNamespaces bounds the namespaces one read may name.
+const MaxNamespaces = 1000
+
+// ErrNoNamespace is returned by a read that names no namespace: every read
+// is scoped to the namespaces whose scans its caller may get, so an
+// unscoped read is a caller's mistake, never "everything".
+var ErrNoNamespace = errors.New("store: a read must name the namespaces it may see")
+
+// inNamespaces is the condition "col IN (namespaces)" and its arguments.
+func inNamespaces(col string, namespaces []string) (string, []any, error) {
+	if len(namespaces) == 0 {
+		return "", nil, ErrNoNamespace
+	}
+	if len(namespaces) > MaxNamespaces {
+		return "", nil, fmt.Errorf("store: %d namespaces, more than the %d one read may name", len(namespaces), MaxNamespaces)
+	}
+	args := make([]any, len(namespaces))
+	for i, ns := range namespaces {
+		args[i] = ns
+	}
+	return col + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(namespaces)), ", ") + ")", args, nil
+}
+
+// idList is "col IN (ids)" and its arguments.
+func idList(col string, ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return col + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")", args
+}
+
+func scanName(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func unix(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
+
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// colOrganisation is the column every per-organisation table has.
+const colOrganisation = "organisation_id"
+
+// colAudit is the audit column of issues, templates and observations.
+const colAudit = "audit"
+
+// maxParams bounds one statement's bound values: well under SQLite's
+// 32,766 and PostgreSQL's 65,535.
+const maxParams = 8000
+
+// insert writes rows with multi-row INSERTs of at most maxParams values.
+func (w *ScanWriter) insert(ctx context.Context, table string, columns []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	per := max(1, maxParams/len(columns))
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ") + ")"
+	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
+	args := make([]any, 0, per*len(columns))
+	for start := 0; start < len(rows); start += per {
+		end := min(start+per, len(rows))
+		args = args[:0]
+		for _, r := range rows[start:end] {
+			args = append(args, r...)
+		}
+		query := head + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
+		if _, err := w.exec(ctx, query, args...); err != nil {
+			return fmt.Errorf("store: writing %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// updateIDs runs an UPDATE of table whose WHERE clause ends in "id IN ",
+// over ids in chunks; each id must name a row it changes.
+func (w *ScanWriter) updateIDs(ctx context.Context, table, prefix string, setArgs []any, ids []int64) error {
+	per := maxParams - len(setArgs)
+	args := make([]any, 0, maxParams)
+	for start := 0; start < len(ids); start += per {
+		end := min(start+per, len(ids))
+		args = append(args[:0], setArgs...)
+		for _, id := range ids[start:end] {
+			args = append(args, id)
+		}
+		query := prefix + "(" + strings.TrimSuffix(strings.Repeat("?, ", end-start), ", ") + ")"
+		res, err := w.exec(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("store: updating %s: %w", table, err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n != int64(end-start) {
+			return fmt.Errorf("store: updating %s: %d of %d changed (the store changed under the writer)", table, n, end-start)
+		}
+	}
+	return nil
+}
