@@ -73,7 +73,7 @@ func dashboardFigures(d *dataset, o dashboardOptions) error {
 		if err != nil {
 			return err
 		}
-		err = dashboardPages(t, e.name, st, o)
+		err = dashboardPages(t, e.name, e.dsn, st, o)
 		_ = st.Close()
 		if err != nil {
 			return err
@@ -222,8 +222,8 @@ type benchScans struct {
 	files fstest.MapFS
 }
 
-func newBenchScans(ctx context.Context, st *store.Store) (*benchScans, error) {
-	rows, err := st.DB().QueryContext(ctx, `SELECT namespace, name, schedule, finished_at, phase, results_path FROM scans ORDER BY finished_at DESC, id DESC`)
+func newBenchScans(ctx context.Context, db *sql.DB) (*benchScans, error) {
+	rows, err := db.QueryContext(ctx, `SELECT namespace, name, schedule, finished_at, phase, results_path FROM scans ORDER BY finished_at DESC, id DESC`)
 	if err != nil {
 		return nil, err
 	}
@@ -276,9 +276,14 @@ type dashboardCase struct {
 	args        []any
 }
 
-func dashboardPages(t *table, engine string, st *store.Store, o dashboardOptions) error {
+func dashboardPages(t *table, engine, dsn string, st *store.Store, o dashboardOptions) error {
 	ctx := context.Background()
-	scans, err := newBenchScans(ctx, st)
+	db, err := openRaw(dsn)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	scans, err := newBenchScans(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -286,7 +291,6 @@ func dashboardPages(t *table, engine string, st *store.Store, o dashboardOptions
 	if err != nil {
 		return err
 	}
-	db := st.DB()
 	pg := st.Engine() == store.Postgres
 	var orgID, latestScan int64
 	if err := db.QueryRow(`SELECT id FROM organisations WHERE name = `+placeholder(pg, 1), orgName(o.orgs/2)).Scan(&orgID); err != nil {

@@ -38,7 +38,7 @@ const childMemoryLimit = "205MiB"
 type historyEngine struct {
 	name  string
 	fresh func(name string) (string, error)
-	size  func(st *store.Store, dsn string) (int64, error)
+	size  func(dsn string) (int64, error)
 }
 
 // historyFigures measures the issue history on SQLite and (when
@@ -124,10 +124,13 @@ func historyFigures(d *dataset, o historyOptions) error {
 			_ = st.Close()
 			return err
 		}
-		var presences, issues int64
-		_ = st.DB().QueryRow(`SELECT COUNT(*) FROM presences`).Scan(&presences)
-		_ = st.DB().QueryRow(`SELECT COUNT(*) FROM issues`).Scan(&issues)
 		_ = st.Close()
+		var presences, issues int64
+		if db, err := openRaw(dsn); err == nil {
+			_ = db.QueryRow(`SELECT COUNT(*) FROM presences`).Scan(&presences)
+			_ = db.QueryRow(`SELECT COUNT(*) FROM issues`).Scan(&issues)
+			_ = db.Close()
+		}
 		size, err := storeSize(e, dsn)
 		if err != nil {
 			return err
@@ -161,12 +164,14 @@ func emptySize(e historyEngine) (int64, error) {
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func storeSize(e historyEngine, dsn string) (int64, error) {
-	st, err := store.Open(context.Background(), dsn)
+	st, err := store.Open(context.Background(), dsn) // migrated: an empty store's size is its schema's
 	if err != nil {
 		return 0, err
 	}
-	defer func() { _ = st.Close() }()
-	return e.size(st, dsn)
+	if err := st.Close(); err != nil {
+		return 0, err
+	}
+	return e.size(dsn)
 }
 
 func sqliteEngine(d *dataset) historyEngine {
@@ -185,8 +190,13 @@ func sqliteEngine(d *dataset) historyEngine {
 			}
 			return "sqlite://" + path, os.MkdirAll(dir, 0o755)
 		},
-		size: func(st *store.Store, dsn string) (int64, error) {
-			if _, err := st.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		size: func(dsn string) (int64, error) {
+			db, err := openRaw(dsn)
+			if err != nil {
+				return 0, err
+			}
+			defer func() { _ = db.Close() }()
+			if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 				return 0, err
 			}
 			fi, err := os.Stat(strings.TrimPrefix(dsn, "sqlite://"))
@@ -222,9 +232,14 @@ func postgresEngine() (historyEngine, error) {
 			}
 			return strings.Replace(admin, "/postgres?", "/"+name+"?", 1), nil
 		},
-		size: func(st *store.Store, _ string) (int64, error) {
+		size: func(dsn string) (int64, error) {
+			db, err := openRaw(dsn)
+			if err != nil {
+				return 0, err
+			}
+			defer func() { _ = db.Close() }()
 			var n int64
-			err := st.DB().QueryRow(`SELECT pg_database_size(current_database())`).Scan(&n)
+			err = db.QueryRow(`SELECT pg_database_size(current_database())`).Scan(&n)
 			return n, err
 		},
 	}, nil

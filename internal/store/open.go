@@ -85,8 +85,19 @@ func (s *Store) Close() error { return s.db.Close() }
 // Engine is the store's database engine.
 func (s *Store) Engine() Engine { return s.engine }
 
-// DB is the store's connection pool, for measurements beside its own
-// queries (hack/bench); the store's tables are written only through Store.
+// SQLSource is the database/sql driver name and data source a store DSN
+// opens, with the settings Open gives its own pool: for tooling that
+// measures beside the store with a pool of its own (hack/bench). The
+// store's tables are written only through Store.
+func SQLSource(dsn string) (driver, source string, err error) {
+	_, driver, source, err = parseDSN(dsn)
+	return driver, source, err
+}
+
+// DB is the store's own connection pool, for tests that must act on its
+// connections (internal/ingest fills a SQLite store's pages on the
+// connection it writes with, to check that a full disk keeps nothing of a
+// scan). Tooling opens a pool of its own (SQLSource).
 func (s *Store) DB() *sql.DB { return s.db }
 
 // parseDSN checks a store DSN and returns the engine, the database/sql

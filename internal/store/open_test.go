@@ -141,3 +141,18 @@ func TestOpenFailures(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// SQLSource opens what Open opens, for tooling's own pool; a DSN Open
+// refuses is refused alike.
+func TestSQLSource(t *testing.T) {
+	driver, source, err := SQLSource("sqlite:///var/lib/cwac/history.db")
+	if err != nil || driver != "sqlite" || !strings.HasPrefix(source, "file:/var/lib/cwac/history.db?") || !strings.Contains(source, "journal_mode") {
+		t.Errorf("sqlite: %q %q %v", driver, source, err)
+	}
+	if driver, source, err := SQLSource("postgres://u@db/history"); err != nil || driver != "pgx" || source != "postgres://u@db/history" {
+		t.Errorf("postgres: %q %q %v", driver, source, err)
+	}
+	if _, _, err := SQLSource("mysql://x"); err == nil {
+		t.Error("a DSN Open refuses was taken")
+	}
+}

@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -56,7 +57,7 @@ func run(name, dsn, dir string) error {
 		}
 		answer = fmt.Sprintf("%d rows, %d new issues", res.IssueRows, res.New)
 	case "bulk":
-		n, err := bulk(ctx, st, dir)
+		n, err := bulk(ctx, dsn, st.Engine(), dir)
 		if err != nil {
 			return err
 		}
@@ -72,8 +73,16 @@ const bulkRows = 500
 
 // bulk reads the issue rows with the same reader and inserts the cells an
 // issue keeps into one table with no index, in one transaction.
-func bulk(ctx context.Context, st *store.Store, dir string) (int, error) {
-	db := st.DB()
+func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int, error) {
+	driver, source, err := store.SQLSource(dsn) // a pool of its own beside the store's
+	if err != nil {
+		return 0, err
+	}
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = db.Close() }()
 	const table = `CREATE TABLE bench_rows (url TEXT, viewport TEXT, rule TEXT, impact TEXT, html TEXT, target TEXT, help_url TEXT)`
 	if _, err := db.ExecContext(ctx, table); err != nil {
 		return 0, err
@@ -83,7 +92,7 @@ func bulk(ctx context.Context, st *store.Store, dir string) (int, error) {
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	pg := st.Engine() == store.Postgres
+	pg := engine == store.Postgres
 	args := make([]any, 0, bulkRows*7)
 	n := 0
 	flush := func() error {
