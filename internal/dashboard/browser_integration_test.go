@@ -161,7 +161,7 @@ func keyboard(ctx context.Context, t *testing.T) {
 		t.Fatal(err)
 	}
 	want := evaluate[[]string](ctx, t, `(() => {
-		window.__focusables = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])')]
+		window.__focusables = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
 			.filter(e => !e.disabled && e.getClientRects().length > 0);
 		return window.__focusables.map((e, i) => i + ":" + e.tagName.toLowerCase() + ":" + (e.id || e.getAttribute("href") || ""));
 	})()`)
