@@ -325,8 +325,8 @@ func dashboardPages(t *table, engine, dsn string, st *store.Store, o dashboardOp
 			[]any{issueID, orgID}},
 		{"/export/leaderboard.csv", "/export/leaderboard.csv", latestRows, []any{latestScan}},
 		{"/export/leaderboard.json", "/export/leaderboard.json", latestRows, []any{latestScan}},
-		{"organisation trend.csv", "/export" + org + "/trend.csv", trendRows, []any{orgID}},
-		{"organisation trend.json", "/export" + org + "/trend.json", trendRows, []any{orgID}},
+		{"organisation history-trend.csv", "/export" + org + "/history-trend.csv", trendRows, []any{orgID}},
+		{"organisation history-trend.json", "/export" + org + "/history-trend.json", trendRows, []any{orgID}},
 	}
 	for _, c := range cases {
 		var size int

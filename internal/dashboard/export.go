@@ -168,7 +168,7 @@ func writeCSVExport(w http.ResponseWriter, r *http.Request, name string, header 
 	cw.Flush()
 }
 
-// trendExport is /export/organisations/{ns}/{org}/trend.json's body.
+// trendExport is /export/organisations/{ns}/{org}/history-trend.json's body.
 type trendExport struct {
 	Namespace    string              `json:"namespace"`
 	Organisation string              `json:"organisation"`
@@ -177,7 +177,7 @@ type trendExport struct {
 }
 
 func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer) {
-	format, err := exportFormat(r, "trend")
+	format, err := exportFormat(r, "history-trend")
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())
 		return
@@ -199,14 +199,14 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 		api[i] = mcpapi.TrendPointOf(p)
 	}
 	if format == formatJSON {
-		writeJSONExport(w, r, "trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: api})
+		writeJSONExport(w, r, "history-trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: api})
 		return
 	}
 	classes := impactClasses()
 	header := slices.Concat([]string{"scan", "schedule", "finished_at", "pages", "issues", "elements"}, classes,
 		[]string{"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
 			"cwac_image", "axe_core", "chrome", "engine_changed"})
-	writeCSVExport(w, r, "trend.csv", header, func(emit func([]string)) {
+	writeCSVExport(w, r, "history-trend.csv", header, func(emit func([]string)) {
 		for _, p := range api {
 			byImpact := make([]string, len(classes))
 			for i, class := range classes {

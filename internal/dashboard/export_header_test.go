@@ -40,7 +40,7 @@ func TestExportCSVHeaders(t *testing.T) {
 	if err != nil || len(points) == 0 {
 		t.Fatalf("trend: %d points, %v", len(points), err)
 	}
-	_, body = get(t, h, "reader", "/export/organisations/cwac/Beta%20Board/trend.csv?schedule=weekly")
+	_, body = get(t, h, "reader", "/export/organisations/cwac/Beta%20Board/history-trend.csv?schedule=weekly")
 	rows, err = csv.NewReader(strings.NewReader(body)).ReadAll()
 	if err != nil || len(rows) != 1+len(points) {
 		t.Fatalf("trend csv: %d rows, %v", len(rows), err)

@@ -80,10 +80,10 @@ func TestOrganisationPageCap(t *testing.T) {
 				t.Errorf("the chart lacks %q", last)
 			}
 			note := strings.Contains(body, "older scan")
-			if (tc.note != "") != note || (tc.note != "" && !strings.Contains(body, tc.note+`: <a href="/export/organisations/cwac/Alpha%20Agency/trend.csv">`)) {
+			if (tc.note != "") != note || (tc.note != "" && !strings.Contains(body, tc.note+`: <a href="/export/organisations/cwac/Alpha%20Agency/history-trend.csv">`)) {
 				t.Errorf("the note on older scans: want %q, page has one: %v", tc.note, note)
 			}
-			_, export := get(t, h, "reader", "/export/organisations/cwac/Alpha%20Agency/trend.csv")
+			_, export := get(t, h, "reader", "/export/organisations/cwac/Alpha%20Agency/history-trend.csv")
 			rows, err := csv.NewReader(strings.NewReader(export)).ReadAll()
 			if err != nil || len(rows) != 1+tc.points {
 				t.Errorf("the export has %d rows, want every point (%d): %v", len(rows)-1, tc.points, err)

@@ -35,7 +35,7 @@ func TestOrganisationPage(t *testing.T) {
 		`<title id="issues-chart-title">Issues by impact over time for Alpha Agency</title>`,
 		"latest score is " + formatScore(points[2].Score),
 		"<caption id=\"trend-caption\">", `<h2 id="latest">What the latest scan changed</h2>`,
-		`href="/export/organisations/cwac/Alpha%20Agency/trend.csv"`, "https://alpha.example",
+		`href="/export/organisations/cwac/Alpha%20Agency/history-trend.csv"`, "https://alpha.example",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %q", want)
@@ -95,7 +95,7 @@ func TestOrganisationPage(t *testing.T) {
 	}
 	// A schedule filter that matches nothing says so; the export follows it.
 	_, body = get(t, h, "reader", path+"?schedule=monthly")
-	if !strings.Contains(body, "No scan of this schedule has figures") || !strings.Contains(body, "trend.csv?schedule=monthly") {
+	if !strings.Contains(body, "No scan of this schedule has figures") || !strings.Contains(body, "history-trend.csv?schedule=monthly") {
 		t.Error("schedule filter")
 	}
 }
@@ -118,8 +118,8 @@ func TestOrganisationNotFound(t *testing.T) {
 		{orgURL(testNS, strings.Repeat("x", 1001)), http.StatusBadRequest, "is not a valid name (1 to 1000 bytes of text)"},
 		// A name as long as the history stores one is looked up, not refused.
 		{orgURL(testNS, strings.Repeat("x", 1000)), http.StatusNotFound, "No organisation &#34;xxxxxxxx"},
-		{"/export/organisations/cwac/Nobody/trend.csv", http.StatusNotFound, "No organisation &#34;Nobody&#34;"},
-		{"/export/organisations/cwac/Alpha%20Agency/trend.xls", http.StatusBadRequest, "is not trend.csv or trend.json"},
+		{"/export/organisations/cwac/Nobody/history-trend.csv", http.StatusNotFound, "No organisation &#34;Nobody&#34;"},
+		{"/export/organisations/cwac/Alpha%20Agency/trend.xls", http.StatusBadRequest, "is not history-trend.csv or history-trend.json"},
 		{"/issues/cwac/0123456789abcdef0123456789abcdef", http.StatusNotFound, "No issue 0123456789abcdef0123456789abcdef in the issue history of namespace cwac"},
 		{"/issues/cwac/xyz", http.StatusBadRequest, "issue id &#34;xyz&#34; is not an issue&#39;s id: want 32 lower-case hexadecimal digits"},
 	} {
@@ -138,7 +138,7 @@ func TestTrendExports(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := "/export/organisations/cwac/Beta%20Board/"
-	res, body := get(t, h, "reader", base+"trend.json?schedule=weekly")
+	res, body := get(t, h, "reader", base+"history-trend.json?schedule=weekly")
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("json: %d %s", res.StatusCode, body)
 	}
@@ -159,7 +159,7 @@ func TestTrendExports(t *testing.T) {
 	if string(want) != string(again) {
 		t.Errorf("json export:\n%s\nwant\n%s", again, want)
 	}
-	_, body = get(t, h, "reader", base+"trend.csv")
+	_, body = get(t, h, "reader", base+"history-trend.csv")
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 	if err != nil || len(rows) != 1+len(points) {
 		t.Fatalf("csv: %d rows %v", len(rows), err)

@@ -77,8 +77,8 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 	}
 	shown, older := newestPoints(points, orgPointsShown)
 	d := organisationPage{Namespace: ns, Organisation: org, Schedule: schedule, Points: shown, Older: older,
-		TrendCSV:  "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/trend.csv",
-		TrendJSON: "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/trend.json"}
+		TrendCSV:  "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/history-trend.csv",
+		TrendJSON: "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/history-trend.json"}
 	if schedule != "" {
 		q := "?schedule=" + url.QueryEscape(schedule)
 		d.TrendCSV, d.TrendJSON = d.TrendCSV+q, d.TrendJSON+q

@@ -151,7 +151,7 @@ func checkOrganisationScore(t *testing.T, h http.Handler, st *store.Store, name,
 		!strings.Contains(page, "every page loaded was a challenge page") {
 		t.Errorf("%s: the organisation page lacks its score %q or its reason", name, wantCell)
 	}
-	_, trend := get(t, h, "reader", "/export/organisations/"+testNS+"/"+strings.ReplaceAll(name, " ", "%20")+"/trend.csv")
+	_, trend := get(t, h, "reader", "/export/organisations/"+testNS+"/"+strings.ReplaceAll(name, " ", "%20")+"/history-trend.csv")
 	lines, err := csv.NewReader(strings.NewReader(trend)).ReadAll()
 	if err != nil || len(lines) != 3 || lines[1][12] != "80.0" || lines[2][12] != wantCSV {
 		t.Errorf("%s: trend CSV %q %v", name, lines, err)
