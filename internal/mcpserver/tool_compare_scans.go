@@ -75,7 +75,11 @@ func (s *Server) compareScans(ctx context.Context, call *callInfo, in mcpapi.Com
 		return mcpapi.CompareOutput{}, fmt.Errorf("reading %s timed out: %w", results.DiffFile, ctx.Err())
 	}
 	*pg = rowPage{offset: pg.offset, limit: pg.limit, budget: s.cfg.MaxResponseBytes - min(compareFiguresReserve, s.cfg.MaxResponseBytes/4)}
-	if err := s.compareNow(ctx, call, fsys, baselineID, q, pg, &out); err != nil {
+	namespace := ""
+	if res.Scan != nil {
+		namespace = res.Scan.Namespace
+	}
+	if err := s.compareNow(ctx, call, fsys, namespace, baselineID, q, pg, &out); err != nil {
 		return mcpapi.CompareOutput{}, err
 	}
 	if !errors.Is(fileErr, fs.ErrNotExist) && !errors.Is(fileErr, errOtherBaseline) {
@@ -148,8 +152,11 @@ func (s *Server) compareFromFile(fsys fs.FS, baselineID string, q compareQuery, 
 	return nil
 }
 
-// compareNow compares the two results directories, reading both through the store.
-func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, baselineID string, q compareQuery, pg *rowPage, out *mcpapi.CompareOutput) error {
+// compareNow compares the two results directories, reading both through
+// the store; new issues are named in the scan's namespace (its id's part),
+// as the scan pod names them.
+func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, namespace, baselineID string, q compareQuery, pg *rowPage,
+	out *mcpapi.CompareOutput) error {
 	scanTarget := call.Target
 	base, err := s.access.results(ctx, call, baselineID)
 	call.Target = scanTarget
@@ -168,6 +175,7 @@ func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, bas
 	defer closeBase()
 	res, err := diff.Compare(ctx, baseFS, fsys, diff.Options{
 		Baseline:   baselineID,
+		Namespace:  namespace,
 		RowChanges: map[diff.Change]bool{q.change: true},
 		Rows: func(r *diff.Row) error {
 			if q.matches(r) {

@@ -109,6 +109,13 @@ func TestCompareScans(t *testing.T) {
 				if tc.args["change"] == "fixed" && (row["rule"] != "image-alt" || !strings.Contains(row["html"].(string), "logo.png")) {
 					t.Errorf("fixed row = %v", row)
 				}
+				// The scan's axe rows are named by the one issue identity
+				// (diff.IssueID), as the scan pod names them.
+				if id, _ := row["issue_id"].(string); tc.args["change"] == "unchanged" && row["audit"] == "axe_core_audit" {
+					if _, err := diff.ParseIssueID(id); err != nil {
+						t.Errorf("unchanged axe row without an issue id: %v", err)
+					}
+				}
 			}
 		})
 	}
