@@ -5,37 +5,24 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
-	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
-// realScan is a real CWAC run's results (the project's copy).
-const realScan = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
-
-// realFS returns the real scan's CSVs as a MapFS the tests may change.
+// realFS returns the real run's CSVs (testutil/realcwac) as a MapFS the
+// tests may change.
 func realFS(t *testing.T) fstest.MapFS {
 	t.Helper()
-	m := fstest.MapFS{}
-	entries, err := os.ReadDir(realScan)
+	r, err := realcwac.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".csv") {
-			continue
-		}
-		data, err := os.ReadFile(realScan + "/" + e.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[e.Name()] = &fstest.MapFile{Data: data}
-	}
-	return m
+	return (&realcwac.Results{CSVs: r.CSVs}).FS()
 }
 
 // axeLines splits the real axe audit into its header and rows (one line

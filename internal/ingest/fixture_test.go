@@ -1,12 +1,8 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,88 +13,34 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
-// realRun is the real CWAC run the project keeps in testdata.
 // testNamespace is the namespace of every test scan; testNamespaces
 // scopes the reads to it.
 const testNamespace = "a11y"
 
 var testNamespaces = []string{testNamespace}
 
-var realRun = realcwac.Dir()
-
-// results is a results directory being edited: CSVs as rows (header
-// first), other files as bytes.
-type resultsDir struct {
-	csvs  map[string][][]string
-	files map[string][]byte
-}
+// resultsDir is the real run held in memory, edited week by week.
+type resultsDir struct{ *realcwac.Results }
 
 // loadReal reads the real run into memory.
 func loadReal(t *testing.T) *resultsDir {
 	t.Helper()
-	d := &resultsDir{csvs: map[string][][]string{}, files: map[string][]byte{}}
-	entries, err := os.ReadDir(realRun)
+	r, err := realcwac.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(realRun, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasSuffix(e.Name(), ".csv") {
-			d.files[e.Name()] = b
-			continue
-		}
-		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
-		r.FieldsPerRecord = -1
-		rows, err := r.ReadAll()
-		if err != nil {
-			t.Fatalf("%s: %v", e.Name(), err)
-		}
-		d.csvs[e.Name()] = rows
-	}
-	return d
+	return &resultsDir{r}
 }
 
 // clone copies the directory, so each week edits its own.
-func (d *resultsDir) clone() *resultsDir {
-	c := &resultsDir{csvs: map[string][][]string{}, files: map[string][]byte{}}
-	for n, rows := range d.csvs {
-		cp := make([][]string, len(rows))
-		for i, r := range rows {
-			cp[i] = append([]string(nil), r...)
-		}
-		c.csvs[n] = cp
-	}
-	for n, b := range d.files {
-		c.files[n] = b
-	}
-	return c
-}
+func (d *resultsDir) clone() *resultsDir { return &resultsDir{d.Clone()} }
 
-// fs renders the directory as CWAC writes it (byte-order mark, CRLF-free).
-func (d *resultsDir) fs() fstest.MapFS {
-	m := fstest.MapFS{}
-	for n, rows := range d.csvs {
-		var b bytes.Buffer
-		b.WriteString("\xef\xbb\xbf")
-		w := csv.NewWriter(&b)
-		_ = w.WriteAll(rows)
-		m[n] = &fstest.MapFile{Data: b.Bytes()}
-	}
-	for n, b := range d.files {
-		m[n] = &fstest.MapFile{Data: b}
-	}
-	return m
-}
+// fs renders the directory as CWAC writes it.
+func (d *resultsDir) fs() fstest.MapFS { return d.FS() }
 
 // col is a column's index in a CSV.
 func (d *resultsDir) col(file, name string) int {
-	for i, h := range d.csvs[file][0] {
+	for i, h := range d.CSVs[file][0] {
 		if h == name {
 			return i
 		}
@@ -128,7 +70,7 @@ func (d *resultsDir) match(file string, row []string, w where) bool {
 
 // drop removes the rows of a CSV that match, and returns how many.
 func (d *resultsDir) drop(file string, w where) int {
-	rows := d.csvs[file]
+	rows := d.CSVs[file]
 	out := rows[:1]
 	n := 0
 	for _, r := range rows[1:] {
@@ -138,7 +80,7 @@ func (d *resultsDir) drop(file string, w where) int {
 		}
 		out = append(out, r)
 	}
-	d.csvs[file] = out
+	d.CSVs[file] = out
 	return n
 }
 
@@ -146,7 +88,7 @@ func (d *resultsDir) drop(file string, w where) int {
 func (d *resultsDir) set(w where, column, value string) int {
 	const file = axeCSV
 	n := 0
-	for _, r := range d.csvs[file][1:] {
+	for _, r := range d.CSVs[file][1:] {
 		if d.match(file, r, w) {
 			r[d.col(file, column)] = value
 			n++
@@ -158,13 +100,13 @@ func (d *resultsDir) set(w where, column, value string) int {
 // add appends a copy of the first row that matches, with cells changed.
 func (d *resultsDir) add(t *testing.T, file string, w where, cells map[string]string) {
 	t.Helper()
-	for _, r := range d.csvs[file][1:] {
+	for _, r := range d.CSVs[file][1:] {
 		if d.match(file, r, w) {
 			cp := append([]string(nil), r...)
 			for k, v := range cells {
 				cp[d.col(file, k)] = v
 			}
-			d.csvs[file] = append(d.csvs[file], cp)
+			d.CSVs[file] = append(d.CSVs[file], cp)
 			return
 		}
 	}
@@ -174,13 +116,13 @@ func (d *resultsDir) add(t *testing.T, file string, w where, cells map[string]st
 // dropPage removes a page from every CSV (CWAC did not visit it) and
 // counts one page fewer in pages_scanned.csv.
 func (d *resultsDir) dropPage(url string) {
-	for n := range d.csvs {
+	for n := range d.CSVs {
 		if d.col(n, "url") >= 0 {
 			d.drop(n, where{"url": url})
 		}
 	}
 	i := d.col("pages_scanned.csv", "number_of_pages")
-	for _, r := range d.csvs["pages_scanned.csv"][1:] {
+	for _, r := range d.CSVs["pages_scanned.csv"][1:] {
 		n, _ := strconv.Atoi(r[i])
 		r[i] = strconv.Itoa(n - 1)
 	}

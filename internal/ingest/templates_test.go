@@ -54,7 +54,7 @@ func TestTemplates(t *testing.T) {
 // from chromedriver.log when the scan does not say; what it says wins.
 func TestEngineVersions(t *testing.T) {
 	noLog := loadReal(t)
-	delete(noLog.files, chromeLogFile)
+	delete(noLog.Files, chromeLogFile)
 	linked := loadReal(t).fs()
 	linked[chromeLogFile] = &fstest.MapFile{Data: []byte(`"browserVersion": "1.2.3"`), Mode: 0o777 | 1<<27} // fs.ModeSymlink
 	cases := []struct {
