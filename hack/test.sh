@@ -119,6 +119,7 @@ fuzz ./internal/results FuzzRowIndex
 fuzz ./internal/results FuzzRecordReader
 fuzz ./internal/diff FuzzCompare
 fuzz ./internal/diff FuzzReadDocument
+fuzz ./internal/diff FuzzReadIssueIDs
 fuzz ./internal/report FuzzReportInert
 fuzz ./internal/wcag FuzzForTag
 fuzz ./internal/cli FuzzParseURLsList

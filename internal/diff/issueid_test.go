@@ -286,3 +286,36 @@ func rowsOf(t *testing.T, base, cur fs.FS) []Row {
 	}
 	return rows
 }
+
+// FuzzReadIssueIDs: whatever the file holds, the reader stops at its
+// limit, and what it takes writes back to a file it reads alike.
+func FuzzReadIssueIDs(f *testing.F) {
+	id := NewIssueID(IssueParts{Namespace: "ns"}, 0).String()
+	f.Add(issueIDsHeader + "\n" + id + "\n")
+	f.Add(issueIDsHeader + "\n" + id + "\n" + strings.ToUpper(id) + "\n")
+	f.Add(issueIDsHeader + "\r\n" + id)
+	f.Add("")
+	f.Fuzz(func(t *testing.T, data string) {
+		const limit = 8
+		ids, err := readIssueIDs(strings.NewReader(data), limit)
+		if err != nil {
+			return
+		}
+		if len(ids) > limit {
+			t.Fatalf("%d ids past the limit of %d", len(ids), limit)
+		}
+		var buf bytes.Buffer
+		if err := WriteIssueIDs(&buf, ids); err != nil {
+			t.Fatal(err)
+		}
+		back, err := readIssueIDs(&buf, limit)
+		if err != nil || len(back) != len(ids) {
+			t.Fatalf("written back: %d ids, %v; want %d", len(back), err, len(ids))
+		}
+		for i := range ids {
+			if back[i] != ids[i] {
+				t.Fatalf("id %d: %s written back as %s", i, ids[i], back[i])
+			}
+		}
+	})
+}
