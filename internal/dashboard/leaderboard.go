@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -72,7 +73,7 @@ const (
 	impactSerious  = results.ImpactSerious
 	impactModerate = results.ImpactModerate
 	impactMinor    = results.ImpactMinor
-	impactOther    = "other"
+	impactOther    = report.ImpactOther
 )
 
 // Why an organisation is not ranked.
@@ -202,12 +203,9 @@ func rank(rows []LeaderboardRow) {
 		}
 		return cmp.Or(cmp.Compare(a.Organisation, b.Organisation), cmp.Compare(a.Namespace, b.Namespace))
 	})
+	ranks := report.CompetitionRanks(len(rows), func(i int) bool { return *rows[i].Score == *rows[i-1].Score })
 	for i := range rows {
-		if i > 0 && *rows[i].Score == *rows[i-1].Score {
-			rows[i].Rank = rows[i-1].Rank
-		} else {
-			rows[i].Rank = i + 1
-		}
+		rows[i].Rank = ranks[i]
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -228,11 +228,10 @@ func trendCharts(org string, points []store.TrendPoint) (score, issues template.
 	return score, issues
 }
 
-// impactClasses are the store's impact classes, worst first: axe-core's
-// impacts, whose one list is results.Impacts, and then other (an issue with
-// no impact or one axe-core does not name). The trend charts and the CSV
-// exports show them in this order.
-func impactClasses() []string { return append(results.Impacts(), impactOther) }
+// impactClasses are the impact classes, worst first (report.ImpactClasses:
+// axe-core's impacts, then other). The trend charts and the CSV exports
+// show them in this order.
+func impactClasses() []string { return report.ImpactClasses() }
 
 func capital(s string) string {
 	if s == "" {

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
@@ -43,8 +44,9 @@ const (
 	// NoSchedule is the schedule label of scans no CwacScanSchedule made.
 	// Schedule names are DNS subdomains, so no schedule can be named this.
 	NoSchedule = "(none)"
-	// OtherImpact stands for an impact that is not one of axe's four.
-	OtherImpact = "other"
+	// OtherImpact stands for an impact that is not one of axe's four: the
+	// report's impact class other.
+	OtherImpact = report.ImpactOther
 )
 
 // scheduleKind is the kind of the owner that makes a scan scheduled.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,11 +82,18 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Impact classes of the report: axe-core's four, and "other" for audits
-// without an axe impact (reflow, focus indicator).
-const impactOther = "other"
+// ImpactOther is the impact class of issues without one of axe-core's
+// impacts: CWAC's own audits (reflow, focus indicator) and an impact axe
+// does not define.
+const ImpactOther = "other"
 
-var impactClasses = append(results.Impacts(), impactOther)
+// impactClasses are the impact classes: axe-core's four, then other.
+var impactClasses = append(results.Impacts(), ImpactOther)
+
+// ImpactClasses lists the impact classes in ImpactCounts' order, as the
+// report, the leaderboard, the issue history, the dashboard and the
+// metrics name them: axe-core's four, then ImpactOther.
+func ImpactClasses() []string { return slices.Clone(impactClasses) }
 
 // impactIndex is an issue's place in impactClasses: an axe impact's rank,
 // and any other impact (or none) is the last class, other.

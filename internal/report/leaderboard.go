@@ -108,13 +108,26 @@ func rank(rows []OrgScore) {
 		}
 		return a.Organisation < b.Organisation
 	})
+	ranks := CompetitionRanks(len(rows), func(i int) bool { return compareScores(rows[i].Score, rows[i-1].Score) == 0 })
 	for i := range rows {
-		if i > 0 && compareScores(rows[i].Score, rows[i-1].Score) == 0 {
-			rows[i].Rank = rows[i-1].Rank
+		rows[i].Rank = ranks[i]
+	}
+}
+
+// CompetitionRanks are the ranks of n rows sorted best first, as every
+// leaderboard of the product ranks (the report's, the dashboard's): equal
+// scores share a rank and the next rank counts them all (1, 2, 2, 4).
+// tied(i) says whether row i (from 1) scores as row i-1 does.
+func CompetitionRanks(n int, tied func(i int) bool) []int {
+	ranks := make([]int, n)
+	for i := range ranks {
+		if i > 0 && tied(i) {
+			ranks[i] = ranks[i-1]
 		} else {
-			rows[i].Rank = i + 1
+			ranks[i] = i + 1
 		}
 	}
+	return ranks
 }
 
 // compareScores orders scores, a missing score below any other; scores

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -238,9 +238,9 @@ func NoOrganisation(ns, org string) string {
 	return fmt.Sprintf("No organisation %q in the issue history of namespace %s", textcap.Head(org, MaxQuotedNameBytes), ns)
 }
 
-// impactNames are the leaderboard's impact classes, in the order of the
-// organisation_scans columns: axe-core's impacts, then other.
-var impactNames = append(results.Impacts(), "other")
+// impactNames are the leaderboard's impact classes (report.ImpactClasses),
+// in the order of the organisation_scans columns.
+var impactNames = report.ImpactClasses()
 
 // The dashboard's reads (internal/dashboard): figures for many
 // organisations at once, and an organisation's open issues by page and
