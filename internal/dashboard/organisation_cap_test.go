@@ -80,7 +80,8 @@ func TestOrganisationPageCap(t *testing.T) {
 				t.Errorf("the chart lacks %q", last)
 			}
 			note := strings.Contains(body, "older scan")
-			if (tc.note != "") != note || (tc.note != "" && !strings.Contains(body, tc.note+`: <a href="/export/organisations/cwac/Alpha%20Agency/history-trend.csv">`)) {
+			link := `: <a href="/export/organisations/cwac/Alpha%20Agency/history-trend.csv">`
+			if (tc.note != "") != note || (tc.note != "" && !strings.Contains(body, tc.note+link)) {
 				t.Errorf("the note on older scans: want %q, page has one: %v", tc.note, note)
 			}
 			_, export := get(t, h, "reader", "/export/organisations/cwac/Alpha%20Agency/history-trend.csv")

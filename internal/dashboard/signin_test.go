@@ -242,7 +242,8 @@ func TestPublicNamespaces(t *testing.T) {
 	if res.StatusCode != http.StatusOK || strings.Contains(body, orgHidden) || !strings.Contains(body, orgAlpha) {
 		t.Errorf("public export: %d", res.StatusCode)
 	}
-	if res, _ := do(h, http.MethodGet, "/export/organisations/"+otherNS+"/"+url.PathEscape(orgHidden)+"/history-trend.csv", nil); res.StatusCode != http.StatusNotFound {
+	hidden := "/export/organisations/" + otherNS + "/" + url.PathEscape(orgHidden) + "/history-trend.csv"
+	if res, _ := do(h, http.MethodGet, hidden, nil); res.StatusCode != http.StatusNotFound {
 		t.Errorf("a private namespace's trend: %d", res.StatusCode)
 	}
 	for _, p := range []string{"/scans", "/organisations/" + testNS + "/" + url.PathEscape(orgAlpha)} {
