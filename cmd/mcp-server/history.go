@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/history"
+	"github.com/a11y-dev/cwac-operator/internal/historywriter"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -162,7 +162,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cach
 		return err
 	}
 	identity := podName()
-	w, err := history.NewWriter(history.Config{
+	w, err := historywriter.NewWriter(historywriter.Config{
 		Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: namespace}, Changes: informer,
 		Open: mcpserver.OpenScanResults(resultsRoot), Clientset: cs, Holder: identity, Log: log,
 		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans}, MaxIssues: f.maxIssues,
@@ -179,7 +179,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cach
 		go run(ctx)
 		return nil
 	}
-	go history.Election{Clientset: cs, Namespace: namespace, Lease: f.lease, Identity: identity, Log: log}.Run(ctx, run)
+	go historywriter.Election{Clientset: cs, Namespace: namespace, Lease: f.lease, Identity: identity, Log: log}.Run(ctx, run)
 	return nil
 }
 

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/a11y-dev/cwac-operator/internal/history"
+	"github.com/a11y-dev/cwac-operator/internal/historywriter"
 	"github.com/a11y-dev/cwac-operator/internal/memlimit"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -41,7 +41,7 @@ func importMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	fs.Usage = func() { _, _ = fmt.Fprint(stderr, importUsage); fs.PrintDefaults() }
 	var (
 		sf   storeFlags
-		opts history.ImportOptions
+		opts historywriter.ImportOptions
 		zone string
 	)
 	sf.bind(fs)
@@ -71,7 +71,7 @@ func importMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return usage(fmt.Sprintf("--time-zone %q: %v", zone, err))
 	}
-	dirs, err := history.FindResultsDirs(fs.Args(), loc)
+	dirs, err := historywriter.FindResultsDirs(fs.Args(), loc)
 	if err != nil {
 		return usage(err.Error())
 	}
@@ -82,7 +82,7 @@ func importMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	}
 	defer func() { _ = st.Close() }() // every directory was its own transaction
 	opts.Holder = "import@" + podName()
-	failed, err := history.Import(ctx, st, dirs, opts, func(i history.Imported) { _, _ = fmt.Fprintln(stdout, importLine(i)) })
+	failed, err := historywriter.Import(ctx, st, dirs, opts, func(i historywriter.Imported) { _, _ = fmt.Fprintln(stdout, importLine(i)) })
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "mcp-server import: %v\n", err)
 		return 1
@@ -95,7 +95,7 @@ func importMain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 }
 
 // importLine is what the import says of one directory.
-func importLine(i history.Imported) string {
+func importLine(i historywriter.Imported) string {
 	r := i.Result
 	switch {
 	case errors.Is(i.Err, store.ErrOutOfOrder):

@@ -122,7 +122,7 @@ func (c *Config) defaults() {
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create
 // With --store, one replica at a time records finished scans in the issue
-// history (internal/history), elected with a Lease.
+// history (internal/historywriter), elected with a Lease.
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
 
 // Server holds the tool registry.

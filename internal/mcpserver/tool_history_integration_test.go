@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/history"
+	"github.com/a11y-dev/cwac-operator/internal/historywriter"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/store"
@@ -88,7 +88,7 @@ func (f *historyFixture) runWriter() {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	w, err := history.NewWriter(history.Config{Store: f.st, Scans: ScanLister{Reader: scans, Namespace: f.ns}, Changes: informer,
+	w, err := historywriter.NewWriter(historywriter.Config{Store: f.st, Scans: ScanLister{Reader: scans, Namespace: f.ns}, Changes: informer,
 		Open: OpenScanResults(f.root), Clientset: cs, Holder: "test", Log: log})
 	if err != nil {
 		f.t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/history"
+	"github.com/a11y-dev/cwac-operator/internal/historywriter"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
@@ -63,13 +63,13 @@ func TestChartRBACSufficesForTheHistoryWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := storetest.OpenSQLite(t)
-	w, err := history.NewWriter(history.Config{Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: ns}, Changes: informer,
+	w, err := historywriter.NewWriter(historywriter.Config{Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: ns}, Changes: informer,
 		Open: mcpserver.OpenScanResults(root), Clientset: cs, Holder: "rbac", Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	elected := make(chan struct{})
-	go history.Election{Clientset: cs, Namespace: ns, Lease: "cwac-cwac-operator-history-writer", Identity: "mcp-0", Log: log}.Run(ctx,
+	go historywriter.Election{Clientset: cs, Namespace: ns, Lease: "cwac-cwac-operator-history-writer", Identity: "mcp-0", Log: log}.Run(ctx,
 		func(ctx context.Context) {
 			close(elected)
 			_ = w.Run(ctx)

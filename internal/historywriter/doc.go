@@ -1,4 +1,4 @@
-// Package history records finished CwacScans in the issue history
+// Package historywriter records finished CwacScans in the issue history
 // (internal/store, through internal/ingest) from the MCP server, the read
 // side of the product, which already mounts the results volume read-only.
 //
@@ -19,4 +19,4 @@
 //
 // The package reads scans through small interfaces and writes Events and
 // Leases with client-go; it has no controller-runtime imports.
-package history
+package historywriter
