@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -58,20 +60,10 @@ func simpleSpec() cwacv1alpha1.CwacScanSpec {
 	return cwacv1alpha1.CwacScanSpec{URLs: []string{"https://www.example.govt.nz/"}}
 }
 
-// waitFor polls cond until it holds, failing the test after waitTimeout.
+// waitFor waits up to waitTimeout for what the operator does.
 func waitFor(t *testing.T, what string, cond func() (bool, error)) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	var lastErr error
-	for time.Now().Before(deadline) {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		lastErr = err
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s (last error: %v)", what, lastErr)
+	wait.For(t, what, waitTimeout, cond)
 }
 
 func getScan(t *testing.T, ns, name string) *cwacv1alpha1.CwacScan {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
+
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,8 +188,8 @@ func TestPassRecordsOldestFirst(t *testing.T) {
 			failedWithPages.Status.Phase, failedWithPages.Status.Summary = cwacv1alpha1.PhaseFailed, &cwacv1alpha1.ScanSummary{PagesScanned: 4}
 			f.scans.set(failedWithPages, finishedScan("week-2", 200, "r"), running, noPages, finishedScan("week-1", 100, "r"))
 
-			if wait, err := f.w.Pass(context.Background()); wait != 0 || err != nil {
-				t.Fatalf("pass: %v %v", wait, err)
+			if delay, err := f.w.Pass(context.Background()); delay != 0 || err != nil {
+				t.Fatalf("pass: %v %v", delay, err)
 			}
 			trend := f.trend(t)
 			if got := scansOf(trend); got != "a11y/week-1 a11y/week-2 a11y/week-3" {
@@ -201,8 +203,8 @@ func TestPassRecordsOldestFirst(t *testing.T) {
 				t.Errorf("events: %q", events)
 			}
 
-			if wait, err := f.w.Pass(context.Background()); wait != 0 || err != nil || len(f.events(t)) != 3 || len(f.trend(t)) != 3 {
-				t.Errorf("a second pass: %v %v, %d events", wait, err, len(f.events(t)))
+			if delay, err := f.w.Pass(context.Background()); delay != 0 || err != nil || len(f.events(t)) != 3 || len(f.trend(t)) != 3 {
+				t.Errorf("a second pass: %v %v, %d events", delay, err, len(f.events(t)))
 			}
 		})
 	}
@@ -221,11 +223,11 @@ func TestPassRetriesAFailingScanApart(t *testing.T) {
 
 	waits := make([]time.Duration, 0, 2)
 	for i := range 2 {
-		wait, err := f.w.Pass(ctx)
+		delay, err := f.w.Pass(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		waits = append(waits, wait)
+		waits = append(waits, delay)
 		if got := scansOf(f.trend(t)); got != "a11y/week-2" {
 			t.Fatalf("pass %d recorded %q, want week-2 while week-1 is retried apart", i+1, got)
 		}
@@ -234,10 +236,10 @@ func TestPassRetriesAFailingScanApart(t *testing.T) {
 			t.Errorf("pass %d: the store's note on week-1 is %+v (%v)", i+1, u, err)
 		}
 		// Too early: the pass waits without trying (no attempt counted).
-		if again, _ := f.w.Pass(ctx); again != wait {
-			t.Errorf("a pass before the retry is due: wait %v, want %v", again, wait)
+		if again, _ := f.w.Pass(ctx); again != delay {
+			t.Errorf("a pass before the retry is due: delay %v, want %v", again, delay)
 		}
-		f.advance(wait)
+		f.advance(delay)
 	}
 	if !slices.Equal(waits, []time.Duration{time.Second, 2 * time.Second}) {
 		t.Errorf("waits %v, want 1s then 2s", waits)
@@ -248,8 +250,8 @@ func TestPassRetriesAFailingScanApart(t *testing.T) {
 		t.Errorf("events after two failures: %q", events)
 	}
 	// The third attempt is the last: week-1 is given up.
-	if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
-		t.Fatalf("the last attempt: %v %v", wait, err)
+	if delay, err := f.w.Pass(ctx); delay != 0 || err != nil {
+		t.Fatalf("the last attempt: %v %v", delay, err)
 	}
 	events = f.events(t)
 	// (sorted: "not recorded" before "recording")
@@ -274,15 +276,15 @@ func checkLeftOutAfterRestart(t *testing.T, f *writerFixture) {
 	copyRun(t, f.dir, "gone")
 	restarted := newWriterFixture(t, f.st)
 	restarted.scans, restarted.w.cfg.Scans, restarted.dir = f.scans, f.scans, f.dir
-	if wait, err := restarted.w.Pass(ctx); wait != 0 || err != nil {
-		t.Fatalf("a pass after a restart: %v %v", wait, err)
+	if delay, err := restarted.w.Pass(ctx); delay != 0 || err != nil {
+		t.Fatalf("a pass after a restart: %v %v", delay, err)
 	}
 	events := restarted.events(t)
 	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning HistoryOutOfOrder week-1: not recorded in the issue history: organisation") {
 		t.Errorf("events after the restart: %q", events)
 	}
-	if wait, err := restarted.w.Pass(ctx); wait != 0 || err != nil || len(restarted.events(t)) != 1 {
-		t.Errorf("an out-of-order scan was tried again: %v %v", wait, err)
+	if delay, err := restarted.w.Pass(ctx); delay != 0 || err != nil || len(restarted.events(t)) != 1 {
+		t.Errorf("an out-of-order scan was tried again: %v %v", delay, err)
 	}
 }
 
@@ -299,8 +301,8 @@ func TestPassLeavesOutScansOverBudget(t *testing.T) {
 	f.scans.set(large, small)
 	ctx := context.Background()
 	for range 2 {
-		if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
-			t.Fatalf("pass: %v %v", wait, err)
+		if delay, err := f.w.Pass(ctx); delay != 0 || err != nil {
+			t.Fatalf("pass: %v %v", delay, err)
 		}
 	}
 	if got := scansOf(f.trend(t)); got != "a11y/small" {
@@ -332,8 +334,8 @@ func TestPassSaysWhatItDidNotRead(t *testing.T) {
 	}
 	f.scans.set(finishedScan("week-1", 100, "linked"), finishedScan("week-2", 200, "whole"))
 	ctx := context.Background()
-	if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
-		t.Fatalf("pass: %v %v", wait, err)
+	if delay, err := f.w.Pass(ctx); delay != 0 || err != nil {
+		t.Fatalf("pass: %v %v", delay, err)
 	}
 	if got := scansOf(f.trend(t)); got != "a11y/week-1 a11y/week-2" {
 		t.Errorf("recorded %q", got)
@@ -364,15 +366,15 @@ func TestPassRecordsARetryOfOtherOrganisations(t *testing.T) {
 	f.broken["other"], f.broken["r1"] = true, true
 	f.scans.set(finishedScan("other-1", 100, "other"), finishedScan("week-1", 150, "r1"), finishedScan("week-2", 200, "r"))
 	ctx := context.Background()
-	wait, err := f.w.Pass(ctx)
-	if err != nil || wait != time.Second {
-		t.Fatalf("first pass: %v %v", wait, err)
+	delay, err := f.w.Pass(ctx)
+	if err != nil || delay != time.Second {
+		t.Fatalf("first pass: %v %v", delay, err)
 	}
 	f.broken["other"], f.broken["r1"] = false, false
 	copyRun(t, f.dir, "r1")
-	f.advance(wait)
-	if wait, err := f.w.Pass(ctx); wait != 0 || err != nil {
-		t.Fatalf("the retries: %v %v", wait, err)
+	f.advance(delay)
+	if delay, err := f.w.Pass(ctx); delay != 0 || err != nil {
+		t.Fatalf("the retries: %v %v", delay, err)
 	}
 	orgs, err := f.st.Organisations(ctx, []string{"a11y"})
 	if err != nil || len(orgs) != 2 {
@@ -409,17 +411,17 @@ func TestPassWhileTheStoreIsDown(t *testing.T) {
 	_ = st.Close()
 	waits := make([]time.Duration, 0, 5)
 	for range 5 {
-		wait, err := f.w.Pass(context.Background())
+		delay, err := f.w.Pass(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		waits = append(waits, wait)
+		waits = append(waits, delay)
 		// A pass before the retry is due (a scan finished meanwhile) does
 		// not try the newer scan, which would fail alike.
-		if again, err := f.w.Pass(context.Background()); again != wait || err != nil {
-			t.Errorf("a pass before the retry: %v %v, want %v", again, err, wait)
+		if again, err := f.w.Pass(context.Background()); again != delay || err != nil {
+			t.Errorf("a pass before the retry: %v %v, want %v", again, err, delay)
 		}
-		f.advance(wait)
+		f.advance(delay)
 	}
 	if !slices.Equal(waits, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second}) {
 		t.Errorf("waits %v: want doubling to the maximum, never given up", waits)
@@ -469,17 +471,10 @@ func TestRunBackfillsThenFollowsChanges(t *testing.T) {
 	}
 }
 
-// waitFor polls cond for up to ten seconds: it checks an outcome, and
-// times nothing.
+// waitFor waits up to ten seconds for the writer to record what cond checks.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for range 1000 {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("condition not met within 10s")
+	wait.For(t, "the writer", 10*time.Second, func() (bool, string) { return cond(), "" })
 }
 
 func TestNewWriterNeedsItsParts(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -104,19 +106,10 @@ func tokenFor(t *testing.T, ns, name string) string {
 	return tr.Status.Token
 }
 
+// waitFor waits up to 45 seconds for what the chart's pods do.
 func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s (last: %s)", what, last)
+	wait.For(t, what, 45*time.Second, cond)
 }
 
 // runScanAs runs the operator as the chart's service account and drives one

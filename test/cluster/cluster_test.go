@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -111,17 +113,7 @@ func get(t *testing.T, name string) *cwacv1alpha1.CwacScan {
 
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s (last: %s)", timeout, what, last)
+	wait.For(t, what, timeout, cond)
 }
 
 func waitPhase(t *testing.T, name string, phase cwacv1alpha1.Phase, timeout time.Duration) *cwacv1alpha1.CwacScan {
