@@ -3,6 +3,8 @@ package cireport
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io/fs"
 	"strconv"
 
@@ -17,44 +19,93 @@ import (
 const FingerprintKey = "cwacIssue/v2"
 
 // rowNamer gives each issue row of the axe audit (num_issues above 0), in
-// file order, its id: the id the comparison with the baseline named it
-// (known, when given), else a new one (diff.IssueNamer, holding every
-// known id). It keeps the ids it gave, for the scan's diff.IssueIDsFile.
+// file order, its id: the next known id (the comparison's, or the results'
+// diff.IssueIDsFile read as the rows are), else a new one
+// (diff.IssueNamer, holding every known id met so far).
 type rowNamer struct {
 	namespace string
-	known     []diff.IssueID
+	known     func() (diff.IssueID, bool) // the next known id; false past the last
+	err       func() error                // why the known ids ended (nil: they did)
+	close     func()
 	namer     *diff.IssueNamer
-	ids       []diff.IssueID
+	keep      bool           // keep the ids given, for the scan's diff.IssueIDsFile
+	ids       []diff.IssueID // the ids given, when kept
 }
 
 // namesFor is the namer of a scan's rows: the ids opts.IssueIDs gives,
 // else those of fsys's diff.IssueIDsFile (a report built again from
-// results the runner named), else none known.
-func namesFor(fsys fs.FS, opts Options) (*rowNamer, error) {
+// results the runner named), else none known. keep keeps the ids given
+// (the runner writes them), and so reads the file whole; otherwise it is
+// streamed as the rows are read, and the namer must be closed.
+func namesFor(fsys fs.FS, opts Options, keep bool) (*rowNamer, error) {
+	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), keep: keep,
+		known: func() (diff.IssueID, bool) { return diff.IssueID{}, false }, err: func() error { return nil }, close: func() {}}
 	known := opts.IssueIDs
-	if known == nil {
+	if known == nil && keep {
 		var err error
 		if known, err = diff.ReadIssueIDs(fsys); err != nil {
 			return nil, err
 		}
 	}
-	return &rowNamer{namespace: opts.Namespace, known: known, namer: diff.NewIssueNamer(known)}, nil
+	if known != nil {
+		n.known = func() (diff.IssueID, bool) {
+			if len(known) == 0 {
+				return diff.IssueID{}, false
+			}
+			id := known[0]
+			known = known[1:]
+			return id, true
+		}
+		return n, nil
+	}
+	f, err := fsys.Open(diff.IssueIDsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return n, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rd, err := diff.NewIssueIDReader(f, maxIssueIDs)
+	if err != nil {
+		_ = f.Close() // read only
+		return nil, fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
+	}
+	n.known, n.close = rd.Next, func() { _ = f.Close() } // read only
+	n.err = func() error {
+		if err := rd.Err(); err != nil {
+			return fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
+		}
+		return nil
+	}
+	return n, nil
 }
 
+// maxIssueIDs bounds the ids read from a results directory: one per issue
+// row of an audit the comparison can read.
+const maxIssueIDs = 5_000_000
+
 // name sets the id of is when it is an issue row (num_issues above 0),
-// whether or not a report lists it.
-func (n *rowNamer) name(is *issue) {
+// whether or not a report lists it; an error is the known ids' (a file
+// that is not the scan's).
+func (n *rowNamer) name(is *issue) error {
 	if is.issues <= 0 {
-		return
+		return nil
 	}
-	if k := len(n.ids); k < len(n.known) {
-		is.id = n.known[k]
+	if id, ok := n.known(); ok {
+		is.id = id
+		n.namer.Hold(id)
 	} else {
+		if err := n.err(); err != nil {
+			return err
+		}
 		p := is.parts
 		p.Namespace = n.namespace
 		is.id = n.namer.Name(p)
 	}
-	n.ids = append(n.ids, is.id)
+	if n.keep {
+		n.ids = append(n.ids, is.id)
+	}
+	return nil
 }
 
 // partsOf is a row's diff.IssueParts (without the namespace): pageKey is

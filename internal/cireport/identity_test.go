@@ -56,6 +56,27 @@ func TestReportsNameIssuesByTheKeptIDs(t *testing.T) {
 		}
 	}
 
+	// A file whose ids end early names the rest afresh, never as a kept id;
+	// one with a malformed line is refused at that line.
+	var short bytes.Buffer
+	if err := diff.WriteIssueIDs(&short, kept[:3]); err != nil {
+		t.Fatal(err)
+	}
+	fsys[diff.IssueIDsFile] = &fstest.MapFile{Data: short.Bytes()}
+	_, log = sarifOf(t, fsys, Options{Namespace: "a11y"})
+	seen := map[string]bool{}
+	for i, r := range log.Runs[0].Results {
+		fp := r.PartialFingerprints[FingerprintKey]
+		if (i < 3) != (fp == kept[min(i, 2)].String()) || seen[fp] {
+			t.Errorf("result %d: fingerprint %s (kept up to 3)", i, fp)
+		}
+		seen[fp] = true
+	}
+	fsys[diff.IssueIDsFile] = &fstest.MapFile{Data: append(short.Bytes(), "xyz\n"...)}
+	err = WriteSARIF(context.Background(), &bytes.Buffer{}, fsys, Options{})
+	if err == nil || !strings.Contains(err.Error(), "issue_ids.txt: line 5: issue id") {
+		t.Errorf("a malformed line: %v", err)
+	}
 	fsys[diff.IssueIDsFile] = &fstest.MapFile{Data: []byte("not ids\n")}
 	err = WriteSARIF(context.Background(), &bytes.Buffer{}, fsys, Options{})
 	if err == nil || !strings.Contains(err.Error(), "issue_ids.txt: not an issue ids file") {

@@ -47,10 +47,11 @@ func readIssues(fsys fs.FS, opts Options, fn func(*issue) error) error {
 	if _, err := fs.Stat(fsys, AxeAuditFile); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	names, err := namesFor(fsys, opts)
+	names, err := namesFor(fsys, opts, false)
 	if err != nil {
 		return err
 	}
+	defer names.close()
 	n := 0
 	var p issueParser
 	err = results.EachRowFS(fsys, AxeAuditFile, func(r *results.Reader, row results.Row) error {
@@ -59,7 +60,9 @@ func readIssues(fsys fs.FS, opts Options, fn func(*issue) error) error {
 		if err != nil {
 			return fmt.Errorf("row %d: %w", n, err)
 		}
-		names.name(is)
+		if err := names.name(is); err != nil {
+			return err
+		}
 		return fn(is)
 	})
 	if err != nil {

@@ -34,7 +34,7 @@ type Reports struct {
 // diff.json (when the scan was compared with a baseline) gives each SARIF
 // result its baseline state; SARIF is written to sarif from the first row.
 func NewReports(sarif io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
-	names, err := namesFor(fsys, opts)
+	names, err := namesFor(fsys, opts, true)
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +58,9 @@ func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) err
 	r.rows++
 	is, err := r.parser.parse(rd, row)
 	if err == nil {
-		r.names.name(is)
-		err = r.sarif.issue(is)
+		if err = r.names.name(is); err == nil {
+			err = r.sarif.issue(is)
+		}
 	}
 	if err != nil {
 		r.err = fmt.Errorf("%s: row %d: %w", AxeAuditFile, r.rows, err)

@@ -118,7 +118,7 @@ func TestIssueIDsFile(t *testing.T) {
 		{"a short id", issueIDsHeader + "\n" + id[:31] + "\n", 10, "line 2: issue id"},
 		{"upper case", issueIDsHeader + "\n" + strings.ToUpper(id) + "\n", 10, "line 2: issue id"},
 		{"not hex", issueIDsHeader + "\n" + id + "\n" + strings.Repeat("g", 32) + "\n", 10, "line 3: issue id"},
-		{"a long line", issueIDsHeader + "\n" + strings.Repeat("a", 100) + "\n", 10, "a line longer than an id"},
+		{"a long line", issueIDsHeader + "\n" + strings.Repeat("a", 100) + "\n", 10, "line 2: longer than an id"},
 		{"too many", issueIDsHeader + "\n" + id + "\n" + id + "\n", 1, "more than 1 ids"},
 	} {
 		if _, err := readIssueIDs(strings.NewReader(tc.data), tc.limit); err == nil || !strings.Contains(err.Error(), tc.want) {

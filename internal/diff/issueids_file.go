@@ -30,6 +30,59 @@ func WriteIssueIDs(w io.Writer, ids []IssueID) error {
 	return bw.Flush()
 }
 
+// IssueIDReader reads an IssueIDsFile one id at a time, so that a reader
+// that needs them in order (a CI report built again from a scan's results)
+// holds none of them.
+type IssueIDReader struct {
+	sc    *bufio.Scanner
+	line  int
+	limit int
+	err   error
+}
+
+// NewIssueIDReader starts reading r, checking its header; it reads at most
+// limit ids.
+func NewIssueIDReader(r io.Reader, limit int) (*IssueIDReader, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64), len(issueIDsHeader)+1)
+	if !sc.Scan() || sc.Text() != issueIDsHeader {
+		if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("not an issue ids file: its first line is not %q", issueIDsHeader)
+	}
+	return &IssueIDReader{sc: sc, line: 1, limit: limit}, nil
+}
+
+// Next returns the next id; false at the end of the file or at an error
+// (Err says which).
+func (r *IssueIDReader) Next() (IssueID, bool) {
+	if r.err != nil || !r.sc.Scan() {
+		if r.err == nil {
+			if err := r.sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+				r.err = fmt.Errorf("line %d: longer than an id", r.line+1)
+			} else {
+				r.err = err
+			}
+		}
+		return IssueID{}, false
+	}
+	r.line++
+	if r.line-1 > r.limit {
+		r.err = fmt.Errorf("more than %d ids", r.limit)
+		return IssueID{}, false
+	}
+	id, err := ParseIssueID(r.sc.Text())
+	if err != nil {
+		r.err = fmt.Errorf("line %d: %w", r.line, err)
+		return IssueID{}, false
+	}
+	return id, true
+}
+
+// Err is the error that ended reading, nil at the end of the file.
+func (r *IssueIDReader) Err() error { return r.err }
+
 // ReadIssueIDs reads fsys's IssueIDsFile: nil when there is none (results
 // written before ids were kept). At most maxRecords ids are read: a longer
 // file cannot name the rows of an audit the comparison can read.
@@ -50,30 +103,16 @@ func ReadIssueIDs(fsys fs.FS) ([]IssueID, error) {
 }
 
 func readIssueIDs(r io.Reader, limit int) ([]IssueID, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64), len(issueIDsHeader)+1)
-	if !sc.Scan() || sc.Text() != issueIDsHeader {
-		if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("not an issue ids file: its first line is not %q", issueIDsHeader)
+	rd, err := NewIssueIDReader(r, limit)
+	if err != nil {
+		return nil, err
 	}
 	ids := []IssueID{}
-	for line := 2; sc.Scan(); line++ {
-		if len(ids) >= limit {
-			return nil, fmt.Errorf("more than %d ids", limit)
-		}
-		id, err := ParseIssueID(sc.Text())
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+	for {
+		id, ok := rd.Next()
+		if !ok {
+			return ids, rd.Err()
 		}
 		ids = append(ids, id)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("a line longer than an id")
-		}
-		return nil, err
-	}
-	return ids, nil
 }
