@@ -24,9 +24,9 @@ const FingerprintKey = "cwacIssue/v2"
 // (diff.IssueNamer, holding every known id met so far).
 type rowNamer struct {
 	namespace string
-	known     func() (diff.IssueID, bool) // the next known id; false past the last
-	err       func() error                // why the known ids ended (nil: they did)
-	close     func()
+	known     []diff.IssueID      // known ids not yet given (when not read from file)
+	file      fs.File             // the results' diff.IssueIDsFile, streamed (nil: none)
+	rd        *diff.IssueIDReader // reads file
 	namer     *diff.IssueNamer
 	keep      bool           // keep the ids given, for the scan's diff.IssueIDsFile
 	ids       []diff.IssueID // the ids given, when kept
@@ -38,25 +38,14 @@ type rowNamer struct {
 // (the runner writes them), and so reads the file whole; otherwise it is
 // streamed as the rows are read, and the namer must be closed.
 func namesFor(fsys fs.FS, opts Options, keep bool) (*rowNamer, error) {
-	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), keep: keep,
-		known: func() (diff.IssueID, bool) { return diff.IssueID{}, false }, err: func() error { return nil }, close: func() {}}
-	known := opts.IssueIDs
-	if known == nil && keep {
-		var err error
-		if known, err = diff.ReadIssueIDs(fsys); err != nil {
-			return nil, err
-		}
-	}
-	if known != nil {
-		n.known = func() (diff.IssueID, bool) {
-			if len(known) == 0 {
-				return diff.IssueID{}, false
-			}
-			id := known[0]
-			known = known[1:]
-			return id, true
-		}
+	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), keep: keep, known: opts.IssueIDs}
+	switch {
+	case opts.IssueIDs != nil:
 		return n, nil
+	case keep:
+		var err error
+		n.known, err = diff.ReadIssueIDs(fsys)
+		return n, err
 	}
 	f, err := fsys.Open(diff.IssueIDsFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -65,23 +54,42 @@ func namesFor(fsys fs.FS, opts Options, keep bool) (*rowNamer, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, err := diff.NewIssueIDReader(f, maxIssueIDs)
-	if err != nil {
+	if n.rd, err = diff.NewIssueIDReader(f, maxIssueIDs); err != nil {
 		_ = f.Close() // read only
 		return nil, fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
 	}
-	n.known, n.close = rd.Next, func() { _ = f.Close() } // read only
-	n.err = func() error {
-		if err := rd.Err(); err != nil {
-			return fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
-		}
-		return nil
-	}
+	n.file = f
 	return n, nil
 }
 
+// close closes the streamed file, if any.
+func (n *rowNamer) close() {
+	if n.file != nil {
+		_ = n.file.Close() // read only
+	}
+}
+
+// nextKnown is the next known id; false past the last, or at an error in
+// the streamed file (returned).
+func (n *rowNamer) nextKnown() (diff.IssueID, bool, error) {
+	if n.rd != nil {
+		id, ok := n.rd.Next()
+		if err := n.rd.Err(); err != nil {
+			return id, false, fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
+		}
+		return id, ok, nil
+	}
+	if len(n.known) == 0 {
+		return diff.IssueID{}, false, nil
+	}
+	id := n.known[0]
+	n.known = n.known[1:]
+	return id, true, nil
+}
+
 // maxIssueIDs bounds the ids read from a results directory: one per issue
-// row of an audit the comparison can read.
+// row of an audit the comparison can read (diff's own bound on the rows it
+// compares, five million).
 const maxIssueIDs = 5_000_000
 
 // name sets the id of is when it is an issue row (num_issues above 0),
@@ -91,19 +99,20 @@ func (n *rowNamer) name(is *issue) error {
 	if is.issues <= 0 {
 		return nil
 	}
-	if id, ok := n.known(); ok {
-		is.id = id
+	id, ok, err := n.nextKnown()
+	switch {
+	case err != nil:
+		return err
+	case ok:
 		n.namer.Hold(id)
-	} else {
-		if err := n.err(); err != nil {
-			return err
-		}
+	default:
 		p := is.parts
 		p.Namespace = n.namespace
-		is.id = n.namer.Name(p)
+		id = n.namer.Name(p)
 	}
+	is.id = id
 	if n.keep {
-		n.ids = append(n.ids, is.id)
+		n.ids = append(n.ids, id)
 	}
 	return nil
 }
