@@ -54,7 +54,7 @@ func namesFor(fsys fs.FS, opts Options, keep bool) (*rowNamer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.rd, err = diff.NewIssueIDReader(f, maxIssueIDs); err != nil {
+	if n.rd, err = diff.NewIssueIDReader(f, diff.MaxIssueRows); err != nil {
 		_ = f.Close() // read only
 		return nil, fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
 	}
@@ -86,11 +86,6 @@ func (n *rowNamer) nextKnown() (diff.IssueID, bool, error) {
 	n.known = n.known[1:]
 	return id, true, nil
 }
-
-// maxIssueIDs bounds the ids read from a results directory: one per issue
-// row of an audit the comparison can read (diff's own bound on the rows it
-// compares, five million).
-const maxIssueIDs = 5_000_000
 
 // name sets the id of is when it is an issue row (num_issues above 0),
 // whether or not a report lists it; an error is the known ids' (a file

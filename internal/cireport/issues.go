@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -19,7 +21,6 @@ const AxeAuditFile = "axe_core_audit.csv"
 const (
 	maxHTMLBytes = diff.MaxHTMLBytes
 	maxTextBytes = 1000
-	maxURLBytes  = 2048
 )
 
 // issue is one row of the axe audit as both formats see it, cells capped.
@@ -125,13 +126,13 @@ func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) 
 	target := diff.ElementTarget(r, row)
 	is := &issue{
 		organisation: textcap.Head(org, maxTextBytes),
-		url:          textcap.Head(url, maxURLBytes),
+		url:          textcap.Head(url, urlpolicy.MaxURLLength),
 		title:        textcap.Head(row.Field(c.title), maxTextBytes),
 		width:        width,
 		rule:         textcap.Head(rule, maxTextBytes),
 		impact:       textcap.Head(row.Field(c.impact), maxTextBytes),
 		help:         textcap.Head(row.Field(c.help), maxTextBytes),
-		helpURL:      textcap.Head(row.Field(c.helpURL), maxURLBytes),
+		helpURL:      textcap.Head(row.Field(c.helpURL), urlpolicy.MaxURLLength),
 		description:  textcap.Head(row.Field(c.description), maxTextBytes),
 		target:       textcap.Head(row.Field(c.target), maxTextBytes),
 		html:         textcap.Head(html, maxHTMLBytes),

@@ -205,8 +205,8 @@ func (c *comparison) readSide(a *auditState, s int) error {
 		if sc.animating {
 			a.info[g].animating[s] = true
 		}
-		if len(a.recs[s]) >= maxRecords {
-			return fmt.Errorf("more than %d issue rows: too many to compare", maxRecords)
+		if len(a.recs[s]) >= MaxIssueRows {
+			return fmt.Errorf("more than %d issue rows: too many to compare", MaxIssueRows)
 		}
 		rec := record{
 			html:    ElementHash(row.Get("html")),
@@ -226,7 +226,8 @@ func (c *comparison) readSide(a *auditState, s int) error {
 	})
 }
 
-// maxRecords bounds one audit CSV's issue rows on one side (48 bytes each,
-// so at most 240 MB): five times the largest scans CWAC is run for (a
-// million rows), it keeps a planted file from taking the reader's memory.
-const maxRecords = 5_000_000
+// MaxIssueRows bounds one audit CSV's issue rows on one side (48 bytes each,
+// so at most 240 MB), and so the ids a reader of IssueIDsFile takes: five
+// times the largest scans CWAC is run for (a million rows), it keeps a
+// planted file from taking the reader's memory.
+const MaxIssueRows = 5_000_000

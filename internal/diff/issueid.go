@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -39,10 +41,11 @@ const issueIDVersion = "cwac-issue-v1"
 
 // Caps on the text an id is made of, which are also the history's caps on
 // what it stores: an organisation or rule name is cut to
-// IdentityNameBytes, a page key to IdentityURLBytes.
+// IdentityNameBytes, a page key to IdentityURLBytes (the product's URL cap;
+// a test pins ids made at it).
 const (
 	IdentityNameBytes = 1000
-	IdentityURLBytes  = 2048
+	IdentityURLBytes  = urlpolicy.MaxURLLength
 )
 
 // String is the id as 32 lower-case hex digits, as every output writes it.

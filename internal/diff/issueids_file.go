@@ -84,7 +84,7 @@ func (r *IssueIDReader) Next() (IssueID, bool) {
 func (r *IssueIDReader) Err() error { return r.err }
 
 // ReadIssueIDs reads fsys's IssueIDsFile: nil when there is none (results
-// written before ids were kept). At most maxRecords ids are read: a longer
+// written before ids were kept). At most MaxIssueRows ids are read: a longer
 // file cannot name the rows of an audit the comparison can read.
 func ReadIssueIDs(fsys fs.FS) ([]IssueID, error) {
 	f, err := fsys.Open(IssueIDsFile)
@@ -95,7 +95,7 @@ func ReadIssueIDs(fsys fs.FS) ([]IssueID, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only
-	ids, err := readIssueIDs(f, maxRecords)
+	ids, err := readIssueIDs(f, MaxIssueRows)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", IssueIDsFile, err)
 	}

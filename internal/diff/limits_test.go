@@ -411,7 +411,7 @@ func TestCapText(t *testing.T) {
 	}
 }
 
-// TestMaxRecords: one side's audit CSV may hold maxRecords issue rows, not
+// TestMaxRecords: one side's audit CSV may hold MaxIssueRows issue rows, not
 // one more. The records before them are a slice set up to that length
 // (never written to, so it costs address space, not memory).
 func TestMaxRecords(t *testing.T) {
@@ -423,12 +423,12 @@ func TestMaxRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &auditState{name: axeFile, audit: "axe_core_audit", groups: map[groupKey]int32{}}
-	recs := make([]record, maxRecords+1)
-	a.recs[curSide] = recs[:maxRecords-2]
-	if err := c.readSide(a, curSide); err != nil || len(a.recs[curSide]) != maxRecords {
+	recs := make([]record, MaxIssueRows+1)
+	a.recs[curSide] = recs[:MaxIssueRows-2]
+	if err := c.readSide(a, curSide); err != nil || len(a.recs[curSide]) != MaxIssueRows {
 		t.Fatalf("two rows up to the limit: %d records, %v", len(a.recs[curSide]), err)
 	}
-	a.recs[curSide] = recs[:maxRecords-1]
+	a.recs[curSide] = recs[:MaxIssueRows-1]
 	err := c.readSide(a, curSide)
 	if err == nil || !strings.Contains(err.Error(), "the scan's axe_core_audit.csv: more than 5000000 issue rows") {
 		t.Errorf("a row past the limit: err = %v", err)

@@ -3,6 +3,8 @@ package diff
 import (
 	"fmt"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
@@ -44,7 +46,6 @@ const (
 	MaxHTMLBytes   = 2000
 	maxTargetBytes = 1000
 	maxTextBytes   = 1000
-	maxURLBytes    = 2048
 )
 
 // emit reads the audit's CSVs again and passes each issue row's changes to
@@ -109,10 +110,10 @@ func fill(out *Row, a *auditState, r *results.Reader, row results.Row, sc scanne
 		target = row.Get("target")
 	}
 	*out = Row{
-		Audit: a.audit, Organisation: textcap.Head(row.Get("organisation"), maxTextBytes), URL: textcap.Head(row.Get("url"), maxURLBytes),
+		Audit: a.audit, Organisation: textcap.Head(row.Get("organisation"), maxTextBytes), URL: textcap.Head(row.Get("url"), urlpolicy.MaxURLLength),
 		ViewportWidth: sc.width, Rule: textcap.Head(sc.rule, maxTextBytes), Impact: textcap.Head(row.Get("impact"), maxTextBytes),
 		Target: textcap.Head(target, maxTargetBytes), HTML: textcap.Head(row.Get("html"), MaxHTMLBytes),
-		Help: textcap.Head(help, maxTextBytes), HelpURL: textcap.Head(row.Get("helpUrl"), maxURLBytes),
+		Help: textcap.Head(help, maxTextBytes), HelpURL: textcap.Head(row.Get("helpUrl"), urlpolicy.MaxURLLength),
 	}
 }
 

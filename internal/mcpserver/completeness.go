@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"fmt"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/gate"
 	"github.com/a11y-dev/cwac-operator/internal/results"
@@ -52,7 +54,7 @@ func capCompleteness(c *results.Completeness, note func(what string, total, kept
 	}
 	for i := range c.Sites {
 		s := &c.Sites[i]
-		s.Organisation, s.BaseURL, s.Reasons = truncate(s.Organisation, maxCompareNameBytes), truncate(s.BaseURL, maxSummaryURLBytes), capReasons(s.Reasons)
+		s.Organisation, s.BaseURL, s.Reasons = truncate(s.Organisation, maxCompareNameBytes), truncate(s.BaseURL, urlpolicy.MaxURLLength), capReasons(s.Reasons)
 	}
 }
 

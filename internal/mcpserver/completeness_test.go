@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -33,7 +35,7 @@ func TestCapCompleteness(t *testing.T) {
 		}
 		o, st := c.Organisations[0], c.Sites[0]
 		if len(o.Reasons) != maxCompletenessReasons || o.Reasons[maxCompletenessReasons-1] != "and 3 more reasons" ||
-			len(o.Reasons[0]) > maxSummaryTextBytes || len(o.Organisation) > maxCompareNameBytes || len(st.BaseURL) > maxSummaryURLBytes {
+			len(o.Reasons[0]) > maxSummaryTextBytes || len(o.Organisation) > maxCompareNameBytes || len(st.BaseURL) > urlpolicy.MaxURLLength {
 			t.Errorf("%d: texts not cut: %d reasons, %d-byte organisation", n, len(o.Reasons), len(o.Organisation))
 		}
 		if _, ok := c.OrganisationsByVerdict["bogus"]; ok {

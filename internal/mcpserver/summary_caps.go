@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -22,7 +24,6 @@ const (
 	maxSummaryOrganisation = 50 // as status.summary.diff.byOrganisation
 	maxSummaryBlockedHosts = results.MaxBlockedHosts
 	maxSummaryTextBytes    = 1024
-	maxSummaryURLBytes     = 2048
 )
 
 // capSummary bounds a summary read from a file for an answer, and returns
@@ -58,7 +59,7 @@ func capSummary(s *results.Summary) string {
 	}
 	for i := range s.BaseURLs {
 		b := &s.BaseURLs[i]
-		b.BaseURL = truncate(b.BaseURL, maxSummaryURLBytes)
+		b.BaseURL = truncate(b.BaseURL, urlpolicy.MaxURLLength)
 		b.Organisation, b.Sector = truncate(b.Organisation, maxCompareNameBytes), truncate(b.Sector, maxCompareNameBytes)
 	}
 	if n := len(s.UnscannedBaseURLs); n > maxSummaryBaseURLs {
@@ -66,7 +67,7 @@ func capSummary(s *results.Summary) string {
 		note("unscanned base URLs", n, maxSummaryBaseURLs)
 	}
 	for i, u := range s.UnscannedBaseURLs {
-		s.UnscannedBaseURLs[i] = truncate(u, maxSummaryURLBytes)
+		s.UnscannedBaseURLs[i] = truncate(u, urlpolicy.MaxURLLength)
 	}
 	if n := len(s.AuditFiles); n > maxSummaryAuditFiles {
 		s.AuditFiles = s.AuditFiles[:maxSummaryAuditFiles]
@@ -94,7 +95,7 @@ func capSummary(s *results.Summary) string {
 		}
 		for i := range b.Hosts {
 			h := &b.Hosts[i]
-			h.Host, h.Rule, h.Detail = truncate(h.Host, maxSummaryURLBytes), truncate(h.Rule, maxCompareNameBytes), truncate(h.Detail, maxSummaryTextBytes)
+			h.Host, h.Rule, h.Detail = truncate(h.Host, urlpolicy.MaxURLLength), truncate(h.Rule, maxCompareNameBytes), truncate(h.Detail, maxSummaryTextBytes)
 		}
 	}
 	capCompleteness(s.Completeness, note)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
@@ -64,7 +66,7 @@ func TestCapSummary(t *testing.T) {
 	if v := s.TopViolations[0]; len(v.ID) > maxCompareNameBytes || len(v.Description) > maxSummaryTextBytes || v.Count != int64(maxSummaryBaseURLs+1) {
 		t.Errorf("violation kept: id %d bytes, description %d, count %d", len(v.ID), len(v.Description), v.Count)
 	}
-	if len(s.BaseURLs[0].BaseURL) > maxSummaryURLBytes || len(s.UnscannedBaseURLs[0]) > maxSummaryURLBytes || len(s.AuditFiles[0]) > maxCompareNameBytes ||
+	if len(s.BaseURLs[0].BaseURL) > urlpolicy.MaxURLLength || len(s.UnscannedBaseURLs[0]) > urlpolicy.MaxURLLength || len(s.AuditFiles[0]) > maxCompareNameBytes ||
 		len(s.Diff.ByOrganisation[0].Organisation) > maxCompareNameBytes || len(s.BlockedByPolicy.Hosts[0].Detail) > maxSummaryTextBytes {
 		t.Error("a long text was kept whole")
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -201,17 +203,17 @@ func TestScoreTitleAtTheThreshold(t *testing.T) {
 	}
 }
 
-// TestCheckURLLength: a receiver URL of exactly maxURLBytes is taken, one
+// TestCheckURLLength: a receiver URL of exactly urlpolicy.MaxURLLength is taken, one
 // byte more is refused, saying why.
 func TestCheckURLLength(t *testing.T) {
 	s := NewSender(loopbackOpen(), false, time.Second)
 	base := "https://hooks.example.org/"
-	exact := base + strings.Repeat("a", maxURLBytes-len(base))
+	exact := base + strings.Repeat("a", urlpolicy.MaxURLLength-len(base))
 	if _, err := s.CheckURL(exact); err != nil {
-		t.Errorf("a URL of exactly %d bytes: %v", maxURLBytes, err)
+		t.Errorf("a URL of exactly %d bytes: %v", urlpolicy.MaxURLLength, err)
 	}
 	_, err := s.CheckURL(exact + "a")
 	if err == nil || !strings.Contains(err.Msg, "is longer than") || !err.Permanent {
-		t.Errorf("a URL of %d bytes: %+v; want a permanent refusal saying it is too long", maxURLBytes+1, err)
+		t.Errorf("a URL of %d bytes: %+v; want a permanent refusal saying it is too long", urlpolicy.MaxURLLength+1, err)
 	}
 }

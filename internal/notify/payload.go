@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -345,7 +347,7 @@ func axeImpacts(m map[string]int64) map[string]int64 {
 func capList(in []string) []string {
 	out := make([]string, 0, min(len(in), MaxListed))
 	for _, s := range in[:min(len(in), MaxListed)] {
-		out = append(out, textcap.Head(s, 2048))
+		out = append(out, textcap.Head(s, urlpolicy.MaxURLLength))
 	}
 	return out
 }

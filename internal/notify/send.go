@@ -24,7 +24,6 @@ const (
 	// maxResponse is the most of a receiver's answer read (then dropped):
 	// enough to let the connection be reused, never enough to matter.
 	maxResponse = 16 << 10
-	maxURLBytes = 2048
 )
 
 // Error is a failed delivery, with the NotificationsDelivered reason it
@@ -107,8 +106,8 @@ func (s *Sender) CheckURL(raw string) (*url.URL, *Error) {
 	invalid := func(why string) (*url.URL, *Error) {
 		return nil, &Error{Reason: cwacv1alpha1.ReasonReceiverURLInvalid, Permanent: true, Msg: "the receiver URL " + why}
 	}
-	if len(raw) > maxURLBytes {
-		return invalid(fmt.Sprintf("is longer than %d bytes", maxURLBytes))
+	if len(raw) > urlpolicy.MaxURLLength {
+		return invalid(fmt.Sprintf("is longer than %d bytes", urlpolicy.MaxURLLength))
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -119,10 +121,6 @@ type antiBotRow struct {
 // it (and rows matching no site) are counted in PagesNotJudged.
 const maxAntiBotRows = 10_000
 
-// maxAntiBotURLBytes bounds a kept anti-bot URL (a base URL is matched
-// against its start).
-const maxAntiBotURLBytes = 2048
-
 // NewCompletenessBuilder returns a builder for a scan that gave CWAC sites
 // (none: judge the sites the files name) with max_links_per_domain maxPages
 // (0: not known).
@@ -145,7 +143,7 @@ func NewCompletenessBuilder(sites []ExpectedSite, maxPages int) *CompletenessBui
 // site returns the index of baseURL's state, made when new (org fills in an
 // unknown organisation), or -1 past MaxCompletenessSites.
 func (b *CompletenessBuilder) site(baseURL, org string) int32 {
-	baseURL = textcap.Head(baseURL, maxBaseURLBytes)
+	baseURL = textcap.Head(baseURL, urlpolicy.MaxURLLength)
 	if i, ok := b.byURL[baseURL]; ok {
 		if s := b.sites[i]; s.org == "" && org != "" {
 			s.org = strings.Clone(textcap.Head(org, maxRuleIDBytes))
@@ -228,7 +226,7 @@ func (b *CompletenessBuilder) VisitRow(file string, r *Reader, row Row) error {
 		}
 		b.antiBot = append(b.antiBot, antiBotRow{
 			org:   strings.Clone(textcap.Head(row.Field(b.col.org), maxRuleIDBytes)),
-			url:   strings.Clone(textcap.Head(row.Field(b.col.url), maxAntiBotURLBytes)),
+			url:   strings.Clone(textcap.Head(row.Field(b.col.url), urlpolicy.MaxURLLength)),
 			check: strings.Clone(textcap.Head(row.Field(b.col.check), maxRuleIDBytes)),
 		})
 	}

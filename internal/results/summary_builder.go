@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
+
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
 
@@ -112,9 +114,8 @@ const (
 	// others are counted in PagesScanned.
 	MaxSummaryBaseURLs = 20_000
 	// maxRuleIDBytes and maxTextBytes cut rule ids, descriptions and names.
-	maxRuleIDBytes  = 256
-	maxTextBytes    = 1024
-	maxBaseURLBytes = 2048
+	maxRuleIDBytes = 256
+	maxTextBytes   = 1024
 )
 
 // MaxSummaryURLs is how many distinct audited URLs are told apart (by a
@@ -270,7 +271,7 @@ func (b *SummaryBuilder) pagesRow(row Row) error {
 	}
 	p := BaseURLPages{Organisation: row.Field(b.col.org), BaseURL: row.Field(b.col.baseURL), Sector: row.Field(b.col.sector), Pages: int(n)}
 	p.Organisation, p.Sector = strings.Clone(textcap.Head(p.Organisation, maxRuleIDBytes)), strings.Clone(textcap.Head(p.Sector, maxRuleIDBytes))
-	p.BaseURL = strings.Clone(textcap.Head(p.BaseURL, maxBaseURLBytes))
+	p.BaseURL = strings.Clone(textcap.Head(p.BaseURL, urlpolicy.MaxURLLength))
 	b.s.BaseURLs = append(b.s.BaseURLs, p)
 	b.seen[p.BaseURL] = true
 	if n == 0 {

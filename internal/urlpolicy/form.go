@@ -11,7 +11,11 @@ import (
 // MaxURLLength bounds a URL, in characters, as the CRD's maxLength counts
 // them: a URL the API server accepted is never refused for its length here.
 // The CRD's maxLength on spec.urls and spec.sites[].url (api/v1alpha1) is the
-// same number; a test there holds the generated CRD to it.
+// same number; a test there holds the generated CRD to it. It is also the
+// product's one cap, in bytes, on a URL read from CWAC's output or a
+// receiver's setting (results, the diff and the issue identity, CI reports,
+// notifications, MCP answers): CWAC writes URLs percent-encoded, so a URL it
+// crawled from an accepted base fits unless a page linked a longer one.
 const MaxURLLength = 2048
 
 // URLPattern is the form of a URL a scan may name: http or https in lower
