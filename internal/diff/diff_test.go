@@ -310,14 +310,14 @@ func TestCompareKnownEdits(t *testing.T) {
 		},
 		{
 			name: "the focus audit switched off in this scan",
-			edit: func(_, cur resultsDir) { delete(cur, focusFile) },
+			edit: func(_, cur resultsDir) { delete(cur.CSVs, focusFile) },
 			want: figures{Unchanged: 13, Unstable: 4},
 		},
 		{
 			name: "a page deleted, neither scan with an audit log (pages read from the audit CSVs)",
 			edit: func(base, cur resultsDir) {
-				delete(base, "audit_log.csv")
-				delete(cur, "audit_log.csv")
+				delete(base.CSVs, "audit_log.csv")
+				delete(cur.CSVs, "audit_log.csv")
 				cur.editAll("url", func(r row) bool { return r.get("url") != nolang })
 			},
 			want: figures{Fixed: 4, FixedElements: 2, Unchanged: 13, PagesRemoved: 1, FixedOnRemovedPgs: 4},

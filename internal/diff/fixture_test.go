@@ -1,25 +1,19 @@
 package diff
 
 import (
-	"bytes"
-	"encoding/csv"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-	"testing/fstest"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
-// realScan is a real CWAC run of the project's test site: 4 pages, 2
-// viewports, 17 issues (12 axe, 4 focus, 1 reflow).
-const realScan = "../../testdata/cwac-results/2026-11-21_23-18-23_real-scan-1"
+// resultsDir is the real CWAC run of the project's test site (4 pages, 2
+// viewports, 17 issues: 12 axe, 4 focus, 1 reflow) held as editable CSVs:
+// the before and after of a known edit.
+type resultsDir struct{ *realcwac.Results }
 
-// results is a results directory held as editable CSVs, written back with
-// CWAC's byte-order mark: the before and after of a known edit.
-type resultsDir map[string]*table
-
+// table is one CSV of a resultsDir: its header, then its rows.
 type table struct {
 	header []string
 	rows   [][]string
@@ -27,56 +21,25 @@ type table struct {
 
 func loadReal(t testing.TB) resultsDir {
 	t.Helper()
-	entries, err := os.ReadDir(realScan)
+	r, err := realcwac.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := resultsDir{}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".csv") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(realScan, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))).ReadAll()
-		if err != nil {
-			t.Fatalf("%s: %v", e.Name(), err)
-		}
-		d[e.Name()] = &table{header: recs[0], rows: recs[1:]}
-	}
-	return d
+	return resultsDir{r}
 }
 
-func (d resultsDir) clone() resultsDir {
-	out := resultsDir{}
-	for name, tb := range d {
-		c := &table{header: slices.Clone(tb.header)}
-		for _, r := range tb.rows {
-			c.rows = append(c.rows, slices.Clone(r))
-		}
-		out[name] = c
-	}
-	return out
+func (d resultsDir) clone() resultsDir { return resultsDir{d.Clone()} }
+
+func (d resultsDir) fs(testing.TB) fs.FS { return d.FS() }
+
+// table returns file's CSV; set writes it back.
+func (d resultsDir) table(file string) *table {
+	rows := d.CSVs[file]
+	return &table{header: rows[0], rows: rows[1:]}
 }
 
-func (d resultsDir) fs(t testing.TB) fs.FS {
-	t.Helper()
-	m := fstest.MapFS{}
-	for name, tb := range d {
-		var buf bytes.Buffer
-		buf.WriteString("\xef\xbb\xbf")
-		w := csv.NewWriter(&buf)
-		if err := w.Write(tb.header); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WriteAll(tb.rows); err != nil {
-			t.Fatal(err)
-		}
-		m[name] = &fstest.MapFile{Data: buf.Bytes(), Mode: 0o644}
-	}
-	return m
+func (d resultsDir) set(file string, tb *table) {
+	d.CSVs[file] = append([][]string{tb.header}, tb.rows...)
 }
 
 func (tb *table) col(name string) int {
@@ -102,7 +65,7 @@ func (r row) is(url, vp string) bool {
 
 // edit calls fn on every row of file; fn returning false drops the row.
 func (d resultsDir) edit(file string, fn func(row) bool) {
-	tb := d[file]
+	tb := d.table(file)
 	kept := tb.rows[:0]
 	for _, rec := range tb.rows {
 		if fn(row{tb, rec}) {
@@ -110,12 +73,13 @@ func (d resultsDir) edit(file string, fn func(row) bool) {
 		}
 	}
 	tb.rows = kept
+	d.set(file, tb)
 }
 
 // editAll edits every CSV that has the column.
 func (d resultsDir) editAll(column string, fn func(row) bool) {
-	for name, tb := range d {
-		if slices.Contains(tb.header, column) {
+	for name, rows := range d.CSVs {
+		if slices.Contains(rows[0], column) {
 			d.edit(name, fn)
 		}
 	}
@@ -123,12 +87,13 @@ func (d resultsDir) editAll(column string, fn func(row) bool) {
 
 // add appends a copy of the first row matching like, changed by fn.
 func (d resultsDir) add(file string, like func(row) bool, fn func(row)) {
-	tb := d[file]
+	tb := d.table(file)
 	for _, rec := range tb.rows {
 		if like(row{tb, rec}) {
 			c := slices.Clone(rec)
 			fn(row{tb, c})
 			tb.rows = append(tb.rows, c)
+			d.set(file, tb)
 			return
 		}
 	}
@@ -146,7 +111,8 @@ const (
 
 // copyPage adds a page to every CSV as a copy of another page's rows.
 func (d resultsDir) copyPage(from, to, title string) {
-	for _, tb := range d {
+	for name := range d.CSVs {
+		tb := d.table(name)
 		if !slices.Contains(tb.header, "url") {
 			continue
 		}
@@ -164,5 +130,6 @@ func (d resultsDir) copyPage(from, to, title string) {
 			}
 		}
 		tb.rows = append(tb.rows, added...)
+		d.set(name, tb)
 	}
 }

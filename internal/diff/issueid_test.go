@@ -61,8 +61,16 @@ func TestIssueIDParts(t *testing.T) {
 	if NewIssueID(PartsOf("ns", "o", page+"x", 1, "r", 0, 0), 0) != NewIssueID(PartsOf("ns", "o", page+"y", 1, "r", 0, 0), 0) {
 		t.Error("page keys that differ past the cut gave two ids")
 	}
-	if IdentityText("a\x00b\xff", 10) != "a\uFFFDb\uFFFD" {
-		t.Errorf("IdentityText kept a NUL or invalid UTF-8: %q", IdentityText("a\x00b\xff", 10))
+	for in, want := range map[string]string{
+		"a\x00b\xff": "a\uFFFDb\uFFFD",
+		"\x00ab":     "\uFFFDab", // valid UTF-8, a NUL first
+		"ab\x00":     "ab\uFFFD",
+		"ab\xff":     "ab\uFFFD",
+		"a\u00e9b":   "a\u00e9b",
+	} {
+		if got := IdentityText(in, 10); got != want {
+			t.Errorf("IdentityText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -124,6 +132,10 @@ func TestIssueIDsFile(t *testing.T) {
 		if _, err := readIssueIDs(strings.NewReader(tc.data), tc.limit); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
+	}
+	// The limit is a count of ids: exactly that many are read.
+	if got, err := readIssueIDs(strings.NewReader(issueIDsHeader+"\n"+id+"\n"+id+"\n"), 2); err != nil || len(got) != 2 {
+		t.Errorf("two ids at a limit of two: %d ids, %v", len(got), err)
 	}
 	if _, err := ParseIssueID(id); err != nil {
 		t.Errorf("ParseIssueID(%s): %v", id, err)

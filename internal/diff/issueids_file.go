@@ -43,8 +43,10 @@ type IssueIDReader struct {
 // NewIssueIDReader starts reading r, checking its header; it reads at most
 // limit ids.
 func NewIssueIDReader(r io.Reader, limit int) (*IssueIDReader, error) {
+	// A line longer than the header (ids are shorter) is refused.
+	maxLine := len(issueIDsHeader) + 1
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64), len(issueIDsHeader)+1)
+	sc.Buffer(make([]byte, 0, maxLine), maxLine)
 	if !sc.Scan() || sc.Text() != issueIDsHeader {
 		if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
 			return nil, err
