@@ -212,7 +212,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 			return err
 		}
 	}
-	if err := in.w.Reopen(ctx, tr.reopened); err != nil {
+	if err := in.w.Reopen(ctx, append(tr.reopened, tr.reopenedUncompared...)); err != nil {
 		return err
 	}
 	in.res.New += tr.newIssues
@@ -229,7 +229,8 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		Issues: org.issues, Elements: elements(rd, idx), ByImpact: org.byImpact, ByAudit: org.byAudit,
 		New: tr.newIssues, Fixed: int64(len(tr.fixed)), FixedPageNotScanned: int64(len(tr.pageNotScanned)),
 		Reopened: int64(len(tr.reopened)), Unstable: tr.unstable,
-		Open: tr.openBefore - int64(len(tr.fixed)+len(tr.pageNotScanned)) + tr.newIssues + int64(len(tr.reopened)),
+		Open: tr.openBefore - int64(len(tr.fixed)+len(tr.pageNotScanned)) + tr.newIssues + int64(len(tr.reopened)) +
+			tr.opened + int64(len(tr.reopenedUncompared)),
 	}
 	f.WeightedPerPage, f.Score = report.Score(org.byImpact, org.pages)
 	if v, ok := in.verdicts[org.name]; ok {

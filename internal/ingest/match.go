@@ -32,6 +32,10 @@ type transitions struct {
 	newIssues, stillOpen            int64
 	unstable                        int64
 	openBefore                      int64
+	// Rows not compared that became open issues: issues of no stored issue
+	// (opened) and fixed issues back (reopenedUncompared), counted unstable.
+	opened             int64
+	reopenedUncompared []int64
 }
 
 // orgState is what processing one organisation needs from the store.
@@ -78,7 +82,7 @@ func (in *ingestion) compared(st *orgState, g groupKey) bool {
 // rows of their audit, page and width are compared (compared), fixed with
 // the reason "page not scanned" when the scan did not visit their page,
 // and left as they are otherwise (unstable). Rows not compared are
-// counted unstable and not tracked.
+// counted unstable and kept open without a transition (keepUncompared).
 func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int32, st *orgState) (transitions, error) {
 	var tr transitions
 	rd := in.rd
@@ -100,20 +104,15 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 		run := idx[start:end]
 		start = end
 		key := matchKey{page: st.pageIDs[first.page], width: first.width, rule: first.rule}
-		if !in.compared(st, groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: first.width}) {
-			tr.unstable += int64(len(run))
-			continue // rows and stored issues alike: not compared
-		}
-		var tracked []int32
-		for _, i := range run {
-			if rd.recs.at(int(i)).body {
-				tr.unstable++
-				continue
-			}
-			tracked = append(tracked, i)
-		}
 		cands := st.cands[key]
 		delete(st.cands, key)
+		if !in.compared(st, groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: first.width}) {
+			tr.unstable += int64(len(run))
+			in.keepUncompared(org, trackedRows(rd, run), cands, namer, &tr)
+			continue
+		}
+		tracked := trackedRows(rd, run)
+		tr.unstable += int64(len(run) - len(tracked))
 		left := in.pair(tracked, cands, true, &tr)
 		left = in.pair(left, cands, false, &tr)
 		for _, c := range cands {
@@ -137,6 +136,34 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 		}
 	}
 	return tr, ctx.Err()
+}
+
+// trackedRows returns the rows of run an issue may be: all but focus rows
+// about the page's <body>, which are never compared.
+func trackedRows(rd *reading, run []int32) []int32 {
+	out := make([]int32, 0, len(run))
+	for _, i := range run {
+		if !rd.recs.at(int(i)).body {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// keepUncompared keeps rows that are not compared (counted unstable by the
+// caller) as open issues without counting a transition: a row that is an
+// open issue is seen again, one that is a fixed issue opens it again, and
+// any other becomes an open issue. So the next visit that can compare
+// them, as the baseline comparison does with this scan as its baseline,
+// finds them open (unchanged) or gone (fixed). Stored open issues no row
+// matched are left as they are.
+func (in *ingestion) keepUncompared(org int32, rows []int32, cands []candidate, namer *diff.IssueNamer, tr *transitions) {
+	var uncounted transitions
+	left := in.pair(rows, cands, true, &uncounted)
+	left = in.pair(left, cands, false, &uncounted)
+	in.newIssues(org, left, namer, &uncounted)
+	tr.opened += uncounted.newIssues
+	tr.reopenedUncompared = append(tr.reopenedUncompared, uncounted.reopened...)
 }
 
 // sameRun reports whether two records are matched together.
