@@ -48,7 +48,19 @@ type LeaderboardRow struct {
 	// (complete, partial, blocked, unreachable; "" when not known).
 	Completeness string `json:"completeness,omitempty"`
 	// Trend is the newest scans' scores and issues, oldest first.
-	Trend []store.ScorePoint `json:"trend"`
+	Trend []ScorePoint `json:"trend"`
+}
+
+// ScorePoint is one point of a row's trend as the leaderboard shows and
+// exports it: the score as shownScore shows it.
+type ScorePoint struct {
+	Scan       string    `json:"scan"`
+	FinishedAt time.Time `json:"finished_at"`
+	Issues     int64     `json:"issues"`
+	Score      *float64  `json:"score"`
+	// Completeness is the scan's verdict on the organisation ("" when not
+	// known), shown beside the score.
+	Completeness string `json:"completeness,omitempty"`
 }
 
 // Sector is one sector's ranking.
@@ -177,13 +189,13 @@ func leaderboardRow(o store.OrganisationSummary, trend []store.ScorePoint) Leade
 // since the previous scan (the last two points), each point's score as
 // shownScore shows it.
 func setTrend(row *LeaderboardRow, trend []store.ScorePoint) {
-	shownScorePoints(trend)
-	row.Trend, row.ScoreChange, row.IssuesChange = trend, nil, nil
-	if row.Trend == nil {
-		row.Trend = []store.ScorePoint{}
+	row.Trend, row.ScoreChange, row.IssuesChange = make([]ScorePoint, len(trend)), nil, nil
+	for i, p := range trend {
+		row.Trend[i] = ScorePoint{Scan: p.Scan, FinishedAt: p.FinishedAt, Issues: p.Issues,
+			Score: shownScore(p.Score, p.Completeness), Completeness: p.Completeness}
 	}
-	if n := len(trend); n >= 2 {
-		prev, last := trend[n-2], trend[n-1]
+	if n := len(row.Trend); n >= 2 {
+		prev, last := row.Trend[n-2], row.Trend[n-1]
 		d := last.Issues - prev.Issues
 		row.IssuesChange = &d
 		if prev.Score != nil && last.Score != nil {

@@ -267,6 +267,26 @@ func TestLeaderboardExports(t *testing.T) {
 	if string(want) != string(again) {
 		t.Errorf("json export differs from Leaderboard:\n%s\n%s", again, want)
 	}
+	// The trend's wire shape: the names scripts key on.
+	var shape struct {
+		Sectors []struct {
+			Organisations []struct {
+				Trend []map[string]any `json:"trend"`
+			} `json:"organisations"`
+		} `json:"sectors"`
+	}
+	if err := json.Unmarshal([]byte(body), &shape); err != nil || len(shape.Sectors) == 0 || len(shape.Sectors[0].Organisations) == 0 ||
+		len(shape.Sectors[0].Organisations[0].Trend) == 0 {
+		t.Fatalf("json export without a trend point: %v", err)
+	}
+	var keys []string
+	for k := range shape.Sectors[0].Organisations[0].Trend[0] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if got := strings.Join(keys, ","); got != "completeness,finished_at,issues,scan,score" && got != "finished_at,issues,scan,score" {
+		t.Errorf("a trend point's keys: %s", got)
+	}
 	res, body = get(t, h, "reader", "/export/leaderboard.csv")
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("csv: %d", res.StatusCode)

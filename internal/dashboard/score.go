@@ -25,10 +25,3 @@ func shownTrend(points []store.TrendPoint) {
 		points[i].Score = shownScore(points[i].Score, points[i].Completeness)
 	}
 }
-
-// shownScorePoints applies shownScore to each sparkline point, in place.
-func shownScorePoints(points []store.ScorePoint) {
-	for i := range points {
-		points[i].Score = shownScore(points[i].Score, points[i].Completeness)
-	}
-}

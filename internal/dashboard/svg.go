@@ -7,8 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // Charts are inline SVG written here, not by a library: a handful of
@@ -20,7 +18,7 @@ import (
 
 // sparkline draws a row's recent scores (issues when no score is known) as
 // a small line, its text equivalent in the SVG's title.
-func sparkline(id string, points []store.ScorePoint) template.HTML {
+func sparkline(id string, points []ScorePoint) template.HTML {
 	if len(points) == 0 {
 		return ""
 	}

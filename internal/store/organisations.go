@@ -257,10 +257,10 @@ type OrganisationKey struct {
 // it found first, fixed (either reason) and found again after a fix.
 // Each list is capped; the counts are the trend point's.
 type LatestChanges struct {
-	Scan     string  `json:"scan"`
-	New      []Issue `json:"new"`
-	Fixed    []Issue `json:"fixed"`
-	Reopened []Issue `json:"reopened"`
+	Scan     string
+	New      []Issue
+	Fixed    []Issue
+	Reopened []Issue
 }
 
 // OrganisationLatestChanges returns the issues an organisation's newest

@@ -43,8 +43,8 @@ func (w *ScanWriter) AddPages(ctx context.Context, orgID int64, urls []string) (
 
 // PageIssues is one page of an organisation with its open issues.
 type PageIssues struct {
-	Page string `json:"page"`
-	Open int64  `json:"open"`
+	Page string
+	Open int64
 }
 
 // MaxOrganisationPages bounds the pages OrganisationPages returns.

@@ -12,10 +12,10 @@ type PruneResult struct {
 	// Scans lost their per-scan data (presences, figures, template
 	// counts); their rows stay, so names resolve and they are never
 	// ingested again.
-	Scans     int   `json:"scans"`
-	Presences int64 `json:"presences"`
+	Scans     int
+	Presences int64
 	// Issues fixed before the oldest scan kept were deleted.
-	Issues int64 `json:"issues"`
+	Issues int64
 }
 
 // pruneBatch is how many rows one pruning transaction deletes: small, so

@@ -163,9 +163,9 @@ func (w *ScanWriter) Rollback() {
 
 // OrganisationScan is one organisation's figures in one scan.
 type OrganisationScan struct {
-	Organisation string     `json:"organisation"`
-	Sector       string     `json:"sector,omitempty"`
-	Figures      TrendPoint `json:"figures"`
+	Organisation string
+	Sector       string
+	Figures      TrendPoint
 }
 
 // ErrScanNotStored is returned (wrapped) by ScanOrganisations for a scan

@@ -139,13 +139,13 @@ func isDigest(image string) bool { return strings.Contains(image, "sha256:") }
 // ScorePoint is one organisation's headline figures in one scan: what a
 // sparkline and "change since the previous scan" need.
 type ScorePoint struct {
-	Scan       string    `json:"scan"`
-	FinishedAt time.Time `json:"finished_at"`
-	Issues     int64     `json:"issues"`
-	Score      *float64  `json:"score"`
+	Scan       string
+	FinishedAt time.Time
+	Issues     int64
+	Score      *float64
 	// Completeness is the scan's verdict on the organisation, as
 	// TrendPoint's: a reader that shows scores needs it beside them.
-	Completeness string `json:"completeness,omitempty"`
+	Completeness string
 }
 
 // MaxRecentPoints bounds the points RecentScores returns per organisation.
@@ -222,8 +222,8 @@ func (s *Store) recentScores(ctx context.Context, namespaces []string, n int) (m
 // ByImpact and Pages (report.Score), the one place scores are computed.
 type SectorPoint struct {
 	TrendPoint
-	Organisations int `json:"organisations"`
-	NotScored     int `json:"organisations_not_scored"`
+	Organisations int
+	NotScored     int
 }
 
 // SectorTrend returns a sector's figures per scan in the namespaces, oldest
