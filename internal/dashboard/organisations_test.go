@@ -279,8 +279,9 @@ func TestLeaderboardExports(t *testing.T) {
 		len(shape.Sectors[0].Organisations[0].Trend) == 0 {
 		t.Fatalf("json export without a trend point: %v", err)
 	}
-	var keys []string
-	for k := range shape.Sectors[0].Organisations[0].Trend[0] {
+	point := shape.Sectors[0].Organisations[0].Trend[0]
+	keys := make([]string, 0, len(point))
+	for k := range point {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
