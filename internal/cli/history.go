@@ -14,19 +14,9 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
-
-// The issue history's states, and its reason for a fix that is one (the
-// other: "page not scanned").
-const (
-	stateOpen   = "open"
-	stateFixed  = "fixed"
-	reasonFixed = stateFixed
-)
-
-// historyStates are cwac_issue_history's states.
-var historyStates = []string{stateOpen, stateFixed}
 
 func newHistoryCommand(o *Options, mf *mcpFlags) *cobra.Command {
 	var (
@@ -134,8 +124,8 @@ func historyCall(cmd *cobra.Command, o *Options, mf *mcpFlags, tool string, args
 }
 
 func checkHistoryArgs(a mcpapi.IssueHistoryInput) error {
-	if a.State != "" && !slices.Contains(historyStates, a.State) {
-		return fmt.Errorf("--state %q: must be one of %v", textcap.Head(a.State, 40), historyStates)
+	if a.State != "" && !slices.Contains(store.IssueStates, a.State) {
+		return fmt.Errorf("--state %q: must be one of %v", textcap.Head(a.State, 40), store.IssueStates)
 	}
 	if a.Limit < 0 {
 		return fmt.Errorf("--limit %d: may not be negative", a.Limit)
@@ -164,7 +154,7 @@ func writeIssueHistory(w io.Writer, out *mcpapi.IssueHistoryOutput) error {
 		fixed := "-"
 		if is.FixedInScan != "" {
 			fixed = scanShort(out.Namespace, is.FixedInScan)
-			if is.FixedReason != "" && is.FixedReason != reasonFixed {
+			if is.FixedReason != "" && is.FixedReason != store.ReasonFixed {
 				fixed += " (" + is.FixedReason + ")"
 			}
 		}

@@ -24,6 +24,9 @@ const (
 	ReasonPageNotScanned = "page not scanned"
 )
 
+// IssueStates are the states a reader may filter on.
+var IssueStates = []string{StateOpen, StateFixed}
+
 // IssueFilter selects issues for IssueHistory. Empty fields do not
 // filter, but Namespaces, which must name at least one.
 type IssueFilter struct {
