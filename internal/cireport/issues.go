@@ -6,11 +6,10 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // AxeAuditFile is the CSV both formats read (see the package doc).

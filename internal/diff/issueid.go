@@ -9,11 +9,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // An issue's identity, the one rule the product names issues by: the issue

@@ -3,10 +3,9 @@ package diff
 import (
 	"fmt"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Row is one change as diff.json lists it: what a person needs to find the

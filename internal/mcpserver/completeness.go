@@ -3,11 +3,10 @@ package mcpserver
 import (
 	"fmt"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/gate"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // completenessWord is a scan's completeness in one word for

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // cwac_get_summary's completeness section is capped at its limits (kept

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Caps on cwac_get_summary's answer. summary.json is written by the scan

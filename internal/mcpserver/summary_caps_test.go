@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // Each list and text of a summary read from a file is capped for the

@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // TestDetails: the lines Slack and Teams messages show, at each boundary

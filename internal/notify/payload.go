@@ -7,11 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // SchemaVersion is the generic payload's schema version

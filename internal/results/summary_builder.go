@@ -8,9 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
-
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // SummaryBuilder computes a Summary as a RowVisitor (and FileVisitor), so

@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/plainjson"
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// WriteResults reads CWAC's results in dir once (results.Walk feeding the
+// summary, the row index the MCP server pages with, the report builder and
+// the CI reports) and writes what is built beside them: summary.json, the
+// row index, report.html, leaderboard.csv, results.sarif and junit.xml.
+// Only a failure to read the results is an error; a file that cannot be
+// written is logged, and the scan's results stand without it.
+func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
+	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(scanpod.RunnerFlags{}, meta.Title))
+}
+
+// baselineResults is what a scan with a baseline brings to its results: the
+// comparison (nil: none) and the baseline's results directory, whose
+// trend.json the scan's trend continues.
+type baselineResults struct {
+	diff *diff.Result
+	dir  string
+}
+
+// writeResults is WriteResults with what the baseline brings (the
+// comparison goes into the summary and the report, and the trend continues
+// the baseline's), the egress proxy's refusals (into the summary) and what
+// the CI reports say of the scan (ciReportOptions).
+func writeResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger,
+	base baselineResults, blocked *results.BlockedConnections, ci cireport.Options) (*results.Summary, error) {
+	fsys := os.DirFS(dir)
+	if opts.MaxLinksPerDomain == 0 {
+		opts.MaxLinksPerDomain = results.MaxLinksOf(fsys) // what the scan asked of each site
+	}
+	summary := results.NewSummaryBuilder(opts)
+	index := results.NewIndexBuilder(results.DefaultIndexEvery)
+	reports := report.NewBuilder()
+	if base.diff == nil {
+		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
+	} else {
+		ci.IssueIDs = base.diff.IssueIDs
+	}
+	ciOut := startCIReports(dir, ci, log)
+	if err := results.Walk(ctx, fsys, append([]results.RowVisitor{summary, index, reports}, ciOut.visitors()...)...); err != nil {
+		ciOut.finish(ctx, false)
+		return nil, err
+	}
+	s := summary.Summary()
+	s.Signals = reports.SummarySignals()
+	if s.DurationSeconds == 0 {
+		s.DurationSeconds = results.ProgressOf(fsys).ElapsedSeconds
+	}
+	if base.diff != nil {
+		s.Diff = &base.diff.Counts
+		s.Diff.ScoreDrops = scoreDrops(ctx, base.dir, reports.RankedBoard(s), log)
+	}
+	s.BlockedByPolicy = blocked
+	meta.Trend = trend(base.dir, reports.TrendPoint(meta, s), log)
+	if data, err := report.EncodeTrend(meta.Trend); err != nil {
+		log.Error("encoding the trend", "err", err)
+	} else if err := writeFileAtomic(filepath.Join(dir, report.TrendFile), data); err != nil {
+		log.Error("writing the trend", "err", err) // the report shows it anyway
+	}
+	if err := writeJSON(filepath.Join(dir, results.SummaryFile), s); err != nil {
+		log.Error("writing summary.json", "err", err)
+	}
+	if data, err := index.Index().Marshal(); err != nil {
+		log.Error("encoding the row index", "err", err)
+	} else if err := writeFileAtomic(filepath.Join(dir, results.RowIndexFile), data); err != nil {
+		log.Error("writing the row index", "err", err) // the MCP server reads without it, more slowly
+	}
+	if _, err := reports.WriteFiles(meta, s, func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}); err != nil {
+		log.Error("writing reports", "err", err)
+	}
+	ciOut.finish(ctx, true)
+	return s, nil
+}
+
+// writeFileAtomic writes a file that readers may open at any moment
+// whole or not at all: into a temporary name, then renamed over.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func writeJSON(path string, v any) error {
+	data, err := plainjson.MarshalIndent(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
