@@ -7,6 +7,10 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 K8S_VERSION ?= 1.37.1
 GO ?= go
+# The Go tools under hack/ are a module of their own (hack/go.mod), so the
+# product does not build with what only tooling needs: every go command for
+# them runs in hack/ (go -C), and the paths given to them must be absolute.
+HACK_GO = $(GO) -C hack
 
 ##@ General
 
@@ -71,20 +75,25 @@ image-tar: ## The operator image (manager, cwac-runner, mcp-server) as an OCI ar
 	mkdir -p $(LOCALBIN)/image
 	for b in manager cwac-runner mcp-server; do \
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/$$b ./cmd/$$b || exit 1; done
-	$(GO) run ./hack/imagebuild --out $(IMAGE_TAR) --tag $(IMG) --entrypoint /manager --user 65532:65532 \
-		--file /manager=$(LOCALBIN)/image/manager --file /cwac-runner=$(LOCALBIN)/image/cwac-runner --file /mcp-server=$(LOCALBIN)/image/mcp-server
+	$(HACK_GO) run ./imagebuild --out $(abspath $(IMAGE_TAR)) --tag $(IMG) --entrypoint /manager --user 65532:65532 \
+		--file /manager=$(abspath $(LOCALBIN))/image/manager --file /cwac-runner=$(abspath $(LOCALBIN))/image/cwac-runner \
+		--file /mcp-server=$(abspath $(LOCALBIN))/image/mcp-server
 
 ##@ Lint
 
 .PHONY: fmt vet lint lint-fix
-fmt: ## gofmt every package.
+fmt: ## gofmt every package (the product's and the tools' under hack/).
 	$(GO) fmt ./...
+	$(HACK_GO) fmt ./...
 vet: ## go vet every package, the integration-tagged tests included.
 	$(GO) vet -tags integration ./...
+	$(HACK_GO) vet -tags integration ./...
+# golangci-lint checks one module per run: the product's, then the tools'
+# from hack/ (the same .golangci.yml, found in the parent directory).
 lint: ## golangci-lint (.golangci.yml; installed into bin/ by hack/tools.sh) over every package.
-	"$$(./hack/tools.sh golangci-lint)" run ./...
+	lint="$$(./hack/tools.sh golangci-lint)"; "$$lint" run ./... && (cd hack && "$$lint" run ./...)
 lint-fix: ## golangci-lint, applying the fixes it can make itself (formatting, imports).
-	"$$(./hack/tools.sh golangci-lint)" run --fix ./...
+	lint="$$(./hack/tools.sh golangci-lint)"; "$$lint" run --fix ./... && (cd hack && "$$lint" run --fix ./...)
 
 ##@ Test
 
@@ -102,6 +111,7 @@ envtest-assets: ## etcd + kube-apiserver + kubectl for envtest (built once, cach
 .PHONY: test-unit
 test-unit: ## The fast tier: every test not tagged integration, needing only Go (seconds; a cold build cache first compiles the Kubernetes API types).
 	$(GO) test -count=1 ./...
+	$(HACK_GO) test -count=1 ./...
 
 .PHONY: test
 test: ## The whole suite: verify, vet, unit, golden, runner, envtest, chart, MCP end to end, fuzz, and (as root) the real cluster.
@@ -109,7 +119,7 @@ test: ## The whole suite: verify, vet, unit, golden, runner, envtest, chart, MCP
 
 .PHONY: bench
 bench: envtest-assets ## Results read path and queue figures beside in-run baselines, as ratios (data generated under bin/bench; never fails on timings).
-	$(GO) build -o $(LOCALBIN)/bench/bench ./hack/bench
+	$(HACK_GO) build -o $(abspath $(LOCALBIN))/bench/bench ./bench
 	$(LOCALBIN)/bench/bench -data $(LOCALBIN)/bench -envtest-assets $(LOCALBIN)/k8s/$(K8S_VERSION)-linux-amd64 $(BENCH_ARGS)
 
 # The pure packages (no cluster, no browser, no network) that mutation

@@ -44,9 +44,10 @@ tags=integration
 min_efficacy="${MUTATE_MIN_EFFICACY:-90}"
 min_coverage="${MUTATE_MIN_COVERAGE:-90}"
 verified=hack/mutation/verified.txt
+# hack/mutation is in the tools' own module (hack/go.mod): built from hack/.
+go -C hack build -o "$work/mutation" ./mutation
 # Fingerprints are taken from the copy, so a file edited while the mutants
 # run is not recorded as verified.
-go build -o "$work/mutation" ./hack/mutation
 fingerprint() {
   (cd "$work/src" && "$work/mutation" fingerprint -equivalents hack/mutation/equivalent.txt \
     -min-efficacy "$min_efficacy" -min-coverage "$min_coverage" -tool "$(basename "$gremlins")" -tags "$tags" "$1")

@@ -68,7 +68,8 @@ else
   echo "run: no cluster reachable; starting a local development control plane (API server + etcd, no kubelet)"
   export KUBECONFIG="$ROOT/bin/dev/kubeconfig"
   rm -f "$KUBECONFIG"
-  go build -o bin/devcluster ./hack/devcluster
+  # The tools under hack/ are their own module (hack/go.mod): built from there.
+  go -C hack build -o "$ROOT/bin/devcluster" ./devcluster
   ./bin/devcluster --assets "$ASSETS" --write-kubeconfig "$KUBECONFIG" &
   DEV_PID=$!
   for _ in $(seq 1 120); do [[ -s "$KUBECONFIG" ]] && break; sleep 0.5; done

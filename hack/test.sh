@@ -39,6 +39,8 @@ echo "== verify generated files"
 make --no-print-directory verify
 echo "== go vet"
 go vet -tags integration ./...
+# The tools under hack/ are a module of their own (hack/go.mod).
+go -C hack vet -tags integration ./...
 # PostgreSQL for the issue history's tests on its second engine (Debian's
 # server, installed when missing, under bin/postgres): started here,
 # stopped however the script ends. Tests tagged integration fail, not
@@ -49,6 +51,7 @@ CWAC_TEST_POSTGRES_DSN="$(./hack/postgres.sh start)"
 export CWAC_TEST_POSTGRES_DSN
 echo "== go test"
 go test -tags integration -race -count=1 ./...
+go -C hack test -tags integration -race -count=1 ./...
 # The race detector multiplies memory, so the tests that bound memory skip
 # under it and run here without it; -v shows each ran (a renamed test would
 # otherwise match nothing and pass).

@@ -57,9 +57,7 @@ func historyFigures(d *dataset, o historyOptions) error {
 		}
 	}
 	bin := filepath.Join(d.root, "historycase")
-	build := exec.Command("go", "build", "-o", bin, "./hack/bench/historycase")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := buildTool(bin, "./bench/historycase"); err != nil {
 		return fmt.Errorf("building historycase: %w", err)
 	}
 	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process, GOMEMLIMIT=%s as the MCP server sets itself in the chart's 256Mi) "+

@@ -175,14 +175,26 @@ func run(d *dataset, listSizes []int, runs, calls int, assets, queue string, sec
 	return nil
 }
 
+// buildTool builds a package of the tools' module (pkg is relative to hack/,
+// such as ./bench/readcase) into out. The tools under hack/ are a module of
+// their own (hack/go.mod), so go builds them from hack/ (-C, from the
+// repository root the bench runs in), and out is made absolute for it.
+func buildTool(out, pkg string) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	build := exec.Command("go", "build", "-C", "hack", "-o", abs, pkg)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	return build.Run()
+}
+
 // readFigures runs each whole-file read in its own process on one core.
 // Its ratios are of CPU time: on a shared machine a wall also counts the
 // waits for a core.
 func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 	readcase := filepath.Join(d.root, "readcase")
-	build := exec.Command("go", "build", "-o", readcase, "./hack/bench/readcase")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := buildTool(readcase, "./bench/readcase"); err != nil {
 		return nil, fmt.Errorf("building readcase: %w", err)
 	}
 	t := newTable(fmt.Sprintf("Reading the %d-row CSV (own process, GOMAXPROCS=1, median of %d)", d.rows, runs),

@@ -30,7 +30,8 @@ if [[ -f $pidf ]] && kill -0 "$(cat "$pidf")" 2>/dev/null && answers; then
 else
   answers && { log "something else answers at $ISSUER: stop it, or it is not ours to replace"; exit 1; }
   log "building and starting the development sign-in provider at $ISSUER (local development only)"
-  (cd "$ROOT" && go build -o bin/devoidc ./hack/devoidc)
+  # The tools under hack/ are their own module (hack/go.mod): built from there.
+  go -C "$ROOT/hack" build -o "$ROOT/bin/devoidc" ./devoidc
   setsid nohup "$ROOT/bin/devoidc" --port "$PORT" --client-id cwac-dashboard \
     --client-secret-file "$DIR/client-secret" --password-file "$DIR/password" \
     --redirect-uri http://127.0.0.1:8090/oauth2/callback --user "$USER_EMAIL:cwac-viewers" \

@@ -71,9 +71,12 @@ layout=(
 )
 
 mkdir -p "$OUT_DIR"
+# imagebuild is in the tools' own module (hack/go.mod): go -C runs it in
+# hack/, so the archives' paths must be absolute.
+OUT_DIR="$(cd "$OUT_DIR" && pwd)"
 build() { # archive tag [extra imagebuild args]
   local out=$1 tag=$2; shift 2
-  go run "$ROOT/hack/imagebuild" --out "$out" --tag "$tag" --user 1000:1000 --workdir /cwac \
+  go -C "$ROOT/hack" run ./imagebuild --out "$out" --tag "$tag" --user 1000:1000 --workdir /cwac \
     --env PYTHONDONTWRITEBYTECODE=1 --env STANDIN_TEMPLATES=/cwac/templates \
     --dir /usr=$stage/usr --dir /cwac=$stage/cwac --dir /site=$stage/site "${files[@]}" "${layout[@]}" "$@" >&2
   echo "$out"

@@ -154,8 +154,12 @@ JSON
 start containerd containerd --config "$STATE/containerd/config.toml"
 wait_for "containerd" ctr --address "$SOCK" version
 if [[ ! -f "$STATE/pause.tar" ]]; then
-  CGO_ENABLED=0 go build -ldflags "-s -w" -o "$STATE/pause" "$ROOT/hack/cluster/pause"
-  go run "$ROOT/hack/imagebuild" --out "$STATE/pause.tar" --tag cwac-pause:1 --entrypoint /pause --user 65535:65535 --file /pause="$STATE/pause" >/dev/null
+  # pause and imagebuild are in the tools' own module (hack/go.mod): go -C
+  # builds and runs them in hack/, so their paths must be absolute.
+  state="$(cd "$STATE" && pwd)"
+  CGO_ENABLED=0 go -C "$ROOT/hack" build -ldflags "-s -w" -o "$state/pause" ./cluster/pause
+  go -C "$ROOT/hack" run ./imagebuild --out "$state/pause.tar" --tag cwac-pause:1 --entrypoint /pause --user 65535:65535 \
+    --file /pause="$state/pause" >/dev/null
 fi
 ctr --address "$SOCK" -n k8s.io images import --no-unpack=false "$STATE/pause.tar" >/dev/null
 

@@ -4,8 +4,9 @@
 // package and fails when an enforced package is below target or when a
 // listed equivalent no longer matches a surviving mutant (stale).
 //
-//	go run ./hack/mutation -results DIR -src DIR -equivalents FILE [-report-only "pkg ..."] [-verified FILE]
-//	go run ./hack/mutation fingerprint [-equivalents FILE -min-efficacy N -min-coverage N -tool NAME -tags TAGS] PKG...
+//	go -C hack build -o "$PWD/bin/mutation" ./mutation   (hack/ is the tools' own module)
+//	bin/mutation -results DIR -src DIR -equivalents FILE [-report-only "pkg ..."] [-verified FILE]
+//	bin/mutation fingerprint [-equivalents FILE -min-efficacy N -min-coverage N -tool NAME -tags TAGS] PKG...
 //
 // DIR (-results) holds one folder per package, each with pkg.txt (the
 // package's directory, such as internal/gate), gremlins.json (gremlins
@@ -16,7 +17,8 @@
 //
 // The fingerprint subcommand prints "PKG FINGERPRINT" for each package: a
 // SHA-256 over everything its verdict depends on (see fingerprint), run
-// from the module's directory.
+// from the product module's directory (the repository root, not hack/: the
+// go list it runs there must see the product's module).
 package main
 
 import (
