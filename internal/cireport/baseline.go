@@ -23,11 +23,15 @@ const (
 // their results a baseline state; past it results carry none.
 const MaxBaselineKeys = 200000
 
-// baseline is what diff.json says of the scan's axe issues: per compared
+// baseline is what diff.json says of the scan's axe issues: the state of
+// each issue it names by id (diff.Row.IssueID, the id the scan's rows are
+// named by, so an unchanged result is exactly one that keeps the
+// baseline's id); for rows written before they carried ids, per compared
 // key, how many issues are new and how many unchanged.
 type baseline struct {
 	name    string
-	counts  map[key]*[2]int64 // [new, unchanged]
+	byID    map[diff.IssueID]bool // unchanged (else new)
+	counts  map[key]*[2]int64     // [new, unchanged]
 	omitted int64
 }
 
@@ -42,15 +46,24 @@ func readBaseline(fsys fs.FS) (*baseline, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only
-	b := &baseline{counts: map[key]*[2]int64{}}
+	b := &baseline{byID: map[diff.IssueID]bool{}, counts: map[key]*[2]int64{}}
 	doc, err := diff.ReadDocument(f, func(row *diff.Row) error {
 		if row.Audit != axeAudit || (row.Change != diff.ChangeNew && row.Change != diff.ChangeUnchanged) {
+			return nil
+		}
+		full := len(b.byID)+len(b.counts) >= MaxBaselineKeys
+		if id, err := diff.ParseIssueID(row.IssueID); err == nil {
+			if full {
+				b.omitted++
+				return nil
+			}
+			b.byID[id] = row.Change == diff.ChangeUnchanged
 			return nil
 		}
 		k := comparedKey(row.URL, row.ViewportWidth, row.Rule, row.Target, row.HTML)
 		c, ok := b.counts[k]
 		if !ok {
-			if len(b.counts) >= MaxBaselineKeys {
+			if full {
 				b.omitted++
 				return nil
 			}
@@ -71,12 +84,18 @@ func readBaseline(fsys fs.FS) (*baseline, error) {
 	return b, nil
 }
 
-// state is the baseline state of one issue row, taking its issues from the
-// comparison's counts: unchanged first, then new; "" when diff.json does not
-// know the row.
+// state is the baseline state of one issue row: diff.json's for its id;
+// for a diff.json without ids, taken from the comparison's counts,
+// unchanged first, then new; "" when diff.json does not know the row.
 func (b *baseline) state(is *issue) string {
 	if b == nil {
 		return ""
+	}
+	if unchanged, ok := b.byID[is.id]; ok {
+		if unchanged {
+			return stateUnchanged
+		}
+		return stateNew
 	}
 	c, ok := b.counts[comparedKey(is.url, is.width, is.rule, is.target, is.html)]
 	if !ok {

@@ -43,7 +43,8 @@ func setAxe(m fstest.MapFS, header string, rows []string) {
 	m[AxeAuditFile] = &fstest.MapFile{Data: []byte(header + strings.Join(rows, ""))}
 }
 
-// withDiff compares cur with base as the runner does and adds diff.json to cur.
+// withDiff compares cur with base as the runner does and adds diff.json and
+// the ids it named cur's rows by (diff.IssueIDsFile) to cur.
 func withDiff(t *testing.T, base, cur fstest.MapFS) {
 	t.Helper()
 	var spool bytes.Buffer
@@ -60,6 +61,11 @@ func withDiff(t *testing.T, base, cur fstest.MapFS) {
 		t.Fatal(err)
 	}
 	cur[results.DiffFile] = &fstest.MapFile{Data: doc.Bytes()}
+	var ids bytes.Buffer
+	if err := diff.WriteIssueIDs(&ids, res.IssueIDs); err != nil {
+		t.Fatal(err)
+	}
+	cur[diff.IssueIDsFile] = &fstest.MapFile{Data: ids.Bytes()}
 }
 
 type sarifLog struct {

@@ -3,10 +3,12 @@ package cireport
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/golden"
 )
@@ -112,6 +114,45 @@ func TestSARIFBaselineStates(t *testing.T) {
 		if r.BaselineState != "unchanged" {
 			t.Errorf("against itself: %s is %q", r.RuleID, r.BaselineState)
 		}
+	}
+}
+
+// TestSARIFBaselineStatesFollowIDs: of two identical elements, one in the
+// baseline, the result that keeps the baseline's fingerprint is the one
+// marked unchanged, the other new; a diff.json written before rows
+// carried ids still gives the states, from its counts.
+func TestSARIFBaselineStatesFollowIDs(t *testing.T) {
+	base, cur := realFS(t), realFS(t)
+	withDiff(t, realFS(t), base) // the baseline's own ids file
+	baseFPs := fingerprints(t, base)
+	header, rows := axeLines(t, cur)
+	setAxe(cur, header, append([]string{rows[0]}, rows...)) // rows[0] twice, the copy first
+	withDiff(t, base, cur)
+	_, log := sarifOf(t, cur, realOpts)
+	states := map[string]int{}
+	for _, r := range log.Runs[0].Results {
+		_, kept := baseFPs[r.PartialFingerprints[FingerprintKey]]
+		if want := map[bool]string{true: "unchanged", false: "new"}[kept]; r.BaselineState != want {
+			t.Errorf("%s %s: state %q, but the fingerprint is kept=%v", r.RuleID, r.Locations[0].LogicalLocations[0].FullyQualifiedName, r.BaselineState, kept)
+		}
+		states[r.BaselineState]++
+	}
+	if want := map[string]int{"new": 1, "unchanged": 12}; !equalCounts(states, want) {
+		t.Errorf("baseline states %v, want %v", states, want)
+	}
+	// Without ids in diff.json: the same counts.
+	doc := cur[results.DiffFile].Data
+	cur[results.DiffFile] = &fstest.MapFile{Data: regexp.MustCompile(`"issue_id":"[0-9a-f]{32}"`).ReplaceAll(doc, []byte(`"issue_id":""`))}
+	if bytes.Equal(cur[results.DiffFile].Data, doc) {
+		t.Fatal("diff.json carries no issue_id to remove")
+	}
+	_, log = sarifOf(t, cur, realOpts)
+	states = map[string]int{}
+	for _, r := range log.Runs[0].Results {
+		states[r.BaselineState]++
+	}
+	if want := map[string]int{"new": 1, "unchanged": 12}; !equalCounts(states, want) {
+		t.Errorf("from counts: baseline states %v, want %v", states, want)
 	}
 }
 
