@@ -71,7 +71,7 @@ func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, nam
 	}
 	switch id := p.Subject.(type) {
 	case *mcpserver.Identity:
-		if id.Method != methodKubernetes {
+		if !id.Reviewable() {
 			return false, nil
 		}
 		spec.User, spec.UID, spec.Groups = id.User, id.UID, id.Groups
@@ -91,9 +91,6 @@ func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, nam
 	}
 	return sar.Status.Allowed, nil
 }
-
-// methodKubernetes is how an mcpserver.Identity from a TokenReview was established.
-const methodKubernetes = "kubernetes"
 
 // dashboardScans is the dashboard's ScanSource: the CwacScans (through the
 // server's scan cache when it synced) and their results directories

@@ -76,7 +76,7 @@ const authNone = "none"
 func authModeOf(a mcpserver.Authenticator) string {
 	switch a.(type) {
 	case *mcpserver.KubernetesAuth:
-		return methodKubernetes
+		return mcpserver.MethodKubernetes
 	case mcpserver.StaticTokenAuth:
 		return "token"
 	case mcpserver.AnonymousAuth:
@@ -96,7 +96,7 @@ func (f *signInFlags) check(enabled bool, authMode string) error {
 	switch {
 	case !enabled && (f.issuer != "" || len(public) > 0):
 		return errors.New("--dashboard-oidc-issuer and --dashboard-public-namespaces need the dashboard (--dashboard=false given)")
-	case f.issuer != "" && authMode != methodKubernetes:
+	case f.issuer != "" && authMode != mcpserver.MethodKubernetes:
 		return fmt.Errorf("--dashboard-oidc-issuer needs --auth=kubernetes (not %s): what a signed-in user reads is decided by "+
 			"SubjectAccessReviews, as for tokens", authMode)
 	case len(public) > 0 && authMode == authNone:

@@ -82,10 +82,12 @@ func main() {
 		storeFlags     storeFlags
 		writerFlags    writerFlags
 		dashboardFlags dashboardFlags
+		oauthFlags     oauthFlags
 	)
 	storeFlags.bind(flag.CommandLine)
 	writerFlags.bind(flag.CommandLine)
 	dashboardFlags.bind(flag.CommandLine)
+	oauthFlags.bind(flag.CommandLine)
 	flag.Parse()
 	if namespace == "" {
 		namespace = defaultNamespace()
@@ -119,10 +121,11 @@ func main() {
 	}
 	var auth mcpserver.Authenticator
 	var authorizer mcpserver.Authorizer
+	var kubeAuth *mcpserver.KubernetesAuth
 	switch authMode {
 	case "kubernetes":
-		k := &mcpserver.KubernetesAuth{Clientset: cs, Audiences: urlpolicy.SplitList(audiences), CacheTTL: authCacheTTL}
-		auth, authorizer = k, k
+		kubeAuth = &mcpserver.KubernetesAuth{Clientset: cs, Audiences: urlpolicy.SplitList(audiences), CacheTTL: authCacheTTL}
+		auth, authorizer = kubeAuth, kubeAuth
 	case "token":
 		data, err := os.ReadFile(tokenFile)
 		if err != nil || strings.TrimSpace(string(data)) == "" {
@@ -136,6 +139,14 @@ func main() {
 		}
 	default:
 		fail("invalid --auth", fmt.Errorf("%q is not kubernetes, token or none", authMode))
+	}
+	oauth, err := oauthFlags.build(dashboardFlags.signIn, authMode, kubeAuth)
+	if err != nil {
+		fail("invalid OAuth settings", err)
+	}
+	var resource *mcpserver.ProtectedResource
+	if oauth != nil {
+		auth, authorizer, resource = oauth, oauth, &oauth.Resource
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -171,7 +182,8 @@ func main() {
 		}
 		dash := dashboardHandler(dashboardFlags, dashboardDeps{auth: auth, clientset: cs, client: c,
 			store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
-		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash})
+		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash,
+			ProtectedResource: resource})
 		go func() {
 			<-ctx.Done()
 			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)

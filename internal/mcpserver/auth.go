@@ -32,6 +32,13 @@ type Identity struct {
 	Method string `json:"method"`
 }
 
+// Reviewable reports whether SubjectAccessReviews can name the identity:
+// a Kubernetes user (TokenReview), or a provider's user as kube-apiserver
+// would name them (OIDCTokenAuth).
+func (id *Identity) Reviewable() bool {
+	return id != nil && (id.Method == MethodKubernetes || id.Method == MethodOIDC)
+}
+
 func (id *Identity) String() string {
 	if id == nil {
 		return "unknown"
@@ -147,7 +154,7 @@ func (k *KubernetesAuth) Authenticate(ctx context.Context, r *http.Request) (*Id
 		for k, v := range u.Extra {
 			extra[k] = v
 		}
-		id = &Identity{User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra, Method: "kubernetes"}
+		id = &Identity{User: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra, Method: MethodKubernetes}
 	}
 	k.store(cacheKey, cachedReview{id: id, err: err})
 	return id, err
@@ -155,7 +162,7 @@ func (k *KubernetesAuth) Authenticate(ctx context.Context, r *http.Request) (*Id
 
 // Authorize implements Authorizer.
 func (k *KubernetesAuth) Authorize(ctx context.Context, id *Identity, verb, namespace string) error {
-	if id == nil || id.Method != "kubernetes" {
+	if !id.Reviewable() {
 		return fmt.Errorf("Forbidden: no Kubernetes identity for this call")
 	}
 	allowed, err := k.review(ctx, id, authorizationv1.SubjectAccessReviewSpec{
@@ -233,13 +240,13 @@ func decodeIdentity(s string) *Identity {
 }
 
 // authenticate wraps a handler: no identity, no entry (HTTP 401).
-func authenticate(auth Authenticator, next http.Handler) http.Handler {
+func authenticate(auth Authenticator, challenge string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(IdentityHeader)
 		r.Header.Del(CallerHeader)
 		id, err := auth.Authenticate(r.Context(), r)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="cwac-operator"`)
+			w.Header().Set("WWW-Authenticate", challenge)
 			code := http.StatusUnauthorized
 			if !errors.Is(err, errUnauthenticated) {
 				code = http.StatusServiceUnavailable

@@ -31,6 +31,10 @@ type HTTPOptions struct {
 	BodyReadTimeout time.Duration
 	// Conns bound the connections NewHTTPServer's server holds open.
 	Conns ConnLimits
+	// ProtectedResource, when set, serves its OAuth 2.0 Protected Resource
+	// Metadata (RFC 9728) and names it in every 401, so MCP clients can
+	// sign in with its provider (Auth should then be an OIDCTokenAuth).
+	ProtectedResource *ProtectedResource
 	// Dashboard, when set, serves every path the routes above do not (the
 	// web dashboard at /), behind the same Host check, body limits and
 	// cross-origin refusals; it authenticates its own requests.
@@ -71,7 +75,8 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	// the body, then the caller's credentials, then cross-origin and
 	// content-type refusals.
 	protected := func(h http.Handler) http.Handler {
-		return guardHost(deadlineBody(opts.BodyReadTimeout, limitBody(opts.MaxRequestBytes, authenticate(auth, guardCrossOrigin(h)))))
+		return guardHost(deadlineBody(opts.BodyReadTimeout, limitBody(opts.MaxRequestBytes,
+			authenticate(auth, opts.ProtectedResource.challenge(), guardCrossOrigin(h)))))
 	}
 	mcpHandler := protected(streamable)
 	mux.Handle("/mcp", mcpHandler)
@@ -80,6 +85,16 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	mux.Handle("POST /execute", protected(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.executeREST(w, r, opts.MaxRequestBytes) })))
 	mux.Handle("GET "+MetricsPath, protected(s.metricsHandler()))
 	mux.HandleFunc("GET /health", s.health)
+	if pr := opts.ProtectedResource; pr != nil {
+		// Public, as the metadata is: at the path RFC 9728 derives from
+		// the resource URL, and at the bare well-known path for clients
+		// that look there first.
+		metadata := guardHost(http.HandlerFunc(pr.serveMetadata))
+		mux.Handle("GET "+pr.MetadataPath(), metadata)
+		if pr.MetadataPath() != metadataPrefix {
+			mux.Handle("GET "+metadataPrefix, metadata)
+		}
+	}
 	if opts.Dashboard != nil {
 		// The dashboard's one form (sign-out) is posted as browsers post
 		// forms, not as JSON: cross-site requests are refused here, and the

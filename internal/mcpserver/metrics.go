@@ -19,8 +19,8 @@ import (
 // MetricsPath is the HTTP route of the server's Prometheus metrics.
 const MetricsPath = "/metrics"
 
-// methodKubernetes is Identity.Method for callers KubernetesAuth authenticated.
-const methodKubernetes = "kubernetes"
+// MethodKubernetes is Identity.Method for callers KubernetesAuth authenticated.
+const MethodKubernetes = "kubernetes"
 
 // serverMetrics is the server's own Prometheus registry: its tool calls
 // (internal/metrics.ToolCalls) and the Go runtime's and process' figures.
@@ -101,7 +101,7 @@ func (s *Server) authorizeMetrics(r *http.Request) error {
 // SubjectAccessReview on the non-resource URL path: a scraper needs a
 // ClusterRole with nonResourceURLs [path] and the verb.
 func (k *KubernetesAuth) AuthorizeNonResource(ctx context.Context, id *Identity, verb, path string) error {
-	if id == nil || id.Method != methodKubernetes {
+	if !id.Reviewable() {
 		return fmt.Errorf("%w: no Kubernetes identity for this request", errMetricsForbidden)
 	}
 	allowed, err := k.review(ctx, id, authorizationv1.SubjectAccessReviewSpec{

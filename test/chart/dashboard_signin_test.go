@@ -52,9 +52,14 @@ func TestChartDashboardSignIn(t *testing.T) {
 		}
 	}
 	for _, a := range got {
-		if strings.HasPrefix(a, "--dashboard-oidc-username-prefix") {
-			t.Errorf("an empty username prefix is passed: %s", a)
+		if strings.HasPrefix(a, "--dashboard-oidc-username-prefix") || strings.HasPrefix(a, "--oauth-resource-url") {
+			t.Errorf("an unset value is passed: %s", a)
 		}
+	}
+	// MCP clients signing in with the same provider.
+	oauth := args(t, render(t, ns, append([]string{"mcp.auth.oauthResourceURL=https://cwac.example.org/mcp"}, signInSets...)...), "mcp-server")
+	if !hasArg(oauth, "--oauth-resource-url=https://cwac.example.org/mcp") || !hasArg(oauth, "--dashboard-oidc-issuer=https://idp.example.org/realms/gov") {
+		t.Errorf("with mcp.auth.oauthResourceURL: %v", oauth)
 	}
 	_, dep := container(t, objs, "mcp-server")
 	_, pod := podSpec(t, dep)
@@ -122,6 +127,9 @@ func TestChartRefusesInconsistentSignIn(t *testing.T) {
 		{append([]string{"mcp.webDashboard.oidc.redirectURL=http://cwac.example.org/cb"}, full[0], full[1], full[3]), "values don't meet the specifications"},
 		{[]string{"mcp.webDashboard.oidc.sessionTTL=forever"}, "values don't meet the specifications"},
 		{[]string{"mcp.webDashboard.other=1"}, "values don't meet the specifications"},
+		{[]string{"mcp.auth.oauthResourceURL=https://cwac.example.org/mcp"}, "oauthResourceURL needs mcp.webDashboard.oidc.issuer"},
+		{append([]string{"mcp.auth.oauthResourceURL=http://cwac.example.org/mcp"}, full...), "values don't meet the specifications"},
+		{append([]string{"mcp.auth.oauthResourceURL=https://cwac.example.org/mcp?x=1"}, full...), "values don't meet the specifications"},
 	} {
 		a := append([]string{"template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1"}, setArgs(tt.sets)...)
 		out, err := exec.Command(helmBin(t), a...).CombinedOutput()

@@ -38,6 +38,12 @@ type Config struct {
 	Password string
 	// Log receives the library's log (nil: discarded).
 	Log *slog.Logger
+	// AccessTokenAudience, when set, makes access tokens JWTs (RFC 9068)
+	// whose audience is the client and these: the URLs of the protected
+	// resources that accept them (an MCP server checks its own is named,
+	// RFC 8707), as real providers are configured with an API's audience.
+	// The tokens carry the user's email and groups.
+	AccessTokenAudience []string
 }
 
 // User is one development user. Their email is both the name typed on
@@ -80,7 +86,8 @@ func New(cfg Config) (*Provider, error) {
 		users[u.Email] = u
 	}
 	s := &storage{
-		client:   &client{id: cfg.ClientID, redirects: slices.Clone(cfg.RedirectURIs)},
+		client:   &client{id: cfg.ClientID, redirects: slices.Clone(cfg.RedirectURIs), jwt: len(cfg.AccessTokenAudience) > 0},
+		audience: slices.Clone(cfg.AccessTokenAudience),
 		secret:   cfg.ClientSecret,
 		password: cfg.Password,
 		users:    users,
@@ -161,6 +168,7 @@ type storage struct {
 	password string
 	users    map[string]User
 	key      signingKey
+	audience []string // access tokens' audience besides the client (Config.AccessTokenAudience)
 
 	mu       sync.Mutex
 	requests map[string]*authRequest

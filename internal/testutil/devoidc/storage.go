@@ -19,6 +19,7 @@ import (
 type authRequest struct {
 	oidc.AuthRequest
 	id, userID string
+	audience   []string // besides the client
 	done       bool
 	created    time.Time
 	authTime   time.Time
@@ -27,7 +28,7 @@ type authRequest struct {
 func (a *authRequest) GetID() string                      { return a.id }
 func (a *authRequest) GetACR() string                     { return "" }
 func (a *authRequest) GetAMR() []string                   { return []string{"pwd"} }
-func (a *authRequest) GetAudience() []string              { return []string{a.ClientID} }
+func (a *authRequest) GetAudience() []string              { return append([]string{a.ClientID}, a.audience...) }
 func (a *authRequest) GetAuthTime() time.Time             { return a.authTime }
 func (a *authRequest) GetClientID() string                { return a.ClientID }
 func (a *authRequest) GetNonce() string                   { return a.Nonce }
@@ -60,7 +61,7 @@ func (s *storage) CreateAuthRequest(_ context.Context, r *oidc.AuthRequest, _ st
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prune()
-	req := &authRequest{AuthRequest: *r, id: randomID(), created: s.now()}
+	req := &authRequest{AuthRequest: *r, id: randomID(), created: s.now(), audience: s.audience}
 	s.requests[req.id] = req
 	return req, nil
 }
@@ -246,8 +247,20 @@ func (s *storage) SetUserinfoFromToken(_ context.Context, info *oidc.UserInfo, t
 func (s *storage) SetIntrospectionFromToken(context.Context, *oidc.IntrospectionResponse, string, string, string) error {
 	return errors.New("introspection is not offered")
 }
-func (s *storage) GetPrivateClaimsFromScopes(context.Context, string, string, []string) (map[string]any, error) {
-	return nil, nil
+
+// GetPrivateClaimsFromScopes puts the user's email and groups in a JWT
+// access token, as a resource maps them to its users (the ID token's
+// claims, from setClaims).
+func (s *storage) GetPrivateClaimsFromScopes(_ context.Context, userID, _ string, _ []string) (map[string]any, error) {
+	var info oidc.UserInfo
+	if err := s.setClaims(&info, userID); err != nil {
+		return nil, err
+	}
+	claims := map[string]any{"email": info.Email, "email_verified": bool(info.EmailVerified)}
+	if g, ok := info.Claims["groups"]; ok {
+		claims["groups"] = g
+	}
+	return claims, nil
 }
 func (s *storage) GetKeyByIDAndClientID(context.Context, string, string) (*jose.JSONWebKey, error) {
 	return nil, errors.New("client keys are not offered")
@@ -261,6 +274,7 @@ func (s *storage) Health(context.Context) error { return nil }
 type client struct {
 	id        string
 	redirects []string
+	jwt       bool // access tokens are JWTs (Config.AccessTokenAudience)
 }
 
 func (c *client) GetID() string                       { return c.id }
@@ -271,9 +285,14 @@ func (c *client) AuthMethod() oidc.AuthMethod         { return oidc.AuthMethodBa
 func (c *client) ResponseTypes() []oidc.ResponseType {
 	return []oidc.ResponseType{oidc.ResponseTypeCode}
 }
-func (c *client) GrantTypes() []oidc.GrantType         { return []oidc.GrantType{oidc.GrantTypeCode} }
-func (c *client) LoginURL(id string) string            { return "/login?authRequestID=" + id }
-func (c *client) AccessTokenType() op.AccessTokenType  { return op.AccessTokenTypeBearer }
+func (c *client) GrantTypes() []oidc.GrantType { return []oidc.GrantType{oidc.GrantTypeCode} }
+func (c *client) LoginURL(id string) string    { return "/login?authRequestID=" + id }
+func (c *client) AccessTokenType() op.AccessTokenType {
+	if c.jwt {
+		return op.AccessTokenTypeJWT
+	}
+	return op.AccessTokenTypeBearer
+}
 func (c *client) IDTokenLifetime() time.Duration       { return tokenTTL }
 func (c *client) DevMode() bool                        { return false }
 func (c *client) IsScopeAllowed(string) bool           { return true }
