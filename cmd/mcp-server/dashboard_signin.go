@@ -75,7 +75,7 @@ const authNone = "none"
 // authModeOf names the MCP server's --auth from its authenticator.
 func authModeOf(a mcpserver.Authenticator) string {
 	switch a.(type) {
-	case *mcpserver.KubernetesAuth:
+	case *mcpserver.KubernetesAuth, *mcpserver.OIDCTokenAuth: // the latter: Kubernetes tokens and the provider's
 		return mcpserver.MethodKubernetes
 	case mcpserver.StaticTokenAuth:
 		return "token"
