@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -240,12 +241,18 @@ func decodeIdentity(s string) *Identity {
 }
 
 // authenticate wraps a handler: no identity, no entry (HTTP 401).
-func authenticate(auth Authenticator, challenge string, next http.Handler) http.Handler {
+func authenticate(auth Authenticator, challenge string, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(IdentityHeader)
 		r.Header.Del(CallerHeader)
 		id, err := auth.Authenticate(r.Context(), r)
 		if err != nil {
+			// The audit trail's record of a refused request: from where,
+			// what it asked, why (never the credentials).
+			if log != nil {
+				log.Info("request refused", "audit", true, "remote", remoteHost(r), "method", r.Method, "path", truncate(r.URL.Path, 256),
+					"reason", truncate(err.Error(), 512))
+			}
 			w.Header().Set("WWW-Authenticate", challenge)
 			code := http.StatusUnauthorized
 			if !errors.Is(err, errUnauthenticated) {

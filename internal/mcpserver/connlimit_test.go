@@ -31,7 +31,7 @@ func (callerAuth) Authenticate(_ context.Context, r *http.Request) (*Identity, e
 func limitedServer(t *testing.T, limits ConnLimits, release <-chan struct{}) string {
 	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("/ok", authenticate(callerAuth{}, (*ProtectedResource)(nil).challenge(), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("/ok", authenticate(callerAuth{}, (*ProtectedResource)(nil).challenge(), nil, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	})))
 	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) {

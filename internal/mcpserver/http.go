@@ -76,7 +76,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	// content-type refusals.
 	protected := func(h http.Handler) http.Handler {
 		return guardHost(deadlineBody(opts.BodyReadTimeout, limitBody(opts.MaxRequestBytes,
-			authenticate(auth, opts.ProtectedResource.challenge(), guardCrossOrigin(h)))))
+			authenticate(auth, opts.ProtectedResource.challenge(), s.cfg.Log, guardCrossOrigin(h)))))
 	}
 	mcpHandler := protected(streamable)
 	mux.Handle("/mcp", mcpHandler)
