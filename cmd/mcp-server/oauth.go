@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
 
@@ -36,7 +37,9 @@ func (f oauthFlags) build(signIn signInFlags, authMode string, k *mcpserver.Kube
 	case signIn.issuer == "":
 		return nil, errors.New("--oauth-resource-url needs --dashboard-oidc-issuer: the provider MCP clients sign in with")
 	}
-	pr := mcpserver.ProtectedResource{Resource: f.resourceURL, Issuer: signIn.issuer, Scopes: []string{"openid", "email", "profile"}}
+	// The scopes clients are told to ask for are the dashboard's: those
+	// that make the provider put the mapped claims in its tokens.
+	pr := mcpserver.ProtectedResource{Resource: f.resourceURL, Issuer: signIn.issuer, Scopes: urlpolicy.SplitList(signIn.scopes)}
 	if err := pr.Check(); err != nil {
 		return nil, fmt.Errorf("--oauth-resource-url: %w", err)
 	}

@@ -12,7 +12,8 @@ import (
 // with its claim mapping.
 func TestOAuthFlags(t *testing.T) {
 	k := &mcpserver.KubernetesAuth{}
-	signIn := signInFlags{issuer: "https://id.example.org", usernameClaim: "email", groupsClaim: "groups", groupsPrefix: "oidc:"}
+	signIn := signInFlags{issuer: "https://id.example.org", usernameClaim: "email", groupsClaim: "groups", groupsPrefix: "oidc:",
+		scopes: "openid,email,groups"}
 	for _, tc := range []struct {
 		name     string
 		resource string
@@ -40,7 +41,8 @@ func TestOAuthFlags(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.want == "" && tc.resource == "" && a != nil:
 			t.Errorf("%s: OAuth on without a resource URL", tc.name)
-		case tc.want == "" && tc.resource != "" && (a == nil || a.Resource.Issuer != signIn.issuer || a.Claims.GroupsPrefix != "oidc:" || a.Kubernetes != k):
+		case tc.want == "" && tc.resource != "" && (a == nil || a.Resource.Issuer != signIn.issuer || a.Claims.GroupsPrefix != "oidc:" || a.Kubernetes != k ||
+			strings.Join(a.Resource.Scopes, " ") != "openid email groups"):
 			t.Errorf("%s: %+v", tc.name, a)
 		}
 	}

@@ -35,6 +35,7 @@ else
   setsid nohup "$ROOT/bin/devoidc" --port "$PORT" --client-id cwac-dashboard \
     --client-secret-file "$DIR/client-secret" --password-file "$DIR/password" \
     --redirect-uri http://127.0.0.1:8090/oauth2/callback --user "$USER_EMAIL:cwac-viewers" \
+    --access-token-audience http://127.0.0.1:8090/mcp \
     >"$STATE/logs/devoidc.log" 2>&1 </dev/null &
   echo $! >"$pidf"
   for _ in $(seq 1 50); do answers && break; sleep 0.2; done

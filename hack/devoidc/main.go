@@ -47,9 +47,11 @@ func run(args []string) error {
 	clientID := fs.String("client-id", "cwac-dashboard", "the one client's ID")
 	secretFile := fs.String("client-secret-file", "", "file holding the client's secret; made with a random secret (mode 0600) if missing or empty (required)")
 	passwordFile := fs.String("password-file", "", "file holding the users' password; made with a random password (mode 0600) if missing or empty (required)")
-	var redirects, users stringList
+	var redirects, users, audience stringList
 	fs.Var(&redirects, "redirect-uri", "the client's callback URL, compared exactly (repeatable; at least one)")
 	fs.Var(&users, "user", "a user, EMAIL or EMAIL:GROUP,GROUP (repeatable; default dev@example.org:cwac-viewers)")
+	fs.Var(&audience, "access-token-audience", "a resource the access tokens are for, e.g. the MCP server's http://127.0.0.1:8090/mcp "+
+		"(repeatable; given, access tokens are JWTs naming these and the client in their audience)")
 	fs.Usage = func() {
 		_, _ = fmt.Fprint(fs.Output(), `devoidc: an OpenID Connect provider for LOCAL DEVELOPMENT ONLY.
 
@@ -80,7 +82,7 @@ Flags:
 	if len(users) == 0 {
 		users = stringList{"dev@example.org:cwac-viewers"}
 	}
-	cfg := devoidc.Config{Issuer: "http://127.0.0.1:" + strconv.Itoa(*port), ClientID: *clientID, RedirectURIs: redirects,
+	cfg := devoidc.Config{Issuer: "http://127.0.0.1:" + strconv.Itoa(*port), ClientID: *clientID, RedirectURIs: redirects, AccessTokenAudience: audience,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	for _, u := range users {
 		email, groups, _ := strings.Cut(u, ":")

@@ -125,7 +125,11 @@ type OIDCTokenAuth struct {
 // Authenticate implements Authenticator.
 func (a *OIDCTokenAuth) Authenticate(ctx context.Context, r *http.Request) (*Identity, error) {
 	token, ok := bearer(r)
-	if !ok || issuerOf(token) != a.Resource.Issuer {
+	if !ok {
+		return nil, fmt.Errorf("%w: a bearer token is required: an access token from %s for this server (an MCP client signs in "+
+			"there by itself: %s), or a Kubernetes token", errUnauthenticated, a.Resource.Issuer, a.Resource.MetadataURL())
+	}
+	if issuerOf(token) != a.Resource.Issuer {
 		return a.Kubernetes.Authenticate(ctx, r)
 	}
 	v, err := a.verifierFor(ctx)

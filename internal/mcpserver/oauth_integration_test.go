@@ -148,6 +148,9 @@ func TestOAuthProtectedResource(t *testing.T) {
 		!strings.Contains(res.Header.Get("WWW-Authenticate"), want) {
 		t.Fatalf("no token: %d %q, want 401 with %s", res.StatusCode, res.Header.Get("WWW-Authenticate"), want)
 	}
+	if _, body := oauthExecute(t, srv.URL, ""); !strings.Contains(body, "an access token from "+issuer) {
+		t.Errorf("no token: %s, want it to name the provider", body)
+	}
 	// The refusal is in the audit trail: from where, what, why.
 	if !strings.Contains(h.audit.String(), `"msg":"request refused","audit":true,"remote":"127.0.0.1","method":"POST","path":"/execute"`) {
 		t.Errorf("no audit line for the refused request:\n%s", h.audit.String())
