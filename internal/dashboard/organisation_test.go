@@ -233,7 +233,9 @@ func TestIssueScansSayWhyAbsent(t *testing.T) {
 	d := store.IssueDetail{Issue: store.Issue{Fingerprint: "fp", Rule: "image-alt", Page: "https://a.example/", State: "fixed",
 		FixedInScan: "cwac/w2", FixedReason: "page not scanned", FirstSeenAt: at, LastSeenAt: at},
 		Scans: []store.IssueScan{{Scan: "cwac/w1", FinishedAt: at, Present: true}, {Scan: "cwac/w2", FinishedAt: at.Add(168 * time.Hour)},
-			{Scan: "cwac/w3", FinishedAt: at.Add(336 * time.Hour)}}}
+			{Scan: "cwac/w3", FinishedAt: at.Add(336 * time.Hour)},
+			{Scan: "cwac/w4", FinishedAt: at.Add(504 * time.Hour), Page: store.PageNotVisited},
+			{Scan: "cwac/w5", FinishedAt: at.Add(672 * time.Hour), Page: store.PageVisited}}}
 	var buf strings.Builder
 	data := issuePage{Namespace: testNS, Issue: d, Present: 1}
 	if err := h.pages["issue"].ExecuteTemplate(&buf, "layout", page{Title: "t", Viewer: &viewer{}, Data: data}); err != nil {
@@ -244,6 +246,14 @@ func TestIssueScansSayWhyAbsent(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the issue's scans lack %q", want)
 		}
+	}
+	// w2 (fixed, page not scanned) and w4 (a scan that recorded it did not
+	// visit the page) say so; w3 (not known) and w5 (visited) say No.
+	if n := strings.Count(body, "<td>Not known: this scan did not visit its page</td>"); n != 2 {
+		t.Errorf("%d scans said they did not visit the page, want 2 (w2, w4)", n)
+	}
+	if n := strings.Count(body, "<td>No</td>"); n != 2 {
+		t.Errorf("%d scans said No, want 2 (w3, w5)", n)
 	}
 	if strings.Contains(body, "fixed in this scan") {
 		t.Error("a scan that did not visit the page said the issue was fixed there")

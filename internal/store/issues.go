@@ -100,7 +100,25 @@ type IssueScan struct {
 	Scan       string
 	FinishedAt time.Time
 	Present    bool
+	// Page says whether the scan visited the issue's page.
+	Page PageVisit
 }
+
+// PageNotVisited reports whether the scan did not visit the issue's page:
+// nothing is known of the issue there.
+func (s IssueScan) PageNotVisited() bool { return s.Page == PageNotVisited }
+
+// PageVisit says whether a scan visited a page.
+type PageVisit int8
+
+// A scan's visit of a page.
+const (
+	// PageVisitUnknown: the scan was recorded before visits were kept
+	// (migration 0007).
+	PageVisitUnknown PageVisit = iota
+	PageVisited
+	PageNotVisited
+)
 
 // ErrNotFound is returned (wrapped, naming what) for an organisation or an
 // issue the store does not hold.
@@ -283,10 +301,12 @@ func (s *Store) Issue(ctx context.Context, namespaces []string, fingerprint stri
 	}
 	d := IssueDetail{Issue: r.issue, Scans: []IssueScan{}}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT s.namespace, s.name, os.finished_at,
-		CASE WHEN EXISTS (SELECT 1 FROM presences p WHERE p.scan_id = os.scan_id AND p.issue_id = ?) THEN 1 ELSE 0 END
+		CASE WHEN EXISTS (SELECT 1 FROM presences p WHERE p.scan_id = os.scan_id AND p.issue_id = ?) THEN 1 ELSE 0 END,
+		CASE WHEN EXISTS (SELECT 1 FROM page_visits v WHERE v.scan_id = os.scan_id AND v.page_id = (SELECT page_id FROM issues WHERE id = ?)) THEN 1
+			WHEN EXISTS (SELECT 1 FROM page_visits v WHERE v.scan_id = os.scan_id) THEN 2 ELSE 0 END
 		FROM organisation_scans os JOIN scans s ON s.id = os.scan_id
 		WHERE os.organisation_id = ? AND os.finished_at >= ? ORDER BY os.finished_at, os.scan_id`),
-		r.id, r.orgID, r.issue.FirstSeenAt.Unix())
+		r.id, r.id, r.orgID, r.issue.FirstSeenAt.Unix())
 	if err != nil {
 		return IssueDetail{}, fmt.Errorf("store: reading issue %q's scans: %w", fingerprint, err)
 	}
@@ -294,11 +314,11 @@ func (s *Store) Issue(ctx context.Context, namespaces []string, fingerprint stri
 	for rows.Next() {
 		var ns, name string
 		var at int64
-		var present int
-		if err := rows.Scan(&ns, &name, &at, &present); err != nil {
+		var present, visit int
+		if err := rows.Scan(&ns, &name, &at, &present, &visit); err != nil {
 			return IssueDetail{}, fmt.Errorf("store: reading issue %q's scans: %w", fingerprint, err)
 		}
-		d.Scans = append(d.Scans, IssueScan{Scan: scanName(ns, name), FinishedAt: unix(at), Present: present == 1})
+		d.Scans = append(d.Scans, IssueScan{Scan: scanName(ns, name), FinishedAt: unix(at), Present: present == 1, Page: PageVisit(visit)})
 	}
 	if err := rows.Err(); err != nil {
 		return IssueDetail{}, fmt.Errorf("store: reading issue %q's scans: %w", fingerprint, err)

@@ -63,7 +63,8 @@ func (w *ScanWriter) Observations(ctx context.Context, orgID int64) (Observation
 
 // Observe records this scan's visit of pages (store ids) and what it saw
 // there, replacing what their last visit saw: seen holds one entry per
-// audit and width that wrote rows on one of those pages.
+// audit and width that wrote rows on one of those pages. The visits are
+// kept per scan too (page_visits, migration 0007).
 func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen map[ObservationKey]Observed) error {
 	if len(pages) == 0 {
 		return nil
@@ -81,6 +82,13 @@ func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen map[Observ
 		if _, err := w.exec(ctx, query, args...); err != nil {
 			return fmt.Errorf("store: replacing observations: %w", err)
 		}
+	}
+	visits := make([][]any, len(pages))
+	for i, id := range pages {
+		visits[i] = []any{w.scanID, id}
+	}
+	if err := w.insert(ctx, "page_visits", []string{"scan_id", "page_id"}, visits); err != nil {
+		return err
 	}
 	rows := make([][]any, 0, len(seen))
 	for k, o := range seen {

@@ -132,6 +132,7 @@ func (s *Store) pruneScan(ctx context.Context, id int64) (int64, error) {
 	}
 	defer func() { _ = tx.Rollback() }() // after Commit: nothing to undo
 	for _, stmt := range []string{
+		`DELETE FROM page_visits WHERE scan_id = ?`,
 		`DELETE FROM template_scans WHERE scan_id = ?`,
 		`DELETE FROM organisation_scans WHERE scan_id = ?`,
 	} {

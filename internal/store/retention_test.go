@@ -30,6 +30,10 @@ func TestPruneByAge(t *testing.T) {
 			if err != nil || res.Scans != 1 || res.Presences != 1 {
 				t.Errorf("one per schedule: %+v %v", res, err)
 			}
+			// The pruned scan's page visits went with its presences.
+			if n, err := store.CountRows(st, "page_visits"); err != nil || n != 2 {
+				t.Errorf("page visits after pruning one of three scans: %d, %v; want 2", n, err)
+			}
 			// Age: 1,000 s before 3,000 leaves only "new" (2,000 is not older than 2,000).
 			res, err = st.Prune(ctx, store.Retention{MaxAge: 1000 * time.Second})
 			if err != nil || res.Scans != 0 {

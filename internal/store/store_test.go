@@ -91,6 +91,15 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 	if err := w.Reopen(ctx, reopen); err != nil {
 		t.Fatal(err)
 	}
+	visited := make([]int64, 0, len(spec.show))
+	for _, page := range spec.show {
+		if !slices.Contains(visited, pages[page]) {
+			visited = append(visited, pages[page])
+		}
+	}
+	if err := w.Observe(ctx, visited, nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.AddPresences(ctx, shown); err != nil {
 		t.Fatal(err)
 	}
