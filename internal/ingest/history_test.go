@@ -116,17 +116,7 @@ func TestWeeklyHistory(t *testing.T) {
 			if strings.Join(presence, "") != "+-+++" {
 				t.Errorf("label's presence by week: %v", presence)
 			}
-			// Week 1 did not visit form.html: its absence there is not a
-			// "no", and every other week visited the page.
-			for i, s := range d.Scans {
-				want := store.PageVisited
-				if i == 1 {
-					want = store.PageNotVisited
-				}
-				if s.Page != want {
-					t.Errorf("week %d visited label's page: %v, want %v", i, s.Page, want)
-				}
-			}
+			checkPageVisits(t, d)
 			orgs, err := st.Organisations(ctx, testNamespaces)
 			if err != nil || len(orgs) != 1 || orgs[0].Sector != "Test Sector" || orgs[0].Scans != 5 || orgs[0].Latest.Scan != "a11y/week-4" {
 				t.Errorf("organisations: %+v %v", orgs, err)
@@ -182,6 +172,21 @@ func checkMatchesDiff(t *testing.T, before, after fs.FS, res Result) {
 		d.Counts.FixedOnRemovedPages != res.FixedPageNotScanned || res.StillOpen != d.Counts.Unchanged ||
 		res.Unstable != d.Totals.UnstableCurrent {
 		t.Errorf("transitions %+v; the baseline comparison says %+v, %+v", res, d.Counts, d.Totals)
+	}
+}
+
+// checkPageVisits: week 1 did not visit form.html, so the label issue's
+// absence there is not a "no"; every other week visited the page.
+func checkPageVisits(t *testing.T, d store.IssueDetail) {
+	t.Helper()
+	for i, s := range d.Scans {
+		want := store.PageVisited
+		if i == 1 {
+			want = store.PageNotVisited
+		}
+		if s.Page != want {
+			t.Errorf("week %d visited label's page: %v, want %v", i, s.Page, want)
+		}
 	}
 }
 

@@ -392,7 +392,7 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 			is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
 			StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1}
 	}
-	return w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, "page_id", "viewport_width", colAudit, "rule", "impact",
+	return w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
 		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, rows)
 }
@@ -425,7 +425,7 @@ func (w *ScanWriter) AddPresences(ctx context.Context, ids []int64) error {
 	for i, id := range ids {
 		rows[i] = []any{w.scanID, id}
 	}
-	return w.insert(ctx, "presences", []string{"scan_id", "issue_id"}, rows)
+	return w.insert(ctx, "presences", []string{colScan, "issue_id"}, rows)
 }
 
 // FinishPresences sets last seen and the count of scans present on every

@@ -87,14 +87,14 @@ func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen map[Observ
 	for i, id := range pages {
 		visits[i] = []any{w.scanID, id}
 	}
-	if err := w.insert(ctx, "page_visits", []string{"scan_id", "page_id"}, visits); err != nil {
+	if err := w.insert(ctx, "page_visits", []string{colScan, colPage}, visits); err != nil {
 		return err
 	}
 	rows := make([][]any, 0, len(seen))
 	for k, o := range seen {
 		rows = append(rows, []any{k.PageID, k.Width, k.Audit, flag(o.Animating), flag(o.Replaced)})
 	}
-	return w.insert(ctx, "observations", []string{"page_id", "viewport_width", colAudit, "animating", "replaced"}, rows)
+	return w.insert(ctx, "observations", []string{colPage, "viewport_width", colAudit, "animating", "replaced"}, rows)
 }
 
 func flag(b bool) int64 {

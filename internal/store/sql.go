@@ -59,6 +59,12 @@ const colOrganisation = "organisation_id"
 // colAudit is the audit column of issues, templates and observations.
 const colAudit = "audit"
 
+// Columns of more than one table.
+const (
+	colPage = "page_id"
+	colScan = "scan_id"
+)
+
 // maxParams bounds one statement's bound values: well under SQLite's
 // 32,766 and PostgreSQL's 65,535.
 const maxParams = 8000

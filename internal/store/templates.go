@@ -112,7 +112,7 @@ func (w *ScanWriter) AddTemplateCounts(ctx context.Context, cs []TemplateCount) 
 	for i, c := range cs {
 		rows[i] = []any{w.scanID, c.TemplateID, c.Pages, c.Instances}
 	}
-	return w.insert(ctx, "template_scans", []string{"scan_id", "template_id", "pages", "instances"}, rows)
+	return w.insert(ctx, "template_scans", []string{colScan, "template_id", "pages", "instances"}, rows)
 }
 
 // encodeCounts stores a map of counts as a JSON object (sorted keys).
