@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,13 +121,17 @@ const (
 	PageNotVisited
 )
 
+// pageVisitSQL is v as an SQL literal: the query names the visit
+// directly (a bound value in a CASE has no type PostgreSQL can infer).
+func pageVisitSQL(v PageVisit) string { return strconv.Itoa(int(v)) }
+
 // ErrNotFound is returned (wrapped, naming what) for an organisation or an
 // issue the store does not hold.
 var ErrNotFound = errors.New("not in the issue history")
 
 // issueColumns are what an Issue is read from; issueJoins the joins they need.
 const (
-	issueColumns = `i.id, i.organisation_id, i.fingerprint, i.state, o.name, p.url, i.viewport_width, i.audit, i.rule, i.impact,
+	issueColumns = `i.id, i.organisation_id, i.page_id, i.fingerprint, i.state, o.name, p.url, i.viewport_width, i.audit, i.rule, i.impact,
 		i.element_html, i.target, i.help_url, i.wcag,
 		fs.namespace, fs.name, i.first_seen_at, ls.namespace, ls.name, i.last_seen_at,
 		xs.namespace, xs.name, i.fixed_at, i.fixed_reason, i.reopened, i.scans_present`
@@ -139,8 +144,8 @@ const (
 )
 
 type issueRow struct {
-	id, orgID int64
-	issue     Issue
+	id, orgID, pageID int64
+	issue             Issue
 }
 
 func scanIssue(sc interface{ Scan(...any) error }) (issueRow, error) {
@@ -151,7 +156,7 @@ func scanIssue(sc interface{ Scan(...any) error }) (issueRow, error) {
 	var fixNS, fixName, reason sql.NullString
 	var fixedAt sql.NullInt64
 	var fsNS, fsName, lsNS, lsName string
-	err := sc.Scan(&r.id, &r.orgID, &is.Fingerprint, &is.State, &is.Organisation, &is.Page, &is.ViewportWidth, &is.Audit, &is.Rule, &is.Impact,
+	err := sc.Scan(&r.id, &r.orgID, &r.pageID, &is.Fingerprint, &is.State, &is.Organisation, &is.Page, &is.ViewportWidth, &is.Audit, &is.Rule, &is.Impact,
 		&is.ElementHTML, &is.Target, &is.HelpURL, &wcag,
 		&fsNS, &fsName, &firstAt, &lsNS, &lsName, &lastAt, &fixNS, &fixName, &fixedAt, &reason, &is.Reopened, &is.ScansPresent)
 	if err != nil {
@@ -302,11 +307,12 @@ func (s *Store) Issue(ctx context.Context, namespaces []string, fingerprint stri
 	d := IssueDetail{Issue: r.issue, Scans: []IssueScan{}}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT s.namespace, s.name, os.finished_at,
 		CASE WHEN EXISTS (SELECT 1 FROM presences p WHERE p.scan_id = os.scan_id AND p.issue_id = ?) THEN 1 ELSE 0 END,
-		CASE WHEN EXISTS (SELECT 1 FROM page_visits v WHERE v.scan_id = os.scan_id AND v.page_id = (SELECT page_id FROM issues WHERE id = ?)) THEN 1
-			WHEN EXISTS (SELECT 1 FROM page_visits v WHERE v.scan_id = os.scan_id) THEN 2 ELSE 0 END
+		CASE WHEN EXISTS (SELECT 1 FROM page_visits v WHERE v.scan_id = os.scan_id AND v.page_id = ?) THEN `+pageVisitSQL(PageVisited)+`
+			WHEN EXISTS (SELECT 1 FROM page_visits v WHERE v.scan_id = os.scan_id) THEN `+pageVisitSQL(PageNotVisited)+`
+			ELSE `+pageVisitSQL(PageVisitUnknown)+` END
 		FROM organisation_scans os JOIN scans s ON s.id = os.scan_id
 		WHERE os.organisation_id = ? AND os.finished_at >= ? ORDER BY os.finished_at, os.scan_id`),
-		r.id, r.id, r.orgID, r.issue.FirstSeenAt.Unix())
+		r.id, r.pageID, r.orgID, r.issue.FirstSeenAt.Unix())
 	if err != nil {
 		return IssueDetail{}, fmt.Errorf("store: reading issue %q's scans: %w", fingerprint, err)
 	}
