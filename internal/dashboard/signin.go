@@ -69,11 +69,11 @@ func NewSignIn(opts SignInOptions) (*SignIn, error) {
 	if opts.Issuer == "" || opts.ClientID == "" {
 		return nil, errors.New("sign-in needs the provider's issuer URL and the dashboard's client ID")
 	}
-	if iss, err := url.Parse(opts.Issuer); err != nil || !secureURL(iss) {
+	if iss, err := url.Parse(opts.Issuer); err != nil || !websession.SecureURL(iss) {
 		return nil, fmt.Errorf("issuer %q: an absolute https URL is needed (http only on a loopback address)", opts.Issuer)
 	}
 	u, err := url.Parse(opts.RedirectURL)
-	if err != nil || !secureURL(u) || u.RawQuery != "" || u.Fragment != "" {
+	if err != nil || !websession.SecureURL(u) || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("redirect URL %q: an absolute https URL without query is needed (http only on a loopback address)", opts.RedirectURL)
 	}
 	path := u.EscapedPath()
@@ -103,22 +103,6 @@ func NewSignIn(opts SignInOptions) (*SignIn, error) {
 		opts.Now = time.Now
 	}
 	return &SignIn{opts: opts, callback: path}, nil
-}
-
-// secureURL is an absolute https URL, or http on a loopback host (where
-// browsers keep Secure cookies too).
-func secureURL(u *url.URL) bool {
-	if u.Host == "" || u.User != nil {
-		return false
-	}
-	switch u.Scheme {
-	case "https":
-		return true
-	case "http":
-		h := u.Hostname()
-		return h == "localhost" || h == "127.0.0.1" || h == "::1"
-	}
-	return false
 }
 
 // safeRoute is a path a ServeMux pattern can hold literally.

@@ -41,16 +41,16 @@ type ProtectedResource struct {
 }
 
 // Check refuses a resource or issuer that is not an https URL (http only on
-// a loopback host), or a resource URL with a query or fragment (RFC 9728
-// section 1.2).
+// a loopback host, websession.SecureURL, as the dashboard's sign-in), or
+// one with a query or fragment (RFC 9728 section 1.2).
 func (p ProtectedResource) Check() error {
 	for _, u := range []struct{ name, raw string }{{"the resource URL", p.Resource}, {"the issuer", p.Issuer}} {
 		parsed, err := url.Parse(u.raw)
 		switch {
 		case err != nil || parsed.Host == "":
 			return fmt.Errorf("%s %q is not an absolute URL", u.name, truncate(u.raw, 200))
-		case parsed.Scheme != "https" && (parsed.Scheme != "http" || !isLoopback(parsed.Host)):
-			return fmt.Errorf("%s %q must be https (http only on a loopback address)", u.name, truncate(u.raw, 200))
+		case !websession.SecureURL(parsed):
+			return fmt.Errorf("%s %q must be https without user information (http only on a loopback address)", u.name, truncate(u.raw, 200))
 		case parsed.RawQuery != "" || parsed.Fragment != "":
 			return fmt.Errorf("%s %q may not have a query or fragment", u.name, truncate(u.raw, 200))
 		}

@@ -14,6 +14,7 @@ func TestProtectedResourceCheck(t *testing.T) {
 		{"http://127.0.0.1:8090/mcp", "http://localhost:5556", ""},
 		{"http://cwac.example.org/mcp", "https://id.example.org", "must be https"},
 		{"https://cwac.example.org/mcp", "http://id.example.org", "must be https"},
+		{"https://u:p@cwac.example.org/mcp", "https://id.example.org", "without user information"},
 		{"https://cwac.example.org/mcp?x=1", "https://id.example.org", "query or fragment"},
 		{"https://cwac.example.org/mcp#f", "https://id.example.org", "query or fragment"},
 		{"/mcp", "https://id.example.org", "not an absolute URL"},
