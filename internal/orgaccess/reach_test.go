@@ -11,7 +11,9 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 )
 
-func grant(name string, subjects []cwacv1alpha1.GrantSubject, orgs, sectors []string, names cwacv1alpha1.OtherOrganisationNames) cwacv1alpha1.CwacOrganisationGrant {
+func grant(name string, subjects []cwacv1alpha1.GrantSubject, orgs, sectors []string,
+	names cwacv1alpha1.OtherOrganisationNames,
+) cwacv1alpha1.CwacOrganisationGrant {
 	return cwacv1alpha1.CwacOrganisationGrant{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "agencies"},
 		Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
