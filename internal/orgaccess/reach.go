@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
 // Reach is what one caller may read of one namespace. The zero Reach
@@ -92,4 +93,23 @@ func (r Reach) CoversSector(sector string) bool { return r.whole || r.sectors[se
 // names are shown.
 func (r Reach) ShowsName(organisation, sector string) bool {
 	return r.namesShown || r.Covers(organisation, sector)
+}
+
+// Within is the reach as the issue history's reads take it: nil for a
+// namespace reader (every organisation), else the organisations and
+// sectors granted, in order (none for the zero Reach: it keeps nothing).
+func (r Reach) Within() *store.Within {
+	if r.whole {
+		return nil
+	}
+	return &store.Within{Organisations: sortedKeys(r.organisations), Sectors: sortedKeys(r.sectors)}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

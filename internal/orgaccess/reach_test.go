@@ -136,3 +136,21 @@ func TestRefusalsNameOnlyWhatTheyAreGiven(t *testing.T) {
 		}
 	}
 }
+
+func TestWithin(t *testing.T) {
+	if w := orgaccess.Whole().Within(); w != nil {
+		t.Errorf("a namespace reader's Within = %+v, want nil (every organisation)", w)
+	}
+	var z orgaccess.Reach
+	if w := z.Within(); w == nil || len(w.Organisations)+len(w.Sectors) != 0 {
+		t.Errorf("the zero Reach's Within = %+v, want an empty one (nothing)", w)
+	}
+	grants := []cwacv1alpha1.CwacOrganisationGrant{
+		grant("b", []cwacv1alpha1.GrantSubject{user("u")}, []string{"Zeta", "Alpha"}, []string{"S2"}, ""),
+		grant("a", []cwacv1alpha1.GrantSubject{group("g")}, []string{"Alpha", "Mid"}, []string{"S1"}, ""),
+	}
+	w := orgaccess.Granted(grants, "u", []string{"g"}).Within()
+	if strings.Join(w.Organisations, "|") != "Alpha|Mid|Zeta" || strings.Join(w.Sectors, "|") != "S1|S2" {
+		t.Errorf("Within = %+v, want the union in order", w)
+	}
+}

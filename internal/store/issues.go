@@ -44,6 +44,10 @@ type IssueFilter struct {
 	// Limit is the page size (1..MaxLimit; 0 means DefaultLimit).
 	Limit  int
 	Offset int
+	// Within, when set, keeps only these organisations of the namespaces
+	// (a caller who reads by organisation grant): an organisation it does
+	// not keep is not found, and the total counts only those it keeps.
+	Within *Within
 }
 
 // Paging limits of IssueHistory.
@@ -186,7 +190,7 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 	var args []any
 	var orgCond string // the organisations the filter reads, on column "organisation_id"
 	if f.Organisation != "" {
-		ids, err := s.organisationIDs(ctx, f.Namespaces, f.Organisation)
+		ids, err := s.organisationIDs(ctx, f.Namespaces, f.Organisation, f.Within)
 		if err != nil {
 			return IssuePage{}, err
 		}
@@ -196,6 +200,13 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 		cond, nsArgs, err := inNamespaces("namespace", f.Namespaces)
 		if err != nil {
 			return IssuePage{}, err
+		}
+		within, withinArgs, err := f.Within.cond("")
+		if err != nil {
+			return IssuePage{}, err
+		}
+		if within != "" {
+			cond, nsArgs = cond+" AND "+within, append(nsArgs, withinArgs...)
 		}
 		orgCond, args = "organisation_id IN (SELECT id FROM organisations WHERE "+cond+")", append(args, nsArgs...)
 	}

@@ -199,11 +199,19 @@ func (s *Store) organisations(ctx context.Context, cond string, args []any) ([]O
 }
 
 // organisationIDs resolves an organisation's name in the namespaces (one
-// id per namespace that has it), oldest first.
-func (s *Store) organisationIDs(ctx context.Context, namespaces []string, name string) ([]int64, error) {
+// id per namespace that has it), oldest first; ErrNotFound also when within
+// does not keep it.
+func (s *Store) organisationIDs(ctx context.Context, namespaces []string, name string, within *Within) ([]int64, error) {
 	cond, args, err := inNamespaces("namespace", namespaces)
 	if err != nil {
 		return nil, err
+	}
+	withinCond, withinArgs, err := within.cond("")
+	if err != nil {
+		return nil, err
+	}
+	if withinCond != "" {
+		cond, args = cond+" AND "+withinCond, append(args, withinArgs...)
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM organisations WHERE name = ? AND `+cond+` ORDER BY id`), append([]any{name}, args...)...)
 	if err != nil {
@@ -271,7 +279,7 @@ func (s *Store) OrganisationLatestChanges(ctx context.Context, namespace, organi
 	if limit < 1 || limit > MaxLimit {
 		return LatestChanges{}, fmt.Errorf("limit %d is not between 1 and %d", limit, MaxLimit)
 	}
-	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation)
+	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation, nil)
 	if err != nil {
 		return LatestChanges{}, err
 	}

@@ -58,7 +58,7 @@ func (s *Store) OrganisationPages(ctx context.Context, namespace, organisation s
 	if limit < 1 || limit > MaxOrganisationPages {
 		return nil, fmt.Errorf("limit %d is not between 1 and %d", limit, MaxOrganisationPages)
 	}
-	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation)
+	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation, nil)
 	if err != nil {
 		return nil, err
 	}

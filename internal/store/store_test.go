@@ -224,6 +224,15 @@ func checkFilters(t *testing.T, st *store.Store) {
 		{store.IssueFilter{Organisation: "O", State: "open", Page: "https://o/"}, []string{"a1"}},
 		{store.IssueFilter{Limit: 1, Offset: 1}, []string{"a2"}},
 		{store.IssueFilter{Offset: 3}, []string{}},
+		// Within keeps organisations by name or by sector, either one.
+		{store.IssueFilter{Within: &store.Within{Organisations: []string{"O"}}}, []string{"a1", "a2", "c3"}},
+		{store.IssueFilter{Within: &store.Within{Sectors: []string{"Sector"}}}, []string{"a1", "a2", "c3"}},
+		{store.IssueFilter{Within: &store.Within{Organisations: []string{"P"}, Sectors: []string{"Sector"}}}, []string{"a1", "a2", "c3"}},
+		{store.IssueFilter{Within: &store.Within{Organisations: []string{"O"}, Sectors: []string{"Other"}}, State: "fixed"}, []string{"c3"}},
+		{store.IssueFilter{Within: &store.Within{Organisations: []string{"P"}, Sectors: []string{"Other"}}}, []string{}},
+		{store.IssueFilter{Within: &store.Within{Organisations: []string{"o"}}, Rule: "color-contrast"}, []string{}},
+		{store.IssueFilter{Within: &store.Within{}}, []string{}},
+		{store.IssueFilter{Within: &store.Within{Sectors: []string{"Sector"}}, Organisation: "O", Rule: "color-contrast"}, []string{"c3"}},
 	}
 	for _, tc := range filters {
 		tc.f.Namespaces = nsO
@@ -251,6 +260,15 @@ func checkFilters(t *testing.T, st *store.Store) {
 	}
 	if _, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO, Organisation: "nobody"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown organisation: %v", err)
+	}
+	// An organisation Within does not keep is not found, as one that does not exist.
+	if _, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO, Organisation: "O",
+		Within: &store.Within{Organisations: []string{"P"}}}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("organisation outside Within: %v", err)
+	}
+	if _, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO,
+		Within: &store.Within{Organisations: make([]string, store.MaxWithinNames+1)}}); err == nil {
+		t.Error("a Within of more than MaxWithinNames names was accepted")
 	}
 
 }

@@ -22,7 +22,7 @@ func (s *Store) Templates(ctx context.Context, namespace, organisation string, l
 	if limit < 1 || limit > MaxLimit {
 		return nil, fmt.Errorf("limit %d is not between 1 and %d", limit, MaxLimit)
 	}
-	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation)
+	ids, err := s.organisationIDs(ctx, []string{namespace}, organisation, nil)
 	if err != nil {
 		return nil, err
 	}

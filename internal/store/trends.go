@@ -90,7 +90,7 @@ func scanTrendPoint(sc interface{ Scan(...any) error }) (TrendPoint, error) {
 // (An organisation scanned from several of the namespaces has a history in
 // each; their points are interleaved by time, each naming its scan.)
 func (s *Store) OrganisationTrend(ctx context.Context, namespaces []string, organisation, schedule string) ([]TrendPoint, error) {
-	ids, err := s.organisationIDs(ctx, namespaces, organisation)
+	ids, err := s.organisationIDs(ctx, namespaces, organisation, nil)
 	if err != nil {
 		return nil, err
 	}
