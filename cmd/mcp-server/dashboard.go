@@ -21,6 +21,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -40,12 +41,15 @@ func (f *dashboardFlags) bind(flags *flag.FlagSet) {
 // dashboardAccess is the dashboard's Access over the MCP server's own
 // authentication: the same bearer tokens (TokenReview, or the static token),
 // and, with --auth=kubernetes, a SubjectAccessReview per namespace for get
-// on cwacscans, as the MCP tools check.
+// on cwacscans, as the MCP tools check, then the namespace's organisation
+// grants.
 type dashboardAccess struct {
 	auth mcpserver.Authenticator
 	// clientset reviews permissions; nil with --auth=token or none, where
 	// whoever is let in reads the server's namespace.
 	clientset kubernetes.Interface
+	// grants are the namespace's CwacOrganisationGrants (nil: none read).
+	grants mcpserver.GrantSource
 }
 
 func (a dashboardAccess) Identify(r *http.Request) (dashboard.Principal, error) {
@@ -59,9 +63,13 @@ func (a dashboardAccess) Identify(r *http.Request) (dashboard.Principal, error) 
 	return dashboard.Principal{Name: id.User, Anonymous: id.Method == "anonymous", Subject: id}, nil
 }
 
-func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, namespace string) (bool, error) {
+// Reach is what the principal may read of the namespace: everything for a
+// reader of its CwacScans (a SubjectAccessReview of get on cwacscans, as
+// the MCP tools check), else what the namespace's CwacOrganisationGrants
+// give the principal's user and groups.
+func (a dashboardAccess) Reach(ctx context.Context, p dashboard.Principal, namespace string) (orgaccess.Reach, error) {
 	if a.clientset == nil {
-		return true, nil
+		return orgaccess.Whole(), nil
 	}
 	spec := authorizationv1.SubjectAccessReviewSpec{
 		Extra: map[string]authorizationv1.ExtraValue{},
@@ -72,7 +80,7 @@ func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, nam
 	switch id := p.Subject.(type) {
 	case *mcpserver.Identity:
 		if !id.Reviewable() {
-			return false, nil
+			return orgaccess.Reach{}, nil
 		}
 		spec.User, spec.UID, spec.Groups = id.User, id.UID, id.Groups
 		for k, v := range id.Extra {
@@ -83,13 +91,23 @@ func (a dashboardAccess) MayRead(ctx context.Context, p dashboard.Principal, nam
 		// mapping gave, as kube-apiserver would name them.
 		spec.User, spec.Groups = id.User, id.Groups
 	default:
-		return false, nil
+		return orgaccess.Reach{}, nil
 	}
 	sar, err := a.clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: spec}, metav1.CreateOptions{})
 	if err != nil {
-		return false, fmt.Errorf("checking permissions: %w", err)
+		return orgaccess.Reach{}, fmt.Errorf("checking permissions: %w", err)
 	}
-	return sar.Status.Allowed, nil
+	if sar.Status.Allowed {
+		return orgaccess.Whole(), nil
+	}
+	if a.grants == nil {
+		return orgaccess.Reach{}, nil
+	}
+	grants, err := a.grants.Grants(ctx)
+	if err != nil {
+		return orgaccess.Reach{}, err
+	}
+	return orgaccess.Granted(grants, spec.User, spec.Groups), nil
 }
 
 // dashboardScans is the dashboard's ScanSource: the CwacScans (through the
@@ -215,7 +233,7 @@ func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
 	if !f.enabled {
 		return nil, nil //nolint:nilnil // no dashboard is not an error
 	}
-	access := dashboardAccess{auth: deps.auth}
+	access := dashboardAccess{auth: deps.auth, grants: deps.grants}
 	if _, ok := deps.auth.(*mcpserver.KubernetesAuth); ok {
 		access.clientset = deps.clientset // else --auth=token or none: no reviews
 	}
@@ -251,6 +269,7 @@ type dashboardDeps struct {
 	auth        mcpserver.Authenticator
 	clientset   kubernetes.Interface
 	client      client.Reader
+	grants      mcpserver.GrantSource
 	store       *store.Handle
 	namespace   string
 	resultsRoot string

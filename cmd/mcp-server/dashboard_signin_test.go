@@ -101,16 +101,16 @@ func TestDashboardAccessSession(t *testing.T) {
 	})
 	a := dashboardAccess{auth: &mcpserver.KubernetesAuth{Clientset: cs}, clientset: cs}
 	p := dashboard.Principal{Name: "alice@example.org", Subject: dashboard.SessionUser{User: "alice@example.org", Groups: []string{"oidc:team-a"}}}
-	ok, err := a.MayRead(context.Background(), p, "cwac")
-	if err != nil || !ok || len(asked) != 1 {
-		t.Fatalf("%v %v %d", ok, err, len(asked))
+	r, err := a.Reach(context.Background(), p, "cwac")
+	if err != nil || !r.IsWhole() || len(asked) != 1 {
+		t.Fatalf("%v %v %d", r.IsWhole(), err, len(asked))
 	}
 	s := asked[0]
 	if s.User != "alice@example.org" || s.UID != "" || len(s.Extra) != 0 || s.ResourceAttributes.Verb != "get" ||
 		s.ResourceAttributes.Resource != "cwacscans" || s.ResourceAttributes.Namespace != "cwac" {
 		t.Errorf("review %+v", s)
 	}
-	if ok, _ := a.MayRead(context.Background(), dashboard.Principal{Name: "x", Subject: "something else"}, "cwac"); ok {
+	if r, _ := a.Reach(context.Background(), dashboard.Principal{Name: "x", Subject: "something else"}, "cwac"); r.Any() {
 		t.Error("an unknown subject may read")
 	}
 	if got := authModeOf(mcpserver.AnonymousAuth{}) + authModeOf(mcpserver.StaticTokenAuth{}) + authModeOf(a.auth); got != "nonetokenkubernetes" {

@@ -47,8 +47,8 @@ func TestDashboardAccess(t *testing.T) {
 	if err != nil || p.Name != "mcp-token" {
 		t.Fatalf("static token: %+v %v", p, err)
 	}
-	if ok, err := static.MayRead(context.Background(), p, "any"); !ok || err != nil {
-		t.Errorf("static token reads the server's namespace: %v %v", ok, err)
+	if r, err := static.Reach(context.Background(), p, "any"); !r.IsWhole() || err != nil {
+		t.Errorf("static token reads the server's namespace: %v %v", r.IsWhole(), err)
 	}
 	open := dashboardAccess{auth: mcpserver.AnonymousAuth{}}
 	if p, err := open.Identify(req("")); err != nil || !p.Anonymous {
@@ -66,7 +66,11 @@ func TestDashboardAccess(t *testing.T) {
 		sar.Status.Allowed = sar.Spec.User == "alice" && sar.Spec.ResourceAttributes.Namespace == "cwac"
 		return true, sar, nil
 	})
-	kube := dashboardAccess{auth: mcpserver.AnonymousAuth{}, clientset: cs}
+	// bob reads one organisation by grant; carol's grant is in another namespace's list.
+	grants := fakeGrants{{Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
+		Subjects:      []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectUser, Name: "bob"}},
+		Organisations: []string{"Ministry of Health"}}}}
+	kube := dashboardAccess{auth: mcpserver.AnonymousAuth{}, clientset: cs, grants: grants}
 	alice := dashboard.Principal{Name: "alice", Subject: &mcpserver.Identity{User: "alice", Groups: []string{"team"}, Method: "kubernetes"}}
 	for _, tc := range []struct {
 		p      dashboard.Principal
@@ -80,10 +84,23 @@ func TestDashboardAccess(t *testing.T) {
 		{dashboard.Principal{Name: "anonymous", Subject: &mcpserver.Identity{User: "anonymous", Method: "anonymous"}}, "cwac", false, false},
 		{alice, "down", false, true},
 	} {
-		ok, err := kube.MayRead(context.Background(), tc.p, tc.ns)
-		if ok != tc.want || (err != nil) != tc.failed {
-			t.Errorf("%s in %s: %v %v", tc.p.Name, tc.ns, ok, err)
+		r, err := kube.Reach(context.Background(), tc.p, tc.ns)
+		if r.IsWhole() != tc.want || (err != nil) != tc.failed {
+			t.Errorf("%s in %s: %v %v", tc.p.Name, tc.ns, r.IsWhole(), err)
 		}
+	}
+	bob, err := kube.Reach(context.Background(), dashboard.Principal{Name: "bob", Subject: &mcpserver.Identity{User: "bob", Method: "kubernetes"}}, "cwac")
+	if err != nil || bob.IsWhole() || !bob.Covers("Ministry of Health", "") || bob.Covers("Ministry of Education", "") {
+		t.Errorf("bob by grant: whole %v, covers Health %v, Education %v, %v", bob.IsWhole(),
+			bob.Covers("Ministry of Health", ""), bob.Covers("Ministry of Education", ""), err)
+	}
+	// A reader of the namespace is not limited by grants; without grants, bob reads nothing.
+	if r, _ := kube.Reach(context.Background(), alice, "cwac"); !r.IsWhole() {
+		t.Error("alice, a namespace reader, is limited")
+	}
+	if r, _ := (dashboardAccess{auth: mcpserver.AnonymousAuth{}, clientset: cs}).Reach(context.Background(),
+		dashboard.Principal{Name: "bob", Subject: &mcpserver.Identity{User: "bob", Method: "kubernetes"}}, "cwac"); r.Any() {
+		t.Error("bob reads something with no grants read")
 	}
 	a := asked[0]
 	if a.User != "alice" || len(a.Groups) != 1 || a.ResourceAttributes.Verb != "get" || a.ResourceAttributes.Resource != "cwacscans" ||
@@ -188,4 +205,11 @@ func TestDashboardHandler(t *testing.T) {
 	if off, err := newDashboard(dashboardFlags{}, dashboardDeps{}); off != nil || err != nil {
 		t.Errorf("--dashboard=false: %v %v", off, err)
 	}
+}
+
+// fakeGrants is a GrantSource of fixed grants.
+type fakeGrants []cwacv1alpha1.CwacOrganisationGrant
+
+func (g fakeGrants) Grants(context.Context) ([]cwacv1alpha1.CwacOrganisationGrant, error) {
+	return g, nil
 }

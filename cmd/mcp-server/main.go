@@ -151,8 +151,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	scans := mcpserver.StartScanCache(ctx, restCfg, scheme, namespace, log)
+	var grants mcpserver.GrantSource
 	if scans != nil {
 		c = mcpserver.WithScanCache(c, scans)
+		grants = mcpserver.WatchGrants(ctx, scans, namespace, log)
 	}
 	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, clientset: cs,
 		namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
@@ -165,6 +167,7 @@ func main() {
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
 		Version: version, Log: log, Policy: policy, Authorizer: authorizer, ReadOnly: readOnly,
 		ScansPerMinute: scansPerMinute, ScanBurst: scanBurst, MaxURLs: maxURLs, History: historyStore,
+		Grants: grants,
 	})
 	if err != nil {
 		fail("creating MCP server", err)
@@ -180,7 +183,7 @@ func main() {
 		if err := conns.Check(); err != nil {
 			fail("invalid connection limits", err)
 		}
-		dash := dashboardHandler(dashboardFlags, dashboardDeps{auth: auth, clientset: cs, client: c,
+		dash := dashboardHandler(dashboardFlags, dashboardDeps{auth: auth, clientset: cs, client: c, grants: grants,
 			store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
 		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash,
 			ProtectedResource: resource})

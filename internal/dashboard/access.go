@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 )
 
 // Principal is who a request is, as the dashboard shows and authorises it.
@@ -14,7 +16,7 @@ type Principal struct {
 	Anonymous bool
 	// Subject is the Access's own record of the principal (a Kubernetes
 	// user with its groups; a SessionUser after a sign-in), handed back to
-	// MayRead; the dashboard never reads it.
+	// Reach; the dashboard never reads it.
 	Subject any
 	// SignOutToken is set when the principal signed in with a session
 	// cookie: the CSRF token the page's sign-out form carries.
@@ -28,16 +30,17 @@ type Principal struct {
 // server's bearer-token authentication (TokenReview) and RBAC
 // (SubjectAccessReview) are one implementation. A session cookie set by
 // the dashboard's own sign-in (SignIn) is read before the Access is asked,
-// when the request carries no Authorization header; MayRead is then given
+// when the request carries no Authorization header; Reach is then given
 // a Principal whose Subject is a SessionUser.
 type Access interface {
 	// Identify returns the request's principal, or an error wrapping
 	// ErrUnauthenticated when it carries no credentials the dashboard
 	// accepts (any other error means the check itself failed: 503).
 	Identify(r *http.Request) (Principal, error)
-	// MayRead reports whether the principal may read the scans and
-	// history of a namespace (get on cwacscans there).
-	MayRead(ctx context.Context, p Principal, namespace string) (bool, error)
+	// Reach is what the principal may read of a namespace's scans and
+	// history: all of it (get on cwacscans there), the organisations the
+	// namespace's CwacOrganisationGrants give, or nothing.
+	Reach(ctx context.Context, p Principal, namespace string) (orgaccess.Reach, error)
 }
 
 // ErrUnauthenticated marks a request without acceptable credentials.
@@ -52,5 +55,7 @@ func (Open) Identify(*http.Request) (Principal, error) {
 	return Principal{Name: "anonymous", Anonymous: true}, nil
 }
 
-// MayRead implements Access.
-func (Open) MayRead(context.Context, Principal, string) (bool, error) { return true, nil }
+// Reach implements Access.
+func (Open) Reach(context.Context, Principal, string) (orgaccess.Reach, error) {
+	return orgaccess.Whole(), nil
+}

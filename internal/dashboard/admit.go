@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
 
@@ -64,8 +65,12 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, public bool) *vi
 	p, err := h.identify(w, r)
 	if errors.Is(err, ErrUnauthenticated) {
 		if public && len(h.opts.PublicNamespaces) > 0 {
-			return &viewer{Principal: Principal{Name: "anonymous (public view)", Anonymous: true, CanSignIn: h.opts.SignIn != nil},
-				Namespaces: h.opts.PublicNamespaces}
+			v := &viewer{Principal: Principal{Name: "anonymous (public view)", Anonymous: true, CanSignIn: h.opts.SignIn != nil},
+				reach: map[string]orgaccess.Reach{}}
+			for _, ns := range h.opts.PublicNamespaces {
+				v.Namespaces, v.reach[ns] = append(v.Namespaces, ns), orgaccess.Whole()
+			}
+			return v
 		}
 		h.unauthenticated(w, r, err)
 		return nil
@@ -76,24 +81,25 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, public bool) *vi
 			"Your credentials could not be checked just now (the Kubernetes API server did not answer). Try again shortly.")
 		return nil
 	}
-	v := &viewer{Principal: p}
+	v := &viewer{Principal: p, reach: map[string]orgaccess.Reach{}}
 	for _, ns := range h.opts.Namespaces {
-		ok := public && slices.Contains(h.opts.PublicNamespaces, ns)
-		if !ok {
-			if ok, err = h.opts.Access.MayRead(r.Context(), p, ns); err != nil {
+		reach := orgaccess.Whole()
+		if !public || !slices.Contains(h.opts.PublicNamespaces, ns) {
+			if reach, err = h.opts.Access.Reach(r.Context(), p, ns); err != nil {
 				h.opts.Log.Error("dashboard: checking permissions", fieldNamespace, ns, "err", err)
 				h.fail(w, r, nil, http.StatusServiceUnavailable, "Permissions unavailable",
 					"Your permissions could not be checked just now (the Kubernetes API server did not answer). Try again shortly.")
 				return nil
 			}
 		}
-		if ok {
-			v.Namespaces = append(v.Namespaces, ns)
+		if reach.Any() {
+			v.Namespaces, v.reach[ns] = append(v.Namespaces, ns), reach
 		}
 	}
 	if len(v.Namespaces) == 0 {
 		h.fail(w, r, v, http.StatusForbidden, "No access",
-			fmt.Sprintf("%s may not get CwacScans in %s, so there is nothing here to show.", p.Name, strings.Join(h.opts.Namespaces, ", ")))
+			fmt.Sprintf("%s may not get CwacScans in %s, and no CwacOrganisationGrant there names them or their groups, "+
+				"so there is nothing here to show.", p.Name, strings.Join(h.opts.Namespaces, ", ")))
 		return nil
 	}
 	return v

@@ -39,7 +39,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h, st := newTestHandler(t, Options{Scans: testScans(t)})
+	h, st := newTestHandler(t, Options{Scans: testScans(t), Access: grantAccess()})
 	ch, err := st.OrganisationLatestChanges(context.Background(), testNS, orgAlpha, 5)
 	if err != nil || len(ch.Fixed) == 0 {
 		t.Fatalf("latest changes: %+v %v", ch, err)
@@ -57,29 +57,38 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	cappedBase := serve(t, capped)
 
-	pages := []struct{ name, path string }{
-		{"organisations", "/"},
-		{"organisations-page-2", "/?per_page=2&page=2"},
-		{"organisation", orgURL(testNS, orgAlpha)},
-		{"organisation-unranked", orgURL(testNS, orgDelta)},
-		{"issue-fixed", "/issues/cwac/" + ch.Fixed[0].Fingerprint},
-		{"issue-open", "/issues/cwac/" + open.Issues[0].Fingerprint},
-		{"scans", "/scans"},
-		{"scans-paged", "/scans?per_page=2&page=2"},
-		{"scans-invalid", "/scans?phase=Done"},
-		{"scan", "/scans/cwac/weekly-2"},
-		{"scan-paged", "/scans/cwac/weekly-2?per_page=2"},
-		{"scan-failed", "/scans/cwac/broken"},
-		{"not-found", orgURL(testNS, "Nobody Ltd")},
+	pages := []struct{ name, path, user string }{
+		{"organisations", "/", ""},
+		{"organisations-page-2", "/?per_page=2&page=2", ""},
+		{"organisation", orgURL(testNS, orgAlpha), ""},
+		{"organisation-unranked", orgURL(testNS, orgDelta), ""},
+		{"issue-fixed", "/issues/cwac/" + ch.Fixed[0].Fingerprint, ""},
+		{"issue-open", "/issues/cwac/" + open.Issues[0].Fingerprint, ""},
+		{"scans", "/scans", ""},
+		{"scans-paged", "/scans?per_page=2&page=2", ""},
+		{"scans-invalid", "/scans?phase=Done", ""},
+		{"scan", "/scans/cwac/weekly-2", ""},
+		{"scan-paged", "/scans/cwac/weekly-2?per_page=2", ""},
+		{"scan-failed", "/scans/cwac/broken", ""},
+		{"not-found", orgURL(testNS, "Nobody Ltd"), ""},
+		// A viewer by organisation grant: the other places of their
+		// sector without names, and the scans refused.
+		{"organisations-by-grant", "/", "alpha-web"},
+		{"organisations-overall-by-grant", "/?rank=overall", "alpha-web"},
+		{"scans-by-grant", "/scans", "alpha-web"},
 	}
 	ctx := axe.Browser(t, chromium)
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
-			checkPage(ctx, t, base, p.path, axeScript, filepath.Join(shots, p.name))
+			user := p.user
+			if user == "" {
+				user = "both"
+			}
+			checkPage(ctx, t, base, p.path, user, axeScript, filepath.Join(shots, p.name))
 		})
 	}
 	t.Run("organisation-capped", func(t *testing.T) {
-		checkPage(ctx, t, cappedBase, orgURL(testNS, orgAlpha), axeScript, filepath.Join(shots, "organisation-capped"))
+		checkPage(ctx, t, cappedBase, orgURL(testNS, orgAlpha), "both", axeScript, filepath.Join(shots, "organisation-capped"))
 	})
 	t.Logf("screenshots in %s", shots)
 }
@@ -97,9 +106,9 @@ func serve(t *testing.T, h http.Handler) string {
 	return "http://" + ln.Addr().String()
 }
 
-// checkPage loads one page in a tab of its own, signed in as a reader of
-// both namespaces (a bearer token on every request), and checks it.
-func checkPage(browserCtx context.Context, t *testing.T, base, path string, axeScript []byte, shot string) {
+// checkPage loads one page in a tab of its own, signed in as user (a
+// bearer token on every request), and checks it.
+func checkPage(browserCtx context.Context, t *testing.T, base, path, user string, axeScript []byte, shot string) {
 	var mu sync.Mutex
 	var requested []string
 	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithListener(func(ev any) {
@@ -116,7 +125,7 @@ func checkPage(browserCtx context.Context, t *testing.T, base, path string, axeS
 		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
 			return err
 		}
-		_, err := cdp.Call(ctx, tg, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Authorization": "Bearer both"}})
+		_, err := cdp.Call(ctx, tg, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Authorization": "Bearer " + user}})
 		return err
 	})
 	if err := chromedp.Do(ctx, signIn, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+path)); err != nil {

@@ -51,6 +51,7 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 		h.storeFailed(w, r, v, "", err)
 		return
 	}
+	figures = maskLeaderboard(figures, v)
 	if format == formatJSON {
 		streamLeaderboardJSON(w, r, figures)
 		return
@@ -63,6 +64,9 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 		rank := ""
 		if o.Rank > 0 {
 			rank = strconv.Itoa(o.Rank)
+		}
+		if o.PlaceOnly { // its place and score, every other cell empty
+			return slices.Concat([]string{o.Sector, rank, o.Namespace, o.Organisation, optFloat(o.Score)}, make([]string, len(header)-5))
 		}
 		return []string{o.Sector, rank, o.Namespace, o.Organisation, optFloat(o.Score), optFloat(o.ScoreChange),
 			strconv.FormatInt(o.Issues, 10), optInt(o.IssuesChange), i64(o.Critical), i64(o.Serious), i64(o.Moderate), i64(o.Minor), i64(o.Other),
@@ -83,6 +87,19 @@ func (h *Handler) exportLeaderboard(w http.ResponseWriter, r *http.Request, v *v
 // streamLeaderboardJSON writes the leaderboard as LeaderboardFigures
 // encodes, one organisation at a time through a buffer, so the
 // download of every organisation is never held whole in memory.
+// placeOnlyJSON is another organisation's row in the JSON export for a
+// viewer by grant: the fields it has, and no zero figures it does not.
+func placeOnlyJSON(o LeaderboardRow) any {
+	return struct {
+		Rank         int      `json:"rank,omitempty"`
+		Namespace    string   `json:"namespace"`
+		Organisation string   `json:"organisation,omitempty"`
+		Sector       string   `json:"sector"`
+		Score        *float64 `json:"score"`
+		PlaceOnly    bool     `json:"place_only"`
+	}{o.Rank, o.Namespace, o.Organisation, o.Sector, o.Score, true}
+}
+
 func streamLeaderboardJSON(w http.ResponseWriter, r *http.Request, f LeaderboardFigures) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="leaderboard.json"`)
@@ -102,7 +119,15 @@ func streamLeaderboardJSON(w http.ResponseWriter, r *http.Request, f Leaderboard
 		}
 		_, _ = bw.WriteString("]")
 	}
-	rows := func(rs []LeaderboardRow) { list(len(rs), func(i int) { _ = enc.Encode(rs[i]) }) }
+	rows := func(rs []LeaderboardRow) {
+		list(len(rs), func(i int) {
+			if rs[i].PlaceOnly {
+				_ = enc.Encode(placeOnlyJSON(rs[i]))
+				return
+			}
+			_ = enc.Encode(rs[i])
+		})
+	}
 	_, _ = bw.WriteString(`{"sectors":`)
 	list(len(f.Sectors), func(i int) {
 		name, _ := json.Marshal(f.Sectors[i].Name)

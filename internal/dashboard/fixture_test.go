@@ -16,7 +16,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
@@ -188,7 +190,9 @@ func ingestRun(t *testing.T, st *store.Store, fsys fstest.MapFS, scan store.Scan
 // grants lists the namespaces each user may read.
 type testAccess struct {
 	grants map[string][]string
-	down   bool
+	// orgGrants are each namespace's CwacOrganisationGrants.
+	orgGrants map[string][]cwacv1alpha1.CwacOrganisationGrant
+	down      bool
 }
 
 func (a testAccess) Identify(r *http.Request) (Principal, error) {
@@ -202,8 +206,11 @@ func (a testAccess) Identify(r *http.Request) (Principal, error) {
 	return Principal{Name: user}, nil
 }
 
-func (a testAccess) MayRead(_ context.Context, p Principal, ns string) (bool, error) {
-	return slices.Contains(a.grants[p.Name], ns), nil
+func (a testAccess) Reach(_ context.Context, p Principal, ns string) (orgaccess.Reach, error) {
+	if slices.Contains(a.grants[p.Name], ns) {
+		return orgaccess.Whole(), nil
+	}
+	return orgaccess.Granted(a.orgGrants[ns], p.Name, nil), nil
 }
 
 // defaultAccess: "reader" reads testNS, "both" both namespaces, "nobody" none.

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -139,14 +140,39 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// viewer is who a request is and the namespaces it may read, in the
-// order the dashboard serves them.
+// viewer is who a request is and the namespaces it may read (wholly, or
+// some organisations by grant), in the order the dashboard serves them.
 type viewer struct {
 	Principal
 	Namespaces []string
+	reach      map[string]orgaccess.Reach
 }
 
+// may reports whether the viewer reads anything of the namespace.
 func (v *viewer) may(ns string) bool { return v != nil && slices.Contains(v.Namespaces, ns) }
+
+// reachOf is what the viewer may read of the namespace (nothing when nil).
+func (v *viewer) reachOf(ns string) orgaccess.Reach {
+	if v == nil {
+		return orgaccess.Reach{}
+	}
+	return v.reach[ns]
+}
+
+// ReadsWholeScans reports whether the viewer reads every namespace it
+// may read wholly: only then are the scans' pages (which show every
+// organisation of a scan) in the navigation.
+func (v *viewer) ReadsWholeScans() bool {
+	if v == nil {
+		return false
+	}
+	for _, ns := range v.Namespaces {
+		if !v.reach[ns].IsWhole() {
+			return false
+		}
+	}
+	return true
+}
 
 // reason is the part of an unauthenticated error after the sentinel.
 func reason(err error) string {

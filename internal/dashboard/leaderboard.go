@@ -49,6 +49,10 @@ type LeaderboardRow struct {
 	Completeness string `json:"completeness,omitempty"`
 	// Trend is the newest scans' scores and issues, oldest first.
 	Trend []ScorePoint `json:"trend"`
+	// PlaceOnly marks another organisation's row shown to a viewer who
+	// reads by CwacOrganisationGrant: its rank, sector and score alone,
+	// its name only when a grant shows other organisations' names.
+	PlaceOnly bool `json:"place_only,omitempty"`
 }
 
 // ScorePoint is one point of a row's trend as the leaderboard shows and

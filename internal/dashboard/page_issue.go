@@ -46,6 +46,13 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	d, err := st.Issue(r.Context(), []string{ns}, id)
+	if err == nil {
+		// By grant: another organisation's issue reads as one not there.
+		var ok bool
+		if ok, err = h.covers(r.Context(), st, v, ns, d.Organisation); err == nil && !ok {
+			err = store.ErrNotFound
+		}
+	}
 	if err != nil {
 		h.storeFailed(w, r, v, notFound, err)
 		return

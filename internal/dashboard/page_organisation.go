@@ -106,9 +106,9 @@ func newestPoints(points []store.TrendPoint, n int) (shown []store.TrendPoint, o
 
 // organisationParams validates the organisation page's (and its export's)
 // path and query: 400 for a malformed value, 404 for a namespace the
-// viewer may not read (said as not found: its existence is not theirs to
-// know), 503 without a store (needStore). The store is nil when it
-// answered.
+// viewer may not read, or an organisation their grants do not cover (said
+// as not found: its existence is not theirs to know), 503 without a store
+// (needStore). The store is nil when it answered.
 func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *viewer) (ns, org, schedule string, st *store.Store) {
 	ns, org = r.PathValue("ns"), r.PathValue("org")
 	schedule = r.URL.Query().Get(fieldSchedule)
@@ -126,12 +126,23 @@ func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *
 		h.badRequest(w, r, v, err.Error())
 		return "", "", "", nil
 	}
+	notFound := store.NoOrganisation(ns, org) + " that you may read."
 	if !v.may(ns) {
-		h.fail(w, r, v, http.StatusNotFound, "Not found",
-			store.NoOrganisation(ns, org)+" that you may read.")
+		h.fail(w, r, v, http.StatusNotFound, "Not found", notFound)
 		return "", "", "", nil
 	}
-	return ns, org, schedule, h.needStore(w, r, v)
+	if st = h.needStore(w, r, v); st == nil {
+		return "", "", "", nil
+	}
+	// By grant: an organisation not covered reads as one not there.
+	if ok, err := h.covers(r.Context(), st, v, ns, org); err != nil || !ok {
+		if err == nil {
+			err = store.ErrNotFound
+		}
+		h.storeFailed(w, r, v, notFound, err)
+		return "", "", "", nil
+	}
+	return ns, org, schedule, st
 }
 
 // organisationLists fills the page's lists from the store.

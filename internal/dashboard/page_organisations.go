@@ -82,6 +82,7 @@ func (h *Handler) organisations(w http.ResponseWriter, r *http.Request, v *viewe
 	if d.Overall {
 		all = overallLeaderboard(all)
 	}
+	all = maskLeaderboard(all, v)
 	slice := sliceLeaderboard(all, p.Offset(), p.PerPage)
 	if d.Pager, err = newPager("Pages of organisations", "organisations", "/", q, p, slice.Total); err != nil {
 		h.badRequest(w, r, v, err.Error())

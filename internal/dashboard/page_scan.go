@@ -133,6 +133,10 @@ func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer, 
 		h.fail(w, r, v, http.StatusNotFound, "Not found", fmt.Sprintf("No scan %s in namespace %s that you may read.", name, ns))
 		return "", "", false
 	}
+	if !v.reachOf(ns).IsWhole() {
+		h.refuseScans(w, r, v, "a scan's page and files")
+		return "", "", false
+	}
 	return ns, name, h.needScans(w, r, v)
 }
 

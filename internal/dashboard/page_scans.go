@@ -32,8 +32,13 @@ type scansPage struct {
 
 // scans is /scans: the list, filtered by schedule, phase and namespace.
 func (h *Handler) scans(w http.ResponseWriter, r *http.Request, v *viewer) {
+	whole := v.wholeNamespaces()
+	if len(whole) == 0 {
+		h.refuseScans(w, r, v, "the list of scans")
+		return
+	}
 	q := r.URL.Query()
-	d := scansPage{Phases: phases, Namespaces: v.Namespaces,
+	d := scansPage{Phases: phases, Namespaces: whole,
 		Filter: scansFilter{Schedule: q.Get(fieldSchedule), Phase: q.Get(fieldPhase), Namespace: q.Get(fieldNamespace)}}
 	field, err := checkScansQuery(q, d.Filter, v)
 	var p paging
@@ -50,7 +55,7 @@ func (h *Handler) scans(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if !h.needScans(w, r, v) {
 		return
 	}
-	namespaces := v.Namespaces
+	namespaces := whole
 	if d.Filter.Namespace != "" {
 		namespaces = []string{d.Filter.Namespace}
 	}
@@ -92,8 +97,8 @@ func checkScansQuery(q map[string][]string, f scansFilter, v *viewer) (string, e
 		if err := checkName(fieldNamespace, f.Namespace); err != nil {
 			return fieldNamespace, err
 		}
-		if !v.may(f.Namespace) {
-			return fieldNamespace, fmt.Errorf("namespace %q is not one whose scans you may read (%s)", f.Namespace, strings.Join(v.Namespaces, ", "))
+		if whole := v.wholeNamespaces(); !slices.Contains(whole, f.Namespace) {
+			return fieldNamespace, fmt.Errorf("namespace %q is not one whose scans you may read (%s)", f.Namespace, strings.Join(whole, ", "))
 		}
 	}
 	return "", nil

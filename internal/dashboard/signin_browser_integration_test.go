@@ -46,7 +46,7 @@ func TestSignInPagesInBrowser(t *testing.T) {
 		{"signed-out", serve(t, signedIn), "/signed-out"},
 	} {
 		t.Run(p.name, func(t *testing.T) {
-			checkPage(ctx, t, p.base, p.path, axeScript, filepath.Join(shots, p.name))
+			checkPage(ctx, t, p.base, p.path, "both", axeScript, filepath.Join(shots, p.name))
 		})
 	}
 }

@@ -164,7 +164,7 @@ func (k *KubernetesAuth) Authenticate(ctx context.Context, r *http.Request) (*Id
 // Authorize implements Authorizer.
 func (k *KubernetesAuth) Authorize(ctx context.Context, id *Identity, verb, namespace string) error {
 	if !id.Reviewable() {
-		return fmt.Errorf("Forbidden: no Kubernetes identity for this call")
+		return fmt.Errorf("%w: no Kubernetes identity for this call", errForbidden)
 	}
 	allowed, err := k.review(ctx, id, authorizationv1.SubjectAccessReviewSpec{
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
@@ -175,7 +175,7 @@ func (k *KubernetesAuth) Authorize(ctx context.Context, id *Identity, verb, name
 		return err
 	}
 	if !allowed {
-		return fmt.Errorf("Forbidden: %s may not %s cwacscans in namespace %s", id.User, verb, namespace)
+		return fmt.Errorf("%w: %s may not %s cwacscans in namespace %s", errForbidden, id.User, verb, namespace)
 	}
 	return nil
 }

@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -29,6 +31,23 @@ func (s *Server) history() (*store.Store, []string, error) {
 		return nil, nil, errHistoryNotOpen
 	}
 	return st, []string{s.cfg.Namespace}, nil
+}
+
+// checkOrganisationReach refuses an organisation the caller's reach does
+// not cover, with the same words whether or not the history holds it (a
+// refusal tells nothing of organisations outside the caller's reach).
+func (s *Server) checkOrganisationReach(ctx context.Context, st *store.Store, call *callInfo, organisation string) error {
+	if call.reach.IsWhole() {
+		return nil
+	}
+	o, err := st.Organisation(ctx, s.cfg.Namespace, organisation)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("reading the issue history: %w", err)
+	}
+	if err != nil || !call.reach.Covers(o.Name, o.Sector) {
+		return orgaccess.NotCovered("this organisation")
+	}
+	return nil
 }
 
 // historyError words a store error for a caller: an organisation that is

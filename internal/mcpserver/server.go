@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
@@ -77,6 +78,9 @@ type Config struct {
 	// the server started). cwac_issue_history and cwac_organisation_trend
 	// say which.
 	History *store.Handle
+	// Grants are the namespace's CwacOrganisationGrants (nil: none are
+	// read, and only readers of its CwacScans are let in).
+	Grants GrantSource
 }
 
 func (c *Config) defaults() {
@@ -154,6 +158,10 @@ type callInfo struct {
 	Transport string
 	Target    string
 	progress  func(done, total float64, msg string)
+	// reach is what the caller may read of the namespace, set by
+	// authorizeCall before the handler runs: the zero value reaches
+	// nothing.
+	reach orgaccess.Reach
 }
 
 // serverInstructions is what the server tells MCP clients it is for.
@@ -384,11 +392,9 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	if s.cfg.Authorizer != nil && call.Transport != transportStdio {
-		if err := s.cfg.Authorizer.Authorize(ctx, call.Identity, toolVerbs[t.name], s.cfg.Namespace); err != nil {
-			s.audit(t, call, args, "forbidden", err, start)
-			return err
-		}
+	if err := s.authorizeCall(ctx, t.name, call); err != nil {
+		s.audit(t, call, args, "forbidden", err, start)
+		return err
 	}
 	done := make(chan error, 1)
 	inner := *call

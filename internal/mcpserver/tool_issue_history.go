@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -23,7 +25,7 @@ func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.Iss
 		return mcpapi.IssueHistoryOutput{}, err
 	}
 	f := store.IssueFilter{Namespaces: namespaces, Organisation: in.Organisation, Rule: in.Rule, State: strings.ToLower(in.State),
-		ReopenedOnly: in.ReopenedOnly, Page: in.Page, Limit: in.Limit, Offset: in.Offset}
+		ReopenedOnly: in.ReopenedOnly, Page: in.Page, Limit: in.Limit, Offset: in.Offset, Within: call.reach.Within()}
 	switch {
 	case f.State != "" && f.State != store.StateOpen && f.State != store.StateFixed:
 		return mcpapi.IssueHistoryOutput{}, fmt.Errorf("Invalid state: %q (open or fixed)", truncate(in.State, 64))
@@ -34,6 +36,9 @@ func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.Iss
 	}
 	call.Target = "history:" + s.cfg.Namespace
 	page, err := st.IssueHistory(ctx, f)
+	if err != nil && f.Within != nil && errors.Is(err, store.ErrNotFound) {
+		return mcpapi.IssueHistoryOutput{}, orgaccess.NotCovered("this organisation")
+	}
 	if err != nil {
 		return mcpapi.IssueHistoryOutput{}, s.historyError(in.Organisation, err)
 	}

@@ -28,6 +28,9 @@ func (s *Server) organisationTrend(ctx context.Context, call *callInfo, in mcpap
 		return mcpapi.OrganisationTrendOutput{}, errors.New("organisation is required")
 	}
 	call.Target = "history:" + s.cfg.Namespace
+	if err := s.checkOrganisationReach(ctx, st, call, in.Organisation); err != nil {
+		return mcpapi.OrganisationTrendOutput{}, err
+	}
 	points, err := st.OrganisationTrend(ctx, namespaces, in.Organisation, in.Schedule)
 	if err != nil {
 		return mcpapi.OrganisationTrendOutput{}, s.historyError(in.Organisation, err)

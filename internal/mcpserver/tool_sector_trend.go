@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -26,6 +27,11 @@ func (s *Server) sectorTrend(ctx context.Context, call *callInfo, in mcpapi.Sect
 		return mcpapi.SectorTrendOutput{}, errors.New("sector is required")
 	}
 	call.Target = "history:" + s.cfg.Namespace
+	if !call.reach.CoversSector(in.Sector) {
+		// A sector's sums count every organisation in it: only a grant
+		// of the whole sector reads them.
+		return mcpapi.SectorTrendOutput{}, orgaccess.NotCovered("the whole of this sector")
+	}
 	points, err := st.SectorTrend(ctx, namespaces, in.Sector, in.Schedule)
 	if errors.Is(err, store.ErrNotFound) {
 		return mcpapi.SectorTrendOutput{}, fmt.Errorf("No sector %q in the issue history of namespace %s", truncate(in.Sector, 256), s.cfg.Namespace)

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
+
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
@@ -51,7 +54,7 @@ func sectorServer(t *testing.T, maxResponse int) *Server {
 
 func TestSectorTrendTool(t *testing.T) {
 	s := sectorServer(t, 512<<10)
-	call := &callInfo{}
+	call := &callInfo{reach: orgaccess.Whole()}
 	out, err := s.sectorTrend(context.Background(), call, mcpapi.SectorTrendInput{Sector: "Health"})
 	if err != nil {
 		t.Fatal(err)
@@ -76,12 +79,31 @@ func TestSectorTrendTool(t *testing.T) {
 		{mcpapi.SectorTrendInput{}, "sector is required"},
 		{mcpapi.SectorTrendInput{Sector: "Defence"}, `No sector "Defence" in the issue history of namespace ns`},
 	} {
-		if _, err := s.sectorTrend(context.Background(), &callInfo{}, tc.in); err == nil || err.Error() != tc.want {
+		if _, err := s.sectorTrend(context.Background(), &callInfo{reach: orgaccess.Whole()}, tc.in); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %q", tc.in, err, tc.want)
 		}
 	}
+	// By grant: a grant of the whole sector reads its sums; a grant of one
+	// of its organisations does not, with the same words for a sector
+	// that does not exist.
+	bySector := &callInfo{reach: orgaccess.Granted([]cwacv1alpha1.CwacOrganisationGrant{{Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
+		Subjects: []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectUser, Name: "u"}}, Sectors: []string{"Health"}}}}, "u", nil)}
+	if out, err := s.sectorTrend(context.Background(), bySector, mcpapi.SectorTrendInput{Sector: "Health"}); err != nil || len(out.Points) != 2 {
+		t.Errorf("by a grant of the sector: %+v, %v", out, err)
+	}
+	byOrg := &callInfo{reach: orgaccess.Granted([]cwacv1alpha1.CwacOrganisationGrant{{Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
+		Subjects: []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectUser, Name: "u"}}, Organisations: []string{"A"}}}}, "u", nil)}
+	_, refused := s.sectorTrend(context.Background(), byOrg, mcpapi.SectorTrendInput{Sector: "Health"})
+	_, absent := s.sectorTrend(context.Background(), byOrg, mcpapi.SectorTrendInput{Sector: "Defence"})
+	if !errors.Is(refused, orgaccess.ErrNotCovered) || absent == nil || refused.Error() != absent.Error() {
+		t.Errorf("by a grant of one organisation: %v; a sector not there: %v (want the same refusal)", refused, absent)
+	}
+	if _, err := s.sectorTrend(context.Background(), &callInfo{}, mcpapi.SectorTrendInput{Sector: "Health"}); !errors.Is(err, orgaccess.ErrNotCovered) {
+		t.Errorf("a call with no reach: %v", err)
+	}
 	none := &Server{cfg: Config{Namespace: "ns"}}
-	if _, err := none.sectorTrend(context.Background(), &callInfo{}, mcpapi.SectorTrendInput{Sector: "Health"}); !errors.Is(err, errNoHistory) {
+	whole := &callInfo{reach: orgaccess.Whole()}
+	if _, err := none.sectorTrend(context.Background(), whole, mcpapi.SectorTrendInput{Sector: "Health"}); !errors.Is(err, errNoHistory) {
 		t.Errorf("without a store: %v", err)
 	}
 }
@@ -89,7 +111,7 @@ func TestSectorTrendTool(t *testing.T) {
 // Under a small cap the newest points are kept and the answer says so.
 func TestSectorTrendToolCap(t *testing.T) {
 	s := sectorServer(t, historyAnswerReserve+500) // room for one point of about 320 bytes
-	out, err := s.sectorTrend(context.Background(), &callInfo{}, mcpapi.SectorTrendInput{Sector: "Health"})
+	out, err := s.sectorTrend(context.Background(), &callInfo{reach: orgaccess.Whole()}, mcpapi.SectorTrendInput{Sector: "Health"})
 	if err != nil {
 		t.Fatal(err)
 	}
