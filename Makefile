@@ -35,6 +35,7 @@ chart-sync: ## Copy the generated CRD and RBAC rules into the Helm chart (never 
 	cp config/crd/bases/*.yaml charts/cwac-operator/files/crds/
 	cp config/rbac/role.yaml config/rbac/mcp_server_role.yaml charts/cwac-operator/files/rbac/
 	cp config/seccomp/cwac-chrome.json charts/cwac-operator/files/seccomp/
+	cp config/admission/*.yaml charts/cwac-operator/files/admission/
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## DeepCopy methods.

@@ -5,6 +5,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// AnnotationGrantChangedBy names the user who last created or changed a
+// CwacOrganisationGrant. The chart's MutatingAdmissionPolicy sets it on
+// every create and update from the request's own user (so a value written
+// by hand is replaced), and the MCP server's record of grant changes reads
+// it.
+const AnnotationGrantChangedBy = "cwac.a11y.dev/changed-by"
+
 // GrantSubjectKind says whether a grant's subject names a user or a group.
 // +kubebuilder:validation:Enum=User;Group
 type GrantSubjectKind string

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
 )
 
@@ -97,6 +98,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, public bool) *vi
 		}
 	}
 	if len(v.Namespaces) == 0 {
+		h.refused(r, v, "may read no namespace the dashboard serves")
 		h.fail(w, r, v, http.StatusForbidden, "No access",
 			fmt.Sprintf("%s may not get CwacScans in %s, and no CwacOrganisationGrant there names them or their groups, "+
 				"so there is nothing here to show.", p.Name, strings.Join(h.opts.Namespaces, ", ")))
@@ -116,6 +118,7 @@ func (h *Handler) unauthenticated(w http.ResponseWriter, r *http.Request, err er
 		http.Redirect(w, r, signInPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 		return
 	}
+	h.refused(r, nil, "not signed in: "+err.Error())
 	w.Header().Set("WWW-Authenticate", `Bearer realm="cwac-operator"`)
 	how := "This dashboard needs a Kubernetes bearer token (Authorization: Bearer …, e.g. from kubectl create token) " +
 		"for a user who may get CwacScans. "
@@ -124,4 +127,18 @@ func (h *Handler) unauthenticated(w http.ResponseWriter, r *http.Request, err er
 			"for a user who may get CwacScans. "
 	}
 	h.fail(w, r, nil, http.StatusUnauthorized, "Sign-in needed", how+reason(err))
+}
+
+// refused writes the audit trail's record of a refused request: who (the
+// viewer, or nobody signed in), what they asked for and why, in the
+// server's log as the MCP server's refusals are ("audit": true); the time
+// is the log line's. The page the viewer gets may say less (an
+// organisation outside their grants reads as not found).
+func (h *Handler) refused(r *http.Request, v *viewer, why string) {
+	who := "unauthenticated"
+	if v != nil {
+		who = v.Name
+	}
+	h.opts.Log.Info("dashboard request refused", "audit", true, "who", textcap.Head(who, 256), "method", r.Method,
+		"path", textcap.Head(r.URL.Path, 256), "reason", textcap.Head(why, 512))
 }

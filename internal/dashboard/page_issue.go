@@ -38,6 +38,7 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	notFound := fmt.Sprintf("No issue %s in the issue history of namespace %s that you may read.", id, ns)
 	if !v.may(ns) {
+		h.refused(r, v, "may not read namespace "+ns)
 		h.fail(w, r, v, http.StatusNotFound, "Not found", notFound)
 		return
 	}
@@ -50,6 +51,7 @@ func (h *Handler) issue(w http.ResponseWriter, r *http.Request, v *viewer) {
 		// By grant: another organisation's issue reads as one not there.
 		var ok bool
 		if ok, err = h.covers(r.Context(), st, v, ns, d.Organisation); err == nil && !ok {
+			h.refused(r, v, "the issue's organisation is not covered by the viewer's grants")
 			err = store.ErrNotFound
 		}
 	}

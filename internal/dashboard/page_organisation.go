@@ -128,6 +128,7 @@ func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *
 	}
 	notFound := store.NoOrganisation(ns, org) + " that you may read."
 	if !v.may(ns) {
+		h.refused(r, v, "may not read namespace "+ns)
 		h.fail(w, r, v, http.StatusNotFound, "Not found", notFound)
 		return "", "", "", nil
 	}
@@ -137,6 +138,7 @@ func (h *Handler) organisationParams(w http.ResponseWriter, r *http.Request, v *
 	// By grant: an organisation not covered reads as one not there.
 	if ok, err := h.covers(r.Context(), st, v, ns, org); err != nil || !ok {
 		if err == nil {
+			h.refused(r, v, "organisation not covered by the viewer's grants, or not in the history")
 			err = store.ErrNotFound
 		}
 		h.storeFailed(w, r, v, notFound, err)

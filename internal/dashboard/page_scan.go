@@ -130,6 +130,7 @@ func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer, 
 		return "", "", false
 	}
 	if !v.may(ns) {
+		h.refused(r, v, "may not read namespace "+ns)
 		h.fail(w, r, v, http.StatusNotFound, "Not found", fmt.Sprintf("No scan %s in namespace %s that you may read.", name, ns))
 		return "", "", false
 	}

@@ -49,6 +49,7 @@ func (v *viewer) wholeNamespaces() []string {
 // every namespace they read) only by grant: a scan's pages and files show
 // every organisation of the scan.
 func (h *Handler) refuseScans(w http.ResponseWriter, r *http.Request, v *viewer, what string) {
+	h.refused(r, v, "scans need get on cwacscans; the viewer reads by organisation grant")
 	h.fail(w, r, v, http.StatusForbidden, "Not available with your access", capitalised(orgaccess.WholeScanOnly(what).Error()))
 }
 

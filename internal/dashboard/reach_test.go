@@ -1,8 +1,10 @@
 package dashboard
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -43,10 +45,24 @@ func issueOf(t *testing.T, st *store.Store, org string) string {
 // same words as one that does not exist; the leaderboard shows their
 // sector's other places without names; no scan page or file answers.
 func TestOrganisationGrantViewer(t *testing.T) {
-	h, st := newTestHandler(t, Options{Access: grantAccess(), Scans: testScans(t)})
+	var audit bytes.Buffer
+	h, st := newTestHandler(t, Options{Access: grantAccess(), Scans: testScans(t), Log: slog.New(slog.NewJSONHandler(&audit, nil))})
 	checkGrantLeaderboard(t, h)
 	checkGrantOrganisations(t, h, st)
 	checkGrantScans(t, h)
+	// Every refusal is in the audit trail: who, what, why.
+	for _, want := range []string{
+		`"path":"/organisations/cwac/Beta Board","reason":"organisation not covered`,
+		`"path":"/scans/cwac/weekly-2/files/report.html","reason":"scans need get on cwacscans`,
+		`"path":"/organisations/team-b/Hidden Org","reason":"may not read namespace team-b"`,
+	} {
+		if !strings.Contains(audit.String(), `"msg":"dashboard request refused","audit":true,"who":"alpha-web","method":"GET",`+want) {
+			t.Errorf("no audit line with %s in:\n%s", want, audit.String())
+		}
+	}
+	if strings.Contains(audit.String(), `"path":"/organisations/cwac/Alpha Agency"`) {
+		t.Error("a page the viewer may read was recorded as refused")
+	}
 }
 
 // grantOrg is an organisation's page.

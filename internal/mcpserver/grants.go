@@ -37,8 +37,9 @@ func (l GrantLister) Grants(ctx context.Context) ([]cwacv1alpha1.CwacOrganisatio
 	return list.Items, nil
 }
 
-// WatchGrants adds the grants to the scan cache (StartScanCache, before it
-// starts) and returns their source; nil, having logged why, when they
+// WatchGrants adds the grants to the scan cache (StartScanCache) and
+// returns their source, recording every change to them in the audit trail
+// (grantChanges); nil, having logged why, when they
 // cannot be watched (the CRD is not installed, or the server's role lacks
 // it): then nobody reads by grant, and namespace readers are unaffected.
 func WatchGrants(ctx context.Context, c cache.Cache, namespace string, log *slog.Logger) GrantSource {
@@ -47,7 +48,11 @@ func WatchGrants(ctx context.Context, c cache.Cache, namespace string, log *slog
 	}
 	syncCtx, cancel := context.WithTimeout(ctx, scanListSyncTimeout)
 	defer cancel()
-	if _, err := c.GetInformer(syncCtx, &cwacv1alpha1.CwacOrganisationGrant{}); err != nil {
+	informer, err := c.GetInformer(syncCtx, &cwacv1alpha1.CwacOrganisationGrant{})
+	if err == nil {
+		_, err = informer.AddEventHandler(grantChanges{log: log}.handler())
+	}
+	if err != nil {
 		// An informer that cannot list would retry (and log) forever.
 		_ = c.RemoveInformer(ctx, &cwacv1alpha1.CwacOrganisationGrant{})
 		log.Warn("organisation grants are not read (is the CwacOrganisationGrant CRD installed, and may the MCP server's role "+

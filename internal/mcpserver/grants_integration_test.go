@@ -116,44 +116,7 @@ func TestOrganisationGrants(t *testing.T) {
 	if trend := output(t, grantExecute(t, base, health, "cwac_organisation_trend", `{"organisation":"Ministry of Health"}`)); len(trend["points"].([]any)) != 1 {
 		t.Errorf("health reader's own trend: %v", trend)
 	}
-	// Another organisation, one that does not exist, a sector's sums: the same refusal.
-	refusals := make([]string, 0, 4)
-	for _, c := range []struct{ tool, args string }{
-		{"cwac_organisation_trend", `{"organisation":"Ministry of Education"}`},
-		{"cwac_organisation_trend", `{"organisation":"Ministry of Nothing"}`},
-		{"cwac_issue_history", `{"organisation":"Ministry of Education"}`},
-		{"cwac_issue_history", `{"organisation":"Ministry of Nothing"}`},
-	} {
-		got := grantExecute(t, base, health, c.tool, c.args)
-		msg, _ := got["error"].(string)
-		if got["status"] != "error" || !strings.Contains(msg, "not among the organisations your CwacOrganisationGrants give you") {
-			t.Errorf("%s %s: %v", c.tool, c.args, got)
-		}
-		if strings.Contains(msg, "Education") || strings.Contains(msg, "Nothing") {
-			t.Errorf("%s %s: the refusal names the organisation asked for: %q", c.tool, c.args, msg)
-		}
-		refusals = append(refusals, msg)
-	}
-	for _, m := range refusals[1:] {
-		if m != refusals[0] {
-			t.Errorf("refusals differ: %q and %q", refusals[0], m)
-		}
-	}
-	if got := grantExecute(t, base, health, "cwac_sector_trend", `{"sector":"Health"}`); got["status"] != "error" {
-		t.Errorf("an organisation grant read its sector's sums: %v", got)
-	}
-	// Whole scans: refused, saying what the grant gives.
-	for _, tool := range []string{"cwac_list_scans", "cwac_get_results", "cwac_get_summary", "cwac_generate_report", "cwac_get_templates"} {
-		args := `{"scan_id":"weekly-1"}`
-		if tool == "cwac_list_scans" {
-			args = `{}`
-		}
-		got := grantExecute(t, base, health, tool, args)
-		if msg, _ := got["error"].(string); got["status"] != "error" || !strings.Contains(msg, "Forbidden") ||
-			!strings.Contains(msg, "a CwacOrganisationGrant gives only") {
-			t.Errorf("%s by grant: %v", tool, got)
-		}
-	}
+	checkGrantRefusals(t, base, health)
 	// Nobody: no RBAC, no grant.
 	if got := grantExecute(t, base, nobody, "cwac_issue_history", `{}`); !strings.Contains(got["error"].(string), "no CwacOrganisationGrant in namespace") {
 		t.Errorf("nobody: %v", got)
@@ -185,8 +148,15 @@ func TestOrganisationGrants(t *testing.T) {
 		t.Errorf("a sector grant's sums: %v", got)
 	}
 	// The audit trail names the refused calls.
-	if !strings.Contains(h.audit.String(), `"outcome":"forbidden"`) {
-		t.Error("no forbidden outcome in the audit trail")
+	for _, want := range []string{`"tool":"cwac_list_scans","caller":"kubernetes:system:serviceaccount:` + h.ns + `:health-reader"`,
+		`"tool":"cwac_organisation_trend","caller":"kubernetes:system:serviceaccount:` + h.ns + `:health-reader"`} {
+		found := false
+		for _, line := range strings.Split(h.audit.String(), "\n") {
+			found = found || (strings.Contains(line, want) && strings.Contains(line, `"outcome":"forbidden"`))
+		}
+		if !found {
+			t.Errorf("no forbidden audit line with %s", want)
+		}
 	}
 }
 
@@ -228,4 +198,49 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// checkGrantRefusals: as the health reader, another organisation, one that
+// does not exist and a sector's sums get the same refusal, and every tool
+// that reads whole scans is refused saying what a grant gives.
+func checkGrantRefusals(t *testing.T, base, health string) {
+	t.Helper()
+	// Another organisation, one that does not exist, a sector's sums: the same refusal.
+	refusals := make([]string, 0, 4)
+	for _, c := range []struct{ tool, args string }{
+		{"cwac_organisation_trend", `{"organisation":"Ministry of Education"}`},
+		{"cwac_organisation_trend", `{"organisation":"Ministry of Nothing"}`},
+		{"cwac_issue_history", `{"organisation":"Ministry of Education"}`},
+		{"cwac_issue_history", `{"organisation":"Ministry of Nothing"}`},
+	} {
+		got := grantExecute(t, base, health, c.tool, c.args)
+		msg, _ := got["error"].(string)
+		if got["status"] != "error" || !strings.Contains(msg, "not among the organisations your CwacOrganisationGrants give you") {
+			t.Errorf("%s %s: %v", c.tool, c.args, got)
+		}
+		if strings.Contains(msg, "Education") || strings.Contains(msg, "Nothing") {
+			t.Errorf("%s %s: the refusal names the organisation asked for: %q", c.tool, c.args, msg)
+		}
+		refusals = append(refusals, msg)
+	}
+	for _, m := range refusals[1:] {
+		if m != refusals[0] {
+			t.Errorf("refusals differ: %q and %q", refusals[0], m)
+		}
+	}
+	if got := grantExecute(t, base, health, "cwac_sector_trend", `{"sector":"Health"}`); got["status"] != "error" {
+		t.Errorf("an organisation grant read its sector's sums: %v", got)
+	}
+	// Whole scans: refused, saying what the grant gives.
+	for _, tool := range []string{"cwac_list_scans", "cwac_get_results", "cwac_get_summary", "cwac_generate_report", "cwac_get_templates"} {
+		args := `{"scan_id":"weekly-1"}`
+		if tool == "cwac_list_scans" {
+			args = `{}`
+		}
+		got := grantExecute(t, base, health, tool, args)
+		if msg, _ := got["error"].(string); got["status"] != "error" || !strings.Contains(msg, "Forbidden") ||
+			!strings.Contains(msg, "a CwacOrganisationGrant gives only") {
+			t.Errorf("%s by grant: %v", tool, got)
+		}
+	}
 }

@@ -417,8 +417,11 @@ func (s *Server) invoke(ctx context.Context, t *tool, call *callInfo, timeout ti
 	outcome := "ok"
 	if err != nil {
 		outcome = "error"
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			outcome = "timeout"
+		case errors.Is(err, orgaccess.ErrNotCovered):
+			outcome = "forbidden" // refused by the caller's grants, as RBAC refusals are
 		}
 	}
 	s.audit(t, call, args, outcome, err, start)

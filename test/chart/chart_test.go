@@ -760,7 +760,7 @@ func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
 func TestKustomizeAppliesToo(t *testing.T) {
 	out := run(t, filepath.Join(assets, "kubectl"), "kustomize", "../../config/default")
 	objs := decode(t, out)
-	if len(kinds(objs)["Deployment"]) != 1 || len(kinds(objs)["CustomResourceDefinition"]) != 2 {
+	if len(kinds(objs)["Deployment"]) != 1 || len(kinds(objs)["CustomResourceDefinition"]) != 3 {
 		t.Fatalf("kustomize rendered %v", kinds(objs))
 	}
 	applyDryRun(t, objs)
@@ -919,5 +919,35 @@ func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The policy that records who changes organisation grants renders where
+// the cluster serves MutatingAdmissionPolicy, named per release and bound
+// to itself, and the API server accepts both objects; elsewhere, or when
+// turned off, nothing renders.
+func TestGrantChangedByPolicy(t *testing.T) {
+	withAPI := func(sets ...string) []*unstructured.Unstructured {
+		args := append([]string{"template", "cwac", "../../charts/cwac-operator", "--namespace", "grants", "--kube-version", "1.37.1",
+			"--api-versions", "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy"}, setArgs(sets)...)
+		return decode(t, run(t, helmBin(t), args...))
+	}
+	objs := withAPI()
+	policy, binding := find(objs, "MutatingAdmissionPolicy", "-grant-changed-by"), find(objs, "MutatingAdmissionPolicyBinding", "-grant-changed-by")
+	if policy == nil || binding == nil {
+		t.Fatalf("rendered %v", kinds(objs))
+	}
+	if policy.GetName() != "cwac-cwac-operator-grant-changed-by" {
+		t.Errorf("policy named %q", policy.GetName())
+	}
+	if name, _, _ := unstructured.NestedString(binding.Object, "spec", "policyName"); name != policy.GetName() {
+		t.Errorf("the binding names policy %q, not %q", name, policy.GetName())
+	}
+	applyDryRun(t, []*unstructured.Unstructured{policy, binding})
+	if objs := withAPI("grants.recordChangedBy=false"); find(objs, "MutatingAdmissionPolicy", "-grant-changed-by") != nil {
+		t.Error("rendered with grants.recordChangedBy=false")
+	}
+	if objs := render(t, "grants"); find(objs, "MutatingAdmissionPolicy", "-grant-changed-by") != nil {
+		t.Error("rendered for a cluster without MutatingAdmissionPolicy")
 	}
 }

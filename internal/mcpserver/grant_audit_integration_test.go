@@ -1,0 +1,168 @@
+//go:build integration
+
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+)
+
+// installChangedByPolicy applies config/admission's policy and binding
+// (what the chart installs), renamed for the test, until the test ends.
+func installChangedByPolicy(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	var policy admissionv1.MutatingAdmissionPolicy
+	var binding admissionv1.MutatingAdmissionPolicyBinding
+	for file, obj := range map[string]any{"grant_changed_by_policy.yaml": &policy, "grant_changed_by_binding.yaml": &binding} {
+		data, err := os.ReadFile("../../config/admission/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.UnmarshalStrict(data, obj); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	policy.Name, binding.Name, binding.Spec.PolicyName = name, name, name
+	for _, obj := range []client.Object{&policy, &binding} {
+		if err := k8s.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), obj) })
+	}
+}
+
+// TestGrantChangesRecorded: with the chart's MutatingAdmissionPolicy, every
+// created, changed and deleted grant is a record of the audit trail
+// naming who (the request's own user, whatever the request wrote in the
+// annotation), what (before and after) and when.
+func TestGrantChangesRecorded(t *testing.T) {
+	h := newHarness(t)
+	installChangedByPolicy(t, "cwac-grant-changed-by-"+h.ns)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	audit := &syncBuffer{}
+	scans := StartScanCache(ctx, cfg, scheme, h.ns, slog.New(slog.DiscardHandler))
+	if WatchGrants(ctx, scans, h.ns, slog.New(slog.NewJSONHandler(audit, nil))) == nil {
+		t.Fatal("the grants are not watched")
+	}
+
+	team, admin := grantTeam(t, h.ns)
+
+	// Created with a forged author: the policy writes the real one. The
+	// policy takes effect shortly after it is created.
+	grant := &cwacv1alpha1.CwacOrganisationGrant{}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		grant = &cwacv1alpha1.CwacOrganisationGrant{ObjectMeta: metav1.ObjectMeta{Name: "health", Namespace: h.ns,
+			Annotations: map[string]string{cwacv1alpha1.AnnotationGrantChangedBy: "someone-else"}},
+			Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
+				Subjects:      []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectGroup, Name: "oidc:health-web"}},
+				Organisations: []string{"Ministry of Health"}}}
+		if err := team.Create(ctx, grant); err != nil {
+			t.Fatal(err)
+		}
+		if grant.Annotations[cwacv1alpha1.AnnotationGrantChangedBy] == admin {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the policy did not record the author: %v", grant.Annotations)
+		}
+		if err := team.Delete(ctx, grant); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	grant.Spec.Organisations = append(grant.Spec.Organisations, "Ministry of Education")
+	if err := team.Update(ctx, grant); err != nil {
+		t.Fatal(err)
+	}
+	if got := grant.Annotations[cwacv1alpha1.AnnotationGrantChangedBy]; got != admin {
+		t.Errorf("after an update the author is %q, want %q", got, admin)
+	}
+	if err := team.Delete(ctx, grant); err != nil {
+		t.Fatal(err)
+	}
+
+	records := waitGrantRecords(t, audit, "health")
+	created, changed, deleted := records["created"], records["changed"], records["deleted"]
+	if created == nil || changed == nil || deleted == nil {
+		t.Fatalf("records %v in:\n%s", records, audit.String())
+	}
+	if created["changed_by"] != admin || created["organisations"] != "Ministry of Health" || created["subjects"] != "Group:oidc:health-web" ||
+		created["namespace"] != h.ns || created["at"] == "" {
+		t.Errorf("created: %v", created)
+	}
+	if changed["changed_by"] != admin || changed["organisations"] != "Ministry of Health, Ministry of Education" ||
+		changed["before_organisations"] != "Ministry of Health" {
+		t.Errorf("changed: %v", changed)
+	}
+	if by, _ := deleted["changed_by"].(string); !strings.Contains(by, "audit log") || !strings.Contains(by, admin) {
+		t.Errorf("deleted: %v", deleted)
+	}
+}
+
+// grantTeam is a client acting as the central team's account, which may
+// change grants in ns and nothing else, and that account's user name.
+func grantTeam(t *testing.T, ns string) (client.Client, string) {
+	t.Helper()
+	ctx := context.Background()
+	// The central team's account may change grants, and nothing else.
+	if err := k8s.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "grant-admin", Namespace: ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cwac.a11y.dev"}, Resources: []string{"cwacorganisationgrants"},
+			Verbs: []string{"get", "create", "update", "delete"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	admin := "system:serviceaccount:" + ns + ":grant-admin"
+	if err := k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "grant-admin", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "grant-admin"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: admin}}}); err != nil {
+		t.Fatal(err)
+	}
+	as := rest.CopyConfig(cfg)
+	as.Impersonate = rest.ImpersonationConfig{UserName: admin}
+	team, err := client.New(as, client.Options{Scheme: scheme, Mapper: k8s.RESTMapper()})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return team, admin
+}
+
+// waitGrantRecords waits for a created, a changed and a deleted record of
+// the grant in the audit trail, and returns the last of each.
+func waitGrantRecords(t *testing.T, audit *syncBuffer, grant string) map[string]map[string]any {
+	t.Helper()
+	var records map[string]map[string]any
+	for range 200 {
+		records = map[string]map[string]any{}
+		for _, line := range strings.Split(audit.String(), "\n") {
+			var rec map[string]any
+			if json.Unmarshal([]byte(line), &rec) == nil && rec["audit"] == true && rec["grant"] == grant {
+				if rec["change"] == grantCreated {
+					clear(records) // a later life of the grant: earlier records are of another
+				}
+				records[rec["change"].(string)] = rec
+			}
+		}
+		if len(records) == 3 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return records
+}
