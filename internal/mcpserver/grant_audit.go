@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +16,8 @@ import (
 // namespace's CwacOrganisationGrants, as the informer sees it: what
 // changed (the grant, its subjects and organisations, before and after),
 // who (the annotation the chart's MutatingAdmissionPolicy sets from the
-// request's own user) and when (the change's time in the object's managed
-// fields, else the log line's). Grants that exist when the server starts
+// request's own user) and when (a creation's time, or when the server saw
+// the change). Grants that exist when the server starts
 // are not changes.
 type grantChanges struct{ log *slog.Logger }
 
@@ -79,9 +78,11 @@ func (g grantChanges) record(change string, before *cwacv1alpha1.CwacOrganisatio
 	case who == "":
 		who = notRecorded
 	}
-	at := time.Now() // a deletion leaves no time on the object
-	if change != grantDeleted {
-		at = changedAt(grant)
+	// A creation's time is on the object; a change's is when the server
+	// saw it (the cache strips the managed fields that would date it).
+	at := time.Now()
+	if change == grantCreated && !grant.CreationTimestamp.IsZero() {
+		at = grant.CreationTimestamp.Time
 	}
 	attrs := []any{"audit", true, "change", change, "namespace", grant.Namespace, "grant", grant.Name,
 		"changed_by", textcap.Head(who, 512), "at", at.UTC().Format(time.RFC3339)}
@@ -103,20 +104,4 @@ func grantAttrs(prefix string, spec *cwacv1alpha1.CwacOrganisationGrantSpec) []a
 	}
 	return []any{prefix + "subjects", list(subjects), prefix + "organisations", list(spec.Organisations),
 		prefix + "sectors", list(spec.Sectors), prefix + "other_organisations", string(spec.OtherOrganisations)}
-}
-
-// changedAt is the newest time in the grant's managed fields (when it was
-// last written), else its creation, else now.
-func changedAt(g *cwacv1alpha1.CwacOrganisationGrant) time.Time {
-	times := []time.Time{g.CreationTimestamp.Time}
-	for _, f := range g.ManagedFields {
-		if f.Time != nil {
-			times = append(times, f.Time.Time)
-		}
-	}
-	at := slices.MaxFunc(times, func(a, b time.Time) int { return a.Compare(b) })
-	if at.IsZero() {
-		return time.Now()
-	}
-	return at
 }

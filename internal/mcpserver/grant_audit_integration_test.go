@@ -13,6 +13,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -66,14 +67,21 @@ func TestGrantChangesRecorded(t *testing.T) {
 	// Created with a forged author: the policy writes the real one. The
 	// policy takes effect shortly after it is created.
 	grant := &cwacv1alpha1.CwacOrganisationGrant{}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		grant = &cwacv1alpha1.CwacOrganisationGrant{ObjectMeta: metav1.ObjectMeta{Name: "health", Namespace: h.ns,
 			Annotations: map[string]string{cwacv1alpha1.AnnotationGrantChangedBy: "someone-else"}},
 			Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
 				Subjects:      []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectGroup, Name: "oidc:health-web"}},
 				Organisations: []string{"Ministry of Health"}}}
-		if err := team.Create(ctx, grant); err != nil {
+		err := team.Create(ctx, grant)
+		if apierrors.IsServiceUnavailable(err) && time.Now().Before(deadline) {
+			// The policy types its mutation against the CRD's schema, which
+			// the API server publishes a moment after the CRD is created.
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		if grant.Annotations[cwacv1alpha1.AnnotationGrantChangedBy] == admin {
@@ -132,6 +140,15 @@ func grantTeam(t *testing.T, ns string) (client.Client, string) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "grant-admin"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: admin}}}); err != nil {
 		t.Fatal(err)
+	}
+	// The CRD is installed by the suite; its kind may take a moment to be served.
+	for i := 0; ; i++ {
+		if err := k8s.List(ctx, &cwacv1alpha1.CwacOrganisationGrantList{}, client.InNamespace(ns)); err == nil {
+			break
+		} else if i == 100 {
+			t.Fatalf("grants are not served: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	as := rest.CopyConfig(cfg)
 	as.Impersonate = rest.ImpersonationConfig{UserName: admin}
