@@ -34,6 +34,13 @@ func (h *Handler) covers(ctx context.Context, st *store.Store, v *viewer, ns, or
 	return reach.Covers(o.Name, o.Sector), nil
 }
 
+// LinksScan reports whether a page links the scan named "namespace/name"
+// for the viewer: only a reader of its whole namespace may open it.
+func (v *viewer) LinksScan(ref string) bool {
+	ns, _, ok := strings.Cut(ref, "/")
+	return ok && v.reachOf(ns).IsWhole()
+}
+
 // wholeNamespaces are the namespaces whose scans the viewer reads wholly.
 func (v *viewer) wholeNamespaces() []string {
 	var out []string

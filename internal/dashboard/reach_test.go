@@ -127,8 +127,12 @@ func checkGrantOrganisations(t *testing.T, h http.Handler, st *store.Store) {
 	for _, path := range []string{org(testNS, orgAlpha), org("/export"+"/organisations/"+testNS, orgAlpha) + "/history-trend.csv",
 		"/issues/" + testNS + "/" + issueOf(t, st, orgAlpha)} {
 		path = strings.Replace(path, "/organisations//export/organisations/", "/export/organisations/", 1)
-		if res, body := get(t, h, "alpha-web", path); res.StatusCode != http.StatusOK {
+			res, body := get(t, h, "alpha-web", path)
+		if res.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d %s", path, res.StatusCode, body)
+		}
+		if strings.Contains(body, `href="/scans/`) {
+			t.Errorf("%s links a scan, which a viewer by grant may not open", path)
 		}
 	}
 	// Another organisation reads as one that does not exist.
