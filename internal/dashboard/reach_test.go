@@ -127,7 +127,7 @@ func checkGrantOrganisations(t *testing.T, h http.Handler, st *store.Store) {
 	for _, path := range []string{org(testNS, orgAlpha), org("/export"+"/organisations/"+testNS, orgAlpha) + "/history-trend.csv",
 		"/issues/" + testNS + "/" + issueOf(t, st, orgAlpha)} {
 		path = strings.Replace(path, "/organisations//export/organisations/", "/export/organisations/", 1)
-			res, body := get(t, h, "alpha-web", path)
+		res, body := get(t, h, "alpha-web", path)
 		if res.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d %s", path, res.StatusCode, body)
 		}
