@@ -314,5 +314,6 @@ var toolVerbs = map[string]string{
 	"cwac_get_broken_responses": verbGet,
 	"cwac_get_readability":      verbGet,
 	resourceReadName:            verbGet,
+	trendReadName:               verbGet,
 	resourceListName:            verbList,
 }

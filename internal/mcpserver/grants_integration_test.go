@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -117,6 +118,7 @@ func TestOrganisationGrants(t *testing.T) {
 		t.Errorf("health reader's own trend: %v", trend)
 	}
 	checkGrantRefusals(t, base, health)
+	checkGrantResources(t, base, health, h.ns)
 	// Nobody: no RBAC, no grant.
 	if got := grantExecute(t, base, nobody, "cwac_issue_history", `{}`); !strings.Contains(got["error"].(string), "no CwacOrganisationGrant in namespace") {
 		t.Errorf("nobody: %v", got)
@@ -241,6 +243,29 @@ func checkGrantRefusals(t *testing.T, base, health string) {
 		if msg, _ := got["error"].(string); got["status"] != "error" || !strings.Contains(msg, "Forbidden") ||
 			!strings.Contains(msg, "a CwacOrganisationGrant gives only") {
 			t.Errorf("%s by grant: %v", tool, got)
+		}
+	}
+}
+
+// checkGrantResources: over MCP, the health reader reads their
+// organisation's trend resource, and is refused another's and a scan's file.
+func checkGrantResources(t *testing.T, base, token, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "grant-client", Version: "v0"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = session.Close() }()
+	own, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: trendResourceURI(ns, "Ministry of Health")})
+	if err != nil || len(own.Contents) != 1 || !strings.Contains(own.Contents[0].Text, `"organisation":"Ministry of Health"`) {
+		t.Errorf("own trend resource: %v %v", own, err)
+	}
+	for _, uri := range []string{trendResourceURI(ns, "Ministry of Education"), "cwac://scans/" + ns + "/weekly-1/summary.json"} {
+		if _, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil ||
+			(!strings.Contains(err.Error(), "CwacOrganisationGrant") && !strings.Contains(err.Error(), "Forbidden")) {
+			t.Errorf("%s: %v", uri, err)
 		}
 	}
 }

@@ -36,6 +36,10 @@ const (
 	// key of the caller verb they need.
 	resourceReadName = "resources/read"
 	resourceListName = "resources/list"
+	// trendReadName is the audit log's name for reads of an organisation's
+	// trend resource: what cwac_organisation_trend answers, so it needs
+	// what that tool needs (and a grant of the organisation is enough).
+	trendReadName = "resources/read trend"
 	// maxListedScans bounds resources/list: the newest finished scans.
 	maxListedScans = 50
 )

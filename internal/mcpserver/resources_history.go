@@ -71,7 +71,7 @@ func (s *Server) readTrendResource(ctx context.Context, req *mcp.ReadResourceReq
 	uri := req.Params.URI
 	var result *mcp.ReadResourceResult
 	call := callFromExtra(req.Extra)
-	err := s.invoke(ctx, &tool{name: resourceReadName}, call, s.cfg.CallTimeout, truncate(uri, 512), func(ctx context.Context, c *callInfo) error {
+	err := s.invoke(ctx, &tool{name: trendReadName}, call, s.cfg.CallTimeout, truncate(uri, 512), func(ctx context.Context, c *callInfo) error {
 		namespace, organisation, err := parseTrendResourceURI(uri)
 		if err != nil {
 			return err
