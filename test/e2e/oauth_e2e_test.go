@@ -16,6 +16,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/devoidc"
 )
 
@@ -47,7 +50,8 @@ func TestMCPOAuthWithRealClient(t *testing.T) {
 	t.Cleanup(idp.Close)
 	p, err := devoidc.New(devoidc.Config{Issuer: idp.URL, ClientID: clientID, ClientSecret: clientSecret,
 		RedirectURIs: []string{redirect, "http://" + addr + "/oauth2/callback"}, Password: password, AccessTokenAudience: []string{resource},
-		Users: []devoidc.User{{Email: "alice@example.org", Groups: []string{"auditors"}}, {Email: "bob@example.org"}}})
+		Users: []devoidc.User{{Email: "alice@example.org", Groups: []string{"auditors"}}, {Email: "bob@example.org"},
+			{Email: "carol@example.org", Groups: []string{"health-web"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +69,24 @@ func TestMCPOAuthWithRealClient(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// carol's group reads the Ministry of Health by grant, in an issue
+	// history of two organisations.
+	if err := c.k8s.Create(ctx, &cwacv1alpha1.CwacOrganisationGrant{ObjectMeta: metav1.ObjectMeta{Name: "health", Namespace: c.namespace},
+		Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
+			Subjects:      []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectGroup, Name: "oidc:health-web"}},
+			Organisations: []string{"Ministry of Health"}}}); err != nil {
+		t.Fatal(err)
+	}
+	history := "sqlite://" + filepath.Join(t.TempDir(), "history.db")
+	st, err := store.Open(ctx, history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.TwoAgencies(t, st, c.namespace)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
 	keyFile := filepath.Join(t.TempDir(), "session-keys")
 	if err := os.WriteFile(keyFile, []byte(strings.Repeat("0123456789abcdef", 4)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -74,7 +96,8 @@ func TestMCPOAuthWithRealClient(t *testing.T) {
 		"--results-root="+c.root, "--kubeconfig="+c.kubeconfig,
 		"--dashboard-oidc-issuer="+idp.URL, "--dashboard-oidc-client-id="+clientID, "--dashboard-oidc-redirect-url=http://"+addr+"/oauth2/callback",
 		"--dashboard-session-key-file="+keyFile, "--dashboard-oidc-username-claim=email", "--dashboard-oidc-username-prefix=oidc:",
-		"--dashboard-oidc-groups-claim=groups", "--dashboard-oidc-groups-prefix=oidc:", "--oauth-resource-url="+resource)
+		"--dashboard-oidc-groups-claim=groups", "--dashboard-oidc-groups-prefix=oidc:", "--oauth-resource-url="+resource,
+		"--store="+history)
 	srv.Stdout, srv.Stderr = &logs, &logs
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -113,6 +136,32 @@ func TestMCPOAuthWithRealClient(t *testing.T) {
 	bob := observations(runClient(t, script, append(env, "OAUTH_EMAIL=bob@example.org")))
 	if bob.get("list_scans", "is_error") != true || !strings.Contains(bob.str("list_scans", "text"), "oidc:bob@example.org may not list cwacscans") {
 		t.Errorf("bob's cwac_list_scans: %v", bob.get("list_scans"))
+	}
+	// carol reads by grant: her organisation's issues, and nothing else.
+	calls := `[{"name":"cwac_issue_history","arguments":{}},` +
+		`{"name":"cwac_organisation_trend","arguments":{"organisation":"Ministry of Education"}},` +
+		`{"name":"cwac_organisation_trend","arguments":{"organisation":"Ministry of Health"}}]`
+	carol := observations(runClient(t, script, append(env, "OAUTH_EMAIL=carol@example.org", "MCP_CALLS="+calls)))
+	got, _ := carol.get("calls").([]any)
+	if len(got) != 3 {
+		t.Fatalf("carol's calls: %v", carol)
+	}
+	call := func(i int) (bool, string) {
+		m, _ := got[i].(map[string]any)
+		text, _ := m["text"].(string)
+		return m["is_error"] == true, text
+	}
+	if isErr, text := call(0); isErr || !strings.Contains(text, `"total":2`) || strings.Contains(text, "Education") {
+		t.Errorf("carol's issue history: %s", text)
+	}
+	if isErr, text := call(1); !isErr || !strings.Contains(text, "CwacOrganisationGrants") {
+		t.Errorf("carol's trend of another organisation: %s", text)
+	}
+	if isErr, text := call(2); isErr || !strings.Contains(text, `"organisation":"Ministry of Health"`) {
+		t.Errorf("carol's own trend: %s", text)
+	}
+	if carol.get("list_scans", "is_error") != true || !strings.Contains(carol.str("list_scans", "text"), "a CwacOrganisationGrant gives only") {
+		t.Errorf("carol's cwac_list_scans: %v", carol.get("list_scans"))
 	}
 	// The audit trail names each caller as the provider's user.
 	for _, who := range []string{`"caller":"oidc:oidc:alice@example.org"`, `"caller":"oidc:oidc:bob@example.org"`} {

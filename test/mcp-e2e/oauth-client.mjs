@@ -7,7 +7,7 @@
 // Prints one line of JSON: what it saw.
 //
 // Environment: MCP_URL, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET,
-// OAUTH_REDIRECT, OAUTH_EMAIL, OAUTH_PASSWORD.
+// OAUTH_REDIRECT, OAUTH_EMAIL, OAUTH_PASSWORD; MCP_CALLS (optional).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -84,6 +84,12 @@ if (provider.pending) {
   obs.tools = (await client.listTools()).tools.map((t) => t.name);
   const r = await client.callTool({ name: "cwac_list_scans", arguments: {} });
   obs.list_scans = { is_error: !!r.isError, text: r.content?.[0]?.text ?? "" };
+  // MCP_CALLS: more calls to make, [{name, arguments}], each observed in order.
+  obs.calls = [];
+  for (const call of JSON.parse(process.env.MCP_CALLS ?? "[]")) {
+    const c = await client.callTool(call);
+    obs.calls.push({ name: call.name, is_error: !!c.isError, text: c.content?.[0]?.text ?? "" });
+  }
   await client.close();
 }
 console.log(JSON.stringify(obs));
