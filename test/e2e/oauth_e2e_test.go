@@ -142,6 +142,20 @@ func TestMCPOAuthWithRealClient(t *testing.T) {
 		`{"name":"cwac_organisation_trend","arguments":{"organisation":"Ministry of Education"}},` +
 		`{"name":"cwac_organisation_trend","arguments":{"organisation":"Ministry of Health"}}]`
 	carol := observations(runClient(t, script, append(env, "OAUTH_EMAIL=carol@example.org", "MCP_CALLS="+calls)))
+	checkGrantedCalls(t, carol)
+	// The audit trail names each caller as the provider's user.
+	for _, who := range []string{`"caller":"oidc:oidc:alice@example.org"`, `"caller":"oidc:oidc:bob@example.org"`} {
+		if !strings.Contains(logs.String(), who) {
+			t.Errorf("the audit trail lacks %s", who)
+		}
+	}
+}
+
+// checkGrantedCalls: carol's calls by grant (the client's MCP_CALLS): her
+// organisation's issues and trend answer, another organisation's trend
+// and the scans are refused.
+func checkGrantedCalls(t *testing.T, carol observations) {
+	t.Helper()
 	got, _ := carol.get("calls").([]any)
 	if len(got) != 3 {
 		t.Fatalf("carol's calls: %v", carol)
@@ -162,11 +176,5 @@ func TestMCPOAuthWithRealClient(t *testing.T) {
 	}
 	if carol.get("list_scans", "is_error") != true || !strings.Contains(carol.str("list_scans", "text"), "a CwacOrganisationGrant gives only") {
 		t.Errorf("carol's cwac_list_scans: %v", carol.get("list_scans"))
-	}
-	// The audit trail names each caller as the provider's user.
-	for _, who := range []string{`"caller":"oidc:oidc:alice@example.org"`, `"caller":"oidc:oidc:bob@example.org"`} {
-		if !strings.Contains(logs.String(), who) {
-			t.Errorf("the audit trail lacks %s", who)
-		}
 	}
 }
