@@ -12,6 +12,7 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 )
@@ -109,6 +110,14 @@ func TestDashboardAccessSession(t *testing.T) {
 	if s.User != "alice@example.org" || s.UID != "" || len(s.Extra) != 0 || s.ResourceAttributes.Verb != "get" ||
 		s.ResourceAttributes.Resource != "cwacscans" || s.ResourceAttributes.Namespace != "cwac" {
 		t.Errorf("review %+v", s)
+	}
+	// A signed-in user RBAC refuses reads by their mapped groups' grants.
+	a.grants = fakeGrants{{Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
+		Subjects:      []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectGroup, Name: "oidc:health-web"}},
+		Organisations: []string{"Ministry of Health"}}}}
+	carol := dashboard.Principal{Name: "carol@example.org", Subject: dashboard.SessionUser{User: "oidc:carol@example.org", Groups: []string{"oidc:health-web"}}}
+	if r, err := a.Reach(context.Background(), carol, "cwac"); err != nil || r.IsWhole() || !r.Covers("Ministry of Health", "") || r.Covers("Other", "") {
+		t.Errorf("a signed-in user by grant: whole %v, covers %v, %v", r.IsWhole(), r.Covers("Ministry of Health", ""), err)
 	}
 	if r, _ := a.Reach(context.Background(), dashboard.Principal{Name: "x", Subject: "something else"}, "cwac"); r.Any() {
 		t.Error("an unknown subject may read")
