@@ -134,6 +134,11 @@ func checkGrantOrganisations(t *testing.T, h http.Handler, st *store.Store) {
 		if strings.Contains(body, `href="/scans/`) {
 			t.Errorf("%s links a scan, which a viewer by grant may not open", path)
 		}
+		for _, name := range notAlpha {
+			if strings.Contains(body, name) {
+				t.Errorf("%s names %q", path, name)
+			}
+		}
 	}
 	// Another organisation reads as one that does not exist.
 	_, absent := get(t, h, "alpha-web", org(testNS, "Nobody At All"))
