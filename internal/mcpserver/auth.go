@@ -315,5 +315,6 @@ var toolVerbs = map[string]string{
 	"cwac_get_readability":      verbGet,
 	resourceReadName:            verbGet,
 	trendReadName:               verbGet,
+	promptGetName:               verbGet,
 	resourceListName:            verbList,
 }

@@ -65,13 +65,15 @@ func WatchGrants(ctx context.Context, c cache.Cache, namespace string, log *slog
 // grantReadable are the tools a caller may use by organisation grant
 // alone, each keeping to the caller's organisations: the issue history
 // (its issues and an organisation's trend, as a tool or a resource) and a
-// sector's trend when the grant gives the whole sector. Every other tool reads or changes whole
+// sector's trend when the grant gives the whole sector; and the prompts,
+// which carry no figures. Every other tool reads or changes whole
 // scans and needs its verb on CwacScans.
 var grantReadable = map[string]bool{
 	"cwac_issue_history":      true,
 	"cwac_organisation_trend": true,
 	"cwac_sector_trend":       true,
 	trendReadName:             true,
+	promptGetName:             true,
 }
 
 // errForbidden marks a caller RBAC refuses (HTTP 403 over REST).
@@ -97,7 +99,7 @@ func (s *Server) authorizeCall(ctx context.Context, name string, call *callInfo)
 	}
 	if !grantReadable[name] {
 		return fmt.Errorf("%w (a CwacOrganisationGrant gives only cwac_issue_history, cwac_organisation_trend, "+
-			"cwac_sector_trend and the organisation trend resources)", err)
+			"cwac_sector_trend, the organisation trend resources and the prompts)", err)
 	}
 	grants, gerr := s.cfg.Grants.Grants(ctx)
 	if gerr != nil {

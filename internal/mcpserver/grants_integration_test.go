@@ -65,6 +65,10 @@ func TestOrganisationGrants(t *testing.T) {
 	}
 	checkGrantRefusals(t, base, health)
 	checkGrantResources(t, base, health, h.ns)
+	if _, err := mcpSession(t, base, nobody).GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "organisation_summary",
+		Arguments: map[string]string{"scan_id": "weekly-1", "organisation": "Ministry of Health"}}); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("a prompt for a caller with no access: %v", err)
+	}
 	// Nobody: no RBAC, no grant.
 	if got := grantExecute(t, base, nobody, "cwac_issue_history", `{}`); !strings.Contains(got["error"].(string), "no CwacOrganisationGrant in namespace") {
 		t.Errorf("nobody: %v", got)
@@ -193,17 +197,31 @@ func checkGrantRefusals(t *testing.T, base, health string) {
 	}
 }
 
-// checkGrantResources: over MCP, the health reader reads their
-// organisation's trend resource, and is refused another's and a scan's file.
-func checkGrantResources(t *testing.T, base, token, ns string) {
+// mcpSession connects an MCP client over HTTP with a bearer token until the
+// test ends.
+func mcpSession(t *testing.T, base, token string) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "grant-client", Version: "v0"}, nil).Connect(ctx,
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "grant-client", Version: "v0"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = session.Close() }()
+	t.Cleanup(func() { _ = session.Close() })
+	return session
+}
+
+// checkGrantResources: over MCP, the health reader gets a prompt, reads
+// their organisation's trend resource, and is refused another's and a
+// scan's file.
+func checkGrantResources(t *testing.T, base, token, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	session := mcpSession(t, base, token)
+	prompt, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "organisation_summary",
+		Arguments: map[string]string{"scan_id": "weekly-1", "organisation": "Ministry of Health"}})
+	if err != nil || len(prompt.Messages) == 0 {
+		t.Errorf("a prompt by grant: %v %v", prompt, err)
+	}
 	own, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: trendResourceURI(ns, "Ministry of Health")})
 	if err != nil || len(own.Contents) != 1 || !strings.Contains(own.Contents[0].Text, `"organisation":"Ministry of Health"`) {
 		t.Errorf("own trend resource: %v %v", own, err)

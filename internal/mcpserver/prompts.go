@@ -27,7 +27,7 @@ func (s *Server) addPrompts() {
 		Description: "Group a finished scan's most severe issues by WCAG 2.2 success criterion, " +
 			"with the pages and elements affected and how to fix them.",
 		Arguments: []*mcp.PromptArgument{scanArg},
-	}, s.triagePrompt)
+	}, s.authorizedPrompt(s.triagePrompt))
 	s.mcp.AddPrompt(&mcp.Prompt{
 		Name:        "explain_changes",
 		Title:       "Explain what changed since the last scan",
@@ -35,7 +35,7 @@ func (s *Server) addPrompts() {
 		Arguments: []*mcp.PromptArgument{scanArg, {
 			Name: "baseline_id", Description: "the earlier scan to compare with (default: the scan's own baseline)",
 		}},
-	}, s.changesPrompt)
+	}, s.authorizedPrompt(s.changesPrompt))
 	s.mcp.AddPrompt(&mcp.Prompt{
 		Name:        "organisation_summary",
 		Title:       "Draft a summary for an organisation's web team",
@@ -43,7 +43,28 @@ func (s *Server) addPrompts() {
 		Arguments: []*mcp.PromptArgument{scanArg, {
 			Name: "organisation", Description: "the organisation as the scan names it (its sites' organisation)", Required: true,
 		}},
-	}, s.organisationPrompt)
+	}, s.authorizedPrompt(s.organisationPrompt))
+}
+
+// promptGetName is the audit log's name for prompt reads, and the key of
+// the caller verb they need.
+const promptGetName = "prompts/get"
+
+// authorizedPrompt answers a prompt only to a caller who may read
+// something of the namespace (get on cwacscans, or an organisation grant),
+// as the tools it names are, with the tools' audit line. A prompt carries
+// no figures, but it names a scan or an organisation to read.
+func (s *Server) authorizedPrompt(h mcp.PromptHandler) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		var res *mcp.GetPromptResult
+		err := s.invoke(ctx, &tool{name: promptGetName}, callFromExtra(req.Extra), s.cfg.CallTimeout, truncate(req.Params.Name, 64),
+			func(ctx context.Context, _ *callInfo) error {
+				var err error
+				res, err = h(ctx, req)
+				return err
+			})
+		return res, err
+	}
 }
 
 // checkPromptText refuses a prompt argument that would reach the prompt's
