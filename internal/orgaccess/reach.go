@@ -8,6 +8,7 @@
 package orgaccess
 
 import (
+	"maps"
 	"slices"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -102,14 +103,5 @@ func (r Reach) Within() *store.Within {
 	if r.whole {
 		return nil
 	}
-	return &store.Within{Organisations: sortedKeys(r.organisations), Sectors: sortedKeys(r.sectors)}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return &store.Within{Organisations: slices.Sorted(maps.Keys(r.organisations)), Sectors: slices.Sorted(maps.Keys(r.sectors))}
 }
