@@ -67,7 +67,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, public bool) *vi
 	if errors.Is(err, ErrUnauthenticated) {
 		if public && len(h.opts.PublicNamespaces) > 0 {
 			v := &viewer{Principal: Principal{Name: "anonymous (public view)", Anonymous: true, CanSignIn: h.opts.SignIn != nil},
-				reach: map[string]orgaccess.Reach{}}
+				reach: map[string]orgaccess.Reach{}, publicOnly: true}
 			for _, ns := range h.opts.PublicNamespaces {
 				v.Namespaces, v.reach[ns] = append(v.Namespaces, ns), orgaccess.Whole()
 			}

@@ -29,6 +29,9 @@ func exportFormat(r *http.Request, base string) (string, error) {
 	case base + ".json":
 		return formatJSON, nil
 	default:
+		if base == exportTrendBase { // an organisation's exports: its trend or its issues
+			return "", fmt.Errorf("export %q is not %s.csv, %s.json, %s.csv or %s.json", textcap.Head(f, 64), base, base, exportIssuesBase, exportIssuesBase)
+		}
 		return "", fmt.Errorf("export %q is not %s.csv or %s.json", textcap.Head(f, 64), base, base)
 	}
 }
@@ -202,7 +205,7 @@ type trendExport struct {
 }
 
 func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer) {
-	format, err := exportFormat(r, "history-trend")
+	format, err := exportFormat(r, exportTrendBase)
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())
 		return
@@ -224,14 +227,14 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 		api[i] = mcpapi.TrendPointOf(p)
 	}
 	if format == formatJSON {
-		writeJSONExport(w, r, "history-trend.json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: api})
+		writeJSONExport(w, r, exportTrendBase+".json", trendExport{Namespace: ns, Organisation: org, Schedule: schedule, Points: api})
 		return
 	}
 	classes := impactClasses()
 	header := slices.Concat([]string{"scan", "schedule", "finished_at", "pages", "issues", "elements"}, classes,
 		[]string{"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
 			"cwac_image", "axe_core", "chrome", "engine_changed"})
-	writeCSVExport(w, r, "history-trend.csv", header, func(emit func([]string)) {
+	writeCSVExport(w, r, exportTrendBase+".csv", header, func(emit func([]string)) {
 		for _, p := range api {
 			byImpact := make([]string, len(classes))
 			for i, class := range classes {

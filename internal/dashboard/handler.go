@@ -117,7 +117,7 @@ func (h *Handler) routes() {
 	h.handle("GET /scans/{ns}/{name}", h.scan)
 	h.handle("GET /scans/{ns}/{name}/files/{file}", h.scanFile)
 	h.handlePublic("GET /export/{file}", h.exportLeaderboard)
-	h.handlePublic("GET /export/organisations/{ns}/{org}/{file}", h.exportTrend)
+	h.handlePublic("GET /export/organisations/{ns}/{org}/{file}", h.exportOrganisation)
 	h.signInRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request, _ *viewer) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -146,6 +146,9 @@ type viewer struct {
 	Principal
 	Namespaces []string
 	reach      map[string]orgaccess.Reach
+	// publicOnly is set for a visitor who reads only the public
+	// namespaces' leaderboard and trends, without signing in.
+	publicOnly bool
 }
 
 // may reports whether the viewer reads anything of the namespace.

@@ -119,7 +119,7 @@ func TestOrganisationNotFound(t *testing.T) {
 		// A name as long as the history stores one is looked up, not refused.
 		{orgURL(testNS, strings.Repeat("x", 1000)), http.StatusNotFound, "No organisation &#34;xxxxxxxx"},
 		{"/export/organisations/cwac/Nobody/history-trend.csv", http.StatusNotFound, "No organisation &#34;Nobody&#34;"},
-		{"/export/organisations/cwac/Alpha%20Agency/trend.xls", http.StatusBadRequest, "is not history-trend.csv or history-trend.json"},
+		{"/export/organisations/cwac/Alpha%20Agency/trend.xls", http.StatusBadRequest, "is not history-trend.csv, history-trend.json, issues.csv or issues.json"},
 		{"/issues/cwac/0123456789abcdef0123456789abcdef", http.StatusNotFound, "No issue 0123456789abcdef0123456789abcdef in the issue history of namespace cwac"},
 		{"/issues/cwac/xyz", http.StatusBadRequest, "issue id &#34;xyz&#34; is not an issue&#39;s id: want 32 lower-case hexadecimal digits"},
 	} {

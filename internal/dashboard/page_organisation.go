@@ -60,6 +60,7 @@ type organisationPage struct {
 	OpenTotal               int64
 	Changes                 store.LatestChanges
 	TrendCSV, TrendJSON     string
+	IssuesCSV, IssuesJSON   string
 }
 
 // organisation is /organisations/{ns}/{org}.
@@ -77,8 +78,10 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 	}
 	shown, older := newestPoints(points, orgPointsShown)
 	d := organisationPage{Namespace: ns, Organisation: org, Schedule: schedule, Points: shown, Older: older,
-		TrendCSV:  "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/history-trend.csv",
-		TrendJSON: "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/history-trend.json"}
+		TrendCSV:   orgExport(ns, org, exportTrendBase+".csv"),
+		TrendJSON:  orgExport(ns, org, exportTrendBase+".json"),
+		IssuesCSV:  orgExport(ns, org, exportIssuesBase+".csv"),
+		IssuesJSON: orgExport(ns, org, exportIssuesBase+".json")}
 	if schedule != "" {
 		q := "?schedule=" + url.QueryEscape(schedule)
 		d.TrendCSV, d.TrendJSON = d.TrendCSV+q, d.TrendJSON+q
@@ -92,6 +95,11 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 		return
 	}
 	h.render(w, r, http.StatusOK, "organisation", page{Title: org, Nav: navOrganisations, Viewer: v, Data: d})
+}
+
+// orgExport is the URL of one of an organisation's exports.
+func orgExport(ns, org, file string) string {
+	return "/export/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org) + "/" + file
 }
 
 // newestPoints is the newest n of points (oldest first, as given) and

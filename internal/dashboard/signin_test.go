@@ -242,6 +242,15 @@ func TestPublicNamespaces(t *testing.T) {
 	if res.StatusCode != http.StatusOK || strings.Contains(body, orgHidden) || !strings.Contains(body, orgAlpha) {
 		t.Errorf("public export: %d", res.StatusCode)
 	}
+	// A public organisation's trend is public; its issues are not.
+	alpha := "/export/organisations/" + testNS + "/" + url.PathEscape(orgAlpha)
+	if res, _ := do(h, http.MethodGet, alpha+"/history-trend.csv", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("a public organisation's trend: %d", res.StatusCode)
+	}
+	if res, body := do(h, http.MethodGet, alpha+"/issues.csv", nil); res.StatusCode != http.StatusUnauthorized ||
+		!strings.Contains(body, "not part of the public view") {
+		t.Errorf("a public organisation's issues without sign-in: %d %s", res.StatusCode, body)
+	}
 	hidden := "/export/organisations/" + otherNS + "/" + url.PathEscape(orgHidden) + "/history-trend.csv"
 	if res, _ := do(h, http.MethodGet, hidden, nil); res.StatusCode != http.StatusNotFound {
 		t.Errorf("a private namespace's trend: %d", res.StatusCode)

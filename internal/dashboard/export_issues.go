@@ -1,0 +1,137 @@
+package dashboard
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// The exports of one organisation: its trend, and its issues.
+const (
+	exportTrendBase  = "history-trend"
+	exportIssuesBase = "issues"
+)
+
+// exportOrganisation serves /export/organisations/{ns}/{org}/{file}: the
+// trend (history-trend.csv, .json) or the issues (issues.csv, .json).
+func (h *Handler) exportOrganisation(w http.ResponseWriter, r *http.Request, v *viewer) {
+	if strings.HasPrefix(r.PathValue("file"), exportIssuesBase+".") {
+		h.exportIssues(w, r, v)
+		return
+	}
+	h.exportTrend(w, r, v)
+}
+
+// issuesExport is issues.json's body: the organisation's issues as
+// cwac_issue_history answers them, oldest first.
+type issuesExport struct {
+	Namespace    string                `json:"namespace"`
+	Organisation string                `json:"organisation"`
+	Issues       []mcpapi.HistoryIssue `json:"issues"`
+}
+
+// exportIssues is an organisation's every issue the history holds, open
+// and fixed, oldest first (the order they were first seen): the list a
+// web team works from, with each issue's page, rule, element and WCAG
+// criteria. It is read from the store a page of store.MaxLimit at a time
+// and written as it is read, up to store.MaxOffset issues. A public
+// namespace's visitors read its leaderboard and trends, not its issues:
+// they are asked to sign in.
+func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer) {
+	format, err := exportFormat(r, exportIssuesBase)
+	if err == nil && r.URL.Query().Has(fieldSchedule) {
+		err = fmt.Errorf("the issues export takes no %s: an issue is followed across every schedule's scans", fieldSchedule)
+	}
+	if err != nil {
+		h.badRequest(w, r, v, err.Error())
+		return
+	}
+	if v.publicOnly {
+		h.unauthenticated(w, r, fmt.Errorf("%w: an organisation's issues are not part of the public view", ErrUnauthenticated))
+		return
+	}
+	ns, org, _, st := h.organisationParams(w, r, v)
+	if st == nil {
+		return
+	}
+	filter := store.IssueFilter{Namespaces: []string{ns}, Organisation: org, Limit: store.MaxLimit, Within: v.reachOf(ns).Within()}
+	first, err := st.IssueHistory(r.Context(), filter)
+	if err != nil {
+		h.storeFailed(w, r, v, store.NoOrganisation(ns, org)+".", err)
+		return
+	}
+	// pages yields the issues page by page, from the first already read.
+	pages := func(ctx context.Context, each func([]store.Issue) bool) {
+		page := first
+		for {
+			if !each(page.Issues) || len(page.Issues) < store.MaxLimit || filter.Offset+store.MaxLimit > store.MaxOffset {
+				return
+			}
+			filter.Offset += store.MaxLimit
+			if page, err = st.IssueHistory(ctx, filter); err != nil {
+				// The answer has started: the log says why it ends early.
+				h.opts.Log.Error("dashboard: exporting issues", fieldNamespace, ns, "organisation", org, "err", err)
+				return
+			}
+		}
+	}
+	if format == formatJSON {
+		streamIssuesJSON(w, r, issuesExport{Namespace: ns, Organisation: org}, pages)
+		return
+	}
+	header := []string{"fingerprint", "state", "page", "viewport_width", "audit", "rule", "impact", "wcag", "target", "element_html",
+		"help_url", "first_seen_scan", "first_seen_at", "last_seen_scan", "last_seen_at", "fixed_in_scan", "fixed_at", "fixed_reason",
+		"reopened", "scans_present"}
+	writeCSVExport(w, r, exportIssuesBase+".csv", header, func(emit func([]string)) {
+		pages(r.Context(), func(issues []store.Issue) bool {
+			for _, is := range issues {
+				fixedAt := ""
+				if is.FixedAt != nil {
+					fixedAt = is.FixedAt.UTC().Format(time.RFC3339)
+				}
+				emit([]string{is.Fingerprint, is.State, is.Page, strconv.Itoa(is.ViewportWidth), is.Audit, is.Rule, is.Impact,
+					strings.Join(is.WCAG, " "), is.Target, is.ElementHTML, is.HelpURL, is.FirstSeenScan, is.FirstSeenAt.UTC().Format(time.RFC3339),
+					is.LastSeenScan, is.LastSeenAt.UTC().Format(time.RFC3339), is.FixedInScan, fixedAt, is.FixedReason,
+					strconv.Itoa(is.Reopened), strconv.Itoa(is.ScansPresent)})
+			}
+			return true
+		})
+	})
+}
+
+// streamIssuesJSON writes issues.json an issue at a time.
+func streamIssuesJSON(w http.ResponseWriter, r *http.Request, head issuesExport,
+	pages func(context.Context, func([]store.Issue) bool),
+) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+exportIssuesBase+`.json"`)
+	if r.Method == http.MethodHead {
+		return
+	}
+	bw := bufio.NewWriterSize(w, 32<<10)
+	defer func() { _ = bw.Flush() }() // a client that went away has nothing to be told
+	ns, _ := json.Marshal(head.Namespace)
+	org, _ := json.Marshal(head.Organisation)
+	_, _ = bw.WriteString(`{"namespace":` + string(ns) + `,"organisation":` + string(org) + `,"issues":[`)
+	enc := json.NewEncoder(bw)
+	n := 0
+	pages(r.Context(), func(issues []store.Issue) bool {
+		for _, is := range issues {
+			if n > 0 {
+				_, _ = bw.WriteString(",")
+			}
+			_ = enc.Encode(mcpapi.IssueOf(is))
+			n++
+		}
+		return r.Context().Err() == nil
+	})
+	_, _ = bw.WriteString("]}\n")
+}
