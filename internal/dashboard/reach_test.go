@@ -202,4 +202,14 @@ func TestSectorGrantViewer(t *testing.T) {
 	if strings.Contains(body, "Another organisation") {
 		t.Error("a namespace reader sees a masked row")
 	}
+	// A grant of an organisation the history does not hold: nothing to
+	// show, and the page says why rather than that no scan was recorded.
+	a := grantAccess()
+	a.orgGrants[testNS] = append(a.orgGrants[testNS], cwacv1alpha1.CwacOrganisationGrant{Spec: cwacv1alpha1.CwacOrganisationGrantSpec{
+		Subjects: []cwacv1alpha1.GrantSubject{{Kind: cwacv1alpha1.GrantSubjectUser, Name: "typo-web"}}, Organisations: []string{"Alpha agency"}}})
+	h2, _ := newTestHandler(t, Options{Access: a})
+	if res, body := get(t, h2, "typo-web", "/"); res.StatusCode != http.StatusOK || !strings.Contains(body, "None of the organisations your access covers") ||
+		strings.Contains(body, orgAlpha) {
+		t.Errorf("a grant of no recorded organisation: %d %s", res.StatusCode, body)
+	}
 }
