@@ -30,6 +30,10 @@ func (h *Handler) exportOrganisation(w http.ResponseWriter, r *http.Request, v *
 	h.exportTrend(w, r, v)
 }
 
+// maxIssuesExport bounds one issues export (as deep as the history's
+// paging goes).
+const maxIssuesExport = store.MaxOffset
+
 // issuesExport is issues.json's body: the organisation's issues as
 // cwac_issue_history answers them, oldest first.
 type issuesExport struct {
@@ -42,7 +46,7 @@ type issuesExport struct {
 // and fixed, oldest first (the order they were first seen): the list a
 // web team works from, with each issue's page, rule, element and WCAG
 // criteria. It is read from the store a page of store.MaxLimit at a time
-// and written as it is read, up to store.MaxOffset issues. A public
+// and written as it is read, up to maxIssuesExport issues. A public
 // namespace's visitors read its leaderboard and trends, not its issues:
 // they are asked to sign in.
 func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer) {
@@ -68,14 +72,16 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 		h.storeFailed(w, r, v, store.NoOrganisation(ns, org)+".", err)
 		return
 	}
-	// pages yields the issues page by page, from the first already read.
+	// pages yields the issues page by page, from the first already read,
+	// each page after the last one's issue (no offset to step over again).
 	pages := func(ctx context.Context, each func([]store.Issue) bool) {
-		page := first
+		page, read := first, 0
 		for {
-			if !each(page.Issues) || len(page.Issues) < store.MaxLimit || filter.Offset+store.MaxLimit > store.MaxOffset {
+			read += len(page.Issues)
+			if !each(page.Issues) || len(page.Issues) < store.MaxLimit || read >= maxIssuesExport {
 				return
 			}
-			filter.Offset += store.MaxLimit
+			filter.AfterID = page.LastID
 			if page, err = st.IssueHistory(ctx, filter); err != nil {
 				// The answer has started: the log says why it ends early.
 				h.opts.Log.Error("dashboard: exporting issues", fieldNamespace, ns, "organisation", org, "err", err)

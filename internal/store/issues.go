@@ -44,6 +44,12 @@ type IssueFilter struct {
 	// Limit is the page size (1..MaxLimit; 0 means DefaultLimit).
 	Limit  int
 	Offset int
+	// AfterID, when set, starts the page after the issue of this id (the
+	// LastID of the page before), in the same order: a walk through every
+	// issue that costs each page the same, where a deep Offset makes the
+	// database step over every earlier issue again. The total still counts
+	// every match.
+	AfterID int64
 	// Within, when set, keeps only these organisations of the namespaces
 	// (a caller who reads by organisation grant): an organisation it does
 	// not keep is not found, and the total counts only those it keeps.
@@ -64,6 +70,9 @@ const (
 type IssuePage struct {
 	Total  int64
 	Issues []Issue
+	// LastID is the id of the page's last issue (0 for an empty page): the
+	// next page's IssueFilter.AfterID.
+	LastID int64
 }
 
 // Issue is one issue identity followed across scans.
@@ -250,6 +259,9 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 	if page.Total <= int64(f.Offset) {
 		return page, nil
 	}
+	if f.AfterID > 0 { // the rows only: the total counts every match
+		cond, args = cond+" AND i.id > ?", append(args, f.AfterID)
+	}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+issueColumns+issueJoins+cond+` ORDER BY i.id LIMIT ? OFFSET ?`), append(args, limit, f.Offset)...)
 	if err != nil {
 		return IssuePage{}, fmt.Errorf("store: reading issues: %w", err)
@@ -260,7 +272,7 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 		if err != nil {
 			return IssuePage{}, fmt.Errorf("store: reading issues: %w", err)
 		}
-		page.Issues = append(page.Issues, r.issue)
+		page.Issues, page.LastID = append(page.Issues, r.issue), r.id
 	}
 	if err := rows.Err(); err != nil {
 		return IssuePage{}, fmt.Errorf("store: reading issues: %w", err)

@@ -261,6 +261,38 @@ func checkFilters(t *testing.T, st *store.Store) {
 	if _, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO, Organisation: "nobody"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown organisation: %v", err)
 	}
+	// A walk by AfterID meets every issue once, in order, each page's total
+	// counting every match.
+	var walked []string
+	var a1ID int64
+	f := store.IssueFilter{Namespaces: nsO, Limit: 1}
+	for {
+		page, err := st.IssueHistory(ctx, f)
+		if err != nil || page.Total != 3 {
+			t.Fatalf("walk after %d: total %d, %v", f.AfterID, page.Total, err)
+		}
+		if len(page.Issues) == 0 {
+			if page.LastID != 0 {
+				t.Errorf("an empty page's LastID is %d", page.LastID)
+			}
+			break
+		}
+		walked = append(walked, page.Issues[0].Fingerprint)
+		if a1ID == 0 {
+			a1ID = page.LastID
+		}
+		if page.LastID <= f.AfterID {
+			t.Fatalf("LastID %d does not move past %d", page.LastID, f.AfterID)
+		}
+		f.AfterID = page.LastID
+	}
+	if strings.Join(walked, ",") != "a1,a2,c3" {
+		t.Errorf("walk by AfterID: %v", walked)
+	}
+	if page, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO, State: "open", Rule: "image-alt", Limit: 1, AfterID: a1ID}); err != nil ||
+		page.Total != 2 || len(page.Issues) != 1 || page.Issues[0].Fingerprint != "a2" {
+		t.Errorf("AfterID with filters (the total not narrowed): %+v %v", page, err)
+	}
 	// An organisation Within does not keep is not found, as one that does not exist.
 	if _, err := st.IssueHistory(ctx, store.IssueFilter{Namespaces: nsO, Organisation: "O",
 		Within: &store.Within{Organisations: []string{"P"}}}); !errors.Is(err, store.ErrNotFound) {
