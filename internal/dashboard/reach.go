@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -17,21 +16,9 @@ import (
 // here; the pages call them before they read.
 
 // covers reports whether the viewer may read the organisation of
-// namespace ns: false for one the history does not hold, so that a page
-// refused and a page that does not exist answer alike.
+// namespace ns (orgaccess.Reach.CoversRecorded).
 func (h *Handler) covers(ctx context.Context, st *store.Store, v *viewer, ns, org string) (bool, error) {
-	reach := v.reachOf(ns)
-	if reach.IsWhole() {
-		return true, nil
-	}
-	o, err := st.Organisation(ctx, ns, org)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return reach.Covers(o.Name, o.Sector), nil
+	return v.reachOf(ns).CoversRecorded(ctx, st, ns, org)
 }
 
 // LinksScan reports whether a page links the scan named "namespace/name"

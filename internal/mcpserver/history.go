@@ -37,14 +37,11 @@ func (s *Server) history() (*store.Store, []string, error) {
 // not cover, with the same words whether or not the history holds it (a
 // refusal tells nothing of organisations outside the caller's reach).
 func (s *Server) checkOrganisationReach(ctx context.Context, st *store.Store, call *callInfo, organisation string) error {
-	if call.reach.IsWhole() {
-		return nil
-	}
-	o, err := st.Organisation(ctx, s.cfg.Namespace, organisation)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	ok, err := call.reach.CoversRecorded(ctx, st, s.cfg.Namespace, organisation)
+	if err != nil {
 		return fmt.Errorf("reading the issue history: %w", err)
 	}
-	if err != nil || !call.reach.Covers(o.Name, o.Sector) {
+	if !ok {
 		return orgaccess.NotCovered("this organisation")
 	}
 	return nil

@@ -8,6 +8,8 @@
 package orgaccess
 
 import (
+	"context"
+	"errors"
 	"maps"
 	"slices"
 
@@ -104,4 +106,23 @@ func (r Reach) Within() *store.Within {
 		return nil
 	}
 	return &store.Within{Organisations: slices.Sorted(maps.Keys(r.organisations)), Sectors: slices.Sorted(maps.Keys(r.sectors))}
+}
+
+// CoversRecorded reports whether the caller may read the organisation of
+// namespace ns as the issue history records it (its sector is the
+// history's): false for one the history does not hold, so that a refusal
+// and an organisation that is not there answer alike. A namespace reader
+// is covered without a lookup.
+func (r Reach) CoversRecorded(ctx context.Context, st *store.Store, ns, organisation string) (bool, error) {
+	if r.whole {
+		return true, nil
+	}
+	o, err := st.Organisation(ctx, ns, organisation)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return r.Covers(o.Name, o.Sector), nil
 }

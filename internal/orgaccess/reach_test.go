@@ -1,6 +1,7 @@
 package orgaccess_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
 func grant(name string, subjects []cwacv1alpha1.GrantSubject, orgs, sectors []string,
@@ -152,5 +154,33 @@ func TestWithin(t *testing.T) {
 	w := orgaccess.Granted(grants, "u", []string{"g"}).Within()
 	if strings.Join(w.Organisations, "|") != "Alpha|Mid|Zeta" || strings.Join(w.Sectors, "|") != "S1|S2" {
 		t.Errorf("Within = %+v, want the union in order", w)
+	}
+}
+
+// CoversRecorded reads an organisation's sector from the history, and
+// answers an organisation the history does not hold as one not covered.
+func TestCoversRecorded(t *testing.T) {
+	st := storetest.OpenSQLite(t)
+	storetest.TwoAgencies(t, st, "agencies")
+	ctx := context.Background()
+	if ok, err := orgaccess.Whole().CoversRecorded(ctx, nil, "agencies", "anything"); !ok || err != nil {
+		t.Errorf("a namespace reader: %v %v (no lookup: the store is nil)", ok, err)
+	}
+	grants := []cwacv1alpha1.CwacOrganisationGrant{
+		grant("health", []cwacv1alpha1.GrantSubject{user("u")}, []string{"Ministry of Health"}, []string{"Education"}, ""),
+	}
+	r := orgaccess.Granted(grants, "u", nil)
+	for _, tc := range []struct {
+		ns, org string
+		want    bool
+	}{
+		{"agencies", "Ministry of Health", true},
+		{"agencies", "Ministry of Education", true}, // by its recorded sector
+		{"agencies", "Ministry of Nothing", false},
+		{"elsewhere", "Ministry of Health", false},
+	} {
+		if ok, err := r.CoversRecorded(ctx, st, tc.ns, tc.org); ok != tc.want || err != nil {
+			t.Errorf("%s/%s: %v %v, want %v", tc.ns, tc.org, ok, err, tc.want)
+		}
 	}
 }
