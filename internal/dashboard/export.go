@@ -103,13 +103,23 @@ func placeOnlyJSON(o LeaderboardRow) any {
 	}{o.Rank, o.Namespace, o.Organisation, o.Sector, o.Score, true}
 }
 
-func streamLeaderboardJSON(w http.ResponseWriter, r *http.Request, f LeaderboardFigures) {
+// startJSONStream sets a streamed JSON export's headers and returns the
+// buffered writer its body goes to (the caller flushes it), or nil for a
+// HEAD request, which gets the headers alone.
+func startJSONStream(w http.ResponseWriter, r *http.Request, name string) *bufio.Writer {
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Disposition", `attachment; filename="leaderboard.json"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	if r.Method == http.MethodHead {
+		return nil
+	}
+	return bufio.NewWriterSize(w, 32<<10)
+}
+
+func streamLeaderboardJSON(w http.ResponseWriter, r *http.Request, f LeaderboardFigures) {
+	bw := startJSONStream(w, r, "leaderboard.json")
+	if bw == nil {
 		return
 	}
-	bw := bufio.NewWriterSize(w, 32<<10)
 	defer func() { _ = bw.Flush() }() // a client that went away has nothing to be told
 	enc := json.NewEncoder(bw)
 	list := func(n int, item func(i int)) {

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,14 +32,6 @@ func (h *Handler) exportOrganisation(w http.ResponseWriter, r *http.Request, v *
 // maxIssuesExport bounds one issues export (as deep as the history's
 // paging goes).
 const maxIssuesExport = store.MaxOffset
-
-// issuesExport is issues.json's body: the organisation's issues as
-// cwac_issue_history answers them, oldest first.
-type issuesExport struct {
-	Namespace    string                `json:"namespace"`
-	Organisation string                `json:"organisation"`
-	Issues       []mcpapi.HistoryIssue `json:"issues"`
-}
 
 // exportIssues is an organisation's every issue the history holds, open
 // and fixed, oldest first (the order they were first seen): the list a
@@ -90,7 +81,7 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 		}
 	}
 	if format == formatJSON {
-		streamIssuesJSON(w, r, issuesExport{Namespace: ns, Organisation: org}, pages)
+		streamIssuesJSON(w, r, ns, org, pages)
 		return
 	}
 	header := []string{"fingerprint", "state", "page", "viewport_width", "audit", "rule", "impact", "wcag", "target", "element_html",
@@ -113,19 +104,19 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 	})
 }
 
-// streamIssuesJSON writes issues.json an issue at a time.
-func streamIssuesJSON(w http.ResponseWriter, r *http.Request, head issuesExport,
+// streamIssuesJSON writes issues.json an issue at a time:
+// {"namespace", "organisation", "issues"}, the issues as
+// cwac_issue_history answers them (mcpapi.HistoryIssue), oldest first.
+func streamIssuesJSON(w http.ResponseWriter, r *http.Request, namespace, organisation string,
 	pages func(context.Context, func([]store.Issue) bool),
 ) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+exportIssuesBase+`.json"`)
-	if r.Method == http.MethodHead {
+	bw := startJSONStream(w, r, exportIssuesBase+".json")
+	if bw == nil {
 		return
 	}
-	bw := bufio.NewWriterSize(w, 32<<10)
 	defer func() { _ = bw.Flush() }() // a client that went away has nothing to be told
-	ns, _ := json.Marshal(head.Namespace)
-	org, _ := json.Marshal(head.Organisation)
+	ns, _ := json.Marshal(namespace)
+	org, _ := json.Marshal(organisation)
 	_, _ = bw.WriteString(`{"namespace":` + string(ns) + `,"organisation":` + string(org) + `,"issues":[`)
 	enc := json.NewEncoder(bw)
 	n := 0
