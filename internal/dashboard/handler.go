@@ -19,6 +19,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -333,6 +334,7 @@ var funcs = template.FuncMap{
 	// unstableReasons are the baseline comparison's words for rows it does
 	// not compare, which the history follows too (diff.Compared).
 	"unstableReasons": diff.UnstableReasons,
+	"setAsideWhy":     func() string { return report.TimingDependentWhy },
 }
 
 // ruleName is how a rule reads to people: axe's rule id, or for CWAC's own

@@ -49,8 +49,11 @@ type organisationPage struct {
 	Points                                    []store.TrendPoint
 	// Older counts the points before Points that the page leaves to the
 	// trend exports.
-	Older                   int
-	Latest                  *store.TrendPoint
+	Older  int
+	Latest *store.TrendPoint
+	// SetAsideScans are the Points with findings set aside
+	// (report.TimingDependentWhy), which the page names.
+	SetAsideScans           []store.TrendPoint
 	ScoreChart, IssuesChart template.HTML
 	Templates               []store.Template
 	Pages                   []store.PageIssues
@@ -85,6 +88,11 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 	if schedule != "" {
 		q := "?schedule=" + url.QueryEscape(schedule)
 		d.TrendCSV, d.TrendJSON = d.TrendCSV+q, d.TrendJSON+q
+	}
+	for _, p := range shown {
+		if p.SetAside > 0 {
+			d.SetAsideScans = append(d.SetAsideScans, p)
+		}
 	}
 	if n := len(shown); n > 0 {
 		d.Latest = &shown[n-1]

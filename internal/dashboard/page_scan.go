@@ -52,6 +52,9 @@ type scanPage struct {
 	Files     []resultFile
 	FilesNote string
 	Report    *resultFile
+	// SetAside is the shown organisations' findings set aside from their
+	// figures (report.TimingDependentWhy).
+	SetAside int64
 }
 
 // scan is /scans/{ns}/{name}: one scan's summary, failure, baseline
@@ -87,6 +90,9 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 			return
 		default:
 			d.Partial = recordedInPart(ctx, st, s)
+			for _, o := range d.Organisations {
+				d.SetAside += o.Figures.SetAside
+			}
 		}
 		if d.Pager, err = newPager("Pages of this scan's organisations", "organisations", r.URL.EscapedPath(), q, p, total); err != nil {
 			h.badRequest(w, r, v, err.Error())

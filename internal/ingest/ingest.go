@@ -228,7 +228,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
 		Issues: org.issues, Elements: elements(rd, idx), ByImpact: org.byImpact, ByAudit: org.byAudit,
 		New: tr.newIssues, Fixed: int64(len(tr.fixed)), FixedPageNotScanned: int64(len(tr.pageNotScanned)),
-		Reopened: int64(len(tr.reopened)), Unstable: tr.unstable,
+		Reopened: int64(len(tr.reopened)), Unstable: tr.unstable, SetAside: org.setAside,
 		Open: tr.openBefore - int64(len(tr.fixed)+len(tr.pageNotScanned)) + tr.newIssues + int64(len(tr.reopened)) +
 			tr.opened + int64(len(tr.reopenedUncompared)),
 	}
@@ -304,7 +304,12 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 // page, rule and element (target, else HTML), whatever its viewports. It
 // sorts a copy of the indexes rather than filling a set: 4 bytes a row.
 func elements(rd *reading, idx []int32) int64 {
-	sorted := slices.Clone(idx)
+	sorted := make([]int32, 0, len(idx))
+	for _, i := range idx {
+		if !rd.recs.at(int(i)).body { // set aside, as the report sets it aside
+			sorted = append(sorted, i)
+		}
+	}
 	key := func(i int32) (int32, int32, uint64) { r := rd.recs.at(int(i)); return r.page, r.rule, r.elem }
 	slices.SortFunc(sorted, func(x, y int32) int {
 		px, rx, ex := key(x)

@@ -99,7 +99,7 @@ type TrendPoint struct {
 	FinishedAt time.Time        `json:"finished_at"`
 	BaseURLs   int              `json:"base_urls"`
 	Pages      int              `json:"pages" jsonschema:"pages scanned"`
-	Issues     int64            `json:"issues" jsonschema:"CWAC's count, one per viewport, as summary.json's total_issues"`
+	Issues     int64            `json:"issues" jsonschema:"CWAC's count, one per viewport: summary.json's total_issues less set_aside"`
 	Elements   int64            `json:"elements" jsonschema:"issues counting an element found at several viewports once"`
 	ByImpact   map[string]int64 `json:"by_impact"`
 	ByAudit    map[string]int64 `json:"by_audit"`
@@ -113,16 +113,18 @@ type TrendPoint struct {
 	// Completeness is how completely the organisation was scanned:
 	// complete, partial, blocked or unreachable ("" for scans recorded
 	// before it was); CompletenessReason says why.
-	Completeness        string         `json:"completeness,omitempty" jsonschema:"complete, partial, blocked or unreachable: figures of an organisation that is not complete cover only what the scanner could read"`
-	CompletenessReason  string         `json:"completeness_reason,omitempty"`
-	New                 int64          `json:"new"`
-	Fixed               int64          `json:"fixed"`
-	FixedPageNotScanned int64          `json:"fixed_page_not_scanned" jsonschema:"issues on pages this scan did not visit: counted apart from fixes"`
-	Reopened            int64          `json:"reopened"`
-	Unstable            int64          `json:"unstable" jsonschema:"rows kept out of new and fixed (an audit that did not run, a page that kept changing)"`
-	Open                int64          `json:"open" jsonschema:"issues open after the scan"`
-	Engine              EngineVersions `json:"engine"`
-	EngineChanged       bool           `json:"engine_changed,omitempty" jsonschema:"the CWAC image, axe-core or Chrome differs from the point before: a jump may be the engine's"`
+	Completeness        string `json:"completeness,omitempty" jsonschema:"complete, partial, blocked or unreachable: figures of an organisation that is not complete cover only what the scanner could read"`
+	CompletenessReason  string `json:"completeness_reason,omitempty"`
+	New                 int64  `json:"new"`
+	Fixed               int64  `json:"fixed"`
+	FixedPageNotScanned int64  `json:"fixed_page_not_scanned" jsonschema:"issues on pages this scan did not visit: counted apart from fixes"`
+	Reopened            int64  `json:"reopened"`
+	Unstable            int64  `json:"unstable" jsonschema:"rows kept out of new and fixed (an audit that did not run, a page that kept changing)"`
+	Open                int64  `json:"open" jsonschema:"issues open after the scan"`
+	// SetAside is report.TimingDependentWhy's count.
+	SetAside      int64          `json:"set_aside" jsonschema:"CWAC's count of timing-dependent rows (focus rows on a page's <body>, written on some runs only): in no other figure and no score"`
+	Engine        EngineVersions `json:"engine"`
+	EngineChanged bool           `json:"engine_changed,omitempty" jsonschema:"the CWAC image, axe-core or Chrome differs from the point before: a jump may be the engine's"`
 }
 
 // EngineVersions are what produced a scan's results, where known.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
@@ -115,6 +116,9 @@ type organisation struct {
 	BaseURLs, Pages int
 	Count           byImpact // CWAC's num_issues: the leaderboard's unit
 	Elements        byImpact
+	// SetAside is CWAC's count of the organisation's timing-dependent
+	// rows, counted nowhere else (TimingDependentWhy).
+	SetAside int64
 }
 
 // criterion aggregates the issues of one WCAG success criterion.
@@ -144,6 +148,9 @@ type Builder struct {
 
 	// Totals, in elements (across viewports) and in CWAC's count.
 	totalElements, totalCount byImpact
+	// setAside is CWAC's count of timing-dependent rows, left out of
+	// every other figure (TimingDependentWhy).
+	setAside int64
 	// Overflow counters: what went past a tracking limit.
 	untrackedPages, untrackedPageElements int64
 	elementsCapped                        bool
@@ -249,6 +256,13 @@ func (b *Builder) issueRow(row results.Row) error {
 	}
 	if n <= 0 {
 		return nil // "No issues found" and passing rows
+	}
+	if b.file == diff.FocusAuditFile && diff.FocusedBody(row.Get("html")) {
+		// The comparison and the issue history set these rows apart; so do
+		// the report's counts, or a score would move with CWAC's timing.
+		b.org(row.Get("organisation"), row.Get("sector")).SetAside += n
+		b.setAside += n
+		return nil
 	}
 	ru := b.rule(row)
 	imp := impactIndex(row.Get("impact"))

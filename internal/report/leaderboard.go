@@ -47,6 +47,10 @@ type OrgScore struct {
 	// the summary has none). One that is not complete is not ranked
 	// (Rank 0): its figures cover only what the scanner could read.
 	Completeness string
+	// SetAside is CWAC's count of the organisation's timing-dependent rows,
+	// which are in none of the counts above and move no score
+	// (TimingDependentWhy).
+	SetAside int64
 	// CompletenessReason says why the organisation is not complete, in
 	// the results package's words ("" when it is complete or the summary
 	// has no completeness): an unranked row must say why it is unranked.
@@ -66,6 +70,7 @@ func (b *Builder) Leaderboard() []OrgScore {
 		s := OrgScore{
 			Organisation: o.Name, Sector: o.Sector, BaseURLs: o.BaseURLs, Pages: o.Pages,
 			Critical: o.Count[0], Serious: o.Count[1], Moderate: o.Count[2], Minor: o.Count[3], Other: o.Count[4],
+			SetAside: o.SetAside,
 		}
 		s.WeightedPerPage, s.Score = Score(o.Count, o.Pages)
 		out = append(out, s)
@@ -73,6 +78,13 @@ func (b *Builder) Leaderboard() []OrgScore {
 	rank(out)
 	return out
 }
+
+// TimingDependentWhy says what the issues set aside from every count and
+// score are, and why, in the words every page that shows the figure uses
+// (the report, the dashboard, the MCP server's answers): the rows the
+// comparison and the issue history do not compare either.
+const TimingDependentWhy = "focus-indicator findings on a page's <body>, which CWAC writes on some runs and not others: " +
+	"counted, they would move scores with CWAC's timing rather than the site"
 
 // ImpactCounts are issues per impact class, in the leaderboard's order:
 // critical, serious, moderate, minor, and other (audits without an axe
@@ -166,7 +178,7 @@ func SafeCell(s string) string {
 var leaderboardHeader = slices.Concat(
 	[]string{"rank", "organisation", "sector", "base_urls", "pages_scanned"},
 	results.Impacts(),
-	[]string{"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason"},
+	[]string{"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason", "timing_dependent_set_aside"},
 )
 
 // LeaderboardCSV renders the leaderboard. Every cell is quoted: a reader
@@ -186,7 +198,7 @@ func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
 			rankCell(o.Rank), SafeCell(o.Organisation), SafeCell(o.Sector), strconv.Itoa(o.BaseURLs), strconv.Itoa(o.Pages),
 			strconv.FormatInt(o.Critical, 10), strconv.FormatInt(o.Serious, 10), strconv.FormatInt(o.Moderate, 10),
 			strconv.FormatInt(o.Minor, 10), strconv.FormatInt(o.Other, 10), weightedPerPage, score,
-			o.Completeness, SafeCell(o.CompletenessReason),
+			o.Completeness, SafeCell(o.CompletenessReason), strconv.FormatInt(o.SetAside, 10),
 		})
 	}
 	return buf.Bytes(), nil

@@ -704,7 +704,8 @@ func TestTrendPointOrganisations(t *testing.T) {
 		}
 		b.orgs[b.hash("tie-b")] = &organisation{Name: "tie-b", Pages: 1, Count: byImpact{int64(n)}}
 		b.orgs[b.hash("tie-a")] = &organisation{Name: "tie-a", Pages: 1, Count: byImpact{0, int64(n)}}
-		p := b.TrendPoint(Meta{ResultsDir: "d"}, &results.Summary{TotalIssues: 9, PagesScanned: 2})
+		b.totalCount = byImpact{4, 5}
+		p := b.TrendPoint(Meta{ResultsDir: "d"}, &results.Summary{TotalIssues: 12, PagesScanned: 2})
 		kept := min(n+2, MaxTrendOrganisations)
 		if len(p.Organisations) != kept || p.TotalIssues != 9 || p.Pages != 2 || p.ResultsDir != "d" {
 			t.Fatalf("%d+2 organisations: point %+v", n, p)

@@ -56,8 +56,10 @@ var trendLimits = jsonlimit.Limits{
 
 // TrendPoint is one scan's figures in a trend.
 type TrendPoint struct {
-	ResultsDir    string              `json:"results_dir"`
-	Time          time.Time           `json:"time"`
+	ResultsDir string    `json:"results_dir"`
+	Time       time.Time `json:"time"`
+	// TotalIssues is in CWAC's count, less what was set aside
+	// (TimingDependentWhy), as the organisations' figures are.
 	TotalIssues   int64               `json:"total_issues"`
 	Pages         int                 `json:"pages"`
 	Organisations []TrendOrganisation `json:"organisations,omitempty"`
@@ -85,7 +87,7 @@ type trendDocument struct {
 // TrendPoint is this scan's point: its totals and its leaderboard, with
 // each organisation's completeness and, when it may be shown, its score.
 func (b *Builder) TrendPoint(meta Meta, summary *results.Summary) TrendPoint {
-	p := TrendPoint{ResultsDir: meta.ResultsDir, Time: meta.GeneratedAt.UTC(), TotalIssues: summary.TotalIssues, Pages: summary.PagesScanned}
+	p := TrendPoint{ResultsDir: meta.ResultsDir, Time: meta.GeneratedAt.UTC(), TotalIssues: b.totalCount.total(), Pages: summary.PagesScanned}
 	for _, o := range b.RankedBoard(summary) {
 		t := TrendOrganisation{
 			Organisation: o.Organisation, Issues: o.Critical + o.Serious + o.Moderate + o.Minor + o.Other, Pages: o.Pages,

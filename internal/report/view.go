@@ -117,9 +117,12 @@ type view struct {
 	Impacts []string
 
 	Elements, Count, Critical, Serious int64
-	CriteriaFailed                     map[string]int
-	Viewports                          []string
-	ElementsCapped                     bool
+	// SetAside is CWAC's count of timing-dependent rows, in no other figure.
+	SetAside       int64
+	SetAsideWhy    string
+	CriteriaFailed map[string]int
+	Viewports      []string
+	ElementsCapped bool
 
 	// Trend is the "Over time" section (nil: fewer than two scans known).
 	Trend *trendView
@@ -157,7 +160,7 @@ func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *v
 	v := &view{
 		Meta: meta, Summary: summary, Impacts: impactClasses, Weights: Weights, OtherWeight: OtherWeight,
 		Elements: b.totalElements.total(), Count: b.totalCount.total(), Critical: b.totalElements[0], Serious: b.totalElements[1],
-		CriteriaFailed: map[string]int{}, ElementsCapped: b.elementsCapped,
+		CriteriaFailed: map[string]int{}, ElementsCapped: b.elementsCapped, SetAside: b.setAside, SetAsideWhy: TimingDependentWhy,
 	}
 	for _, vp := range b.viewports {
 		v.Viewports = append(v.Viewports, viewportLabel(vp))

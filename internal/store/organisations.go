@@ -70,6 +70,9 @@ type OrganisationFigures struct {
 	Reopened            int64
 	Unstable            int64
 	Open                int64
+	// SetAside is CWAC's count of timing-dependent rows, in none of the
+	// figures above (report.TimingDependentWhy).
+	SetAside int64
 	// Completeness is the organisation's verdict in this scan (complete,
 	// partial, blocked, unreachable; "": not known) and CompletenessReason
 	// why, cut to MaxCompletenessReasonBytes.
@@ -94,11 +97,12 @@ func (w *ScanWriter) AddOrganisationFigures(ctx context.Context, f OrganisationF
 	}
 	_, err = w.exec(ctx, `INSERT INTO organisation_scans (organisation_id, scan_id, schedule, finished_at, base_urls, pages,
 		issues, elements, critical, serious, moderate, minor, other, by_audit, weighted_per_page, score,
-		new_issues, fixed_issues, fixed_page_not_scanned, reopened_issues, unstable_issues, open_issues, completeness, completeness_reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		new_issues, fixed_issues, fixed_page_not_scanned, reopened_issues, unstable_issues, open_issues, set_aside_issues,
+		completeness, completeness_reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		f.OrgID, w.scanID, f.Schedule, w.at, f.BaseURLs, f.Pages, f.Issues, f.Elements,
 		f.ByImpact[0], f.ByImpact[1], f.ByImpact[2], f.ByImpact[3], f.ByImpact[4], byAudit, f.WeightedPerPage, score,
-		f.New, f.Fixed, f.FixedPageNotScanned, f.Reopened, f.Unstable, f.Open,
+		f.New, f.Fixed, f.FixedPageNotScanned, f.Reopened, f.Unstable, f.Open, f.SetAside,
 		textcap.Head(f.Completeness, 32), textcap.Head(f.CompletenessReason, MaxCompletenessReasonBytes))
 	if err != nil {
 		return fmt.Errorf("store: recording an organisation's figures: %w", err)

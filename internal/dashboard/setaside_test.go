@@ -1,0 +1,74 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/csv"
+	"html"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+)
+
+// TestPagesSayWhatWasSetAside: findings set aside from an organisation's
+// figures (report.TimingDependentWhy) are named with their count and why
+// on its page, beside the scan that had them, on that scan's page and in
+// the trend export; a scan without any says nothing of them.
+func TestPagesSayWhatWasSetAside(t *testing.T) {
+	st := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	for week, setAside := range []int64{0, 2} {
+		w, err := st.BeginScan(ctx, weekScan(testNS, week), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.Organisation(ctx, orgAlpha, sectorA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		score := 90.0
+		if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: id, Schedule: "weekly", BaseURLs: 1, Pages: 4,
+			Issues: 3, Score: &score, Completeness: "complete", SetAside: setAside}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: store.NewHandle(st), Scans: &fakeScans{scans: []ScanInfo{
+		{Namespace: testNS, Name: weekScan(testNS, 0).Name, Phase: "Complete"}, {Namespace: testNS, Name: weekScan(testNS, 1).Name, Phase: "Complete"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := html.EscapeString(report.TimingDependentWhy)
+	orgPath := "/organisations/" + testNS + "/" + url.PathEscape(orgAlpha)
+	_, page := get(t, h, "reader", orgPath)
+	for _, want := range []string{
+		"<dt>Set aside</dt><dd>2 findings in CWAC's count, in neither the issues nor the score: " + why + "</dd>",
+		"Set aside from the issues and scores above, as " + why + ": 2 findings in " + testNS + "/" + weekScan(testNS, 1).Name + ".",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the organisation page does not say %q", want)
+		}
+	}
+	for week, want := range []string{"", "Set aside from these organisations' issues and scores: 2 findings in CWAC's count, " + why} {
+		_, page := get(t, h, "reader", "/scans/"+testNS+"/"+weekScan(testNS, week).Name)
+		if got := strings.Contains(page, "Set aside"); got != (want != "") || !strings.Contains(page, want) {
+			t.Errorf("week %d's scan page: speaks of findings set aside: %v; want %q", week, got, want)
+		}
+	}
+	_, body := get(t, h, "reader", "/export"+orgPath+"/"+exportTrendBase+".csv")
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("trend CSV: %v %q", err, body)
+	}
+	for i, want := range []string{"set_aside", "0", "2"} {
+		if got := rows[i][len(rows[i])-1]; got != want {
+			t.Errorf("trend CSV row %d ends %q, want %q", i, got, want)
+		}
+	}
+}

@@ -1,0 +1,1 @@
+ALTER TABLE organisation_scans DROP COLUMN set_aside_issues;
