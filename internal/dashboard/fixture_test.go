@@ -57,6 +57,9 @@ type orgRun struct {
 	// refused are pages of the organisation that answered 403: its scan
 	// is partial (issue 23's completeness).
 	refused []string
+	// bodyFocus adds a focus row on the home page's <body>, which CWAC
+	// writes on some runs only: set aside from every figure.
+	bodyFocus bool
 }
 
 // realFiles reads the real run's top-level files.
@@ -130,6 +133,9 @@ func buildRun(t *testing.T, files map[string][]byte, orgs []orgRun) fstest.MapFS
 					}
 					merged = append(merged, row)
 				}
+				if o.bodyFocus && name == "focus_indicator_audit.csv" {
+					merged = append(merged, bodyFocusRow(header, merged[len(merged)-1]))
+				}
 			}
 		}
 		var b bytes.Buffer
@@ -139,6 +145,16 @@ func buildRun(t *testing.T, files map[string][]byte, orgs []orgRun) fstest.MapFS
 		out[name] = &fstest.MapFile{Data: b.Bytes()}
 	}
 	return out
+}
+
+// bodyFocusRow is like's row for a tab press that focused the page's <body>.
+func bodyFocusRow(header, like []string) []string {
+	row := slices.Clone(like)
+	for col, v := range map[string]string{"description": "Tab key press #5 did not show a focus indicator", "num_issues": "1",
+		"html": "<body>\n<header>\n  <nav aria-label=\"Main\"><a href=\"/\">Home</a></nav>"} {
+		row[slices.Index(header, col)] = v
+	}
+	return row
 }
 
 // weekScan is the nth weekly scan's record in a namespace.
@@ -165,13 +181,18 @@ func fillStore(t *testing.T, st *store.Store) {
 	weeks := [][]orgRun{
 		{alpha, beta, gamma, delta, eps},
 		{withDrop(alpha, "color-contrast"), beta, gamma, delta, eps},
-		{withDrop(alpha, "color-contrast", "image-alt"), withDrop(beta, "image-alt"), gamma,
+		{withBodyFocus(withDrop(alpha, "color-contrast", "image-alt")), withDrop(beta, "image-alt"), gamma,
 			{name: orgDelta, sector: sectorB, host: delta.host, noPages: true}, partial},
 	}
 	for i, orgs := range weeks {
 		ingestRun(t, st, buildRun(t, files, orgs), weekScan(testNS, i))
 	}
 	ingestRun(t, st, buildRun(t, files, []orgRun{{name: orgHidden, sector: sectorA, host: "https://hidden.example"}}), weekScan(otherNS, 0))
+}
+
+func withBodyFocus(o orgRun) orgRun {
+	o.bodyFocus = true
+	return o
 }
 
 func withDrop(o orgRun, rules ...string) orgRun {

@@ -72,3 +72,25 @@ func TestPagesSayWhatWasSetAside(t *testing.T) {
 		}
 	}
 }
+
+// TestRealRowsSetAside: the fixture's latest scan of Alpha has a real
+// focus row moved onto the page's <body>; ingest sets it aside, so
+// Alpha's figures are those of the scan without it, and its pages say so.
+func TestRealRowsSetAside(t *testing.T) {
+	h, st := newTestHandler(t, Options{Scans: &fakeScans{scans: []ScanInfo{{Namespace: testNS, Name: weekScan(testNS, 2).Name, Phase: "Complete"}}}})
+	points, err := st.OrganisationTrend(context.Background(), []string{testNS}, orgAlpha, "")
+	if err != nil || len(points) != 3 {
+		t.Fatalf("Alpha's trend: %v %v", points, err)
+	}
+	if points[2].SetAside != 1 || points[1].SetAside != 0 {
+		t.Fatalf("set aside per week: %d %d %d, want 0 0 1", points[0].SetAside, points[1].SetAside, points[2].SetAside)
+	}
+	_, page := get(t, h, "reader", "/organisations/"+testNS+"/"+url.PathEscape(orgAlpha))
+	if !strings.Contains(page, "<dt>Set aside</dt><dd>1 finding in CWAC's count") {
+		t.Error("Alpha's page does not say what was set aside")
+	}
+	_, page = get(t, h, "reader", "/scans/"+testNS+"/"+weekScan(testNS, 2).Name)
+	if !strings.Contains(page, "Set aside from these organisations' issues and scores: 1 finding in CWAC's count") {
+		t.Error("the latest scan's page does not say what was set aside")
+	}
+}
