@@ -60,8 +60,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	pages := []struct{ name, path, user string }{
 		{"organisations", "/", ""},
 		{"organisations-page-2", "/?per_page=2&page=2", ""},
-		{"organisation", orgURL(testNS, orgAlpha), ""},
-		{"organisation-unranked", orgURL(testNS, orgDelta), ""},
+		{"organisation", OrganisationPath(testNS, orgAlpha), ""},
+		{"organisation-unranked", OrganisationPath(testNS, orgDelta), ""},
 		{"issue-fixed", "/issues/cwac/" + ch.Fixed[0].Fingerprint, ""},
 		{"issue-open", "/issues/cwac/" + open.Issues[0].Fingerprint, ""},
 		{"scans", "/scans", ""},
@@ -70,7 +70,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{"scan", "/scans/cwac/weekly-2", ""},
 		{"scan-paged", "/scans/cwac/weekly-2?per_page=2", ""},
 		{"scan-failed", "/scans/cwac/broken", ""},
-		{"not-found", orgURL(testNS, "Nobody Ltd"), ""},
+		{"not-found", OrganisationPath(testNS, "Nobody Ltd"), ""},
 		// A viewer by organisation grant: the other places of their
 		// sector without names, and the scans refused.
 		{"organisations-by-grant", "/", "alpha-web"},
@@ -88,7 +88,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		})
 	}
 	t.Run("organisation-capped", func(t *testing.T) {
-		checkPage(ctx, t, cappedBase, orgURL(testNS, orgAlpha), "both", axeScript, filepath.Join(shots, "organisation-capped"))
+		checkPage(ctx, t, cappedBase, OrganisationPath(testNS, orgAlpha), "both", axeScript, filepath.Join(shots, "organisation-capped"))
 	})
 	t.Logf("screenshots in %s", shots)
 }

@@ -324,8 +324,8 @@ var funcs = template.FuncMap{
 	"date":      date,
 	"datetime":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"iso":       iso,
-	"orgURL":    orgURL,
-	"issueURL":  func(ns, id string) string { return "/issues/" + url.PathEscape(ns) + "/" + url.PathEscape(id) },
+	"orgURL":    OrganisationPath,
+	"issueURL":  IssuePath,
 	"scanURL":   scanURL,
 	"spark":     sparkline,
 	"add":       func(a, b int) int { return a + b },
@@ -410,9 +410,15 @@ func iso(t any) string {
 	return ""
 }
 
-func orgURL(ns, org string) string {
+// OrganisationPath is the dashboard's path of an organisation's page: the
+// pages and the digests link it.
+func OrganisationPath(ns, org string) string {
 	return "/organisations/" + url.PathEscape(ns) + "/" + url.PathEscape(org)
 }
+
+// IssuePath is the dashboard's path of an issue (its id, the one issue
+// identity) of a namespace.
+func IssuePath(ns, id string) string { return "/issues/" + url.PathEscape(ns) + "/" + url.PathEscape(id) }
 
 // scanURL links a scan named "namespace/name", or "" when no scan page can
 // answer for it: a scan imported from a hand-run results directory is

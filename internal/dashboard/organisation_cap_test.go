@@ -59,7 +59,7 @@ func TestOrganisationPageCap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, body := get(t, h, "reader", orgURL(testNS, orgAlpha))
+			res, body := get(t, h, "reader", OrganisationPath(testNS, orgAlpha))
 			if res.StatusCode != http.StatusOK {
 				t.Fatalf("status %d", res.StatusCode)
 			}

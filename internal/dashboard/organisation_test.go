@@ -21,7 +21,7 @@ import (
 func TestOrganisationPage(t *testing.T) {
 	h, st := newTestHandler(t, Options{})
 	ctx := context.Background()
-	path := orgURL(testNS, orgAlpha)
+	path := OrganisationPath(testNS, orgAlpha)
 	res, body := get(t, h, "reader", path)
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %s", res.StatusCode, body)
@@ -89,7 +89,7 @@ func TestOrganisationPage(t *testing.T) {
 		t.Errorf("oldest open issues: want %d of %d", len(open.Issues), open.Total)
 	}
 	// Epsilon's latest scan was partial: said with its reason.
-	_, body = get(t, h, "reader", orgURL(testNS, orgEps))
+	_, body = get(t, h, "reader", OrganisationPath(testNS, orgEps))
 	if !strings.Contains(body, "<dt>Scanned</dt><dd>partial: https://epsilon.example/ partial: 1 page answered 401 or 403 (refused) (so not ranked") {
 		t.Error("the organisation page does not say its latest scan was partial")
 	}
@@ -109,15 +109,15 @@ func TestOrganisationNotFound(t *testing.T) {
 		code int
 		want string
 	}{
-		{orgURL(testNS, "Nobody Ltd"), http.StatusNotFound, "No organisation &#34;Nobody Ltd&#34; in the issue history of namespace cwac."},
-		{orgURL(otherNS, orgHidden), http.StatusNotFound, "No organisation &#34;Hidden Org&#34; in the issue history of namespace team-b that you may read."},
-		{orgURL("Bad_NS", orgAlpha), http.StatusBadRequest, "namespace &#34;Bad_NS&#34; is not a Kubernetes name"},
-		{orgURL(testNS, orgAlpha) + "?schedule=Week%20ly", http.StatusBadRequest, "schedule &#34;Week ly&#34; is not a Kubernetes name"},
-		{orgURL(testNS, orgAlpha) + "?limit=5", http.StatusBadRequest, "unknown query parameter &#34;limit&#34;: this page takes schedule"},
-		{orgURL(testNS, orgAlpha) + "?schedule=a&schedule=b", http.StatusBadRequest, "is given 2 times"},
-		{orgURL(testNS, strings.Repeat("x", 1001)), http.StatusBadRequest, "is not a valid name (1 to 1000 bytes of text)"},
+		{OrganisationPath(testNS, "Nobody Ltd"), http.StatusNotFound, "No organisation &#34;Nobody Ltd&#34; in the issue history of namespace cwac."},
+		{OrganisationPath(otherNS, orgHidden), http.StatusNotFound, "No organisation &#34;Hidden Org&#34; in the issue history of namespace team-b that you may read."},
+		{OrganisationPath("Bad_NS", orgAlpha), http.StatusBadRequest, "namespace &#34;Bad_NS&#34; is not a Kubernetes name"},
+		{OrganisationPath(testNS, orgAlpha) + "?schedule=Week%20ly", http.StatusBadRequest, "schedule &#34;Week ly&#34; is not a Kubernetes name"},
+		{OrganisationPath(testNS, orgAlpha) + "?limit=5", http.StatusBadRequest, "unknown query parameter &#34;limit&#34;: this page takes schedule"},
+		{OrganisationPath(testNS, orgAlpha) + "?schedule=a&schedule=b", http.StatusBadRequest, "is given 2 times"},
+		{OrganisationPath(testNS, strings.Repeat("x", 1001)), http.StatusBadRequest, "is not a valid name (1 to 1000 bytes of text)"},
 		// A name as long as the history stores one is looked up, not refused.
-		{orgURL(testNS, strings.Repeat("x", 1000)), http.StatusNotFound, "No organisation &#34;xxxxxxxx"},
+		{OrganisationPath(testNS, strings.Repeat("x", 1000)), http.StatusNotFound, "No organisation &#34;xxxxxxxx"},
 		{"/export/organisations/cwac/Nobody/history-trend.csv", http.StatusNotFound, "No organisation &#34;Nobody&#34;"},
 		{"/export/organisations/cwac/Alpha%20Agency/trend.xls", http.StatusBadRequest, "is not history-trend.csv, history-trend.json, issues.csv or issues.json"},
 		{"/issues/cwac/0123456789abcdef0123456789abcdef", http.StatusNotFound, "No issue 0123456789abcdef0123456789abcdef in the issue history of namespace cwac"},

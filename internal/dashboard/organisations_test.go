@@ -158,7 +158,7 @@ func TestOrganisationsPage(t *testing.T) {
 	last := 0
 	for _, s := range figures.Sectors {
 		for _, row := range s.Rows {
-			link := `<a href="` + orgURL(row.Namespace, row.Organisation) + `">` + row.Organisation + `</a>`
+			link := `<a href="` + OrganisationPath(row.Namespace, row.Organisation) + `">` + row.Organisation + `</a>`
 			i := strings.Index(body, link)
 			if i < last {
 				t.Fatalf("%s missing or out of order", row.Organisation)
@@ -359,7 +359,7 @@ func TestOrganisationsRankedOverall(t *testing.T) {
 	}
 	last := 0
 	for i, row := range all {
-		link := `<a href="` + orgURL(row.Namespace, row.Organisation) + `">` + row.Organisation + `</a>`
+		link := `<a href="` + OrganisationPath(row.Namespace, row.Organisation) + `">` + row.Organisation + `</a>`
 		at := strings.Index(body, link)
 		if at < last {
 			t.Fatalf("%s missing or out of the overall order", row.Organisation)

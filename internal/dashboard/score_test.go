@@ -146,7 +146,7 @@ func checkOrganisationScore(t *testing.T, h http.Handler, st *store.Store, name,
 	if err != nil || len(points) != 2 || fmtPtr(points[0].Score) != "80.0" || fmtPtr(points[1].Score) != wantScore {
 		t.Errorf("%s: trend %+v %v", name, points, err)
 	}
-	res, page := get(t, h, "reader", orgURL(testNS, name))
+	res, page := get(t, h, "reader", OrganisationPath(testNS, name))
 	if res.StatusCode != http.StatusOK || !strings.Contains(page, "<dt>Score</dt><dd>"+wantCell+"</dd>") ||
 		!strings.Contains(page, "every page loaded was a challenge page") {
 		t.Errorf("%s: the organisation page lacks its score %q or its reason", name, wantCell)
