@@ -418,7 +418,9 @@ func OrganisationPath(ns, org string) string {
 
 // IssuePath is the dashboard's path of an issue (its id, the one issue
 // identity) of a namespace.
-func IssuePath(ns, id string) string { return "/issues/" + url.PathEscape(ns) + "/" + url.PathEscape(id) }
+func IssuePath(ns, id string) string {
+	return "/issues/" + url.PathEscape(ns) + "/" + url.PathEscape(id)
+}
 
 // scanURL links a scan named "namespace/name", or "" when no scan page can
 // answer for it: a scan imported from a hand-run results directory is

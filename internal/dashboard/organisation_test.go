@@ -110,7 +110,8 @@ func TestOrganisationNotFound(t *testing.T) {
 		want string
 	}{
 		{OrganisationPath(testNS, "Nobody Ltd"), http.StatusNotFound, "No organisation &#34;Nobody Ltd&#34; in the issue history of namespace cwac."},
-		{OrganisationPath(otherNS, orgHidden), http.StatusNotFound, "No organisation &#34;Hidden Org&#34; in the issue history of namespace team-b that you may read."},
+		{OrganisationPath(otherNS, orgHidden), http.StatusNotFound,
+			"No organisation &#34;Hidden Org&#34; in the issue history of namespace team-b that you may read."},
 		{OrganisationPath("Bad_NS", orgAlpha), http.StatusBadRequest, "namespace &#34;Bad_NS&#34; is not a Kubernetes name"},
 		{OrganisationPath(testNS, orgAlpha) + "?schedule=Week%20ly", http.StatusBadRequest, "schedule &#34;Week ly&#34; is not a Kubernetes name"},
 		{OrganisationPath(testNS, orgAlpha) + "?limit=5", http.StatusBadRequest, "unknown query parameter &#34;limit&#34;: this page takes schedule"},
