@@ -318,7 +318,7 @@ func checkOrganisation(v string) error {
 
 var funcs = template.FuncMap{
 	"fmtScore":  formatScore,
-	"ruleName":  ruleName,
+	"ruleName":  RuleName,
 	"change":    formatChange,
 	"intChange": formatIntChange,
 	"date":      date,
@@ -337,9 +337,9 @@ var funcs = template.FuncMap{
 	"setAsideWhy":     func() string { return report.TimingDependentWhy },
 }
 
-// ruleName is how a rule reads to people: axe's rule id, or for CWAC's own
+// RuleName is how a rule reads to people: axe's rule id, or for CWAC's own
 // audits (whose rule is the audit) what their issues are.
-func ruleName(rule string) string {
+func RuleName(rule string) string {
 	if d := results.RuleDescription(rule); d != "" {
 		return d
 	}

@@ -1,0 +1,153 @@
+package digest
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	htmltemplate "html/template"
+	"strconv"
+	"strings"
+	texttemplate "text/template"
+	"time"
+	"unicode"
+
+	"github.com/a11y-dev/cwac-operator/internal/dashboard"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/textcap"
+)
+
+// Message is a digest as it is sent: its subject, and its body as plain
+// text and as HTML (the same words; a reader chooses).
+type Message struct {
+	Subject, Text, HTML string
+}
+
+var (
+	//go:embed digest.html.tmpl
+	htmlSource string
+	//go:embed digest.txt.tmpl
+	textSource string
+
+	funcs = map[string]any{
+		"date":   func(t time.Time) string { return t.UTC().Format("2 January 2006") },
+		"plural": plural,
+		"score":  formatScore,
+		"change": scoreChange,
+		"kind":   kindWords,
+		"rule":   dashboard.RuleName,
+		"cut":    func(n int, s string) string { return textcap.HeadMarked(s, n, "…") },
+	}
+	htmlPage = htmltemplate.Must(htmltemplate.New("digest").Funcs(funcs).Parse(htmlSource))
+	textPage = texttemplate.Must(texttemplate.New("digest").Funcs(funcs).Parse(textSource))
+)
+
+// view is what the templates are given.
+type view struct {
+	Digest
+	Subject string
+	// Last is the period's last day (its end is the next day's start).
+	Last time.Time
+}
+
+// Render writes the digest's message.
+func Render(d Digest) (Message, error) {
+	if !d.Period.From.Before(d.Period.To) {
+		return Message{}, fmt.Errorf("digest: the period from %s to %s is empty", d.Period.From.Format(time.RFC3339), d.Period.To.Format(time.RFC3339))
+	}
+	v := view{Digest: d, Last: d.Period.To.Add(-time.Nanosecond)}
+	v.Subject = subject(v)
+	var h, t bytes.Buffer
+	if err := htmlPage.Execute(&h, v); err != nil {
+		return Message{}, fmt.Errorf("digest: writing the HTML part: %w", err)
+	}
+	if err := textPage.Execute(&t, v); err != nil {
+		return Message{}, fmt.Errorf("digest: writing the text part: %w", err)
+	}
+	return Message{Subject: v.Subject, HTML: h.String(), Text: t.String()}, nil
+}
+
+// maxSubjectName caps an organisation's name in a subject line.
+const maxSubjectName = 120
+
+// subject names the organisation (or how many) and the period, on one
+// line whatever the name holds.
+func subject(v view) string {
+	span := spanWords(v.Period.From, v.Last)
+	switch len(v.Organisations) {
+	case 0:
+		return "Accessibility digest, " + span + ": no organisation"
+	case 1:
+		name := strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, v.Organisations[0].Name)
+		return textcap.HeadMarked(name, maxSubjectName, "…") + ": accessibility digest, " + span
+	}
+	return "Accessibility digest, " + span + ": " + plural(len(v.Organisations), "organisation", "organisations")
+}
+
+// spanWords is "23 to 29 November 2026", "28 November to 4 December
+// 2026", or one day.
+func spanWords(from, last time.Time) string {
+	from, last = from.UTC(), last.UTC()
+	switch {
+	case from.Format("2006-01-02") == last.Format("2006-01-02"):
+		return last.Format("2 January 2006")
+	case from.Year() != last.Year():
+		return from.Format("2 January 2006") + " to " + last.Format("2 January 2006")
+	case from.Month() != last.Month():
+		return from.Format("2 January") + " to " + last.Format("2 January 2006")
+	}
+	return from.Format("2") + " to " + last.Format("2 January 2006")
+}
+
+// plural is "1 issue", "3 issues".
+func plural(n any, one, many string) string {
+	var v int64
+	switch x := n.(type) {
+	case int:
+		v = int64(x)
+	case int64:
+		v = x
+	}
+	if v == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(v, 10) + " " + many
+}
+
+func formatScore(s *float64) string {
+	if s == nil {
+		return "no score"
+	}
+	return strconv.FormatFloat(*s, 'f', 1, 64)
+}
+
+// scoreChange says how the score moved since before the period, in words
+// (a sign alone is easy to miss).
+func scoreChange(now, before *float64) string {
+	switch {
+	case now == nil || before == nil:
+		return ""
+	case *now > *before:
+		return "up " + strconv.FormatFloat(*now-*before, 'f', 1, 64) + " from " + formatScore(before)
+	case *now < *before:
+		return "down " + strconv.FormatFloat(*before-*now, 'f', 1, 64) + " from " + formatScore(before)
+	}
+	return "unchanged"
+}
+
+// kindWords says a decision's kind as a sentence would.
+func kindWords(k decision.Kind) string {
+	switch k {
+	case decision.FalsePositive:
+		return "false positive"
+	case decision.Accepted:
+		return "accepted"
+	case decision.WontFix:
+		return "won't fix"
+	}
+	return strings.ToLower(string(k))
+}
