@@ -2,7 +2,7 @@
 # Installs pinned command-line tools the tests use into bin/ from the Go
 # module proxy (idempotent: a tool already at its version is kept). Prints
 # nothing on success but the path of the tool asked for.
-#   hack/tools.sh helm | golangci-lint | crd-ref-docs | gremlins
+#   hack/tools.sh helm | golangci-lint | crd-ref-docs | gremlins | mailpit
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
@@ -13,6 +13,8 @@ GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
 CRD_REF_DOCS_VERSION="${CRD_REF_DOCS_VERSION:-v0.3.0}"
 # The mutation tester behind make mutate (hack/mutate.sh).
 GREMLINS_VERSION="${GREMLINS_VERSION:-v0.6.0}"
+# The SMTP server the mail tests send to (internal/testutil/mailpit).
+MAILPIT_VERSION="${MAILPIT_VERSION:-v1.33.1}"
 mkdir -p "$BIN"
 
 install() { # name module version [ldflags] [build suffix]
@@ -33,5 +35,6 @@ case "${1:-}" in
   golangci-lint) install golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   crd-ref-docs) install crd-ref-docs github.com/elastic/crd-ref-docs "$CRD_REF_DOCS_VERSION" ;;
   gremlins) install gremlins github.com/go-gremlins/gremlins/cmd/gremlins "$GREMLINS_VERSION" ;;
-  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins" >&2; exit 2 ;;
+  mailpit) install mailpit github.com/axllent/mailpit "$MAILPIT_VERSION" ;;
+  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins|mailpit" >&2; exit 2 ;;
 esac

@@ -13,14 +13,9 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/mailer"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 )
-
-// Message is a digest as it is sent: its subject, and its body as plain
-// text and as HTML (the same words; a reader chooses).
-type Message struct {
-	Subject, Text, HTML string
-}
 
 var (
 	//go:embed digest.html.tmpl
@@ -49,21 +44,22 @@ type view struct {
 	Last time.Time
 }
 
-// Render writes the digest's message.
-func Render(d Digest) (Message, error) {
+// Render writes the digest's message (its ID left to the sender, which
+// knows the recipient and the period it sends for).
+func Render(d Digest) (mailer.Message, error) {
 	if !d.Period.From.Before(d.Period.To) {
-		return Message{}, fmt.Errorf("digest: the period from %s to %s is empty", d.Period.From.Format(time.RFC3339), d.Period.To.Format(time.RFC3339))
+		return mailer.Message{}, fmt.Errorf("digest: the period from %s to %s is empty", d.Period.From.Format(time.RFC3339), d.Period.To.Format(time.RFC3339))
 	}
 	v := view{Digest: d, Last: d.Period.To.Add(-time.Nanosecond)}
 	v.Subject = subject(v)
 	var h, t bytes.Buffer
 	if err := htmlPage.Execute(&h, v); err != nil {
-		return Message{}, fmt.Errorf("digest: writing the HTML part: %w", err)
+		return mailer.Message{}, fmt.Errorf("digest: writing the HTML part: %w", err)
 	}
 	if err := textPage.Execute(&t, v); err != nil {
-		return Message{}, fmt.Errorf("digest: writing the text part: %w", err)
+		return mailer.Message{}, fmt.Errorf("digest: writing the text part: %w", err)
 	}
-	return Message{Subject: v.Subject, HTML: h.String(), Text: t.String()}, nil
+	return mailer.Message{Subject: v.Subject, HTML: h.String(), Text: t.String()}, nil
 }
 
 // maxSubjectName caps an organisation's name in a subject line.

@@ -1,0 +1,207 @@
+// Package mailpit starts a real SMTP server for tests: mailpit, built from
+// the Go module proxy by hack/tools.sh (the path in $MAILPIT), on free
+// loopback ports, with a certificate the test makes and a password file,
+// so that what the product sends over SMTP (STARTTLS or TLS from the first
+// byte, with authentication) is received by a server that implements it,
+// and read back through mailpit's own API.
+package mailpit
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha1" //nolint:gosec // htpasswd's {SHA} form, for a test account
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
+)
+
+// Mode is how the server expects the connection to be protected.
+type Mode int
+
+const (
+	// RequireStartTLS accepts a plain connection that must be upgraded
+	// with STARTTLS before anything is sent.
+	RequireStartTLS Mode = iota
+	// RequireTLS accepts TLS from the first byte only (as port 465 does).
+	RequireTLS
+)
+
+// Server is a running mailpit.
+type Server struct {
+	// Host and Port are its SMTP address on loopback.
+	Host string
+	Port int
+	// Username and Password are the one account it accepts.
+	Username, Password string
+	// RootCAs trusts its certificate (made for 127.0.0.1).
+	RootCAs *x509.CertPool
+	api     string
+}
+
+// Start starts mailpit, stopped when the test ends. It fails the test
+// (never skips it) when $MAILPIT is not set, saying how to build it.
+func Start(t testing.TB, mode Mode) *Server {
+	t.Helper()
+	bin := os.Getenv("MAILPIT")
+	if bin == "" {
+		t.Fatal("MAILPIT is not set: this test needs a real SMTP server; " +
+			"export MAILPIT=\"$(hack/tools.sh mailpit)\" (hack/test.sh does)")
+	}
+	dir := t.TempDir()
+	certFile, keyFile, pool := certificate(t, dir)
+	s := &Server{Host: "127.0.0.1", Username: "digest-sender", Password: "correct horse battery staple", RootCAs: pool}
+	authFile := filepath.Join(dir, "smtp-auth")
+	// htpasswd's {SHA} form: a hash mailpit's password file reads, made
+	// with the standard library (the password is the test's own).
+	sum := sha1.Sum([]byte(s.Password)) //nolint:gosec // the format's hash, for a throwaway test account
+	if err := os.WriteFile(authFile, []byte(s.Username+":{SHA}"+base64.StdEncoding.EncodeToString(sum[:])+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	smtpPort, apiPort := freePort(t), freePort(t)
+	s.Port, s.api = smtpPort, "http://127.0.0.1:"+strconv.Itoa(apiPort)
+	args := []string{
+		"--smtp", "127.0.0.1:" + strconv.Itoa(smtpPort), "--listen", "127.0.0.1:" + strconv.Itoa(apiPort),
+		"--smtp-tls-cert", certFile, "--smtp-tls-key", keyFile, "--smtp-auth-file", authFile,
+		"--database", filepath.Join(dir, "mailpit.db"), "--smtp-disable-rdns", "--disable-version-check", "--quiet",
+	}
+	if mode == RequireTLS {
+		args = append(args, "--smtp-require-tls")
+	} else {
+		args = append(args, "--smtp-require-starttls")
+	}
+	cmd := exec.Command(bin, args...)
+	out, err := os.Create(filepath.Join(dir, "mailpit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting mailpit (%s): %v", bin, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = out.Close()
+		if t.Failed() {
+			if b, err := os.ReadFile(out.Name()); err == nil {
+				t.Logf("mailpit's log:\n%s", b)
+			}
+		}
+	})
+	wait.For(t, "mailpit's API to answer", time.Minute, func() (bool, error) {
+		_, err := s.Messages()
+		return err == nil, err
+	})
+	return s
+}
+
+// Message is a message as mailpit received it.
+type Message struct {
+	ID        string
+	MessageID string
+	Subject   string
+	From      Address
+	To        []Address
+	Text      string
+	HTML      string
+}
+
+// Address is a sender or recipient.
+type Address struct {
+	Name    string
+	Address string
+}
+
+// Messages lists what the server has received, newest first, each read whole.
+func (s *Server) Messages() ([]Message, error) {
+	var list struct {
+		Messages []struct{ ID string } `json:"messages"`
+	}
+	if err := s.get("/api/v1/messages", &list); err != nil {
+		return nil, err
+	}
+	out := make([]Message, 0, len(list.Messages))
+	for _, m := range list.Messages {
+		var full Message
+		if err := s.get("/api/v1/message/"+m.ID, &full); err != nil {
+			return nil, err
+		}
+		out = append(out, full)
+	}
+	return out, nil
+}
+
+func (s *Server) get(path string, into any) error {
+	resp, err := http.Get(s.api + path) //nolint:noctx // loopback, the test's own server
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("mailpit %s: %s", path, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(into)
+}
+
+// certificate makes a self-signed certificate for 127.0.0.1.
+func certificate(t testing.TB, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mailpit test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	return ln.Addr().(*net.TCPAddr).Port
+}
