@@ -760,7 +760,7 @@ func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
 func TestKustomizeAppliesToo(t *testing.T) {
 	out := run(t, filepath.Join(assets, "kubectl"), "kustomize", "../../config/default")
 	objs := decode(t, out)
-	if len(kinds(objs)["Deployment"]) != 1 || len(kinds(objs)["CustomResourceDefinition"]) != 3 {
+	if len(kinds(objs)["Deployment"]) != 1 || len(kinds(objs)["CustomResourceDefinition"]) != 4 {
 		t.Fatalf("kustomize rendered %v", kinds(objs))
 	}
 	applyDryRun(t, objs)
@@ -948,6 +948,33 @@ func TestGrantChangedByPolicy(t *testing.T) {
 		t.Error("rendered with grants.recordChangedBy=false")
 	}
 	if objs := render(t, "grants"); find(objs, "MutatingAdmissionPolicy", "-grant-changed-by") != nil {
+		t.Error("rendered for a cluster without MutatingAdmissionPolicy")
+	}
+}
+
+// The policy that records who makes decisions renders where the cluster
+// serves MutatingAdmissionPolicy, named per release, trusting the release's
+// own MCP server account (and no other) to name whom it decides for; the
+// API server accepts it.
+func TestDecisionDecidedByPolicy(t *testing.T) {
+	args := []string{"template", "cwac", "../../charts/cwac-operator", "--namespace", "agencies", "--kube-version", "1.37.1",
+		"--api-versions", "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy", "--set", "mcp.serviceAccount.name=web-mcp"}
+	objs := decode(t, run(t, helmBin(t), args...))
+	policy, binding := find(objs, "MutatingAdmissionPolicy", "-decision-decided-by"), find(objs, "MutatingAdmissionPolicyBinding", "-decision-decided-by")
+	if policy == nil || binding == nil {
+		t.Fatalf("rendered %v", kinds(objs))
+	}
+	vars, _, _ := unstructured.NestedSlice(policy.Object, "spec", "variables")
+	first, _ := vars[0].(map[string]any)
+	if first["name"] != "mcpServer" || first["expression"] != "'system:serviceaccount:agencies:web-mcp'" {
+		t.Errorf("the policy trusts %v, want the release's MCP server account", first)
+	}
+	name, _, _ := unstructured.NestedString(binding.Object, "spec", "policyName")
+	if name != policy.GetName() || name != "cwac-cwac-operator-decision-decided-by" {
+		t.Errorf("policy %q, binding names %q", policy.GetName(), name)
+	}
+	applyDryRun(t, []*unstructured.Unstructured{policy, binding})
+	if objs := render(t, "agencies"); find(objs, "MutatingAdmissionPolicy", "-decision-decided-by") != nil {
 		t.Error("rendered for a cluster without MutatingAdmissionPolicy")
 	}
 }
