@@ -267,3 +267,30 @@ const (
 	// ReasonScanPruned (Event): a finished scan beyond the history limits was deleted.
 	ReasonScanPruned = "ScanPruned"
 )
+
+// Condition type on a CwacIssueDecision.
+const (
+	// ConditionApplied is True (reason Entitled) while the decision covers
+	// findings, and False when it does not: NoDecider, NotEntitled or
+	// Expired.
+	ConditionApplied = "Applied"
+)
+
+// Reasons of a CwacIssueDecision's Applied condition, and of the Warning
+// Events recorded when a decision stops applying.
+const (
+	// ReasonEntitled: its decider may decide for its organisation, and
+	// reviewBy (if any) has not come.
+	ReasonEntitled = "Entitled"
+	// ReasonNoDecider: no decider is recorded (the chart's decided-by
+	// admission policy is not installed, or the cluster does not serve
+	// MutatingAdmissionPolicy).
+	ReasonNoDecider = "NoDecider"
+	// ReasonNotEntitled: its decider may not make decisions in the
+	// namespace (RBAC create on cwacissuedecisions), or reads the
+	// namespace by grants that do not cover its organisation.
+	ReasonNotEntitled = "NotEntitled"
+	// ReasonExpired: spec.reviewBy has come; the findings are open again
+	// until someone decides anew.
+	ReasonExpired = "Expired"
+)

@@ -14,6 +14,11 @@ import (
 // (condition Applied).
 const AnnotationDecidedBy = "cwac.a11y.dev/decided-by"
 
+// AnnotationDecidedByGroups are the decider's groups, one a line, recorded
+// with AnnotationDecidedBy by the same policy (the request's own groups, or
+// those the MCP server names): RBAC and grants may name groups.
+const AnnotationDecidedByGroups = "cwac.a11y.dev/decided-by-groups"
+
 // DecisionKind is what was decided about the findings.
 // +kubebuilder:validation:Enum=FalsePositive;Accepted;WontFix
 type DecisionKind string

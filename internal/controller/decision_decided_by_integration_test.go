@@ -62,19 +62,28 @@ func TestDecidedByRecorded(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		name, by, forged, want string
+		name, by, forged, forgedGroups, want, wantGroups string
 	}{
-		{"forged-by-a-person", alice, "carol", alice},
-		{"named-by-the-mcp-server", mcp, "oidc:carol", "oidc:carol"},
-		{"the-mcp-server-naming-no-one", mcp, "", mcp},
+		{"forged-by-a-person", alice, "carol", "admins", alice, "oidc:health-web\nsystem:authenticated"},
+		{"named-by-the-mcp-server", mcp, "oidc:carol", "oidc:health-web", "oidc:carol", "oidc:health-web"},
+		{"the-mcp-server-naming-no-one", mcp, "", "admins", mcp, "oidc:health-web\nsystem:authenticated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := decision(tc.name, tc.forged)
+			if tc.forgedGroups != "" {
+				if d.Annotations == nil {
+					d.Annotations = map[string]string{}
+				}
+				d.Annotations[cwacv1alpha1.AnnotationDecidedByGroups] = tc.forgedGroups
+			}
 			if err := as[tc.by].Create(ctxT(t), d); err != nil {
 				t.Fatal(err)
 			}
 			if got := d.Annotations[cwacv1alpha1.AnnotationDecidedBy]; got != tc.want {
 				t.Errorf("decided by %q, want %q", got, tc.want)
+			}
+			if got := d.Annotations[cwacv1alpha1.AnnotationDecidedByGroups]; got != tc.wantGroups {
+				t.Errorf("decided by groups %q, want %q", got, tc.wantGroups)
 			}
 		})
 	}
@@ -138,7 +147,7 @@ func decidersIn(t *testing.T, ns string, users ...string) map[string]client.Clie
 			t.Fatal(err)
 		}
 		as := rest.CopyConfig(cfg)
-		as.Impersonate = rest.ImpersonationConfig{UserName: u}
+		as.Impersonate = rest.ImpersonationConfig{UserName: u, Groups: []string{"oidc:health-web"}}
 		c, err := client.New(as, client.Options{Scheme: scheme, Mapper: k8s.RESTMapper()})
 		if err != nil {
 			t.Fatal(err)
