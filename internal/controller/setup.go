@@ -77,7 +77,8 @@ type Options struct {
 	inspect func(*CwacScanReconciler)
 }
 
-// Setup wires the admission and scan controllers into mgr.
+// Setup wires the admission, scan, schedule, notification and decision
+// controllers into mgr.
 func Setup(mgr ctrl.Manager, o Options) error {
 	status := statusWriter{recorder: mgr.GetEventRecorder("cwac-operator"), now: o.Now}
 	// Both controllers hand out new scans' work newest first (arrivals).
@@ -124,6 +125,11 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	if err := SetupNotifications(mgr, o.Notify, o.Now, o.SkipNameValidation); err != nil {
+		return err
+	}
+	decisions := &DecisionReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("cwac-operator"),
+		Now: o.Now, SkipNameValidation: o.SkipNameValidation}
+	if err := decisions.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return scans.SetupWithManager(mgr)

@@ -482,9 +482,11 @@ func checkNamespaced(t *testing.T, objs []*unstructured.Unstructured) {
 	k := kinds(objs)
 	// The only cluster-scoped grants left are token and permission reviews
 	// (system:auth-delegator, cluster-scoped APIs) for the MCP server and for
-	// the operator's secure metrics endpoint, and the metrics-reader role
-	// (GET /metrics) for scrapers.
-	if len(k["ClusterRole"]) != 1 || find(objs, "ClusterRole", "-metrics-reader") == nil || len(k["ClusterRoleBinding"]) != 2 ||
+	// the operator's secure metrics endpoint, permission reviews for the
+	// operator's decisions, and the metrics-reader role (GET /metrics) for
+	// scrapers.
+	if len(k["ClusterRole"]) != 2 || find(objs, "ClusterRole", "-metrics-reader") == nil || find(objs, "ClusterRole", "-access-review") == nil ||
+		len(k["ClusterRoleBinding"]) != 3 || find(objs, "ClusterRoleBinding", "-access-review") == nil ||
 		find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil || find(objs, "ClusterRoleBinding", "-metrics-auth-delegator") == nil {
 		t.Errorf("cluster-wide RBAC in namespaced mode: %v", k)
 	}
@@ -847,6 +849,10 @@ func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 	delegator := grant{Kind: "ClusterRole", Name: "system:auth-delegator"}
 	const op, mcpSA = "cwac-cwac-operator", "cwac-cwac-operator-mcp"
 	mcpRole := grant{Kind: "Role", Name: "rbac/cwac-cwac-operator-mcp-server", Rules: mcp}
+	// In namespaced scope the manager's one cluster-scoped rule, which no
+	// Role can grant, is a ClusterRole of its own.
+	accessReview := grant{Kind: "ClusterRole", Name: "cwac-cwac-operator-access-review", Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}}}}
 	for _, tt := range []struct {
 		name            string
 		sets            []string
@@ -859,13 +865,13 @@ func TestChartRBACIsExactlyTheMarkers(t *testing.T) {
 			[]grant{{Kind: "ClusterRole", Name: "cwac-cwac-operator-manager", Rules: manager}},
 			[]grant{delegator, mcpRole}},
 		{"namespaced scope", []string{"rbac.scope=namespaced"},
-			[]grant{delegator, {Kind: "Role", Name: "rbac/cwac-cwac-operator-manager", Rules: manager}},
+			[]grant{delegator, accessReview, {Kind: "Role", Name: "rbac/cwac-cwac-operator-manager", Rules: manager}},
 			[]grant{delegator, mcpRole}},
 		{"namespaced scope, two namespaces, leader election, token auth", []string{
 			"rbac.scope=namespaced", "rbac.watchNamespaces={team-a,team-b}", "replicaCount=2", "mcp.auth.mode=token", "mcp.auth.tokenSecret.name=t",
 		},
 			[]grant{
-				delegator,
+				delegator, accessReview,
 				{Kind: "Role", Name: "team-a/cwac-cwac-operator-manager", Rules: manager},
 				{Kind: "Role", Name: "team-b/cwac-cwac-operator-manager", Rules: manager},
 				{Kind: "Role", Name: "rbac/cwac-cwac-operator-leader-election", Rules: leader},

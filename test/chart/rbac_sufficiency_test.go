@@ -206,7 +206,8 @@ func TestChartRBACSufficesForTheOperator(t *testing.T) {
 }
 
 // operatorHoldsNoMCPRights: the operator's account is bound neither to the
-// MCP Role nor to system:auth-delegator any more.
+// MCP Role nor to system:auth-delegator any more: it reviews no tokens and
+// reads no pod logs (it does review access, for decisions).
 func operatorHoldsNoMCPRights(t *testing.T, sa, ns string) {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(as(sa))
@@ -217,12 +218,15 @@ func operatorHoldsNoMCPRights(t *testing.T, sa, ns string) {
 	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "x"}}
 	_, err = cs.AuthenticationV1().TokenReviews().Create(ctx, review, metav1.CreateOptions{})
 	forbidden(t, "a TokenReview as the operator", err)
+	// The operator asks SubjectAccessReviews of its own: whether a
+	// decision's decider may make it (internal/controller's decisions).
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:               "u",
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "list", Group: "cwac.a11y.dev", Resource: "cwacscans", Namespace: ns},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Group: "cwac.a11y.dev", Resource: "cwacissuedecisions", Namespace: ns},
 	}}
-	_, err = cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
-	forbidden(t, "a SubjectAccessReview as the operator", err)
+	if _, err = cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{}); err != nil {
+		t.Errorf("a SubjectAccessReview as the operator: %v", err)
+	}
 	// The operator does create CwacScans: a CwacScanSchedule's scans.
 	err = cs.CoreV1().Pods(ns).GetLogs("any", &corev1.PodLogOptions{}).Do(ctx).Error()
 	forbidden(t, "reading a pod log as the operator", err)
