@@ -1,6 +1,8 @@
 package mcpapi
 
 import (
+	"fmt"
+
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -13,11 +15,15 @@ import (
 func IssueOf(is store.Issue) HistoryIssue {
 	return HistoryIssue{
 		Fingerprint: is.Fingerprint, State: is.State, Organisation: is.Organisation, Page: is.Page, ViewportWidth: is.ViewportWidth,
-		Audit: is.Audit, Rule: is.Rule, Impact: is.Impact, ElementHTML: is.ElementHTML, Target: is.Target, HelpURL: is.HelpURL, WCAG: is.WCAG,
+		Audit: is.Audit, Rule: is.Rule, Impact: is.Impact, ElementHTML: is.ElementHTML, ElementHash: ElementHash(is.ElementHash),
+		Target: is.Target, HelpURL: is.HelpURL, WCAG: is.WCAG,
 		FirstSeenScan: is.FirstSeenScan, FirstSeenAt: is.FirstSeenAt, LastSeenScan: is.LastSeenScan, LastSeenAt: is.LastSeenAt,
 		FixedInScan: is.FixedInScan, FixedAt: is.FixedAt, FixedReason: is.FixedReason, Reopened: is.Reopened, ScansPresent: is.ScansPresent,
 	}
 }
+
+// ElementHash writes an element's hash as answers and decisions carry it.
+func ElementHash(h uint64) string { return fmt.Sprintf("%016x", h) }
 
 // TrendPointOf is a stored point as answers carry it. A blocked or
 // unreachable organisation's score is left out: it would be the score of

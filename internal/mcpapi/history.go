@@ -27,18 +27,20 @@ type IssueHistoryOutput struct {
 
 // HistoryIssue is one issue followed across scans.
 type HistoryIssue struct {
-	Fingerprint   string   `json:"fingerprint" jsonschema:"the issue's identity across scans"`
-	State         string   `json:"state" jsonschema:"open or fixed"`
-	Organisation  string   `json:"organisation"`
-	Page          string   `json:"page"`
-	ViewportWidth int      `json:"viewport_width"`
-	Audit         string   `json:"audit"`
-	Rule          string   `json:"rule"`
-	Impact        string   `json:"impact,omitempty"`
-	ElementHTML   string   `json:"element_html,omitempty"`
-	Target        string   `json:"target,omitempty"`
-	HelpURL       string   `json:"help_url,omitempty"`
-	WCAG          []string `json:"wcag,omitempty" jsonschema:"WCAG success criteria"`
+	Fingerprint   string `json:"fingerprint" jsonschema:"the issue's identity across scans"`
+	State         string `json:"state" jsonschema:"open or fixed"`
+	Organisation  string `json:"organisation"`
+	Page          string `json:"page"`
+	ViewportWidth int    `json:"viewport_width"`
+	Audit         string `json:"audit"`
+	Rule          string `json:"rule"`
+	Impact        string `json:"impact,omitempty"`
+	ElementHTML   string `json:"element_html,omitempty"`
+	// ElementHash is store.Issue's, as 16 hexadecimal digits.
+	ElementHash string   `json:"element_hash" jsonschema:"the hash of the element's HTML (16 hexadecimal digits): what a CwacIssueDecision's issue.element names"`
+	Target      string   `json:"target,omitempty"`
+	HelpURL     string   `json:"help_url,omitempty"`
+	WCAG        []string `json:"wcag,omitempty" jsonschema:"WCAG success criteria"`
 	// Scans are named "namespace/name".
 	FirstSeenScan string     `json:"first_seen_scan"`
 	FirstSeenAt   time.Time  `json:"first_seen_at"`

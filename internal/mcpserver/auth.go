@@ -57,7 +57,7 @@ type Authenticator interface {
 
 // Authorizer decides whether an identity may do verb on cwacscans in a namespace.
 type Authorizer interface {
-	Authorize(ctx context.Context, id *Identity, verb, namespace string) error
+	Authorize(ctx context.Context, id *Identity, verb, resource, namespace string) error
 }
 
 // errUnauthenticated is answered with HTTP 401.
@@ -162,20 +162,20 @@ func (k *KubernetesAuth) Authenticate(ctx context.Context, r *http.Request) (*Id
 }
 
 // Authorize implements Authorizer.
-func (k *KubernetesAuth) Authorize(ctx context.Context, id *Identity, verb, namespace string) error {
+func (k *KubernetesAuth) Authorize(ctx context.Context, id *Identity, verb, resource, namespace string) error {
 	if !id.Reviewable() {
 		return fmt.Errorf("%w: no Kubernetes identity for this call", errForbidden)
 	}
 	allowed, err := k.review(ctx, id, authorizationv1.SubjectAccessReviewSpec{
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: namespace, Verb: verb, Group: cwacv1alpha1.GroupVersion.Group, Resource: "cwacscans",
+			Namespace: namespace, Verb: verb, Group: cwacv1alpha1.GroupVersion.Group, Resource: resource,
 		},
 	})
 	if err != nil {
 		return err
 	}
 	if !allowed {
-		return fmt.Errorf("%w: %s may not %s cwacscans in namespace %s", errForbidden, id.User, verb, namespace)
+		return fmt.Errorf("%w: %s may not %s %s in namespace %s", errForbidden, id.User, verb, resource, namespace)
 	}
 	return nil
 }
@@ -294,8 +294,30 @@ const (
 	verbPatch  = "patch"
 )
 
-// toolVerbs is what each tool needs on cwacscans.
+// The resources the tools' verbs are on: cwacscans, but for the tools in
+// toolResources.
+const (
+	resourceScans     = "cwacscans"
+	resourceDecisions = "cwacissuedecisions"
+)
+
+// toolResources are the tools whose verb is on another resource than
+// cwacscans.
+var toolResources = map[string]string{
+	"cwac_decide": resourceDecisions,
+}
+
+// toolResource is the resource the tool's verb is on.
+func toolResource(name string) string {
+	if r, ok := toolResources[name]; ok {
+		return r
+	}
+	return resourceScans
+}
+
+// toolVerbs is what each tool needs on its resource (toolResource).
 var toolVerbs = map[string]string{
+	"cwac_decide":          verbCreate,
 	"cwac_scan":            verbCreate,
 	"cwac_scan_status":     verbGet,
 	"cwac_get_results":     verbGet,

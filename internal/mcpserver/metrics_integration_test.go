@@ -42,12 +42,12 @@ func getMetrics(t *testing.T, url, token string) (int, string) {
 // onlyResources authorises tool calls but knows nothing of non-resource URLs.
 type onlyResources struct{}
 
-func (onlyResources) Authorize(context.Context, *Identity, string, string) error { return nil }
+func (onlyResources) Authorize(context.Context, *Identity, string, string, string) error { return nil }
 
 // denyAll refuses every tool call.
 type denyAll struct{}
 
-func (denyAll) Authorize(context.Context, *Identity, string, string) error {
+func (denyAll) Authorize(context.Context, *Identity, string, string, string) error {
 	return errors.New("Forbidden: nobody may")
 }
 

@@ -152,8 +152,8 @@ func (a *OIDCTokenAuth) Authenticate(ctx context.Context, r *http.Request) (*Ide
 }
 
 // Authorize implements Authorizer, as Kubernetes does.
-func (a *OIDCTokenAuth) Authorize(ctx context.Context, id *Identity, verb, namespace string) error {
-	return a.Kubernetes.Authorize(ctx, id, verb, namespace)
+func (a *OIDCTokenAuth) Authorize(ctx context.Context, id *Identity, verb, resource, namespace string) error {
+	return a.Kubernetes.Authorize(ctx, id, verb, resource, namespace)
 }
 
 // AuthorizeNonResource implements NonResourceAuthorizer, as Kubernetes does.

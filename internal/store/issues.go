@@ -86,9 +86,12 @@ type Issue struct {
 	Rule          string
 	Impact        string
 	ElementHTML   string
-	Target        string
-	HelpURL       string
-	WCAG          []string
+	// ElementHash is diff.ElementHash of the element's whole HTML as last
+	// seen (ElementHTML may be cut): what a decision about the issue names.
+	ElementHash uint64
+	Target      string
+	HelpURL     string
+	WCAG        []string
 	// FirstSeenScan, LastSeenScan and FixedInScan name scans as
 	// "namespace/name".
 	FirstSeenScan string
@@ -145,7 +148,7 @@ var ErrNotFound = errors.New("not in the issue history")
 // issueColumns are what an Issue is read from; issueJoins the joins they need.
 const (
 	issueColumns = `i.id, i.organisation_id, i.page_id, i.fingerprint, i.state, o.name, p.url, i.viewport_width, i.audit, i.rule, i.impact,
-		i.element_html, i.target, i.help_url, i.wcag,
+		i.element_html, i.element_hash, i.target, i.help_url, i.wcag,
 		fs.namespace, fs.name, i.first_seen_at, ls.namespace, ls.name, i.last_seen_at,
 		xs.namespace, xs.name, i.fixed_at, i.fixed_reason, i.reopened, i.scans_present`
 	issueJoins = ` FROM issues i
@@ -169,12 +172,14 @@ func scanIssue(sc interface{ Scan(...any) error }) (issueRow, error) {
 	var fixNS, fixName, reason sql.NullString
 	var fixedAt sql.NullInt64
 	var fsNS, fsName, lsNS, lsName string
+	var elementHash int64
 	err := sc.Scan(&r.id, &r.orgID, &r.pageID, &is.Fingerprint, &is.State, &is.Organisation, &is.Page, &is.ViewportWidth, &is.Audit, &is.Rule, &is.Impact,
-		&is.ElementHTML, &is.Target, &is.HelpURL, &wcag,
+		&is.ElementHTML, &elementHash, &is.Target, &is.HelpURL, &wcag,
 		&fsNS, &fsName, &firstAt, &lsNS, &lsName, &lastAt, &fixNS, &fixName, &fixedAt, &reason, &is.Reopened, &is.ScansPresent)
 	if err != nil {
 		return r, err
 	}
+	is.ElementHash = uint64(elementHash) //nolint:gosec // stored as the bits of the uint64 (a BIGINT)
 	if wcag != "" {
 		is.WCAG = strings.Split(wcag, ",")
 	}
