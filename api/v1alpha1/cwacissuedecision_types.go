@@ -129,7 +129,7 @@ type CwacIssueDecisionStatus struct {
 // +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.kind`
 // +kubebuilder:printcolumn:name="Rule",type=string,JSONPath=`.spec.rule`
 // +kubebuilder:printcolumn:name="Issue",type=string,JSONPath=`.spec.issue.id`
-// +kubebuilder:printcolumn:name="Review by",type=date,JSONPath=`.spec.reviewBy`
+// +kubebuilder:printcolumn:name="Review by",type=string,JSONPath=`.spec.reviewBy`
 // +kubebuilder:printcolumn:name="Applied",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
 
 // CwacIssueDecision records a decision about findings of one organisation
