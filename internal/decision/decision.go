@@ -18,20 +18,13 @@ import (
 	"strings"
 	"time"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 )
 
-// Kind is what was decided.
-type Kind string
-
-const (
-	// FalsePositive: the finding is not an accessibility barrier.
-	FalsePositive Kind = "FalsePositive"
-	// Accepted: a real barrier, accepted until the decision's review date.
-	Accepted Kind = "Accepted"
-	// WontFix: a real barrier that will not be fixed.
-	WontFix Kind = "WontFix"
-)
+// Kind is what was decided: the API's kinds (FalsePositive, Accepted
+// until a review date, WontFix).
+type Kind = cwacv1alpha1.DecisionKind
 
 // Issue is a decision's one issue: its id, and the element it was decided
 // about (diff.ElementHash of the element's HTML). An issue keeps its id

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
@@ -18,12 +20,12 @@ var (
 
 // issueDecision decides about the issue id with base's element.
 func issueDecision(ref string, id diff.IssueID) Decision {
-	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: FalsePositive, Reason: "decorative",
+	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: cwacv1alpha1.DecisionFalsePositive, Reason: "decorative",
 		DecidedAt: now.Add(-time.Hour), Issue: &Issue{ID: id, Element: base.Element}}
 }
 
 func ruleDecision(ref, rule, pages string) Decision {
-	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: WontFix, Reason: "third-party widget",
+	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: cwacv1alpha1.DecisionWontFix, Reason: "third-party widget",
 		DecidedAt: now.Add(-time.Hour), Rule: rule, Pages: pages}
 }
 
@@ -54,9 +56,11 @@ func TestCovering(t *testing.T) {
 			base, ""},
 		{"an issue decision of another namespace", []Decision{with(issueDecision("d1", idA), func(d *Decision) { d.Namespace = "other" })},
 			base, ""},
-		{"past its review date", []Decision{with(issueDecision("d1", idA), func(d *Decision) { d.Kind, d.ReviewBy = Accepted, now })},
+		{"past its review date", []Decision{with(issueDecision("d1", idA), func(d *Decision) { d.Kind, d.ReviewBy = cwacv1alpha1.DecisionAccepted, now })},
 			base, ""},
-		{"before its review date", []Decision{with(issueDecision("d1", idA), func(d *Decision) { d.Kind, d.ReviewBy = Accepted, now.Add(time.Second) })},
+		{"before its review date", []Decision{with(issueDecision("d1", idA), func(d *Decision) {
+			d.Kind, d.ReviewBy = cwacv1alpha1.DecisionAccepted, now.Add(time.Second)
+		})},
 			base, "d1"},
 		{"a rule across the organisation", []Decision{ruleDecision("r1", "image-alt", "")}, base, "r1"},
 		{"another rule", []Decision{ruleDecision("r1", "color-contrast", "")}, base, ""},

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
@@ -138,11 +140,11 @@ func scoreChange(now, before *float64) string {
 // kindWords says a decision's kind as a sentence would.
 func kindWords(k decision.Kind) string {
 	switch k {
-	case decision.FalsePositive:
+	case cwacv1alpha1.DecisionFalsePositive:
 		return "false positive"
-	case decision.Accepted:
+	case cwacv1alpha1.DecisionAccepted:
 		return "accepted"
-	case decision.WontFix:
+	case cwacv1alpha1.DecisionWontFix:
 		return "won't fix"
 	}
 	return strings.ToLower(string(k))
