@@ -131,7 +131,8 @@ bench: envtest-assets ## Results read path and queue figures beside in-run basel
 MUTATE_PKGS ?= internal/scanpod internal/cwacconfig internal/scanjob internal/urlpolicy internal/cwac \
 	internal/gate internal/schedule internal/scanstatus \
 	internal/results internal/report internal/runner internal/diff internal/wcag internal/shard \
-	internal/textcap internal/plainjson internal/scanspec internal/apirefusal internal/netdial internal/websession internal/notify
+	internal/textcap internal/plainjson internal/scanspec internal/apirefusal internal/netdial internal/websession internal/notify \
+	internal/decision
 # internal/results and internal/runner: reported only until a whole run at
 # their new trees completes (docs/development.md, "Mutation testing").
 MUTATE_REPORT_ONLY ?= internal/results internal/runner
