@@ -317,7 +317,7 @@ func checkOrganisation(v string) error {
 }
 
 var funcs = template.FuncMap{
-	"fmtScore":  formatScore,
+	"fmtScore":  FormatScore,
 	"ruleName":  RuleName,
 	"change":    formatChange,
 	"intChange": formatIntChange,
@@ -330,7 +330,7 @@ var funcs = template.FuncMap{
 	"spark":     sparkline,
 	"add":       func(a, b int) int { return a + b },
 	"dict":      dict,
-	"plural":    plural,
+	"plural":    Plural,
 	// unstableReasons are the baseline comparison's words for rows it does
 	// not compare, which the history follows too (diff.Compared).
 	"unstableReasons": diff.UnstableReasons,
@@ -346,22 +346,22 @@ func RuleName(rule string) string {
 	return rule
 }
 
-// plural is "1 organisation", "3 organisations", for any integer count
-// the pages show (int, or a store's int64).
-func plural(n any, one, many string) (string, error) {
+// Plural is "1 organisation", "3 organisations", for any integer count
+// the pages (and the digests) show (int, or a store's int64).
+func Plural(n any, one, many string) (string, error) {
 	switch x := n.(type) {
 	case int:
-		return count(int64(x), one, many), nil
+		return Count(int64(x), one, many), nil
 	case int64:
-		return count(x, one, many), nil
+		return Count(x, one, many), nil
 	case int32:
-		return count(int64(x), one, many), nil
+		return Count(int64(x), one, many), nil
 	}
 	return "", fmt.Errorf("plural: %T is not a count", n)
 }
 
-// count is n with the noun's singular or plural.
-func count(n int64, one, many string) string {
+// Count is n with the noun's singular or plural.
+func Count(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
@@ -435,7 +435,9 @@ func scanURL(ref string) string {
 	return "/scans/" + url.PathEscape(ns) + "/" + url.PathEscape(name)
 }
 
-func formatScore(s *float64) string {
+// FormatScore is a score as the pages (and the digests) show it: one
+// decimal, or "no score".
+func FormatScore(s *float64) string {
 	if s == nil {
 		return "no score"
 	}
@@ -459,9 +461,9 @@ func formatIntChange(c *int64) string {
 	case c == nil:
 		return "no previous scan"
 	case *c > 0:
-		return count(*c, "more issue", "more issues")
+		return Count(*c, "more issue", "more issues")
 	case *c < 0:
-		return count(-*c, "fewer issue", "fewer issues")
+		return Count(-*c, "fewer issue", "fewer issues")
 	}
 	return "issues unchanged"
 }

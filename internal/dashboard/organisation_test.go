@@ -33,7 +33,7 @@ func TestOrganisationPage(t *testing.T) {
 	for _, want := range []string{
 		"<h1>Alpha Agency</h1>", `<dd>Health</dd>`, `role="img" aria-labelledby="score-chart-title score-chart-desc"`,
 		`<title id="issues-chart-title">Issues by impact over time for Alpha Agency</title>`,
-		"latest score is " + formatScore(points[2].Score),
+		"latest score is " + FormatScore(points[2].Score),
 		"<caption id=\"trend-caption\">", `<h2 id="latest">What the latest scan changed</h2>`,
 		`href="/export/organisations/cwac/Alpha%20Agency/history-trend.csv"`, "https://alpha.example",
 	} {
@@ -61,7 +61,7 @@ func TestOrganisationPage(t *testing.T) {
 	}
 	last := 0
 	for _, p := range points {
-		cell := `<td class="num">` + formatScore(p.Score) + `</td><td class="num">` + i64(p.Issues) + `</td>`
+		cell := `<td class="num">` + FormatScore(p.Score) + `</td><td class="num">` + i64(p.Issues) + `</td>`
 		i := strings.Index(table[last:], cell)
 		if i < 0 {
 			t.Fatalf("trend table lacks %s's %q (or out of order)", p.Scan, cell)

@@ -165,7 +165,7 @@ func TestOrganisationsPage(t *testing.T) {
 			}
 			last = i
 			rest := body[i:]
-			for _, want := range []string{formatScore(row.Score), "Score " + formatChange(row.ScoreChange) + "; " + formatIntChange(row.IssuesChange)} {
+			for _, want := range []string{FormatScore(row.Score), "Score " + formatChange(row.ScoreChange) + "; " + formatIntChange(row.IssuesChange)} {
 				if !strings.Contains(rest[:strings.Index(rest, "</tr>")], want) {
 					t.Errorf("%s's row lacks %q", row.Organisation, want)
 				}

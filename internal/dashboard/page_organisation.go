@@ -248,7 +248,7 @@ func trendCharts(org string, points []store.TrendPoint) (score, issues template.
 	first, last := points[0], points[len(points)-1]
 	score = lineChart("score-chart", "Score over time for "+org,
 		fmt.Sprintf("%d scans from %s to %s; the latest score is %s (0 to 100, higher is better). The table below has every figure.",
-			len(points), labels[0], labels[len(labels)-1], formatScore(last.Score)),
+			len(points), labels[0], labels[len(labels)-1], FormatScore(last.Score)),
 		labels, []series{{Name: "Score", Values: scores}})
 	issues = lineChart("issues-chart", "Issues by impact over time for "+org,
 		fmt.Sprintf("%d scans from %s to %s; issues went from %d to %d. The table below has every figure.",

@@ -197,7 +197,7 @@ func TestOrganisationsPages(t *testing.T) {
 	}
 	// Rank and score on a later page are the whole leaderboard's.
 	gamma := all.Sectors[1].Rows[0]
-	if i := strings.Index(body, ">"+orgGamma+"</a>"); i < 0 || !strings.Contains(body[i:], formatScore(gamma.Score)) {
+	if i := strings.Index(body, ">"+orgGamma+"</a>"); i < 0 || !strings.Contains(body[i:], FormatScore(gamma.Score)) {
 		t.Error("Gamma's score on page 2")
 	}
 	// One page of everything has no pager.

@@ -319,11 +319,11 @@ func TestPlural(t *testing.T) {
 		n    any
 		want string
 	}{{1, "1 scan"}, {int64(1), "1 scan"}, {int32(1), "1 scan"}, {0, "0 scans"}, {int64(2), "2 scans"}, {-1, "-1 scans"}} {
-		if got, err := plural(tc.n, "scan", "scans"); err != nil || got != tc.want {
-			t.Errorf("plural(%v) = %q, %v; want %q", tc.n, got, err, tc.want)
+		if got, err := Plural(tc.n, "scan", "scans"); err != nil || got != tc.want {
+			t.Errorf("Plural(%v) = %q, %v; want %q", tc.n, got, err, tc.want)
 		}
 	}
-	if _, err := plural("1", "scan", "scans"); err == nil {
+	if _, err := Plural("1", "scan", "scans"); err == nil {
 		t.Error("a string counted")
 	}
 	one, more := int64(1), int64(3)

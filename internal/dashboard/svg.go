@@ -34,7 +34,7 @@ func sparkline(id string, points []ScorePoint) template.HTML {
 	for i, p := range points {
 		if useScore {
 			values[i] = *p.Score
-			words = append(words, formatScore(p.Score))
+			words = append(words, FormatScore(p.Score))
 		} else {
 			values[i] = float64(p.Issues)
 			words = append(words, strconv.FormatInt(p.Issues, 10))

@@ -71,7 +71,8 @@ type Page struct {
 	Open int64
 }
 
-// Issue is an open issue, linked to its dashboard page.
+// Issue is an open issue, linked to its dashboard page. Rule is the
+// history's (the templates word it, as they word the templates' rules).
 type Issue struct {
 	Rule, Page string
 	Width      int
@@ -116,7 +117,7 @@ func Gather(ctx context.Context, st *store.Store, ns, org string, p Period, dash
 		return o, err
 	}
 	for _, is := range oldest.Issues {
-		o.Oldest = append(o.Oldest, Issue{Rule: dashboard.RuleName(is.Rule), Page: is.Page, Width: is.ViewportWidth, Since: is.FirstSeenAt,
+		o.Oldest = append(o.Oldest, Issue{Rule: is.Rule, Page: is.Page, Width: is.ViewportWidth, Since: is.FirstSeenAt,
 			Link: link(dashboard.IssuePath(ns, is.Fingerprint))})
 	}
 	if len(o.DueForReview) > ListLength {

@@ -27,8 +27,8 @@ var (
 
 	funcs = map[string]any{
 		"date":   func(t time.Time) string { return t.UTC().Format("2 January 2006") },
-		"plural": plural,
-		"score":  formatScore,
+		"plural": dashboard.Plural,
+		"score":  dashboard.FormatScore,
 		"change": scoreChange,
 		"kind":   kindWords,
 		"rule":   dashboard.RuleName,
@@ -83,7 +83,7 @@ func subject(v view) string {
 		}, v.Organisations[0].Name)
 		return textcap.HeadMarked(name, maxSubjectName, "…") + ": accessibility digest, " + span
 	}
-	return "Accessibility digest, " + span + ": " + plural(len(v.Organisations), "organisation", "organisations")
+	return "Accessibility digest, " + span + ": " + dashboard.Count(int64(len(v.Organisations)), "organisation", "organisations")
 }
 
 // spanWords is "23 to 29 November 2026", "28 November to 4 December
@@ -101,28 +101,6 @@ func spanWords(from, last time.Time) string {
 	return from.Format("2") + " to " + last.Format("2 January 2006")
 }
 
-// plural is "1 issue", "3 issues".
-func plural(n any, one, many string) string {
-	var v int64
-	switch x := n.(type) {
-	case int:
-		v = int64(x)
-	case int64:
-		v = x
-	}
-	if v == 1 {
-		return "1 " + one
-	}
-	return strconv.FormatInt(v, 10) + " " + many
-}
-
-func formatScore(s *float64) string {
-	if s == nil {
-		return "no score"
-	}
-	return strconv.FormatFloat(*s, 'f', 1, 64)
-}
-
 // scoreChange says how the score moved since before the period, in words
 // (a sign alone is easy to miss).
 func scoreChange(now, before *float64) string {
@@ -130,9 +108,9 @@ func scoreChange(now, before *float64) string {
 	case now == nil || before == nil:
 		return ""
 	case *now > *before:
-		return "up " + strconv.FormatFloat(*now-*before, 'f', 1, 64) + " from " + formatScore(before)
+		return "up " + strconv.FormatFloat(*now-*before, 'f', 1, 64) + " from " + dashboard.FormatScore(before)
 	case *now < *before:
-		return "down " + strconv.FormatFloat(*before-*now, 'f', 1, 64) + " from " + formatScore(before)
+		return "down " + strconv.FormatFloat(*before-*now, 'f', 1, 64) + " from " + dashboard.FormatScore(before)
 	}
 	return "unchanged"
 }

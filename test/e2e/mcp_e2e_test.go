@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -262,7 +263,7 @@ func TestMCPWithRealClient(t *testing.T) {
 	})
 
 	t.Run("http", func(t *testing.T) {
-		port := freePort(t)
+		port := freeport.Port(t)
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		var logs syncBuf
 		tokenFile := filepath.Join(t.TempDir(), "token")
@@ -445,20 +446,6 @@ func checkReport(t *testing.T, c *cluster, obs observations) {
 			t.Errorf("%s was written into %s", name, resultsDir)
 		}
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	// The port must be free again for the server about to bind it.
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return port
 }
 
 func waitHealthy(t *testing.T, url string) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -38,7 +40,7 @@ func TestMCPOAuthWithRealClient(t *testing.T) {
 	dir := filepath.Dir(nodeClient(t))
 	script := filepath.Join(dir, "oauth-client.mjs")
 
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	addr := fmt.Sprintf("127.0.0.1:%d", freeport.Port(t))
 	resource := "http://" + addr + "/mcp"
 	const (
 		clientID, clientSecret = "mcp-e2e-client", "mcp-e2e-client-secret-0123456789"

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
 )
 
@@ -72,7 +73,7 @@ func Start(t testing.TB, mode Mode) *Server {
 	if err := os.WriteFile(authFile, []byte(s.Username+":{SHA}"+base64.StdEncoding.EncodeToString(sum[:])+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	smtpPort, apiPort := freePort(t), freePort(t)
+	smtpPort, apiPort := freeport.Port(t), freeport.Port(t)
 	s.Port, s.api = smtpPort, "http://127.0.0.1:"+strconv.Itoa(apiPort)
 	args := []string{
 		"--smtp", "127.0.0.1:" + strconv.Itoa(smtpPort), "--listen", "127.0.0.1:" + strconv.Itoa(apiPort),
@@ -193,15 +194,4 @@ func certificate(t testing.TB, dir string) (certFile, keyFile string, pool *x509
 	pool = x509.NewCertPool()
 	pool.AddCert(cert)
 	return certFile, keyFile, pool
-}
-
-// freePort is a loopback port nothing listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port
 }
