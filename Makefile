@@ -27,7 +27,7 @@ help: ## List the targets with their descriptions.
 manifests: $(CONTROLLER_GEN) ## CRD and RBAC from the API types and +kubebuilder markers.
 	$(CONTROLLER_GEN) crd paths="./api/..." output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./internal/controller/..." output:rbac:artifacts:config=config/rbac
-	$(CONTROLLER_GEN) rbac:roleName=mcp-server-role,fileName=mcp_server_role.yaml paths="./internal/mcpserver/..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=mcp-server-role,fileName=mcp_server_role.yaml paths="./internal/mcpserver/...;./internal/digestsend/..." output:rbac:artifacts:config=config/rbac
 	$(MAKE) --no-print-directory chart-sync
 
 .PHONY: chart-sync

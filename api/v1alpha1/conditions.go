@@ -294,3 +294,32 @@ const (
 	// until someone decides anew.
 	ReasonExpired = "Expired"
 )
+
+// Condition type on a CwacDigest.
+const (
+	// ConditionSent is True (reason Sent) once every recipient of the
+	// current period has its digest, and False while not: Sending,
+	// Retrying, SendFailed, NoRecipients, MailNotConfigured, Suspended,
+	// InvalidSchedule or InvalidTimeZone (the schedule's reasons).
+	ConditionSent = "Sent"
+)
+
+// Reasons of a CwacDigest's Sent condition, and of its Events. Retrying
+// (ReasonRetrying, as notifications use it) says a digest the SMTP server
+// did not accept is tried again with backoff.
+const (
+	// ReasonSent: every recipient of the period has its digest (also the
+	// Event recorded for each digest sent).
+	ReasonSent = "Sent"
+	// ReasonSending: the period's digests are being sent.
+	ReasonSending = "Sending"
+	// ReasonSendFailed: a digest was not accepted after every attempt; it
+	// is not tried again this period (also a Warning Event).
+	ReasonSendFailed = "SendFailed"
+	// ReasonNoRecipients: no organisation the digest covers has an owner
+	// with an email address (owners are declared with the sites).
+	ReasonNoRecipients = "NoRecipients"
+	// ReasonMailNotConfigured: the release has no SMTP server (the chart's
+	// digests.smtp settings); nothing is sent.
+	ReasonMailNotConfigured = "MailNotConfigured"
+)

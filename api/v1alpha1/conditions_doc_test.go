@@ -14,7 +14,7 @@ import (
 // type and reason declared here must appear in them, so they cannot drift.
 func TestEveryConditionAndReasonIsDocumented(t *testing.T) {
 	var docs strings.Builder
-	for _, name := range []string{"../../docs/scans.md", "../../docs/schedules.md"} {
+	for _, name := range []string{"../../docs/scans.md", "../../docs/schedules.md", "../../docs/decisions.md", "../../docs/digests.md"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

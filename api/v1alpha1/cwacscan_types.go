@@ -53,6 +53,41 @@ type Site struct {
 	// +kubebuilder:validation:Pattern=`^[^=+\-@\t\r\n][^\t\r\n]*$`
 	// +kubebuilder:validation:XValidation:rule="!self.matches(';[ ]*[=+@-]')",message="may not have = + - @ after a semicolon: spreadsheets that split cells on semicolons would read a formula"
 	Sector string `json:"sector,omitempty"`
+
+	// owners answer for the organisation's findings on this site: they are
+	// shown on its dashboard pages, and those with an email address receive
+	// its digests (CwacDigest). The newest schedule or scan that names the
+	// organisation says who its owners are.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Owners []Owner `json:"owners,omitempty"`
+}
+
+// Owner is a person, a mailbox or a group answerable for an organisation's
+// findings, or for those on some of its pages.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.email) != has(self.group)",message="give email or group, not both"
+type Owner struct {
+	// email is an address digests reach, such as web@agency.govt.nz.
+	// +optional
+	// +kubebuilder:validation:MaxLength=254
+	// +kubebuilder:validation:Pattern=`^[^@\s<>()",;:\[\]]+@[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`
+	Email string `json:"email,omitempty"`
+
+	// group is a group as sign-in names it (a Kubernetes group, or the
+	// OpenID Connect groups claim), shown as the owner.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[^\t\r\n]+$`
+	Group string `json:"group,omitempty"`
+
+	// pages, when set, is the URL prefix of the pages this owner answers
+	// for (at a path boundary, as decisions' pages are); unset: the whole
+	// organisation.
+	// +optional
+	Pages PagePrefix `json:"pages,omitempty"`
 }
 
 // Viewport is a browser window size CWAC renders each page at.

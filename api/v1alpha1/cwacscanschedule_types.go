@@ -66,11 +66,7 @@ type CwacScanScheduleSpec struct {
 	// that never comes such as "0 0 31 2 *") sets ScheduleValid=False with
 	// reason InvalidSchedule, and no scan is created.
 	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=128
-	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="set the time zone in spec.timeZone, not in the schedule"
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|[0-9A-Za-z*/,?-]+( +[0-9A-Za-z*/,?-]+){4})$')",message="must be five cron fields (minute hour day-of-month month day-of-week) separated by spaces, such as '0 2 * * *', or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly"
-	Schedule string `json:"schedule"`
+	Schedule CronSchedule `json:"schedule"`
 
 	// timeZone is the IANA time zone the schedule is read in, such as
 	// Pacific/Auckland; UTC when unset. Only the database's own names: each
@@ -79,11 +75,7 @@ type CwacScanScheduleSpec struct {
 	// sets ScheduleValid=False with reason InvalidTimeZone, and no scan is
 	// created.
 	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`
-	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local' && self.lowerAscii() != 'localtime'",message="name an IANA time zone such as Pacific/Auckland; Local and localtime are not allowed"
-	TimeZone string `json:"timeZone,omitempty"`
+	TimeZone TimeZone `json:"timeZone,omitempty"`
 
 	// scanTemplate is the scan to create at every tick.
 	// +required

@@ -12,9 +12,12 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/digestsend"
 	"github.com/a11y-dev/cwac-operator/internal/historywriter"
+	"github.com/a11y-dev/cwac-operator/internal/mailer"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -98,6 +101,18 @@ type historyDeps struct {
 	namespace   string
 	resultsRoot string
 	log         *slog.Logger
+	// client reads and patches CwacDigests, the schedules and scans their
+	// owners come from and the decisions due for review.
+	client client.Client
+	// digests sends the namespace's CwacDigests from the elected writer;
+	// nil: not at all.
+	digests *digestSettings
+}
+
+// digestSettings are the checked digest flags.
+type digestSettings struct {
+	mail         *mailer.Server // nil: no SMTP server (each digest says so)
+	dashboardURL string
 }
 
 // startHistory checks the history's flags, then opens its store (a handle
@@ -120,7 +135,7 @@ func startHistory(ctx context.Context, sf storeFlags, wf writerFlags, d historyD
 			d.log.Info("issue history: reading only (--history-ingest=false)")
 			return
 		}
-		if err := startWriter(ctx, wf, st, d.scans, d.clientset, d.namespace, d.resultsRoot, d.log); err != nil {
+		if err := startWriter(ctx, wf, st, d); err != nil {
 			// The informer is synced already: this is the process's own fault.
 			fail("recording the issue history", err)
 		}
@@ -155,8 +170,8 @@ func (f writerFlags) check() error {
 
 // startWriter records finished scans in the store from the scan cache,
 // under the Lease when elected, until ctx ends.
-func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cache.Cache, cs kubernetes.Interface,
-	namespace, resultsRoot string, log *slog.Logger) error {
+func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyDeps) error {
+	scans, cs, namespace, resultsRoot, log := d.scans, d.clientset, d.namespace, d.resultsRoot, d.log
 	informer, err := scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
 	if err != nil {
 		return err
@@ -170,7 +185,23 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cach
 	if err != nil {
 		return err
 	}
+	var sender *digestsend.Sender
+	if d.digests != nil {
+		sender, err = digestsend.New(digestsend.Config{Client: d.client, Informers: scans, Clientset: cs, Store: st,
+			Mail: d.digests.mail, DashboardURL: d.digests.dashboardURL, Namespace: namespace, Log: log, Retry: digestsend.DefaultRetry})
+		if err != nil {
+			return err
+		}
+	}
 	run := func(ctx context.Context) {
+		if sender != nil {
+			// Digests are sent by the elected writer alone: one sender at a time.
+			go func() {
+				if err := sender.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+					log.Error("digests: the sender stopped", "err", err)
+				}
+			}()
+		}
 		if err := w.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("issue history: the writer stopped", "err", err)
 		}

@@ -81,11 +81,13 @@ func main() {
 	var (
 		storeFlags     storeFlags
 		writerFlags    writerFlags
+		digestFlags    digestFlags
 		dashboardFlags dashboardFlags
 		oauthFlags     oauthFlags
 	)
 	storeFlags.bind(flag.CommandLine)
 	writerFlags.bind(flag.CommandLine)
+	digestFlags.bind(flag.CommandLine)
 	dashboardFlags.bind(flag.CommandLine)
 	oauthFlags.bind(flag.CommandLine)
 	flag.Parse()
@@ -156,8 +158,13 @@ func main() {
 		c = mcpserver.WithScanCache(c, scans)
 		grants = mcpserver.WatchGrants(ctx, scans, namespace, log)
 	}
+	mail, dashboardURL, err := digestFlags.server()
+	if err != nil {
+		fail("invalid digest settings", err)
+	}
 	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, clientset: cs,
-		namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
+		namespace: namespace, resultsRoot: resultsRoot, log: log, client: c,
+		digests: &digestSettings{mail: mail, dashboardURL: dashboardURL}}, fail)
 	if err != nil {
 		fail("the issue history's store", err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -202,7 +203,7 @@ func FuzzParseSite(f *testing.F) {
 		if site.URL != strings.TrimSpace(site.URL) {
 			t.Fatalf("URL %q not trimmed", site.URL)
 		}
-		if again, err := newSite(site.URL, site.Organisation, site.Sector); err != nil || again != site {
+		if again, err := newSite(site.URL, site.Organisation, site.Sector); err != nil || !reflect.DeepEqual(again, site) {
 			t.Fatalf("returned %+v, which newSite refuses or changes: %+v, %v", site, again, err)
 		}
 	})

@@ -47,7 +47,8 @@ func TestCRDRefusesBadManifests(t *testing.T) {
 	}
 	files["valid"] = append(files["valid"], filepath.Join("..", "..", "config", "samples", "cwac_v1alpha1_cwacscan.yaml"),
 		filepath.Join("..", "..", "config", "samples", "cwac_v1alpha1_cwacorganisationgrant.yaml"),
-		filepath.Join("..", "..", "config", "samples", "cwac_v1alpha1_cwacissuedecision.yaml"))
+		filepath.Join("..", "..", "config", "samples", "cwac_v1alpha1_cwacissuedecision.yaml"),
+		filepath.Join("..", "..", "config", "samples", "cwac_v1alpha1_cwacdigest.yaml"))
 	for _, path := range files["valid"] {
 		t.Run("valid/"+filepath.Base(path), func(t *testing.T) {
 			obj, _ := loadManifest(t, path)

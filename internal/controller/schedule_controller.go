@@ -274,7 +274,7 @@ func checkTemplateOverrides(sched *cwacv1alpha1.CwacScanSchedule) error {
 // message names the field) and a Warning Event once per spec, and nil: no
 // scan is ever created for that spec.
 func (r *ScheduleReconciler) validate(sched *cwacv1alpha1.CwacScanSchedule) *schedule.Schedule {
-	cron, err := schedule.Parse(sched.Spec.Schedule, sched.Spec.TimeZone)
+	cron, err := schedule.Parse(string(sched.Spec.Schedule), string(sched.Spec.TimeZone))
 	if err == nil {
 		md := sched.Spec.ScanTemplate.Metadata
 		err = schedule.ValidateTemplateMetadata(md.Labels, md.Annotations)

@@ -249,7 +249,7 @@ func TestScheduleMissedTicks(t *testing.T) {
 		stop := startScheduler(t, clock)
 		ns := scheduleNamespace(t)
 		sched := createSchedule(t, ns, name, func(s *cwacv1alpha1.CwacScanSchedule) {
-			s.Spec.Schedule = cron
+			s.Spec.Schedule = cwacv1alpha1.CronSchedule(cron)
 			s.Spec.StartingDeadlineSeconds = deadline
 		})
 		waitSchedule(t, ns, name, "ready", func(s *cwacv1alpha1.CwacScanSchedule) bool { return s.Status.NextScheduleTime != nil })
@@ -556,13 +556,17 @@ func TestScheduleCRDValidation(t *testing.T) {
 		{"@every", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.Schedule = "@every 1h" }, []string{"spec.schedule", "must be five cron fields"}},
 		{"zone in the schedule", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.Schedule = "CRON_TZ=UTC 0 2 * * *" },
 			[]string{"spec.schedule", "set the time zone in spec.timeZone"}},
-		{"long schedule", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.Schedule = "0 " + strings.Repeat("1,", 70) + "2 * * *" }, []string{"spec.schedule", "128"}},
+		{"long schedule", func(s *cwacv1alpha1.CwacScanSchedule) {
+			s.Spec.Schedule = cwacv1alpha1.CronSchedule("0 " + strings.Repeat("1,", 70) + "2 * * *")
+		}, []string{"spec.schedule", "128"}},
 		{"zone Local", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.TimeZone = "Local" }, []string{"spec.timeZone", "Local and localtime are not allowed"}},
 		{"zone localtime", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.TimeZone = "localtime" }, []string{"spec.timeZone", "should match"}},
 		{"zone LocalTime", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.TimeZone = "LocalTime" },
 			[]string{"spec.timeZone", "Local and localtime are not allowed"}},
 		{"zone path", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.TimeZone = "../../etc/passwd" }, []string{"spec.timeZone", "should match"}},
-		{"zone too long", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.TimeZone = strings.Repeat("A", 65) }, []string{"spec.timeZone", "64"}},
+		{"zone too long", func(s *cwacv1alpha1.CwacScanSchedule) {
+			s.Spec.TimeZone = cwacv1alpha1.TimeZone(strings.Repeat("A", 65))
+		}, []string{"spec.timeZone", "64"}},
 		{"unknown policy", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.ConcurrencyPolicy = "Sometimes" },
 			[]string{"spec.concurrencyPolicy", `supported values: "Allow", "Forbid", "Replace"`}},
 		{"negative deadline", func(s *cwacv1alpha1.CwacScanSchedule) { s.Spec.StartingDeadlineSeconds = ptr.To[int64](-1) },

@@ -100,7 +100,7 @@ func getSchedule(t *testing.T, ns, name string) *cwacv1alpha1.CwacScanSchedule {
 // ticksOf returns the schedule's first n ticks after its creation.
 func ticksOf(t *testing.T, s *cwacv1alpha1.CwacScanSchedule, n int) []time.Time {
 	t.Helper()
-	cron, err := schedule.Parse(s.Spec.Schedule, s.Spec.TimeZone)
+	cron, err := schedule.Parse(string(s.Spec.Schedule), string(s.Spec.TimeZone))
 	if err != nil {
 		t.Fatal(err)
 	}

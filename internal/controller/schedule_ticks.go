@@ -234,7 +234,7 @@ func startingDeadline(sched *cwacv1alpha1.CwacScanSchedule) *time.Duration {
 // formatTick shows an instant in the schedule's time zone (UTC when it has
 // none or it is unknown).
 func formatTick(sched *cwacv1alpha1.CwacScanSchedule, t time.Time) string {
-	loc, err := schedule.LoadLocation(sched.Spec.TimeZone)
+	loc, err := schedule.LoadLocation(string(sched.Spec.TimeZone))
 	if err != nil {
 		loc = time.UTC
 	}

@@ -143,6 +143,13 @@ func (s *Set) Covering(f Finding, now time.Time) (*Decision, bool) {
 	return nil, false
 }
 
+// UnderPages reports whether the page is under the page prefix as a
+// decision's pages field reads it (empty: every page): what an owner's
+// pages cover too.
+func UnderPages(page, prefix string) bool {
+	return underPrefix(diff.PageKey(page), pagesKey(prefix))
+}
+
 // pagesKey is a decision's page prefix in the form pages are compared in
 // (diff.PageKey: scheme and host in lower case, no default port); empty
 // stays empty (every page).

@@ -80,13 +80,23 @@ type Issue struct {
 	Link       string
 }
 
+// DashboardBase is the dashboard's address the digests link under: an
+// http(s) URL with a host, without a trailing slash.
+func DashboardBase(dashboardURL string) (*url.URL, error) {
+	base, err := url.Parse(strings.TrimSuffix(dashboardURL, "/"))
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return nil, fmt.Errorf("digest: the dashboard address %q is not an http(s) URL", dashboardURL)
+	}
+	return base, nil
+}
+
 // Gather reads one organisation's part of a digest for the period from
 // the history; dashboardURL is the dashboard's address (its links are
 // made under it), due the organisation's decisions due for review.
 func Gather(ctx context.Context, st *store.Store, ns, org string, p Period, dashboardURL string, due []decision.Decision) (Organisation, error) {
-	base, err := url.Parse(strings.TrimSuffix(dashboardURL, "/"))
-	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
-		return Organisation{}, fmt.Errorf("digest: the dashboard address %q is not an http(s) URL", dashboardURL)
+	base, err := DashboardBase(dashboardURL)
+	if err != nil {
+		return Organisation{}, err
 	}
 	link := func(path string) string { return base.String() + path }
 	o := Organisation{Namespace: ns, Name: org, Link: link(dashboard.OrganisationPath(ns, org)), DueForReview: due}

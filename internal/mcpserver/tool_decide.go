@@ -94,7 +94,7 @@ func (s *Server) decide(ctx context.Context, call *callInfo, in DecideInput) (De
 // from them; the history fills an issue decision's organisation and element.
 func decisionOf(in DecideInput) (*cwacv1alpha1.CwacIssueDecision, error) {
 	d := &cwacv1alpha1.CwacIssueDecision{Spec: cwacv1alpha1.CwacIssueDecisionSpec{Kind: cwacv1alpha1.DecisionKind(in.Kind),
-		Reason: in.Reason, Rule: in.Rule, Organisation: in.Organisation, Pages: in.Pages}}
+		Reason: in.Reason, Rule: in.Rule, Organisation: in.Organisation, Pages: cwacv1alpha1.PagePrefix(in.Pages)}}
 	switch d.Spec.Kind {
 	case cwacv1alpha1.DecisionFalsePositive, cwacv1alpha1.DecisionAccepted, cwacv1alpha1.DecisionWontFix:
 	default:

@@ -150,7 +150,7 @@ func (s *Server) scanFromArgs(in ScanInput, call *callInfo) (*cwacv1alpha1.CwacS
 		},
 	}
 	for _, site := range in.Sites {
-		scan.Spec.Sites = append(scan.Spec.Sites, cwacv1alpha1.Site(site))
+		scan.Spec.Sites = append(scan.Spec.Sites, cwacv1alpha1.Site{URL: site.URL, Organisation: site.Organisation, Sector: site.Sector})
 	}
 	if t := in.Thresholds; t != nil {
 		scan.Spec.Thresholds = &cwacv1alpha1.Thresholds{

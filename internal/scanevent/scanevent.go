@@ -51,25 +51,31 @@ type Event struct {
 
 // New builds the Event e regarding scan, reported by src.
 func New(src Source, scan *cwacv1alpha1.CwacScan, e Event) *eventsv1.Event {
-	kind := corev1.EventTypeNormal
+	return About(src, "CwacScan", scan, e)
+}
+
+// About builds the Event e regarding one of the API's objects (its kind:
+// CwacScan, CwacDigest), reported by src.
+func About(src Source, kind string, obj metav1.Object, e Event) *eventsv1.Event {
+	typ := corev1.EventTypeNormal
 	if e.Warning {
-		kind = corev1.EventTypeWarning
+		typ = corev1.EventTypeWarning
 	}
 	instance := src.Instance
 	if instance == "" {
 		instance = lastElement(src.Controller) + "-" + hostname()
 	}
 	return &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: scanspec.EventNamePrefix(scan.Name, e.NamePart), Namespace: scan.Namespace},
+		ObjectMeta:          metav1.ObjectMeta{GenerateName: scanspec.EventNamePrefix(obj.GetName(), e.NamePart), Namespace: obj.GetNamespace()},
 		EventTime:           metav1.NewMicroTime(e.At),
 		ReportingController: src.Controller,
 		ReportingInstance:   textcap.Head(instance, maxInstanceBytes),
 		Action:              e.Action,
 		Reason:              e.Reason,
-		Type:                kind,
+		Type:                typ,
 		Note:                textcap.Head(e.Note, MaxNoteBytes),
 		Regarding: corev1.ObjectReference{
-			APIVersion: cwacv1alpha1.GroupVersion.String(), Kind: "CwacScan", Namespace: scan.Namespace, Name: scan.Name, UID: scan.UID,
+			APIVersion: cwacv1alpha1.GroupVersion.String(), Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
 		},
 	}
 }

@@ -339,7 +339,7 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	if err != nil || id2.User != "system:serviceaccount:"+ns+":some-caller" {
 		t.Fatalf("TokenReview as the MCP server: %v %v", id2, err)
 	}
-	if err := auth.Authorize(ctx, id2, "list", ns); err == nil || !strings.Contains(err.Error(), "may not list") {
+	if err := auth.Authorize(ctx, id2, "list", "cwacscans", ns); err == nil || !strings.Contains(err.Error(), "may not list") {
 		t.Errorf("SubjectAccessReview as the MCP server: %v (want a clear denial for a caller without RBAC)", err)
 	}
 	// And nothing beyond: the MCP server cannot delete or change scans, create
