@@ -21,10 +21,11 @@ type Record struct {
 	// Groups are the decider's groups (the decided-by-groups annotation).
 	Groups []string
 	// Applied is the Applied condition's status: only an applied decision
-	// covers anything. Reason and Message are the condition's; Reason is
-	// empty while the operator has not looked at this generation yet.
-	Applied         bool
-	Reason, Message string
+	// covers anything. AppliedReason and AppliedMessage are the
+	// condition's; AppliedReason is empty while the operator has not
+	// looked at this generation yet. (Reason is the decision's own.)
+	Applied                       bool
+	AppliedReason, AppliedMessage string
 }
 
 // RecordOf reads an object. Its scope is the API's (checked by the API
@@ -61,7 +62,7 @@ func RecordOf(obj *cwacv1alpha1.CwacIssueDecision) (Record, error) {
 		// Only a condition about this generation counts: a changed
 		// decision applies once the operator has checked it again.
 		if c.Type == cwacv1alpha1.ConditionApplied && c.ObservedGeneration == obj.Generation {
-			r.Applied, r.Reason, r.Message = c.Status == metav1.ConditionTrue, c.Reason, c.Message
+			r.Applied, r.AppliedReason, r.AppliedMessage = c.Status == metav1.ConditionTrue, c.Reason, c.Message
 		}
 	}
 	return r, nil

@@ -26,11 +26,11 @@ func TestRecordOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Ref != ns+"/d1" || r.Issue == nil || r.Issue.Element != 255 || r.Issue.ID.String() != anID || r.DecidedBy != "lead" ||
-		strings.Join(r.Groups, ",") != "a,b" || !r.DecidedAt.Equal(decided.Time) || !r.Applied || r.Reason != cwacv1alpha1.ReasonEntitled {
+		strings.Join(r.Groups, ",") != "a,b" || !r.DecidedAt.Equal(decided.Time) || !r.Applied || r.AppliedReason != cwacv1alpha1.ReasonEntitled || r.Reason != "r" {
 		t.Errorf("record %+v", r)
 	}
 	obj.Generation = 3 // changed since the operator looked
-	if r, _ := RecordOf(obj); r.Applied || r.Reason != "" {
+	if r, _ := RecordOf(obj); r.Applied || r.AppliedReason != "" {
 		t.Errorf("a condition of an older generation counts: %+v", r)
 	}
 	obj.Status = cwacv1alpha1.CwacIssueDecisionStatus{}
