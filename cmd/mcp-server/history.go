@@ -93,7 +93,10 @@ func (f *writerFlags) bind(fs *flag.FlagSet) {
 
 // historyDeps are what the history's writer shares with the MCP server.
 type historyDeps struct {
-	scans       cache.Cache // nil when the scan cache did not sync
+	scans cache.Cache // nil when the scan cache did not sync
+	// decisions are the namespace's CwacIssueDecisions (nil: not read,
+	// and their history not recorded).
+	decisions   *mcpserver.DecisionSource
 	clientset   kubernetes.Interface
 	namespace   string
 	resultsRoot string
@@ -120,7 +123,7 @@ func startHistory(ctx context.Context, sf storeFlags, wf writerFlags, d historyD
 			d.log.Info("issue history: reading only (--history-ingest=false)")
 			return
 		}
-		if err := startWriter(ctx, wf, st, d.scans, d.clientset, d.namespace, d.resultsRoot, d.log); err != nil {
+		if err := startWriter(ctx, wf, st, d); err != nil {
 			// The informer is synced already: this is the process's own fault.
 			fail("recording the issue history", err)
 		}
@@ -153,24 +156,36 @@ func (f writerFlags) check() error {
 	return nil
 }
 
-// startWriter records finished scans in the store from the scan cache,
-// under the Lease when elected, until ctx ends.
-func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cache.Cache, cs kubernetes.Interface,
-	namespace, resultsRoot string, log *slog.Logger) error {
-	informer, err := scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
+// startWriter records finished scans, and the decisions' changes, in the
+// store from the server's cache, under the Lease when elected, until ctx
+// ends.
+func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyDeps) error {
+	informer, err := d.scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
 	if err != nil {
 		return err
 	}
-	identity := podName()
+	identity, log := podName(), d.log
 	w, err := historywriter.NewWriter(historywriter.Config{
-		Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: namespace}, Changes: informer,
-		Open: mcpserver.OpenScanResults(resultsRoot), Clientset: cs, Holder: identity, Log: log,
+		Store: st, Scans: mcpserver.ScanLister{Reader: d.scans, Namespace: d.namespace}, Changes: informer,
+		Open: mcpserver.OpenScanResults(d.resultsRoot), Clientset: d.clientset, Holder: identity, Log: log,
 		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans}, MaxIssues: f.maxIssues,
 	})
 	if err != nil {
 		return err
 	}
+	var decisions *historywriter.DecisionRecorder
+	if d.decisions != nil {
+		decisions = &historywriter.DecisionRecorder{Store: st, Namespace: d.namespace, Decisions: d.decisions,
+			Changes: d.decisions.Informer, Log: log}
+	}
 	run := func(ctx context.Context) {
+		if decisions != nil {
+			go func() {
+				if err := decisions.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+					log.Error("issue history: the decisions' recorder stopped", "err", err)
+				}
+			}()
+		}
 		if err := w.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("issue history: the writer stopped", "err", err)
 		}
@@ -179,7 +194,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, scans cach
 		go run(ctx)
 		return nil
 	}
-	go historywriter.Election{Clientset: cs, Namespace: namespace, Lease: f.lease, Identity: identity, Log: log}.Run(ctx, run)
+	go historywriter.Election{Clientset: d.clientset, Namespace: d.namespace, Lease: f.lease, Identity: identity, Log: log}.Run(ctx, run)
 	return nil
 }
 

@@ -158,7 +158,7 @@ func main() {
 		grants = mcpserver.WatchGrants(ctx, scans, namespace, log)
 		decisions = mcpserver.WatchDecisions(ctx, scans, log)
 	}
-	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, clientset: cs,
+	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, decisions: decisions, clientset: cs,
 		namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
 	if err != nil {
 		fail("the issue history's store", err)
