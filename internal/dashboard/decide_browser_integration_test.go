@@ -55,8 +55,17 @@ func TestDecideInBrowser(t *testing.T) {
 	if err != nil || len(open.Issues) == 0 {
 		t.Fatal(err)
 	}
+	// A decision about the issue withdrawn before: its history is shown.
+	is, at := open.Issues[0], time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	made := store.DecisionEvent{Namespace: testNS, UID: "u-old", Seq: 1, Name: "old", Event: store.DecisionMade, At: at, Organisation: is.Organisation,
+		Kind: "FalsePositive", Reason: "decorative", DecidedBy: "lead", Rule: is.Rule}
+	gone := made
+	gone.Seq, gone.Event, gone.At = 2, store.DecisionWithdrawn, at.AddDate(0, 0, 7)
+	if err := st.AddDecisionEvents(context.Background(), []store.DecisionEvent{made, gone}); err != nil {
+		t.Fatal(err)
+	}
 	base := serve(t, h)
-	path := IssuePath(testNS, open.Issues[0].Fingerprint)
+	path := IssuePath(testNS, is.Fingerprint)
 	ctx := axe.Browser(t, chromium)
 	t.Run("before", func(t *testing.T) {
 		checkPage(ctx, t, base, path, "both", axeScript, filepath.Join(shots, "decide-before"))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/decide"
@@ -51,6 +52,7 @@ func (f *fakeDecisions) Create(_ context.Context, d *cwacv1alpha1.CwacIssueDecis
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d.Name = fmt.Sprintf("%s%d", d.GenerateName, len(f.items)+1)
+	d.UID = types.UID("uid-" + d.Name)
 	d.Generation = 1
 	d.CreationTimestamp = metav1.Now()
 	f.items = append(f.items, *d.DeepCopy())
@@ -293,5 +295,45 @@ func TestDecideFormMade(t *testing.T) {
 	f.decisions.down = true
 	if res, _ := do(f.h, http.MethodGet, f.path, nil, withCookie(f.cookie)); res.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("decisions unreadable: %d", res.StatusCode)
+	}
+}
+
+// TestIssueDecisionHistory: each listed decision's recorded history, and
+// the decisions about the issue withdrawn since, with theirs; a withdrawn
+// decision about another page prefix or issue is not shown.
+func TestIssueDecisionHistory(t *testing.T) {
+	f := newDecideFixture(t)
+	ctx := context.Background()
+	res, _ := do(f.h, http.MethodPost, f.path+"/decisions", f.form(), withCookie(f.cookie))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("decide: %d", res.StatusCode)
+	}
+	is, _ := f.st.Issue(ctx, []string{testNS}, f.alpha)
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	ev := func(uid, name string, seq int64, event, rule, pages, issue string) store.DecisionEvent {
+		return store.DecisionEvent{Namespace: testNS, UID: uid, Seq: seq, Name: name, Event: event, At: at.Add(time.Duration(seq) * time.Hour),
+			Organisation: orgAlpha, Kind: "FalsePositive", Reason: "decorative", DecidedBy: "lead", Rule: rule, Pages: pages, IssueID: issue}
+	}
+	refused := ev("uid-decision-1", "decision-1", 2, store.DecisionNotApplied, "", "", f.alpha)
+	refused.Applied = "NotEntitled"
+	if err := f.st.AddDecisionEvents(ctx, []store.DecisionEvent{
+		ev("uid-decision-1", "decision-1", 1, store.DecisionMade, "", "", f.alpha), refused,
+		ev("old", "old", 1, store.DecisionMade, is.Rule, "", ""),
+		ev("old", "old", 2, store.DecisionWithdrawn, is.Rule, "", ""),
+		ev("elsewhere", "elsewhere", 1, store.DecisionMade, is.Rule, "https://elsewhere.example/", ""),
+		ev("elsewhere", "elsewhere", 2, store.DecisionWithdrawn, is.Rule, "https://elsewhere.example/", ""),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := do(f.h, http.MethodGet, f.path, nil, withCookie(f.cookie))
+	for _, want := range []string{"<summary>History (2 events)</summary>", "made by lead: False positive", "not applied: NotEntitled</li>",
+		`<h3 id="withdrawn">Withdrawn decisions</h3>`, "False positive by lead, about rule " + is.Rule + " on every page of " + orgAlpha,
+		"withdrawn (deleted)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %q on the issue page", want)
+		}
+	}
+	if strings.Contains(body, "elsewhere.example") {
+		t.Error("a withdrawn decision about other pages is shown")
 	}
 }

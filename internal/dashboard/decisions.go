@@ -187,3 +187,82 @@ func (h *Handler) decidedIssues(ctx context.Context, ns string, lists ...[]store
 	}
 	return out, nil
 }
+
+// pastDecision is a decision withdrawn since (deleted): its history is
+// all that is left of it.
+type pastDecision struct {
+	Last store.DecisionEvent
+	// Kind and Scope say what it was, in words.
+	Kind, Scope string
+	Events      []store.DecisionEvent
+}
+
+// decisionHistory reads the recorded history of the decisions ever about
+// the issue: the listed ones' by UID, and the withdrawn ones'.
+func decisionHistory(ctx context.Context, st *store.Store, ns string, is store.Issue, listed []decisionView,
+	now time.Time) (map[string][]store.DecisionEvent, []pastDecision, error) {
+	events, err := st.DecisionEventsAbout(ctx, ns, is.Fingerprint, is.Organisation, is.Rule)
+	if err != nil {
+		return nil, nil, err
+	}
+	byUID := map[string][]store.DecisionEvent{}
+	var order []string
+	for _, e := range events {
+		if _, ok := byUID[e.UID]; !ok {
+			order = append(order, e.UID)
+		}
+		byUID[e.UID] = append(byUID[e.UID], e)
+	}
+	history := map[string][]store.DecisionEvent{}
+	for _, v := range listed {
+		if h, ok := byUID[v.UID]; ok {
+			history[v.UID] = h
+		}
+	}
+	f := findingOf(ns, is)
+	var past []pastDecision
+	for _, uid := range order {
+		h := byUID[uid]
+		last := h[len(h)-1]
+		if _, ok := history[uid]; ok || last.Event != store.DecisionWithdrawn {
+			continue // listed, or not listed yet (the cache is behind the history)
+		}
+		d := decide.Record{Decision: decision.Decision{Namespace: ns, Organisation: last.Organisation, Rule: last.Rule, Pages: last.Pages}}
+		switch {
+		case last.IssueID == is.Fingerprint:
+			d.Issue = &decision.Issue{ID: f.ID}
+		case last.IssueID != "" || !about(d, f, now):
+			continue // another issue, or another page prefix
+		}
+		past = append(past, pastDecision{Last: last, Kind: KindName(cwacv1alpha1.DecisionKind(last.Kind)), Scope: scopeWords(d), Events: h})
+	}
+	slices.SortFunc(past, func(a, b pastDecision) int { return b.Last.At.Compare(a.Last.At) })
+	return history, past, nil
+}
+
+// EventWords says what happened in one event of a decision's history.
+func EventWords(e store.DecisionEvent) string {
+	what := KindName(cwacv1alpha1.DecisionKind(e.Kind))
+	if e.ReviewBy != nil {
+		what += " until " + e.ReviewBy.Format(time.DateOnly)
+	}
+	switch e.Event {
+	case store.DecisionMade:
+		who := e.DecidedBy
+		if who == "" {
+			who = "nobody recorded"
+		}
+		return fmt.Sprintf("made by %s: %s", who, what)
+	case store.DecisionChanged:
+		return fmt.Sprintf("changed by %s: now %s", e.DecidedBy, what)
+	case store.DecisionApplied:
+		return "applied: the operator found its decider may make it"
+	case store.DecisionNotApplied:
+		return "not applied: " + e.Applied
+	case store.DecisionExpired:
+		return "expired: its review date came"
+	case store.DecisionWithdrawn:
+		return "withdrawn (deleted)"
+	}
+	return e.Event
+}

@@ -27,6 +27,8 @@ type issuePage struct {
 	// Form is the decide form, when the viewer is offered it (after a
 	// refusal, with what was entered and the field at fault).
 	Form *decideForm
+	// st is the store the issue was read from.
+	st *store.Store
 }
 
 // issueDecisionsPage is the issue page's decisions section.
@@ -38,6 +40,10 @@ type issueDecisionsPage struct {
 	Made string
 	// NoForm says why the viewer is offered no form (empty: offered).
 	NoForm string
+	// History is each listed decision's recorded events (by UID), and
+	// Withdrawn the decisions about the issue deleted since, with theirs.
+	History   map[string][]store.DecisionEvent
+	Withdrawn []pastDecision
 }
 
 // issue is /issues/{ns}/{id}: one issue's life, and the decisions about it.
@@ -87,7 +93,7 @@ func (h *Handler) loadIssue(w http.ResponseWriter, r *http.Request, v *viewer, n
 		h.storeFailed(w, r, v, notFound, err)
 		return issuePage{}, nil, false
 	}
-	p := issuePage{Namespace: ns, Issue: d}
+	p := issuePage{Namespace: ns, Issue: d, st: st}
 	for _, n := range d.WCAG {
 		if c, ok := wcag.Lookup(n); ok {
 			p.Criteria = append(p.Criteria, criterion{Number: c.Number, Name: c.Name, Level: string(c.Level), URL: c.UnderstandingURL()})
@@ -124,7 +130,8 @@ func (h *Handler) showIssue(w http.ResponseWriter, r *http.Request, v *viewer, p
 }
 
 // issueDecisions fills the page's decisions section: the decisions about
-// the issue, the one just made, and the form or why none.
+// the issue, the one just made, their recorded history, and the form or
+// why none.
 func (h *Handler) issueDecisions(r *http.Request, v *viewer, p *issuePage) error {
 	ctx, now := r.Context(), time.Now()
 	records, err := h.records(ctx, p.Namespace)
@@ -143,6 +150,9 @@ func (h *Handler) issueDecisions(r *http.Request, v *viewer, p *issuePage) error
 		}
 	}
 	if sec.NoForm, err = h.decideHow(ctx, v, p.Namespace); err != nil {
+		return err
+	}
+	if sec.History, sec.Withdrawn, err = decisionHistory(ctx, p.st, p.Namespace, p.Issue.Issue, sec.List, now); err != nil {
 		return err
 	}
 	if sec.NoForm == "" && p.Form == nil {

@@ -16,8 +16,9 @@ import (
 // internal/decision applies it, and whether the operator let it apply.
 type Record struct {
 	decision.Decision
-	// Name is the object's name in its namespace.
-	Name string
+	// Name is the object's name in its namespace, UID its identity (the
+	// key of its history in the store).
+	Name, UID string
 	// Groups are the decider's groups (the decided-by-groups annotation).
 	Groups []string
 	// Applied is the Applied condition's status: only an applied decision
@@ -33,7 +34,7 @@ type Record struct {
 // error, so it is never mistaken for a rule decision covering everything.
 func RecordOf(obj *cwacv1alpha1.CwacIssueDecision) (Record, error) {
 	s := obj.Spec
-	r := Record{Name: obj.Name, Decision: decision.Decision{Ref: obj.Namespace + "/" + obj.Name, Namespace: obj.Namespace,
+	r := Record{Name: obj.Name, UID: string(obj.UID), Decision: decision.Decision{Ref: obj.Namespace + "/" + obj.Name, Namespace: obj.Namespace,
 		Organisation: s.Organisation, Kind: s.Kind, Reason: s.Reason, Rule: s.Rule, Pages: s.Pages,
 		DecidedBy: obj.Annotations[cwacv1alpha1.AnnotationDecidedBy], DecidedAt: obj.CreationTimestamp.UTC()}}
 	if g := obj.Annotations[cwacv1alpha1.AnnotationDecidedByGroups]; g != "" {
