@@ -244,11 +244,15 @@ func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
 	if signIn != nil {
 		discoverAtStart(signIn, deps)
 	}
-	h, err := dashboard.New(dashboard.Options{
+	opts := dashboard.Options{
 		Store: deps.store, Access: access, Namespaces: []string{deps.namespace}, Log: deps.log,
 		Scans:  dashboardScans{client: deps.client, open: mcpserver.OpenScanResults(deps.resultsRoot)},
 		SignIn: signIn, PublicNamespaces: urlpolicy.SplitList(f.signIn.publicNamespaces),
-	})
+	}
+	if deps.decisions != nil && deps.writer != nil && deps.clientset != nil {
+		opts.Decisions = dashboardDecisions{source: deps.decisions, client: deps.writer, clientset: deps.clientset}
+	}
+	h, err := dashboard.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -266,10 +270,14 @@ func dashboardHandler(f dashboardFlags, deps dashboardDeps, fail func(string, er
 
 // dashboardDeps are what the dashboard shares with the MCP server.
 type dashboardDeps struct {
-	auth        mcpserver.Authenticator
-	clientset   kubernetes.Interface
-	client      client.Reader
-	grants      mcpserver.GrantSource
+	auth      mcpserver.Authenticator
+	clientset kubernetes.Interface
+	client    client.Reader
+	grants    mcpserver.GrantSource
+	// decisions are the namespace's CwacIssueDecisions (nil: not read),
+	// and writer makes them (the server's own client).
+	decisions   *mcpserver.DecisionSource
+	writer      client.Writer
 	store       *store.Handle
 	namespace   string
 	resultsRoot string

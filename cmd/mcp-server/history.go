@@ -96,7 +96,10 @@ func (f *writerFlags) bind(fs *flag.FlagSet) {
 
 // historyDeps are what the history's writer shares with the MCP server.
 type historyDeps struct {
-	scans       cache.Cache // nil when the scan cache did not sync
+	scans cache.Cache // nil when the scan cache did not sync
+	// decisions are the namespace's CwacIssueDecisions (nil: not read,
+	// and their history not recorded).
+	decisions   *mcpserver.DecisionSource
 	clientset   kubernetes.Interface
 	namespace   string
 	resultsRoot string
@@ -168,18 +171,18 @@ func (f writerFlags) check() error {
 	return nil
 }
 
-// startWriter records finished scans in the store from the scan cache,
-// under the Lease when elected, until ctx ends.
+// startWriter records finished scans, and the decisions' changes, in the
+// store from the server's cache, and sends the namespace's digests, under
+// the Lease when elected, until ctx ends.
 func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyDeps) error {
-	scans, cs, namespace, resultsRoot, log := d.scans, d.clientset, d.namespace, d.resultsRoot, d.log
-	informer, err := scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
+	informer, err := d.scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
 	if err != nil {
 		return err
 	}
-	identity := podName()
+	identity, log := podName(), d.log
 	w, err := historywriter.NewWriter(historywriter.Config{
-		Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: namespace}, Changes: informer,
-		Open: mcpserver.OpenScanResults(resultsRoot), Clientset: cs, Holder: identity, Log: log,
+		Store: st, Scans: mcpserver.ScanLister{Reader: d.scans, Namespace: d.namespace}, Changes: informer,
+		Open: mcpserver.OpenScanResults(d.resultsRoot), Clientset: d.clientset, Holder: identity, Log: log,
 		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans}, MaxIssues: f.maxIssues,
 	})
 	if err != nil {
@@ -187,11 +190,16 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 	}
 	var sender *digestsend.Sender
 	if d.digests != nil {
-		sender, err = digestsend.New(digestsend.Config{Client: d.client, Informers: scans, Clientset: cs, Store: st,
-			Mail: d.digests.mail, DashboardURL: d.digests.dashboardURL, Namespace: namespace, Log: log, Retry: digestsend.DefaultRetry})
+		sender, err = digestsend.New(digestsend.Config{Client: d.client, Informers: d.scans, Clientset: d.clientset, Store: st,
+			Mail: d.digests.mail, DashboardURL: d.digests.dashboardURL, Namespace: d.namespace, Log: log, Retry: digestsend.DefaultRetry})
 		if err != nil {
 			return err
 		}
+	}
+	var decisions *historywriter.DecisionRecorder
+	if d.decisions != nil {
+		decisions = &historywriter.DecisionRecorder{Store: st, Namespace: d.namespace, Decisions: d.decisions,
+			Changes: d.decisions.Informer, Log: log}
 	}
 	run := func(ctx context.Context) {
 		if sender != nil {
@@ -199,6 +207,13 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 			go func() {
 				if err := sender.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 					log.Error("digests: the sender stopped", "err", err)
+				}
+			}()
+		}
+		if decisions != nil {
+			go func() {
+				if err := decisions.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+					log.Error("issue history: the decisions' recorder stopped", "err", err)
 				}
 			}()
 		}
@@ -210,7 +225,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 		go run(ctx)
 		return nil
 	}
-	go historywriter.Election{Clientset: cs, Namespace: namespace, Lease: f.lease, Identity: identity, Log: log}.Run(ctx, run)
+	go historywriter.Election{Clientset: d.clientset, Namespace: d.namespace, Lease: f.lease, Identity: identity, Log: log}.Run(ctx, run)
 	return nil
 }
 

@@ -154,15 +154,17 @@ func main() {
 	defer stop()
 	scans := mcpserver.StartScanCache(ctx, restCfg, scheme, namespace, log)
 	var grants mcpserver.GrantSource
+	var decisions *mcpserver.DecisionSource
 	if scans != nil {
 		c = mcpserver.WithScanCache(c, scans)
 		grants = mcpserver.WatchGrants(ctx, scans, namespace, log)
+		decisions = mcpserver.WatchDecisions(ctx, scans, log)
 	}
 	mail, dashboardURL, err := digestFlags.server()
 	if err != nil {
 		fail("invalid digest settings", err)
 	}
-	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, clientset: cs,
+	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, decisions: decisions, clientset: cs,
 		namespace: namespace, resultsRoot: resultsRoot, log: log, client: c,
 		digests: &digestSettings{mail: mail, dashboardURL: dashboardURL}}, fail)
 	if err != nil {
@@ -191,7 +193,7 @@ func main() {
 			fail("invalid connection limits", err)
 		}
 		dash := dashboardHandler(dashboardFlags, dashboardDeps{auth: auth, clientset: cs, client: c, grants: grants,
-			store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
+			decisions: decisions, writer: c, store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
 		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash,
 			ProtectedResource: resource})
 		go func() {

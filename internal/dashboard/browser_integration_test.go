@@ -155,7 +155,9 @@ func checkPage(browserCtx context.Context, t *testing.T, base, path, user string
 	mu.Lock()
 	defer mu.Unlock()
 	for _, u := range requested {
-		if u != base+path && u != base+"/static/dashboard.css" && u != base+"/static/favicon.svg" {
+		// A data: URL is no request (Chromium draws a date field's calendar
+		// button with one, from its own style sheet).
+		if u != base+path && u != base+"/static/dashboard.css" && u != base+"/static/favicon.svg" && !strings.HasPrefix(u, "data:") {
 			t.Errorf("the page loaded %s", u)
 		}
 	}
@@ -170,15 +172,24 @@ func keyboard(ctx context.Context, t *testing.T) {
 		t.Fatal(err)
 	}
 	want := evaluate[[]string](ctx, t, `(() => {
+		// A group of radio buttons is one Tab stop: its checked button, or
+		// its first when none is checked (arrow keys move within it).
+		const tabStop = e => {
+			if (e.type !== "radio") return true;
+			const group = [...e.form.querySelectorAll('input[type="radio"]')].filter(r => r.name === e.name);
+			return e.checked || (!group.some(r => r.checked) && group[0] === e);
+		};
 		window.__focusables = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
-			.filter(e => !e.disabled && e.getClientRects().length > 0);
+			.filter(e => !e.disabled && e.getClientRects().length > 0 && tabStop(e));
 		return window.__focusables.map((e, i) => i + ":" + e.tagName.toLowerCase() + ":" + (e.id || e.getAttribute("href") || ""));
 	})()`)
 	if len(want) == 0 {
 		t.Fatal("no focusable element on the page")
 	}
 	var got []string
-	for i := 0; i <= len(want); i++ {
+	// A date field takes a Tab press for each of its parts (month, day,
+	// year) before focus leaves it: presses that stay on it count once.
+	for presses := 0; len(got) <= len(want) && presses < 3*len(want)+3; presses++ {
 		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
 			t.Fatal(err)
 		}
@@ -193,6 +204,10 @@ func keyboard(ctx context.Context, t *testing.T) {
 			const name = i + ":" + e.tagName.toLowerCase() + ":" + (e.id || e.getAttribute("href") || "");
 			return name + (visible ? "" : ":no-visible-focus") + (shown ? "" : ":off-screen");
 		})()`)
+		if n := len(got); n > 0 && got[n-1] == state && strings.Contains(state, ":input:") &&
+			evaluate[string](ctx, t, `document.activeElement.type`) == "date" {
+			continue
+		}
 		got = append(got, state)
 	}
 	for i, w := range want {

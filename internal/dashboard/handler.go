@@ -57,6 +57,10 @@ type Options struct {
 	// PublicNamespaces are read by anyone, signed in or not, on the
 	// leaderboard and the exports only (admit.go); none by default.
 	PublicNamespaces []string
+	// Decisions reads and makes CwacIssueDecisions (decisions.go): the
+	// issue page shows the decisions about its issue and, to a signed-in
+	// person who may decide, the decide form. nil: neither.
+	Decisions Decisions
 }
 
 // Handler serves the dashboard's pages, exports and style sheet.
@@ -114,6 +118,9 @@ func (h *Handler) routes() {
 	h.handlePublic("GET /{$}", h.organisations)
 	h.handle("GET /organisations/{ns}/{org}", h.organisation)
 	h.handle("GET /issues/{ns}/{id}", h.issue)
+	if h.opts.Decisions != nil {
+		h.handle("POST /issues/{ns}/{id}/decisions", h.decideIssue)
+	}
 	h.handle("GET /scans", h.scans)
 	h.handle("GET /scans/{ns}/{name}", h.scan)
 	h.handle("GET /scans/{ns}/{name}/files/{file}", h.scanFile)
@@ -123,7 +130,7 @@ func (h *Handler) routes() {
 	h.handle("/", func(w http.ResponseWriter, r *http.Request, _ *viewer) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			h.fail(w, r, nil, http.StatusMethodNotAllowed, "Method not allowed", "The dashboard only reads: use GET.")
+			h.fail(w, r, nil, http.StatusMethodNotAllowed, "Method not allowed", "This page only reads: use GET.")
 			return
 		}
 		h.fail(w, r, nil, http.StatusNotFound, "Page not found", fmt.Sprintf("There is no dashboard page at %s.", r.URL.Path))
@@ -201,7 +208,11 @@ const (
 
 // page is what the layout renders around a page's own content.
 type page struct {
-	Title  string
+	Title string
+	// Status, when set, goes before the title in the window's title
+	// ("Error", "Decision recorded"): what a screen reader says first on
+	// the page a form led to.
+	Status string
 	Nav    string
 	Viewer *viewer
 	Data   any
@@ -317,20 +328,23 @@ func checkOrganisation(v string) error {
 }
 
 var funcs = template.FuncMap{
-	"fmtScore":  FormatScore,
-	"ruleName":  RuleName,
-	"change":    formatChange,
-	"intChange": formatIntChange,
-	"date":      date,
-	"datetime":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"iso":       iso,
-	"orgURL":    OrganisationPath,
-	"issueURL":  IssuePath,
-	"scanURL":   scanURL,
-	"spark":     sparkline,
-	"add":       func(a, b int) int { return a + b },
-	"dict":      dict,
-	"plural":    Plural,
+	"fmtScore":   FormatScore,
+	"ruleName":   RuleName,
+	"change":     formatChange,
+	"intChange":  formatIntChange,
+	"date":       date,
+	"datetime":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"iso":        iso,
+	"orgURL":     OrganisationPath,
+	"issueURL":   IssuePath,
+	"scanURL":    scanURL,
+	"spark":      sparkline,
+	"add":        func(a, b int) int { return a + b },
+	"dict":       dict,
+	"plural":     Plural,
+	"kindName":   KindName,
+	"kindMeans":  KindMeaning,
+	"eventWords": EventWords,
 	// unstableReasons are the baseline comparison's words for rows it does
 	// not compare, which the history follows too (diff.Compared).
 	"unstableReasons": diff.UnstableReasons,

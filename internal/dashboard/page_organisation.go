@@ -62,8 +62,11 @@ type organisationPage struct {
 	Oldest                  []store.Issue
 	OpenTotal               int64
 	Changes                 store.LatestChanges
-	TrendCSV, TrendJSON     string
-	IssuesCSV, IssuesJSON   string
+	// Decided is the kind of the decision covering each listed issue (by
+	// id), when the dashboard reads decisions.
+	Decided               map[string]string
+	TrendCSV, TrendJSON   string
+	IssuesCSV, IssuesJSON string
 }
 
 // organisation is /organisations/{ns}/{org}.
@@ -100,6 +103,10 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 	}
 	if err := organisationLists(ctx, st, &d); err != nil {
 		h.storeFailed(w, r, v, notFound, err)
+		return
+	}
+	if d.Decided, err = h.decidedIssues(ctx, ns, d.Oldest, d.Changes.New, d.Changes.Fixed, d.Changes.Reopened); err != nil {
+		h.unavailable(w, r, v, err)
 		return
 	}
 	h.render(w, r, http.StatusOK, "organisation", page{Title: org, Nav: navOrganisations, Viewer: v, Data: d})

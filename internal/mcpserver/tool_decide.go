@@ -4,16 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/diff"
-	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
-	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/decide"
 )
 
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacissuedecisions,verbs=create
@@ -25,7 +18,8 @@ const decideDescription = "Record a decision about findings of one organisation:
 	"CwacIssueDecision in the namespace, made in the caller's name; it applies once the operator has checked that the " +
 	"caller may make it (its Applied condition). Needs RBAC create on cwacissuedecisions and read access to the organisation."
 
-// DecideInput are cwac_decide's arguments.
+// DecideInput are cwac_decide's arguments (decide.Request's fields, by
+// the same names).
 type DecideInput struct {
 	IssueID      string `json:"issue_id,omitempty" jsonschema:"an issue's id (32 hexadecimal digits, cwac_issue_history's fingerprint); or give rule"`
 	Rule         string `json:"rule,omitempty" jsonschema:"an axe rule id (color-contrast) or a CWAC audit's name (focus_indicator_audit); or give issue_id"`
@@ -33,7 +27,7 @@ type DecideInput struct {
 	Pages        string `json:"pages,omitempty" jsonschema:"with rule: only the pages under this http(s) address, at a path boundary"`
 	Kind         string `json:"kind" jsonschema:"FalsePositive, Accepted or WontFix"`
 	Reason       string `json:"reason" jsonschema:"why, for whoever reviews the decision (at most 2000 characters)"`
-	ReviewBy     string `json:"review_by,omitempty" jsonschema:"when the decision ends (YYYY-MM-DD, or an RFC 3339 time); required for Accepted"`
+	ReviewBy     string `json:"review_by,omitempty" jsonschema:"when the decision ends, a later day (YYYY-MM-DD, or an RFC 3339 time); required for Accepted"`
 }
 
 // DecideOutput is cwac_decide's answer.
@@ -46,14 +40,16 @@ type DecideOutput struct {
 
 func init() { defineTool("cwac_decide", decideDescription, false, (*Server).decide) }
 
-// decide checks the arguments, finds the issue's organisation and element
-// in the history, checks the caller may read that organisation, and makes
-// the decision in the caller's name (the decided-by annotations, which the
-// admission policy lets only this server's account set).
+// decide makes the decision through internal/decide, the dashboard's
+// form's path too: the arguments checked, the issue's organisation and
+// element from the history, the caller's reach checked, the decision made
+// in the caller's name (the decided-by annotations, which the admission
+// policy lets only this server's account set).
 func (s *Server) decide(ctx context.Context, call *callInfo, in DecideInput) (DecideOutput, error) {
-	d, err := decisionOf(in)
-	if err != nil {
-		return DecideOutput{}, err
+	req := decide.Request{IssueID: in.IssueID, Rule: in.Rule, Organisation: in.Organisation, Pages: in.Pages,
+		Kind: in.Kind, Reason: in.Reason, ReviewBy: in.ReviewBy}
+	if _, err := decide.Check(req, s.now()); err != nil {
+		return DecideOutput{}, err // bad arguments first, whether or not the history answers
 	}
 	if call.Identity == nil || call.Identity.User == "" {
 		// Over stdio nobody signed in: a decision must name its decider.
@@ -63,79 +59,16 @@ func (s *Server) decide(ctx context.Context, call *callInfo, in DecideInput) (De
 	if err != nil {
 		return DecideOutput{}, err
 	}
-	if in.IssueID != "" {
-		is, err := st.Issue(ctx, []string{s.cfg.Namespace}, in.IssueID)
-		if errors.Is(err, store.ErrNotFound) {
-			return DecideOutput{}, fmt.Errorf("no issue %s in the issue history of namespace %s", in.IssueID, s.cfg.Namespace)
-		}
-		if err != nil {
-			return DecideOutput{}, fmt.Errorf("reading the issue history: %w", err)
-		}
-		d.Spec.Organisation = is.Organisation
-		d.Spec.Issue.Element = mcpapi.ElementHash(is.ElementHash)
-	}
-	if err := s.checkOrganisationReach(ctx, st, call, d.Spec.Organisation); err != nil {
+	call.Target = "decision:" + s.cfg.Namespace
+	maker := decide.Maker{Namespace: s.cfg.Namespace, Store: st, Now: s.now,
+		Create: func(ctx context.Context, d *cwacv1alpha1.CwacIssueDecision) error {
+			return s.access.client.Create(ctx, d)
+		}}
+	d, err := maker.Make(ctx, decide.Decider{User: call.Identity.User, Groups: call.Identity.Groups, Reach: call.reach}, req)
+	if err != nil {
 		return DecideOutput{}, err
 	}
-	d.Namespace = s.cfg.Namespace
-	d.GenerateName = "decision-"
-	d.Annotations = map[string]string{cwacv1alpha1.AnnotationDecidedBy: call.Identity.User,
-		cwacv1alpha1.AnnotationDecidedByGroups: strings.Join(call.Identity.Groups, "\n")}
-	call.Target = "decision:" + s.cfg.Namespace
-	if err := s.access.client.Create(ctx, d); err != nil {
-		return DecideOutput{}, fmt.Errorf("making the decision: %w", err)
-	}
 	return DecideOutput{Decision: d.Namespace + "/" + d.Name, Organisation: d.Spec.Organisation, DecidedBy: call.Identity.User,
-		Message: "decision made; it applies once the operator has checked that " + call.Identity.User + " may make it " +
-			"(kubectl get cwacdecision " + d.Name + " shows Applied)"}, nil
-}
-
-// decisionOf checks cwac_decide's arguments and makes the decision's spec
-// from them; the history fills an issue decision's organisation and element.
-func decisionOf(in DecideInput) (*cwacv1alpha1.CwacIssueDecision, error) {
-	d := &cwacv1alpha1.CwacIssueDecision{Spec: cwacv1alpha1.CwacIssueDecisionSpec{Kind: cwacv1alpha1.DecisionKind(in.Kind),
-		Reason: in.Reason, Rule: in.Rule, Organisation: in.Organisation, Pages: cwacv1alpha1.PagePrefix(in.Pages)}}
-	switch d.Spec.Kind {
-	case cwacv1alpha1.DecisionFalsePositive, cwacv1alpha1.DecisionAccepted, cwacv1alpha1.DecisionWontFix:
-	default:
-		return nil, fmt.Errorf("Invalid kind: %q (FalsePositive, Accepted or WontFix)", truncate(in.Kind, 64))
-	}
-	switch {
-	case strings.TrimSpace(in.Reason) == "":
-		return nil, errors.New("Invalid reason: say why (at most 2000 characters)")
-	case (in.IssueID == "") == (in.Rule == ""):
-		return nil, errors.New("Invalid arguments: give issue_id or rule, not both")
-	case in.IssueID != "" && (in.Organisation != "" || in.Pages != ""):
-		return nil, errors.New("Invalid arguments: an issue names its own organisation and page; give organisation and pages only with rule")
-	case in.Rule != "" && in.Organisation == "":
-		return nil, errors.New("Invalid organisation: a rule decision names the organisation it is for")
-	}
-	if in.IssueID != "" {
-		if _, err := diff.ParseIssueID(in.IssueID); err != nil {
-			return nil, fmt.Errorf("Invalid issue_id: %w", err)
-		}
-		d.Spec.Issue = &cwacv1alpha1.DecidedIssue{ID: in.IssueID}
-	}
-	if in.ReviewBy != "" {
-		t, err := parseReviewBy(in.ReviewBy)
-		if err != nil {
-			return nil, err
-		}
-		d.Spec.ReviewBy = &metav1.Time{Time: t}
-	} else if d.Spec.Kind == cwacv1alpha1.DecisionAccepted {
-		return nil, errors.New("Invalid review_by: an Accepted decision needs one (when it is to be looked at again)")
-	}
-	return d, nil
-}
-
-// parseReviewBy reads a date (the start of that day, UTC) or an RFC 3339 time.
-func parseReviewBy(v string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("Invalid review_by: %s (YYYY-MM-DD, or an RFC 3339 time)", strconv.Quote(truncate(v, 64)))
-	}
-	return t.UTC(), nil
+		Message: fmt.Sprintf("decision made; it applies once the operator has checked that %s may make it "+
+			"(kubectl get cwacdecision %s shows Applied)", call.Identity.User, d.Name)}, nil
 }

@@ -342,6 +342,18 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	if err := auth.Authorize(ctx, id2, "list", "cwacscans", ns); err == nil || !strings.Contains(err.Error(), "may not list") {
 		t.Errorf("SubjectAccessReview as the MCP server: %v (want a clear denial for a caller without RBAC)", err)
 	}
+	// It lists and watches decisions (the dashboard shows them, the history
+	// records their changes).
+	if err := c.List(ctx, &cwacv1alpha1.CwacIssueDecisionList{}, client.InNamespace(ns)); err != nil {
+		t.Errorf("listing decisions as the MCP server: %v", err)
+	}
+	if wc, err := client.NewWithWatch(restCfg, client.Options{Scheme: scheme}); err != nil {
+		t.Fatal(err)
+	} else if w, err := wc.Watch(ctx, &cwacv1alpha1.CwacIssueDecisionList{}, client.InNamespace(ns)); err != nil {
+		t.Errorf("watching decisions as the MCP server: %v", err)
+	} else {
+		w.Stop()
+	}
 	// And nothing beyond: the MCP server cannot delete or change scans, create
 	// Jobs, Pods or ConfigMaps (what the operator may), or read Secrets.
 	forbidden(t, "deleting a scan as the MCP server", c.Delete(ctx, scan))
