@@ -160,6 +160,7 @@ Exit codes: 0 ok; 1 usage or connection error; 2 the scan failed;
 		newDiffCommand(o, mf),
 		newReportCommand(o, mf),
 		newHistoryCommand(o, mf),
+		newDecideCommand(o, mf),
 		newCancelCommand(o),
 	)
 	return root
