@@ -249,6 +249,9 @@ func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
 		Scans:  dashboardScans{client: deps.client, open: mcpserver.OpenScanResults(deps.resultsRoot)},
 		SignIn: signIn, PublicNamespaces: urlpolicy.SplitList(f.signIn.publicNamespaces),
 	}
+	if deps.cache != nil {
+		opts.Owners = dashboardOwners{cache: deps.cache}
+	}
 	if deps.decisions != nil && deps.writer != nil && deps.clientset != nil {
 		opts.Decisions = dashboardDecisions{source: deps.decisions, client: deps.writer, clientset: deps.clientset}
 	}
@@ -276,8 +279,11 @@ type dashboardDeps struct {
 	grants    mcpserver.GrantSource
 	// decisions are the namespace's CwacIssueDecisions (nil: not read),
 	// and writer makes them (the server's own client).
-	decisions   *mcpserver.DecisionSource
-	writer      client.Writer
+	decisions *mcpserver.DecisionSource
+	writer    client.Writer
+	// cache is the server's informer cache (nil when it did not sync):
+	// the owners come from its schedules and scans.
+	cache       client.Reader
 	store       *store.Handle
 	namespace   string
 	resultsRoot string

@@ -23,6 +23,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -193,7 +194,7 @@ func main() {
 			fail("invalid connection limits", err)
 		}
 		dash := dashboardHandler(dashboardFlags, dashboardDeps{auth: auth, clientset: cs, client: c, grants: grants,
-			decisions: decisions, writer: c, store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
+			decisions: decisions, writer: c, cache: cacheReader(scans), store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
 		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash,
 			ProtectedResource: resource})
 		go func() {
@@ -244,4 +245,13 @@ func setMemoryLimit(log *slog.Logger) {
 	if limit, soft, ok := memlimit.Set(); ok {
 		log.Info("memory limit", "container", limit, "goMemLimit", soft)
 	}
+}
+
+// cacheReader is the informer cache as a reader, nil when there is none
+// (a nil cache.Cache in a client.Reader would not compare equal to nil).
+func cacheReader(c cache.Cache) client.Reader {
+	if c == nil {
+		return nil
+	}
+	return c
 }

@@ -4,6 +4,7 @@ package dashboard
 
 import (
 	"context"
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"net"
 	"net/http"
 	"os"
@@ -39,7 +40,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h, st := newTestHandler(t, Options{Scans: testScans(t), Access: grantAccess()})
+	h, st := newTestHandler(t, Options{Scans: testScans(t), Access: grantAccess(), Owners: fixedOwners{of: map[string][]cwacv1alpha1.Owner{orgAlpha: {{Email: "web@alpha.example"}, {Group: "alpha-web"}, {Email: "news@alpha.example", Pages: "https://alpha.example/news"}}}}})
 	ch, err := st.OrganisationLatestChanges(context.Background(), testNS, orgAlpha, 5)
 	if err != nil || len(ch.Fixed) == 0 {
 		t.Fatalf("latest changes: %+v %v", ch, err)

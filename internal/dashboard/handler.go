@@ -61,6 +61,9 @@ type Options struct {
 	// issue page shows the decisions about its issue and, to a signed-in
 	// person who may decide, the decide form. nil: neither.
 	Decisions Decisions
+	// Owners says who answers for each organisation (owners.go): the
+	// organisation and issue pages name them. nil: neither does.
+	Owners Owners
 }
 
 // Handler serves the dashboard's pages, exports and style sheet.

@@ -27,6 +27,11 @@ type issuePage struct {
 	// Form is the decide form, when the viewer is offered it (after a
 	// refusal, with what was entered and the field at fault).
 	Form *decideForm
+	// Owners answer for the issue's page (its organisation's, and those
+	// whose page prefix covers it); HasOwners is whether the dashboard
+	// reads owners at all.
+	Owners    []ownerView
+	HasOwners bool
 	// st is the store the issue was read from.
 	st *store.Store
 }
@@ -93,7 +98,11 @@ func (h *Handler) loadIssue(w http.ResponseWriter, r *http.Request, v *viewer, n
 		h.storeFailed(w, r, v, notFound, err)
 		return issuePage{}, nil, false
 	}
-	p := issuePage{Namespace: ns, Issue: d, st: st}
+	p := issuePage{Namespace: ns, Issue: d, st: st, HasOwners: h.opts.Owners != nil}
+	if p.Owners, err = h.ownersOf(r.Context(), ns, d.Organisation, d.Page); err != nil {
+		h.unavailable(w, r, v, err)
+		return issuePage{}, nil, false
+	}
 	for _, n := range d.WCAG {
 		if c, ok := wcag.Lookup(n); ok {
 			p.Criteria = append(p.Criteria, criterion{Number: c.Number, Name: c.Name, Level: string(c.Level), URL: c.UnderstandingURL()})

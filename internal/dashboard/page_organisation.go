@@ -64,7 +64,11 @@ type organisationPage struct {
 	Changes                 store.LatestChanges
 	// Decided is the kind of the decision covering each listed issue (by
 	// id), when the dashboard reads decisions.
-	Decided               map[string]string
+	Decided map[string]string
+	// Owners answer for the organisation (declared with its sites);
+	// HasOwners is whether the dashboard reads owners at all.
+	Owners                []ownerView
+	HasOwners             bool
 	TrendCSV, TrendJSON   string
 	IssuesCSV, IssuesJSON string
 }
@@ -106,6 +110,11 @@ func (h *Handler) organisation(w http.ResponseWriter, r *http.Request, v *viewer
 		return
 	}
 	if d.Decided, err = h.decidedIssues(ctx, ns, d.Oldest, d.Changes.New, d.Changes.Fixed, d.Changes.Reopened); err != nil {
+		h.unavailable(w, r, v, err)
+		return
+	}
+	d.HasOwners = h.opts.Owners != nil
+	if d.Owners, err = h.ownersOf(ctx, ns, org, ""); err != nil {
 		h.unavailable(w, r, v, err)
 		return
 	}

@@ -145,16 +145,7 @@ func (r *round) declarations(ctx context.Context) ([]owners.Declaration, error) 
 	if err := r.s.cfg.Client.List(ctx, &scans, ns); err != nil {
 		return nil, fmt.Errorf("listing the scans: %w", err)
 	}
-	decls := make([]owners.Declaration, 0, len(schedules.Items)+len(scans.Items))
-	for i := range schedules.Items {
-		s := &schedules.Items[i]
-		// A schedule's sites as they stand now: newer than any scan it made.
-		decls = append(decls, owners.Declaration{Made: r.now, Sites: s.Spec.ScanTemplate.Spec.Sites})
-	}
-	for i := range scans.Items {
-		s := &scans.Items[i]
-		decls = append(decls, owners.Declaration{Made: s.CreationTimestamp.Time, Sites: s.Spec.Sites})
-	}
+	decls := owners.Declarations(schedules.Items, scans.Items, r.now)
 	return decls, nil
 }
 

@@ -38,7 +38,7 @@ import (
 
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacdigests,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacdigests/status,verbs=get;patch
-// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscanschedules,verbs=list
+// +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscanschedules,verbs=list;watch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacissuedecisions,verbs=list
 
 // Retry is how a digest the SMTP server did not accept is tried again:

@@ -122,3 +122,17 @@ type Recipient struct {
 	Email         string
 	Organisations []string
 }
+
+// Declarations are the sites of a namespace's schedules and scans as Of
+// reads them: a schedule's as it stands now (newer than any scan it
+// made), a scan's as of when it was made.
+func Declarations(schedules []cwacv1alpha1.CwacScanSchedule, scans []cwacv1alpha1.CwacScan, now time.Time) []Declaration {
+	decls := make([]Declaration, 0, len(schedules)+len(scans))
+	for i := range schedules {
+		decls = append(decls, Declaration{Made: now, Sites: schedules[i].Spec.ScanTemplate.Spec.Sites})
+	}
+	for i := range scans {
+		decls = append(decls, Declaration{Made: scans[i].CreationTimestamp.Time, Sites: scans[i].Spec.Sites})
+	}
+	return decls
+}

@@ -83,3 +83,19 @@ func TestRecipients(t *testing.T) {
 		t.Errorf("only Education and Transport: got %+v", got)
 	}
 }
+
+func TestDeclarations(t *testing.T) {
+	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	made := now.Add(-time.Hour)
+	site := cwacv1alpha1.Site{URL: "https://health.example/", Organisation: "Health", Owners: []cwacv1alpha1.Owner{{Email: "web@health.example"}}}
+	sched := cwacv1alpha1.CwacScanSchedule{}
+	sched.Spec.ScanTemplate.Spec.Sites = []cwacv1alpha1.Site{site}
+	scan := cwacv1alpha1.CwacScan{}
+	scan.CreationTimestamp.Time = made
+	scan.Spec.Sites = []cwacv1alpha1.Site{{URL: "https://edu.example/", Organisation: "Education"}}
+	got := Declarations([]cwacv1alpha1.CwacScanSchedule{sched}, []cwacv1alpha1.CwacScan{scan}, now)
+	if len(got) != 2 || !got[0].Made.Equal(now) || got[0].Sites[0].Organisation != "Health" || !got[1].Made.Equal(made) ||
+		got[1].Sites[0].Organisation != "Education" {
+		t.Errorf("got %+v: want the schedule's sites as of now, the scan's as of when it was made", got)
+	}
+}
