@@ -177,7 +177,7 @@ func main() {
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
 		Version: version, Log: log, Policy: policy, Authorizer: authorizer, ReadOnly: readOnly,
 		ScansPerMinute: scansPerMinute, ScanBurst: scanBurst, MaxURLs: maxURLs, History: historyStore,
-		Grants: grants,
+		Grants: grants, Decisions: decisions,
 	})
 	if err != nil {
 		fail("creating MCP server", err)

@@ -4,7 +4,6 @@ package dashboard
 
 import (
 	"context"
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/axe"
 )
@@ -40,7 +40,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h, st := newTestHandler(t, Options{Scans: testScans(t), Access: grantAccess(), Owners: fixedOwners{of: map[string][]cwacv1alpha1.Owner{orgAlpha: {{Email: "web@alpha.example"}, {Group: "alpha-web"}, {Email: "news@alpha.example", Pages: "https://alpha.example/news"}}}}})
+	alphaOwners := []cwacv1alpha1.Owner{{Email: "web@alpha.example"}, {Group: "alpha-web"}, {Email: "news@alpha.example", Pages: "https://alpha.example/news"}}
+	owned := fixedOwners{of: map[string][]cwacv1alpha1.Owner{orgAlpha: alphaOwners}}
+	h, st := newTestHandler(t, Options{Scans: testScans(t), Access: grantAccess(), Owners: owned})
 	ch, err := st.OrganisationLatestChanges(context.Background(), testNS, orgAlpha, 5)
 	if err != nil || len(ch.Fixed) == 0 {
 		t.Fatalf("latest changes: %+v %v", ch, err)

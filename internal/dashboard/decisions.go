@@ -10,7 +10,6 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
-	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -46,12 +45,6 @@ type decisionView struct {
 	ElementDecided *bool
 }
 
-// findingOf is the issue as internal/decision looks at it.
-func findingOf(ns string, is store.Issue) decision.Finding {
-	id, _ := diff.ParseIssueID(is.Fingerprint) // the history's ids are ids: a bad one matches no issue decision
-	return decision.Finding{Namespace: ns, Organisation: is.Organisation, ID: id, Element: is.ElementHash, Rule: is.Rule, URL: is.Page}
-}
-
 // records reads the namespace's decisions; one that does not parse is
 // logged and left out (it covers nothing: the product never applies it).
 func (h *Handler) records(ctx context.Context, ns string) ([]decide.Record, error) {
@@ -59,28 +52,11 @@ func (h *Handler) records(ctx context.Context, ns string) ([]decide.Record, erro
 	if err != nil {
 		return nil, err
 	}
-	out := make([]decide.Record, 0, len(objs))
-	for i := range objs {
-		r, err := decide.RecordOf(&objs[i])
-		if err != nil {
-			h.opts.Log.Warn("dashboard: a decision that cannot be read", "err", err)
-			continue
-		}
-		out = append(out, r)
+	records, errs := decide.RecordsOf(objs)
+	for _, err := range errs {
+		h.opts.Log.Warn("dashboard: a decision that cannot be read", "err", err)
 	}
-	return out, nil
-}
-
-// appliedSet files the decisions that apply (Applied True): only those
-// cover anything.
-func appliedSet(records []decide.Record) *decision.Set {
-	var applied []decision.Decision
-	for _, r := range records {
-		if r.Applied {
-			applied = append(applied, r.Decision)
-		}
-	}
-	return decision.NewSet(applied)
+	return records, nil
 }
 
 // about reports whether the decision is about the finding at all, whatever
@@ -102,7 +78,7 @@ func about(r decide.Record, f decision.Finding, now time.Time) bool {
 // issueDecisions are the decisions about the issue, the covering one
 // first, then the latest decided.
 func issueDecisions(records []decide.Record, f decision.Finding, now time.Time) []decisionView {
-	covering, _ := appliedSet(records).Covering(f, now)
+	covering, _ := decide.AppliedSet(records).Covering(f, now)
 	var out []decisionView
 	for _, r := range records {
 		if !about(r, f, now) {
@@ -176,11 +152,11 @@ func (h *Handler) decidedIssues(ctx context.Context, ns string, lists ...[]store
 	if err != nil || len(records) == 0 {
 		return nil, err
 	}
-	set, now := appliedSet(records), time.Now()
+	set, now := decide.AppliedSet(records), time.Now()
 	out := map[string]string{}
 	for _, list := range lists {
 		for _, is := range list {
-			if d, ok := set.Covering(findingOf(ns, is), now); ok {
+			if d, ok := set.Covering(decide.FindingOf(ns, is), now); ok {
 				out[is.Fingerprint] = strings.ToLower(KindName(d.Kind))
 			}
 		}
@@ -219,7 +195,7 @@ func decisionHistory(ctx context.Context, st *store.Store, ns string, is store.I
 			history[v.UID] = h
 		}
 	}
-	f := findingOf(ns, is)
+	f := decide.FindingOf(ns, is)
 	var past []pastDecision
 	for _, uid := range order {
 		h := byUID[uid]

@@ -18,7 +18,7 @@ func TestIssueDecisions(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	is := store.Issue{Fingerprint: "0123456789abcdef0123456789abcdef", Organisation: orgAlpha, Rule: "image-alt",
 		Page: "https://alpha.example/news/2026", ElementHash: 7}
-	f := findingOf(testNS, is)
+	f := decide.FindingOf(testNS, is)
 	id, _ := diff.ParseIssueID(is.Fingerprint)
 	other, _ := diff.ParseIssueID("ffffffffffffffffffffffffffffffff")
 	rec := func(name string, age int, applied bool, reason string, d decision.Decision) decide.Record {

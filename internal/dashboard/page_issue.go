@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
@@ -147,7 +148,7 @@ func (h *Handler) issueDecisions(r *http.Request, v *viewer, p *issuePage) error
 	if err != nil {
 		return err
 	}
-	sec := &issueDecisionsPage{List: issueDecisions(records, findingOf(p.Namespace, p.Issue.Issue), now)}
+	sec := &issueDecisionsPage{List: issueDecisions(records, decide.FindingOf(p.Namespace, p.Issue.Issue), now)}
 	if len(sec.List) > 0 && sec.List[0].Covers {
 		sec.Covering = &sec.List[0]
 	}

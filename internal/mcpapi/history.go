@@ -51,6 +51,17 @@ type HistoryIssue struct {
 	FixedReason   string     `json:"fixed_reason,omitempty" jsonschema:"fixed, or page not scanned (a later scan did not visit the page)"`
 	Reopened      int        `json:"reopened" jsonschema:"times it was fixed and came back"`
 	ScansPresent  int        `json:"scans_present" jsonschema:"scans that showed it"`
+	// Decision is the applied decision covering the issue now, if any.
+	Decision *HistoryDecision `json:"decision,omitempty" jsonschema:"the applied decision that covers the issue now (it leaves scores, gates and new-issue notifications); absent when none does"`
+}
+
+// HistoryDecision is the decision covering an issue, as answers carry it.
+type HistoryDecision struct {
+	Decision  string     `json:"decision" jsonschema:"the CwacIssueDecision: namespace/name"`
+	Kind      string     `json:"kind" jsonschema:"FalsePositive, Accepted or WontFix"`
+	Reason    string     `json:"reason"`
+	DecidedBy string     `json:"decided_by,omitempty"`
+	ReviewBy  *time.Time `json:"review_by,omitempty" jsonschema:"when it stops covering the issue"`
 }
 
 // OrganisationTrendInput are cwac_organisation_trend's arguments.

@@ -81,6 +81,9 @@ type Config struct {
 	// Grants are the namespace's CwacOrganisationGrants (nil: none are
 	// read, and only readers of its CwacScans are let in).
 	Grants GrantSource
+	// Decisions are the namespace's CwacIssueDecisions (nil: none are
+	// read): cwac_issue_history names the applied one covering each issue.
+	Decisions *DecisionSource
 }
 
 func (c *Config) defaults() {

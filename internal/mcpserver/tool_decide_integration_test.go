@@ -164,3 +164,62 @@ func getDecision(t *testing.T, ns, ref string) *cwacv1alpha1.CwacIssueDecision {
 	}
 	return d
 }
+
+// TestIssueHistoryNamesTheDecision: cwac_issue_history names, on each
+// issue, the applied decision that covers it now — only once the operator
+// has applied it, and only the issue it is about.
+func TestIssueHistoryNamesTheDecision(t *testing.T) {
+	st := storetest.OpenSQLite(t)
+	h, k, cs := kubernetesAuthHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	scans := StartScanCache(ctx, cfg, scheme, h.ns, slog.New(slog.DiscardHandler))
+	h.srv.cfg.History, h.srv.cfg.Decisions = store.NewHandle(st), WatchDecisions(ctx, scans, slog.New(slog.DiscardHandler))
+	storetest.TwoAgencies(t, st, h.ns)
+	issueID, _ := oneRealIssue(t, st, h.ns)
+	_, base := serveAsTheBinaryDoes(t, h, HTTPOptions{Auth: k})
+	lead := deciderToken(t, cs, h.ns, "history-lead",
+		rbacv1.PolicyRule{APIGroups: []string{"cwac.a11y.dev"}, Resources: []string{"cwacissuedecisions"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{"cwac.a11y.dev"}, Resources: []string{"cwacscans"}, Verbs: []string{"get", "list"}})
+	out := output(t, grantExecute(t, base, lead, "cwac_decide",
+		`{"issue_id":"`+issueID+`","kind":"FalsePositive","reason":"the field is labelled by its visible legend"}`))
+	name := out["decision"].(string)
+	decisionOn := func() (map[string]any, int) {
+		t.Helper()
+		page := output(t, grantExecute(t, base, lead, "cwac_issue_history", `{"organisation":"Ministry of Health","limit":500}`))
+		var mine map[string]any
+		decided := 0
+		for _, is := range page["issues"].([]any) {
+			is := is.(map[string]any)
+			if d, ok := is["decision"].(map[string]any); ok {
+				decided++
+				if is["fingerprint"] == issueID {
+					mine = d
+				}
+			}
+		}
+		return mine, decided
+	}
+	if d, n := decisionOn(); d != nil || n != 0 {
+		t.Fatalf("before the operator applied it: %v on the issue, %d decided", d, n)
+	}
+	// The operator applies it.
+	obj := getDecision(t, h.ns, name)
+	obj.Status.Conditions = []metav1.Condition{{Type: cwacv1alpha1.ConditionApplied, Status: metav1.ConditionTrue,
+		Reason: cwacv1alpha1.ReasonEntitled, Message: "applies", ObservedGeneration: obj.Generation, LastTransitionTime: metav1.Now()}}
+	if err := k8s.Status().Update(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	var n int
+	for range 100 {
+		if d, n = decisionOn(); d != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if d == nil || n != 1 || d["kind"] != "FalsePositive" || d["decision"] != name || d["reason"] != "the field is labelled by its visible legend" ||
+		d["decided_by"] != "system:serviceaccount:"+h.ns+":history-lead" {
+		t.Errorf("once applied: %v on the issue, %d decided; want this decision on it alone", d, n)
+	}
+}

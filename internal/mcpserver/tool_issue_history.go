@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
@@ -43,9 +45,14 @@ func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.Iss
 		return mcpapi.IssueHistoryOutput{}, s.historyError(in.Organisation, err)
 	}
 	out := mcpapi.IssueHistoryOutput{Namespace: s.cfg.Namespace, Total: page.Total, Offset: in.Offset, Issues: []mcpapi.HistoryIssue{}}
+	covering, err := s.coveringDecisions(ctx)
+	if err != nil {
+		return mcpapi.IssueHistoryOutput{}, err
+	}
 	budget := s.cfg.MaxResponseBytes - historyAnswerReserve
 	for _, is := range page.Issues {
 		issue := mcpapi.IssueOf(is)
+		issue.Decision = covering(is)
 		if budget -= jsonLen(issue) + 1; budget < 0 {
 			out.Truncated = true
 			break
@@ -58,4 +65,38 @@ func (s *Server) issueHistory(ctx context.Context, call *callInfo, in mcpapi.Iss
 			out.Returned, len(page.Issues), s.cfg.MaxResponseBytes, in.Offset+out.Returned)
 	}
 	return out, nil
+}
+
+// coveringDecisions says which applied decision covers an issue of the
+// namespace now (nil: none), from one read of its decisions; without a
+// decision source, none.
+func (s *Server) coveringDecisions(ctx context.Context) (func(store.Issue) *mcpapi.HistoryDecision, error) {
+	none := func(store.Issue) *mcpapi.HistoryDecision { return nil }
+	if s.cfg.Decisions == nil {
+		return none, nil
+	}
+	objs, err := s.cfg.Decisions.List(ctx, s.cfg.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	records, errs := decide.RecordsOf(objs)
+	for _, err := range errs {
+		s.cfg.Log.Warn("a decision that cannot be read covers nothing", "err", err)
+	}
+	if len(records) == 0 {
+		return none, nil
+	}
+	set, now := decide.AppliedSet(records), time.Now()
+	return func(is store.Issue) *mcpapi.HistoryDecision {
+		d, ok := set.Covering(decide.FindingOf(s.cfg.Namespace, is), now)
+		if !ok {
+			return nil
+		}
+		out := &mcpapi.HistoryDecision{Decision: d.Ref, Kind: string(d.Kind), Reason: d.Reason, DecidedBy: d.DecidedBy}
+		if !d.ReviewBy.IsZero() {
+			rb := d.ReviewBy
+			out.ReviewBy = &rb
+		}
+		return out
+	}, nil
 }

@@ -1,0 +1,42 @@
+package decide
+
+import (
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/store"
+)
+
+// FindingOf is an issue of the history as internal/decision looks at it.
+func FindingOf(ns string, is store.Issue) decision.Finding {
+	id, _ := diff.ParseIssueID(is.Fingerprint) // the history's ids are ids: a bad one matches no issue decision
+	return decision.Finding{Namespace: ns, Organisation: is.Organisation, ID: id, Element: is.ElementHash, Rule: is.Rule, URL: is.Page}
+}
+
+// AppliedSet files the decisions that apply (Applied True): only those
+// cover anything.
+func AppliedSet(records []Record) *decision.Set {
+	var applied []decision.Decision
+	for _, r := range records {
+		if r.Applied {
+			applied = append(applied, r.Decision)
+		}
+	}
+	return decision.NewSet(applied)
+}
+
+// RecordsOf reads the objects; those that do not parse are left out, with
+// their errors (they cover nothing: the product never applies them).
+func RecordsOf(objs []cwacv1alpha1.CwacIssueDecision) ([]Record, []error) {
+	out := make([]Record, 0, len(objs))
+	var errs []error
+	for i := range objs {
+		r, err := RecordOf(&objs[i])
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, errs
+}
