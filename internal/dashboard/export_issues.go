@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -63,6 +64,11 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 		h.storeFailed(w, r, v, store.NoOrganisation(ns, org)+".", err)
 		return
 	}
+	covering, err := h.coveringDecisions(r.Context(), ns)
+	if err != nil {
+		h.unavailable(w, r, v, err)
+		return
+	}
 	// pages yields the issues page by page, from the first already read,
 	// each page after the last one's issue (no offset to step over again).
 	pages := func(ctx context.Context, each func([]store.Issue) bool) {
@@ -81,12 +87,12 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 		}
 	}
 	if format == formatJSON {
-		streamIssuesJSON(w, r, ns, org, pages)
+		streamIssuesJSON(w, r, ns, org, pages, covering)
 		return
 	}
 	header := []string{"fingerprint", "state", "page", "viewport_width", "audit", "rule", "impact", "wcag", "target", "element_html",
 		"help_url", "first_seen_scan", "first_seen_at", "last_seen_scan", "last_seen_at", "fixed_in_scan", "fixed_at", "fixed_reason",
-		"reopened", "scans_present"}
+		"reopened", "scans_present", "decision", "decision_kind"}
 	writeCSVExport(w, r, exportIssuesBase+".csv", header, func(emit func([]string)) {
 		pages(r.Context(), func(issues []store.Issue) bool {
 			for _, is := range issues {
@@ -94,10 +100,14 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 				if is.FixedAt != nil {
 					fixedAt = is.FixedAt.UTC().Format(time.RFC3339)
 				}
+				var decision, kind string
+				if d := covering(is); d != nil {
+					decision, kind = d.Decision, d.Kind
+				}
 				emit([]string{is.Fingerprint, is.State, is.Page, strconv.Itoa(is.ViewportWidth), is.Audit, is.Rule, is.Impact,
 					strings.Join(is.WCAG, " "), is.Target, is.ElementHTML, is.HelpURL, is.FirstSeenScan, is.FirstSeenAt.UTC().Format(time.RFC3339),
 					is.LastSeenScan, is.LastSeenAt.UTC().Format(time.RFC3339), is.FixedInScan, fixedAt, is.FixedReason,
-					strconv.Itoa(is.Reopened), strconv.Itoa(is.ScansPresent)})
+					strconv.Itoa(is.Reopened), strconv.Itoa(is.ScansPresent), decision, kind})
 			}
 			return true
 		})
@@ -106,9 +116,10 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 
 // streamIssuesJSON writes issues.json an issue at a time:
 // {"namespace", "organisation", "issues"}, the issues as
-// cwac_issue_history answers them (mcpapi.HistoryIssue), oldest first.
+// cwac_issue_history answers them (mcpapi.HistoryIssue, with the decision
+// covering each), oldest first.
 func streamIssuesJSON(w http.ResponseWriter, r *http.Request, namespace, organisation string,
-	pages func(context.Context, func([]store.Issue) bool),
+	pages func(context.Context, func([]store.Issue) bool), covering func(store.Issue) *mcpapi.HistoryDecision,
 ) {
 	bw := startJSONStream(w, r, exportIssuesBase+".json")
 	if bw == nil {
@@ -125,10 +136,26 @@ func streamIssuesJSON(w http.ResponseWriter, r *http.Request, namespace, organis
 			if n > 0 {
 				_, _ = bw.WriteString(",")
 			}
-			_ = enc.Encode(mcpapi.IssueOf(is))
+			issue := mcpapi.IssueOf(is)
+			issue.Decision = covering(is)
+			_ = enc.Encode(issue)
 			n++
 		}
 		return r.Context().Err() == nil
 	})
 	_, _ = bw.WriteString("]}\n")
+}
+
+// coveringDecisions says which applied decision covers an issue of the
+// namespace now, from one read of its decisions (none without a decision
+// source).
+func (h *Handler) coveringDecisions(ctx context.Context, ns string) (func(store.Issue) *mcpapi.HistoryDecision, error) {
+	if h.opts.Decisions == nil {
+		return func(store.Issue) *mcpapi.HistoryDecision { return nil }, nil
+	}
+	records, err := h.records(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	return decide.Covering(records, ns, time.Now()), nil
 }

@@ -1,9 +1,12 @@
 package decide
 
 import (
+	"time"
+
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -39,4 +42,23 @@ func RecordsOf(objs []cwacv1alpha1.CwacIssueDecision) ([]Record, []error) {
 		out = append(out, r)
 	}
 	return out, errs
+}
+
+// Covering says which applied decision of the records covers an issue of
+// the namespace at the instant, as answers and exports carry it (nil:
+// none).
+func Covering(records []Record, ns string, now time.Time) func(store.Issue) *mcpapi.HistoryDecision {
+	set := AppliedSet(records)
+	return func(is store.Issue) *mcpapi.HistoryDecision {
+		d, ok := set.Covering(FindingOf(ns, is), now)
+		if !ok {
+			return nil
+		}
+		out := &mcpapi.HistoryDecision{Decision: d.Ref, Kind: string(d.Kind), Reason: d.Reason, DecidedBy: d.DecidedBy}
+		if !d.ReviewBy.IsZero() {
+			rb := d.ReviewBy
+			out.ReviewBy = &rb
+		}
+		return out
+	}
 }

@@ -83,20 +83,5 @@ func (s *Server) coveringDecisions(ctx context.Context) (func(store.Issue) *mcpa
 	for _, err := range errs {
 		s.cfg.Log.Warn("a decision that cannot be read covers nothing", "err", err)
 	}
-	if len(records) == 0 {
-		return none, nil
-	}
-	set, now := decide.AppliedSet(records), time.Now()
-	return func(is store.Issue) *mcpapi.HistoryDecision {
-		d, ok := set.Covering(decide.FindingOf(s.cfg.Namespace, is), now)
-		if !ok {
-			return nil
-		}
-		out := &mcpapi.HistoryDecision{Decision: d.Ref, Kind: string(d.Kind), Reason: d.Reason, DecidedBy: d.DecidedBy}
-		if !d.ReviewBy.IsZero() {
-			rb := d.ReviewBy
-			out.ReviewBy = &rb
-		}
-		return out
-	}, nil
+	return decide.Covering(records, s.cfg.Namespace, time.Now()), nil
 }
