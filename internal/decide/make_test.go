@@ -11,53 +11,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
-	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
 const ns = "agencies"
-
-// oneIssue records an issue of the Ministry of Health with a real id and
-// returns the id and its element's hash.
-func oneIssue(t *testing.T, st *store.Store) (string, uint64) {
-	t.Helper()
-	ctx := context.Background()
-	w, err := st.BeginScan(ctx, store.Scan{UID: "u2", Namespace: ns, Name: "weekly-2", Schedule: "weekly",
-		FinishedAt: time.Unix(2000, 0), Phase: "Complete"}, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Rollback()
-	org, err := w.Organisation(ctx, "Ministry of Health", "Health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := w.AddPages(ctx, org, []string{"https://health.example/forms"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := `<input name="q">`
-	id := diff.NewIssueID(diff.PartsOf(ns, "Ministry of Health", "https://health.example/forms", 320, "axe_core_audit\x00label",
-		diff.ElementHash(html), diff.ElementHash("/html/body/input")), 0).String()
-	if err := w.AddIssues(ctx, []int64{w.IssueIDs(1)}, []store.NewIssue{{Fingerprint: id, OrgID: org, PageID: pages[0], Width: 320,
-		Audit: "axe_core_audit", Rule: "label", Impact: "critical", ElementHTML: html, ElementHash: diff.ElementHash(html),
-		Target: "/html/body/input", TargetHash: diff.ElementHash("/html/body/input"), HelpURL: "https://help", WCAG: "1.3.1"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return id, diff.ElementHash(html)
-}
 
 // TestMake: the decision names the history's organisation and element and
 // its decider; a refusal makes nothing.
 func TestMake(t *testing.T) {
 	st := storetest.OpenSQLite(t)
 	storetest.TwoAgencies(t, st, ns)
-	id, element := oneIssue(t, st)
+	id, element := storetest.OneIssue(t, st, ns)
 	var made []*cwacv1alpha1.CwacIssueDecision
 	var createErr error
 	m := Maker{Namespace: ns, Store: st, Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) },

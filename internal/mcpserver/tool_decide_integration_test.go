@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
@@ -39,39 +38,6 @@ func deciderToken(t *testing.T, cs kubernetes.Interface, ns, name string, rules 
 	return token
 }
 
-// oneRealIssue records an issue of the Ministry of Health with a real id
-// and returns the id and its element hash.
-func oneRealIssue(t *testing.T, st *store.Store, ns string) (string, uint64) {
-	t.Helper()
-	ctx := context.Background()
-	w, err := st.BeginScan(ctx, store.Scan{UID: "agencies-2", Namespace: ns, Name: "weekly-2", Schedule: "weekly",
-		FinishedAt: time.Unix(2000, 0), Phase: "Complete"}, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Rollback()
-	org, err := w.Organisation(ctx, "Ministry of Health", "Health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, err := w.AddPages(ctx, org, []string{"https://health.example/forms"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := `<input name="q">`
-	id := diff.NewIssueID(diff.PartsOf(ns, "Ministry of Health", "https://health.example/forms", 320, "axe_core_audit\x00label",
-		diff.ElementHash(html), diff.ElementHash("/html/body/input")), 0).String()
-	if err := w.AddIssues(ctx, []int64{w.IssueIDs(1)}, []store.NewIssue{{Fingerprint: id, OrgID: org, PageID: pages[0], Width: 320,
-		Audit: "axe_core_audit", Rule: "label", Impact: "critical", ElementHTML: html, ElementHash: diff.ElementHash(html),
-		Target: "/html/body/input", TargetHash: diff.ElementHash("/html/body/input"), HelpURL: "https://help", WCAG: "1.3.1"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return id, diff.ElementHash(html)
-}
-
 // TestDecide: cwac_decide makes a CwacIssueDecision in the caller's name
 // (user and groups) for a caller with RBAC create on cwacissuedecisions
 // who may read the organisation (a namespace reader, or by grant), fills
@@ -87,7 +53,7 @@ func TestDecide(t *testing.T) {
 	grants := WatchGrants(ctx, scans, h.ns, slog.New(slog.DiscardHandler))
 	h.srv.cfg.History, h.srv.cfg.Grants = store.NewHandle(st), grants
 	storetest.TwoAgencies(t, st, h.ns)
-	issueID, element := oneRealIssue(t, st, h.ns)
+	issueID, element := storetest.OneIssue(t, st, h.ns)
 	_, base := serveAsTheBinaryDoes(t, h, HTTPOptions{Auth: k})
 
 	decide := rbacv1.PolicyRule{APIGroups: []string{"cwac.a11y.dev"}, Resources: []string{"cwacissuedecisions"}, Verbs: []string{"create"}}
@@ -176,7 +142,7 @@ func TestIssueHistoryNamesTheDecision(t *testing.T) {
 	scans := StartScanCache(ctx, cfg, scheme, h.ns, slog.New(slog.DiscardHandler))
 	h.srv.cfg.History, h.srv.cfg.Decisions = store.NewHandle(st), WatchDecisions(ctx, scans, slog.New(slog.DiscardHandler))
 	storetest.TwoAgencies(t, st, h.ns)
-	issueID, _ := oneRealIssue(t, st, h.ns)
+	issueID, _ := storetest.OneIssue(t, st, h.ns)
 	_, base := serveAsTheBinaryDoes(t, h, HTTPOptions{Auth: k})
 	lead := deciderToken(t, cs, h.ns, "history-lead",
 		rbacv1.PolicyRule{APIGroups: []string{"cwac.a11y.dev"}, Resources: []string{"cwacissuedecisions"}, Verbs: []string{"create"}},

@@ -8,13 +8,16 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
+// Schedule is the schedule the scans TwoAgencies and OneIssue write are of.
+const Schedule = "weekly"
+
 // TwoAgencies writes one scan (weekly-1) of two organisations of different
 // sectors into st: the Ministry of Health (sector Health, 2 issues) and
 // the Ministry of Education (Education, 3 issues), each on its own page.
 func TwoAgencies(t *testing.T, st *store.Store, ns string) {
 	t.Helper()
 	ctx := context.Background()
-	w, err := st.BeginScan(ctx, store.Scan{UID: "agencies-1", Namespace: ns, Name: "weekly-1", Schedule: "weekly",
+	w, err := st.BeginScan(ctx, store.Scan{UID: "agencies-1", Namespace: ns, Name: "weekly-1", Schedule: Schedule,
 		FinishedAt: time.Unix(1000, 0), Phase: "Complete"}, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +53,7 @@ func TwoAgencies(t *testing.T, st *store.Store, ns string) {
 			t.Fatal(err)
 		}
 		score := 90.0
-		if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: org, Schedule: "weekly", BaseURLs: 1, Pages: 1,
+		if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: org, Schedule: Schedule, BaseURLs: 1, Pages: 1,
 			Issues: int64(o.issues), Elements: int64(o.issues), ByImpact: [5]int64{int64(o.issues)}, Score: &score, Open: int64(o.issues)}); err != nil {
 			t.Fatal(err)
 		}
