@@ -354,6 +354,25 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	} else {
 		w.Stop()
 	}
+	// It sends digests: watches CwacDigests, records what it sent in their
+	// status, and reads the schedules their owners are declared in — but
+	// may not change a digest's spec.
+	digest := &cwacv1alpha1.CwacDigest{ObjectMeta: metav1.ObjectMeta{Name: "weekly", Namespace: ns},
+		Spec: cwacv1alpha1.CwacDigestSpec{Schedule: "0 8 * * MON"}}
+	if err := admin.Create(ctx, digest); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(ctx, &cwacv1alpha1.CwacScanScheduleList{}, client.InNamespace(ns)); err != nil {
+		t.Errorf("listing schedules as the MCP server: %v", err)
+	}
+	sent := digest.DeepCopy()
+	sent.Status.Period = &cwacv1alpha1.DigestPeriod{From: metav1.Now(), To: metav1.Now()}
+	if err := c.Status().Patch(ctx, sent, client.MergeFrom(digest)); err != nil {
+		t.Errorf("recording a digest's status as the MCP server: %v", err)
+	}
+	suspended := digest.DeepCopy()
+	suspended.Spec.Suspend = true
+	forbidden(t, "changing a digest's spec as the MCP server", c.Patch(ctx, suspended, client.MergeFrom(digest)))
 	// And nothing beyond: the MCP server cannot delete or change scans, create
 	// Jobs, Pods or ConfigMaps (what the operator may), or read Secrets.
 	forbidden(t, "deleting a scan as the MCP server", c.Delete(ctx, scan))
