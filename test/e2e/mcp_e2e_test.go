@@ -345,7 +345,7 @@ func checkTools(t *testing.T, obs observations) {
 	t.Helper()
 	tools, _ := obs["tools"].([]any)
 	want := []string{
-		"cwac_cancel_scan", "cwac_compare_scans", "cwac_generate_report", "cwac_get_broken_responses", "cwac_get_page_titles",
+		"cwac_cancel_scan", "cwac_compare_scans", "cwac_decide", "cwac_generate_report", "cwac_get_broken_responses", "cwac_get_page_titles",
 		"cwac_get_readability", "cwac_get_results", "cwac_get_summary", "cwac_get_templates",
 		"cwac_issue_history", "cwac_list_scans", "cwac_organisation_trend", "cwac_scan", "cwac_scan_status", "cwac_sector_trend",
 	}
@@ -359,7 +359,8 @@ func checkTools(t *testing.T, obs observations) {
 	}
 	for _, tl := range tools {
 		m := tl.(map[string]any)
-		wantRO := m["name"] != "cwac_scan" && m["name"] != "cwac_cancel_scan" // every other tool only reads
+		// every other tool only reads
+		wantRO := m["name"] != "cwac_scan" && m["name"] != "cwac_cancel_scan" && m["name"] != "cwac_decide"
 		if m["readOnly"] != wantRO || m["hasOutputSchema"] != true {
 			t.Errorf("tool %v", m)
 		}
