@@ -31,7 +31,7 @@ type Record struct {
 // server); one that does not parse (written before a check existed) is an
 // error, so it is never mistaken for a rule decision covering everything.
 func RecordOf(obj *cwacv1alpha1.CwacIssueDecision) (Record, error) {
-	d, applied, err := decision.FromObject(obj)
+	d, applied, err := FromObject(obj)
 	if err != nil {
 		return Record{}, err
 	}
