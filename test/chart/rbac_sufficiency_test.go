@@ -354,25 +354,7 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	} else {
 		w.Stop()
 	}
-	// It sends digests: watches CwacDigests, records what it sent in their
-	// status, and reads the schedules their owners are declared in — but
-	// may not change a digest's spec.
-	digest := &cwacv1alpha1.CwacDigest{ObjectMeta: metav1.ObjectMeta{Name: "weekly", Namespace: ns},
-		Spec: cwacv1alpha1.CwacDigestSpec{Schedule: "0 8 * * MON"}}
-	if err := admin.Create(ctx, digest); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.List(ctx, &cwacv1alpha1.CwacScanScheduleList{}, client.InNamespace(ns)); err != nil {
-		t.Errorf("listing schedules as the MCP server: %v", err)
-	}
-	sent := digest.DeepCopy()
-	sent.Status.Period = &cwacv1alpha1.DigestPeriod{From: metav1.Now(), To: metav1.Now()}
-	if err := c.Status().Patch(ctx, sent, client.MergeFrom(digest)); err != nil {
-		t.Errorf("recording a digest's status as the MCP server: %v", err)
-	}
-	suspended := digest.DeepCopy()
-	suspended.Spec.Suspend = true
-	forbidden(t, "changing a digest's spec as the MCP server", c.Patch(ctx, suspended, client.MergeFrom(digest)))
+	mcpServerSendsDigests(t, c, ns)
 	// And nothing beyond: the MCP server cannot delete or change scans, create
 	// Jobs, Pods or ConfigMaps (what the operator may), or read Secrets.
 	forbidden(t, "deleting a scan as the MCP server", c.Delete(ctx, scan))
@@ -396,4 +378,28 @@ func TestChartRBACSufficesForTheMCPServer(t *testing.T) {
 	// Its rights end at its namespace: no scans elsewhere.
 	ensureNamespace(t, "rbac-mcp-other")
 	forbidden(t, "listing scans in another namespace as the MCP server", c.List(ctx, &cwacv1alpha1.CwacScanList{}, client.InNamespace("rbac-mcp-other")))
+}
+
+// mcpServerSendsDigests: as the MCP server (c), a CwacDigest's status can
+// be recorded and the schedules its owners are declared in listed, but the
+// digest's spec cannot be changed.
+func mcpServerSendsDigests(t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	digest := &cwacv1alpha1.CwacDigest{ObjectMeta: metav1.ObjectMeta{Name: "weekly", Namespace: ns},
+		Spec: cwacv1alpha1.CwacDigestSpec{Schedule: "0 8 * * MON"}}
+	if err := admin.Create(ctx, digest); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(ctx, &cwacv1alpha1.CwacScanScheduleList{}, client.InNamespace(ns)); err != nil {
+		t.Errorf("listing schedules as the MCP server: %v", err)
+	}
+	sent := digest.DeepCopy()
+	sent.Status.Period = &cwacv1alpha1.DigestPeriod{From: metav1.Now(), To: metav1.Now()}
+	if err := c.Status().Patch(ctx, sent, client.MergeFrom(digest)); err != nil {
+		t.Errorf("recording a digest's status as the MCP server: %v", err)
+	}
+	suspended := digest.DeepCopy()
+	suspended.Spec.Suspend = true
+	forbidden(t, "changing a digest's spec as the MCP server", c.Patch(ctx, suspended, client.MergeFrom(digest)))
 }
