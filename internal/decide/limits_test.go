@@ -34,11 +34,11 @@ func TestLimitsAreTheCRDs(t *testing.T) {
 	if got := spec.Properties["rule"].Pattern; got != ruleRE.String() {
 		t.Errorf("spec.rule's pattern %q, decide checks %q", got, ruleRE.String())
 	}
-	var enum []string
+	enum := make([]string, 0, len(spec.Properties["kind"].Enum))
 	for _, v := range spec.Properties["kind"].Enum {
 		enum = append(enum, strings.Trim(string(v.Raw), `"`))
 	}
-	var kinds []string
+	kinds := make([]string, 0, len(decision.Kinds))
 	for _, k := range decision.Kinds {
 		kinds = append(kinds, string(k))
 	}
