@@ -1,0 +1,85 @@
+package scanpod
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+)
+
+func TestDecisionsRoundTrip(t *testing.T) {
+	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	review := at.AddDate(0, 4, 0)
+	id, _ := diff.ParseIssueID(strings.Repeat("ab", 16))
+	in := []decision.Decision{
+		{Ref: "agencies/alt", Namespace: "agencies", Organisation: "Health", Kind: decision.FalsePositive, Reason: "decorative",
+			DecidedBy: "alice", DecidedAt: at, Issue: &decision.Issue{ID: id, Element: 0xff}},
+		{Ref: "agencies/widget", Namespace: "agencies", Organisation: "Health", Kind: decision.Accepted, Reason: strings.Repeat("é", 400),
+			DecidedAt: at.Add(time.Hour), ReviewBy: review, Rule: "color-contrast", Pages: "https://health.example/book"},
+	}
+	data, left, err := EncodeDecisions(in)
+	if err != nil || left != 0 {
+		t.Fatalf("encode: %d left, %v", left, err)
+	}
+	got, err := ReadDecisions(strings.NewReader(string(data)), "agencies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Ref != "agencies/widget" {
+		t.Fatalf("got %+v: want both, newest first", got)
+	}
+	if r := got[0].Reason; len(r) > MaxDecisionReasonBytes || !strings.HasSuffix(r, "…") {
+		t.Errorf("a long reason reaches the pod as %d bytes %q…, want at most %d, marked cut", len(r), r[:10], MaxDecisionReasonBytes)
+	}
+	want := in[0]
+	if !reflect.DeepEqual(got[1], want) {
+		t.Errorf("issue decision %+v, want %+v", got[1], want)
+	}
+	if !got[0].ReviewBy.Equal(review) || got[0].Rule != "color-contrast" || got[0].Pages != "https://health.example/book" || got[0].Issue != nil {
+		t.Errorf("rule decision %+v", got[0])
+	}
+}
+
+func TestDecisionsNewestKept(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var in []decision.Decision
+	for i := range MaxDecisions + 5 {
+		in = append(in, decision.Decision{Ref: "ns/d", Organisation: "O", Kind: decision.WontFix, Reason: "r", Rule: "image-alt",
+			DecidedAt: at.Add(time.Duration(i) * time.Minute)})
+	}
+	data, left, err := EncodeDecisions(in)
+	if err != nil || left != 5 {
+		t.Fatalf("%d left (%v), want 5", left, err)
+	}
+	got, err := ReadDecisions(strings.NewReader(string(data)), "ns")
+	if err != nil || len(got) != MaxDecisions || !got[0].DecidedAt.Equal(in[len(in)-1].DecidedAt) || !got[len(got)-1].DecidedAt.Equal(in[5].DecidedAt) {
+		t.Fatalf("%d decisions (%v); want the newest %d", len(got), err, MaxDecisions)
+	}
+	if len(data) > maxDecisionsBytes {
+		t.Errorf("%d bytes, over %d", len(data), maxDecisionsBytes)
+	}
+}
+
+func TestReadDecisionsRefuses(t *testing.T) {
+	ok := `{"ref":"ns/a","organisation":"O","kind":"WontFix","reason":"r","decided_at":"2026-01-01T00:00:00Z"`
+	for name, c := range map[string]struct{ doc, want string }{
+		"another version":   {`{"version":2,"decisions":[]}`, "version 2"},
+		"an unknown field":  {`{"version":1,"decisions":[],"extra":1}`, "unknown field"},
+		"an unknown kind":   {`{"version":1,"decisions":[` + strings.Replace(ok, "WontFix", "Ignore", 1) + `,"rule":"x"}]}`, `kind "Ignore"`},
+		"neither":           {`{"version":1,"decisions":[` + ok + `}]}`, "give an issue or a rule"},
+		"both":              {`{"version":1,"decisions":[` + ok + `,"rule":"x","issue_id":"` + strings.Repeat("a", 32) + `","element":"00000000000000ff"}]}`, "give an issue or a rule"},
+		"a bad issue id":    {`{"version":1,"decisions":[` + ok + `,"issue_id":"nothex","element":"00000000000000ff"}]}`, "decision 0"},
+		"a short element":   {`{"version":1,"decisions":[` + ok + `,"issue_id":"` + strings.Repeat("a", 32) + `","element":"ff"}]}`, "16 hexadecimal digits"},
+		"a stray element":   {`{"version":1,"decisions":[` + ok + `,"rule":"x","element":"00000000000000ff"}]}`, "an element without an issue"},
+		"deep nesting":      {strings.Repeat("[", 100) + strings.Repeat("]", 100), "nest deeper"},
+		"not JSON":          {`version: 1`, DecisionsFile},
+		"a string too long": {`{"version":1,"decisions":[` + ok + `,"rule":"` + strings.Repeat("x", maxDecisionFieldBytes+100) + `"}]}`, "longer than the limit"},
+	} {
+		if _, err := ReadDecisions(strings.NewReader(c.doc), "ns"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
+		}
+	}
+}
