@@ -45,7 +45,7 @@ func TestDecisionsRoundTrip(t *testing.T) {
 
 func TestDecisionsNewestKept(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var in []decision.Decision
+	in := make([]decision.Decision, 0, MaxDecisions+5)
 	for i := range MaxDecisions + 5 {
 		in = append(in, decision.Decision{Ref: "ns/d", Organisation: "O", Kind: decision.WontFix, Reason: "r", Rule: "image-alt",
 			DecidedAt: at.Add(time.Duration(i) * time.Minute)})
@@ -65,14 +65,15 @@ func TestDecisionsNewestKept(t *testing.T) {
 
 func TestReadDecisionsRefuses(t *testing.T) {
 	ok := `{"ref":"ns/a","organisation":"O","kind":"WontFix","reason":"r","decided_at":"2026-01-01T00:00:00Z"`
+	issue := `"issue_id":"` + strings.Repeat("a", 32) + `"`
 	for name, c := range map[string]struct{ doc, want string }{
 		"another version":   {`{"version":2,"decisions":[]}`, "version 2"},
 		"an unknown field":  {`{"version":1,"decisions":[],"extra":1}`, "unknown field"},
 		"an unknown kind":   {`{"version":1,"decisions":[` + strings.Replace(ok, "WontFix", "Ignore", 1) + `,"rule":"x"}]}`, `kind "Ignore"`},
 		"neither":           {`{"version":1,"decisions":[` + ok + `}]}`, "give an issue or a rule"},
-		"both":              {`{"version":1,"decisions":[` + ok + `,"rule":"x","issue_id":"` + strings.Repeat("a", 32) + `","element":"00000000000000ff"}]}`, "give an issue or a rule"},
+		"both":              {`{"version":1,"decisions":[` + ok + `,"rule":"x",` + issue + `,"element":"00000000000000ff"}]}`, "give an issue or a rule"},
 		"a bad issue id":    {`{"version":1,"decisions":[` + ok + `,"issue_id":"nothex","element":"00000000000000ff"}]}`, "decision 0"},
-		"a short element":   {`{"version":1,"decisions":[` + ok + `,"issue_id":"` + strings.Repeat("a", 32) + `","element":"ff"}]}`, "16 hexadecimal digits"},
+		"a short element":   {`{"version":1,"decisions":[` + ok + `,` + issue + `,"element":"ff"}]}`, "16 hexadecimal digits"},
 		"a stray element":   {`{"version":1,"decisions":[` + ok + `,"rule":"x","element":"00000000000000ff"}]}`, "an element without an issue"},
 		"deep nesting":      {strings.Repeat("[", 100) + strings.Repeat("]", 100), "nest deeper"},
 		"not JSON":          {`version: 1`, DecisionsFile},
