@@ -4,7 +4,6 @@ package cli
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,14 +12,12 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
-	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
@@ -44,19 +41,7 @@ func TestDecideAgainstTheMCPServer(t *testing.T) {
 		FinishedAt: time.Date(2026, 1, 5, 3, 0, 0, 0, time.UTC), Phase: "Complete"}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := kubernetes.NewForConfig(c.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := &mcpserver.KubernetesAuth{Clientset: cs}
-	srv, err := mcpserver.New(mcpserver.Config{Client: c.admin, Namespace: defaultMCPNamespace, ResultsRoot: t.TempDir(),
-		Authorizer: auth, History: store.NewHandle(st)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler(mcpserver.HTTPOptions{Auth: auth}))
-	defer hs.Close()
-	o := func() *Options { return &Options{MCP: StaticMCP{URL: hs.URL, Client: hs.Client()}} }
+	o := historyServer(t, c, st)
 
 	reader := serviceAccountToken(t, c, "decide-reader")
 	decider := serviceAccountToken(t, c, "decider")

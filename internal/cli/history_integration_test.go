@@ -63,20 +63,7 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 		}
 	}
 	hostile := ingestHostileOrganisation(t, st, week0.AddDate(0, 0, 21))
-	cs, err := kubernetes.NewForConfig(c.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := &mcpserver.KubernetesAuth{Clientset: cs}
-	srv, err := mcpserver.New(mcpserver.Config{Client: c.admin, Namespace: defaultMCPNamespace, ResultsRoot: t.TempDir(),
-		Authorizer: auth, History: store.NewHandle(st)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler(mcpserver.HTTPOptions{Auth: auth}))
-	defer hs.Close()
-	// Options keep what a run loaded: each run gets its own.
-	o := func() *Options { return &Options{MCP: StaticMCP{URL: hs.URL, Client: hs.Client()}} }
+	o := historyServer(t, c, st)
 	kc := c.authKubeconfig(t, "history-reader", &clientcmdapi.AuthInfo{Token: serviceAccountToken(t, c, "history-reader")})
 	run := func(args ...string) result { return runCLI(ctx, o(), kc, append(args, "-n", defaultMCPNamespace)...) }
 
@@ -197,4 +184,25 @@ func checkHistoryNamespace(t *testing.T, run func(args ...string) result) {
 		strings.Contains(r.stderr, "scan") {
 		t.Fatalf("history -n team-b: %+v", r)
 	}
+}
+
+// historyServer serves the real MCP server over HTTP in Kubernetes auth
+// mode with st as its issue history, until the test ends, and returns the
+// plugin's options to reach it (a fresh set each run: Options keep what a
+// run loaded).
+func historyServer(t *testing.T, c *cluster, st *store.Store) func() *Options {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(c.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := &mcpserver.KubernetesAuth{Clientset: cs}
+	srv, err := mcpserver.New(mcpserver.Config{Client: c.admin, Namespace: defaultMCPNamespace, ResultsRoot: t.TempDir(),
+		Authorizer: auth, History: store.NewHandle(st)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler(mcpserver.HTTPOptions{Auth: auth}))
+	t.Cleanup(hs.Close)
+	return func() *Options { return &Options{MCP: StaticMCP{URL: hs.URL, Client: hs.Client()}} }
 }

@@ -42,6 +42,9 @@ type view struct {
 	Subject string
 	// Last is the period's last day (its end is the next day's start).
 	Last time.Time
+	// Span says the period in words: "on 29 November 2026", "from 23 to
+	// 29 November 2026".
+	Span string
 }
 
 // Render writes the digest's message (its ID left to the sender, which
@@ -52,6 +55,10 @@ func Render(d Digest) (mailer.Message, error) {
 	}
 	v := view{Digest: d, Last: d.Period.To.Add(-time.Nanosecond)}
 	v.Subject = subject(v)
+	v.Span = "from " + spanWords(v.Period.From, v.Last)
+	if v.Period.From.UTC().Format(time.DateOnly) == v.Last.UTC().Format(time.DateOnly) {
+		v.Span = "on " + spanWords(v.Period.From, v.Last)
+	}
 	var h, t bytes.Buffer
 	if err := htmlPage.Execute(&h, v); err != nil {
 		return mailer.Message{}, fmt.Errorf("digest: writing the HTML part: %w", err)

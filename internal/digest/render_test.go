@@ -148,3 +148,24 @@ func TestKindWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanInWords: the period in the message's first line, one day or many.
+func TestSpanInWords(t *testing.T) {
+	day := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		from, to time.Time
+		want     string
+	}{
+		{day.Add(18 * time.Hour), day.Add(19 * time.Hour), "What the scans recorded on 29 November 2026 changed"},
+		{day.AddDate(0, 0, -6), day.AddDate(0, 0, 1), "What the scans recorded from 23 to 29 November 2026 changed"},
+		{day.AddDate(0, 0, -2), day.AddDate(0, 0, 3), "What the scans recorded from 27 November to 1 December 2026 changed"},
+	} {
+		m, err := Render(Digest{Period: Period{From: c.from, To: c.to}, Organisations: []Organisation{{Name: "Org", Link: "https://d.example/o"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(m.Text, c.want) || !strings.Contains(m.HTML, c.want) {
+			t.Errorf("%v–%v: the message does not say %q:\n%s", c.from, c.to, c.want, m.Text)
+		}
+	}
+}
