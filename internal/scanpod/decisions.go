@@ -67,9 +67,11 @@ type PodDecision struct {
 }
 
 // EncodeDecisions writes the decisions for a scan of the namespace: the
-// newest first (by DecidedAt) up to MaxDecisions and maxDecisionsBytes;
-// it reports how many were left out.
-func EncodeDecisions(decisions []decision.Decision) (data []byte, left int, err error) {
+// newest first (by DecidedAt) up to MaxDecisions, and within room bytes
+// (the ConfigMap's space the scan's other files leave) and
+// maxDecisionsBytes; it reports how many were left out.
+func EncodeDecisions(decisions []decision.Decision, room int) (data []byte, left int, err error) {
+	room = min(room, maxDecisionsBytes)
 	sorted := slices.Clone(decisions)
 	// Newest first: a scan given fewer than all keeps the latest judgements.
 	slices.SortStableFunc(sorted, func(a, b decision.Decision) int { return b.DecidedAt.Compare(a.DecidedAt) })
@@ -81,7 +83,7 @@ func EncodeDecisions(decisions []decision.Decision) (data []byte, left int, err 
 		if err != nil {
 			return nil, 0, fmt.Errorf("encoding decision %s: %w", d.Ref, err)
 		}
-		if len(doc.Decisions) == MaxDecisions || size+len(one)+1 > maxDecisionsBytes {
+		if len(doc.Decisions) == MaxDecisions || size+len(one)+1 > room {
 			break
 		}
 		doc.Decisions = append(doc.Decisions, p)

@@ -20,7 +20,7 @@ func TestDecisionsRoundTrip(t *testing.T) {
 		{Ref: "agencies/widget", Namespace: "agencies", Organisation: "Health", Kind: decision.Accepted, Reason: strings.Repeat("é", 400),
 			DecidedAt: at.Add(time.Hour), ReviewBy: review, Rule: "color-contrast", Pages: "https://health.example/book"},
 	}
-	data, left, err := EncodeDecisions(in)
+	data, left, err := EncodeDecisions(in, maxDecisionsBytes)
 	if err != nil || left != 0 {
 		t.Fatalf("encode: %d left, %v", left, err)
 	}
@@ -50,7 +50,7 @@ func TestDecisionsNewestKept(t *testing.T) {
 		in = append(in, decision.Decision{Ref: "ns/d", Organisation: "O", Kind: decision.WontFix, Reason: "r", Rule: "image-alt",
 			DecidedAt: at.Add(time.Duration(i) * time.Minute)})
 	}
-	data, left, err := EncodeDecisions(in)
+	data, left, err := EncodeDecisions(in, maxDecisionsBytes)
 	if err != nil || left != 5 {
 		t.Fatalf("%d left (%v), want 5", left, err)
 	}
@@ -82,5 +82,27 @@ func TestReadDecisionsRefuses(t *testing.T) {
 		if _, err := ReadDecisions(strings.NewReader(c.doc), "ns"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
 		}
+	}
+}
+
+// TestDecisionsWithinRoom: a scan whose other files leave little room
+// gets the newest decisions that fit, and says how many it left out.
+func TestDecisionsWithinRoom(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	in := make([]decision.Decision, 0, 50)
+	for i := range 50 {
+		in = append(in, decision.Decision{Ref: "ns/d", Organisation: "O", Kind: decision.WontFix, Reason: strings.Repeat("r", 200),
+			Rule: "image-alt", DecidedAt: at.Add(time.Duration(i) * time.Minute)})
+	}
+	data, left, err := EncodeDecisions(in, 4096)
+	if err != nil || len(data) > 4096 || left == 0 || left == 50 {
+		t.Fatalf("%d bytes, %d left (%v): want some, within 4096 bytes", len(data), left, err)
+	}
+	got, err := ReadDecisions(strings.NewReader(string(data)), "ns")
+	if err != nil || len(got) != 50-left || !got[0].DecidedAt.Equal(in[49].DecidedAt) {
+		t.Fatalf("read %d (%v), want the newest %d", len(got), err, 50-left)
+	}
+	if data, left, err := EncodeDecisions(in, 10); err != nil || left != 50 || !strings.Contains(string(data), `"decisions":[]`) {
+		t.Errorf("no room: %s, %d left, %v", data, left, err)
 	}
 }
