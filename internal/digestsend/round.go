@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/decisionapi"
 	"github.com/a11y-dev/cwac-operator/internal/digest"
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
 	"github.com/a11y-dev/cwac-operator/internal/owners"
@@ -253,7 +253,7 @@ func (r *round) dueForReview(ctx context.Context, org string, next time.Time) ([
 	}
 	var ds []decision.Decision
 	for i := range list.Items {
-		dc, applies, err := decide.FromObject(&list.Items[i])
+		dc, applies, err := decisionapi.FromObject(&list.Items[i])
 		if err != nil || !applies || dc.Organisation != org {
 			continue
 		}

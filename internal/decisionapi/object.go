@@ -1,4 +1,8 @@
-package decide
+// Package decisionapi reads CwacIssueDecision objects as internal/decision
+// applies them. It stands apart from internal/decide (which also reads the
+// issue history) so that the operator, which has no history, can give
+// scans their decisions without linking the history's database drivers.
+package decisionapi
 
 import (
 	"fmt"
