@@ -3,7 +3,9 @@ package cireport
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -37,6 +39,20 @@ type Options struct {
 	MaxResults int
 	// MaxTestCases caps JUnit test cases (0: DefaultMaxTestCases).
 	MaxTestCases int
+	// Decisions are the decisions the scan was given (nil: none), applied
+	// as of DecidedAt: a covered issue is a suppressed SARIF result with
+	// the decision's reason as its justification.
+	Decisions *decision.Set
+	DecidedAt time.Time
+}
+
+// covering is the decision that covers the issue, if any.
+func (o Options) covering(is *issue) (*decision.Decision, bool) {
+	if o.Decisions == nil {
+		return nil, false
+	}
+	return o.Decisions.Covering(decision.Finding{Namespace: o.Namespace, Organisation: is.organisation, ID: is.id,
+		Element: diff.ElementHash(is.html), Rule: is.rule, URL: is.url}, o.DecidedAt)
 }
 
 // Defaults.
