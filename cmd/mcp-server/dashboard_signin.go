@@ -131,12 +131,8 @@ func (f *signInFlags) build() (*dashboard.SignIn, error) {
 	}
 	var secret string
 	if f.clientSecretFile != "" {
-		data, err := os.ReadFile(f.clientSecretFile)
-		if err != nil {
-			return nil, fmt.Errorf("--dashboard-oidc-client-secret-file: %w", err)
-		}
-		if secret = strings.TrimSpace(string(data)); secret == "" {
-			return nil, fmt.Errorf("--dashboard-oidc-client-secret-file %s is empty", f.clientSecretFile)
+		if secret, err = readSecretFile("dashboard-oidc-client-secret-file", f.clientSecretFile); err != nil {
+			return nil, err
 		}
 	}
 	client, err := providerClient(f.caFile)

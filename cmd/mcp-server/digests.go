@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/digest"
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
@@ -52,15 +51,7 @@ func (f digestFlags) server() (*mailer.Server, string, error) {
 		if file == "" {
 			return "", nil
 		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("reading --%s: %w", flagName, err)
-		}
-		v := strings.TrimSpace(string(data))
-		if v == "" {
-			return "", fmt.Errorf("--%s is empty", flagName)
-		}
-		return v, nil
+		return readSecretFile(flagName, file)
 	}
 	if s.Username, err = read("smtp-username-file", f.usernameFile); err != nil {
 		return nil, "", err

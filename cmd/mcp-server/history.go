@@ -57,15 +57,7 @@ func (f storeFlags) resolve(getenv func(string) string) (string, error) {
 	}
 	switch {
 	case f.dsnFile != "":
-		data, err := os.ReadFile(f.dsnFile)
-		if err != nil {
-			return "", fmt.Errorf("reading --store-file: %w", err)
-		}
-		dsn := strings.TrimSpace(string(data))
-		if dsn == "" {
-			return "", errors.New("--store-file is empty")
-		}
-		return dsn, nil
+		return readSecretFile("store-file", f.dsnFile)
 	case f.dsn != "":
 		return f.dsn, nil
 	}

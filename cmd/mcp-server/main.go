@@ -130,11 +130,11 @@ func main() {
 		kubeAuth = &mcpserver.KubernetesAuth{Clientset: cs, Audiences: urlpolicy.SplitList(audiences), CacheTTL: authCacheTTL}
 		auth, authorizer = kubeAuth, kubeAuth
 	case "token":
-		data, err := os.ReadFile(tokenFile)
-		if err != nil || strings.TrimSpace(string(data)) == "" {
+		token, err := readSecretFile("auth-token-file", tokenFile)
+		if err != nil {
 			fail("--auth=token needs a non-empty --auth-token-file", err)
 		}
-		auth = mcpserver.StaticTokenAuth{Token: strings.TrimSpace(string(data))}
+		auth = mcpserver.StaticTokenAuth{Token: token}
 	case "none":
 		auth = mcpserver.AnonymousAuth{}
 		if transport == "http" {

@@ -19,8 +19,12 @@ type Round struct {
 }
 
 // maxTicksWalked bounds the ticks Due walks from the last period's end to
-// the instant (a minutely schedule left for two months); beyond them the
-// period still ends at the instant's newest tick, found from a day before.
+// the instant (a minutely schedule left for two months); beyond them it
+// goes on from the day before the instant, where a schedule that fires
+// this often finds its newest tick. One that fired that often in the past
+// but not in that day (every minute of January, in June) ends the period
+// at the last tick walked: the next period starts there, so nothing is
+// skipped or told twice.
 const maxTicksWalked = 100_000
 
 // Due is the round at now of a digest made at made whose last period is
@@ -35,12 +39,8 @@ func Due(s *schedule.Schedule, made time.Time, last *Period, now time.Time) Roun
 	var end time.Time
 	from := since
 	for walked := 0; ; walked++ {
-		if walked == maxTicksWalked {
-			// Too many to walk: the newest tick is among those after
-			// the day before now (a schedule that fires this often
-			// fires daily).
-			from, end = now.Add(-24*time.Hour), time.Time{}
-			walked = 0
+		if dayBefore := now.Add(-24 * time.Hour); walked == maxTicksWalked && dayBefore.After(from) {
+			from = dayBefore
 		}
 		t := s.Next(from)
 		if t.IsZero() || t.After(now) {

@@ -23,6 +23,11 @@ func TestDue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	january, err := schedule.Parse("* * * 1 *", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jan2024 := Period{From: at("2023-12-01T00:00:00Z"), To: at("2024-01-01T00:00:00Z")}
 	// Mondays 08:00 in Auckland (NZDT, +13:00) are Sundays 19:00 UTC.
 	made := at("2026-11-25T00:00:00Z")
 	first := Period{From: made, To: at("2026-11-29T19:00:00Z")}
@@ -43,6 +48,12 @@ func TestDue(t *testing.T) {
 			Period{From: first.To, To: at("2026-12-20T19:00:00Z")}, at("2026-12-27T19:00:00Z")},
 		{"more ticks than are walked", minutely, &Period{From: made, To: made}, made.Add(100 * 24 * time.Hour).Add(30 * time.Second),
 			Period{From: made, To: made.Add(100 * 24 * time.Hour)}, made.Add(100*24*time.Hour + time.Minute)},
+		// Every minute of three Januaries (133,920 ticks), looked at in
+		// June: no tick in the day before, so the period ends at the last
+		// tick walked (the 100,000th, in January 2026), not at the last
+		// period's end.
+		{"more ticks than are walked, none of them lately", january, &jan2024, at("2026-06-15T00:00:00Z"),
+			Period{From: jan2024.To, To: at("2026-01-08T10:40:00Z")}, at("2027-01-01T00:00:00Z")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := Due(c.s, made, c.last, c.now)

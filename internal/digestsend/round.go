@@ -31,10 +31,12 @@ type round struct {
 	d     *cwacv1alpha1.CwacDigest
 	saved *cwacv1alpha1.CwacDigest
 	now   time.Time
-	// orgs are the organisations' parts gathered this look, by name, and
-	// owned the organisations each address owns, read once a look.
-	orgs  map[string]digest.Organisation
-	owned map[string][]string
+	// orgs are the organisations' parts gathered this look, by name;
+	// owned the organisations each address owns, and applied the applied
+	// decisions by organisation, each read once a look.
+	orgs    map[string]digest.Organisation
+	owned   map[string][]string
+	applied map[string][]decision.Decision
 }
 
 // save records the status (only if changed).
@@ -247,23 +249,23 @@ func (r *round) organisation(ctx context.Context, org string, p digest.Period, n
 // dueForReview are the organisation's applied decisions whose review date
 // comes before the next digest.
 func (r *round) dueForReview(ctx context.Context, org string, next time.Time) ([]decision.Decision, error) {
-	var list cwacv1alpha1.CwacIssueDecisionList
-	if err := r.s.cfg.Client.List(ctx, &list, client.InNamespace(r.d.Namespace)); err != nil {
-		return nil, fmt.Errorf("listing the decisions: %w", err)
-	}
-	var ds []decision.Decision
-	for i := range list.Items {
-		dc, applies, err := decisionapi.FromObject(&list.Items[i])
-		if err != nil || !applies || dc.Organisation != org {
-			continue
+	if r.applied == nil {
+		var list cwacv1alpha1.CwacIssueDecisionList
+		if err := r.s.cfg.Client.List(ctx, &list, client.InNamespace(r.d.Namespace)); err != nil {
+			return nil, fmt.Errorf("listing the decisions: %w", err)
 		}
-		ds = append(ds, dc)
+		r.applied = map[string][]decision.Decision{}
+		for i := range list.Items {
+			if dc, applies, err := decisionapi.FromObject(&list.Items[i]); err == nil && applies {
+				r.applied[dc.Organisation] = append(r.applied[dc.Organisation], dc)
+			}
+		}
 	}
 	until := next
 	if until.IsZero() {
 		until = r.now
 	}
-	return decision.DueForReview(ds, until), nil
+	return decision.DueForReview(r.applied[org], until), nil
 }
 
 // setOutcome sets Sent from the recipients: True once all have their

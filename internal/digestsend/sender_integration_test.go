@@ -230,6 +230,10 @@ func TestDigestOncePerPeriodAcrossRestarts(t *testing.T) {
 	if got := f.received(); len(got) != 0 {
 		t.Fatalf("sent before the tick: %v", got)
 	}
+	// An applied decision of Health due for review before the next digest,
+	// and one of Education not applied: only the first is asked about.
+	f.decision("health-due", "Health", true, tick.AddDate(0, 0, 3))
+	f.decision("education-refused", "Education", false, tick.AddDate(0, 0, 3))
 	// At the tick (the watch brings any change of the digest; here a label).
 	f.clock.set(tick.Add(30 * time.Second))
 	touch(t, f.get("weekly"))
@@ -251,6 +255,9 @@ func TestDigestOncePerPeriodAcrossRestarts(t *testing.T) {
 	for _, m := range msgs {
 		if m.To[0].Address == "digests@gov.example" && !strings.Contains(m.Subject, "2 organisations") {
 			t.Errorf("the owner of two organisations got %q, want one digest of both", m.Subject)
+		}
+		if !strings.Contains(m.Text, "the reason of health-due") || strings.Contains(m.Text, "the reason of education-refused") {
+			t.Errorf("message %q: the decisions due for review are not Health's applied one alone:\n%s", m.Subject, m.Text)
 		}
 		if !strings.Contains(m.Text, "https://dash.example/") || !strings.HasSuffix(m.MessageID, "@cwac-operator") {
 			t.Errorf("message %q: no dashboard link, or Message-ID %q not the digest's", m.Subject, m.MessageID)
@@ -375,6 +382,27 @@ func TestDigestNotSent(t *testing.T) {
 	}
 	if got := f.received(); len(got) != 0 {
 		t.Errorf("received by %v, want nobody", got)
+	}
+}
+
+// decision makes a rule decision of the organisation with a review date,
+// applied (as the operator would set it) or not.
+func (f *fixture) decision(name, org string, applied bool, reviewBy time.Time) {
+	f.t.Helper()
+	d := &cwacv1alpha1.CwacIssueDecision{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns},
+		Spec: cwacv1alpha1.CwacIssueDecisionSpec{Organisation: org, Kind: cwacv1alpha1.DecisionAccepted, Reason: "the reason of " + name,
+			Rule: "image-alt", ReviewBy: &metav1.Time{Time: reviewBy}}}
+	if err := k8s.Create(context.Background(), d); err != nil {
+		f.t.Fatal(err)
+	}
+	status := metav1.ConditionFalse
+	if applied {
+		status = metav1.ConditionTrue
+	}
+	d.Status.Conditions = []metav1.Condition{{Type: cwacv1alpha1.ConditionApplied, Status: status, Reason: cwacv1alpha1.ReasonEntitled,
+		Message: "test", ObservedGeneration: d.Generation, LastTransitionTime: metav1.Now()}}
+	if err := k8s.Status().Update(context.Background(), d); err != nil {
+		f.t.Fatal(err)
 	}
 }
 

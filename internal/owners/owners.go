@@ -12,6 +12,7 @@ import (
 	"time"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/cwacconfig"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 )
 
@@ -37,8 +38,9 @@ func Of(decls []Declaration) map[string][]cwacv1alpha1.Owner {
 		// collect its sites' owners first.
 		mine := map[string][]cwacv1alpha1.Owner{}
 		for _, s := range decls[i].Sites {
-			org := Organisation(s)
-			mine[org] = appendNew(mine[org], s.Owners...)
+			if org, ok := Organisation(s); ok {
+				mine[org] = appendNew(mine[org], s.Owners...)
+			}
 		}
 		for org, os := range mine {
 			out[org] = os
@@ -47,18 +49,16 @@ func Of(decls []Declaration) map[string][]cwacv1alpha1.Owner {
 	return out
 }
 
-// Organisation is the organisation a site names, or its URL's host, as
-// CWAC defaults it.
-func Organisation(s cwacv1alpha1.Site) string {
-	if s.Organisation != "" {
-		return s.Organisation
+// Organisation is the organisation a site belongs to, with CWAC's
+// defaults as the scan's own rows get them (cwacconfig.NormalizeSites:
+// the URL's host when none is named); false for a URL no scan could run
+// (the API server refuses those).
+func Organisation(s cwacv1alpha1.Site) (string, bool) {
+	rows, err := cwacconfig.NormalizeSites(nil, []cwacconfig.Site{{URL: s.URL, Organisation: s.Organisation, Sector: s.Sector}})
+	if err != nil {
+		return "", false
 	}
-	host := s.URL
-	if _, rest, ok := strings.Cut(host, "://"); ok {
-		host = rest
-	}
-	host, _, _ = strings.Cut(host, "/")
-	return host
+	return rows[0].Organisation, true
 }
 
 func appendNew(list []cwacv1alpha1.Owner, more ...cwacv1alpha1.Owner) []cwacv1alpha1.Owner {

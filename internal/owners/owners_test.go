@@ -33,9 +33,11 @@ func TestOf(t *testing.T) {
 			{Made: old, Sites: []cwacv1alpha1.Site{site("https://health.example/", "Health", web)}},
 			{Made: old.Add(time.Hour), Sites: []cwacv1alpha1.Site{site("https://health.example/", "Health")}}},
 			map[string][]cwacv1alpha1.Owner{"Health": nil}},
+		// As the scan's rows name it (cwacconfig.NormalizeSites): the host
+		// without its port, also for a name of spaces.
 		{"a site without an organisation is its host's", []Declaration{{Made: old, Sites: []cwacv1alpha1.Site{
-			site("https://Health.example:8443/a", "", web)}}},
-			map[string][]cwacv1alpha1.Owner{"Health.example:8443": {web}}},
+			site("https://Health.example:8443/a", "", web), site("https://edu.example/", "  ", team)}}},
+			map[string][]cwacv1alpha1.Owner{"Health.example": {web}, "edu.example": {team}}},
 		{"others are left alone", []Declaration{
 			{Made: old, Sites: []cwacv1alpha1.Site{site("https://health.example/", "Health", web), site("https://edu.example/", "Education", team)}},
 			{Made: old.Add(time.Hour), Sites: []cwacv1alpha1.Site{site("https://health.example/", "Health", news)}}},
