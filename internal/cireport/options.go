@@ -46,13 +46,16 @@ type Options struct {
 	DecidedAt time.Time
 }
 
-// covering is the decision that covers the issue, if any.
-func (o Options) covering(is *issue) (*decision.Decision, bool) {
-	if o.Decisions == nil {
-		return nil, false
+// covering is the decision that covers the named issue (nil: none, or a
+// row with no issue). The element is the hash of its whole HTML cell, as
+// the history keeps it, not of the cut copy the reports show.
+func (o Options) covering(is *issue) *decision.Decision {
+	if o.Decisions == nil || is.issues <= 0 {
+		return nil
 	}
-	return o.Decisions.Covering(decision.Finding{Namespace: o.Namespace, Organisation: is.organisation, ID: is.id,
-		Element: diff.ElementHash(is.html), Rule: is.rule, URL: is.url}, o.DecidedAt)
+	d, _ := o.Decisions.Covering(decision.Finding{Namespace: o.Namespace, Organisation: is.organisation, ID: is.id,
+		Element: is.parts.HTML, Rule: is.rule, URL: is.url}, o.DecidedAt)
+	return d
 }
 
 // Defaults.

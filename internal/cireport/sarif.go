@@ -242,7 +242,7 @@ func (sw *sarifWriter) issue(is *issue) error {
 		Properties: resultProperties{Impact: is.impact, ViewportWidth: is.width, Organisation: is.organisation,
 			PageTitle: is.title, Issues: is.issues},
 	}
-	if d, ok := sw.opts.covering(is); ok {
+	if d := is.decision; d != nil {
 		res.Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted", Justification: d.Reason,
 			Properties: suppressionProperties{Decision: d.Ref, Kind: string(d.Kind), DecidedBy: d.DecidedBy}}}
 	}

@@ -1,6 +1,7 @@
 package cireport
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -53,4 +54,61 @@ func TestSARIFSuppressions(t *testing.T) {
 		t.Error("nothing suppressed")
 	}
 	validateSARIF(t, realFS(t), opts)
+}
+
+// TestJUnitSkipsDecided: a page and rule whose issues a decision covers
+// all is a skipped test case whose message gives the decision and its
+// reason, in no failure count; a case with some covered issues still
+// fails on the others and says how many were decided; the report follows
+// the schema.
+func TestJUnitSkipsDecided(t *testing.T) {
+	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	plain := parseJUnit(t, junitOf(t, realFS(t), realOpts))
+	var failedAlt []junitCase
+	for _, c := range plain.Suites[0].Cases {
+		if c.Name == "image-alt" && c.Failure != nil {
+			failedAlt = append(failedAlt, c)
+		}
+	}
+	if len(failedAlt) == 0 {
+		t.Fatal("no failed image-alt case in the real run")
+	}
+	_, sl := sarifOf(t, realFS(t), realOpts)
+	org := ""
+	for _, r := range sl.Runs[0].Results {
+		if r.RuleID == "image-alt" {
+			org = r.Properties.Organisation
+		}
+	}
+	opts := realOpts
+	opts.DecidedAt = at
+	opts.Decisions = decision.NewSet([]decision.Decision{{Ref: "ns/alt", Organisation: org, Kind: decision.FalsePositive,
+		Reason: "decorative images", DecidedBy: "alice", Rule: "image-alt"}})
+	data := junitOf(t, realFS(t), opts)
+	checkJUnit(t, data)
+	got := parseJUnit(t, data)
+	skipped := 0
+	for _, c := range got.Suites[0].Cases {
+		if c.Name != "image-alt" {
+			if c.Skipped != nil {
+				t.Errorf("a %s case is skipped", c.Name)
+			}
+			continue
+		}
+		if c.Skipped == nil || c.Failure != nil {
+			t.Errorf("image-alt on %s: skipped %v, failure %v; want skipped alone", c.Classname, c.Skipped, c.Failure)
+			continue
+		}
+		if !strings.Contains(c.Skipped.Message, "FalsePositive by alice (ns/alt): decorative images") ||
+			!strings.HasPrefix(c.Skipped.Message, "2 issues decided") {
+			t.Errorf("skipped message %q", c.Skipped.Message)
+		}
+		skipped++
+	}
+	if skipped != len(failedAlt) || got.Suites[0].Skipped != skipped {
+		t.Errorf("%d image-alt cases skipped (suite says %d), want %d", skipped, got.Suites[0].Skipped, len(failedAlt))
+	}
+	if got.Suites[0].Failures != plain.Suites[0].Failures-len(failedAlt) || got.Failures != got.Suites[0].Failures {
+		t.Errorf("failures %d (root %d), want %d", got.Suites[0].Failures, got.Failures, plain.Suites[0].Failures-len(failedAlt))
+	}
 }

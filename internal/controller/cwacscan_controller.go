@@ -202,7 +202,7 @@ func (r *CwacScanReconciler) addDecisions(ctx context.Context, scan *cwacv1alpha
 			applied = append(applied, d)
 		}
 	}
-	left, err := scanjob.AddDecisions(cm, applied)
+	left, err := scanjob.AddDecisions(cm, applied, r.clock())
 	if err != nil {
 		return fmt.Errorf("giving the scan its decisions: %w", err)
 	}

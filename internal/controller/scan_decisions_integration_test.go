@@ -61,9 +61,9 @@ func TestScanGivenItsDecisions(t *testing.T) {
 	if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: ns, Name: job.Name}, cm); err != nil {
 		t.Fatal(err)
 	}
-	got, err := scanpod.ReadDecisions(strings.NewReader(cm.Data[scanpod.DecisionsFile]), ns)
-	if err != nil || len(got) != 1 || got[0].Ref != ns+"/applies" || got[0].Reason != "why applies" {
-		t.Fatalf("the scan's decisions: %+v, %v; want the applied one alone", got, err)
+	got, at, err := scanpod.ReadDecisions(strings.NewReader(cm.Data[scanpod.DecisionsFile]), ns)
+	if err != nil || len(got) != 1 || got[0].Ref != ns+"/applies" || got[0].Reason != "why applies" || at.IsZero() {
+		t.Fatalf("the scan's decisions: %+v as of %v, %v; want the applied one alone, as of the scan's start", got, at, err)
 	}
 	job = waitJob(t, bare, "undecided")
 	if err := k8s.Get(ctxT(t), client.ObjectKey{Namespace: bare, Name: job.Name}, cm); err != nil {

@@ -81,16 +81,8 @@ func (d *Decision) ActiveAt(now time.Time) bool {
 }
 
 // Finding is what a decision may cover: one issue of one organisation as a
-// scan or the history sees it.
-type Finding struct {
-	Namespace, Organisation string
-	// ID is the issue's id and Element diff.ElementHash of its HTML now.
-	ID      diff.IssueID
-	Element uint64
-	// Rule is the rule as the history names it (Decision.Rule) and URL the
-	// page's address.
-	Rule, URL string
-}
+// scan or the history sees it (defined beside the issue identity).
+type Finding = diff.Finding
 
 // orgRule is where rule decisions are filed.
 type orgRule struct{ namespace, organisation, rule string }

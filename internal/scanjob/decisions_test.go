@@ -16,14 +16,14 @@ func TestAddDecisions(t *testing.T) {
 	one := []decision.Decision{{Ref: "ns/alt", Organisation: "O", Kind: decision.WontFix, Reason: "r", Rule: "image-alt", DecidedAt: at}}
 
 	cm := &corev1.ConfigMap{Data: map[string]string{scanpod.URLsFile: "x"}}
-	if left, err := AddDecisions(cm, nil); err != nil || left != 0 || len(cm.Data) != 1 {
+	if left, err := AddDecisions(cm, nil, at); err != nil || left != 0 || len(cm.Data) != 1 {
 		t.Fatalf("no decisions: %d left, %v, data %v: want the ConfigMap unchanged", left, err, cm.Data)
 	}
-	if left, err := AddDecisions(cm, one); err != nil || left != 0 {
+	if left, err := AddDecisions(cm, one, at); err != nil || left != 0 {
 		t.Fatalf("one decision: %d left, %v", left, err)
 	}
-	got, err := scanpod.ReadDecisions(strings.NewReader(cm.Data[scanpod.DecisionsFile]), "ns")
-	if err != nil || len(got) != 1 || got[0].Rule != "image-alt" {
+	got, gotAt, err := scanpod.ReadDecisions(strings.NewReader(cm.Data[scanpod.DecisionsFile]), "ns")
+	if err != nil || len(got) != 1 || got[0].Rule != "image-alt" || !gotAt.Equal(at) {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
 
@@ -34,7 +34,7 @@ func TestAddDecisions(t *testing.T) {
 		many = append(many, decision.Decision{Ref: "ns/d", Organisation: "O", Kind: decision.WontFix, Reason: strings.Repeat("r", 100),
 			Rule: "image-alt", DecidedAt: at.Add(time.Duration(i) * time.Second)})
 	}
-	left, err := AddDecisions(full, many)
+	left, err := AddDecisions(full, many, at)
 	size := 0
 	for _, v := range full.Data {
 		size += len(v)
@@ -44,7 +44,7 @@ func TestAddDecisions(t *testing.T) {
 	}
 	// No room at all: no file, every decision left out.
 	none := &corev1.ConfigMap{Data: map[string]string{scanpod.URLsFile: strings.Repeat("u", MaxConfigMapBytes)}}
-	if left, err := AddDecisions(none, many); err != nil || left != 100 {
+	if left, err := AddDecisions(none, many, at); err != nil || left != 100 {
 		t.Errorf("no room: %d left, %v", left, err)
 	}
 	if _, ok := none.Data[scanpod.DecisionsFile]; ok {

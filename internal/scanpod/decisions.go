@@ -46,7 +46,12 @@ const (
 
 // DecisionsDocument is DecisionsFile's content.
 type DecisionsDocument struct {
-	Version   int           `json:"version"`
+	Version int `json:"version"`
+	// At is the instant the decisions apply as of: when the operator gave
+	// them to the scan. Every pod of the scan (each shard, the merge)
+	// judges by it, so that a review date passing while the scan runs
+	// changes nothing within it.
+	At        time.Time     `json:"at"`
 	Decisions []PodDecision `json:"decisions"`
 }
 
@@ -66,16 +71,17 @@ type PodDecision struct {
 	Pages        string     `json:"pages,omitempty"`
 }
 
-// EncodeDecisions writes the decisions for a scan of the namespace: the
-// newest first (by DecidedAt) up to MaxDecisions, and within room bytes
-// (the ConfigMap's space the scan's other files leave) and
-// maxDecisionsBytes; it reports how many were left out.
-func EncodeDecisions(decisions []decision.Decision, room int) (data []byte, left int, err error) {
+// EncodeDecisions writes the decisions for a scan of the namespace, to
+// apply as of the instant at: the newest first (by DecidedAt) up to
+// MaxDecisions, and within room bytes (the ConfigMap's space the scan's
+// other files leave) and maxDecisionsBytes; it reports how many were left
+// out.
+func EncodeDecisions(decisions []decision.Decision, at time.Time, room int) (data []byte, left int, err error) {
 	room = min(room, maxDecisionsBytes)
 	sorted := slices.Clone(decisions)
 	// Newest first: a scan given fewer than all keeps the latest judgements.
 	slices.SortStableFunc(sorted, func(a, b decision.Decision) int { return b.DecidedAt.Compare(a.DecidedAt) })
-	doc := DecisionsDocument{Version: DecisionsVersion, Decisions: []PodDecision{}}
+	doc := DecisionsDocument{Version: DecisionsVersion, At: at.UTC(), Decisions: []PodDecision{}}
 	size := 64
 	for _, d := range sorted {
 		p := podDecisionOf(d)
@@ -116,36 +122,40 @@ var decisionsLimits = jsonlimit.Limits{MaxDepth: 4, MaxValues: 8 + MaxDecisions*
 // ReadDecisions reads DecisionsFile for namespace ns: every decision is
 // checked (a kind of internal/decision's, an issue id and element that
 // parse, an issue or a rule), and a file that is not this format is an
-// error naming what is wrong, never a partial set.
-func ReadDecisions(r io.Reader, ns string) ([]decision.Decision, error) {
+// error naming what is wrong, never a partial set. at is the instant they
+// apply as of (DecisionsDocument.At).
+func ReadDecisions(r io.Reader, ns string) (decisions []decision.Decision, at time.Time, err error) {
 	var doc DecisionsDocument
 	raw, err := io.ReadAll(io.LimitReader(jsonlimit.NewReader(r, decisionsLimits), maxDecisionsBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", DecisionsFile, err)
+		return nil, at, fmt.Errorf("%s: %w", DecisionsFile, err)
 	}
 	if len(raw) > maxDecisionsBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", DecisionsFile, maxDecisionsBytes)
+		return nil, at, fmt.Errorf("%s: larger than %d bytes", DecisionsFile, maxDecisionsBytes)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", DecisionsFile, err)
+		return nil, at, fmt.Errorf("%s: %w", DecisionsFile, err)
 	}
 	if doc.Version != DecisionsVersion {
-		return nil, fmt.Errorf("%s: version %d, want %d", DecisionsFile, doc.Version, DecisionsVersion)
+		return nil, at, fmt.Errorf("%s: version %d, want %d", DecisionsFile, doc.Version, DecisionsVersion)
+	}
+	if doc.At.IsZero() {
+		return nil, at, fmt.Errorf("%s: no instant the decisions apply as of (at)", DecisionsFile)
 	}
 	if len(doc.Decisions) > MaxDecisions {
-		return nil, fmt.Errorf("%s: %d decisions, at most %d", DecisionsFile, len(doc.Decisions), MaxDecisions)
+		return nil, at, fmt.Errorf("%s: %d decisions, at most %d", DecisionsFile, len(doc.Decisions), MaxDecisions)
 	}
 	out := make([]decision.Decision, 0, len(doc.Decisions))
 	for i, p := range doc.Decisions {
 		d, err := p.decision(ns)
 		if err != nil {
-			return nil, fmt.Errorf("%s: decision %d (%s): %w", DecisionsFile, i, textcap.Head(p.Ref, 128), err)
+			return nil, at, fmt.Errorf("%s: decision %d (%s): %w", DecisionsFile, i, textcap.Head(p.Ref, 128), err)
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return out, doc.At, nil
 }
 
 func (p PodDecision) decision(ns string) (decision.Decision, error) {
