@@ -268,6 +268,14 @@ const (
 	ReasonScanPruned = "ScanPruned"
 )
 
+// Event reason on a CwacScan about its decisions.
+const (
+	// ReasonDecisionsLeftOut (Warning Event): some of the namespace's
+	// applied decisions did not fit the scan's ConfigMap (the oldest), so
+	// they do not apply to the scan.
+	ReasonDecisionsLeftOut = "DecisionsLeftOut"
+)
+
 // Condition type on a CwacIssueDecision.
 const (
 	// ConditionApplied is True (reason Entitled) while the decision covers

@@ -71,11 +71,12 @@ func withDiff(t *testing.T, base, cur fstest.MapFS) {
 type sarifLog struct {
 	Runs []struct {
 		Results []struct {
-			RuleID              string            `json:"ruleId"`
-			RuleIndex           int               `json:"ruleIndex"`
-			Level               string            `json:"level"`
-			BaselineState       string            `json:"baselineState"`
-			PartialFingerprints map[string]string `json:"partialFingerprints"`
+			RuleID              string             `json:"ruleId"`
+			RuleIndex           int                `json:"ruleIndex"`
+			Level               string             `json:"level"`
+			BaselineState       string             `json:"baselineState"`
+			PartialFingerprints map[string]string  `json:"partialFingerprints"`
+			Suppressions        []sarifSuppression `json:"suppressions"`
 			Locations           []struct {
 				PhysicalLocation struct {
 					ArtifactLocation struct {
@@ -92,7 +93,8 @@ type sarifLog struct {
 				} `json:"logicalLocations"`
 			} `json:"locations"`
 			Properties struct {
-				ViewportWidth int `json:"viewportWidth"`
+				ViewportWidth int    `json:"viewportWidth"`
+				Organisation  string `json:"organisation"`
 			} `json:"properties"`
 		} `json:"results"`
 		Tool struct {

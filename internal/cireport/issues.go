@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -37,6 +38,8 @@ type issue struct {
 	parts diff.IssueParts
 	// id is the issue's id (a row with issues only).
 	id diff.IssueID
+	// decision covers the issue (nil: none; see Options.Decisions).
+	decision *decision.Decision
 }
 
 // readIssues passes each row of the axe audit to fn, in file order, each
@@ -63,6 +66,7 @@ func readIssues(fsys fs.FS, opts Options, fn func(*issue) error) error {
 		if err := names.name(is); err != nil {
 			return err
 		}
+		is.decision = opts.covering(is)
 		return fn(is)
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/weblink"
@@ -29,6 +30,11 @@ type testCase struct {
 	issues                    int64
 	widths                    []int
 	examples                  []string
+	// decided counts the issues a decision covers, in no other figure;
+	// decision is the first of them (a case of decided issues alone is
+	// skipped with its reason).
+	decided  int64
+	decision *decision.Decision
 }
 
 type caseKey struct{ page, rule string }
@@ -94,6 +100,13 @@ func (b *junitBuilder) add(is *issue) {
 	if k.rule == passName {
 		return
 	}
+	if is.decision != nil {
+		c.decided += is.issues
+		if c.decision == nil {
+			c.decision = is.decision
+		}
+		return
+	}
 	c.issues += is.issues
 	c.worst = min(c.worst, results.ImpactRank(is.impact))
 	if !slices.Contains(c.widths, is.width) {
@@ -136,7 +149,13 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitSkipped marks a case whose issues a decision covers.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -149,7 +168,12 @@ func (b *junitBuilder) write(w io.Writer, opts Options) error {
 	suite := junitSuite{Name: ToolName, Properties: properties(opts, b.failRank)}
 	for _, c := range b.cases {
 		jc := junitCase{Name: c.rule, Classname: c.page, Time: "0"}
-		if c.rule != passName {
+		switch {
+		case c.rule == passName:
+		case c.issues == 0:
+			jc.Skipped = &junitSkipped{Message: skippedText(c)}
+			suite.Skipped++
+		default:
 			jc.SystemOut = caseText(c)
 			if c.worst <= b.failRank {
 				impact := results.Impacts()[c.worst]
@@ -183,6 +207,16 @@ func (b *junitBuilder) write(w io.Writer, opts Options) error {
 	return bw.Flush()
 }
 
+// skippedText says which decision covers a case's issues, and why.
+func skippedText(c *testCase) string {
+	d := c.decision
+	by := ""
+	if d.DecidedBy != "" {
+		by = " by " + d.DecidedBy
+	}
+	return fmt.Sprintf("%d issues decided %s%s (%s): %s", c.decided, d.Kind, by, d.Ref, d.Reason)
+}
+
 func caseText(c *testCase) string {
 	var sb strings.Builder
 	widths := make([]string, len(c.widths))
@@ -190,6 +224,9 @@ func caseText(c *testCase) string {
 		widths[i] = strconv.Itoa(w)
 	}
 	fmt.Fprintf(&sb, "%s\n%d issues at viewport widths %s\n", c.help, c.issues, strings.Join(widths, ", "))
+	if c.decided > 0 {
+		fmt.Fprintf(&sb, "%d more issues decided %s (%s): %s\n", c.decided, c.decision.Kind, c.decision.Ref, c.decision.Reason)
+	}
 	if u := weblink.HTTP(c.helpURL); u != "" { // CI viewers make it a link
 		fmt.Fprintf(&sb, "help: %s\n", u)
 	}

@@ -3,7 +3,9 @@ package cireport
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -37,6 +39,23 @@ type Options struct {
 	MaxResults int
 	// MaxTestCases caps JUnit test cases (0: DefaultMaxTestCases).
 	MaxTestCases int
+	// Decisions are the decisions the scan was given (nil: none), applied
+	// as of DecidedAt: a covered issue is a suppressed SARIF result with
+	// the decision's reason as its justification.
+	Decisions *decision.Set
+	DecidedAt time.Time
+}
+
+// covering is the decision that covers the named issue (nil: none, or a
+// row with no issue). The element is the hash of its whole HTML cell, as
+// the history keeps it, not of the cut copy the reports show.
+func (o Options) covering(is *issue) *decision.Decision {
+	if o.Decisions == nil || is.issues <= 0 {
+		return nil
+	}
+	d, _ := o.Decisions.Covering(decision.Finding{Namespace: o.Namespace, Organisation: is.organisation, ID: is.id,
+		Element: is.parts.HTML, Rule: is.rule, URL: is.url}, o.DecidedAt)
+	return d
 }
 
 // Defaults.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -28,6 +29,8 @@ type Reports struct {
 	jopts  Options // the options JUnit is written with (the baseline named)
 	rows   int
 	err    error
+	// last is the decision covering the axe row read last (nil: none).
+	last *decision.Decision
 }
 
 // NewReports starts both reports for the results directory fsys, whose
@@ -52,6 +55,7 @@ func NewReports(sarif io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
 // VisitRow implements results.RowVisitor: each row of the axe audit is one
 // issue of both reports; other files are not theirs.
 func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) error {
+	r.last = nil
 	if file != AxeAuditFile || r.err != nil {
 		return nil
 	}
@@ -59,6 +63,8 @@ func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) err
 	is, err := r.parser.parse(rd, row)
 	if err == nil {
 		if err = r.names.name(is); err == nil {
+			is.decision = r.jopts.covering(is)
+			r.last = is.decision
 			err = r.sarif.issue(is)
 		}
 	}
@@ -68,6 +74,34 @@ func (r *Reports) VisitRow(file string, rd *results.Reader, row results.Row) err
 	}
 	r.junit.add(is)
 	return nil
+}
+
+// Decision is the decision that covers the issue of the row the walk has
+// just passed to VisitRow (nil: none, or a row without issues): the
+// runner asks it of every row, so that the summary and the HTML report
+// leave out exactly what the CI reports mark decided. An axe row is judged
+// by its id as VisitRow named it; a row of CWAC's other audits (which have
+// no ids) by its organisation, page and audit, so only rule decisions
+// cover it. Once a row could not be read, no axe row is judged decided
+// again (its id is unknown): the issues are counted, never hidden.
+func (r *Reports) Decision(file string, rd *results.Reader, row results.Row) *decision.Decision {
+	if file == AxeAuditFile || r.jopts.Decisions == nil {
+		return r.last
+	}
+	audit, ok := results.AuditName(file)
+	if !ok || !rd.Has("num_issues") {
+		return nil
+	}
+	if n, err := results.ParseNumIssues(row.Get("num_issues")); err != nil || n <= 0 {
+		return nil
+	}
+	rule := row.Get("id")
+	if rule == "" {
+		rule = audit
+	}
+	d, _ := r.jopts.Decisions.Covering(decision.Finding{Namespace: r.jopts.Namespace, Organisation: row.Get("organisation"),
+		Element: diff.ElementHash(row.Get("html")), Rule: rule, URL: row.Get("url")}, r.jopts.DecidedAt)
+	return d
 }
 
 // IssueIDs are the ids of the axe audit's issue rows read so far, in file

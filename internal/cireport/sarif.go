@@ -38,7 +38,25 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	BaselineState       string            `json:"baselineState,omitempty"`
-	Properties          resultProperties  `json:"properties"`
+	// Suppressions say a decision covers the result: GitHub code scanning
+	// shows such a result dismissed.
+	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+	Properties   resultProperties   `json:"properties"`
+}
+
+// sarifSuppression is a decision about a result, made outside the code
+// ("external"), accepted, with the decision's reason.
+type sarifSuppression struct {
+	Kind          string                `json:"kind"`
+	Status        string                `json:"status"`
+	Justification string                `json:"justification"`
+	Properties    suppressionProperties `json:"properties"`
+}
+
+type suppressionProperties struct {
+	Decision  string `json:"decision"`
+	Kind      string `json:"decisionKind"`
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 type resultProperties struct {
@@ -223,6 +241,10 @@ func (sw *sarifWriter) issue(is *issue) error {
 		BaselineState:       sw.base.state(is),
 		Properties: resultProperties{Impact: is.impact, ViewportWidth: is.width, Organisation: is.organisation,
 			PageTitle: is.title, Issues: is.issues},
+	}
+	if d := is.decision; d != nil {
+		res.Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted", Justification: d.Reason,
+			Properties: suppressionProperties{Decision: d.Ref, Kind: string(d.Kind), DecidedBy: d.DecidedBy}}}
 	}
 	return sw.write(&res)
 }

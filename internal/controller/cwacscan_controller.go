@@ -23,6 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/decisionapi"
 	"github.com/a11y-dev/cwac-operator/internal/scanjob"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
@@ -161,9 +163,10 @@ func (r *CwacScanReconciler) expire(ctx context.Context, scan *cwacv1alpha1.Cwac
 	return ctrl.Result{}, nil
 }
 
-// renderConfig builds the scan's ConfigMap from its spec. A spec the CRD
+// renderConfig builds the scan's ConfigMap from its spec and gives it the
+// decisions that apply in its namespace (addDecisions). A spec the CRD
 // accepted but CWAC cannot run ends the scan: Failed=True/InvalidSpec.
-func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.ConfigMap, error) {
+func (r *CwacScanReconciler) renderConfig(ctx context.Context, scan *cwacv1alpha1.CwacScan) (*corev1.ConfigMap, error) {
 	cm, err := scanjob.ConfigMap(scan, r.JobOptions)
 	var invalid *scanjob.InvalidSpecError
 	if errors.As(err, &invalid) {
@@ -173,10 +176,42 @@ func (r *CwacScanReconciler) renderConfig(scan *cwacv1alpha1.CwacScan) (*corev1.
 	if err != nil {
 		return nil, err
 	}
+	if err := r.addDecisions(ctx, scan, cm); err != nil {
+		return nil, err
+	}
 	if err := controllerutil.SetControllerReference(scan, cm, r.Scheme); err != nil {
 		return nil, fmt.Errorf("owning ConfigMap: %w", err)
 	}
 	return cm, nil
+}
+
+// addDecisions gives the scan the decisions that apply in its namespace as
+// it starts (scanpod.DecisionsFile): the scan is judged by the decisions of
+// its time. Those that do not fit the ConfigMap are left out, the oldest
+// first, with a Warning Event (DecisionsLeftOut); sets no condition.
+func (r *CwacScanReconciler) addDecisions(ctx context.Context, scan *cwacv1alpha1.CwacScan, cm *corev1.ConfigMap) error {
+	var list cwacv1alpha1.CwacIssueDecisionList
+	if err := r.List(ctx, &list, client.InNamespace(scan.Namespace)); err != nil {
+		return fmt.Errorf("listing the decisions of %s: %w", scan.Namespace, err)
+	}
+	applied := make([]decision.Decision, 0, len(list.Items))
+	for i := range list.Items {
+		// One the API server let through but that cannot be read covers
+		// nothing, here as everywhere.
+		if d, ok, err := decisionapi.FromObject(&list.Items[i]); err == nil && ok {
+			applied = append(applied, d)
+		}
+	}
+	left, err := scanjob.AddDecisions(cm, applied, r.clock())
+	if err != nil {
+		return fmt.Errorf("giving the scan its decisions: %w", err)
+	}
+	if left > 0 {
+		r.event(scan, corev1.EventTypeWarning, cwacv1alpha1.ReasonDecisionsLeftOut, fmt.Sprintf(
+			"%d of the namespace's %d applied decisions did not fit the scan's ConfigMap and do not apply to it (the oldest): "+
+				"replace issue decisions by rule decisions", left, len(applied)))
+	}
+	return nil
 }
 
 // startJob starts an admitted scan that has no Job yet: it adopts a Job
@@ -194,7 +229,7 @@ func (r *CwacScanReconciler) startJob(ctx context.Context, scan *cwacv1alpha1.Cw
 	case !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("getting Job %s: %w", key.Name, err)
 	}
-	cm, err := r.renderConfig(scan)
+	cm, err := r.renderConfig(ctx, scan)
 	if err != nil || cm == nil {
 		return nil, err
 	}

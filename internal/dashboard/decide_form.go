@@ -10,6 +10,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/decide"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/websession"
@@ -49,7 +50,7 @@ type decideForm struct {
 	Rule, Organisation            string
 	Kind, Reason, ReviewBy, Scope string
 	Pages                         string
-	Kinds                         []cwacv1alpha1.DecisionKind
+	Kinds                         []decision.Kind
 	// MinReviewBy is the first day a review date may be (tomorrow).
 	MinReviewBy string
 	MaxReason   int
@@ -63,17 +64,17 @@ type decideForm struct {
 // issue's page.
 func decideFormFor(v *viewer, ns string, is store.Issue, now time.Time) *decideForm {
 	return &decideForm{Action: IssuePath(ns, is.Fingerprint) + "/decisions", CSRF: v.SignOutToken, Rule: is.Rule, Organisation: is.Organisation,
-		Scope: scopeIssue, Pages: is.Page, Kinds: decide.Kinds, MinReviewBy: now.UTC().AddDate(0, 0, 1).Format(time.DateOnly), MaxReason: decide.MaxReason}
+		Scope: scopeIssue, Pages: is.Page, Kinds: decision.Kinds, MinReviewBy: now.UTC().AddDate(0, 0, 1).Format(time.DateOnly), MaxReason: decide.MaxReason}
 }
 
 // KindMeaning is what each kind of decision says, as the form offers it.
-func KindMeaning(k cwacv1alpha1.DecisionKind) string {
+func KindMeaning(k decision.Kind) string {
 	switch k {
-	case cwacv1alpha1.DecisionFalsePositive:
+	case decision.FalsePositive:
 		return "not an accessibility barrier: the check is wrong here"
-	case cwacv1alpha1.DecisionAccepted:
+	case decision.Accepted:
 		return "a real barrier, accepted until the review date"
-	case cwacv1alpha1.DecisionWontFix:
+	case decision.WontFix:
 		return "a real barrier that will not be fixed"
 	}
 	return ""
@@ -86,7 +87,7 @@ func (f *decideForm) refuse(e *decide.Error) {
 	f.Error, f.ErrorMsg = e, e.Problem
 	switch e.Field {
 	case decide.FieldKind:
-		f.ErrorField, f.ErrorTarget = decide.FieldKind, "decide-kind-"+string(decide.Kinds[0])
+		f.ErrorField, f.ErrorTarget = decide.FieldKind, "decide-kind-"+string(decision.Kinds[0])
 	case decide.FieldReason:
 		f.ErrorField, f.ErrorTarget = decide.FieldReason, "decide-reason"
 	case decide.FieldReviewBy:

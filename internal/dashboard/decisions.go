@@ -132,11 +132,11 @@ func scopeWords(r decide.Record) string {
 }
 
 // KindName is how a decision's kind reads to people.
-func KindName(k cwacv1alpha1.DecisionKind) string {
+func KindName(k decision.Kind) string {
 	switch k {
-	case cwacv1alpha1.DecisionFalsePositive:
+	case decision.FalsePositive:
 		return "False positive"
-	case cwacv1alpha1.DecisionWontFix:
+	case decision.WontFix:
 		return "Won't fix"
 	}
 	return string(k)
@@ -210,7 +210,7 @@ func decisionHistory(ctx context.Context, st *store.Store, ns string, is store.I
 		case last.IssueID != "" || !about(d, f, now):
 			continue // another issue, or another page prefix
 		}
-		past = append(past, pastDecision{Last: last, Kind: KindName(cwacv1alpha1.DecisionKind(last.Kind)), Scope: scopeWords(d), Events: h})
+		past = append(past, pastDecision{Last: last, Kind: KindName(decision.Kind(last.Kind)), Scope: scopeWords(d), Events: h})
 	}
 	slices.SortFunc(past, func(a, b pastDecision) int { return b.Last.At.Compare(a.Last.At) })
 	return history, past, nil
@@ -218,7 +218,7 @@ func decisionHistory(ctx context.Context, st *store.Store, ns string, is store.I
 
 // EventWords says what happened in one event of a decision's history.
 func EventWords(e store.DecisionEvent) string {
-	what := KindName(cwacv1alpha1.DecisionKind(e.Kind))
+	what := KindName(decision.Kind(e.Kind))
 	if e.ReviewBy != nil {
 		what += " until " + e.ReviewBy.Format(time.DateOnly)
 	}

@@ -30,7 +30,7 @@ func TestIssueDecisions(t *testing.T) {
 	id, _ := diff.ParseIssueID(is.Fingerprint)
 	other, _ := diff.ParseIssueID("ffffffffffffffffffffffffffffffff")
 	rec := func(name string, age int, applied bool, reason string, d decision.Decision) decide.Record {
-		d.Ref, d.Namespace, d.Kind, d.DecidedAt = testNS+"/"+name, testNS, cwacv1alpha1.DecisionWontFix, now.AddDate(0, 0, -age)
+		d.Ref, d.Namespace, d.Kind, d.DecidedAt = testNS+"/"+name, testNS, decision.WontFix, now.AddDate(0, 0, -age)
 		if d.Organisation == "" {
 			d.Organisation = orgAlpha
 		}

@@ -84,9 +84,6 @@ func invalid(field, format string, args ...any) error {
 	return &Error{Field: field, Problem: fmt.Sprintf(format, args...)}
 }
 
-// Kinds are the kinds a decision may have, in the order forms offer them.
-var Kinds = []cwacv1alpha1.DecisionKind{cwacv1alpha1.DecisionFalsePositive, cwacv1alpha1.DecisionAccepted, cwacv1alpha1.DecisionWontFix}
-
 // Check refuses a request that makes no decision, naming the field, and
 // makes the decision's spec from one that does. An issue decision's
 // organisation and element are the history's (Maker.Make fills them).

@@ -2,12 +2,15 @@ package decide
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 )
 
 // The limits and patterns checked here are the API's: the CRD's markers
@@ -30,6 +33,17 @@ func TestLimitsAreTheCRDs(t *testing.T) {
 	}
 	if got := spec.Properties["rule"].Pattern; got != ruleRE.String() {
 		t.Errorf("spec.rule's pattern %q, decide checks %q", got, ruleRE.String())
+	}
+	enum := make([]string, 0, len(spec.Properties["kind"].Enum))
+	for _, v := range spec.Properties["kind"].Enum {
+		enum = append(enum, strings.Trim(string(v.Raw), `"`))
+	}
+	kinds := make([]string, 0, len(decision.Kinds))
+	for _, k := range decision.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	if !slices.Equal(enum, kinds) {
+		t.Errorf("spec.kind's enum %v, internal/decision's kinds %v", enum, kinds)
 	}
 	if got := spec.Properties["pages"].Pattern; got != pagesRE.String() {
 		t.Errorf("spec.pages' pattern %q, decide checks %q", got, pagesRE.String())

@@ -8,6 +8,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/decisionapi"
 )
 
 // Record is a CwacIssueDecision as the product reads it: the decision as
@@ -31,7 +32,7 @@ type Record struct {
 // server); one that does not parse (written before a check existed) is an
 // error, so it is never mistaken for a rule decision covering everything.
 func RecordOf(obj *cwacv1alpha1.CwacIssueDecision) (Record, error) {
-	d, applied, err := decision.FromObject(obj)
+	d, applied, err := decisionapi.FromObject(obj)
 	if err != nil {
 		return Record{}, err
 	}

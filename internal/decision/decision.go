@@ -18,13 +18,27 @@ import (
 	"strings"
 	"time"
 
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 )
 
-// Kind is what was decided: the API's kinds (FalsePositive, Accepted
-// until a review date, WontFix).
-type Kind = cwacv1alpha1.DecisionKind
+// Kind is what was decided. The values are the API's (the CRD's enum,
+// held to these by a test in internal/decide), declared here again so
+// that what applies decisions — the scan pod's runner among them — needs
+// no API types.
+type Kind string
+
+// The kinds of decision.
+const (
+	// FalsePositive: the finding is no barrier.
+	FalsePositive Kind = "FalsePositive"
+	// Accepted: a barrier accepted until the decision's review date.
+	Accepted Kind = "Accepted"
+	// WontFix: a barrier that will not be fixed.
+	WontFix Kind = "WontFix"
+)
+
+// Kinds are the kinds of decision, in the order forms offer them.
+var Kinds = []Kind{FalsePositive, Accepted, WontFix}
 
 // Issue is a decision's one issue: its id, and the element it was decided
 // about (diff.ElementHash of the element's HTML). An issue keeps its id
@@ -67,16 +81,8 @@ func (d *Decision) ActiveAt(now time.Time) bool {
 }
 
 // Finding is what a decision may cover: one issue of one organisation as a
-// scan or the history sees it.
-type Finding struct {
-	Namespace, Organisation string
-	// ID is the issue's id and Element diff.ElementHash of its HTML now.
-	ID      diff.IssueID
-	Element uint64
-	// Rule is the rule as the history names it (Decision.Rule) and URL the
-	// page's address.
-	Rule, URL string
-}
+// scan or the history sees it (defined beside the issue identity).
+type Finding = diff.Finding
 
 // orgRule is where rule decisions are filed.
 type orgRule struct{ namespace, organisation, rule string }

@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
@@ -20,12 +18,12 @@ var (
 
 // issueDecision decides about the issue id with base's element.
 func issueDecision(ref string, id diff.IssueID) Decision {
-	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: cwacv1alpha1.DecisionFalsePositive, Reason: "decorative",
+	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: FalsePositive, Reason: "decorative",
 		DecidedAt: now.Add(-time.Hour), Issue: &Issue{ID: id, Element: base.Element}}
 }
 
 func ruleDecision(ref, rule, pages string) Decision {
-	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: cwacv1alpha1.DecisionWontFix, Reason: "third-party widget",
+	return Decision{Ref: ref, Namespace: "agencies", Organisation: "Health", Kind: WontFix, Reason: "third-party widget",
 		DecidedAt: now.Add(-time.Hour), Rule: rule, Pages: pages}
 }
 
@@ -56,10 +54,10 @@ func TestCovering(t *testing.T) {
 			base, ""},
 		{"an issue decision of another namespace", []Decision{with(issueDecision("d1", idA), func(d *Decision) { d.Namespace = "other" })},
 			base, ""},
-		{"past its review date", []Decision{with(issueDecision("d1", idA), func(d *Decision) { d.Kind, d.ReviewBy = cwacv1alpha1.DecisionAccepted, now })},
+		{"past its review date", []Decision{with(issueDecision("d1", idA), func(d *Decision) { d.Kind, d.ReviewBy = Accepted, now })},
 			base, ""},
 		{"before its review date", []Decision{with(issueDecision("d1", idA), func(d *Decision) {
-			d.Kind, d.ReviewBy = cwacv1alpha1.DecisionAccepted, now.Add(time.Second)
+			d.Kind, d.ReviewBy = Accepted, now.Add(time.Second)
 		})},
 			base, "d1"},
 		{"a rule across the organisation", []Decision{ruleDecision("r1", "image-alt", "")}, base, "r1"},
@@ -158,5 +156,22 @@ func TestDueForReview(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"past", "a-soon", "b-soon"}, got); d != "" {
 		t.Errorf("due for review (-want +got):\n%s", d)
+	}
+}
+
+func TestUnderPages(t *testing.T) {
+	for _, c := range []struct {
+		page, prefix string
+		want         bool
+	}{
+		{"https://health.example/news/2026", "", true},
+		{"https://health.example/news", "https://health.example/news", true},
+		{"https://HEALTH.example:443/news/2026", "https://health.example/news", true},
+		{"https://health.example/newsletter", "https://health.example/news", false},
+		{"https://health.example/", "https://health.example/news", false},
+	} {
+		if got := UnderPages(c.page, c.prefix); got != c.want {
+			t.Errorf("UnderPages(%q, %q) = %v, want %v", c.page, c.prefix, got, c.want)
+		}
 	}
 }

@@ -28,6 +28,7 @@ type record struct {
 	partner int32 // the matched record on the other side, or -1
 	state   uint8
 	how     uint8 // matched: on what; unstable: why; open: whether only one side scanned the page
+	decided bool  // the scan's side: a decision covers its new issues (Options.Covered)
 }
 
 const (

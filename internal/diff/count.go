@@ -48,10 +48,13 @@ func (c *comparison) count(a *auditState) {
 					rule.Unchanged += u
 					c.org(r).Unchanged += u
 				}
-				if excess := n - p.issues; excess > 0 {
+				if excess := n - p.issues; excess > 0 && !c.decided(a, s, i, excess) {
 					c.addChange(s, r, excess, rule)
 				}
 			default:
+				if c.decided(a, s, i, n) {
+					continue
+				}
 				c.addChange(s, r, n, rule)
 				elements[s][elementKey{page: a.info[r.group].key.page, rule: r.rule, html: r.html}] = struct{}{}
 				if r.how == howPageOnly && s == curSide {
@@ -64,6 +67,34 @@ func (c *comparison) count(a *auditState) {
 	}
 	c.res.Counts.FixedElements += int64(len(elements[baseSide]))
 	c.res.Counts.NewElements += int64(len(elements[curSide]))
+}
+
+// decided reports whether a decision covers the scan's record i of the
+// audit (Options.Covered; never a baseline's record), and if so marks it
+// and counts its n new issues as decided.
+func (c *comparison) decided(a *auditState, s, i int, n int64) bool {
+	if s != curSide || c.opts.Covered == nil {
+		return false
+	}
+	r := &a.recs[s][i]
+	f := Finding{Namespace: c.opts.Namespace, Organisation: c.strs.Text(r.org), Element: r.html,
+		Rule: c.shownRule(r), URL: c.pages.info[a.info[r.group].key.page].key}
+	if ids := a.ids[s]; i < len(ids) {
+		f.ID = ids[i]
+	}
+	if !c.opts.Covered(f) {
+		return false
+	}
+	r.decided = true
+	c.res.Totals.NewDecided += n
+	return true
+}
+
+// shownRule is the record's rule as people and decisions name it: the axe
+// rule id, or the audit's name (the matching rule without its split).
+func (c *comparison) shownRule(r *record) string {
+	shown, _, _ := strings.Cut(c.strs.Text(r.rule), "\x00")
+	return shown
 }
 
 // addChange counts n issues of r as new (the scan's side) or fixed (the baseline's).
@@ -124,7 +155,7 @@ func (c *comparison) org(r *record) *orgChange {
 }
 
 func (c *comparison) ruleChange(a *auditState, r *record) *RuleChange {
-	shown, _, _ := strings.Cut(c.strs.Text(r.rule), "\x00")
+	shown := c.shownRule(r)
 	key := [2]string{a.audit, shown}
 	rc := c.rules[key]
 	if rc == nil {

@@ -71,6 +71,11 @@ type Options struct {
 	// Namespace is the scan's namespace, part of the id of each issue the
 	// comparison names (see issueid.go).
 	Namespace string
+	// Covered, when set, says whether a decision covers one of the scan's
+	// issues (internal/decision asks its decisions): a new issue it covers
+	// is counted in Totals.NewDecided and in no new figure, so that
+	// thresholds and notifications pass it by, and its rows say Decided.
+	Covered func(Finding) bool
 }
 
 func (o Options) wants(c Change) bool {
@@ -103,6 +108,9 @@ type Totals struct {
 	CurrentIssues    int64 `json:"current_issues"`
 	UnstableBaseline int64 `json:"unstable_baseline"`
 	UnstableCurrent  int64 `json:"unstable_current"`
+	// NewDecided counts the scan's new issues a decision covers
+	// (Options.Covered): in none of Counts' new figures.
+	NewDecided int64 `json:"new_decided,omitempty"`
 }
 
 // RuleChange is one rule's share of the changes. Non-axe audits have no rule

@@ -390,13 +390,20 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // compareAll runs Compare collecting every row, and checks diff.json round-trips.
 func compareAll(t testing.TB, base, cur fs.FS) (*Result, []Row) {
 	t.Helper()
+	return compareWith(t, base, cur, Options{})
+}
+
+// compareWith is compareAll with options (Rows and Baseline are its own).
+func compareWith(t testing.TB, base, cur fs.FS, opts Options) (*Result, []Row) {
+	t.Helper()
 	var spool bytes.Buffer
 	rw := NewRowWriter(&spool)
 	var rows []Row
-	res, err := Compare(context.Background(), base, cur, Options{Baseline: "base-scan", Rows: func(r *Row) error {
+	opts.Baseline, opts.Rows = "base-scan", func(r *Row) error {
 		rows = append(rows, *r)
 		return rw.Write(r)
-	}})
+	}
+	res, err := Compare(context.Background(), base, cur, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,17 +453,18 @@ func checkInvariants(t testing.TB, base, cur fs.FS, res *Result, rows []Row) {
 	if tot.BaselineIssues != c.Fixed+c.Unchanged+tot.UnstableBaseline {
 		t.Errorf("baseline issues %d != fixed %d + unchanged %d + unstable %d", tot.BaselineIssues, c.Fixed, c.Unchanged, tot.UnstableBaseline)
 	}
-	if tot.CurrentIssues != c.New+c.Unchanged+tot.UnstableCurrent {
-		t.Errorf("scan issues %d != new %d + unchanged %d + unstable %d", tot.CurrentIssues, c.New, c.Unchanged, tot.UnstableCurrent)
+	if tot.CurrentIssues != c.New+tot.NewDecided+c.Unchanged+tot.UnstableCurrent {
+		t.Errorf("scan issues %d != new %d + decided %d + unchanged %d + unstable %d", tot.CurrentIssues, c.New, tot.NewDecided, c.Unchanged, tot.UnstableCurrent)
 	}
 	if c.Unstable != tot.UnstableBaseline+tot.UnstableCurrent {
 		t.Errorf("unstable %d != %d + %d", c.Unstable, tot.UnstableBaseline, tot.UnstableCurrent)
 	}
+	checkDecidedRows(t, tot, rows)
 	sums := map[Change]int64{}
 	for _, r := range rows {
 		sums[r.Change] += r.Issues
 	}
-	want := map[Change]int64{ChangeNew: c.New, ChangeFixed: c.Fixed, ChangeUnchanged: c.Unchanged, ChangeUnstable: c.Unstable}
+	want := map[Change]int64{ChangeNew: c.New + tot.NewDecided, ChangeFixed: c.Fixed, ChangeUnchanged: c.Unchanged, ChangeUnstable: c.Unstable}
 	for ch, n := range want {
 		if sums[ch] != n {
 			t.Errorf("rows of change %s add up to %d, the count is %d", ch, sums[ch], n)
@@ -503,6 +511,24 @@ func checkInvariants(t testing.TB, base, cur fs.FS, res *Result, rows []Row) {
 	}
 	if newImpact > c.New || fixedImpact > c.Fixed {
 		t.Errorf("by impact %d/%d exceeds new/fixed %d/%d", newImpact, fixedImpact, c.New, c.Fixed)
+	}
+}
+
+// checkDecidedRows: only new rows say decided, and they add up to the
+// decided count.
+func checkDecidedRows(t testing.TB, tot Totals, rows []Row) {
+	t.Helper()
+	var decided int64
+	for _, r := range rows {
+		if r.Decided {
+			if r.Change != ChangeNew {
+				t.Errorf("a %s row says decided: only new rows do", r.Change)
+			}
+			decided += r.Issues
+		}
+	}
+	if decided != tot.NewDecided {
+		t.Errorf("decided rows add up to %d, the count is %d", decided, tot.NewDecided)
 	}
 }
 

@@ -34,6 +34,9 @@ type Row struct {
 	Help          string `json:"help,omitempty"`
 	HelpURL       string `json:"help_url,omitempty"`
 	Issues        int64  `json:"issues"`
+	// Decided says a decision covered the new issue when the scan was
+	// compared: it is in no new figure (Totals.NewDecided counts it).
+	Decided bool `json:"decided,omitempty"`
 	// IssueID is the issue's id (see issueid.go), on the rows of
 	// IssueIDsAudit: a fixed row's is the baseline's; an unchanged row's
 	// is the baseline's too, carried forward.
@@ -122,7 +125,7 @@ func (c *comparison) emitRecord(a *auditState, s int, rec *record, out *Row) err
 		if !c.opts.wants(ch) || n <= 0 {
 			return nil
 		}
-		out.Change, out.Issues = ch, n
+		out.Change, out.Issues, out.Decided = ch, n, ch == ChangeNew && rec.decided
 		return c.opts.Rows(out)
 	}
 	mine := ChangeFixed

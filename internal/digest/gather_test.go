@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
@@ -60,7 +58,7 @@ func TestGather(t *testing.T) {
 	if err != nil || len(points) != 2 {
 		t.Fatalf("trend: %v %v", points, err)
 	}
-	due := []decision.Decision{{Ref: ns + "/alt-ok", Kind: cwacv1alpha1.DecisionAccepted, ReviewBy: week0.AddDate(0, 0, 10)}}
+	due := []decision.Decision{{Ref: ns + "/alt-ok", Kind: decision.Accepted, ReviewBy: week0.AddDate(0, 0, 10)}}
 	period := Period{From: week0.AddDate(0, 0, 7), To: week0.AddDate(0, 0, 14)}
 	o, err := Gather(ctx, st, ns, org, period, "https://dash.example/", due)
 	if err != nil {

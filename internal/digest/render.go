@@ -11,8 +11,6 @@ import (
 	"time"
 	"unicode"
 
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
@@ -125,11 +123,11 @@ func scoreChange(now, before *float64) string {
 // kindWords says a decision's kind as a sentence would.
 func kindWords(k decision.Kind) string {
 	switch k {
-	case cwacv1alpha1.DecisionFalsePositive:
+	case decision.FalsePositive:
 		return "false positive"
-	case cwacv1alpha1.DecisionAccepted:
+	case decision.Accepted:
 		return "accepted"
-	case cwacv1alpha1.DecisionWontFix:
+	case decision.WontFix:
 		return "won't fix"
 	}
 	return strings.ToLower(string(k))

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
-
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
@@ -54,7 +52,7 @@ func sampleDigest() Digest {
 			Pages:     []Page{{URL: "https://health.example/forms", Open: 6}},
 			Oldest: []Issue{{Rule: "label", Page: "https://health.example/forms", Width: 320, Since: time.Date(2026, 9, 1, 3, 0, 0, 0, time.UTC),
 				Link: "https://dash.example/issues/agencies/00ff"}},
-			DueForReview: []decision.Decision{{Ref: "agencies/carousel", Kind: cwacv1alpha1.DecisionAccepted, Reason: "vendor fix due <soon>",
+			DueForReview: []decision.Decision{{Ref: "agencies/carousel", Kind: decision.Accepted, Reason: "vendor fix due <soon>",
 				ReviewBy: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), DecidedBy: "web-team@health.example"}},
 		}},
 	}
@@ -143,8 +141,8 @@ func TestNoScanInThePeriod(t *testing.T) {
 }
 
 func TestKindWords(t *testing.T) {
-	for k, want := range map[decision.Kind]string{cwacv1alpha1.DecisionFalsePositive: "false positive", cwacv1alpha1.DecisionAccepted: "accepted",
-		cwacv1alpha1.DecisionWontFix: "won't fix", "Other": "other"} {
+	for k, want := range map[decision.Kind]string{decision.FalsePositive: "false positive", decision.Accepted: "accepted",
+		decision.WontFix: "won't fix", "Other": "other"} {
 		if got := kindWords(k); got != want {
 			t.Errorf("%s: %q, want %q", k, got, want)
 		}

@@ -13,6 +13,7 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/decisionapi"
 	"github.com/a11y-dev/cwac-operator/internal/digest"
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
 	"github.com/a11y-dev/cwac-operator/internal/owners"
@@ -255,7 +256,7 @@ func (r *round) dueForReview(ctx context.Context, org string, next time.Time) ([
 		}
 		r.applied = map[string][]decision.Decision{}
 		for i := range list.Items {
-			if dc, applies, err := decision.FromObject(&list.Items[i]); err == nil && applies {
+			if dc, applies, err := decisionapi.FromObject(&list.Items[i]); err == nil && applies {
 				r.applied[dc.Organisation] = append(r.applied[dc.Organisation], dc)
 			}
 		}

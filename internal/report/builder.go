@@ -119,6 +119,9 @@ type organisation struct {
 	// SetAside is CWAC's count of the organisation's timing-dependent
 	// rows, counted nowhere else (TimingDependentWhy).
 	SetAside int64
+	// Decided is CWAC's count of the organisation's issues a decision
+	// covers (DecidedRow), counted nowhere else.
+	Decided int64
 }
 
 // criterion aggregates the issues of one WCAG success criterion.
@@ -151,6 +154,8 @@ type Builder struct {
 	// setAside is CWAC's count of timing-dependent rows, left out of
 	// every other figure (TimingDependentWhy).
 	setAside int64
+	// decided is CWAC's count of issues decisions cover (DecidedRow).
+	decided int64
 	// Overflow counters: what went past a tracking limit.
 	untrackedPages, untrackedPageElements int64
 	elementsCapped                        bool
@@ -235,6 +240,27 @@ func (b *Builder) VisitRow(file string, r *results.Reader, row results.Row) erro
 	case fileIssues:
 		return b.issueRow(row)
 	}
+	return nil
+}
+
+// DecidedRow takes, instead of VisitRow, an issue row a decision covers
+// (the scan's decisions, as the runner's walk judges each row): its
+// issues leave every count, score and rank, and are counted only as the
+// organisation's and the report's decided figures, which the report and
+// leaderboard.csv show.
+func (b *Builder) DecidedRow(file string, r *results.Reader, row results.Row) error {
+	if file != b.file {
+		if err := b.BeginFile(file, r); err != nil {
+			return err
+		}
+	}
+	_ = b.signals.VisitRow(file, r, row) // never fails; signals are not issues
+	n, err := results.ParseCount(row.Get("num_issues"))
+	if err != nil {
+		return fmt.Errorf("num_issues: %w", err)
+	}
+	b.org(row.Get("organisation"), row.Get("sector")).Decided += n
+	b.decided += n
 	return nil
 }
 

@@ -51,6 +51,9 @@ type OrgScore struct {
 	// which are in none of the counts above and move no score
 	// (TimingDependentWhy).
 	SetAside int64
+	// Decided is CWAC's count of the organisation's issues decisions
+	// cover, which are in none of the counts above and move no score.
+	Decided int64
 	// CompletenessReason says why the organisation is not complete, in
 	// the results package's words ("" when it is complete or the summary
 	// has no completeness): an unranked row must say why it is unranked.
@@ -70,7 +73,7 @@ func (b *Builder) Leaderboard() []OrgScore {
 		s := OrgScore{
 			Organisation: o.Name, Sector: o.Sector, BaseURLs: o.BaseURLs, Pages: o.Pages,
 			Critical: o.Count[0], Serious: o.Count[1], Moderate: o.Count[2], Minor: o.Count[3], Other: o.Count[4],
-			SetAside: o.SetAside,
+			SetAside: o.SetAside, Decided: o.Decided,
 		}
 		s.WeightedPerPage, s.Score = Score(o.Count, o.Pages)
 		out = append(out, s)
@@ -178,7 +181,8 @@ func SafeCell(s string) string {
 var leaderboardHeader = slices.Concat(
 	[]string{"rank", "organisation", "sector", "base_urls", "pages_scanned"},
 	results.Impacts(),
-	[]string{"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason", "timing_dependent_set_aside"},
+	[]string{"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason", "timing_dependent_set_aside",
+		"decided"},
 )
 
 // LeaderboardCSV renders the leaderboard. Every cell is quoted: a reader
@@ -198,7 +202,7 @@ func LeaderboardCSV(rows []OrgScore) ([]byte, error) {
 			rankCell(o.Rank), SafeCell(o.Organisation), SafeCell(o.Sector), strconv.Itoa(o.BaseURLs), strconv.Itoa(o.Pages),
 			strconv.FormatInt(o.Critical, 10), strconv.FormatInt(o.Serious, 10), strconv.FormatInt(o.Moderate, 10),
 			strconv.FormatInt(o.Minor, 10), strconv.FormatInt(o.Other, 10), weightedPerPage, score,
-			o.Completeness, SafeCell(o.CompletenessReason), strconv.FormatInt(o.SetAside, 10),
+			o.Completeness, SafeCell(o.CompletenessReason), strconv.FormatInt(o.SetAside, 10), strconv.FormatInt(o.Decided, 10),
 		})
 	}
 	return buf.Bytes(), nil

@@ -66,11 +66,11 @@ func TestLeaderboardRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCSV := `"rank","organisation","sector","base_urls","pages_scanned","critical","serious","moderate","minor",` +
-		`"other_issues","weighted_issues_per_page","score","completeness","completeness_reason","timing_dependent_set_aside"` + "\n" +
-		`"1","'=HYPERLINK(""http://x"")","'-cmd","1","1","0","0","0","0","0","0.0","100.0","","","0"` + "\n" +
-		`"2","Good","A","1","10","0","0","0","1","1","0.4","99.6","","","0"` + "\n" +
-		`"3","Bad","B","1","2","3","0","2","0","0","17.0","83.0","","","0"` + "\n" +
-		`"4","Down","C","1","0","0","0","0","0","0","0.0","","","","0"` + "\n"
+		`"other_issues","weighted_issues_per_page","score","completeness","completeness_reason","timing_dependent_set_aside","decided"` + "\n" +
+		`"1","'=HYPERLINK(""http://x"")","'-cmd","1","1","0","0","0","0","0","0.0","100.0","","","0","0"` + "\n" +
+		`"2","Good","A","1","10","0","0","0","1","1","0.4","99.6","","","0","0"` + "\n" +
+		`"3","Bad","B","1","2","3","0","2","0","0","17.0","83.0","","","0","0"` + "\n" +
+		`"4","Down","C","1","0","0","0","0","0","0","0.0","","","","0","0"` + "\n"
 	if diff := cmp.Diff(wantCSV, string(data)); diff != "" {
 		t.Errorf("leaderboard CSV (-want +got):\n%s", diff)
 	}
@@ -86,7 +86,8 @@ func TestLeaderboardRanking(t *testing.T) {
 // columns are results.Impacts, worst first.
 func TestLeaderboardHeader(t *testing.T) {
 	want := []string{"rank", "organisation", "sector", "base_urls", "pages_scanned", "critical", "serious", "moderate", "minor",
-		"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason", "timing_dependent_set_aside"}
+		"other_issues", "weighted_issues_per_page", "score", "completeness", "completeness_reason", "timing_dependent_set_aside",
+		"decided"}
 	if diff := cmp.Diff(want, leaderboardHeader); diff != "" {
 		t.Errorf("leaderboard.csv header (-want +got):\n%s", diff)
 	}

@@ -118,8 +118,10 @@ type view struct {
 
 	Elements, Count, Critical, Serious int64
 	// SetAside is CWAC's count of timing-dependent rows, in no other figure.
-	SetAside       int64
-	SetAsideWhy    string
+	SetAside    int64
+	SetAsideWhy string
+	// Decided is CWAC's count of issues decisions cover, in no other figure.
+	Decided        int64
 	CriteriaFailed map[string]int
 	Viewports      []string
 	ElementsCapped bool
@@ -161,6 +163,7 @@ func (b *Builder) view(meta Meta, summary *results.Summary, board []OrgScore) *v
 		Meta: meta, Summary: summary, Impacts: impactClasses, Weights: Weights, OtherWeight: OtherWeight,
 		Elements: b.totalElements.total(), Count: b.totalCount.total(), Critical: b.totalElements[0], Serious: b.totalElements[1],
 		CriteriaFailed: map[string]int{}, ElementsCapped: b.elementsCapped, SetAside: b.setAside, SetAsideWhy: TimingDependentWhy,
+		Decided: b.decided,
 	}
 	for _, vp := range b.viewports {
 		v.Viewports = append(v.Viewports, viewportLabel(vp))

@@ -24,7 +24,7 @@ func compareResults(ctx context.Context, cfg Config, dir string) (*diff.Result, 
 		return nil, &scanpod.BaselineProblem{ResultsMissing: true, Message: fmt.Sprintf(
 			"baseline %s: its results directory is empty or gone from the results volume", cfg.BaselineName)}
 	}
-	res, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName, cfg.ScanNamespace)
+	res, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, cfg.decisions.comparisonCover())
 	if err != nil {
 		cfg.Log.Error("comparing with the baseline", "baseline", cfg.BaselineName, "err", err)
 		return nil, &scanpod.BaselineProblem{Message: err.Error()}
@@ -33,7 +33,8 @@ func compareResults(ctx context.Context, cfg Config, dir string) (*diff.Result, 
 		cfg.Log.Error("carrying the baseline's issue ids forward", "baseline", cfg.BaselineName, "problem", res.IssueIDsProblem)
 	}
 	c := res.Counts
-	cfg.Log.Info("compared with the baseline", "baseline", cfg.BaselineName, "new", c.New, "fixed", c.Fixed, "unchanged", c.Unchanged)
+	cfg.Log.Info("compared with the baseline", "baseline", cfg.BaselineName, "new", c.New, "fixed", c.Fixed, "unchanged", c.Unchanged,
+		"newDecided", res.Totals.NewDecided)
 	return res, nil
 }
 

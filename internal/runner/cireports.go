@@ -10,22 +10,23 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
-	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // ciReportOptions is what the runner's CI reports say of the scan beyond
 // its results, from what the Job builder told the runner: the CwacScan's
 // name (CWAC's audit name when it was not told one) and namespace (part of
 // each new issue's id), the baseline compared with, the scan's thresholds
-// and the CWAC image as the tool's version.
-func ciReportOptions(flags scanpod.RunnerFlags, auditName string) cireport.Options {
-	scan := flags.ScanName
+// and the CWAC image as the tool's version; and the scan's decisions, as
+// of their instant.
+func ciReportOptions(cfg Config, auditName string) cireport.Options {
+	scan := cfg.ScanName
 	if scan == "" {
 		scan = auditName
 	}
-	return cireport.Options{Scan: scan, Namespace: flags.ScanNamespace, Baseline: flags.BaselineName, Thresholds: flags.Thresholds,
-		ToolVersion: flags.CWACImage}
+	return cireport.Options{Scan: scan, Namespace: cfg.ScanNamespace, Baseline: cfg.BaselineName, Thresholds: cfg.Thresholds,
+		ToolVersion: cfg.CWACImage, Decisions: cfg.decisions.set, DecidedAt: cfg.decisions.at}
 }
 
 // ciReports builds results.sarif and junit.xml beside summary.json, for CI
@@ -61,12 +62,17 @@ func startCIReports(dir string, opts cireport.Options, log *slog.Logger) *ciRepo
 	return &ciReports{dir: dir, log: log, sarif: f, reports: r}
 }
 
-// visitors is the walk's visitor for the reports (none when they did not start).
-func (c *ciReports) visitors() []results.RowVisitor {
+// visitors are the walk's visitors for the CI reports and the HTML
+// report: the CI reports first, which name each row and judge whether a
+// decision covers it, then the report builder, told of what they judged
+// (judgedReport). When the CI reports did not start, the report builder
+// alone, and nothing is judged decided: every issue is counted, none
+// hidden.
+func (c *ciReports) visitors(b *report.Builder) []results.RowVisitor {
 	if c == nil {
-		return nil
+		return []results.RowVisitor{b}
 	}
-	return []results.RowVisitor{c.reports}
+	return []results.RowVisitor{c.reports, judgedReport{Builder: b, judge: c.reports}}
 }
 
 // finish ends both reports once the walk has read every row, and puts each

@@ -52,7 +52,7 @@ func TestWriteResultsWritesCIReports(t *testing.T) {
 		cireport.SARIFFile: cireport.WriteSARIF, cireport.JUnitFile: cireport.WriteJUnit,
 	} {
 		var alone bytes.Buffer
-		must(t, write(context.Background(), &alone, os.DirFS(dir), ciReportOptions(scanpod.RunnerFlags{}, "real-scan-1")))
+		must(t, write(context.Background(), &alone, os.DirFS(dir), ciReportOptions(Config{}, "real-scan-1")))
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		must(t, err)
 		if !bytes.Equal(got, alone.Bytes()) {
@@ -160,7 +160,7 @@ func TestCIReportsDescribeTheScan(t *testing.T) {
 			}
 			log, _ := captureLog()
 			_, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "real-scan-1"}, log, base, nil,
-				ciReportOptions(flags, "real-scan-1"))
+				ciReportOptions(Config{RunnerFlags: flags}, "real-scan-1"))
 			must(t, err)
 			junit, err := os.ReadFile(filepath.Join(dir, cireport.JUnitFile))
 			must(t, err)

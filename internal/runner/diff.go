@@ -17,14 +17,16 @@ import (
 // comparison to resultsDir/diff.json and returns it: its counts for
 // summary.json and status, and the ids it named the scan's issues by.
 // baselineName is what the counts call the baseline (its CwacScan's name);
-// namespace is the scan's, part of each new issue's id.
+// namespace is the scan's, part of each new issue's id; covered (nil:
+// none) says which of the scan's issues a decision covers, counted apart
+// from the new ones (diff.Options.Covered).
 //
 // Both directories are read through an os.Root, so a symlink planted in
 // either cannot lead elsewhere. The rows are spooled to a hidden file in
 // resultsDir (the results volume, not a memory-backed /tmp: a large scan's
 // rows are hundreds of megabytes) and diff.json is renamed into place, so a
 // reader never sees half a file. On error nothing is left behind.
-func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName, namespace string) (*diff.Result, error) {
+func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName, namespace string, covered func(diff.Finding) bool) (*diff.Result, error) {
 	baseRoot, err := os.OpenRoot(baselineDir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the baseline's results: %w", err)
@@ -45,7 +47,8 @@ func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineN
 		_ = os.Remove(spool.Name()) // likewise
 	}()
 	rw := diff.NewRowWriter(spool)
-	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rw.Write, Namespace: namespace})
+	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rw.Write, Namespace: namespace,
+		Covered: covered})
 	if err != nil {
 		return nil, fmt.Errorf("comparing with baseline %s: %w", baselineName, err)
 	}

@@ -46,7 +46,7 @@ func twoScans(t *testing.T) (baseline, current string) {
 
 func TestCompareWithBaseline(t *testing.T) {
 	baseline, current := twoScans(t)
-	res, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y")
+	res, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestCompareWithBaselineFails(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := compareWithBaseline(tc.ctx(), baseline, current, "monday", "a11y")
+			_, err := compareWithBaseline(tc.ctx(), baseline, current, "monday", "a11y", nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.wantIs != nil && !errors.Is(err, tc.wantIs)) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}

@@ -85,7 +85,7 @@ func TestIssueIDsAcrossWeeks(t *testing.T) {
 	flags := scanpod.RunnerFlags{ScanName: "weekly", ScanNamespace: "a11y"}
 	log, _ := captureLog()
 	_, err := writeResults(context.Background(), week1, results.Options{}, report.Meta{Title: "week-1"}, log, baselineResults{}, nil,
-		ciReportOptions(flags, "week-1"))
+		ciReportOptions(Config{RunnerFlags: flags}, "week-1"))
 	must(t, err)
 
 	must(t, files.CopyDir(realScanDir, week2))
@@ -101,7 +101,7 @@ func TestIssueIDsAcrossWeeks(t *testing.T) {
 		t.Fatal(problem.Message)
 	}
 	_, err = writeResults(context.Background(), week2, results.Options{}, report.Meta{Title: "week-2"}, log,
-		baselineResults{diff: res, dir: week1}, nil, ciReportOptions(flags, "week-2"))
+		baselineResults{diff: res, dir: week1}, nil, ciReportOptions(Config{RunnerFlags: flags}, "week-2"))
 	must(t, err)
 
 	first := map[string]string{}

@@ -318,7 +318,7 @@ func TestReadScanInputAuditName(t *testing.T) {
 			dir := t.TempDir()
 			must(t, os.WriteFile(filepath.Join(dir, scanpod.OverridesFile), []byte(tt.overrides), 0o644))
 			must(t, os.WriteFile(filepath.Join(dir, scanpod.URLsFile), []byte("organisation,url,sector\nO,https://example.govt.nz/,S\n"), 0o644))
-			in, err := readScanInput(dir)
+			in, err := readScanInput(dir, "ns")
 			if tt.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v; want it to start %q", err, tt.wantErr)

@@ -56,10 +56,11 @@ func mergeShards(ctx context.Context, cfg Config) (scanpod.Report, error) {
 	if cfg.Shards < 1 {
 		return scanpod.Report{}, fmt.Errorf("--merge needs the scan's number of shards (--shards), got %d", cfg.Shards)
 	}
-	in, err := readScanInput(cfg.ConfigMapDir)
+	in, err := readScanInput(cfg.ConfigMapDir, cfg.ScanNamespace)
 	if err != nil {
 		return scanpod.Report{}, err
 	}
+	cfg.decisions = in.decisions
 	auditName, sites := in.auditName, in.sites
 	split := shard.Split(sites, cfg.Shards)
 	for _, i := range cfg.FailedShards {
@@ -176,7 +177,7 @@ func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName strin
 		base.dir = cfg.BaselineDir
 		base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 	}
-	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg.RunnerFlags, auditName)); err != nil {
+	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg, auditName)); err != nil {
 		return scanpod.Report{}, fmt.Errorf("summarising the merged results: %w", err)
 	}
 	settle(&msg, false, 0)

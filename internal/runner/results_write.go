@@ -11,7 +11,6 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
-	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // WriteResults reads CWAC's results in dir once (results.Walk feeding the
@@ -21,7 +20,7 @@ import (
 // Only a failure to read the results is an error; a file that cannot be
 // written is logged, and the scan's results stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
-	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(scanpod.RunnerFlags{}, meta.Title))
+	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(Config{}, meta.Title))
 }
 
 // baselineResults is what a scan with a baseline brings to its results: the
@@ -51,7 +50,7 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 		ci.IssueIDs = base.diff.IssueIDs
 	}
 	ciOut := startCIReports(dir, ci, log)
-	if err := results.Walk(ctx, fsys, append([]results.RowVisitor{summary, index, reports}, ciOut.visitors()...)...); err != nil {
+	if err := results.Walk(ctx, fsys, append([]results.RowVisitor{summary, index}, ciOut.visitors(reports)...)...); err != nil {
 		ciOut.finish(ctx, false)
 		return nil, err
 	}

@@ -44,6 +44,9 @@ type Config struct {
 	scanpod.RunnerFlags
 	Stdout, Stderr io.Writer
 	Log            *slog.Logger
+
+	// decisions are the scan's, read with its ConfigMap (readScanInput).
+	decisions scanDecisions
 }
 
 // stderrTailBytes is how much of CWAC's stderr is kept for the report.
@@ -94,10 +97,11 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 	if err := absPaths(&cfgp.CWACDir, &cfgp.ConfigMapDir, &cfgp.ResultsDir, &cfgp.WorkDir); err != nil {
 		return runnerError(err)
 	}
-	in, err := readScanInput(cfgp.ConfigMapDir)
+	in, err := readScanInput(cfgp.ConfigMapDir, cfgp.ScanNamespace)
 	if err != nil {
 		return runnerError(err)
 	}
+	cfgp.decisions = in.decisions
 	sites, err := prepare(cfgp, in)
 	if err != nil {
 		return runnerError(err)
@@ -156,7 +160,7 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 			base.dir = cfg.BaselineDir
 			base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 		}
-		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg.RunnerFlags, auditName))
+		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg, auditName))
 		if err != nil {
 			cfg.Log.Error("summarising results", "dir", dir, "err", err)
 			msg.Message = "could not summarise results: " + err.Error()

@@ -521,7 +521,7 @@ func TestPrepareOwnsItsConfig(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(cfg.CWACDir, "config", ConfigFileName), []byte(`{"audit_name": "from-the-image"}`), 0o644))
 	log, _ := captureLog()
 	cfg.Log = log
-	in, err := readScanInput(cfg.ConfigMapDir)
+	in, err := readScanInput(cfg.ConfigMapDir, cfg.ScanNamespace)
 	must(t, err)
 	sites, err := prepare(&cfg, in)
 	must(t, err)

@@ -71,13 +71,15 @@ type scanInput struct {
 	auditName string
 	sites     []cwacconfig.Site
 	urlsCSV   []byte
+	decisions scanDecisions
 }
 
 // readScanInput reads and checks the scan's ConfigMap, mounted at dir, as a
 // scan pod and the merge pod both need it, once: both files are there (see
 // checkConfigMap), keys the runner owns are refused, the audit name follows
-// CWAC's rule, every base URL parses, and there is one at least.
-func readScanInput(dir string) (scanInput, error) {
+// CWAC's rule, every base URL parses, and there is one at least; the
+// decisions (for the scan's namespace), when it has any, read and checked.
+func readScanInput(dir, namespace string) (scanInput, error) {
 	var in scanInput
 	if err := checkConfigMap(dir); err != nil {
 		return in, err
@@ -113,7 +115,8 @@ func readScanInput(dir string) (scanInput, error) {
 	if len(in.sites) == 0 {
 		return in, fmt.Errorf("%s: at least one URL is required", scanpod.URLsFile)
 	}
-	return in, nil
+	in.decisions, err = readDecisions(dir, namespace)
+	return in, err
 }
 
 // checkConfigMap fails fast, with the reason, when the scan's ConfigMap is

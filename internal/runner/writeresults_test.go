@@ -180,12 +180,12 @@ func TestCompareWithBaselineCannotWriteDiff(t *testing.T) {
 	baseline, current := twoScans(t)
 	must(t, os.Mkdir(filepath.Join(current, results.DiffFile), 0o755))
 	must(t, os.WriteFile(filepath.Join(current, results.DiffFile, "keep"), nil, 0o644))
-	_, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y")
+	_, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y", nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "writing diff.json: ") {
 		t.Errorf("err = %v, want one writing diff.json", err)
 	}
 	assertNoScratch(t, current)
-	if _, err := compareWithBaseline(context.Background(), baseline, filepath.Join(current, "gone"), "monday", "a11y"); err == nil ||
+	if _, err := compareWithBaseline(context.Background(), baseline, filepath.Join(current, "gone"), "monday", "a11y", nil); err == nil ||
 		!strings.HasPrefix(err.Error(), "opening the scan's results: ") {
 		t.Errorf("a missing results dir: err = %v", err)
 	}

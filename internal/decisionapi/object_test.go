@@ -1,4 +1,4 @@
-package decision
+package decisionapi
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 )
 
 func TestFromObject(t *testing.T) {
@@ -32,7 +33,7 @@ func TestFromObject(t *testing.T) {
 	if err != nil || !applies {
 		t.Fatalf("applies %v, %v", applies, err)
 	}
-	if d.Ref != "agencies/alt" || d.Namespace != "agencies" || d.Organisation != "Health" || d.Kind != cwacv1alpha1.DecisionAccepted ||
+	if d.Ref != "agencies/alt" || d.Namespace != "agencies" || d.Organisation != "Health" || d.Kind != decision.Accepted ||
 		d.Reason != "vendor fix in March" || d.DecidedBy != "alice" || !d.DecidedAt.Equal(decided) || !d.ReviewBy.Equal(review) ||
 		d.Issue == nil || d.Issue.Element != 0xff || d.Issue.ID[0] != 0xab || d.Rule != "" || d.Pages != "" {
 		t.Errorf("got %+v", d)
@@ -63,23 +64,6 @@ func TestFromObject(t *testing.T) {
 	} {
 		if _, applies, err := FromObject(object(change)); err == nil || applies {
 			t.Errorf("%s: no error", name)
-		}
-	}
-}
-
-func TestUnderPages(t *testing.T) {
-	for _, c := range []struct {
-		page, prefix string
-		want         bool
-	}{
-		{"https://health.example/news/2026", "", true},
-		{"https://health.example/news", "https://health.example/news", true},
-		{"https://HEALTH.example:443/news/2026", "https://health.example/news", true},
-		{"https://health.example/newsletter", "https://health.example/news", false},
-		{"https://health.example/", "https://health.example/news", false},
-	} {
-		if got := UnderPages(c.page, c.prefix); got != c.want {
-			t.Errorf("UnderPages(%q, %q) = %v, want %v", c.page, c.prefix, got, c.want)
 		}
 	}
 }

@@ -1,4 +1,8 @@
-package decision
+// Package decisionapi reads CwacIssueDecision objects as internal/decision
+// applies them. It stands apart from internal/decide (which also reads the
+// issue history) so that the operator, which has no history, can give
+// scans their decisions without linking the history's database drivers.
+package decisionapi
 
 import (
 	"fmt"
@@ -8,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 )
 
@@ -16,10 +21,10 @@ import (
 // current generation (its decider was entitled, its review date not come).
 // An object whose issue id or element the API server's checks let through
 // but this package cannot read is an error.
-func FromObject(o *cwacv1alpha1.CwacIssueDecision) (Decision, bool, error) {
-	d := Decision{
+func FromObject(o *cwacv1alpha1.CwacIssueDecision) (decision.Decision, bool, error) {
+	d := decision.Decision{
 		Ref: o.Namespace + "/" + o.Name, Namespace: o.Namespace, Organisation: o.Spec.Organisation,
-		Kind: o.Spec.Kind, Reason: o.Spec.Reason, DecidedBy: o.Annotations[cwacv1alpha1.AnnotationDecidedBy],
+		Kind: decision.Kind(o.Spec.Kind), Reason: o.Spec.Reason, DecidedBy: o.Annotations[cwacv1alpha1.AnnotationDecidedBy],
 		Rule: o.Spec.Rule, Pages: string(o.Spec.Pages),
 	}
 	if o.Spec.ReviewBy != nil {
@@ -33,13 +38,13 @@ func FromObject(o *cwacv1alpha1.CwacIssueDecision) (Decision, bool, error) {
 	if is := o.Spec.Issue; is != nil {
 		id, err := diff.ParseIssueID(is.ID)
 		if err != nil {
-			return Decision{}, false, fmt.Errorf("decision %s: issue.id: %w", d.Ref, err)
+			return decision.Decision{}, false, fmt.Errorf("decision %s: issue.id: %w", d.Ref, err)
 		}
 		el, err := strconv.ParseUint(is.Element, 16, 64)
 		if err != nil || len(is.Element) != 16 {
-			return Decision{}, false, fmt.Errorf("decision %s: issue.element %q: want 16 hexadecimal digits", d.Ref, is.Element)
+			return decision.Decision{}, false, fmt.Errorf("decision %s: issue.element %q: want 16 hexadecimal digits", d.Ref, is.Element)
 		}
-		d.Issue = &Issue{ID: id, Element: el}
+		d.Issue = &decision.Issue{ID: id, Element: el}
 	}
 	c := meta.FindStatusCondition(o.Status.Conditions, cwacv1alpha1.ConditionApplied)
 	applies := c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == o.Generation

@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/report"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// scanDecisions are the decisions the operator gave the scan
+// (scanpod.DecisionsFile) and the instant they apply as of. The zero
+// value decides nothing: a scan without the file.
+type scanDecisions struct {
+	set   *decision.Set
+	at    time.Time
+	count int
+}
+
+// readDecisions reads the scan's decisions from its ConfigMap, mounted at
+// dir, for the scan's namespace. A ConfigMap without the file gives none; a
+// file that cannot be read is an error (the scan would otherwise count
+// what its decisions leave out, and gate on it).
+func readDecisions(dir, namespace string) (scanDecisions, error) {
+	f, err := os.Open(filepath.Join(dir, scanpod.DecisionsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return scanDecisions{}, nil
+	}
+	if err != nil {
+		return scanDecisions{}, fmt.Errorf("reading the scan's decisions: %w", err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	ds, at, err := scanpod.ReadDecisions(f, namespace)
+	if err != nil {
+		return scanDecisions{}, err
+	}
+	return scanDecisions{set: decision.NewSet(ds), at: at, count: len(ds)}, nil
+}
+
+// covered says whether a decision covers the finding as of the scan's
+// instant: what the comparison with the baseline asks (diff.Options.Covered).
+func (d scanDecisions) covered(f diff.Finding) bool {
+	_, ok := d.set.Covering(f, d.at)
+	return ok
+}
+
+// comparisonCover is diff.Options.Covered for the scan: nil without
+// decisions, so the comparison asks nothing.
+func (d scanDecisions) comparisonCover() func(diff.Finding) bool {
+	if d.set == nil {
+		return nil
+	}
+	return d.covered
+}
+
+// judgedReport is the report builder as the runner's walk feeds it: each
+// row the CI reports judge decided (cireport.Reports.Decision, which the
+// walk has passed the row first) goes to DecidedRow, out of every count,
+// score and rank; the others to VisitRow.
+type judgedReport struct {
+	*report.Builder
+	judge *cireport.Reports
+}
+
+func (j judgedReport) VisitRow(file string, r *results.Reader, row results.Row) error {
+	if j.judge.Decision(file, r, row) != nil {
+		return j.DecidedRow(file, r, row)
+	}
+	return j.Builder.VisitRow(file, r, row)
+}
