@@ -42,7 +42,7 @@ func MetricsServerOptions(bindAddress string, secure bool, certDir string) metri
 
 // SetupMetrics registers the CWAC metrics with reg (the manager's
 // metrics.Registry in cmd/manager): gauges computed at scrape time from the
-// manager's cache, and the scan histograms and counters fed by an event
+// manager's cache (the scans', the decisions'), and the scan histograms and counters fed by an event
 // handler on the CwacScan informer. Both report on the elected leader only,
 // so a standby replica's scrape counts nothing twice. The returned function
 // unregisters them (tests that start several managers).
@@ -78,8 +78,17 @@ func SetupMetricsWith(mgr ctrl.Manager, reg prometheus.Registerer, informers *In
 		},
 		OnError: func(err error) { log.Error(err, "reading CwacScans for the metrics") },
 	}
+	decisions := &metrics.DecisionCollector{
+		List: func(ctx context.Context) ([]cwacv1alpha1.CwacIssueDecision, error) {
+			var list cwacv1alpha1.CwacIssueDecisionList
+			err := mgr.GetCache().List(ctx, &list)
+			return list.Items, err
+		},
+		Active:  collector.Active,
+		OnError: func(err error) { log.Error(err, "reading CwacIssueDecisions for the metrics") },
+	}
 	events := metrics.NewScanEvents()
-	collectors := append([]prometheus.Collector{collector}, events.Collectors()...)
+	collectors := append([]prometheus.Collector{collector, decisions}, events.Collectors()...)
 	var registered []prometheus.Collector
 	unregister = func() {
 		for _, c := range registered {

@@ -157,6 +157,13 @@ func TestOperatorMetrics(t *testing.T) {
 	scraper := metricsToken(t, ns, "scraper", true)
 	nobody := metricsToken(t, ns, "nobody", false)
 
+	// A decision no admission policy recorded a decider for (this test
+	// runs none): the operator refuses it, so it counts as not applied.
+	if err := k8s.Create(ctxT(t), &cwacv1alpha1.CwacIssueDecision{ObjectMeta: metav1.ObjectMeta{Name: "alt", Namespace: ns},
+		Spec: cwacv1alpha1.CwacIssueDecisionSpec{Organisation: "example.com", Kind: cwacv1alpha1.DecisionWontFix, Reason: "why",
+			Rule: "image-alt"}}); err != nil {
+		t.Fatal(err)
+	}
 	scan := createScan(t, ns, "metrics", simpleSpec())
 	job := waitJob(t, ns, scan.Name)
 	pod := startPod(t, job, runningStatus())
@@ -194,6 +201,10 @@ func TestOperatorMetrics(t *testing.T) {
 		fmt.Sprintf(`cwac_latest_scan_pages_scanned{namespace=%q,schedule="(none)"}`, ns):              float64(done.Status.Summary.PagesScanned),
 		fmt.Sprintf(`cwac_latest_scan_issues{impact="critical",namespace=%q,schedule="(none)"}`, ns):   float64(done.Status.Summary.IssuesByImpact["critical"]),
 		`cwac_scan_collector_up`: 1,
+		fmt.Sprintf(`cwac_issue_decisions{applied="false",kind="WontFix",namespace=%q}`, ns): 1,
+		fmt.Sprintf(`cwac_issue_decisions{applied="true",kind="WontFix",namespace=%q}`, ns):  0,
+		fmt.Sprintf(`cwac_issue_decisions_past_review{namespace=%q}`, ns):                    0,
+		`cwac_issue_decision_collector_up`:                                                   1,
 	}
 	var body string
 	waitFor(t, "the scan in the metrics", func() (bool, error) {

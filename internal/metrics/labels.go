@@ -41,6 +41,9 @@ const (
 const (
 	// OtherReason stands for a reason that is not one of the API's.
 	OtherReason = "Other"
+	// OtherKind stands for a decision's kind that is not one of the API's
+	// (a decision that does not parse): the same word.
+	OtherKind = OtherReason
 	// NoSchedule is the schedule label of scans no CwacScanSchedule made.
 	// Schedule names are DNS subdomains, so no schedule can be named this.
 	NoSchedule = "(none)"
