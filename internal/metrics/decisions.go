@@ -23,10 +23,10 @@ var (
 		"CwacIssueDecisions that exist now, by namespace, kind and whether the operator applies them (applied=\"true\").",
 		[]string{LabelNamespace, LabelKind, LabelApplied}, nil)
 	decisionsPastReviewDesc = prometheus.NewDesc(Namespace+"_issue_decisions_past_review",
-		"Applied CwacIssueDecisions whose review date has passed: they cover nothing, and their issues count again until someone decides anew.",
+		"Applied CwacIssueDecisions past their review date: they cover nothing until someone decides anew.",
 		[]string{LabelNamespace}, nil)
 	decisionCollectorUpDesc = prometheus.NewDesc(Namespace+"_issue_decision_collector_up",
-		"1 when the CwacIssueDecision gauges were computed from the operator's cache at this scrape, 0 when the cache could not be read.", nil, nil)
+		"1 when the decision gauges were computed from the operator's cache at this scrape, 0 when it could not be read.", nil, nil)
 )
 
 // DecisionCollector computes the CwacIssueDecision gauges at scrape time

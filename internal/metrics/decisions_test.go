@@ -64,11 +64,11 @@ cwac_issue_decisions{applied="false",kind="WontFix",namespace="tax"} 0
 cwac_issue_decisions{applied="true",kind="Accepted",namespace="tax"} 0
 cwac_issue_decisions{applied="true",kind="FalsePositive",namespace="tax"} 0
 cwac_issue_decisions{applied="true",kind="WontFix",namespace="tax"} 1
-# HELP cwac_issue_decisions_past_review Applied CwacIssueDecisions whose review date has passed: they cover nothing, and their issues count again until someone decides anew.
+# HELP cwac_issue_decisions_past_review Applied CwacIssueDecisions past their review date: they cover nothing until someone decides anew.
 # TYPE cwac_issue_decisions_past_review gauge
 cwac_issue_decisions_past_review{namespace="health"} 1
 cwac_issue_decisions_past_review{namespace="tax"} 0
-# HELP cwac_issue_decision_collector_up 1 when the CwacIssueDecision gauges were computed from the operator's cache at this scrape, 0 when the cache could not be read.
+# HELP cwac_issue_decision_collector_up 1 when the decision gauges were computed from the operator's cache at this scrape, 0 when it could not be read.
 # TYPE cwac_issue_decision_collector_up gauge
 cwac_issue_decision_collector_up 1
 `
@@ -85,7 +85,7 @@ cwac_issue_decision_collector_up 1
 
 	failing := &DecisionCollector{List: func(context.Context) ([]cwacv1alpha1.CwacIssueDecision, error) { return nil, errors.New("down") }}
 	if err := testutil.CollectAndCompare(failing, strings.NewReader(`
-# HELP cwac_issue_decision_collector_up 1 when the CwacIssueDecision gauges were computed from the operator's cache at this scrape, 0 when the cache could not be read.
+# HELP cwac_issue_decision_collector_up 1 when the decision gauges were computed from the operator's cache at this scrape, 0 when it could not be read.
 # TYPE cwac_issue_decision_collector_up gauge
 cwac_issue_decision_collector_up 0
 `)); err != nil {
