@@ -247,14 +247,10 @@ func (b *Builder) VisitRow(file string, r *results.Reader, row results.Row) erro
 // (the scan's decisions, as the runner's walk judges each row): its
 // issues leave every count, score and rank, and are counted only as the
 // organisation's and the report's decided figures, which the report and
-// leaderboard.csv show.
+// leaderboard.csv show. It needs no BeginFile of its own: it reads no
+// file kind, and VisitRow begins the file when its next row comes.
 func (b *Builder) DecidedRow(file string, r *results.Reader, row results.Row) error {
-	if file != b.file {
-		if err := b.BeginFile(file, r); err != nil {
-			return err
-		}
-	}
-	_ = b.signals.VisitRow(file, r, row) // never fails; signals are not issues
+	_ = b.signals.VisitRow(file, r, row) // never fails; signals are not issues (they follow files themselves)
 	n, err := results.ParseCount(row.Get("num_issues"))
 	if err != nil {
 		return fmt.Errorf("num_issues: %w", err)
