@@ -243,7 +243,7 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 	classes := impactClasses()
 	header := slices.Concat([]string{"scan", "schedule", "finished_at", "pages", "issues", "elements"}, classes,
 		[]string{"weighted_per_page", "score", "new", "fixed", "fixed_page_not_scanned", "reopened", "unstable", "open",
-			"cwac_image", "axe_core", "chrome", "engine_changed", "set_aside"})
+			"cwac_image", "axe_core", "chrome", "engine_changed", "set_aside", "decided"})
 	writeCSVExport(w, r, exportTrendBase+".csv", header, func(emit func([]string)) {
 		for _, p := range api {
 			byImpact := make([]string, len(classes))
@@ -255,7 +255,7 @@ func (h *Handler) exportTrend(w http.ResponseWriter, r *http.Request, v *viewer)
 				byImpact,
 				[]string{strconv.FormatFloat(p.WeightedPerPage, 'f', 1, 64), optFloat(p.Score), i64(p.New), i64(p.Fixed), i64(p.FixedPageNotScanned),
 					i64(p.Reopened), i64(p.Unstable), i64(p.Open), p.Engine.CWACImage, p.Engine.AxeCore, p.Engine.Chrome, strconv.FormatBool(p.EngineChanged),
-					i64(p.SetAside)}))
+					i64(p.SetAside), i64(p.Decided)}))
 		}
 	})
 }

@@ -46,7 +46,7 @@ func TestExportCSVHeaders(t *testing.T) {
 		t.Fatalf("trend csv: %d rows, %v", len(rows), err)
 	}
 	const trendHeader = "scan,schedule,finished_at,pages,issues,elements,critical,serious,moderate,minor,other," +
-		"weighted_per_page,score,new,fixed,fixed_page_not_scanned,reopened,unstable,open,cwac_image,axe_core,chrome,engine_changed,set_aside"
+		"weighted_per_page,score,new,fixed,fixed_page_not_scanned,reopened,unstable,open,cwac_image,axe_core,chrome,engine_changed,set_aside,decided"
 	if got := strings.Join(rows[0], ","); got != trendHeader {
 		t.Errorf("trend header\n%s\nwant\n%s", got, trendHeader)
 	}

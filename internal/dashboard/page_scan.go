@@ -55,6 +55,9 @@ type scanPage struct {
 	// SetAside is the shown organisations' findings set aside from their
 	// figures (report.TimingDependentWhy).
 	SetAside int64
+	// Decided is the shown organisations' issues a decision covered,
+	// left out of their figures as the scan's report left them out.
+	Decided int64
 }
 
 // scan is /scans/{ns}/{name}: one scan's summary, failure, baseline
@@ -92,6 +95,7 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 			d.Partial = recordedInPart(ctx, st, s)
 			for _, o := range d.Organisations {
 				d.SetAside += o.Figures.SetAside
+				d.Decided += o.Figures.Decided
 			}
 		}
 		if d.Pager, err = newPager("Pages of this scan's organisations", "organisations", r.URL.EscapedPath(), q, p, total); err != nil {

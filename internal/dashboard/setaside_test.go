@@ -16,11 +16,13 @@ import (
 // TestPagesSayWhatWasSetAside: findings set aside from an organisation's
 // figures (report.TimingDependentWhy) are named with their count and why
 // on its page, beside the scan that had them, on that scan's page and in
-// the trend export; a scan without any says nothing of them.
+// the trend export; a scan without any says nothing of them. So are the
+// issues a decision covered when the scan ran.
 func TestPagesSayWhatWasSetAside(t *testing.T) {
 	st := storetest.OpenSQLite(t)
 	ctx := context.Background()
 	for week, setAside := range []int64{0, 2} {
+		decided := 3 * setAside // 0, then 6
 		w, err := st.BeginScan(ctx, weekScan(testNS, week), "test")
 		if err != nil {
 			t.Fatal(err)
@@ -31,7 +33,7 @@ func TestPagesSayWhatWasSetAside(t *testing.T) {
 		}
 		score := 90.0
 		if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: id, Schedule: "weekly", BaseURLs: 1, Pages: 4,
-			Issues: 3, Score: &score, Completeness: "complete", SetAside: setAside}); err != nil {
+			Issues: 3, Score: &score, Completeness: "complete", SetAside: setAside, Decided: decided}); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Commit(); err != nil {
@@ -49,6 +51,7 @@ func TestPagesSayWhatWasSetAside(t *testing.T) {
 	_, page := get(t, h, "reader", orgPath)
 	for _, want := range []string{
 		"<dt>Set aside</dt><dd>2 findings in CWAC's count, in neither the issues nor the score: " + why + "</dd>",
+		"<dt>Decided</dt><dd>6 issues in CWAC's count that a decision covered when the scan ran, in neither the issues nor the score",
 		"Set aside from the issues and scores above, as " + why + ": 2 findings in " + testNS + "/" + weekScan(testNS, 1).Name + ".",
 	} {
 		if !strings.Contains(page, want) {
@@ -60,14 +63,18 @@ func TestPagesSayWhatWasSetAside(t *testing.T) {
 		if got := strings.Contains(page, "Set aside"); got != (want != "") || !strings.Contains(page, want) {
 			t.Errorf("week %d's scan page: speaks of findings set aside: %v; want %q", week, got, want)
 		}
+		decided := "Left out of these organisations' issues and scores because a decision covered them when the scan ran: 6 issues"
+		if got := strings.Contains(page, "a decision covered"); got != (week == 1) || (week == 1 && !strings.Contains(page, decided)) {
+			t.Errorf("week %d's scan page: speaks of decided issues: %v; want %v", week, got, week == 1)
+		}
 	}
 	_, body := get(t, h, "reader", "/export"+orgPath+"/"+exportTrendBase+".csv")
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 	if err != nil || len(rows) != 3 {
 		t.Fatalf("trend CSV: %v %q", err, body)
 	}
-	for i, want := range []string{"set_aside", "0", "2"} {
-		if got := rows[i][len(rows[i])-1]; got != want {
+	for i, want := range [][]string{{"set_aside", "decided"}, {"0", "0"}, {"2", "6"}} {
+		if got := rows[i][len(rows[i])-2:]; got[0] != want[0] || got[1] != want[1] {
 			t.Errorf("trend CSV row %d ends %q, want %q", i, got, want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -84,6 +85,10 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 	}
 	defer w.Rollback() // after Commit it does nothing
 	in := &ingestion{rd: rd, w: w, scan: scan, newTemplates: map[int32]int64{}, verdicts: complete.OrganisationVerdicts()}
+	var problem string
+	if in.decided, problem = keptDecisions(fsys, scan.Namespace); problem != "" {
+		_ = rd.SkipFile(scanpod.DecisionsFile, problem) // never fails
+	}
 	if err := in.run(ctx, fsys); err != nil {
 		return res, err
 	}
@@ -116,6 +121,8 @@ type ingestion struct {
 	// groupsByPage lists each page's groups (by reading.pages index), made
 	// when the first organisation's observations are written.
 	groupsByPage map[int32][]groupKey
+	// decided are the decisions the scan kept (none: the zero value).
+	decided scanDecisions
 }
 
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
@@ -176,6 +183,10 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 	}
 	in.orgStore[o] = orgID
 	st := &orgState{id: orgID, scanned: map[int64]int32{}, cands: map[matchKey][]candidate{}, fresh: map[int64]bool{}}
+	var storedIDs map[int64]diff.IssueID // the stored issues' ids, kept only to judge decisions
+	if in.decided.set != nil {
+		storedIDs = map[int64]diff.IssueID{}
+	}
 	if err := in.pages(ctx, orgID, pages, st); err != nil {
 		return err
 	}
@@ -191,6 +202,9 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		c := candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open}
 		c.fp, _ = diff.ParseIssueID(is.Fingerprint) // every stored one parses; one that did not holds no id
 		st.cands[key] = append(st.cands[key], c)
+		if storedIDs != nil {
+			storedIDs[is.ID] = c.fp
+		}
 		return ctx.Err()
 	})
 	if err != nil {
@@ -224,9 +238,15 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 	if err := in.templates(ctx, orgID, idx); err != nil {
 		return err
 	}
+	counted := in.leaveOutDecided(o, idx, func(issue int64) diff.IssueID {
+		if issue >= in.firstNew && issue-in.firstNew < int64(len(in.fps)) {
+			return in.fps[issue-in.firstNew]
+		}
+		return storedIDs[issue]
+	})
 	f := store.OrganisationFigures{
 		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
-		Issues: org.issues, Elements: elements(rd, idx), ByImpact: org.byImpact, ByAudit: org.byAudit,
+		Issues: org.issues, Elements: elements(rd, counted), ByImpact: org.byImpact, ByAudit: org.byAudit, Decided: org.decided,
 		New: tr.newIssues, Fixed: int64(len(tr.fixed)), FixedPageNotScanned: int64(len(tr.pageNotScanned)),
 		Reopened: int64(len(tr.reopened)), Unstable: tr.unstable, SetAside: org.setAside,
 		Open: tr.openBefore - int64(len(tr.fixed)+len(tr.pageNotScanned)) + tr.newIssues + int64(len(tr.reopened)) +

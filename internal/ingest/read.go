@@ -90,6 +90,9 @@ type orgFigures struct {
 	// setAside is CWAC's count of timing-dependent rows, which are in
 	// none of the figures above (report.TimingDependentWhy).
 	setAside int64
+	// decided is CWAC's count of issues a decision covered, taken out of
+	// the figures above once the rows are matched (leaveOutDecided).
+	decided int64
 }
 
 // fileSpan is where one issue CSV's records are.

@@ -38,7 +38,7 @@ func TrendPointOf(p store.TrendPoint) TrendPoint {
 		Issues: p.Issues, Elements: p.Elements, ByImpact: p.ByImpact, ByAudit: p.ByAudit, Score: score, WeightedPerPage: p.WeightedPerPage,
 		Completeness: p.Completeness, CompletenessReason: p.CompletenessReason,
 		New: p.New, Fixed: p.Fixed, FixedPageNotScanned: p.FixedPageNotScanned, Reopened: p.Reopened, Unstable: p.Unstable, Open: p.Open,
-		SetAside:      p.SetAside,
+		SetAside: p.SetAside, Decided: p.Decided,
 		Engine:        EngineVersions{CWACImage: p.Engine.CWACImageDigest, AxeCore: p.Engine.AxeCore, Chrome: p.Engine.Chrome},
 		EngineChanged: p.EngineChanged,
 	}

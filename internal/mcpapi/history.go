@@ -135,7 +135,9 @@ type TrendPoint struct {
 	Unstable            int64  `json:"unstable" jsonschema:"rows kept out of new and fixed (an audit that did not run, a page that kept changing)"`
 	Open                int64  `json:"open" jsonschema:"issues open after the scan"`
 	// SetAside is report.TimingDependentWhy's count.
-	SetAside      int64          `json:"set_aside" jsonschema:"CWAC's count of timing-dependent rows (focus rows on a page's <body>, written on some runs only): in no other figure and no score"`
+	SetAside int64 `json:"set_aside" jsonschema:"CWAC's count of timing-dependent rows (focus rows on a page's <body>, written on some runs only): in no other figure and no score"`
+	// Decided is the count of issues the scan's decisions covered.
+	Decided       int64          `json:"decided" jsonschema:"CWAC's count of issues a decision covered when the scan ran (false positive, accepted, won't fix): in no other figure but open, and no score"`
 	Engine        EngineVersions `json:"engine"`
 	EngineChanged bool           `json:"engine_changed,omitempty" jsonschema:"the CWAC image, axe-core or Chrome differs from the point before: a jump may be the engine's"`
 }

@@ -18,9 +18,10 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
-// TestDecisionEventsMigration: 0009 goes down (its table gone, the rest
-// of the store left at 0008) and up again on each engine, and the store
-// opens on it; a store at 0008 is brought to it by Open.
+// TestDecisionEventsMigration: 0010 and 0009 go down (their column and
+// table gone, the rest of the store left at 0008) and up again on each
+// engine, and the store opens on it; a store at 0008 is brought to the
+// latest by Open.
 func TestDecisionEventsMigration(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
@@ -42,8 +43,8 @@ func TestDecisionEventsMigration(t *testing.T) {
 			_ = st.Close()
 
 			m := migrator(t, driver, source)
-			if err := m.Steps(-1); err != nil {
-				t.Fatalf("0009 down: %v", err)
+			if err := m.Migrate(8); err != nil {
+				t.Fatalf("0010 and 0009 down: %v", err)
 			}
 			if v, _, _ := m.Version(); v != 8 {
 				t.Errorf("after 0009 down the store is at %d, want 8", v)
@@ -59,9 +60,12 @@ func TestDecisionEventsMigration(t *testing.T) {
 			if _, err := db.Exec(`SELECT set_aside_issues FROM organisation_scans`); err != nil {
 				t.Errorf("0008's column went with 0009: %v", err)
 			}
+			if _, err := db.Exec(`SELECT decided_issues FROM organisation_scans`); err == nil {
+				t.Error("0010's decided_issues is still there after 0010 down")
+			}
 			_ = db.Close()
 
-			st = storetest.Open(t, dsn) // Open applies 0009 again
+			st = storetest.Open(t, dsn) // Open applies 0009 and 0010 again
 			latest, err := st.LatestDecisionEvents(ctx, "ns")
 			if err != nil || len(latest) != 0 {
 				t.Errorf("after 0009 up again: %v %v, want an empty history", latest, err)

@@ -73,6 +73,9 @@ type OrganisationFigures struct {
 	// SetAside is CWAC's count of timing-dependent rows, in none of the
 	// figures above (report.TimingDependentWhy).
 	SetAside int64
+	// Decided is CWAC's count of issues a decision covered (the scan's
+	// decisions), in none of the figures above but Open.
+	Decided int64
 	// Completeness is the organisation's verdict in this scan (complete,
 	// partial, blocked, unreachable; "": not known) and CompletenessReason
 	// why, cut to MaxCompletenessReasonBytes.
@@ -98,11 +101,11 @@ func (w *ScanWriter) AddOrganisationFigures(ctx context.Context, f OrganisationF
 	_, err = w.exec(ctx, `INSERT INTO organisation_scans (organisation_id, scan_id, schedule, finished_at, base_urls, pages,
 		issues, elements, critical, serious, moderate, minor, other, by_audit, weighted_per_page, score,
 		new_issues, fixed_issues, fixed_page_not_scanned, reopened_issues, unstable_issues, open_issues, set_aside_issues,
-		completeness, completeness_reason)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		decided_issues, completeness, completeness_reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		f.OrgID, w.scanID, f.Schedule, w.at, f.BaseURLs, f.Pages, f.Issues, f.Elements,
 		f.ByImpact[0], f.ByImpact[1], f.ByImpact[2], f.ByImpact[3], f.ByImpact[4], byAudit, f.WeightedPerPage, score,
-		f.New, f.Fixed, f.FixedPageNotScanned, f.Reopened, f.Unstable, f.Open, f.SetAside,
+		f.New, f.Fixed, f.FixedPageNotScanned, f.Reopened, f.Unstable, f.Open, f.SetAside, f.Decided,
 		textcap.Head(f.Completeness, 32), textcap.Head(f.CompletenessReason, MaxCompletenessReasonBytes))
 	if err != nil {
 		return fmt.Errorf("store: recording an organisation's figures: %w", err)

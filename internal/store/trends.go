@@ -40,7 +40,11 @@ type TrendPoint struct {
 	// figures above (report.TimingDependentWhy); 0 for scans recorded
 	// before migration 0008, whose figures counted them.
 	SetAside int64
-	Engine   EngineVersions
+	// Decided is CWAC's count of issues a decision covered, in none of
+	// the figures above but Open; 0 for scans made without decisions (or
+	// recorded before migration 0010).
+	Decided int64
+	Engine  EngineVersions
 	// EngineChanged is true when the engine differs from the previous
 	// point's (the first point has nothing to differ from).
 	EngineChanged bool
@@ -57,7 +61,7 @@ type TrendPoint struct {
 const trendColumns = `s.namespace, s.name, os.schedule, os.finished_at, os.base_urls, os.pages, os.issues, os.elements,
 	os.critical, os.serious, os.moderate, os.minor, os.other, os.by_audit, os.weighted_per_page, os.score,
 	os.new_issues, os.fixed_issues, os.fixed_page_not_scanned, os.reopened_issues, os.unstable_issues, os.open_issues, os.set_aside_issues,
-	s.cwac_image_digest, s.axe_core_version, s.chrome_version, os.completeness, os.completeness_reason`
+	os.decided_issues, s.cwac_image_digest, s.axe_core_version, s.chrome_version, os.completeness, os.completeness_reason`
 
 func scanTrendPoint(sc interface{ Scan(...any) error }) (TrendPoint, error) {
 	var p TrendPoint
@@ -67,7 +71,7 @@ func scanTrendPoint(sc interface{ Scan(...any) error }) (TrendPoint, error) {
 	var score sql.NullFloat64
 	err := sc.Scan(&ns, &name, &p.Schedule, &at, &p.BaseURLs, &p.Pages, &p.Issues, &p.Elements,
 		&imp[0], &imp[1], &imp[2], &imp[3], &imp[4], &byAudit, &p.WeightedPerPage, &score,
-		&p.New, &p.Fixed, &p.FixedPageNotScanned, &p.Reopened, &p.Unstable, &p.Open, &p.SetAside,
+		&p.New, &p.Fixed, &p.FixedPageNotScanned, &p.Reopened, &p.Unstable, &p.Open, &p.SetAside, &p.Decided,
 		&p.Engine.CWACImageDigest, &p.Engine.AxeCore, &p.Engine.Chrome, &p.Completeness, &p.CompletenessReason)
 	if err != nil {
 		return p, err
@@ -261,7 +265,8 @@ func (s *Store) SectorTrend(ctx context.Context, namespaces []string, sector, sc
 		return "CAST(SUM(CASE WHEN " + isNotScored + " THEN 0 ELSE " + col + " END) AS BIGINT)"
 	}
 	cols := []string{"os.base_urls", "os.pages", "os.issues", "os.elements", "os.critical", "os.serious", "os.moderate", "os.minor", "os.other",
-		"os.new_issues", "os.fixed_issues", "os.fixed_page_not_scanned", "os.reopened_issues", "os.unstable_issues", "os.open_issues", "os.set_aside_issues"}
+		"os.new_issues", "os.fixed_issues", "os.fixed_page_not_scanned", "os.reopened_issues", "os.unstable_issues", "os.open_issues", "os.set_aside_issues",
+		"os.decided_issues"}
 	var sums []string
 	var sumArgs []any
 	for _, c := range cols {
@@ -291,7 +296,7 @@ func (s *Store) SectorTrend(ctx context.Context, namespaces []string, sector, sc
 		var imp [5]int64
 		if err := rows.Scan(&ns, &name, &p.Schedule, &at, &p.Organisations, &p.NotScored,
 			&p.BaseURLs, &p.Pages, &p.Issues, &p.Elements, &imp[0], &imp[1], &imp[2], &imp[3], &imp[4],
-			&p.New, &p.Fixed, &p.FixedPageNotScanned, &p.Reopened, &p.Unstable, &p.Open, &p.SetAside,
+			&p.New, &p.Fixed, &p.FixedPageNotScanned, &p.Reopened, &p.Unstable, &p.Open, &p.SetAside, &p.Decided,
 			&p.Engine.CWACImageDigest, &p.Engine.AxeCore, &p.Engine.Chrome); err != nil {
 			return nil, fmt.Errorf("store: reading sector %q's trend: %w", sector, err)
 		}

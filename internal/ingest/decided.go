@@ -1,0 +1,77 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+)
+
+// scanDecisions are the decisions the scan kept beside its results
+// (scanpod.DecisionsFile), as of the instant the scan applied them: the
+// history counts what they cover as the scan's report did, out of the
+// organisation's issues and score.
+type scanDecisions struct {
+	set *decision.Set
+	at  time.Time
+}
+
+// keptDecisions reads the scan's kept decisions for its namespace. Results
+// without the file decide nothing; a file that cannot be read decides
+// nothing either, and why is returned for the scan's skipped files: the
+// scan is recorded with every issue counted, never some hidden.
+func keptDecisions(fsys fs.FS, namespace string) (scanDecisions, string) {
+	f, err := fsys.Open(scanpod.DecisionsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return scanDecisions{}, ""
+	}
+	if err != nil {
+		return scanDecisions{}, fmt.Sprintf("%s: %v: every issue is counted", scanpod.DecisionsFile, err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	ds, at, err := scanpod.ReadDecisions(f, namespace)
+	if err != nil {
+		return scanDecisions{}, fmt.Sprintf("%v: every issue is counted", err)
+	}
+	return scanDecisions{set: decision.NewSet(ds), at: at}, ""
+}
+
+// leaveOutDecided takes the organisation's records a decision covers out
+// of its figures (issues, impact classes, audits) into its decided count,
+// and returns the records left, for the elements counted. fpOf gives a
+// matched or new issue's id (zero for a record not tracked: only a rule
+// decision covers it). Records set aside stay as they are.
+func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(issue int64) diff.IssueID) []int32 {
+	if in.decided.set == nil {
+		return idx
+	}
+	rd, org := in.rd, in.rd.orgs[o]
+	kept := make([]int32, 0, len(idx))
+	for _, i := range idx {
+		rec := rd.recs.at(int(i))
+		if rec.body {
+			kept = append(kept, i)
+			continue
+		}
+		audit, rule, _ := strings.Cut(rd.strs.Text(rec.rule), "\x00")
+		f := decision.Finding{Namespace: in.scan.Namespace, Organisation: org.name, Element: rec.html, Rule: rule,
+			URL: rd.pages[rec.page].key}
+		if rec.issue != 0 {
+			f.ID = fpOf(rec.issue)
+		}
+		if _, ok := in.decided.set.Covering(f, in.decided.at); !ok {
+			kept = append(kept, i)
+			continue
+		}
+		org.issues -= rec.issues
+		org.byImpact[rec.impact] -= rec.issues
+		org.byAudit[audit] -= rec.issues
+		org.decided += rec.issues
+	}
+	return kept
+}

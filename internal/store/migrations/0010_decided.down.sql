@@ -1,0 +1,1 @@
+ALTER TABLE organisation_scans DROP COLUMN decided_issues;
