@@ -13,7 +13,8 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
-// capStore records n weekly scans of one organisation through the
+// capStore records n weekly scans of one organisation (each with issues a
+// decision covered, which the page names) through the
 // store's writer, the ith with score i.
 func capStore(t *testing.T, n int) *store.Store {
 	t.Helper()
@@ -32,7 +33,7 @@ func capStore(t *testing.T, n int) *store.Store {
 		}
 		score := float64(i)
 		if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: id, Schedule: "weekly", BaseURLs: 1, Pages: 4,
-			Issues: int64(i), Score: &score, Completeness: "complete"}); err != nil {
+			Issues: int64(i), Score: &score, Completeness: "complete", Decided: int64(1 + i%3)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Commit(); err != nil {
