@@ -76,3 +76,37 @@ func TestCompareDecided(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareDecidedOtherAudits: a new issue of one of CWAC's own audits
+// (no issue id in the comparison) is asked about with no id, by its
+// audit's name as its rule, so that only a rule decision covers it.
+func TestCompareDecidedOtherAudits(t *testing.T) {
+	base, cur := loadReal(t), loadReal(t)
+	// The home page's overflow fixed, the clean page's new: the scan's
+	// only reflow issue, its audit's first record.
+	cur.edit("reflow_audit.csv", func(r row) bool {
+		switch {
+		case r.is(home, small):
+			r.set("overflows", "False")
+			r.set("num_issues", "0")
+			r.set("overflow_amount_px", "0")
+		case r.is(clean, small):
+			r.set("overflows", "True")
+			r.set("num_issues", "1")
+			r.set("overflow_amount_px", "40")
+		}
+		return true
+	})
+	var asked []Finding
+	res, rows := compareWith(t, base.fs(t), cur.fs(t), Options{Namespace: "agencies", Covered: func(f Finding) bool {
+		asked = append(asked, f)
+		return f.Rule == "reflow_audit"
+	}})
+	checkInvariants(t, base.fs(t), cur.fs(t), res, rows)
+	if len(asked) != 1 || asked[0].ID != (IssueID{}) || asked[0].Rule != "reflow_audit" || asked[0].URL != PageKey(clean) {
+		t.Fatalf("asked about %+v, want the new reflow issue, with no id", asked)
+	}
+	if res.Counts.New != 0 || res.Totals.NewDecided != 1 {
+		t.Errorf("new %d, decided %d; want the reflow issue decided", res.Counts.New, res.Totals.NewDecided)
+	}
+}
