@@ -26,6 +26,14 @@ func TestAddDecisions(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Rule != "image-alt" || !gotAt.Equal(at) {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
+	if cm.Data[scanpod.URLsFile] != "x" {
+		t.Errorf("the ConfigMap's other files: %v, want them kept", cm.Data)
+	}
+	// A ConfigMap with no data yet gets the file.
+	empty := &corev1.ConfigMap{}
+	if left, err := AddDecisions(empty, one, at); err != nil || left != 0 || len(empty.Data) != 1 {
+		t.Errorf("an empty ConfigMap: %d left, %v, data %v", left, err, empty.Data)
+	}
 
 	// A ConfigMap the other files fill: the decisions that fit, no more.
 	full := &corev1.ConfigMap{Data: map[string]string{scanpod.URLsFile: strings.Repeat("u", MaxConfigMapBytes-3000)}}
