@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -99,29 +101,13 @@ func countDecisions(list []cwacv1alpha1.CwacIssueDecision, now time.Time) (map[d
 		}
 		d, applied, err := decisionapi.FromObject(o)
 		kind := string(d.Kind)
-		if err != nil || !knownKind(d.Kind) {
+		if err != nil || !slices.Contains(decision.Kinds, d.Kind) {
 			kind, applied = OtherKind, false
 		}
-		counts[decisionKey{o.Namespace, kind, boolLabel(applied)}]++
+		counts[decisionKey{o.Namespace, kind, strconv.FormatBool(applied)}]++
 		if applied && !d.ActiveAt(now) {
 			pastReview[o.Namespace]++
 		}
 	}
 	return counts, pastReview
-}
-
-func knownKind(k decision.Kind) bool {
-	for _, known := range decision.Kinds {
-		if k == known {
-			return true
-		}
-	}
-	return false
-}
-
-func boolLabel(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
 }
