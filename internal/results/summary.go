@@ -56,6 +56,10 @@ type Summary struct {
 	IssuesByAuditType map[string]int64 `json:"issues_by_audit_type"`
 	IssuesByImpact    map[string]int64 `json:"issues_by_impact"`
 	TopViolations     []Violation      `json:"top_violations"`
+	// DecidedIssues counts the issues a decision covers (a false positive,
+	// accepted or won't fix): in none of the counts above, so no threshold
+	// gates on them (SummaryBuilder.DecidedRow).
+	DecidedIssues int64 `json:"decided_issues,omitempty"`
 	// Informational maps audits that report rows, not issues, to row counts.
 	Informational map[string]int64 `json:"informational"`
 	// URLsScanned is the number of distinct page URLs CWAC audited (audit_log.csv).

@@ -213,6 +213,31 @@ func (b *SummaryBuilder) VisitRow(file string, r *Reader, row Row) error {
 	return nil
 }
 
+// DecidedRow counts one row a decision covers: its page was audited (the
+// completeness counts it), its issues are counted apart in DecidedIssues
+// and in no other count, rule or impact. A row that is not an issue (no
+// num_issues column, or none found) is counted as VisitRow counts it.
+func (b *SummaryBuilder) DecidedRow(file string, r *Reader, row Row) error {
+	if file != b.file {
+		if err := b.BeginFile(file, r); err != nil {
+			return err
+		}
+	}
+	n, err := ParseNumIssues(row.Field(b.col.numIssues)) // 0 without the column
+	if err != nil {
+		return err
+	}
+	if n <= 0 || b.kind != kindAudit {
+		return b.VisitRow(file, r, row)
+	}
+	if err := b.complete.VisitRow(file, r, row); err != nil {
+		return err
+	}
+	b.s.DecidedIssues += n
+	b.s.IssuesByAuditType[b.audit] += 0 // the audit was read, and found nothing undecided
+	return nil
+}
+
 func (b *SummaryBuilder) auditRow(row Row) error {
 	s := b.s
 	if !b.hasIssues {
