@@ -95,12 +95,8 @@ func (r *Reports) Decision(file string, rd *results.Reader, row results.Row) *de
 	if n, err := results.ParseNumIssues(row.Get("num_issues")); err != nil || n <= 0 {
 		return nil
 	}
-	rule := row.Get("id")
-	if rule == "" {
-		rule = audit
-	}
 	d, _ := r.jopts.Decisions.Covering(decision.Finding{Namespace: r.jopts.Namespace, Organisation: row.Get("organisation"),
-		Element: diff.ElementHash(row.Get("html")), Rule: rule, URL: row.Get("url")}, r.jopts.DecidedAt)
+		Element: diff.ElementHash(row.Get("html")), Rule: diff.RuleOf(audit, row.Get("id")), URL: row.Get("url")}, r.jopts.DecidedAt)
 	return d
 }
 

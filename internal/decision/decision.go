@@ -90,14 +90,25 @@ type orgRule struct{ namespace, organisation, rule string }
 // Set is decisions filed for lookup. The zero Set covers nothing.
 type Set struct {
 	byIssue map[diff.IssueID][]*Decision
-	byRule  map[orgRule][]*Decision
+	byRule  map[orgRule]*ruleDecisions
+}
+
+// ruleDecisions are one rule's decisions for one organisation, filed by
+// page prefix (pagesKey; "" for every page), each list latest decided
+// first: a finding looks up only the prefixes its page is under, however
+// many decisions there are.
+type ruleDecisions struct {
+	byPages map[string][]*Decision
+	// longest is the length of the longest prefix: no longer part of a
+	// page is looked up.
+	longest int
 }
 
 // NewSet files the decisions. Each keeps its place in the order that
 // breaks ties (most specific first, then the latest decided, then by
 // Ref), so that a finding covered by several is always given the same.
 func NewSet(decisions []Decision) *Set {
-	s := &Set{byIssue: map[diff.IssueID][]*Decision{}, byRule: map[orgRule][]*Decision{}}
+	s := &Set{byIssue: map[diff.IssueID][]*Decision{}, byRule: map[orgRule]*ruleDecisions{}}
 	for i := range decisions {
 		d := &decisions[i]
 		if d.Issue != nil {
@@ -105,16 +116,22 @@ func NewSet(decisions []Decision) *Set {
 			continue
 		}
 		k := orgRule{d.Namespace, d.Organisation, d.Rule}
-		s.byRule[k] = append(s.byRule[k], d)
+		rd := s.byRule[k]
+		if rd == nil {
+			rd = &ruleDecisions{byPages: map[string][]*Decision{}}
+			s.byRule[k] = rd
+		}
+		prefix := pagesKey(d.Pages)
+		rd.byPages[prefix] = append(rd.byPages[prefix], d)
+		rd.longest = max(rd.longest, len(prefix))
 	}
 	for _, ds := range s.byIssue {
 		slices.SortFunc(ds, latestFirst)
 	}
-	for _, ds := range s.byRule {
-		slices.SortFunc(ds, func(a, b *Decision) int {
-			// The longer prefix is the more specific: it wins.
-			return cmp.Or(cmp.Compare(len(pagesKey(b.Pages)), len(pagesKey(a.Pages))), latestFirst(a, b))
-		})
+	for _, rd := range s.byRule {
+		for _, ds := range rd.byPages {
+			slices.SortFunc(ds, latestFirst)
+		}
 	}
 	return s
 }
@@ -136,13 +153,50 @@ func (s *Set) Covering(f Finding, now time.Time) (*Decision, bool) {
 			return d, true
 		}
 	}
-	ds := s.byRule[orgRule{f.Namespace, f.Organisation, f.Rule}]
-	if len(ds) == 0 {
+	rd := s.byRule[orgRule{f.Namespace, f.Organisation, f.Rule}]
+	if rd == nil {
 		return nil, false
 	}
-	page := diff.PageKey(f.URL)
+	return rd.covering(diff.PageKey(f.URL), now)
+}
+
+// covering is the active decision of the longest prefix the page is
+// under (underPrefix's rule, read from the page's end): the page itself,
+// then at each path boundary from the last, the page up to and with a "/"
+// (a prefix ending in "/" covers what follows it) and the page up to a
+// "/", "?" or "#"; last, every page's.
+func (rd *ruleDecisions) covering(page string, now time.Time) (*Decision, bool) {
+	if d, ok := rd.at(page, now); ok {
+		return d, true
+	}
+	for i := len(page) - 1; i >= 0; i-- {
+		switch page[i] {
+		case '/':
+			if d, ok := rd.at(page[:i+1], now); ok {
+				return d, true
+			}
+			fallthrough
+		case '?', '#':
+			if d, ok := rd.at(page[:i], now); ok {
+				return d, true
+			}
+		}
+	}
+	return rd.at("", now)
+}
+
+// at is the active decision filed under the prefix, if any; a prefix
+// longer than any filed is not looked up.
+func (rd *ruleDecisions) at(prefix string, now time.Time) (*Decision, bool) {
+	if len(prefix) > rd.longest {
+		return nil, false
+	}
+	return firstActive(rd.byPages[prefix], now)
+}
+
+func firstActive(ds []*Decision, now time.Time) (*Decision, bool) {
 	for _, d := range ds {
-		if d.ActiveAt(now) && underPrefix(page, pagesKey(d.Pages)) {
+		if d.ActiveAt(now) {
 			return d, true
 		}
 	}

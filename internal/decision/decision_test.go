@@ -175,3 +175,49 @@ func TestUnderPages(t *testing.T) {
 		}
 	}
 }
+
+// TestCoveringAgreesWithUnderPages: for every page and set of prefixes,
+// the decision a Set finds is the one the longest prefix the page is under
+// (UnderPages) gives, the latest decided among equals: the lookup by path
+// boundaries misses no prefix and covers nothing UnderPages does not.
+func TestCoveringAgreesWithUnderPages(t *testing.T) {
+	prefixes := []string{"", "https://health.example/", "https://health.example/news", "https://health.example/news/",
+		"https://health.example/news/2026", "https://health.example/news?", "https://health.example/news?page=2",
+		"https://health.example/a#b", "https://health.example/a", "/", "/x", "https://health.example/ne", "https://other.example/"}
+	pages := []string{"https://health.example/", "https://health.example/news", "https://health.example/news/",
+		"https://health.example/news/2026", "https://health.example/news/2026/budget", "https://health.example/news?page=2",
+		"https://health.example/newsletter", "https://health.example/a#b", "https://health.example/a/#b", "https://health.example/a?x#y",
+		"/x", "/x/y", "/", "", "https://other.example/z"}
+	// Each subset of three prefixes (with repeats: two decisions of one
+	// prefix, one of them expired).
+	for i, p1 := range prefixes {
+		for j, p2 := range prefixes {
+			for _, p3 := range prefixes[max(i, j):] {
+				ds := []Decision{
+					ruleDecision("r1", "image-alt", p1),
+					with(ruleDecision("r2", "image-alt", p2), func(d *Decision) { d.DecidedAt = now.Add(-time.Minute) }),
+					with(ruleDecision("r3", "image-alt", p3), func(d *Decision) { d.ReviewBy = now }),
+				}
+				for _, page := range pages {
+					want := ""
+					best := -1
+					for _, d := range ds[:2] { // r3 has expired
+						if UnderPages(page, d.Pages) && len(pagesKey(d.Pages)) > best {
+							want, best = d.Ref, len(pagesKey(d.Pages))
+						} else if UnderPages(page, d.Pages) && len(pagesKey(d.Pages)) == best && d.Ref == "r2" {
+							want = "r2" // decided later than r1
+						}
+					}
+					d, ok := NewSet(ds).Covering(finding(func(f *Finding) { f.URL = page }), now)
+					got := ""
+					if ok {
+						got = d.Ref
+					}
+					if got != want {
+						t.Fatalf("prefixes %q, %q (and %q expired), page %q: covered by %q, want %q", p1, p2, p3, page, got, want)
+					}
+				}
+			}
+		}
+	}
+}

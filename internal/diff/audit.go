@@ -164,10 +164,7 @@ func (c *comparison) parse(a *auditState, row results.Row) (scanned, error) {
 		return sc, err
 	}
 	sc.page = c.pages.id(row.Get("url"))
-	sc.rule = row.Get("id")
-	if sc.rule == "" {
-		sc.rule = a.audit
-	}
+	sc.rule = RuleOf(a.audit, row.Get("id"))
 	sc.matchRule = sc.rule
 	if a.name == focusFile && strings.HasPrefix(row.Get("description"), animatingPrefix) {
 		sc.animating = true

@@ -92,13 +92,25 @@ type IssueParts struct {
 	HTML, Target uint64
 }
 
-// AuditRule is the rule part of an id: the audit's name and the row's rule
-// (an axe rule id; the audit's name again for audits without one).
-func AuditRule(audit, rule string) string {
-	if rule == "" {
-		rule = audit
+// RuleOf is a row's rule as people, reports and decisions name it: its
+// rule id (axe's), or the audit's name for audits without one.
+func RuleOf(audit, id string) string {
+	if id == "" {
+		return audit
 	}
-	return audit + "\x00" + IdentityText(rule, IdentityNameBytes)
+	return id
+}
+
+// AuditRule is the rule part of an id: the audit's name and the row's rule
+// (RuleOf), the two apart as SplitAuditRule reads them.
+func AuditRule(audit, id string) string {
+	return audit + "\x00" + IdentityText(RuleOf(audit, id), IdentityNameBytes)
+}
+
+// SplitAuditRule is an AuditRule's audit and rule.
+func SplitAuditRule(auditRule string) (audit, rule string) {
+	audit, rule, _ = strings.Cut(auditRule, "\x00")
+	return audit, rule
 }
 
 // PartsOf makes an issue's parts from a row's cells: pageKey is PageKey of

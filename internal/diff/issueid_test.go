@@ -331,3 +331,25 @@ func FuzzReadIssueIDs(f *testing.F) {
 		}
 	})
 }
+
+// TestAuditRuleParts: a row's rule is its id, or its audit's name; an id's
+// rule part is that rule, cut to the identity's length, and splits back
+// into the audit and the rule.
+func TestAuditRuleParts(t *testing.T) {
+	long := strings.Repeat("r", IdentityNameBytes+10)
+	for _, c := range []struct {
+		audit, id, rule, split string
+	}{
+		{"axe_core_audit", "image-alt", "image-alt", "image-alt"},
+		{"focus_indicator_audit", "", "focus_indicator_audit", "focus_indicator_audit"},
+		{"axe_core_audit", long, long, IdentityText(long, IdentityNameBytes)},
+	} {
+		if got := RuleOf(c.audit, c.id); got != c.rule {
+			t.Errorf("RuleOf(%q, %q) = %q, want %q", c.audit, c.id, got, c.rule)
+		}
+		audit, rule := SplitAuditRule(AuditRule(c.audit, c.id))
+		if audit != c.audit || rule != c.split {
+			t.Errorf("SplitAuditRule(AuditRule(%q, %q)) = %q, %q; want %q, %q", c.audit, c.id, audit, rule, c.audit, c.split)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/decision"
@@ -58,7 +57,7 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(issue int64
 			kept = append(kept, i)
 			continue
 		}
-		audit, rule, _ := strings.Cut(rd.strs.Text(rec.rule), "\x00")
+		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 		f := decision.Finding{Namespace: in.scan.Namespace, Organisation: org.name, Element: rec.html, Rule: rule,
 			URL: rd.pages[rec.page].key}
 		if rec.issue != 0 {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
@@ -394,7 +393,7 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 				return err
 			}
 		}
-		audit, rule, _ := strings.Cut(rd.strs.Text(first.rule), "\x00")
+		audit, rule := diff.SplitAuditRule(rd.strs.Text(first.rule))
 		key := store.TemplateKey{Audit: audit, Rule: rule, ElementHash: first.html}
 		id, ok := known[key]
 		if !ok {

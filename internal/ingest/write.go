@@ -91,7 +91,7 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 		}
 	}
 	if id, ok := wr.in.newTemplates[int32(i)]; ok {
-		audit, rule, _ := strings.Cut(rd.strs.Text(rec.rule), "\x00")
+		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 		wr.tmpls = append(wr.tmpls, store.NewTemplate{
 			ID: id, OrgID: wr.in.orgStore[rd.pages[rec.page].org],
 			Key: store.TemplateKey{Audit: audit, Rule: rule, ElementHash: rec.html}, ElementHTML: capText(html, diff.MaxHTMLBytes),
@@ -106,7 +106,7 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 // add queues a new issue with its text.
 func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html string) {
 	rd := wr.in.rd
-	audit, rule, _ := strings.Cut(rd.strs.Text(rec.rule), "\x00")
+	audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 	var criteria []string
 	if tags, err := results.ParseTags(row.Get("tags")); err == nil {
 		for _, c := range wcag.Criteria(tags) {
