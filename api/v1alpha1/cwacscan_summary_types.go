@@ -19,8 +19,15 @@ type Violation struct {
 
 // ScanSummary is the compact result of a finished scan.
 type ScanSummary struct {
-	// totalIssues counts every issue (CWAC's num_issues) across all audits.
+	// totalIssues counts every issue (CWAC's num_issues) across all audits,
+	// except those a decision covers (decidedIssues).
 	TotalIssues int64 `json:"totalIssues"`
+	// decidedIssues counts the issues a CwacIssueDecision covers (a false
+	// positive, accepted or won't fix, as of the scan's start): in none of
+	// this summary's other counts, so no threshold gates on them.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	DecidedIssues int64 `json:"decidedIssues,omitempty"`
 	// issuesByAuditType maps CWAC's audit_type (e.g. AxeCoreAudit) to issues.
 	// +optional
 	IssuesByAuditType map[string]int64 `json:"issuesByAuditType,omitempty"`

@@ -201,7 +201,7 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 		"case", "wall", "CPU", "peak RSS", "CPU ÷ encoding/csv", "CPU ÷ read floor", "answer")
 	figures := map[string]processFigure{}
 	// The runner goes first: it writes the row index the tools use below.
-	order := []string{"runner", "floor", "csv", "summary", "walk"}
+	order := []string{"runner", "floor", "csv", "summary", "walk", "runner-decided-rules", "runner-decided-pages"}
 	for _, name := range order {
 		all := make([]processFigure, 0, runs)
 		for range runs {
@@ -220,7 +220,9 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 	labels := map[string]string{
 		caseWC: "wc -l", "floor": "read floor (64 KiB reads, count lines)", "csv": "bare encoding/csv loop (baseline)",
 		"summary": "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
-		"walk": "one Walk: summary and row index, no report",
+		"walk":                 "one Walk: summary and row index, no report",
+		"runner-decided-rules": "runner, a decision about each rule of the organisation",
+		"runner-decided-pages": "runner, 1,000 page-prefix decisions of one rule",
 	}
 	for _, name := range order {
 		f := figures[name]

@@ -52,6 +52,10 @@ type junitBuilder struct {
 // XML: one suite, a test case per page and rule, failed when an issue's
 // impact is at or above Options.FailAt (see the package doc).
 func WriteJUnit(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) error {
+	opts, err := opts.withKeptDecisions(fsys)
+	if err != nil {
+		return err
+	}
 	failRank, err := opts.failRank()
 	if err != nil {
 		return err

@@ -1,7 +1,9 @@
 package cireport
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -56,6 +58,31 @@ func (o Options) covering(is *issue) *decision.Decision {
 	d, _ := o.Decisions.Covering(decision.Finding{Namespace: o.Namespace, Organisation: is.organisation, ID: is.id,
 		Element: is.parts.HTML, Rule: is.rule, URL: is.url}, o.DecidedAt)
 	return d
+}
+
+// withKeptDecisions is opts with the decisions the scan kept beside its
+// results (scanpod.DecisionsFile, as of their instant) when opts gives
+// none: a report built later from the results (at another fail-at impact)
+// judges by what the scan's own reports judged by. A kept file that cannot
+// be read is an error, not a report that counts decided issues as failures.
+func (o Options) withKeptDecisions(fsys fs.FS) (Options, error) {
+	if o.Decisions != nil {
+		return o, nil
+	}
+	f, err := fsys.Open(scanpod.DecisionsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return o, nil
+	}
+	if err != nil {
+		return o, fmt.Errorf("the scan's kept decisions: %w", err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	ds, at, err := scanpod.ReadDecisions(f, o.Namespace)
+	if err != nil {
+		return o, fmt.Errorf("the scan's kept decisions: %w", err)
+	}
+	o.Decisions, o.DecidedAt = decision.NewSet(ds), at
+	return o, nil
 }
 
 // Defaults.

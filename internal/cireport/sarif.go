@@ -135,6 +135,10 @@ type sarifWriter struct {
 // 2.1.0 log of one run. Results are written as the rows are read; the run's
 // rules follow them (a JSON object's members have no order).
 func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) error {
+	opts, err := opts.withKeptDecisions(fsys)
+	if err != nil {
+		return err
+	}
 	sw, err := newSARIFWriter(w, fsys, opts)
 	if err != nil {
 		return err

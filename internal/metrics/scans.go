@@ -37,7 +37,10 @@ var (
 		"Issues of the latest Complete scan of each schedule (schedule=\"(none)\": the namespace's unscheduled scans), by axe impact.",
 		[]string{LabelNamespace, LabelSchedule, LabelImpact}, nil)
 	latestTotalDesc = prometheus.NewDesc(Namespace+"_latest_scan_total_issues",
-		"All issues (every audit) of the latest Complete scan of each schedule.",
+		"All issues (every audit) of the latest Complete scan of each schedule, but those a decision covers.",
+		[]string{LabelNamespace, LabelSchedule}, nil)
+	latestDecidedDesc = prometheus.NewDesc(Namespace+"_latest_scan_decided_issues",
+		"Issues of the latest Complete scan of each schedule that a decision covers, not in its total.",
 		[]string{LabelNamespace, LabelSchedule}, nil)
 	latestPagesDesc = prometheus.NewDesc(Namespace+"_latest_scan_pages_scanned",
 		"Pages scanned by the latest Complete scan of each schedule.",
@@ -99,7 +102,7 @@ type readSummary struct {
 // Describe implements prometheus.Collector.
 func (c *ScanCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{scansDesc, queueLengthDesc, queueOldestDesc, collectorUpDesc, latestIssuesDesc,
-		latestTotalDesc, latestPagesDesc, latestTimeDesc, latestNewDesc, latestFixedDesc, latestOrgNewDesc, latestOrgsDesc} {
+		latestTotalDesc, latestDecidedDesc, latestPagesDesc, latestTimeDesc, latestNewDesc, latestFixedDesc, latestOrgNewDesc, latestOrgsDesc} {
 		ch <- d
 	}
 }
@@ -242,6 +245,7 @@ func collectLatest(ch chan<- prometheus.Metric, k streamKey, s *cwacv1alpha1.Cwa
 		return
 	}
 	gauge(latestTotalDesc, float64(sum.TotalIssues))
+	gauge(latestDecidedDesc, float64(sum.DecidedIssues))
 	gauge(latestPagesDesc, float64(sum.PagesScanned))
 	byImpact := map[string]int64{}
 	for _, impact := range results.Impacts() {

@@ -134,6 +134,7 @@ func TestScanCollector(t *testing.T) {
 		return &cwacv1alpha1.ScanSummary{TotalIssues: total, PagesScanned: pages, IssuesByImpact: impacts}
 	}
 	withDiff := summary(9, 3, map[string]int64{"critical": 2, "serious": 7})
+	withDiff.DecidedIssues = 2
 	withDiff.Diff = &cwacv1alpha1.ScanDiff{New: 4, Fixed: 1, ByOrganisation: []cwacv1alpha1.OrganisationDiff{
 		{Organisation: "Ministry B", New: 1}, {Organisation: "Ministry A", New: 3},
 	}}
@@ -181,7 +182,7 @@ cwac_scan_collector_up 1
 				nightly(scan("a", "nightly-3", cwacv1alpha1.PhaseFailed, cond(cwacv1alpha1.ConditionFinished, cwacv1alpha1.ReasonOOMKilled, 9))),
 				complete(scan("a", "adhoc", ""), 3, summary(1, 1, map[string]int64{"minor": 1, "": 5})),
 			},
-			metrics: []string{"cwac_latest_scan_issues", "cwac_latest_scan_total_issues", "cwac_latest_scan_pages_scanned",
+			metrics: []string{"cwac_latest_scan_issues", "cwac_latest_scan_total_issues", "cwac_latest_scan_decided_issues", "cwac_latest_scan_pages_scanned",
 				"cwac_latest_scan_new_issues", "cwac_latest_scan_fixed_issues", "cwac_latest_scan_new_issues_by_organisation",
 				"cwac_latest_scan_completion_timestamp_seconds"},
 			want: `
@@ -196,10 +197,14 @@ cwac_latest_scan_issues{impact="critical",namespace="a",schedule="nightly"} 2
 cwac_latest_scan_issues{impact="minor",namespace="a",schedule="nightly"} 0
 cwac_latest_scan_issues{impact="moderate",namespace="a",schedule="nightly"} 0
 cwac_latest_scan_issues{impact="serious",namespace="a",schedule="nightly"} 7
-# HELP cwac_latest_scan_total_issues All issues (every audit) of the latest Complete scan of each schedule.
+# HELP cwac_latest_scan_total_issues All issues (every audit) of the latest Complete scan of each schedule, but those a decision covers.
 # TYPE cwac_latest_scan_total_issues gauge
 cwac_latest_scan_total_issues{namespace="a",schedule="(none)"} 1
 cwac_latest_scan_total_issues{namespace="a",schedule="nightly"} 9
+# HELP cwac_latest_scan_decided_issues Issues of the latest Complete scan of each schedule that a decision covers, not in its total.
+# TYPE cwac_latest_scan_decided_issues gauge
+cwac_latest_scan_decided_issues{namespace="a",schedule="(none)"} 0
+cwac_latest_scan_decided_issues{namespace="a",schedule="nightly"} 2
 # HELP cwac_latest_scan_pages_scanned Pages scanned by the latest Complete scan of each schedule.
 # TYPE cwac_latest_scan_pages_scanned gauge
 cwac_latest_scan_pages_scanned{namespace="a",schedule="(none)"} 1

@@ -42,7 +42,7 @@ func TestScanCollectorReadsLatestSummaries(t *testing.T) {
 		}
 	}
 	const wholeFigures = `
-# HELP cwac_latest_scan_total_issues All issues (every audit) of the latest Complete scan of each schedule.
+# HELP cwac_latest_scan_total_issues All issues (every audit) of the latest Complete scan of each schedule, but those a decision covers.
 # TYPE cwac_latest_scan_total_issues gauge
 cwac_latest_scan_total_issues{namespace="a",schedule="nightly"} 9
 # HELP cwac_latest_scan_new_issues_by_organisation New issues of the latest Complete scan of each schedule, for its 10 organisations with the most new issues.
@@ -76,7 +76,7 @@ cwac_latest_scan_new_issues_by_organisation{namespace="a",organisation="Ministry
 	scans = []cwacv1alpha1.CwacScan{complete(scan("b", "adhoc", ""), 2, slim)} // the schedule's scans are gone
 	reads = nil
 	want("another stream", `
-# HELP cwac_latest_scan_total_issues All issues (every audit) of the latest Complete scan of each schedule.
+# HELP cwac_latest_scan_total_issues All issues (every audit) of the latest Complete scan of each schedule, but those a decision covers.
 # TYPE cwac_latest_scan_total_issues gauge
 cwac_latest_scan_total_issues{namespace="b",schedule="(none)"} 9
 `, "cwac_latest_scan_total_issues")

@@ -92,6 +92,9 @@ func details(p *Payload) []string {
 	}
 	if s := p.Summary; s != nil {
 		add("Issues: %d%s on %d pages", s.TotalIssues, impacts(s.IssuesByImpact), s.PagesScanned)
+		if s.DecidedIssues > 0 {
+			add("Decided: %d more a decision covers", s.DecidedIssues)
+		}
 	}
 	return lines
 }

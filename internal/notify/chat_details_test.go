@@ -49,6 +49,8 @@ func TestDetails(t *testing.T) {
 			Organisations: []OrganisationDrop{{"A", 90, 80, 10}}, OrganisationsDropped: 1}},
 			[]string{"Score: 81.0 (the scan compared with is gone; organisations notified when they fall more than 5)", "• A: 90.0 → 80.0 (fell 10.0)"}},
 		{"summary without impacts", Payload{Summary: &SummaryFacts{TotalIssues: 0, PagesScanned: 2}}, []string{"Issues: 0 on 2 pages"}},
+		{"summary with decided issues", Payload{Summary: &SummaryFacts{TotalIssues: 3, DecidedIssues: 1, PagesScanned: 2}},
+			[]string{"Issues: 3 on 2 pages", "Decided: 1 more a decision covers"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

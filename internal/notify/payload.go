@@ -65,7 +65,9 @@ type ScanRef struct {
 
 // SummaryFacts are the scan's headline figures.
 type SummaryFacts struct {
-	TotalIssues    int64            `json:"totalIssues"`
+	TotalIssues int64 `json:"totalIssues"`
+	// DecidedIssues are the issues a decision covers, not in TotalIssues.
+	DecidedIssues  int64            `json:"decidedIssues,omitempty"`
 	IssuesByImpact map[string]int64 `json:"issuesByImpact,omitempty"`
 	PagesScanned   int32            `json:"pagesScanned"`
 	UrlsScanned    int32            `json:"urlsScanned"`
@@ -213,7 +215,7 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 		p.Links = dashboardLinks(o.DashboardURL, scan)
 	}
 	if sum := scan.Status.Summary; sum != nil {
-		p.Summary = &SummaryFacts{TotalIssues: sum.TotalIssues, IssuesByImpact: axeImpacts(sum.IssuesByImpact),
+		p.Summary = &SummaryFacts{TotalIssues: sum.TotalIssues, DecidedIssues: sum.DecidedIssues, IssuesByImpact: axeImpacts(sum.IssuesByImpact),
 			PagesScanned: sum.PagesScanned, UrlsScanned: sum.UrlsScanned}
 	}
 	ref := scan.Namespace + "/" + scan.Name

@@ -212,6 +212,7 @@ func TestSchemaRefuses(t *testing.T) {
 func TestNewIssuesByImpact(t *testing.T) {
 	s := scan("s", complete, newIssues3)
 	s.Status.Summary.IssuesByImpact = map[string]int64{"serious": 4, "bogus": 9}
+	s.Status.Summary.DecidedIssues = 2
 	s.Status.Summary.Diff.NewByImpact = map[string]int64{"serious": 3, "critical": 0, "bogus": 2}
 	s.Status.Summary.Diff.ByOrganisation = []cwacv1alpha1.OrganisationDiff{
 		{Organisation: "Org A", New: 4, NewByImpact: map[string]int64{"serious": 2, "minor": 1, "bogus": 1}},
@@ -233,6 +234,9 @@ func TestNewIssuesByImpact(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int64{"serious": 4}, p.Summary.IssuesByImpact); diff != "" {
 		t.Errorf("summary by impact (-want +got):\n%s", diff)
+	}
+	if p.Summary.DecidedIssues != 2 {
+		t.Errorf("summary: %d decided issues, want the status's 2", p.Summary.DecidedIssues)
 	}
 	body, err := Marshal(p)
 	if err != nil {

@@ -62,17 +62,17 @@ func startCIReports(dir string, opts cireport.Options, log *slog.Logger) *ciRepo
 	return &ciReports{dir: dir, log: log, sarif: f, reports: r}
 }
 
-// visitors are the walk's visitors for the CI reports and the HTML
-// report: the CI reports first, which name each row and judge whether a
-// decision covers it, then the report builder, told of what they judged
-// (judgedReport). When the CI reports did not start, the report builder
-// alone, and nothing is judged decided: every issue is counted, none
-// hidden.
-func (c *ciReports) visitors(b *report.Builder) []results.RowVisitor {
+// visitors are the walk's visitors for the CI reports, the summary and
+// the HTML report: the CI reports first, which name each row and judge
+// whether a decision covers it, then the summary and the report builder,
+// told of what they judged (judgedSummary, judgedReport). When the CI
+// reports did not start, the summary and the report builder alone, and
+// nothing is judged decided: every issue is counted, none hidden.
+func (c *ciReports) visitors(s *results.SummaryBuilder, b *report.Builder) []results.RowVisitor {
 	if c == nil {
-		return []results.RowVisitor{b}
+		return []results.RowVisitor{s, b}
 	}
-	return []results.RowVisitor{c.reports, judgedReport{Builder: b, judge: c.reports}}
+	return []results.RowVisitor{c.reports, judgedSummary{SummaryBuilder: s, judge: c.reports}, judgedReport{Builder: b, judge: c.reports}}
 }
 
 // finish ends both reports once the walk has read every row, and puts each

@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -23,7 +26,13 @@ type scanDecisions struct {
 	set   *decision.Set
 	at    time.Time
 	count int
+	// raw is the file as read, kept beside the results (keep).
+	raw []byte
 }
+
+// maxConfigMapBytes is the most a ConfigMap holds, so the most its
+// decisions file can be (scanpod.ReadDecisions bounds it more closely).
+const maxConfigMapBytes = 1 << 20
 
 // readDecisions reads the scan's decisions from its ConfigMap, mounted at
 // dir, for the scan's namespace. A ConfigMap without the file gives none; a
@@ -38,11 +47,32 @@ func readDecisions(dir, namespace string) (scanDecisions, error) {
 		return scanDecisions{}, fmt.Errorf("reading the scan's decisions: %w", err)
 	}
 	defer func() { _ = f.Close() }() // read only
-	ds, at, err := scanpod.ReadDecisions(f, namespace)
+	raw, err := io.ReadAll(io.LimitReader(f, maxConfigMapBytes+1))
+	if err != nil {
+		return scanDecisions{}, fmt.Errorf("reading the scan's decisions: %w", err)
+	}
+	ds, at, err := scanpod.ReadDecisions(bytes.NewReader(raw), namespace)
 	if err != nil {
 		return scanDecisions{}, err
 	}
-	return scanDecisions{set: decision.NewSet(ds), at: at, count: len(ds)}, nil
+	return scanDecisions{set: decision.NewSet(ds), at: at, count: len(ds), raw: raw}, nil
+}
+
+// keep writes the scan's decisions beside its results as it read them
+// (scanpod.DecisionsFile), so that what reads the results later (the
+// history's ingest, CI reports built again) judges by the decisions the
+// scan judged by. Nothing without decisions; a file that cannot be written
+// is logged, and the history then counts every issue.
+func (d scanDecisions) keep(dir string, log *slog.Logger) {
+	if d.raw == nil {
+		return
+	}
+	if err := writeStreamed(filepath.Join(dir, scanpod.DecisionsFile), func(w io.Writer) error {
+		_, err := w.Write(d.raw)
+		return err
+	}); err != nil {
+		log.Error("keeping the scan's decisions beside its results: the history counts every issue", "file", scanpod.DecisionsFile, "err", err)
+	}
 }
 
 // covered says whether a decision covers the finding as of the scan's
@@ -59,6 +89,21 @@ func (d scanDecisions) comparisonCover() func(diff.Finding) bool {
 		return nil
 	}
 	return d.covered
+}
+
+// judgedSummary is the summary builder as the runner's walk feeds it: each
+// row the CI reports judge decided goes to DecidedRow (counted apart, in no
+// total a threshold gates on), the others to VisitRow.
+type judgedSummary struct {
+	*results.SummaryBuilder
+	judge *cireport.Reports
+}
+
+func (j judgedSummary) VisitRow(file string, r *results.Reader, row results.Row) error {
+	if j.judge.Decision(file, r, row) != nil {
+		return j.DecidedRow(file, r, row)
+	}
+	return j.SummaryBuilder.VisitRow(file, r, row)
 }
 
 // judgedReport is the report builder as the runner's walk feeds it: each

@@ -18,6 +18,74 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
 )
 
+// TestWriteResultsDecided: the exported entry judges the results as a
+// scan pod given the decisions does: the decided rule's issues leave the
+// total and are counted apart; none when the decisions are another
+// namespace's or past their review.
+func TestWriteResultsDecided(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	log, _ := captureLog()
+	dir := t.TempDir()
+	must(t, files.CopyDir(realScanDir, dir))
+	plain, err := WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log)
+	must(t, err)
+	alt := decision.Decision{Ref: "a11y/alt", Namespace: "a11y", Organisation: "CWAC Test Org", Kind: decision.WontFix, Reason: "r",
+		Rule: "image-alt", DecidedAt: at.Add(-time.Hour)}
+	for _, tc := range []struct {
+		name      string
+		namespace string
+		reviewBy  time.Time
+		decided   bool
+	}{
+		{"the scan's namespace", "a11y", time.Time{}, true},
+		{"another namespace", "other", time.Time{}, false},
+		{"past its review", "a11y", at, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := alt
+			d.ReviewBy = tc.reviewBy
+			got, err := WriteResultsDecided(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log,
+				tc.namespace, []decision.Decision{d}, at)
+			must(t, err)
+			if got.TotalIssues+got.DecidedIssues != plain.TotalIssues || (got.DecidedIssues > 0) != tc.decided {
+				t.Errorf("%d issues and %d decided, of %d: decided %v", got.TotalIssues, got.DecidedIssues, plain.TotalIssues, tc.decided)
+			}
+		})
+	}
+}
+
+// TestKeepDecisions: the decisions read from the scan's ConfigMap are kept
+// beside its results byte for byte, for the history and reports built
+// later; a scan without decisions keeps no file; a file that cannot be
+// written is logged and stops nothing.
+func TestKeepDecisions(t *testing.T) {
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	file, _, err := scanpod.EncodeDecisions([]decision.Decision{{Ref: "a11y/alt", Organisation: "O", Kind: decision.WontFix, Reason: "r",
+		Rule: "image-alt", DecidedAt: at.Add(-time.Hour)}}, at, 1<<20)
+	must(t, err)
+	cm := t.TempDir()
+	writeScanConfig(t, cm, string(file))
+	in, err := readScanInput(cm, "a11y")
+	must(t, err)
+	log, logged := captureLog()
+	out := t.TempDir()
+	in.decisions.keep(out, log)
+	kept, err := os.ReadFile(filepath.Join(out, scanpod.DecisionsFile))
+	must(t, err)
+	if string(kept) != string(file) {
+		t.Errorf("kept %q, want the ConfigMap's file %q", kept, file)
+	}
+	none := t.TempDir()
+	scanDecisions{}.keep(none, log)
+	if entries, _ := os.ReadDir(none); len(entries) != 0 {
+		t.Errorf("a scan without decisions kept %d files", len(entries))
+	}
+	in.decisions.keep(filepath.Join(none, "missing"), log)
+	if !strings.Contains(logged.String(), "keeping the scan's decisions") {
+		t.Errorf("a file that could not be written was not logged: %q", logged.String())
+	}
+}
+
 // writeScanConfig writes a scan's ConfigMap files into dir: its overrides,
 // one site, and decisions.json when decisions is not empty.
 func writeScanConfig(t *testing.T, dir string, decisions string) {
@@ -108,9 +176,29 @@ func TestScanDecisionsApplied(t *testing.T) {
 		t.Fatalf("new %d (without the decision %d), decided %d, fixed %d (%d): want the 2 new image-alt issues decided",
 			res.Counts.New, plain.Counts.New, res.Totals.NewDecided, res.Counts.Fixed, plain.Counts.Fixed)
 	}
-	_, err = writeResults(context.Background(), week2, results.Options{}, report.Meta{Title: "week-2"}, log,
+	undecided, err := results.Summarize(week2, results.Options{})
+	must(t, err)
+	sum, err := writeResults(context.Background(), week2, results.Options{}, report.Meta{Title: "week-2"}, log,
 		baselineResults{diff: res, dir: week1}, nil, ciReportOptions(cfg, "week-2"))
 	must(t, err)
+	// The summary (status, thresholds, metrics) counts the 4 image-alt
+	// issues apart, in no total a threshold gates on.
+	if sum.DecidedIssues != 4 || sum.TotalIssues != undecided.TotalIssues-4 || sum.PagesScanned != undecided.PagesScanned {
+		t.Errorf("summary: %d issues, %d decided, %d pages; without decisions %d issues, %d pages: want 4 decided out of the total",
+			sum.TotalIssues, sum.DecidedIssues, sum.PagesScanned, undecided.TotalIssues, undecided.PagesScanned)
+	}
+	for _, v := range sum.TopViolations {
+		if v.ID == "image-alt" {
+			t.Errorf("the summary's top violations list the decided rule: %+v", v)
+		}
+	}
+	var written results.Summary
+	data, err := os.ReadFile(filepath.Join(week2, results.SummaryFile))
+	must(t, err)
+	must(t, json.Unmarshal(data, &written))
+	if written.DecidedIssues != 4 || written.TotalIssues != sum.TotalIssues {
+		t.Errorf("summary.json: %d issues, %d decided; want %d and 4", written.TotalIssues, written.DecidedIssues, sum.TotalIssues)
+	}
 
 	board, err := os.ReadFile(filepath.Join(week2, report.LeaderboardFile))
 	must(t, err)
@@ -133,7 +221,7 @@ func TestScanDecisionsApplied(t *testing.T) {
 			}
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(week2, cireport.SARIFFile))
+	data, err = os.ReadFile(filepath.Join(week2, cireport.SARIFFile))
 	must(t, err)
 	must(t, json.Unmarshal(data, &sarif))
 	suppressed := 0

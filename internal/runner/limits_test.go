@@ -154,6 +154,10 @@ func TestSettle(t *testing.T) {
 			name: "complete", msg: scanpod.Report{Summary: &results.Summary{PagesScanned: 1, TotalIssues: 7}},
 			want: scanpod.OutcomeComplete, wantMsg: "scanned 1 pages, found 7 issues",
 		},
+		{
+			name: "complete, some issues decided", msg: scanpod.Report{Summary: &results.Summary{PagesScanned: 2, TotalIssues: 7, DecidedIssues: 1}},
+			want: scanpod.OutcomeComplete, wantMsg: "scanned 2 pages, found 7 issues (and 1 a decision covers)",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

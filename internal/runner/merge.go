@@ -177,6 +177,7 @@ func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName strin
 		base.dir = cfg.BaselineDir
 		base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 	}
+	cfg.decisions.keep(dir, cfg.Log)
 	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg, auditName)); err != nil {
 		return scanpod.Report{}, fmt.Errorf("summarising the merged results: %w", err)
 	}

@@ -5,12 +5,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/plainjson"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // WriteResults reads CWAC's results in dir once (results.Walk feeding the
@@ -21,6 +24,17 @@ import (
 // written is logged, and the scan's results stand without it.
 func WriteResults(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger) (*results.Summary, error) {
 	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(Config{}, meta.Title))
+}
+
+// WriteResultsDecided is WriteResults for a scan of the namespace judged
+// by the decisions as of the instant at, as a scan pod given them writes
+// its results (for tools and benchmarks: a scan pod reads its decisions
+// from its ConfigMap).
+func WriteResultsDecided(ctx context.Context, dir string, opts results.Options, meta report.Meta, log *slog.Logger,
+	namespace string, decisions []decision.Decision, at time.Time) (*results.Summary, error) {
+	cfg := Config{RunnerFlags: scanpod.RunnerFlags{ScanNamespace: namespace},
+		decisions: scanDecisions{set: decision.NewSet(decisions), at: at, count: len(decisions)}}
+	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(cfg, meta.Title))
 }
 
 // baselineResults is what a scan with a baseline brings to its results: the
@@ -50,7 +64,7 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 		ci.IssueIDs = base.diff.IssueIDs
 	}
 	ciOut := startCIReports(dir, ci, log)
-	if err := results.Walk(ctx, fsys, append([]results.RowVisitor{summary, index}, ciOut.visitors(reports)...)...); err != nil {
+	if err := results.Walk(ctx, fsys, append(ciOut.visitors(summary, reports), index)...); err != nil {
 		ciOut.finish(ctx, false)
 		return nil, err
 	}

@@ -160,6 +160,7 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 			base.dir = cfg.BaselineDir
 			base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
 		}
+		cfg.decisions.keep(dir, cfg.Log)
 		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg, auditName))
 		if err != nil {
 			cfg.Log.Error("summarising results", "dir", dir, "err", err)
@@ -241,6 +242,9 @@ func settle(msg *scanpod.Report, terminated bool, exitCode int) {
 	default:
 		msg.Outcome = scanpod.OutcomeComplete
 		msg.Message = fmt.Sprintf("scanned %d pages, found %d issues", msg.Summary.PagesScanned, msg.Summary.TotalIssues)
+		if n := msg.Summary.DecidedIssues; n > 0 {
+			msg.Message += fmt.Sprintf(" (and %d a decision covers)", n)
+		}
 	}
 }
 

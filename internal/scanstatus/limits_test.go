@@ -151,7 +151,7 @@ func TestToAPIClampsFigures(t *testing.T) {
 		{"one below the limit", results.Summary{DurationSeconds: math.MaxInt32 - 1}, math.MaxInt32 - 1, 0, 0, 0},
 		{"at the limit", results.Summary{DurationSeconds: math.MaxInt32}, math.MaxInt32, 0, 0, 0},
 		{"infinite", results.Summary{DurationSeconds: math.Inf(1)}, math.MaxInt32, 0, 0, 0},
-		{"negative", results.Summary{DurationSeconds: -5, URLsScanned: -1, PagesScanned: -1, TotalIssues: -1}, 0, 0, 0, 0},
+		{"negative", results.Summary{DurationSeconds: -5, URLsScanned: -1, PagesScanned: -1, TotalIssues: -1, DecidedIssues: -1}, 0, 0, 0, 0},
 		{"not a number", results.Summary{DurationSeconds: math.NaN()}, 0, 0, 0, 0},
 		{"counts at int32's limit", results.Summary{URLsScanned: math.MaxInt32, PagesScanned: math.MaxInt32}, 0, math.MaxInt32, math.MaxInt32, 0},
 		{"counts past it", results.Summary{URLsScanned: math.MaxInt32 + 1, PagesScanned: 1 << 40}, 0, math.MaxInt32, math.MaxInt32, 0},
@@ -159,6 +159,9 @@ func TestToAPIClampsFigures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := ToAPI(&tt.in)
+			if got.DecidedIssues != max(tt.in.DecidedIssues, 0) {
+				t.Errorf("decided %d from %d", got.DecidedIssues, tt.in.DecidedIssues)
+			}
 			if got.DurationSeconds != tt.duration || got.UrlsScanned != tt.urls || got.PagesScanned != tt.pages || got.TotalIssues != tt.total {
 				t.Errorf("duration %d, URLs %d, pages %d, total %d; want %d, %d, %d, %d",
 					got.DurationSeconds, got.UrlsScanned, got.PagesScanned, got.TotalIssues, tt.duration, tt.urls, tt.pages, tt.total)

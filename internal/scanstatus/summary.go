@@ -24,6 +24,7 @@ func ToAPI(s *results.Summary) *cwacv1alpha1.ScanSummary {
 	}
 	out := &cwacv1alpha1.ScanSummary{
 		TotalIssues:       max(s.TotalIssues, 0),
+		DecidedIssues:     max(s.DecidedIssues, 0),
 		IssuesByAuditType: s.IssuesByAuditType,
 		IssuesByImpact:    s.IssuesByImpact,
 		Informational:     s.Informational,
@@ -141,6 +142,7 @@ func FromAPI(s *cwacv1alpha1.ScanSummary) *results.Summary {
 	}
 	out := &results.Summary{
 		TotalIssues:       s.TotalIssues,
+		DecidedIssues:     s.DecidedIssues,
 		IssuesByAuditType: s.IssuesByAuditType,
 		IssuesByImpact:    s.IssuesByImpact,
 		Informational:     s.Informational,

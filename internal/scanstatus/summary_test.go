@@ -19,6 +19,7 @@ func TestRoundTrip(t *testing.T) {
 			name: "full",
 			in: &results.Summary{
 				TotalIssues:       17,
+				DecidedIssues:     3,
 				IssuesByAuditType: map[string]int64{"AxeCoreAudit": 12, "ReflowAudit": 1},
 				IssuesByImpact:    map[string]int64{"critical": 6},
 				TopViolations:     []results.Violation{{ID: "image-alt", AuditType: "AxeCoreAudit", Impact: "critical", Description: "d", Count: 4}},
@@ -32,6 +33,7 @@ func TestRoundTrip(t *testing.T) {
 			},
 			want: &results.Summary{
 				TotalIssues:       17,
+				DecidedIssues:     3,
 				IssuesByAuditType: map[string]int64{"AxeCoreAudit": 12, "ReflowAudit": 1},
 				IssuesByImpact:    map[string]int64{"critical": 6},
 				TopViolations:     []results.Violation{{ID: "image-alt", AuditType: "AxeCoreAudit", Impact: "critical", Description: "d", Count: 4}},

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/runner"
@@ -89,12 +90,86 @@ var readCases = map[string]func(dir string) (string, error){
 	// runner: everything the scan pod does after CWAC exits.
 	"runner": func(dir string) (string, error) {
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		s, err := runner.WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "bench"}, log)
+		s, err := runner.WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: benchName}, log)
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%d issues", s.TotalIssues), nil
 	},
+	// runner-decided-rules: the runner, the scan judged by a decision about
+	// each rule of the results across its organisation (every issue row
+	// looks its rule up, and each is decided).
+	"runner-decided-rules": func(dir string) (string, error) {
+		return runnerDecided(dir, func(rows []sampleRow) []decision.Decision {
+			var ds []decision.Decision
+			seen := map[string]bool{}
+			for _, r := range rows {
+				if !seen[r.org+"\x00"+r.rule] {
+					seen[r.org+"\x00"+r.rule] = true
+					ds = append(ds, benchDecision(len(ds), r.org, r.rule, ""))
+				}
+			}
+			return ds
+		})
+	},
+	// runner-decided-pages: the runner, the scan judged by 1,000 decisions
+	// of one rule on page prefixes, one a page of the results, the others
+	// under pages of no row: each row of the rule finds the prefixes its
+	// page is under among all of them.
+	"runner-decided-pages": func(dir string) (string, error) {
+		return runnerDecided(dir, func(rows []sampleRow) []decision.Decision {
+			first := rows[0]
+			ds := []decision.Decision{benchDecision(0, first.org, first.rule, first.url)}
+			for i := 1; i < 1000; i++ {
+				ds = append(ds, benchDecision(i, first.org, first.rule, fmt.Sprintf("%s/elsewhere-%d/", strings.TrimSuffix(first.url, "/"), i)))
+			}
+			return ds
+		})
+	},
+}
+
+// benchName names what the cases make: the report's title, the decisions'
+// namespace and reason.
+const benchName = "bench"
+
+// sampleRow is what the decided cases take of a row of the results.
+type sampleRow struct{ org, rule, url string }
+
+// benchDecisionsAt is the instant the decided cases judge as of.
+var benchDecisionsAt = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+func benchDecision(i int, org, rule, pages string) decision.Decision {
+	return decision.Decision{Ref: fmt.Sprintf("bench/d-%d", i), Namespace: benchName, Organisation: org, Kind: decision.WontFix,
+		Reason: benchName, DecidedAt: benchDecisionsAt.Add(-time.Hour), Rule: rule, Pages: pages}
+}
+
+// runnerDecided runs the runner judged by the decisions made of the
+// results' first 10,000 issue rows.
+func runnerDecided(dir string, decide func([]sampleRow) []decision.Decision) (string, error) {
+	var rows []sampleRow
+	errEnough := errors.New("enough rows")
+	err := results.EachRow(filepath.Join(dir, "axe_core_audit.csv"), func(_ *results.Reader, row results.Row) error {
+		if n, _ := results.ParseNumIssues(row.Get("num_issues")); n > 0 {
+			rows = append(rows, sampleRow{org: row.Get("organisation"), rule: row.Get("id"), url: row.Get("url")})
+		}
+		if len(rows) == 10_000 {
+			return errEnough
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return "", err
+	}
+	if len(rows) == 0 {
+		return "", errors.New("no issue rows to decide about")
+	}
+	ds := decide(rows)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := runner.WriteResultsDecided(context.Background(), dir, results.Options{}, report.Meta{Title: benchName}, log, benchName, ds, benchDecisionsAt)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d issues, %d decided (%d decisions)", s.TotalIssues, s.DecidedIssues, len(ds)), nil
 }
 
 // childResult is what a child reports of its case.
