@@ -264,6 +264,7 @@ func TestTransitions(t *testing.T) {
 						t.Errorf("scan %d: %+v, want %+v", i, got, tc.figs[i])
 					}
 					checkOpenMatchesTrend(t, st)
+					checkChangesMatch(t, st, week(i).UID, res)
 				}
 				all, err := st.IssueHistory(context.Background(), store.IssueFilter{Namespaces: testNamespaces, Limit: store.MaxLimit})
 				if err != nil {
@@ -284,6 +285,38 @@ func TestTransitions(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// checkChangesMatch: the changes the store keeps for the scan are its
+// transitions: one fixed and page-not-scanned change an issue the ingest
+// counted so, one opened change an issue it added and one reopened change
+// an issue it reopened (counted new and reopened, or unstable when the
+// visit could not compare them).
+func checkChangesMatch(t *testing.T, st *store.Store, uid string, res Result) {
+	t.Helper()
+	counts := map[string]int64{}
+	var after int64
+	for {
+		page, err := st.ScanChanges(context.Background(), uid, after, store.MaxLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range page.Changes {
+			counts[c.Change]++
+		}
+		if len(page.Changes) < store.MaxLimit {
+			break
+		}
+		after = page.LastID
+	}
+	// An issue added or reopened at a visit that cannot compare it is
+	// counted unstable, and is opened or reopened all the same.
+	opened, reopened := counts[store.ChangeOpened], counts[store.ChangeReopened]
+	if counts[store.ReasonFixed] != res.Fixed || counts[store.ReasonPageNotScanned] != res.FixedPageNotScanned ||
+		opened < res.New || reopened < res.Reopened || (opened-res.New)+(reopened-res.Reopened) > res.Unstable {
+		t.Errorf("%s's changes %v; the ingest counted new %d, fixed %d, page not scanned %d, reopened %d, unstable %d",
+			uid, counts, res.New, res.Fixed, res.FixedPageNotScanned, res.Reopened, res.Unstable)
 	}
 }
 

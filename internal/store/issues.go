@@ -426,22 +426,41 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 			is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
 			StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1}
 	}
-	return w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
+	if err := w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
-		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, rows)
+		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, rows); err != nil {
+		return err
+	}
+	return w.addChanges(ctx, ids, ChangeOpened)
 }
 
 // Fix marks open issues fixed in this scan, for a reason (ReasonFixed or
 // ReasonPageNotScanned).
 func (w *ScanWriter) Fix(ctx context.Context, ids []int64, reason string) error {
-	return w.updateIDs(ctx, "issues", `UPDATE issues SET state = 'fixed', fixed_in_scan_id = ?, fixed_at = ?, fixed_reason = ? WHERE state = 'open' AND id IN `,
-		[]any{w.scanID, w.at, reason}, ids)
+	if err := w.updateIDs(ctx, "issues", `UPDATE issues SET state = 'fixed', fixed_in_scan_id = ?, fixed_at = ?, fixed_reason = ? WHERE state = 'open' AND id IN `,
+		[]any{w.scanID, w.at, reason}, ids); err != nil {
+		return err
+	}
+	return w.addChanges(ctx, ids, reason) // ReasonFixed and ReasonPageNotScanned name their changes
 }
 
 // Reopen marks fixed issues open again, counting the reopening.
 func (w *ScanWriter) Reopen(ctx context.Context, ids []int64) error {
-	return w.updateIDs(ctx, "issues", `UPDATE issues SET state = 'open', fixed_in_scan_id = NULL, fixed_at = NULL, fixed_reason = NULL,
-		reopened = reopened + 1 WHERE state = 'fixed' AND id IN `, nil, ids)
+	if err := w.updateIDs(ctx, "issues", `UPDATE issues SET state = 'open', fixed_in_scan_id = NULL, fixed_at = NULL, fixed_reason = NULL,
+		reopened = reopened + 1 WHERE state = 'fixed' AND id IN `, nil, ids); err != nil {
+		return err
+	}
+	return w.addChanges(ctx, ids, ChangeReopened)
+}
+
+// addChanges records that this scan made the change to the issues
+// (issue_changes), once each has been changed.
+func (w *ScanWriter) addChanges(ctx context.Context, ids []int64, change string) error {
+	rows := make([][]any, len(ids))
+	for i, id := range ids {
+		rows[i] = []any{w.scanID, id, change}
+	}
+	return w.insert(ctx, "issue_changes", []string{colScan, "issue_id", "change"}, rows)
 }
 
 // SetElement records an issue's element as this scan shows it: matched on

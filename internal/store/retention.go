@@ -107,24 +107,15 @@ func (s *Store) expiredScans(ctx context.Context, r Retention) ([]int64, error) 
 	return out, nil
 }
 
-// pruneScan deletes one scan's presences in batches, then its figures, and
-// marks it pruned.
+// pruneScan deletes one scan's presences and issue changes in batches,
+// then its figures, and marks it pruned. It returns the presences deleted.
 func (s *Store) pruneScan(ctx context.Context, id int64) (int64, error) {
-	var total int64
-	for {
-		res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM presences WHERE scan_id = ? AND issue_id IN
-			(SELECT issue_id FROM presences WHERE scan_id = ? ORDER BY issue_id LIMIT ?)`), id, id, pruneBatch)
-		if err != nil {
-			return total, fmt.Errorf("store: pruning scan %d's presences: %w", id, err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return total, fmt.Errorf("store: pruning scan %d's presences: %w", id, err)
-		}
-		total += n
-		if n < pruneBatch {
-			break
-		}
+	total, err := s.pruneScanRows(ctx, "presences", id)
+	if err != nil {
+		return total, err
+	}
+	if _, err := s.pruneScanRows(ctx, "issue_changes", id); err != nil {
+		return total, err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -147,6 +138,27 @@ func (s *Store) pruneScan(ctx context.Context, id int64) (int64, error) {
 		return total, fmt.Errorf("store: pruning scan %d: %w", id, err)
 	}
 	return total, nil
+}
+
+// pruneScanRows deletes the scan's rows of a table keyed by scan and issue
+// (presences, issue_changes) in batches, and returns how many.
+func (s *Store) pruneScanRows(ctx context.Context, table string, id int64) (int64, error) {
+	var total int64
+	for {
+		res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM `+table+` WHERE scan_id = ? AND issue_id IN
+			(SELECT issue_id FROM `+table+` WHERE scan_id = ? ORDER BY issue_id LIMIT ?)`), id, id, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("store: pruning scan %d's %s: %w", id, table, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("store: pruning scan %d's %s: %w", id, table, err)
+		}
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
 }
 
 // pruneFixedIssues deletes issues fixed before the oldest scan kept: every
