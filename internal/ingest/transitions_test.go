@@ -298,7 +298,7 @@ func checkChangesMatch(t *testing.T, st *store.Store, uid string, res Result) {
 	counts := map[string]int64{}
 	var after int64
 	for {
-		page, err := st.ScanChanges(context.Background(), uid, after, store.MaxLimit)
+		page, err := st.ScanChanges(context.Background(), store.ChangesFilter{Namespaces: testNamespaces, UID: uid, After: after, Limit: store.MaxLimit})
 		if err != nil {
 			t.Fatal(err)
 		}

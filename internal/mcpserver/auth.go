@@ -330,6 +330,7 @@ var toolVerbs = map[string]string{
 	"cwac_issue_history":      verbGet,
 	"cwac_organisation_trend": verbGet,
 	"cwac_sector_trend":       verbGet,
+	"cwac_scan_changes":       verbGet,
 	// CWAC's signals, read from a scan's results as cwac_get_results reads them.
 	"cwac_get_templates":        verbGet,
 	"cwac_get_page_titles":      verbGet,

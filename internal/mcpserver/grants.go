@@ -72,6 +72,7 @@ var grantReadable = map[string]bool{
 	"cwac_issue_history":      true,
 	"cwac_organisation_trend": true,
 	"cwac_sector_trend":       true,
+	"cwac_scan_changes":       true,
 	trendReadName:             true,
 	promptGetName:             true,
 }
@@ -103,7 +104,7 @@ func (s *Server) authorizeCall(ctx context.Context, name string, call *callInfo)
 		return err
 	}
 	if !grantReadable[name] {
-		return fmt.Errorf("%w (a CwacOrganisationGrant gives only cwac_issue_history, cwac_organisation_trend, "+
+		return fmt.Errorf("%w (a CwacOrganisationGrant gives only cwac_issue_history, cwac_scan_changes, cwac_organisation_trend, "+
 			"cwac_sector_trend, the organisation trend resources and the prompts)", err)
 	}
 	grants, gerr := s.cfg.Grants.Grants(ctx)

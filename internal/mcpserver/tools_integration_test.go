@@ -36,7 +36,7 @@ func TestToolsList(t *testing.T) {
 		"cwac_scan": false, "cwac_scan_status": true, "cwac_get_results": true,
 		"cwac_get_summary": true, "cwac_list_scans": true, "cwac_generate_report": true,
 		"cwac_compare_scans": true, "cwac_cancel_scan": false, "cwac_decide": false,
-		"cwac_issue_history": true, "cwac_organisation_trend": true, "cwac_sector_trend": true,
+		"cwac_issue_history": true, "cwac_organisation_trend": true, "cwac_sector_trend": true, "cwac_scan_changes": true,
 		"cwac_get_templates": true, "cwac_get_page_titles": true, "cwac_get_broken_responses": true, "cwac_get_readability": true,
 	}
 	if diff := cmp.Diff(want, readOnly); diff != "" {

@@ -24,6 +24,9 @@ var IssueChanges = []string{ChangeOpened, ReasonFixed, ReasonPageNotScanned, Cha
 type IssueChange struct {
 	Change string
 	Issue  Issue
+	// IssueID is the store's id of the issue: what pages are ordered by
+	// (ChangesFilter.After).
+	IssueID int64
 }
 
 // ChangesPage is one page of ScanChanges, in the order of the issues' ids.
@@ -34,27 +37,61 @@ type ChangesPage struct {
 	LastID int64
 }
 
-// ScanChanges returns one page of the changes the scan (by its UID) made
-// to issues, those of issues after the id after, at most limit
-// (1..MaxLimit). A scan the store does not hold is ErrNotFound; a pruned
-// scan has no changes left.
-func (s *Store) ScanChanges(ctx context.Context, uid string, after int64, limit int) (ChangesPage, error) {
-	if limit < 1 || limit > MaxLimit {
-		return ChangesPage{}, fmt.Errorf("limit %d: must be 1 to %d", limit, MaxLimit)
+// ChangesFilter selects a page of one scan's changes.
+type ChangesFilter struct {
+	// Namespaces are the namespaces the reader may read: a scan of
+	// another is not found.
+	Namespaces []string
+	// UID is the scan's (the CwacScan's uid); without it, Name is: the
+	// newest scan recorded by that name in Namespaces.
+	UID, Name string
+	// After is the previous page's LastID (0: the first page).
+	After int64
+	// Limit is the most changes a page holds, 1 to MaxLimit.
+	Limit int
+	// Within, when set, keeps only the changes of these organisations.
+	Within *Within
+}
+
+// ScanChanges returns one page of the changes a scan made to issues, in
+// the order of the issues' ids. A scan the store does not hold (or of
+// another namespace) is ErrNotFound; a pruned scan has no changes left.
+func (s *Store) ScanChanges(ctx context.Context, f ChangesFilter) (ChangesPage, error) {
+	if f.Limit < 1 || f.Limit > MaxLimit {
+		return ChangesPage{}, fmt.Errorf("limit %d: must be 1 to %d", f.Limit, MaxLimit)
+	}
+	inNS, nsArgs, err := inNamespaces("namespace", f.Namespaces)
+	if err != nil {
+		return ChangesPage{}, err
+	}
+	within, withinArgs, err := f.Within.cond("o.")
+	if err != nil {
+		return ChangesPage{}, err
+	}
+	key, which := f.UID, "uid"
+	if key == "" {
+		key, which = f.Name, "name"
 	}
 	var scanID int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT id FROM scans WHERE uid = ?`), uid).Scan(&scanID)
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT id FROM scans WHERE `+which+` = ? AND `+inNS+` ORDER BY finished_at DESC, id DESC LIMIT 1`),
+		append([]any{key}, nsArgs...)...).Scan(&scanID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return ChangesPage{}, fmt.Errorf("scan %q: %w", uid, ErrNotFound)
+		return ChangesPage{}, fmt.Errorf("scan %q: %w", key, ErrNotFound)
 	case err != nil:
-		return ChangesPage{}, fmt.Errorf("store: reading scan %q: %w", uid, err)
+		return ChangesPage{}, fmt.Errorf("store: reading scan %q: %w", key, err)
+	}
+	where := `c.scan_id = ? AND c.issue_id > ?`
+	args := []any{scanID, f.After}
+	if within != "" {
+		where += " AND " + within
+		args = append(args, withinArgs...)
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT c.change, `+issueColumns+issueJoins+`
 		JOIN issue_changes c ON c.issue_id = i.id
-		WHERE c.scan_id = ? AND c.issue_id > ? ORDER BY c.issue_id LIMIT ?`), scanID, after, limit)
+		WHERE `+where+` ORDER BY c.issue_id LIMIT ?`), append(args, f.Limit)...)
 	if err != nil {
-		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", uid, err)
+		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
 	}
 	defer func() { _ = rows.Close() }() // read only
 	page := ChangesPage{Changes: []IssueChange{}}
@@ -62,13 +99,13 @@ func (s *Store) ScanChanges(ctx context.Context, uid string, after int64, limit 
 		var change string
 		r, err := scanIssue(prefixed{rows, &change})
 		if err != nil {
-			return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", uid, err)
+			return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
 		}
-		page.Changes = append(page.Changes, IssueChange{Change: change, Issue: r.issue})
+		page.Changes = append(page.Changes, IssueChange{Change: change, Issue: r.issue, IssueID: r.id})
 		page.LastID = r.id
 	}
 	if err := rows.Err(); err != nil {
-		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", uid, err)
+		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
 	}
 	return page, nil
 }

@@ -50,7 +50,7 @@ func changesOf(t *testing.T, st *store.Store, uid string) map[string]string {
 	got := map[string]string{}
 	var after int64
 	for pages := 0; ; pages++ {
-		page, err := st.ScanChanges(context.Background(), uid, after, 2)
+		page, err := st.ScanChanges(context.Background(), store.ChangesFilter{Namespaces: []string{"ns"}, UID: uid, After: after, Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,12 +115,40 @@ func TestScanChanges(t *testing.T) {
 					t.Errorf("%s's changes (-want +got):\n%s", uid, diff)
 				}
 			}
-			if _, err := st.ScanChanges(ctx, "uid-9", 0, 10); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("the changes of a scan never recorded: %v, want ErrNotFound", err)
+			byName, err := st.ScanChanges(ctx, store.ChangesFilter{Namespaces: []string{"ns"}, Name: "weekly-3", Limit: 10})
+			if err != nil || len(byName.Changes) != 1 || byName.Changes[0].Change != store.ChangeReopened {
+				t.Errorf("weekly-3's changes by its name: %+v, %v", byName, err)
 			}
-			for _, limit := range []int{0, store.MaxLimit + 1} {
-				if _, err := st.ScanChanges(ctx, "uid-1", 0, limit); err == nil {
-					t.Errorf("limit %d accepted", limit)
+			for _, f := range []store.ChangesFilter{
+				{Namespaces: []string{"ns"}, Name: "weekly-9", Limit: 10}, // never recorded
+				{Namespaces: []string{"ns"}, UID: "uid-9", Limit: 10},     // never recorded
+				{Namespaces: []string{"other"}, UID: "uid-1", Limit: 10},  // another namespace's
+			} {
+				if _, err := st.ScanChanges(ctx, f); !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("%+v: %v, want ErrNotFound", f, err)
+				}
+			}
+			for _, f := range []store.ChangesFilter{
+				{Namespaces: []string{"ns"}, UID: "uid-1", Limit: 0},
+				{Namespaces: []string{"ns"}, UID: "uid-1", Limit: store.MaxLimit + 1},
+				{UID: "uid-1", Limit: 10},
+			} {
+				if _, err := st.ScanChanges(ctx, f); err == nil || errors.Is(err, store.ErrNotFound) {
+					t.Errorf("%+v: %v, want it refused", f, err)
+				}
+			}
+			for _, tc := range []struct {
+				within *store.Within
+				want   int
+			}{
+				{&store.Within{Organisations: []string{"Ministry of Health"}}, 3},
+				{&store.Within{Sectors: []string{"Health"}}, 3},
+				{&store.Within{Organisations: []string{"Ministry of Education"}}, 0},
+				{&store.Within{}, 0},
+			} {
+				page, err := st.ScanChanges(ctx, store.ChangesFilter{Namespaces: []string{"ns"}, UID: "uid-1", Limit: 10, Within: tc.within})
+				if err != nil || len(page.Changes) != tc.want {
+					t.Errorf("within %+v: %d changes (%v), want %d", tc.within, len(page.Changes), err, tc.want)
 				}
 			}
 			if _, err := st.Prune(ctx, store.Retention{MaxScans: 3}); err != nil {

@@ -347,7 +347,7 @@ func checkTools(t *testing.T, obs observations) {
 	want := []string{
 		"cwac_cancel_scan", "cwac_compare_scans", "cwac_decide", "cwac_generate_report", "cwac_get_broken_responses", "cwac_get_page_titles",
 		"cwac_get_readability", "cwac_get_results", "cwac_get_summary", "cwac_get_templates",
-		"cwac_issue_history", "cwac_list_scans", "cwac_organisation_trend", "cwac_scan", "cwac_scan_status", "cwac_sector_trend",
+		"cwac_issue_history", "cwac_list_scans", "cwac_organisation_trend", "cwac_scan", "cwac_scan_changes", "cwac_scan_status", "cwac_sector_trend",
 	}
 	names := make([]string, 0, len(tools))
 	for _, tl := range tools {
