@@ -30,7 +30,7 @@ func newHistoryCommand(o *Options, mf *mcpFlags) *cobra.Command {
 recorded scan of the MCP server's namespace (--mcp-namespace, cwac-system by
 default; -n may only name that one): when each was first and last seen, the
 scan that fixed it, how often it reopened. "history trend ORGANISATION" shows an
-organisation's figures per scan. The server must run with --store; the
+organisation's figures per scan; "history changes SCAN" what one scan changed. The server must run with --store; the
 history is read with your token, under your RBAC (get on cwacscans).`,
 		Example: `  kubectl cwac history --organisation "Ministry of Examples" --state open
   kubectl cwac history --reopened --rule color-contrast -o json
@@ -61,7 +61,7 @@ history is read with your token, under your RBAC (get on cwacscans).`,
 	fl.IntVar(&a.Limit, "limit", 0, "most issues (default: the server's, 50; at most 500)")
 	fl.IntVar(&a.Offset, "offset", 0, "matching issues to skip, for paging")
 	fl.StringVarP(&output, "output", "o", outTable, "table or json")
-	cmd.AddCommand(newTrendCommand(o, mf))
+	cmd.AddCommand(newTrendCommand(o, mf), newChangesCommand(o, mf))
 	return cmd
 }
 

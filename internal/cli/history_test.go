@@ -99,3 +99,50 @@ func TestWriteTrend(t *testing.T) {
 		t.Errorf("week-2's new, fixed, not scanned, reopened, open: %q", f)
 	}
 }
+
+func TestWriteScanChanges(t *testing.T) {
+	out := &mcpapi.ScanChangesOutput{Namespace: "a11y", Scan: "week-2", Returned: 2, Next: 41, Changes: []mcpapi.ScanChange{
+		{Change: "reopened", Issue: mcpapi.HistoryIssue{Fingerprint: "0123456789abcdef0123456789abcdef", State: "open",
+			Organisation: "Ministry of Examples", Page: "https://ex.govt.nz/", ViewportWidth: 320, Rule: "image-alt", Impact: "critical",
+			Decision: &mcpapi.HistoryDecision{Decision: "a11y/logo", Kind: "FalsePositive"}}},
+		{Change: "page not scanned", Issue: mcpapi.HistoryIssue{Fingerprint: "fedcba98", State: "fixed", Organisation: "Ministry of Examples",
+			Page: "https://ex.govt.nz/form", ViewportWidth: 1280, Rule: "label"}},
+	}}
+	var b bytes.Buffer
+	if err := writeScanChanges(&b, out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 5 || lines[0] != "2 changes to issues by scan week-2 in namespace a11y:" || lines[4] != "More: --after 41" {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	for i, want := range [][]string{
+		{"CHANGE", "FINGERPRINT", "STATE NOW", "DECISION"},
+		{"reopened", "0123456789ab ", "open", "image-alt", "critical", "FalsePositive (a11y/logo)"},
+		{"page not scanned", "fedcba98 ", "fixed", "1280", "label", " -"},
+	} {
+		for _, cell := range want {
+			if !strings.Contains(lines[i+1], cell) {
+				t.Errorf("line %d %q lacks %q", i+1, lines[i+1], cell)
+			}
+		}
+	}
+	b.Reset()
+	if err := writeScanChanges(&b, &mcpapi.ScanChangesOutput{Namespace: "a11y", Scan: "week-9"}); err != nil ||
+		!strings.HasPrefix(b.String(), "No changes to issues by scan week-9 in namespace a11y here.\n") || strings.Contains(b.String(), "More") {
+		t.Errorf("an empty page: %q %v", b.String(), err)
+	}
+	for _, tt := range []struct {
+		a    mcpapi.ScanChangesInput
+		want string
+	}{
+		{mcpapi.ScanChangesInput{Limit: 10, After: 3}, ""},
+		{mcpapi.ScanChangesInput{Limit: -1}, "--limit -1: may not be negative"},
+		{mcpapi.ScanChangesInput{After: -1}, "--after -1: may not be negative"},
+	} {
+		err := checkChangesArgs(tt.a)
+		if (tt.want == "") != (err == nil) || (err != nil && err.Error() != tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.a, err, tt.want)
+		}
+	}
+}
