@@ -83,25 +83,7 @@ func TestHistoryAgainstTheMCPServer(t *testing.T) {
 		lines[0] != "CWAC Test Org in namespace "+defaultMCPNamespace+", schedule weekly: 2 scans" || !strings.Contains(lines[3], "week-2") {
 		t.Fatalf("history trend: %+v", r)
 	}
-	// Week 2 fixed the logo's two image-alt issues (one a viewport): its
-	// changes, page by page, and as JSON for automation.
-	r = run("history", "changes", "week-2", "--limit", "1")
-	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != ExitOK || len(lines) != 4 ||
-		lines[0] != "1 changes to issues by scan week-2 in namespace "+defaultMCPNamespace+":" ||
-		!strings.HasPrefix(lines[2], "fixed ") || !strings.Contains(lines[2], "image-alt") || !strings.HasPrefix(lines[3], "More: --after ") {
-		t.Fatalf("history changes: %+v", r)
-	}
-	after := strings.TrimPrefix(strings.Split(strings.TrimSpace(r.stdout), "\n")[3], "More: --after ")
-	r = run("history", "changes", "week-2", "--after", after, "-o", "json")
-	var changes mcpapi.ScanChangesOutput
-	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &changes) != nil || changes.Returned != 1 || changes.Next != 0 ||
-		changes.Changes[0].Change != "fixed" || len(changes.Changes[0].Issue.Fingerprint) != 32 {
-		t.Fatalf("history changes --after -o json: %+v", r)
-	}
-	r = run("history", "changes", "week-9")
-	if r.code != ExitError || !strings.Contains(r.stderr, "Scan week-9 is not in the issue history") {
-		t.Fatalf("history changes of a scan not recorded: %+v", r)
-	}
+	checkHistoryChanges(t, run)
 	r = run("history", "trend", "Nobody")
 	if r.code != ExitError || !strings.Contains(r.stderr, `No organisation "Nobody" in the issue history`) {
 		t.Fatalf("history trend of an unknown organisation: %+v", r)
@@ -224,4 +206,30 @@ func historyServer(t *testing.T, c *cluster, st *store.Store) func() *Options {
 	hs := httptest.NewServer(srv.Handler(mcpserver.HTTPOptions{Auth: auth}))
 	t.Cleanup(hs.Close)
 	return func() *Options { return &Options{MCP: StaticMCP{URL: hs.URL, Client: hs.Client()}} }
+}
+
+// checkHistoryChanges: week 2 fixed the logo's two image-alt issues (one a
+// viewport): its changes, page by page, and as JSON for automation; a scan
+// the history has not recorded is refused.
+func checkHistoryChanges(t *testing.T, run func(args ...string) result) {
+	t.Helper()
+	// Week 2 fixed the logo's two image-alt issues (one a viewport): its
+	// changes, page by page, and as JSON for automation.
+	r := run("history", "changes", "week-2", "--limit", "1")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != ExitOK || len(lines) != 4 ||
+		lines[0] != "1 changes to issues by scan week-2 in namespace "+defaultMCPNamespace+":" ||
+		!strings.HasPrefix(lines[2], "fixed ") || !strings.Contains(lines[2], "image-alt") || !strings.HasPrefix(lines[3], "More: --after ") {
+		t.Fatalf("history changes: %+v", r)
+	}
+	after := strings.TrimPrefix(strings.Split(strings.TrimSpace(r.stdout), "\n")[3], "More: --after ")
+	r = run("history", "changes", "week-2", "--after", after, "-o", "json")
+	var changes mcpapi.ScanChangesOutput
+	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &changes) != nil || changes.Returned != 1 || changes.Next != 0 ||
+		changes.Changes[0].Change != "fixed" || len(changes.Changes[0].Issue.Fingerprint) != 32 {
+		t.Fatalf("history changes --after -o json: %+v", r)
+	}
+	r = run("history", "changes", "week-9")
+	if r.code != ExitError || !strings.Contains(r.stderr, "Scan week-9 is not in the issue history") {
+		t.Fatalf("history changes of a scan not recorded: %+v", r)
+	}
 }
