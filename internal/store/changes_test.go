@@ -2,10 +2,8 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -170,24 +168,9 @@ func TestScanChanges(t *testing.T) {
 func TestIssueChangesMigration(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			var dsn, driver, source string
-			if e.Name == "sqlite" {
-				dsn = storetest.SQLiteDSN(t)
-				driver, source = "sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite://")
-			} else {
-				dsn = storetest.NewPostgresDSN(t)
-				driver, source = "pgx", dsn
-			}
+			dsn, driver, source := migrationDB(t, e.Name)
 			_ = storetest.Open(t, dsn).Close()
-			m := migrator(t, driver, source)
-			if err := m.Migrate(10); err != nil {
-				t.Fatalf("0011 down: %v", err)
-			}
-			_, _ = m.Close()
-			db, err := sql.Open(driver, source)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := migratedTo(t, driver, source, 10)
 			if _, err := db.Exec(`SELECT change FROM issue_changes`); err == nil {
 				t.Error("issue_changes is still there after 0011 down")
 			}

@@ -26,15 +26,7 @@ func TestDecisionEventsMigration(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			ctx := context.Background()
-			var dsn string
-			var driver, source string
-			if e.Name == "sqlite" {
-				dsn = storetest.SQLiteDSN(t)
-				driver, source = "sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite://")
-			} else {
-				dsn = storetest.NewPostgresDSN(t)
-				driver, source = "pgx", dsn
-			}
+			dsn, driver, source := migrationDB(t, e.Name)
 			st := storetest.Open(t, dsn)
 			event := store.DecisionEvent{Namespace: "ns", UID: "u", Seq: 1, Name: "d", Event: store.DecisionMade, At: time.Unix(1000, 0)}
 			if err := st.AddDecisionEvents(ctx, []store.DecisionEvent{event}); err != nil {
@@ -42,18 +34,7 @@ func TestDecisionEventsMigration(t *testing.T) {
 			}
 			_ = st.Close()
 
-			m := migrator(t, driver, source)
-			if err := m.Migrate(8); err != nil {
-				t.Fatalf("0010 and 0009 down: %v", err)
-			}
-			if v, _, _ := m.Version(); v != 8 {
-				t.Errorf("after 0009 down the store is at %d, want 8", v)
-			}
-			_, _ = m.Close()
-			db, err := sql.Open(driver, source)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := migratedTo(t, driver, source, 8)
 			if _, err := db.Exec(`SELECT uid FROM decision_events`); err == nil {
 				t.Error("decision_events is still there after 0009 down")
 			}
@@ -75,6 +56,38 @@ func TestDecisionEventsMigration(t *testing.T) {
 			}
 		})
 	}
+}
+
+// migrationDB is a new database of the engine for a migration test: its
+// DSN for the store, and the driver and source that open it beneath the
+// store.
+func migrationDB(t *testing.T, engine string) (dsn, driver, source string) {
+	t.Helper()
+	if engine == "sqlite" {
+		dsn = storetest.SQLiteDSN(t)
+		return dsn, "sqlite", "file:" + strings.TrimPrefix(dsn, "sqlite://")
+	}
+	dsn = storetest.NewPostgresDSN(t)
+	return dsn, "pgx", dsn
+}
+
+// migratedTo migrates the database down (or up) to version v with the
+// migrations on disk, and opens it beneath the store.
+func migratedTo(t *testing.T, driver, source string, v uint) *sql.DB {
+	t.Helper()
+	m := migrator(t, driver, source)
+	if err := m.Migrate(v); err != nil {
+		t.Fatalf("migrating to %d: %v", v, err)
+	}
+	if got, _, _ := m.Version(); got != v {
+		t.Errorf("after migrating to %d the store is at %d", v, got)
+	}
+	_, _ = m.Close()
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // migrator migrates the database with the migrations on disk (the ones
