@@ -90,28 +90,38 @@ func (h *Handler) exportIssues(w http.ResponseWriter, r *http.Request, v *viewer
 		streamIssuesJSON(w, r, ns, org, pages, covering)
 		return
 	}
-	header := []string{"fingerprint", "state", "page", "viewport_width", "audit", "rule", "impact", "wcag", "target", "element_html",
-		"help_url", "first_seen_scan", "first_seen_at", "last_seen_scan", "last_seen_at", "fixed_in_scan", "fixed_at", "fixed_reason",
-		"reopened", "scans_present", "decision", "decision_kind"}
-	writeCSVExport(w, r, exportIssuesBase+".csv", header, func(emit func([]string)) {
+	writeCSVExport(w, r, exportIssuesBase+".csv", issueExportHeader, func(emit func([]string)) {
 		pages(r.Context(), func(issues []store.Issue) bool {
 			for _, is := range issues {
-				fixedAt := ""
-				if is.FixedAt != nil {
-					fixedAt = is.FixedAt.UTC().Format(time.RFC3339)
-				}
-				var decision, kind string
-				if d := covering(is); d != nil {
-					decision, kind = d.Decision, d.Kind
-				}
-				emit([]string{is.Fingerprint, is.State, is.Page, strconv.Itoa(is.ViewportWidth), is.Audit, is.Rule, is.Impact,
-					strings.Join(is.WCAG, " "), is.Target, is.ElementHTML, is.HelpURL, is.FirstSeenScan, is.FirstSeenAt.UTC().Format(time.RFC3339),
-					is.LastSeenScan, is.LastSeenAt.UTC().Format(time.RFC3339), is.FixedInScan, fixedAt, is.FixedReason,
-					strconv.Itoa(is.Reopened), strconv.Itoa(is.ScansPresent), decision, kind})
+				emit(issueExportRow(is, covering))
 			}
 			return true
 		})
 	})
+}
+
+// issueExportHeader are the columns of an issue in the CSV exports: the
+// organisation's issues, and (after the change and the organisation) a
+// scan's changes.
+var issueExportHeader = []string{"fingerprint", "state", "page", "viewport_width", "audit", "rule", "impact", "wcag", "target", "element_html",
+	"help_url", "first_seen_scan", "first_seen_at", "last_seen_scan", "last_seen_at", "fixed_in_scan", "fixed_at", "fixed_reason",
+	"reopened", "scans_present", "decision", "decision_kind"}
+
+// issueExportRow is an issue's cells under issueExportHeader, with the
+// applied decision covering it now.
+func issueExportRow(is store.Issue, covering func(store.Issue) *mcpapi.HistoryDecision) []string {
+	fixedAt := ""
+	if is.FixedAt != nil {
+		fixedAt = is.FixedAt.UTC().Format(time.RFC3339)
+	}
+	var decision, kind string
+	if d := covering(is); d != nil {
+		decision, kind = d.Decision, d.Kind
+	}
+	return []string{is.Fingerprint, is.State, is.Page, strconv.Itoa(is.ViewportWidth), is.Audit, is.Rule, is.Impact,
+		strings.Join(is.WCAG, " "), is.Target, is.ElementHTML, is.HelpURL, is.FirstSeenScan, is.FirstSeenAt.UTC().Format(time.RFC3339),
+		is.LastSeenScan, is.LastSeenAt.UTC().Format(time.RFC3339), is.FixedInScan, fixedAt, is.FixedReason,
+		strconv.Itoa(is.Reopened), strconv.Itoa(is.ScansPresent), decision, kind}
 }
 
 // streamIssuesJSON writes issues.json an issue at a time:

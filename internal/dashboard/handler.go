@@ -129,6 +129,7 @@ func (h *Handler) routes() {
 	h.handle("GET /scans/{ns}/{name}/files/{file}", h.scanFile)
 	h.handlePublic("GET /export/{file}", h.exportLeaderboard)
 	h.handlePublic("GET /export/organisations/{ns}/{org}/{file}", h.exportOrganisation)
+	h.handlePublic("GET /export/scans/{ns}/{name}/{file}", h.exportScanChanges)
 	h.signInRoutes()
 	h.handle("/", func(w http.ResponseWriter, r *http.Request, _ *viewer) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -58,6 +58,9 @@ type scanPage struct {
 	// Decided is the shown organisations' issues a decision covered,
 	// left out of their figures as the scan's report left them out.
 	Decided int64
+	// ChangesCSV and ChangesJSON are the exports of what the scan changed
+	// in the history, issue by issue (exportScanChanges).
+	ChangesCSV, ChangesJSON string
 }
 
 // scan is /scans/{ns}/{name}: one scan's summary, failure, baseline
@@ -93,6 +96,7 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 			return
 		default:
 			d.Partial = recordedInPart(ctx, st, s)
+			d.ChangesCSV, d.ChangesJSON = scanExport(ns, name, exportChangesBase+".csv"), scanExport(ns, name, exportChangesBase+".json")
 			for _, o := range d.Organisations {
 				d.SetAside += o.Figures.SetAside
 				d.Decided += o.Figures.Decided
@@ -110,6 +114,11 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		}
 	}
 	h.render(w, r, http.StatusOK, "scan", page{Title: "Scan " + ns + "/" + name, Nav: navScans, Viewer: v, Data: d})
+}
+
+// scanExport is the URL of one of a scan's exports.
+func scanExport(ns, name, file string) string {
+	return "/export/scans/" + url.PathEscape(ns) + "/" + url.PathEscape(name) + "/" + file
 }
 
 // ScanOrganisations is a page of a scan's organisations with their
