@@ -193,6 +193,9 @@ func writeSummary(w io.Writer, scan *cwacv1alpha1.CwacScan) error {
 		line("Duration", "%s", time.Duration(sum.DurationSeconds)*time.Second)
 	}
 	line("Total issues", "%d", sum.TotalIssues)
+	if sum.DecidedIssues > 0 {
+		line("Decided", "%d more a decision covers (in no figure here)", sum.DecidedIssues)
+	}
 	line("By impact", "%s", impactCounts(sum.IssuesByImpact))
 	if len(sum.IssuesByAuditType) > 0 {
 		line("By audit", "%s", sortedCounts(sum.IssuesByAuditType))

@@ -130,7 +130,17 @@ func TestWriteSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
+	if strings.Contains(out, "Decided:") {
+		t.Errorf("a summary with nothing decided says Decided:\n%s", out)
+	}
+	scan.Status.Summary.DecidedIssues = 4
+	buf.Reset()
+	if err := writeSummary(&buf, scan); err != nil {
+		t.Fatal(err)
+	}
+	out = buf.String()
 	for _, want := range []string{
+		"Decided:", "4 more a decision covers (in no figure here)",
 		"Scan:", "cwac-system/weekly-abc12", "Thresholds:", "Crossed (critical issues 2 > 0)",
 		"Pages scanned:", "6 (1 distinct page URL audited)", "Duration:", "1m15s", "Total issues:", "17",
 		"critical 2, serious 9, moderate 4, minor 0", "AxeCoreAudit 15, ReflowAudit 2",
