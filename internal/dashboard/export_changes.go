@@ -22,15 +22,9 @@ const exportChangesBase = "changes"
 // a page of store.MaxLimit at a time and written as it is read.
 func (h *Handler) exportScanChanges(w http.ResponseWriter, r *http.Request, v *viewer) {
 	format, err := exportFormat(r, exportChangesBase)
-	ns, name := r.PathValue("ns"), r.PathValue("name")
+	ns, name, perr := scanPath(r)
 	if err == nil {
-		err = checkQuery(r.URL.Query())
-	}
-	if err == nil {
-		err = checkName(fieldNamespace, ns)
-	}
-	if err == nil {
-		err = checkName("scan name", name)
+		err = perr
 	}
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())

@@ -136,14 +136,7 @@ func ScanOrganisations(ctx context.Context, st *store.Store, namespace, name str
 // scanParams validates a scan's path values and the viewer's access.
 // allowed are the query parameters the page takes.
 func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer, allowed ...string) (ns, name string, ok bool) {
-	ns, name = r.PathValue("ns"), r.PathValue("name")
-	err := checkQuery(r.URL.Query(), allowed...)
-	if err == nil {
-		err = checkName(fieldNamespace, ns)
-	}
-	if err == nil {
-		err = checkName("scan name", name)
-	}
+	ns, name, err := scanPath(r, allowed...)
 	if err != nil {
 		h.badRequest(w, r, v, err.Error())
 		return "", "", false
@@ -158,6 +151,20 @@ func (h *Handler) scanParams(w http.ResponseWriter, r *http.Request, v *viewer, 
 		return "", "", false
 	}
 	return ns, name, h.needScans(w, r, v)
+}
+
+// scanPath is a scan's path values ({ns}, {name}), checked, with the
+// query parameters the page takes.
+func scanPath(r *http.Request, allowed ...string) (ns, name string, err error) {
+	ns, name = r.PathValue("ns"), r.PathValue("name")
+	err = checkQuery(r.URL.Query(), allowed...)
+	if err == nil {
+		err = checkName(fieldNamespace, ns)
+	}
+	if err == nil {
+		err = checkName("scan name", name)
+	}
+	return ns, name, err
 }
 
 func (h *Handler) scanFailed(w http.ResponseWriter, r *http.Request, v *viewer, ns, name string, err error) {
