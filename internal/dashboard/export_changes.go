@@ -61,7 +61,7 @@ func (h *Handler) exportScanChanges(w http.ResponseWriter, r *http.Request, v *v
 			if !each(page.Changes) || len(page.Changes) < store.MaxLimit {
 				return
 			}
-			filter.After = page.LastID
+			filter.After = page.LastID()
 			if page, err = st.ScanChanges(ctx, filter); err != nil {
 				// The answer has started: the log says why it ends early.
 				h.opts.Log.Error("dashboard: exporting a scan's changes", fieldNamespace, ns, "scan", name, "err", err)

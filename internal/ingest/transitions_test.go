@@ -308,7 +308,7 @@ func checkChangesMatch(t *testing.T, st *store.Store, uid string, res Result) {
 		if len(page.Changes) < store.MaxLimit {
 			break
 		}
-		after = page.LastID
+		after = page.LastID()
 	}
 	// An issue added or reopened at a visit that cannot compare it is
 	// counted unstable, and is opened or reopened all the same.

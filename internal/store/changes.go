@@ -15,10 +15,6 @@ const (
 	ChangeReopened = "reopened"
 )
 
-// IssueChanges are every change a scan can make to an issue, in the order
-// pages list them.
-var IssueChanges = []string{ChangeOpened, ReasonFixed, ReasonPageNotScanned, ChangeReopened}
-
 // IssueChange is one change a scan made to one issue, with the issue as it
 // stands now (a later scan may have changed it again).
 type IssueChange struct {
@@ -32,9 +28,15 @@ type IssueChange struct {
 // ChangesPage is one page of ScanChanges, in the order of the issues' ids.
 type ChangesPage struct {
 	Changes []IssueChange
-	// LastID is the page's last issue's id (0 for an empty page): the next
-	// page's after.
-	LastID int64
+}
+
+// LastID is the page's last issue's id (0 for an empty page): the next
+// page's ChangesFilter.After.
+func (p ChangesPage) LastID() int64 {
+	if len(p.Changes) == 0 {
+		return 0
+	}
+	return p.Changes[len(p.Changes)-1].IssueID
 }
 
 // ChangesFilter selects a page of one scan's changes.
@@ -102,7 +104,6 @@ func (s *Store) ScanChanges(ctx context.Context, f ChangesFilter) (ChangesPage, 
 			return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
 		}
 		page.Changes = append(page.Changes, IssueChange{Change: change, Issue: r.issue, IssueID: r.id})
-		page.LastID = r.id
 	}
 	if err := rows.Err(); err != nil {
 		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)

@@ -61,7 +61,7 @@ func changesOf(t *testing.T, st *store.Store, uid string) map[string]string {
 		if len(page.Changes) < 2 {
 			return got
 		}
-		after = page.LastID
+		after = page.LastID()
 	}
 }
 

@@ -104,8 +104,8 @@ var readCases = map[string]func(dir string) (string, error){
 			var ds []decision.Decision
 			seen := map[string]bool{}
 			for _, r := range rows {
-				if !seen[r.org+"\x00"+r.rule] {
-					seen[r.org+"\x00"+r.rule] = true
+				if key := r.org + "\x00" + r.rule; !seen[key] {
+					seen[key] = true
 					ds = append(ds, benchDecision(len(ds), r.org, r.rule, ""))
 				}
 			}
