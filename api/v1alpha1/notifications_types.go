@@ -98,6 +98,30 @@ type NotificationReceiver struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	ScoreDrop *int32 `json:"scoreDrop,omitempty"`
+	// organisations, when set, routes the receiver only the news of these
+	// organisations (as the scan's sites name them): NewIssues, ScoreDropped
+	// and ScanIncomplete only when one of them has new issues, a fallen
+	// score or newly missed pages, listing only theirs; the scan-wide
+	// events (ScanFailed, ScanRecovered, Thresholds*) only when the scan
+	// covers one of them. With owners, the receiver gets the organisations
+	// of both.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	Organisations []string `json:"organisations,omitempty"`
+	// owners, when set, routes the receiver the news of the organisations
+	// these owners answer for: each is an email address or a group as the
+	// scan's spec.sites[].owners name them (addresses compared without
+	// case), so a team's channel gets what the team owns. Routed as
+	// organisations are.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	Owners []string `json:"owners,omitempty"`
 }
 
 // DefaultScoreDrop is a receiver's scoreDrop when unset.

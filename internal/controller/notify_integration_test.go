@@ -469,6 +469,14 @@ func TestNotifyCRDValidation(t *testing.T) {
 	badType := rcv("pager", "pagerduty", cwacv1alpha1.EventScanFailed)
 	drop := rcv("drop", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed)
 	drop.ScoreDrop = ptr.To[int32](3)
+	manyOrgs := rcv("orgs", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed)
+	for i := range 51 {
+		manyOrgs.Organisations = append(manyOrgs.Organisations, fmt.Sprintf("Org %d", i))
+	}
+	emptyOwner := rcv("owners", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed)
+	emptyOwner.Owners = []string{""}
+	twiceOwned := rcv("twice", cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed)
+	twiceOwned.Owners = []string{"web-team", "web-team"}
 	eleven := make([]cwacv1alpha1.NotificationReceiver, 0, 11)
 	for i := range 11 {
 		eleven = append(eleven, rcv(fmt.Sprintf("r%d", i), cwacv1alpha1.ReceiverWebhook, cwacv1alpha1.EventScanFailed))
@@ -483,6 +491,9 @@ func TestNotifyCRDValidation(t *testing.T) {
 		"unknown type":     {[]cwacv1alpha1.NotificationReceiver{badType}, "pagerduty"},
 		"scoreDrop unused": {[]cwacv1alpha1.NotificationReceiver{drop}, "scoreDrop applies to the ScoreDropped event"},
 		"eleven receivers": {eleven, "must have at most 10 items"},
+		"51 organisations": {[]cwacv1alpha1.NotificationReceiver{manyOrgs}, "organisations: Too many: 51: must have at most 50 items"},
+		"an empty owner":   {[]cwacv1alpha1.NotificationReceiver{emptyOwner}, "owners[0]"},
+		"an owner twice":   {[]cwacv1alpha1.NotificationReceiver{twiceOwned}, "Duplicate value"},
 		"no receivers":     {[]cwacv1alpha1.NotificationReceiver{}, "receivers"},
 	} {
 		scan := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad"}, Spec: notifySpec(tc.receivers...)}
@@ -495,6 +506,8 @@ func TestNotifyCRDValidation(t *testing.T) {
 	good := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "good"},
 		Spec: notifySpec(ok, rcv("chat", cwacv1alpha1.ReceiverTeams, cwacv1alpha1.EventScoreDropped, cwacv1alpha1.EventNewIssues))}
 	good.Spec.Notifications.Receivers[1].ScoreDrop = ptr.To[int32](10)
+	good.Spec.Notifications.Receivers[1].Organisations = []string{"Ministry of Examples"}
+	good.Spec.Notifications.Receivers[1].Owners = []string{"web@examples.govt.nz", "web-team"}
 	if err := k8s.Create(ctxT(t), good); err != nil {
 		t.Errorf("a valid scan was refused: %v", err)
 	}

@@ -90,6 +90,12 @@ func details(p *Payload) []string {
 			add("Shards failed: %s", in.ShardsFailed)
 		}
 	}
+	if len(p.RoutedTo) > 0 {
+		add("For: %s", strings.Join(p.RoutedTo, "; "))
+	}
+	for _, o := range p.Owners {
+		add("Owners of %s: %s", o.Organisation, ownerList(o.Owners))
+	}
 	if s := p.Summary; s != nil {
 		add("Issues: %d%s on %d pages", s.TotalIssues, impacts(s.IssuesByImpact), s.PagesScanned)
 		if s.DecidedIssues > 0 {
@@ -97,6 +103,23 @@ func details(p *Payload) []string {
 		}
 	}
 	return lines
+}
+
+// ownerList names owners for people: an address or a group, and the
+// pages it answers for when not the whole organisation.
+func ownerList(os []OwnerFacts) string {
+	parts := make([]string, 0, len(os))
+	for _, o := range os {
+		who := o.Email
+		if who == "" {
+			who = "group " + o.Group
+		}
+		if o.Pages != "" {
+			who += " (pages under " + o.Pages + ")"
+		}
+		parts = append(parts, who)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func impacts(m map[string]int64) string {

@@ -78,6 +78,13 @@ type Facts struct {
 	// Organisations are the organisations not scanned completely
 	// (status.summary.completeness) that the scan before did not list.
 	Organisations []cwacv1alpha1.OrganisationCompleteness
+	// NewByOrganisation are the organisations the scan's status lists with
+	// their new issues against the baseline (status.summary.diff).
+	NewByOrganisation []cwacv1alpha1.OrganisationDiff
+	// Owners are the organisations the scan's sites name, each with the
+	// owners the scan declares for it: where a receiver's organisations and
+	// owners route it, and whom a payload names.
+	Owners map[string][]cwacv1alpha1.Owner
 }
 
 // Decide decides which events a finished scan raises.
@@ -90,6 +97,7 @@ func Decide(in Input) Decision {
 	case in.Compared != nil:
 		d.ComparedWith = in.Compared.Name
 	}
+	d.Facts.Owners = scanOrganisations(s)
 	raise := func(e cwacv1alpha1.NotificationEvent) { d.Events = append(d.Events, e) }
 	failed := s.Status.Phase == cwacv1alpha1.PhaseFailed
 	prevFailed := in.Previous != nil && in.Previous.Status.Phase == cwacv1alpha1.PhaseFailed
@@ -121,6 +129,7 @@ func Decide(in Input) Decision {
 	}
 
 	if sum := s.Status.Summary; sum != nil && sum.Diff != nil && sum.Diff.New > 0 {
+		d.Facts.NewByOrganisation = sum.Diff.ByOrganisation
 		raise(cwacv1alpha1.EventNewIssues)
 	}
 

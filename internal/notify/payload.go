@@ -48,7 +48,15 @@ type Payload struct {
 	NewIssues  *NewIssueFacts                 `json:"newIssues,omitempty"`
 	Score      *ScoreFacts                    `json:"score,omitempty"`
 	Incomplete *IncompleteFacts               `json:"incomplete,omitempty"`
-	Links      *Links                         `json:"links,omitempty"`
+	// Owners are the owners of the organisations the message names (the
+	// scan's, for a scan-wide event), of those that have owners, at most
+	// MaxListed: whoever receives it can pass it on to them.
+	Owners []OrganisationOwners `json:"owners,omitempty"`
+	// RoutedTo are the organisations the receiver's organisations and
+	// owners route it (of those the scan covers); absent for a receiver
+	// that gets every event whole.
+	RoutedTo []string `json:"routedTo,omitempty"`
+	Links    *Links   `json:"links,omitempty"`
 }
 
 // ScanRef names the scan.
@@ -164,12 +172,14 @@ type Options struct {
 
 // Plan lists the deliveries a decision makes: each raised event for each
 // receiver subscribed to it, in receiver then AllEvents order. ScoreDropped
-// goes only to receivers whose scoreDrop the fall exceeds.
+// goes only to receivers whose scoreDrop the fall exceeds; a receiver
+// routed to some organisations gets only the events that concern them.
 func Plan(d Decision, receivers []cwacv1alpha1.NotificationReceiver) []cwacv1alpha1.NotificationDelivery {
 	var out []cwacv1alpha1.NotificationDelivery
 	for _, r := range receivers {
+		rt := routeOf(r, d.Facts.Owners)
 		for _, e := range AllEvents {
-			if !slices.Contains(d.Events, e) || !slices.Contains(r.Events, e) {
+			if !slices.Contains(d.Events, e) || !slices.Contains(r.Events, e) || !rt.concerns(d, e, scoreDrop(r)) {
 				continue
 			}
 			if e == cwacv1alpha1.EventScoreDropped && !d.Facts.Dropped(scoreDrop(r)) {
@@ -219,6 +229,11 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 			PagesScanned: sum.PagesScanned, UrlsScanned: sum.UrlsScanned}
 	}
 	ref := scan.Namespace + "/" + scan.Name
+	rt := routeOf(r, d.Facts.Owners)
+	named := rt.organisations(d.Facts.Owners)
+	if rt != nil {
+		p.RoutedTo = capNames(named)
+	}
 	switch e {
 	case cwacv1alpha1.EventScanFailed:
 		p.Failure = &FailureFacts{Reason: "Unknown"}
@@ -235,16 +250,22 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 		p.Thresholds = &ThresholdFacts{Crossed: []string{}, PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed)}
 		p.Title = fmt.Sprintf("Scan %s is back within its thresholds", ref)
 	case cwacv1alpha1.EventNewIssues:
-		p.NewIssues = newIssues(scan)
+		p.NewIssues = newIssues(scan, rt)
+		named = nil
+		for _, o := range p.NewIssues.ByOrganisation {
+			named = append(named, o.Organisation)
+		}
 		p.Title = fmt.Sprintf("Scan %s has %d new issues against %s", ref, p.NewIssues.Total, p.NewIssues.Baseline)
 	case cwacv1alpha1.EventScoreDropped:
 		if d.Facts.Score == nil {
 			return nil, fmt.Errorf("receiver %q: ScoreDropped without the scan's score", r.Name)
 		}
 		p.Score = &ScoreFacts{Previous: d.Facts.PreviousScore, Current: *d.Facts.Score, Drop: d.Facts.ScoreDrop(), Threshold: scoreDrop(r)}
-		orgs := d.Facts.OrganisationsDroppedOver(p.Score.Threshold)
+		orgs := slices.DeleteFunc(d.Facts.OrganisationsDroppedOver(p.Score.Threshold), func(o OrganisationDrop) bool { return !rt.has(o.Organisation) })
 		p.Score.OrganisationsDropped = len(orgs)
+		named = nil
 		for _, o := range orgs[:min(len(orgs), MaxListed)] {
+			named = append(named, o.Organisation)
 			o.Organisation = textcap.Head(o.Organisation, 256)
 			p.Score.Organisations = append(p.Score.Organisations, o)
 		}
@@ -254,13 +275,17 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 			UnscannedBaseURLs: capList(d.Facts.Missing), UnscannedBaseURLsTotal: len(d.Facts.Missing),
 			Blocked: textcap.Head(d.Facts.Blocked, MaxText), ShardsFailed: textcap.Head(d.Facts.ShardsFailed, MaxText),
 		}
-		for _, o := range d.Facts.Organisations[:min(len(d.Facts.Organisations), MaxListed)] {
+		orgs := slices.DeleteFunc(slices.Clone(d.Facts.Organisations), func(o cwacv1alpha1.OrganisationCompleteness) bool { return !rt.has(o.Organisation) })
+		named = nil
+		for _, o := range orgs[:min(len(orgs), MaxListed)] {
+			named = append(named, o.Organisation)
 			p.Incomplete.Organisations = append(p.Incomplete.Organisations, OrgIncomplete{
 				Organisation: textcap.Head(o.Organisation, 256), Verdict: textcap.Head(o.Verdict, 64), Reason: textcap.Head(o.Reason, MaxText)})
 		}
 		p.Title = fmt.Sprintf("Scan %s is incomplete: %d sites unscanned, %d organisations not scanned completely",
-			ref, len(d.Facts.Missing), len(d.Facts.Organisations))
+			ref, len(d.Facts.Missing), len(orgs))
 	}
+	p.Owners = ownersOf(named, d.Facts.Owners)
 	p.Title = textcap.Head(p.Title, MaxText)
 	return p, nil
 }
@@ -312,11 +337,26 @@ func Marshal(v any) ([]byte, error) {
 	return b, nil
 }
 
-func newIssues(scan *cwacv1alpha1.CwacScan) *NewIssueFacts {
+// newIssues are the scan's new issues: all of them, or for a routed
+// receiver those of its organisations (totalled from the organisations the
+// status lists).
+func newIssues(scan *cwacv1alpha1.CwacScan, rt routed) *NewIssueFacts {
 	diff := scan.Status.Summary.Diff
 	n := &NewIssueFacts{Baseline: diff.Baseline, Total: diff.New, ByImpact: axeImpacts(diff.NewByImpact), NewNotListed: diff.New}
+	if rt != nil {
+		// Only what the status lists of its organisations is known.
+		n.Total, n.ByImpact, n.NewNotListed = 0, nil, 0
+	}
 	for _, o := range diff.ByOrganisation {
-		n.NewNotListed -= o.New
+		switch {
+		case rt == nil:
+			n.NewNotListed -= o.New
+		case !rt[o.Organisation]:
+			continue
+		default:
+			n.Total += o.New
+			n.ByImpact = addImpacts(n.ByImpact, axeImpacts(o.NewByImpact))
+		}
 		if o.New > 0 {
 			n.Organisations++
 			if len(n.ByOrganisation) < MaxListed {
@@ -327,6 +367,26 @@ func newIssues(scan *cwacv1alpha1.CwacScan) *NewIssueFacts {
 	}
 	n.NewNotListed = max(n.NewNotListed, 0)
 	return n
+}
+
+// addImpacts adds the counts of more to m (made when nil and more has any).
+func addImpacts(m, more map[string]int64) map[string]int64 {
+	for impact, n := range more {
+		if m == nil {
+			m = map[string]int64{}
+		}
+		m[impact] += n
+	}
+	return m
+}
+
+// capNames are at most MaxListed names, each cut as organisations are.
+func capNames(names []string) []string {
+	out := make([]string, 0, min(len(names), MaxListed))
+	for _, n := range names[:min(len(names), MaxListed)] {
+		out = append(out, textcap.Head(n, 256))
+	}
+	return out
 }
 
 // axeImpacts is m with axe-core's impacts only (nil when it has none of
