@@ -17,8 +17,10 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/digestsend"
 	"github.com/a11y-dev/cwac-operator/internal/historywriter"
+	"github.com/a11y-dev/cwac-operator/internal/issueevents"
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/notify"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -102,6 +104,14 @@ type historyDeps struct {
 	// digests sends the namespace's CwacDigests from the elected writer;
 	// nil: not at all.
 	digests *digestSettings
+	// issueEvents are pushed by the elected writer after it records a scan.
+	issueEvents issueEventSettings
+}
+
+// issueEventSettings are the checked issue-event flags: no receivers, none sent.
+type issueEventSettings struct {
+	receivers []issueevents.Receiver
+	http      *notify.Sender
 }
 
 // digestSettings are the checked digest flags.
@@ -121,6 +131,9 @@ func startHistory(ctx context.Context, sf storeFlags, wf writerFlags, d historyD
 	}
 	if err := wf.check(); err != nil {
 		return nil, err
+	}
+	if len(d.issueEvents.receivers) > 0 && (dsn == "" || !wf.ingest) {
+		return nil, errors.New("--issue-event-receivers needs --store and --history-ingest: the events are what the history's writer records")
 	}
 	if dsn != "" && wf.ingest && d.scans == nil {
 		return nil, errors.New("recording the issue history needs the scan cache, which did not sync (watch on cwacscans)")
@@ -172,7 +185,27 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 		return err
 	}
 	identity, log := podName(), d.log
+	var events *issueevents.Sender
+	recorded := make(chan struct{}, 1)
+	if len(d.issueEvents.receivers) > 0 {
+		var lister issueevents.Decisions
+		if d.decisions != nil {
+			lister = d.decisions
+		}
+		events, err = issueevents.New(issueevents.Config{Store: st, Receivers: d.issueEvents.receivers, HTTP: d.issueEvents.http,
+			Decisions: lister, Log: log, Retry: issueevents.DefaultRetry})
+		if err != nil {
+			return err
+		}
+	}
 	w, err := historywriter.NewWriter(historywriter.Config{
+		// A recorded scan wakes the issue events' sender (never blocks).
+		Recorded: func() {
+			select {
+			case recorded <- struct{}{}:
+			default:
+			}
+		},
 		Store: st, Scans: mcpserver.ScanLister{Reader: d.scans, Namespace: d.namespace}, Changes: informer,
 		Open: mcpserver.OpenScanResults(d.resultsRoot), Clientset: d.clientset, Holder: identity, Log: log,
 		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans}, MaxIssues: f.maxIssues,
@@ -199,6 +232,14 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 			go func() {
 				if err := sender.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 					log.Error("digests: the sender stopped", "err", err)
+				}
+			}()
+		}
+		if events != nil {
+			// Sent by the elected writer alone: one sender at a time.
+			go func() {
+				if err := events.Run(ctx, recorded); err != nil && !errors.Is(err, context.Canceled) {
+					log.Error("issue events: the sender stopped", "err", err)
 				}
 			}()
 		}

@@ -85,12 +85,14 @@ func main() {
 		digestFlags    digestFlags
 		dashboardFlags dashboardFlags
 		oauthFlags     oauthFlags
+		eventFlags     issueEventFlags
 	)
 	storeFlags.bind(flag.CommandLine)
 	writerFlags.bind(flag.CommandLine)
 	digestFlags.bind(flag.CommandLine)
 	dashboardFlags.bind(flag.CommandLine)
 	oauthFlags.bind(flag.CommandLine)
+	eventFlags.bind(flag.CommandLine)
 	flag.Parse()
 	if namespace == "" {
 		namespace = defaultNamespace()
@@ -165,9 +167,14 @@ func main() {
 	if err != nil {
 		fail("invalid digest settings", err)
 	}
+	eventReceivers, eventSender, err := eventFlags.sender(policyFlags.Lists)
+	if err != nil {
+		fail("invalid issue-event settings", err)
+	}
 	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, decisions: decisions, clientset: cs,
 		namespace: namespace, resultsRoot: resultsRoot, log: log, client: c,
-		digests: &digestSettings{mail: mail, dashboardURL: dashboardURL}}, fail)
+		digests:     &digestSettings{mail: mail, dashboardURL: dashboardURL},
+		issueEvents: issueEventSettings{receivers: eventReceivers, http: eventSender}}, fail)
 	if err != nil {
 		fail("the issue history's store", err)
 	}

@@ -63,6 +63,9 @@ type Config struct {
 	// IngestTimeout bounds one scan's ingest (default 30m): a hung read of
 	// the results volume must not stop the history for good.
 	IngestTimeout time.Duration
+	// Recorded, when set, is called after each scan is newly recorded (it
+	// wakes the issue events' sender; it must not block).
+	Recorded func()
 	// MaxIssues is the largest scan, in issues as its status counts them,
 	// the writer records (0: no limit). Recording holds memory for every
 	// issue row: a larger scan is left out, saying so, rather than running
@@ -314,6 +317,9 @@ func (w *Writer) record(ctx context.Context, scan *cwacv1alpha1.CwacScan) error 
 		"new", res.New, "fixed", res.Fixed, "pageNotScanned", res.FixedPageNotScanned, "reopened", res.Reopened,
 		"skippedFiles", len(res.Skipped), "durationMs", time.Since(start).Milliseconds())
 	w.event(ctx, scan, len(res.Skipped) > 0, cwacv1alpha1.ReasonHistoryRecorded, note)
+	if w.cfg.Recorded != nil {
+		w.cfg.Recorded()
+	}
 	return nil
 }
 

@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/issueevents"
 )
 
 var (
@@ -409,6 +410,12 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 			"store.dsnSecret.name=history-dsn", "store.dsnSecret.key=url", "store.maxAge=26280h", "store.maxScans=156",
 		}, checkReadWriteMany},
 		{"no issue history", "cwac-nohistory", []string{"store.enabled=false"}, checkNoHistory},
+		{"issue events to a tracker", "cwac-events", []string{
+			"issueEvents.receivers[0].name=tracker", "issueEvents.receivers[0].urlSecret.name=tracker-hook",
+			"issueEvents.receivers[0].hmacSecret.name=tracker-hook", "issueEvents.receivers[0].hmacSecret.key=signing",
+			"issueEvents.receivers[0].organisations[0]=Ministry of Health", "issueEvents.allowCIDRs={10.0.0.0/8}",
+			"issueEvents.allowHTTP=true",
+		}, checkIssueEvents},
 		{"hostNetwork for a cluster without kube-proxy", "cwac-hostnet", []string{
 			"hostNetwork=true", "mcp.listenAddress=127.0.0.1", "extraEnv[0].name=KUBERNETES_SERVICE_HOST", "extraEnv[0].value=127.0.0.1",
 			"mcp.serviceAccount.annotations.team=a11y",
@@ -609,6 +616,57 @@ func checkNoHistory(t *testing.T, objs []*unstructured.Unstructured) {
 	}
 }
 
+// checkIssueEvents: each receiver's URL and key are mounted from its
+// Secrets, read-only, and the server's receivers flag names those files as
+// the server parses it.
+func checkIssueEvents(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	a := args(t, objs, "mcp-server")
+	var text string
+	for _, arg := range a {
+		if v, ok := strings.CutPrefix(arg, "--issue-event-receivers="); ok {
+			text = v
+		}
+	}
+	files := map[string]string{"/var/run/cwac-issue-events/tracker/url": "https://tracker.example/", "/var/run/cwac-issue-events/tracker/hmac": "k"}
+	rs, err := issueevents.ParseReceivers([]byte(text), func(p string) ([]byte, error) {
+		if v, ok := files[p]; ok {
+			return []byte(v), nil
+		}
+		return nil, fmt.Errorf("no file %s", p)
+	})
+	if err != nil || len(rs) != 1 || rs[0].Name != "tracker" || !slices.Equal(rs[0].Organisations, []string{"Ministry of Health"}) {
+		t.Errorf("--issue-event-receivers %q: %+v, %v", text, rs, err)
+	}
+	if !hasArg(a, "--issue-events-allow-cidrs=10.0.0.0/8") || !hasArg(a, "--issue-events-allow-http") {
+		t.Errorf("MCP server args %v", a)
+	}
+	_, dep := container(t, objs, "mcp-server")
+	_, pod := podSpec(t, dep)
+	var vol *corev1.Volume
+	for i := range pod.Volumes {
+		if pod.Volumes[i].Name == "issue-events-tracker" {
+			vol = &pod.Volumes[i]
+		}
+	}
+	if vol == nil || vol.Projected == nil || len(vol.Projected.Sources) != 2 ||
+		vol.Projected.Sources[0].Secret.Name != "tracker-hook" || vol.Projected.Sources[0].Secret.Items[0].Key != "url" ||
+		vol.Projected.Sources[1].Secret.Items[0].Key != "signing" || vol.Projected.Sources[1].Secret.Items[0].Path != "hmac" {
+		t.Fatalf("issue-events volume %+v", vol)
+	}
+	mounted := false
+	for _, c := range pod.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.Name == "issue-events-tracker" {
+				mounted = c.Name == "mcp-server" && m.ReadOnly && m.MountPath == "/var/run/cwac-issue-events/tracker"
+			}
+		}
+	}
+	if !mounted {
+		t.Errorf("the receiver's files are not mounted read-only where the flag names them: %+v", pod.Containers)
+	}
+}
+
 func hasArgPrefix(list []string, prefix string) bool {
 	for _, a := range list {
 		if strings.HasPrefix(a, prefix) {
@@ -756,6 +814,12 @@ func TestChartRefusesValuesThatUndoTheSeparation(t *testing.T) {
 		{[]string{"digests.smtp.host=smtp.example", "digests.smtp.from=d@cwac.example", "digests.dashboardURL=https://cwac.example", "store.enabled=false"},
 			"digests.smtp.host needs store.enabled=true"},
 		{[]string{"digests.smtp.security=NONE"}, "/digests/smtp/security"},
+		// Issue events that could never be sent, or unsigned.
+		{[]string{"issueEvents.receivers[0].name=t", "issueEvents.receivers[0].urlSecret.name=s", "issueEvents.receivers[0].hmacSecret.name=s",
+			"store.enabled=false"}, "issueEvents.receivers needs store.enabled=true"},
+		{[]string{"issueEvents.receivers[0].name=t", "issueEvents.receivers[0].urlSecret.name=s"}, "hmacSecret"},
+		{[]string{"issueEvents.receivers[0].name=Tracker", "issueEvents.receivers[0].urlSecret.name=s", "issueEvents.receivers[0].hmacSecret.name=s"},
+			"/issueEvents/receivers/0/name"},
 	} {
 		a := append([]string{"template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1"}, setArgs(tt.sets)...)
 		out, err := exec.Command(helmBin(t), a...).CombinedOutput()

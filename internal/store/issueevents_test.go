@@ -1,0 +1,142 @@
+package store_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+)
+
+// noChange records a scan that changed nothing.
+func noChange(context.Context, *store.ScanWriter, int64, []int64) []int64 { return nil }
+
+// TestIssueEventDeliveries: a receiver starts with the scans recorded after
+// it is first seen, each such scan gets one delivery, batches advance it,
+// failures are kept with their tries and the delivery ends sent or failed;
+// other receivers are apart.
+func TestIssueEventDeliveries(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ctx := context.Background()
+			changesScan(t, st, 1, noChange)
+			due := func(receiver string) []store.IssueEventDelivery {
+				t.Helper()
+				ds, err := st.IssueEventsDue(ctx, receiver, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ds
+			}
+			if ds := due("tracker"); len(ds) != 0 {
+				t.Fatalf("a new receiver is sent scans recorded before it: %+v", ds)
+			}
+			changesScan(t, st, 2, noChange)
+			changesScan(t, st, 3, noChange)
+			ds := due("tracker")
+			if len(ds) != 2 || ds[0].ScanUID != "uid-2" || ds[1].ScanUID != "uid-3" || ds[0].State != store.EventsPending ||
+				ds[0].Namespace != "ns" || ds[0].Name != "weekly-2" || ds[0].After != 0 || ds[0].FinishedAt != time.Unix(2000, 0).UTC() {
+				t.Fatalf("due after two scans: %+v", ds)
+			}
+			if again := due("tracker"); len(again) != 2 {
+				t.Errorf("asked again: %d deliveries, want the same 2", len(again))
+			}
+			if other := due("chat"); len(other) != 0 {
+				t.Errorf("another receiver, first seen now, is due %+v", other)
+			}
+
+			checkDeliveryProgress(t, st, ds, due)
+		})
+	}
+}
+
+// checkDeliveryProgress: a failed try is kept with its tries, batches
+// advance a delivery, and it ends sent (scan 2) or failed (scan 3).
+func checkDeliveryProgress(t *testing.T, st *store.Store, ds []store.IssueEventDelivery, due func(string) []store.IssueEventDelivery) {
+	t.Helper()
+	ctx := context.Background()
+	// Two batches of scan 2, the second its last.
+	if err := st.IssueEventsFailed(ctx, ds[0].ScanID, "tracker", 1, time.Unix(5000, 0), "503 from the receiver", false); err != nil {
+		t.Fatal(err)
+	}
+	got := due("tracker")[0]
+	if got.Attempts != 1 || got.LastError != "503 from the receiver" || got.NextAttemptAt != time.Unix(5000, 0).UTC() || got.State != store.EventsPending {
+		t.Errorf("after a failed try: %+v", got)
+	}
+	if err := st.IssueEventsSent(ctx, ds[0].ScanID, "tracker", 17, 100, false); err != nil {
+		t.Fatal(err)
+	}
+	got = due("tracker")[0]
+	if got.After != 17 || got.Batches != 1 || got.Changes != 100 || got.Attempts != 0 || got.LastError != "" {
+		t.Errorf("after a batch: %+v", got)
+	}
+	if err := st.IssueEventsSent(ctx, ds[0].ScanID, "tracker", 20, 3, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.IssueEventsFailed(ctx, ds[1].ScanID, "tracker", 9, time.Time{}, strings.Repeat("x", 2000), true); err != nil {
+		t.Fatal(err)
+	}
+	if left := due("tracker"); len(left) != 0 {
+		t.Errorf("sent and failed deliveries are still due: %+v", left)
+	}
+	seen, err := st.ScanIssueEvents(ctx, []string{"ns"}, "uid-2")
+	if err != nil || len(seen) != 1 || seen[0].State != store.EventsSent || seen[0].Batches != 2 || seen[0].Changes != 103 {
+		t.Errorf("scan 2's deliveries: %+v, %v", seen, err)
+	}
+	seen, err = st.ScanIssueEvents(ctx, []string{"ns"}, "uid-3")
+	if err != nil || len(seen) != 1 || seen[0].State != store.EventsFailed || len(seen[0].LastError) != store.MaxEventErrorBytes {
+		t.Errorf("scan 3's deliveries: %+v, %v", seen, err)
+	}
+	if seen, err := st.ScanIssueEvents(ctx, []string{"other"}, "uid-2"); err != nil || len(seen) != 0 {
+		t.Errorf("another namespace reads scan 2's deliveries: %+v, %v", seen, err)
+	}
+}
+
+// TestIssueEventDeliveriesRefusals: a batch of no delivery, and a read
+// without a receiver or a limit in bounds, are refused.
+func TestIssueEventDeliveriesRefusals(t *testing.T) {
+	st := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	if err := st.IssueEventsSent(ctx, 999, "tracker", 1, 1, true); err == nil {
+		t.Error("a batch of a delivery that does not exist was recorded")
+	}
+	for _, bad := range []struct {
+		receiver string
+		limit    int
+	}{{"", 1}, {"tracker", 0}, {"tracker", store.MaxLimit + 1}} {
+		if _, err := st.IssueEventsDue(ctx, bad.receiver, bad.limit); err == nil {
+			t.Errorf("due %q, limit %d: no error", bad.receiver, bad.limit)
+		}
+	}
+}
+
+// TestIssueEventDeliveriesOfPrunedScans: a delivery whose scan was pruned
+// while it was pending says so (its changes are gone), the kept scan's
+// does not.
+func TestIssueEventDeliveriesOfPrunedScans(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ctx := context.Background()
+			if _, err := st.IssueEventsDue(ctx, "chat", 10); err != nil {
+				t.Fatal(err)
+			}
+			changesScan(t, st, 1, noChange)
+			changesScan(t, st, 2, noChange)
+			if ds, err := st.IssueEventsDue(ctx, "chat", 10); err != nil || len(ds) != 2 {
+				t.Fatalf("chat due %d, %v", len(ds), err)
+			}
+			changesScan(t, st, 3, noChange)
+			if _, err := st.Prune(ctx, store.Retention{MaxScans: 1}); err != nil {
+				t.Fatal(err)
+			}
+			ds, err := st.IssueEventsDue(ctx, "chat", 10)
+			if err != nil || len(ds) != 3 || !ds[0].Pruned || !ds[1].Pruned || ds[2].Pruned {
+				t.Errorf("after pruning: %+v, %v", ds, err)
+			}
+		})
+	}
+}

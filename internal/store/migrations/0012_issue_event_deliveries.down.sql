@@ -1,0 +1,2 @@
+DROP TABLE issue_event_deliveries;
+DROP TABLE issue_event_receivers;
