@@ -61,6 +61,9 @@ type scanPage struct {
 	// ChangesCSV and ChangesJSON are the exports of what the scan changed
 	// in the history, issue by issue (exportScanChanges).
 	ChangesCSV, ChangesJSON string
+	// IssueEvents say where the scan's issue events stand for each
+	// receiver (issueEventStates).
+	IssueEvents []string
 }
 
 // scan is /scans/{ns}/{name}: one scan's summary, failure, baseline
@@ -97,6 +100,7 @@ func (h *Handler) scan(w http.ResponseWriter, r *http.Request, v *viewer) {
 		default:
 			d.Partial = recordedInPart(ctx, st, s)
 			d.ChangesCSV, d.ChangesJSON = scanExport(ns, name, exportChangesBase+".csv"), scanExport(ns, name, exportChangesBase+".json")
+			d.IssueEvents = issueEventStates(ctx, st, ns, s.UID)
 			for _, o := range d.Organisations {
 				d.SetAside += o.Figures.SetAside
 				d.Decided += o.Figures.Decided

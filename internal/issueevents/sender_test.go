@@ -9,12 +9,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/notify"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
@@ -110,7 +115,7 @@ func (c *clock) now() time.Time { return c.t }
 func newSender(t *testing.T, st *store.Store, c *clock, allowHTTP bool, rs ...Receiver) *Sender {
 	t.Helper()
 	policy := urlpolicy.New(urlpolicy.Config{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Resolver: noDNS{}})
-	s, err := New(Config{Store: st, Receivers: rs, HTTP: notify.NewSender(policy, allowHTTP, 5*time.Second),
+	s, err := New(Config{Store: st, Receivers: rs, HTTP: notify.NewSender(policy, allowHTTP, 5*time.Second), Decisions: decisions{},
 		Retry: Retry{First: time.Minute, Max: 4 * time.Minute, Attempts: 3}, BatchSize: 2, Now: c.now})
 	if err != nil {
 		t.Fatal(err)
@@ -190,11 +195,51 @@ func TestSenderSendsEachChangeOnce(t *testing.T) {
 	}
 }
 
+// batchSchema is the published schema (docs/), which receivers code against.
+func batchSchema(t *testing.T) *jsonschema.Resolved {
+	t.Helper()
+	data, err := os.ReadFile("../../docs/issue-events-v1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// decisions are a namespace's decisions: one applied false positive on
+// image-alt across the Ministry of Education.
+type decisions struct{}
+
+func (decisions) List(_ context.Context, ns string) ([]cwacv1alpha1.CwacIssueDecision, error) {
+	return []cwacv1alpha1.CwacIssueDecision{{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "decorative", Annotations: map[string]string{cwacv1alpha1.AnnotationDecidedBy: "alice"}},
+		Spec: cwacv1alpha1.CwacIssueDecisionSpec{Organisation: "Ministry of Education", Kind: cwacv1alpha1.DecisionFalsePositive,
+			Reason: "decorative images", Rule: "image-alt"},
+		Status: cwacv1alpha1.CwacIssueDecisionStatus{Conditions: []metav1.Condition{{Type: cwacv1alpha1.ConditionApplied,
+			Status: metav1.ConditionTrue, Reason: "Applied"}}},
+	}}, nil
+}
+
 // accepted checks every request's signature and id, and returns the
 // batches the tracker accepted, with the issues they named.
 func accepted(t *testing.T, reqs []request, key []byte, now time.Time) (batches []Batch, seen []string) {
 	t.Helper()
+	schema := batchSchema(t)
 	for i, rq := range reqs {
+		var v any
+		if err := json.Unmarshal(rq.body, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("request %d fails the schema: %v\n%s", i, err, rq.body)
+		}
 		if rq.header.Get(notify.HeaderEvent) != Event ||
 			!notify.Verify(key, rq.header.Get(notify.HeaderTimestamp), rq.header.Get(notify.HeaderSignature), rq.body, now, time.Hour) {
 			t.Errorf("request %d: headers %v do not sign it", i, rq.header)
@@ -211,8 +256,10 @@ func accepted(t *testing.T, reqs []request, key []byte, now time.Time) (batches 
 		}
 		batches = append(batches, b)
 		for _, ch := range b.Changes {
-			if ch.Change != store.ChangeOpened || ch.Issue.Organisation == "" {
-				t.Errorf("change %+v", ch)
+			education := ch.Issue.Organisation == "Ministry of Education"
+			if ch.Change != store.ChangeOpened || (ch.Issue.Decision != nil) != education ||
+				(education && (ch.Issue.Decision.Decision != "ns/decorative" || ch.Issue.Decision.DecidedBy != "alice")) {
+				t.Errorf("change %+v, decision %+v", ch, ch.Issue.Decision)
 			}
 			seen = append(seen, ch.Issue.Fingerprint)
 		}

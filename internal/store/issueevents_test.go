@@ -140,3 +140,32 @@ func TestIssueEventDeliveriesOfPrunedScans(t *testing.T) {
 		})
 	}
 }
+
+// TestIssueEventsMigration: 0012 goes down (its tables gone, issue_changes
+// kept) and up again on each engine, and deliveries are then kept.
+func TestIssueEventsMigration(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			dsn, driver, source := migrationDB(t, e.Name)
+			_ = storetest.Open(t, dsn).Close()
+			db := migratedTo(t, driver, source, 11)
+			for _, table := range []string{"issue_event_receivers", "issue_event_deliveries"} {
+				if _, err := db.Exec(`SELECT COUNT(*) FROM ` + table); err == nil {
+					t.Errorf("%s is still there after 0012 down", table)
+				}
+			}
+			if _, err := db.Exec(`SELECT change FROM issue_changes`); err != nil {
+				t.Errorf("0011's table went with 0012: %v", err)
+			}
+			_ = db.Close()
+			st := storetest.Open(t, dsn) // Open applies 0012 again
+			if _, err := st.IssueEventsDue(context.Background(), "tracker", 1); err != nil {
+				t.Fatal(err)
+			}
+			changesScan(t, st, 1, noChange)
+			if ds, err := st.IssueEventsDue(context.Background(), "tracker", 1); err != nil || len(ds) != 1 {
+				t.Errorf("after 0012 up again: %+v, %v", ds, err)
+			}
+		})
+	}
+}
