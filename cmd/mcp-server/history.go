@@ -198,15 +198,17 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 			return err
 		}
 	}
+	// A recorded scan or decision event wakes the issue events' sender
+	// (never blocks).
+	wake := func() {
+		select {
+		case recorded <- struct{}{}:
+		default:
+		}
+	}
 	w, err := historywriter.NewWriter(historywriter.Config{
-		// A recorded scan wakes the issue events' sender (never blocks).
-		Recorded: func() {
-			select {
-			case recorded <- struct{}{}:
-			default:
-			}
-		},
-		Store: st, Scans: mcpserver.ScanLister{Reader: d.scans, Namespace: d.namespace}, Changes: informer,
+		Recorded: wake,
+		Store:    st, Scans: mcpserver.ScanLister{Reader: d.scans, Namespace: d.namespace}, Changes: informer,
 		Open: mcpserver.OpenScanResults(d.resultsRoot), Clientset: d.clientset, Holder: identity, Log: log,
 		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans}, MaxIssues: f.maxIssues,
 	})
@@ -224,7 +226,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 	var decisions *historywriter.DecisionRecorder
 	if d.decisions != nil {
 		decisions = &historywriter.DecisionRecorder{Store: st, Namespace: d.namespace, Decisions: d.decisions,
-			Changes: d.decisions.Informer, Log: log}
+			Changes: d.decisions.Informer, Log: log, Recorded: wake}
 	}
 	run := func(ctx context.Context) {
 		if sender != nil {

@@ -39,6 +39,9 @@ type DecisionRecorder struct {
 	Log     *slog.Logger
 	// Now is the clock (nil: time.Now): when a withdrawal was seen.
 	Now func() time.Time
+	// Recorded, when set, is called after events are recorded (it wakes
+	// the issue events' sender; it must not block).
+	Recorded func()
 }
 
 // decisionsKey is the recorder's one work item: "record what changed".
@@ -129,7 +132,13 @@ func (r *DecisionRecorder) Pass(ctx context.Context) error {
 	if len(events) == 0 {
 		return nil
 	}
-	return r.Store.AddDecisionEvents(ctx, events)
+	if err := r.Store.AddDecisionEvents(ctx, events); err != nil {
+		return err
+	}
+	if r.Recorded != nil {
+		r.Recorded()
+	}
+	return nil
 }
 
 // DecisionEventFor is what happened to a decision since its last recorded

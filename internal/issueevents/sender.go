@@ -126,12 +126,20 @@ func (s *Sender) Pass(ctx context.Context) (time.Duration, error) {
 	cache := map[string]covering{}
 	var errs []error
 	for _, r := range s.cfg.Receivers {
-		wait, err := s.receiverPass(ctx, r, cache)
+		// A receiver's scans and its decisions are apart: one waiting
+		// does not hold back the other.
+		scans, err := s.receiverPass(ctx, r, cache)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("receiver %s: %w", r.Name, err))
 		}
-		if wait > 0 && (next == 0 || wait < next) {
-			next = wait
+		decisions, err := s.decisionPass(ctx, r)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("receiver %s, decisions: %w", r.Name, err))
+		}
+		for _, wait := range []time.Duration{scans, decisions} {
+			if wait > 0 && (next == 0 || wait < next) {
+				next = wait
+			}
 		}
 	}
 	return next, errors.Join(errs...)
@@ -212,17 +220,8 @@ func (s *Sender) sendScan(ctx context.Context, r Receiver, d store.IssueEventDel
 // the backoff, or given up when the error is permanent or the tries are
 // spent.
 func (s *Sender) failed(ctx context.Context, r Receiver, d store.IssueEventDelivery, err error) (time.Duration, error) {
-	attempts := d.Attempts + 1
-	var ne *notify.Error
-	givenUp := attempts >= s.cfg.Retry.Attempts || (errors.As(err, &ne) && ne.Permanent)
-	wait := s.cfg.Retry.after(attempts)
-	next := s.cfg.Now().Add(wait)
-	if givenUp {
-		wait, next = 0, time.Time{}
-	}
-	s.cfg.Log.Warn("issue events: a batch was not accepted", "receiver", r.Name, "scan", d.Name, "attempts", attempts,
-		"givenUp", givenUp, "err", err)
-	if serr := s.cfg.Store.IssueEventsFailed(ctx, d.ScanID, r.Name, attempts, next, err.Error(), givenUp); serr != nil {
+	wait, givenUp, why := s.backoff(r, "scan "+d.Name, d.Attempts+1, err)
+	if serr := s.cfg.Store.IssueEventsFailed(ctx, d.ScanID, r.Name, d.Attempts+1, s.cfg.Now().Add(wait), why, givenUp); serr != nil {
 		return 0, serr
 	}
 	return wait, nil

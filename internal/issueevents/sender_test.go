@@ -320,3 +320,76 @@ func TestSenderRoutesAndGivesUp(t *testing.T) {
 		t.Errorf("a scan with nothing routed: %+v", ds[0])
 	}
 }
+
+// TestSenderSendsDecisions: decisions that start or end covering issues
+// reach the receiver signed, one message each, in the order they
+// happened (a refused one holds back the later), each once; a routed
+// receiver gets its organisations' alone.
+func TestSenderSendsDecisions(t *testing.T) {
+	st := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	tr := &tracker{statuses: []int{http.StatusBadGateway}}
+	srv := httptest.NewServer(tr)
+	defer srv.Close()
+	key := []byte("tracker-key")
+	r := Receiver{Name: "tracker", URL: srv.URL, Key: key}
+	edu := Receiver{Name: "edu", URL: srv.URL, Key: key, Organisations: []string{"Ministry of Education"}}
+	pass(t, newSender(t, st, c, true, r, edu)) // both first seen now
+	at := time.Now().Add(time.Minute).UTC().Truncate(time.Second)
+	review := at.Add(90 * 24 * time.Hour)
+	ev := func(uid string, seq int64, event string, after time.Duration) store.DecisionEvent {
+		return store.DecisionEvent{Namespace: "ns", UID: uid, Seq: seq, Name: "d-" + uid, Event: event, At: at.Add(after),
+			Organisation: "Ministry of Health", Kind: "Accepted", Reason: "a third party's widget", DecidedBy: "alice", ReviewBy: &review}
+	}
+	issue := ev("i", 2, store.DecisionApplied, 0)
+	issue.IssueID, issue.Element = "66d7b2e35c94a0e1", "00ff00ff00ff00ff"
+	rule := ev("r", 2, store.DecisionApplied, time.Second)
+	rule.Rule, rule.Pages = "color-contrast", "https://health.example/forms"
+	made, expired := issue, issue
+	made.Seq, made.Event = 1, store.DecisionMade
+	expired.Seq, expired.Event, expired.At = 3, store.DecisionExpired, at.Add(2*time.Second)
+	if err := st.AddDecisionEvents(ctx, []store.DecisionEvent{made, issue, rule, expired}); err != nil {
+		t.Fatal(err)
+	}
+	s := newSender(t, st, c, true, r, edu)
+	if wait := pass(t, s); wait != time.Minute || len(tr.requests()) != 1 {
+		t.Fatalf("after a 502: wait %s, %d requests", wait, len(tr.requests()))
+	}
+	c.t = c.t.Add(time.Minute)
+	pass(t, s)
+	pass(t, newSender(t, st, c, true, r, edu)) // a restart sends nothing again
+	reqs := tr.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 1 refused and 3 decisions", len(reqs))
+	}
+	schema := batchSchema(t)
+	var got []string
+	for i, rq := range reqs {
+		var m DecidedMessage
+		var v any
+		if json.Unmarshal(rq.body, &m) != nil || json.Unmarshal(rq.body, &v) != nil {
+			t.Fatalf("request %d: %s", i, rq.body)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("request %d fails the schema: %v\n%s", i, err, rq.body)
+		}
+		if rq.header.Get(notify.HeaderEvent) != DecidedEvent || rq.header.Get(notify.HeaderDelivery) != m.ID ||
+			!notify.Verify(key, rq.header.Get(notify.HeaderTimestamp), rq.header.Get(notify.HeaderSignature), rq.body, c.t, time.Hour) {
+			t.Errorf("request %d: headers %v", i, rq.header)
+		}
+		if rq.status == http.StatusOK {
+			got = append(got, m.ID+" "+m.Decided.Change+" "+m.Decided.Event)
+		}
+	}
+	want := []string{"ns/i/2/tracker decided applied", "ns/r/2/tracker decided applied", "ns/i/3/tracker undecided expired"}
+	if !slices.Equal(got, want) || reqs[0].header.Get(notify.HeaderDelivery) != "ns/i/2/tracker" {
+		t.Errorf("sent %v, want %v after a refused %s", got, want, reqs[0].header.Get(notify.HeaderDelivery))
+	}
+	var first DecidedMessage
+	_ = json.Unmarshal(reqs[1].body, &first)
+	if d := first.Decided; d.Issue == nil || d.Issue.Fingerprint != "66d7b2e35c94a0e1" || d.Rule != "" || d.Decision != "ns/d-i" ||
+		d.DecidedBy != "alice" || d.ReviewBy == nil || !d.ReviewBy.Equal(review) || !d.At.Equal(at) {
+		t.Errorf("the issue decision's message: %+v", d)
+	}
+}

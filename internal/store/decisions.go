@@ -110,17 +110,9 @@ func (s *Store) decisionEvents(ctx context.Context, where string, args ...any) (
 	defer func() { _ = rows.Close() }()
 	var out []DecisionEvent
 	for rows.Next() {
-		var e DecisionEvent
-		var at int64
-		var review sql.NullInt64
-		if err := rows.Scan(&e.Namespace, &e.UID, &e.Seq, &e.Name, &e.Event, &at, &e.Generation, &e.Organisation, &e.Kind, &e.Reason,
-			&review, &e.DecidedBy, &e.IssueID, &e.Element, &e.Rule, &e.Pages, &e.Applied); err != nil {
+		e, err := scanDecisionEvent(rows)
+		if err != nil {
 			return nil, fmt.Errorf("store: reading decision events: %w", err)
-		}
-		e.At = time.Unix(at, 0).UTC()
-		if review.Valid {
-			t := time.Unix(review.Int64, 0).UTC()
-			e.ReviewBy = &t
 		}
 		out = append(out, e)
 	}
@@ -128,4 +120,23 @@ func (s *Store) decisionEvents(ctx context.Context, where string, args ...any) (
 		return nil, fmt.Errorf("store: reading decision events: %w", err)
 	}
 	return out, nil
+}
+
+// scanDecisionEvent reads a row of decisionEventColumns, after the
+// columns before it (into before).
+func scanDecisionEvent(sc interface{ Scan(...any) error }, before ...any) (DecisionEvent, error) {
+	var e DecisionEvent
+	var at int64
+	var review sql.NullInt64
+	dest := append(before, &e.Namespace, &e.UID, &e.Seq, &e.Name, &e.Event, &at, &e.Generation, &e.Organisation, &e.Kind, &e.Reason,
+		&review, &e.DecidedBy, &e.IssueID, &e.Element, &e.Rule, &e.Pages, &e.Applied)
+	if err := sc.Scan(dest...); err != nil {
+		return DecisionEvent{}, err
+	}
+	e.At = time.Unix(at, 0).UTC()
+	if review.Valid {
+		t := time.Unix(review.Int64, 0).UTC()
+		e.ReviewBy = &t
+	}
+	return e, nil
 }

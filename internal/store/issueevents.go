@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -67,10 +68,8 @@ func (s *Store) IssueEventsDue(ctx context.Context, receiver string, limit int) 
 		return nil, fmt.Errorf("store: issue events of receiver %q, limit %d: need a receiver and a limit of 1 to %d", receiver, limit, MaxLimit)
 	}
 	now := s.now().Unix()
-	// SQLite needs a WHERE before ON CONFLICT in an INSERT … SELECT.
-	if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO issue_event_receivers (name, since_scan_id)
-		SELECT ?, COALESCE(MAX(id), 0) FROM scans WHERE true ON CONFLICT (name) DO NOTHING`), receiver); err != nil {
-		return nil, fmt.Errorf("store: adding issue-event receiver %q: %w", receiver, err)
+	if err := s.seeReceiver(ctx, receiver, now); err != nil {
+		return nil, err
 	}
 	if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO issue_event_deliveries
 		(scan_id, receiver, after_issue_id, batches, changes, state, attempts, next_attempt_at, last_error, updated_at)
@@ -94,6 +93,17 @@ func (s *Store) IssueEventsDue(ctx context.Context, receiver string, limit int) 
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// seeReceiver remembers when a receiver was first seen (now): the scans
+// recorded and the decision events seen after it are what it is sent.
+func (s *Store) seeReceiver(ctx context.Context, receiver string, now int64) error {
+	// SQLite needs a WHERE before ON CONFLICT in an INSERT … SELECT.
+	if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO issue_event_receivers (name, since_scan_id, since_at)
+		SELECT ?, COALESCE(MAX(id), 0), ? FROM scans WHERE true ON CONFLICT (name) DO NOTHING`), receiver, now); err != nil {
+		return fmt.Errorf("store: adding issue-event receiver %q: %w", receiver, err)
+	}
+	return nil
 }
 
 // IssueEventsSent records a batch the receiver accepted: its last issue
@@ -159,4 +169,100 @@ func (s *Store) ScanIssueEvents(ctx context.Context, namespaces []string, uid st
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// SentDecisionEvents are the decision events receivers are sent: those
+// that start a decision's effect on issues (applied) or end it.
+var SentDecisionEvents = []string{DecisionApplied, DecisionNotApplied, DecisionExpired, DecisionWithdrawn}
+
+// DecisionEventDelivery is one decision event due to one receiver.
+type DecisionEventDelivery struct {
+	Event         DecisionEvent
+	Receiver      string
+	Attempts      int
+	NextAttemptAt time.Time
+	LastError     string
+}
+
+// DecisionEventsDue are the decision events (of SentDecisionEvents) left
+// to send to the receiver, in the order they were seen, at most limit:
+// those seen since the receiver was first seen, each once, and only those
+// about organisations when it is given some.
+func (s *Store) DecisionEventsDue(ctx context.Context, receiver string, organisations []string, limit int) ([]DecisionEventDelivery, error) {
+	if receiver == "" || limit < 1 || limit > MaxLimit || len(organisations) > MaxWithinNames {
+		return nil, fmt.Errorf("store: decision events of receiver %q, limit %d, %d organisations: need a receiver, a limit of 1 to %d "+
+			"and at most %d organisations", receiver, limit, len(organisations), MaxLimit, MaxWithinNames)
+	}
+	now := s.now().Unix()
+	if err := s.seeReceiver(ctx, receiver, now); err != nil {
+		return nil, err
+	}
+	kinds := make([]any, len(SentDecisionEvents))
+	for i, k := range SentDecisionEvents {
+		kinds[i] = k
+	}
+	args := append([]any{now, receiver}, kinds...)
+	within := ""
+	if len(organisations) > 0 {
+		within = ` AND e.organisation IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(organisations)), ", ") + `)`
+		for _, o := range organisations {
+			args = append(args, o)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO issue_event_decisions
+		(receiver, namespace, uid, seq, state, attempts, next_attempt_at, last_error, updated_at)
+		SELECT r.name, e.namespace, e.uid, e.seq, 'pending', 0, 0, '', ? FROM decision_events e JOIN issue_event_receivers r ON r.name = ?
+		WHERE e.at >= r.since_at AND e.event IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(kinds)), ", ")+`)`+within+`
+			AND NOT EXISTS (SELECT 1 FROM issue_event_decisions d
+				WHERE d.receiver = r.name AND d.namespace = e.namespace AND d.uid = e.uid AND d.seq = e.seq)`), args...); err != nil {
+		return nil, fmt.Errorf("store: adding decision events for %q: %w", receiver, err)
+	}
+	cols := "e." + strings.ReplaceAll(strings.Join(strings.Fields(decisionEventColumns), " "), ", ", ", e.")
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.attempts, d.next_attempt_at, d.last_error, `+cols+`
+		FROM issue_event_decisions d JOIN decision_events e ON e.namespace = d.namespace AND e.uid = d.uid AND e.seq = d.seq
+		WHERE d.receiver = ? AND d.state = 'pending' ORDER BY e.at, e.namespace, e.uid, e.seq LIMIT ?`), receiver, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading decision events for %q: %w", receiver, err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []DecisionEventDelivery
+	for rows.Next() {
+		d := DecisionEventDelivery{Receiver: receiver}
+		var next int64
+		if d.Event, err = scanDecisionEvent(rows, &d.Attempts, &next, &d.LastError); err != nil {
+			return nil, fmt.Errorf("store: reading decision events for %q: %w", receiver, err)
+		}
+		d.NextAttemptAt = time.Unix(next, 0).UTC()
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// DecisionEventSent records that the receiver accepted the event.
+func (s *Store) DecisionEventSent(ctx context.Context, receiver string, e DecisionEvent) error {
+	return s.updateDecisionDelivery(ctx, receiver, e, `state = 'sent', last_error = '', updated_at = ?`, s.now().Unix())
+}
+
+// DecisionEventFailed records a failed try: the tries so far, when to try
+// again, and why; givenUp ends it (failed).
+func (s *Store) DecisionEventFailed(ctx context.Context, receiver string, e DecisionEvent, attempts int, next time.Time, why string, givenUp bool) error {
+	state := EventsPending
+	if givenUp {
+		state = EventsFailed
+	}
+	return s.updateDecisionDelivery(ctx, receiver, e, `attempts = ?, next_attempt_at = ?, last_error = ?, state = ?, updated_at = ?`,
+		attempts, next.Unix(), textcap.Head(why, MaxEventErrorBytes), state, s.now().Unix())
+}
+
+func (s *Store) updateDecisionDelivery(ctx context.Context, receiver string, e DecisionEvent, set string, args ...any) error {
+	args = append(args, receiver, e.Namespace, e.UID, e.Seq)
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE issue_event_decisions SET `+set+`
+		WHERE receiver = ? AND namespace = ? AND uid = ? AND seq = ?`), args...)
+	if err != nil {
+		return fmt.Errorf("store: recording decision %s/%s's event %d for %q: %w", e.Namespace, e.Name, e.Seq, receiver, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("store: recording decision %s/%s's event %d for %q: %d rows (%v)", e.Namespace, e.Name, e.Seq, receiver, n, err)
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +167,87 @@ func TestIssueEventsMigration(t *testing.T) {
 			changesScan(t, st, 1, noChange)
 			if ds, err := st.IssueEventsDue(context.Background(), "tracker", 1); err != nil || len(ds) != 1 {
 				t.Errorf("after 0012 up again: %+v, %v", ds, err)
+			}
+		})
+	}
+}
+
+// TestDecisionEventDeliveries: a receiver is sent the decision events that
+// start or end a decision's effect, seen since it was first seen, in the
+// order they were seen, each once; failures are kept with their tries.
+func TestDecisionEventDeliveries(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ctx := context.Background()
+			now := time.Unix(10_000, 0)
+			store.SetClock(st, func() time.Time { return now })
+			ev := func(uid string, seq int64, event string, at int64) store.DecisionEvent {
+				return store.DecisionEvent{Namespace: "ns", UID: uid, Seq: seq, Name: "d-" + uid, Event: event, At: time.Unix(at, 0),
+					Organisation: "Ministry of Health", Kind: "FalsePositive", Reason: "decorative", Rule: "image-alt"}
+			}
+			if err := st.AddDecisionEvents(ctx, []store.DecisionEvent{ev("old", 1, store.DecisionApplied, 9_000)}); err != nil {
+				t.Fatal(err)
+			}
+			due := func() []store.DecisionEventDelivery {
+				t.Helper()
+				ds, err := st.DecisionEventsDue(ctx, "tracker", nil, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ds
+			}
+			if ds := due(); len(ds) != 0 {
+				t.Fatalf("an event seen before the receiver is due: %+v", ds)
+			}
+			if err := st.AddDecisionEvents(ctx, []store.DecisionEvent{
+				ev("b", 1, store.DecisionMade, 10_001), ev("b", 2, store.DecisionApplied, 10_002),
+				ev("a", 1, store.DecisionApplied, 10_003), ev("b", 3, store.DecisionExpired, 10_004),
+				ev("a", 2, store.DecisionChanged, 10_005), ev("a", 3, store.DecisionWithdrawn, 10_006),
+			}); err != nil {
+				t.Fatal(err)
+			}
+			ds := due()
+			got := make([]string, 0, len(ds))
+			for _, d := range ds {
+				got = append(got, fmt.Sprintf("%s/%d %s", d.Event.UID, d.Event.Seq, d.Event.Event))
+			}
+			want := []string{"b/2 applied", "a/1 applied", "b/3 expired", "a/3 withdrawn"}
+			if !slices.Equal(got, want) || ds[0].Event.Rule != "image-alt" || ds[0].Event.Organisation != "Ministry of Health" {
+				t.Fatalf("due %v, want %v (%+v)", got, want, ds[0].Event)
+			}
+			if err := st.DecisionEventFailed(ctx, "tracker", ds[0].Event, 1, time.Unix(20_000, 0), "HTTP 502", false); err != nil {
+				t.Fatal(err)
+			}
+			if first := due()[0]; first.Attempts != 1 || first.LastError != "HTTP 502" || !first.NextAttemptAt.Equal(time.Unix(20_000, 0)) {
+				t.Errorf("after a failed try: %+v", first)
+			}
+			if err := st.DecisionEventSent(ctx, "tracker", ds[0].Event); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.DecisionEventFailed(ctx, "tracker", ds[1].Event, 16, time.Time{}, "HTTP 500", true); err != nil {
+				t.Fatal(err)
+			}
+			if left := due(); len(left) != 2 || left[0].Event.UID != "b" || left[0].Event.Seq != 3 {
+				t.Errorf("left after one sent and one given up: %+v", left)
+			}
+			if err := st.DecisionEventSent(ctx, "tracker", store.DecisionEvent{Namespace: "ns", UID: "zzz", Seq: 1}); err == nil {
+				t.Error("an event never due was recorded sent")
+			}
+			if _, err := st.DecisionEventsDue(ctx, "", nil, 1); err == nil {
+				t.Error("no receiver: no error")
+			}
+			// Routed to one organisation: its events seen since, alone.
+			now = now.Add(time.Hour)
+			if ds, err := st.DecisionEventsDue(ctx, "edu", nil, 1); err != nil || len(ds) != 0 {
+				t.Fatalf("edu first seen: %+v, %v", ds, err)
+			}
+			if err := st.AddDecisionEvents(ctx, []store.DecisionEvent{ev("c", 1, store.DecisionApplied, now.Unix()),
+				{Namespace: "ns", UID: "e", Seq: 1, Name: "d-e", Event: store.DecisionApplied, At: now, Organisation: "Ministry of Education"}}); err != nil {
+				t.Fatal(err)
+			}
+			if ds, err := st.DecisionEventsDue(ctx, "edu", []string{"Ministry of Education"}, 10); err != nil || len(ds) != 1 || ds[0].Event.UID != "e" {
+				t.Errorf("routed to Education: %+v, %v", ds, err)
 			}
 		})
 	}
