@@ -112,19 +112,20 @@ func (c receiverConfig) receiver(readFile func(string) ([]byte, error)) (Receive
 	if err != nil {
 		return Receiver{}, fmt.Errorf("%q: hmacFile: %w", c.Name, err)
 	}
-	return Receiver{Name: c.Name, URL: string(url), Key: key, Organisations: c.Organisations}, nil
+	// The key is its bytes as stored, as notifications' keys are (one key
+	// signs alike for both); a URL never ends in a line break.
+	return Receiver{Name: c.Name, URL: strings.TrimSpace(string(url)), Key: key, Organisations: c.Organisations}, nil
 }
 
-// secretFile is a file's content without the line break a Secret often
-// ends with; empty or oversized is refused (its content is never quoted).
+// secretFile is a file's content; empty or oversized is refused (its
+// content is never quoted).
 func secretFile(readFile func(string) ([]byte, error), path string) ([]byte, error) {
 	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
-	b = []byte(strings.TrimRight(string(b), "\r\n"))
-	if len(b) == 0 || len(b) > maxKeyBytes {
-		return nil, fmt.Errorf("%s: must hold 1 to %d bytes, has %d", path, maxKeyBytes, len(b))
+	if len(bytes.TrimSpace(b)) == 0 || len(b) > maxKeyBytes {
+		return nil, fmt.Errorf("%s: must hold 1 to %d bytes, not all blank; has %d", path, maxKeyBytes, len(b))
 	}
 	return b, nil
 }

@@ -24,7 +24,7 @@ func TestParseReceivers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Name != "tracker" || got[0].URL != "https://tracker.example/hook" || string(got[0].Key) != "s3cret" ||
+	if len(got) != 2 || got[0].Name != "tracker" || got[0].URL != "https://tracker.example/hook" || string(got[0].Key) != "s3cret\n" ||
 		len(got[0].Organisations) != 1 || got[1].Organisations != nil {
 		t.Errorf("parsed %+v", got)
 	}
@@ -44,7 +44,7 @@ func TestParseReceivers(t *testing.T) {
 		"51 organisations":  {`[{"name":"r","urlFile":"/u","hmacFile":"/k","organisations":` + orgs + `}]`, "more than 50"},
 		"an empty org":      {`[{"name":"r","urlFile":"/u","hmacFile":"/k","organisations":[""]}]`, "1 to 256 bytes"},
 		"a missing file":    {`[{"name":"r","urlFile":"/nope","hmacFile":"/k"}]`, "urlFile: open /nope"},
-		"an empty key":      {`[{"name":"r","urlFile":"/u","hmacFile":"/empty"}]`, "hmacFile: /empty: must hold 1 to 4096 bytes, has 0"},
+		"an empty key":      {`[{"name":"r","urlFile":"/u","hmacFile":"/empty"}]`, "hmacFile: /empty: must hold 1 to 4096 bytes, not all blank; has 1"},
 		"an oversized file": {`[{"name":"r","urlFile":"/big","hmacFile":"/k"}]`, "has 5000"},
 		"too long":          {strings.Repeat(" ", MaxConfigBytes+1), "more than 65536"},
 	} {
