@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/schema"
 )
 
 // sarifSchema reads the published SARIF 2.1.0 schema (testdata/SCHEMAS.md)
@@ -28,15 +30,7 @@ func sarifSchema(t *testing.T) *jsonschema.Resolved {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return schema.FromJSON(t, data)
 }
 
 func validateSARIF(t *testing.T, fsys fs.FS, opts Options) {

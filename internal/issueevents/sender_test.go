@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/notify"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/schema"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -197,20 +197,7 @@ func TestSenderSendsEachChangeOnce(t *testing.T) {
 
 // batchSchema is the published schema (docs/), which receivers code against.
 func batchSchema(t *testing.T) *jsonschema.Resolved {
-	t.Helper()
-	data, err := os.ReadFile("../../docs/issue-events-v1.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return schema.Load(t, "../../docs/issue-events-v1.schema.json")
 }
 
 // decisions are a namespace's decisions: one applied false positive on
@@ -231,13 +218,9 @@ func (decisions) List(_ context.Context, ns string) ([]cwacv1alpha1.CwacIssueDec
 // batches the tracker accepted, with the issues they named.
 func accepted(t *testing.T, reqs []request, key []byte, now time.Time) (batches []Batch, seen []string) {
 	t.Helper()
-	schema := batchSchema(t)
+	published := batchSchema(t)
 	for i, rq := range reqs {
-		var v any
-		if err := json.Unmarshal(rq.body, &v); err != nil {
-			t.Fatal(err)
-		}
-		if err := schema.Validate(v); err != nil {
+		if err := schema.Validate(t, published, rq.body); err != nil {
 			t.Errorf("request %d fails the schema: %v\n%s", i, err, rq.body)
 		}
 		if rq.header.Get(notify.HeaderEvent) != Event ||
@@ -363,15 +346,14 @@ func TestSenderSendsDecisions(t *testing.T) {
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests, want 1 refused and 3 decisions", len(reqs))
 	}
-	schema := batchSchema(t)
+	messages := batchSchema(t)
 	var got []string
 	for i, rq := range reqs {
 		var m DecidedMessage
-		var v any
-		if json.Unmarshal(rq.body, &m) != nil || json.Unmarshal(rq.body, &v) != nil {
+		if json.Unmarshal(rq.body, &m) != nil {
 			t.Fatalf("request %d: %s", i, rq.body)
 		}
-		if err := schema.Validate(v); err != nil {
+		if err := schema.Validate(t, messages, rq.body); err != nil {
 			t.Errorf("request %d fails the schema: %v\n%s", i, err, rq.body)
 		}
 		if rq.header.Get(notify.HeaderEvent) != DecidedEvent || rq.header.Get(notify.HeaderDelivery) != m.ID ||

@@ -3,7 +3,6 @@ package notify
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,33 +13,12 @@ import (
 	"k8s.io/utils/ptr"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/schema"
 )
 
 // payloadSchema is the published schema (docs/), which receivers code against.
 func payloadSchema(t *testing.T) *jsonschema.Resolved {
-	t.Helper()
-	data, err := os.ReadFile("../../docs/notification-payload-v1.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func validate(t *testing.T, r *jsonschema.Resolved, body []byte) error {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	return r.Validate(v)
+	return schema.Load(t, "../../docs/notification-payload-v1.schema.json")
 }
 
 // everyEvent is a decision raising every event, with the scans behind it.
@@ -52,7 +30,7 @@ func everyEvent() (*cwacv1alpha1.CwacScan, Decision) {
 }
 
 func TestPayloadsMatchSchema(t *testing.T) {
-	schema := payloadSchema(t)
+	payload := payloadSchema(t)
 	s, d := everyEvent()
 	r := receiver("ops", cwacv1alpha1.ReceiverWebhook, AllEvents...)
 	for _, e := range AllEvents {
@@ -68,7 +46,7 @@ func TestPayloadsMatchSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := validate(t, schema, body); err != nil {
+			if err := schema.Validate(t, payload, body); err != nil {
 				t.Errorf("%s payload fails the schema: %v\n%s", e, err, body)
 			}
 			if e == cwacv1alpha1.EventScanIncomplete && (len(p.Incomplete.Organisations) != 1 || p.Incomplete.Organisations[0].Verdict != "blocked" ||
@@ -86,7 +64,7 @@ func TestPayloadsMatchSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := Marshal(p)
-	if err := validate(t, schema, body); err != nil {
+	if err := schema.Validate(t, payload, body); err != nil {
 		t.Errorf("ScanFailed payload fails the schema: %v\n%s", err, body)
 	}
 	if p.Failure == nil || p.Failure.Reason != cwacv1alpha1.ReasonCWACExitedNonZero || p.Failure.Cause != "ValueError: boom" || *p.Failure.ExitCode != 1 {
@@ -101,7 +79,7 @@ func TestPayloadsMatchSchema(t *testing.T) {
 // score fell by more than the receiver's threshold (at most MaxListed, and
 // how many), and the title says whose score fell; every one passes the schema.
 func TestScoreDroppedPayloads(t *testing.T) {
-	schema := payloadSchema(t)
+	payload := payloadSchema(t)
 	many := make([][3]string, 25)
 	for i := range many {
 		many[i] = [3]string{fmt.Sprintf("Org %02d", i), "90.0", fmt.Sprintf("%d.0", 70-i)}
@@ -168,7 +146,7 @@ func TestScoreDroppedPayloads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := validate(t, schema, body); err != nil {
+			if err := schema.Validate(t, payload, body); err != nil {
 				t.Errorf("payload fails the schema: %v\n%s", err, body)
 			}
 		})
@@ -177,7 +155,7 @@ func TestScoreDroppedPayloads(t *testing.T) {
 
 // TestSchemaRefuses shows the validator is awake.
 func TestSchemaRefuses(t *testing.T) {
-	schema := payloadSchema(t)
+	payload := payloadSchema(t)
 	s, d := everyEvent()
 	p, err := Build(s, d, receiver("ops", cwacv1alpha1.ReceiverWebhook, AllEvents...), cwacv1alpha1.EventNewIssues, Options{})
 	if err != nil {
@@ -199,7 +177,7 @@ func TestSchemaRefuses(t *testing.T) {
 	} {
 		_ = json.Unmarshal(good, &doc)
 		change(doc)
-		if err := schema.Validate(doc); err == nil {
+		if err := payload.Validate(doc); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -242,7 +220,7 @@ func TestNewIssuesByImpact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := validate(t, payloadSchema(t), body); err != nil {
+	if err := schema.Validate(t, payloadSchema(t), body); err != nil {
 		t.Errorf("payload fails the schema: %v\n%s", err, body)
 	}
 	if lines := details(p); !slices.Contains(lines, "• Org A: 4 new (serious 2, minor 1)") {
@@ -278,7 +256,7 @@ func TestNewIssuesNotListed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := validate(t, payloadSchema(t), body); err != nil {
+		if err := schema.Validate(t, payloadSchema(t), body); err != nil {
 			t.Errorf("%d new: payload fails the schema: %v\n%s", tt.total, err, body)
 		}
 		if got := strings.Contains(string(body), `"newNotListed"`); got != (tt.want > 0) {
@@ -314,7 +292,7 @@ func TestCaps(t *testing.T) {
 	s.Status.Summary.UnscannedBaseURLs = urls
 	setCond(s, cwacv1alpha1.ConditionConnectionsBlocked, "True", cwacv1alpha1.ReasonBlockedByPolicy, strings.Repeat("b", 1<<20))
 	d := Decide(Input{Scan: s})
-	schema := payloadSchema(t)
+	payload := payloadSchema(t)
 	for _, e := range []ev{cwacv1alpha1.EventNewIssues, cwacv1alpha1.EventScanIncomplete, cwacv1alpha1.EventThresholdsCrossed} {
 		p, err := Build(s, d, receiver("ops", cwacv1alpha1.ReceiverWebhook, e), e, Options{})
 		if err != nil {
@@ -329,7 +307,7 @@ func TestCaps(t *testing.T) {
 				t.Errorf("%s %s: %d bytes", e, typ, len(body))
 			}
 			if typ == cwacv1alpha1.ReceiverWebhook {
-				if err := validate(t, schema, body); err != nil {
+				if err := schema.Validate(t, payload, body); err != nil {
 					t.Errorf("%s: capped payload fails the schema: %v", e, err)
 				}
 			}
@@ -469,7 +447,7 @@ func TestTeamsCardHoldsNoLinksFromScanData(t *testing.T) {
 // complete has no report to link; without the dashboard's URL there are no
 // links at all.
 func TestDashboardLinks(t *testing.T) {
-	schema := payloadSchema(t)
+	payload := payloadSchema(t)
 	for _, tt := range []struct {
 		name, dashboard string
 		phase           cwacv1alpha1.Phase
@@ -496,7 +474,7 @@ func TestDashboardLinks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := validate(t, schema, body); err != nil {
+			if err := schema.Validate(t, payload, body); err != nil {
 				t.Errorf("payload fails the schema: %v\n%s", err, body)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/schema"
 )
 
 // withOwners gives the scan four organisations: Org A (owned by an address
@@ -112,7 +113,7 @@ func TestPlanRoutes(t *testing.T) {
 // TestRoutedPayloads: a routed receiver's payload lists only its
 // organisations' news, names their owners and says where it was routed.
 func TestRoutedPayloads(t *testing.T) {
-	schema := payloadSchema(t)
+	payload := payloadSchema(t)
 	s := scan("s", complete, withOwners, newIssues3, issues(50), orgsIncomplete("Org C", "Org A"),
 		orgDrops([3]string{"Org B", "90", "70"}, [3]string{"Org A", "90", "60"}))
 	s.Status.Summary.Diff.ByOrganisation = append(s.Status.Summary.Diff.ByOrganisation,
@@ -129,7 +130,7 @@ func TestRoutedPayloads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := validate(t, schema, body); err != nil {
+		if err := schema.Validate(t, payload, body); err != nil {
 			t.Errorf("%s payload fails the schema: %v\n%s", e, err, body)
 		}
 		return p

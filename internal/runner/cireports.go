@@ -65,14 +65,14 @@ func startCIReports(dir string, opts cireport.Options, log *slog.Logger) *ciRepo
 // visitors are the walk's visitors for the CI reports, the summary and
 // the HTML report: the CI reports first, which name each row and judge
 // whether a decision covers it, then the summary and the report builder,
-// told of what they judged (judgedSummary, judgedReport). When the CI
-// reports did not start, the summary and the report builder alone, and
-// nothing is judged decided: every issue is counted, none hidden.
+// told of what they judged (judged). When the CI reports did not start,
+// the summary and the report builder alone, and nothing is judged
+// decided: every issue is counted, none hidden.
 func (c *ciReports) visitors(s *results.SummaryBuilder, b *report.Builder) []results.RowVisitor {
 	if c == nil {
 		return []results.RowVisitor{s, b}
 	}
-	return []results.RowVisitor{c.reports, judgedSummary{SummaryBuilder: s, judge: c.reports}, judgedReport{Builder: b, judge: c.reports}}
+	return []results.RowVisitor{c.reports, judged{decidedBuilder: s, judge: c.reports}, judged{decidedBuilder: b, judge: c.reports}}
 }
 
 // finish ends both reports once the walk has read every row, and puts each

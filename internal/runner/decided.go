@@ -14,7 +14,6 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
-	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
@@ -91,33 +90,27 @@ func (d scanDecisions) comparisonCover() func(diff.Finding) bool {
 	return d.covered
 }
 
-// judgedSummary is the summary builder as the runner's walk feeds it: each
-// row the CI reports judge decided goes to DecidedRow (counted apart, in no
-// total a threshold gates on), the others to VisitRow.
-type judgedSummary struct {
-	*results.SummaryBuilder
+// decidedBuilder is a builder the runner's walk feeds, rows and file
+// boundaries, that counts a row a decision covers apart (DecidedRow): the
+// summary's and the report's.
+type decidedBuilder interface {
+	results.RowVisitor
+	results.FileVisitor
+	DecidedRow(file string, r *results.Reader, row results.Row) error
+}
+
+// judged is a builder as the runner's walk feeds it: each row the CI
+// reports judge decided (cireport.Reports.Decision, which the walk has
+// passed the row first) goes to DecidedRow, out of every total, count,
+// score and rank a threshold gates on; the others to VisitRow.
+type judged struct {
+	decidedBuilder
 	judge *cireport.Reports
 }
 
-func (j judgedSummary) VisitRow(file string, r *results.Reader, row results.Row) error {
+func (j judged) VisitRow(file string, r *results.Reader, row results.Row) error {
 	if j.judge.Decision(file, r, row) != nil {
 		return j.DecidedRow(file, r, row)
 	}
-	return j.SummaryBuilder.VisitRow(file, r, row)
-}
-
-// judgedReport is the report builder as the runner's walk feeds it: each
-// row the CI reports judge decided (cireport.Reports.Decision, which the
-// walk has passed the row first) goes to DecidedRow, out of every count,
-// score and rank; the others to VisitRow.
-type judgedReport struct {
-	*report.Builder
-	judge *cireport.Reports
-}
-
-func (j judgedReport) VisitRow(file string, r *results.Reader, row results.Row) error {
-	if j.judge.Decision(file, r, row) != nil {
-		return j.DecidedRow(file, r, row)
-	}
-	return j.Builder.VisitRow(file, r, row)
+	return j.decidedBuilder.VisitRow(file, r, row)
 }
