@@ -34,7 +34,7 @@ func validScan(t *testing.T) Config {
 	}}
 	must(t, os.MkdirAll(cfg.ConfigMapDir, 0o755))
 	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.OverridesFile), []byte(allPlugins), 0o644))
-	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+closedURL()+",S\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.URLsFile), []byte("organisation,url,sector\nO,"+closedURL(t)+",S\n"), 0o644))
 	return cfg
 }
 

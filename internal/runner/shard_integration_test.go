@@ -132,7 +132,7 @@ func shardSites(t *testing.T) []cwacconfig.Site {
 		{Organisation: "Org A", URL: testSite(t), Sector: "Central"},
 		{Organisation: "Org B", URL: testSite(t), Sector: "Local"},
 		{Organisation: "Org A", URL: testSite(t), Sector: "Central"},
-		{Organisation: "Org C", URL: closedURL(), Sector: "Local"},
+		{Organisation: "Org C", URL: closedURL(t), Sector: "Local"},
 		{Organisation: "Org A", URL: testSite(t), Sector: "Central"},
 		{Organisation: "Org D, \"the\" office", URL: testSite(t), Sector: "Crown"},
 	}
@@ -211,7 +211,7 @@ func TestShardsThenMergeEqualOneRun(t *testing.T) {
 // TestShardIndex: a shard pod without a usable JOB_COMPLETION_INDEX fails
 // before CWAC starts, naming the variable and the range.
 func TestShardIndex(t *testing.T) {
-	sites := []cwacconfig.Site{{Organisation: "A", URL: closedURL()}, {Organisation: "B", URL: closedURL()}, {Organisation: "C", URL: closedURL()}}
+	sites := []cwacconfig.Site{{Organisation: "A", URL: closedURL(t)}, {Organisation: "B", URL: closedURL(t)}, {Organisation: "C", URL: closedURL(t)}}
 	tests := []struct {
 		index, want string
 		shards      int
