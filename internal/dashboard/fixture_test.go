@@ -184,11 +184,31 @@ func fillStore(t *testing.T, st *store.Store) {
 		{withBodyFocus(withDrop(alpha, "color-contrast", "image-alt")), withDrop(beta, "image-alt"), gamma,
 			{name: orgDelta, sector: sectorB, host: delta.host, noPages: true}, partial},
 	}
+	// A receiver of issue events seen before any scan: every scan is its.
+	ctx := context.Background()
+	if _, err := st.IssueEventsDue(ctx, fixtureReceiver, 1); err != nil {
+		t.Fatal(err)
+	}
 	for i, orgs := range weeks {
 		ingestRun(t, st, buildRun(t, files, orgs), weekScan(testNS, i))
 	}
 	ingestRun(t, st, buildRun(t, files, []orgRun{{name: orgHidden, sector: sectorA, host: "https://hidden.example"}}), weekScan(otherNS, 0))
+	// weekly-2's changes were sent to it in one batch of 7.
+	due, err := st.IssueEventsDue(ctx, fixtureReceiver, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range due {
+		if d.ScanUID == weekScan(testNS, 2).UID {
+			if err := st.IssueEventsSent(ctx, d.ScanID, fixtureReceiver, 99, 7, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
+
+// fixtureReceiver is the fixture's receiver of issue events.
+const fixtureReceiver = "tracker"
 
 func withBodyFocus(o orgRun) orgRun {
 	o.bodyFocus = true

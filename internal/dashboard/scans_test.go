@@ -75,7 +75,7 @@ func testScans(t *testing.T) *fakeScans {
 				Cause: "KeyError: 'viewport_sizes'", LogTail: "Traceback (most recent call last):\nKeyError: 'viewport_sizes'"}},
 	}
 	for i := 2; i >= 0; i-- {
-		s := ScanInfo{Namespace: testNS, Name: weekScan(testNS, i).Name, Schedule: "weekly", Phase: "Complete",
+		s := ScanInfo{Namespace: testNS, Name: weekScan(testNS, i).Name, UID: weekScan(testNS, i).UID, Schedule: "weekly", Phase: "Complete",
 			Created: at(i).Add(-time.Hour), Finished: at(i), Message: "scanned 16 pages",
 			Summary: &ScanSummary{Pages: 16, URLs: 16, Issues: 40, ByImpact: map[string]int64{"critical": 8, "serious": 20}}}
 		if i == 2 {
