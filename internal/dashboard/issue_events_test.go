@@ -40,7 +40,8 @@ func TestScanPageIssueEvents(t *testing.T) {
 			t.Errorf("weekly-2's page lacks %q", want)
 		}
 	}
-	if _, page := get(t, h, "reader", "/scans/"+testNS+"/weekly-1"); !strings.Contains(page, "<li>tracker: waiting to be sent, 0 batches (0 changes) so far.</li>") {
+	waiting := "<li>tracker: waiting to be sent, 0 batches (0 changes) so far.</li>"
+	if _, page := get(t, h, "reader", "/scans/"+testNS+"/weekly-1"); !strings.Contains(page, waiting) {
 		t.Error("weekly-1's page does not say its events wait")
 	}
 	if _, page := get(t, h, "reader", "/scans/"+testNS+"/broken"); strings.Contains(page, "issue-events") {
