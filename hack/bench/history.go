@@ -45,6 +45,11 @@ type historyEngine struct {
 // hack/postgres.sh can start it) PostgreSQL: ingest of the big scan
 // beside a bare bulk insert of the same rows, in their own processes (peak
 // RSS), then the read paths on a store of orgs × weekly scans.
+// historyCases are the history's write cases, each in a process of its
+// own: the bare bulk insert (the baseline), the ingest, and the ingest
+// followed by the scan's issue events sent to a receiver on loopback.
+var historyCases = []string{"bulk", "ingest", "events"}
+
 func historyFigures(d *dataset, o historyOptions) error {
 	engines := []historyEngine{sqliteEngine(d)}
 	if !o.noPostgres {
@@ -61,12 +66,12 @@ func historyFigures(d *dataset, o historyOptions) error {
 		return fmt.Errorf("building historycase: %w", err)
 	}
 	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process, GOMEMLIMIT=%s as the MCP server sets itself in the chart's 256Mi) "+
-		"beside a bare bulk insert of the same rows", d.rows, childMemoryLimit),
+		"beside a bare bulk insert of the same rows (events: the ingest, then every change sent as issue events)", d.rows, childMemoryLimit),
 		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "store size", "answer")
 	for _, e := range engines {
 		figures := map[string]processFigure{}
 		sizes := map[string]int64{}
-		for _, c := range []string{"bulk", "ingest"} {
+		for _, c := range historyCases {
 			dsn, err := e.fresh("bench_" + c)
 			if err != nil {
 				return err
@@ -89,7 +94,7 @@ func historyFigures(d *dataset, o historyOptions) error {
 				return err
 			}
 		}
-		for _, c := range []string{"bulk", "ingest"} {
+		for _, c := range historyCases {
 			f := figures[c]
 			t.row(e.name, c, ms(f.wall), ms(f.cpu), fmt.Sprintf("%.1f MiB", f.rssMiB), ratio(f.wall, figures["bulk"].wall), mib(sizes[c]), f.answer)
 		}

@@ -2,6 +2,7 @@
 // of its own, so that its time and peak memory (VmHWM) are its alone:
 //
 //	historycase ingest DSN RESULTS-DIR   # ingest.Ingest of the directory as one scan
+//	historycase events DSN RESULTS-DIR   # the same ingest, then the scan's changes sent as issue events to a receiver on loopback
 //	historycase bulk DSN RESULTS-DIR     # the baseline: the same issue rows, read by the same reader, bulk inserted into one bare table
 //
 // It prints {"wall", "answer", "peak_kib"} as JSON.
@@ -12,14 +13,22 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/issueevents"
+	"github.com/a11y-dev/cwac-operator/internal/notify"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 type childResult struct {
@@ -30,7 +39,7 @@ type childResult struct {
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: historycase ingest|bulk DSN RESULTS-DIR")
+		fmt.Fprintln(os.Stderr, "usage: historycase ingest|events|bulk DSN RESULTS-DIR")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
@@ -56,6 +65,10 @@ func run(name, dsn, dir string) error {
 			return err
 		}
 		answer = fmt.Sprintf("%d rows, %d new issues", res.IssueRows, res.New)
+	case "events":
+		if answer, err = ingestThenEvents(ctx, st, dir); err != nil {
+			return err
+		}
 	case "bulk":
 		n, err := bulk(ctx, dsn, st.Engine(), dir)
 		if err != nil {
@@ -164,4 +177,38 @@ func peakKiB() int64 {
 		}
 	}
 	return 0
+}
+
+// ingestThenEvents records the scan with a receiver of issue events
+// configured, then sends it every change the scan made (each opened), as
+// the history's writer does after recording, to a receiver on loopback
+// that reads and drops each batch.
+func ingestThenEvents(ctx context.Context, st *store.Store, dir string) (string, error) {
+	if _, err := st.IssueEventsDue(ctx, "bench", 1); err != nil {
+		return "", err
+	}
+	res, err := ingest.Ingest(ctx, st, os.DirFS(dir), store.Scan{UID: "bench-1m", Namespace: "bench", Name: "bench-1m",
+		FinishedAt: time.Now(), Phase: "Complete", ResultsPath: dir}, ingest.Options{Holder: "bench"})
+	if err != nil {
+		return "", err
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	policy := urlpolicy.New(urlpolicy.Config{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Resolver: net.DefaultResolver})
+	s, err := issueevents.New(issueevents.Config{Store: st, HTTP: notify.NewSender(policy, true, time.Minute), Retry: issueevents.DefaultRetry,
+		Receivers: []issueevents.Receiver{{Name: "bench", URL: srv.URL, Key: []byte("bench-key")}}})
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.Pass(ctx); err != nil {
+		return "", err
+	}
+	ds, err := st.ScanIssueEvents(ctx, []string{"bench"}, "bench-1m")
+	if err != nil || len(ds) != 1 || ds[0].State != store.EventsSent {
+		return "", fmt.Errorf("the scan's issue events were not all sent: %+v, %v", ds, err)
+	}
+	return fmt.Sprintf("%d rows, %d changes in %d batches", res.IssueRows, ds[0].Changes, ds[0].Batches), nil
 }
