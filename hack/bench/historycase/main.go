@@ -59,8 +59,7 @@ func run(name, dsn, dir string) error {
 	var answer string
 	switch name {
 	case "ingest":
-		res, err := ingest.Ingest(ctx, st, os.DirFS(dir), store.Scan{UID: "bench-1m", Namespace: "bench", Name: "bench-1m",
-			FinishedAt: time.Now(), Phase: "Complete", ResultsPath: dir}, ingest.Options{Holder: "bench"})
+		res, err := ingestScan(ctx, st, dir)
 		if err != nil {
 			return err
 		}
@@ -179,16 +178,28 @@ func peakKiB() int64 {
 	return 0
 }
 
+// bench names the benchmark's namespace, holder and receiver; benchScan
+// its one scan.
+const (
+	bench     = "bench"
+	benchScan = "bench-1m"
+)
+
+// ingestScan records the results directory as the benchmark's one scan.
+func ingestScan(ctx context.Context, st *store.Store, dir string) (ingest.Result, error) {
+	return ingest.Ingest(ctx, st, os.DirFS(dir), store.Scan{UID: benchScan, Namespace: bench, Name: benchScan,
+		FinishedAt: time.Now(), Phase: "Complete", ResultsPath: dir}, ingest.Options{Holder: bench})
+}
+
 // ingestThenEvents records the scan with a receiver of issue events
 // configured, then sends it every change the scan made (each opened), as
 // the history's writer does after recording, to a receiver on loopback
 // that reads and drops each batch.
 func ingestThenEvents(ctx context.Context, st *store.Store, dir string) (string, error) {
-	if _, err := st.IssueEventsDue(ctx, "bench", 1); err != nil {
+	if _, err := st.IssueEventsDue(ctx, bench, 1); err != nil {
 		return "", err
 	}
-	res, err := ingest.Ingest(ctx, st, os.DirFS(dir), store.Scan{UID: "bench-1m", Namespace: "bench", Name: "bench-1m",
-		FinishedAt: time.Now(), Phase: "Complete", ResultsPath: dir}, ingest.Options{Holder: "bench"})
+	res, err := ingestScan(ctx, st, dir)
 	if err != nil {
 		return "", err
 	}
@@ -199,14 +210,14 @@ func ingestThenEvents(ctx context.Context, st *store.Store, dir string) (string,
 	defer srv.Close()
 	policy := urlpolicy.New(urlpolicy.Config{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Resolver: net.DefaultResolver})
 	s, err := issueevents.New(issueevents.Config{Store: st, HTTP: notify.NewSender(policy, true, time.Minute), Retry: issueevents.DefaultRetry,
-		Receivers: []issueevents.Receiver{{Name: "bench", URL: srv.URL, Key: []byte("bench-key")}}})
+		Receivers: []issueevents.Receiver{{Name: bench, URL: srv.URL, Key: []byte("bench-key")}}})
 	if err != nil {
 		return "", err
 	}
 	if _, err := s.Pass(ctx); err != nil {
 		return "", err
 	}
-	ds, err := st.ScanIssueEvents(ctx, []string{"bench"}, "bench-1m")
+	ds, err := st.ScanIssueEvents(ctx, []string{bench}, benchScan)
 	if err != nil || len(ds) != 1 || ds[0].State != store.EventsSent {
 		return "", fmt.Errorf("the scan's issue events were not all sent: %+v, %v", ds, err)
 	}
