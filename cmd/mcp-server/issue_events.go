@@ -56,5 +56,5 @@ func (f *issueEventFlags) sender(lists urlpolicy.Lists) ([]issueevents.Receiver,
 	}
 	cfg.AllowCIDRs = append(cfg.AllowCIDRs, cidrs...)
 	cfg.Resolver = net.DefaultResolver
-	return receivers, notify.NewSender(urlpolicy.New(cfg), f.allowHTTP, f.timeout), nil
+	return receivers, notify.NewSender(urlpolicy.New(cfg), f.allowHTTP, f.timeout).WithHTTPSwitch("--issue-events-allow-http"), nil
 }

@@ -32,6 +32,11 @@ func TestIssueEventFlags(t *testing.T) {
 	if err != nil || len(rs) != 1 || rs[0].URL != "https://tracker.example/" || s == nil {
 		t.Fatalf("receivers %+v, sender %v, %v", rs, s, err)
 	}
+	// An http receiver is refused naming this server's flag.
+	if err := s.Send(context.Background(), "http://tracker.example/", []byte("{}"), nil); err == nil ||
+		!strings.Contains(err.Error(), "(--issue-events-allow-http opens http)") {
+		t.Errorf("an http receiver: %v", err)
+	}
 	for name, tc := range map[string]struct {
 		f    issueEventFlags
 		says string

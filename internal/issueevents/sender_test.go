@@ -272,7 +272,7 @@ func TestSenderRoutesAndGivesUp(t *testing.T) {
 	}
 	ds, _ := st.ScanIssueEvents(context.Background(), []string{"ns"}, "uid-2")
 	// (The other receiver has not been passed since: its deliveries are added when it is.)
-	if len(ds) != 1 || ds[0].Receiver != "plain" || ds[0].State != store.EventsFailed || !strings.Contains(ds[0].LastError, "http") {
+	if len(ds) != 1 || ds[0].Receiver != "plain" || ds[0].State != store.EventsFailed || !strings.Contains(ds[0].LastError, "is http") {
 		t.Errorf("the http receiver's delivery: %+v", ds)
 	}
 

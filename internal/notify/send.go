@@ -46,8 +46,22 @@ func (e *Error) Error() string { return e.Msg }
 type Sender struct {
 	policy    *urlpolicy.Policy
 	allowHTTP bool
-	client    *http.Client
-	dialer    net.Dialer
+	// httpSwitch names what lets this sender's receivers use http, for the
+	// refusal of an http URL to say.
+	httpSwitch string
+	client     *http.Client
+	dialer     net.Dialer
+}
+
+// DefaultHTTPSwitch is what lets notification receivers use http: the
+// operator's flag.
+const DefaultHTTPSwitch = "--notify-allow-http"
+
+// WithHTTPSwitch names what lets this sender's receivers use http (a
+// flag, or a chart value), for the refusal of an http URL to say.
+func (s *Sender) WithHTTPSwitch(name string) *Sender {
+	s.httpSwitch = name
+	return s
 }
 
 // NewSender makes a sender. The policy must resolve names (a policy
@@ -57,7 +71,7 @@ func NewSender(policy *urlpolicy.Policy, allowHTTP bool, timeout time.Duration) 
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	s := &Sender{policy: policy, allowHTTP: allowHTTP, dialer: net.Dialer{Timeout: timeout / 2}}
+	s := &Sender{policy: policy, allowHTTP: allowHTTP, httpSwitch: DefaultHTTPSwitch, dialer: net.Dialer{Timeout: timeout / 2}}
 	transport := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           s.dial,
@@ -115,7 +129,7 @@ func (s *Sender) CheckURL(raw string) (*url.URL, *Error) {
 	}
 	switch {
 	case u.Scheme == "http" && !s.allowHTTP:
-		return invalid("is http: the operator sends only to https receivers (--notify-allow-http opens http)")
+		return invalid("is http: only https receivers are sent to (" + s.httpSwitch + " opens http)")
 	case u.Scheme != "https" && u.Scheme != "http":
 		return invalid("must start with https://")
 	case u.User != nil:

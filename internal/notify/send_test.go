@@ -183,7 +183,10 @@ func TestSend(t *testing.T) {
 	}
 
 	httpsOnly := NewSender(loopbackOpen(), false, time.Second)
-	check("http", httpsOnly.Send(ctx, okSrv.URL+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverURLInvalid, true, "is http")
+	check("http", httpsOnly.Send(ctx, okSrv.URL+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverURLInvalid, true,
+		"is http: only https receivers are sent to (--notify-allow-http opens http)")
+	check("http, another switch", NewSender(loopbackOpen(), false, time.Second).WithHTTPSwitch("issueEvents.allowHTTP").Send(ctx,
+		okSrv.URL+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonReceiverURLInvalid, true, "(issueEvents.allowHTTP opens http)")
 	check("scheme", open.Send(ctx, "ftp://x.example"+secretPath, nil, nil), cwacv1alpha1.ReasonReceiverURLInvalid, true, "https://")
 	check("userinfo", open.Send(ctx, "https://u:p@x.example"+secretPath, nil, nil), cwacv1alpha1.ReasonReceiverURLInvalid, true, "user name")
 	check("no host", open.Send(ctx, "https://"+secretPath, nil, nil), cwacv1alpha1.ReasonReceiverURLInvalid, true, "no host")
