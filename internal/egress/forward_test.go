@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 )
 
 // rawSite answers every request on 127.0.0.1 with the bytes given, as a
@@ -88,9 +90,7 @@ func TestForwardedAnswers(t *testing.T) {
 // plain-http request gets no answer at all, as it would without the proxy
 // (CWAC then records "no answer", not a 502 the site never sent).
 func TestUnreachableIsNoRefusal(t *testing.T) {
-	closed, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := closed.Addr().String()
-	_ = closed.Close()
+	addr := freeport.Refused(t)
 	p, _ := startProxy(t, Config{Policy: testPolicy(newNames(nil))})
 	resp, _, _ := rawRequest(t, p, "CONNECT "+addr+" HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
 	if text := body(t, resp); resp.StatusCode != http.StatusBadGateway || !strings.Contains(text, "cannot reach "+addr) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 )
 
 // fakeUpstream is a proxy on loopback that records what it is asked:
@@ -125,9 +127,7 @@ func TestUpstream(t *testing.T) {
 func TestUpstreamFails(t *testing.T) {
 	up := newFakeUpstream(t)
 	up.refuse = true
-	closed, _ := net.Listen("tcp", "127.0.0.1:0")
-	closedAddr := closed.Addr().String()
-	_ = closed.Close()
+	closedAddr := freeport.Refused(t)
 	connect := "CONNECT site.example.org:443 HTTP/1.1\r\nHost: site.example.org:443\r\n\r\n"
 	get := "GET http://site.example.org/ HTTP/1.1\r\nHost: site.example.org\r\n\r\n"
 	tests := []struct {

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -156,9 +157,7 @@ func TestSend(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("a slow receiver held the sender %s", d)
 	}
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closedURL := closed.URL
-	closed.Close()
+	closedURL := "http://" + freeport.Refused(t)
 	check("closed", open.Send(ctx, closedURL+secretPath, []byte("{}"), nil), cwacv1alpha1.ReasonRetrying, false, "connection refused")
 
 	// The default policy refuses loopback, link-local (metadata) and

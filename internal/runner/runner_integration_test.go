@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,7 +15,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +24,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -101,23 +100,7 @@ func testSite(t *testing.T) string {
 // closedURL is a loopback address where nothing listens.
 func closedURL(t testing.TB) string {
 	t.Helper()
-	// A socket bound to a loopback port that never listens: connections to
-	// it are refused, and no other listener can be given its port while the
-	// test runs (a closed listener's port can be, by another test or
-	// process under load, and the "unreachable" site then answers).
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d/", sa.(*syscall.SockaddrInet4).Port)
+	return "http://" + freeport.Refused(t) + "/"
 }
 
 type scanFiles struct {

@@ -1,10 +1,13 @@
 // Package freeport finds a loopback TCP port nothing listens on, for a
 // test that starts a server (its own, or a real one such as mailpit) on a
-// port it must name in advance.
+// port it must name in advance, or that needs an address that refuses
+// connections.
 package freeport
 
 import (
 	"net"
+	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -21,4 +24,26 @@ func Port(t testing.TB) int {
 		t.Fatal(err)
 	}
 	return port
+}
+
+// Refused is a loopback address ("127.0.0.1:port") that refuses every
+// connection while the test runs: a socket bound to the port that never
+// listens. A closed listener's port would not do: under load it can be
+// handed to another test's or process's listener, and the address then
+// answers.
+func Refused(t testing.TB) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
 }
