@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/digestsend"
 	"github.com/a11y-dev/cwac-operator/internal/historywriter"
 	"github.com/a11y-dev/cwac-operator/internal/issueevents"
@@ -188,7 +189,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 	var events *issueevents.Sender
 	recorded := make(chan struct{}, 1)
 	if len(d.issueEvents.receivers) > 0 {
-		var lister issueevents.Decisions
+		var lister decide.Lister
 		if d.decisions != nil {
 			lister = d.decisions
 		}

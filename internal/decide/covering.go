@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"context"
+	"log/slog"
 	"time"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
@@ -61,4 +63,24 @@ func Covering(records []Record, ns string, now time.Time) func(store.Issue) *mcp
 		}
 		return out
 	}
+}
+
+// Lister lists a namespace's CwacIssueDecisions.
+type Lister interface {
+	List(ctx context.Context, namespace string) ([]cwacv1alpha1.CwacIssueDecision, error)
+}
+
+// CoveringIn is Covering of the namespace's decisions as l lists them,
+// read once: a decision that cannot be read covers nothing, and log says
+// so.
+func CoveringIn(ctx context.Context, l Lister, ns string, now time.Time, log *slog.Logger) (func(store.Issue) *mcpapi.HistoryDecision, error) {
+	objs, err := l.List(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	records, errs := RecordsOf(objs)
+	for _, err := range errs {
+		log.Warn("a decision that cannot be read covers nothing", "err", err)
+	}
+	return Covering(records, ns, now), nil
 }

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/notify"
@@ -37,11 +36,6 @@ func (r Retry) after(failed int) time.Duration {
 // covering says which applied decision covers an issue (nil: none).
 type covering = func(store.Issue) *mcpapi.HistoryDecision
 
-// Decisions lists a namespace's CwacIssueDecisions.
-type Decisions interface {
-	List(ctx context.Context, namespace string) ([]cwacv1alpha1.CwacIssueDecision, error)
-}
-
 // Config is what a Sender needs.
 type Config struct {
 	Store     *store.Store
@@ -49,7 +43,7 @@ type Config struct {
 	// HTTP posts the batches, within the target policy.
 	HTTP *notify.Sender
 	// Decisions says which decision covers each issue; nil: none.
-	Decisions Decisions
+	Decisions decide.Lister
 	Log       *slog.Logger
 	Retry     Retry
 	// BatchSize is the most changes one batch holds (default 100).
@@ -235,15 +229,10 @@ func (s *Sender) coveringIn(ctx context.Context, ns string, cache map[string]cov
 	}
 	c := func(store.Issue) *mcpapi.HistoryDecision { return nil }
 	if s.cfg.Decisions != nil {
-		objs, err := s.cfg.Decisions.List(ctx, ns)
-		if err != nil {
+		var err error
+		if c, err = decide.CoveringIn(ctx, s.cfg.Decisions, ns, s.cfg.Now(), s.cfg.Log); err != nil {
 			return nil, fmt.Errorf("reading the decisions of %s: %w", ns, err)
 		}
-		records, errs := decide.RecordsOf(objs)
-		for _, err := range errs {
-			s.cfg.Log.Warn("a decision that cannot be read covers nothing", "err", err)
-		}
-		c = decide.Covering(records, ns, s.cfg.Now())
 	}
 	cache[ns] = c
 	return c, nil

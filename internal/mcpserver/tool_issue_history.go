@@ -75,13 +75,5 @@ func (s *Server) coveringDecisions(ctx context.Context) (func(store.Issue) *mcpa
 	if s.cfg.Decisions == nil {
 		return none, nil
 	}
-	objs, err := s.cfg.Decisions.List(ctx, s.cfg.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	records, errs := decide.RecordsOf(objs)
-	for _, err := range errs {
-		s.cfg.Log.Warn("a decision that cannot be read covers nothing", "err", err)
-	}
-	return decide.Covering(records, s.cfg.Namespace, time.Now()), nil
+	return decide.CoveringIn(ctx, s.cfg.Decisions, s.cfg.Namespace, time.Now(), s.cfg.Log)
 }
