@@ -177,7 +177,7 @@ func (r *round) send(ctx context.Context, due digest.Round) time.Duration {
 			rc.LastError = textcap.Head(err.Error(), maxErrorBytes)
 			rc.NextAttemptAt = nil
 			if rc.Attempts < r.s.cfg.Retry.Attempts {
-				next := r.now.Add(r.s.cfg.Retry.after(rc.Attempts)).UTC()
+				next := r.now.Add(r.s.cfg.Retry.After(rc.Attempts)).UTC()
 				rc.NextAttemptAt = &metav1.Time{Time: next}
 				retry = earliest(retry, next)
 			} else {

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/backoff"
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
 	"github.com/a11y-dev/cwac-operator/internal/scanevent"
 	"github.com/a11y-dev/cwac-operator/internal/store"
@@ -41,27 +42,13 @@ import (
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscanschedules,verbs=list;watch
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacissuedecisions,verbs=list
 
-// Retry is how a digest the SMTP server did not accept is tried again:
-// after First, doubling up to Max between tries, at most Attempts tries in
-// all.
-type Retry struct {
-	First, Max time.Duration
-	Attempts   int32
-}
+// Retry is how a digest the SMTP server did not accept is tried again.
+type Retry = backoff.Doubling
 
 // DefaultRetry tries for about four hours: long enough to outlast a mail
 // server's restart or a short outage, short enough that the period's
 // digest is still news.
 var DefaultRetry = Retry{First: time.Minute, Max: time.Hour, Attempts: 9}
-
-// after is the wait before the try that follows the failed ones.
-func (r Retry) after(failed int32) time.Duration {
-	d := r.First
-	for i := int32(1); i < failed && d < r.Max; i++ {
-		d *= 2
-	}
-	return min(d, r.Max)
-}
 
 // Config is what a Sender needs.
 type Config struct {
@@ -98,8 +85,9 @@ func New(cfg Config) (*Sender, error) {
 		return nil, errors.New("digests: a client, the informers, the store and a log are needed")
 	case cfg.Namespace == "":
 		return nil, errors.New("digests: no namespace")
-	case cfg.Retry.First <= 0 || cfg.Retry.Max < cfg.Retry.First || cfg.Retry.Attempts < 1:
-		return nil, fmt.Errorf("digests: retry %+v: want 0 < first <= max and at least one attempt", cfg.Retry)
+	}
+	if err := cfg.Retry.Check(); err != nil {
+		return nil, fmt.Errorf("digests: %w", err)
 	}
 	if cfg.Mail != nil {
 		if err := cfg.Mail.Validate(); err != nil {

@@ -122,8 +122,8 @@ func (s *Sender) decisionPass(ctx context.Context, r Receiver) (time.Duration, e
 // why, as kept.
 func (s *Sender) backoff(r Receiver, what string, attempts int, err error) (time.Duration, bool, string) {
 	var ne *notify.Error
-	givenUp := attempts >= s.cfg.Retry.Attempts || (errors.As(err, &ne) && ne.Permanent)
-	wait := s.cfg.Retry.after(attempts)
+	givenUp := int32(attempts) >= s.cfg.Retry.Attempts || (errors.As(err, &ne) && ne.Permanent)
+	wait := s.cfg.Retry.After(int32(attempts))
 	if givenUp {
 		wait = 0
 	}

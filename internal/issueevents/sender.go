@@ -7,31 +7,19 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/backoff"
 	"github.com/a11y-dev/cwac-operator/internal/decide"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/notify"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
-// Retry is how a batch the receiver did not accept is tried again: after
-// First, doubling up to Max, at most Attempts tries in all.
-type Retry struct {
-	First, Max time.Duration
-	Attempts   int
-}
+// Retry is how a batch the receiver did not accept is tried again.
+type Retry = backoff.Doubling
 
-// DefaultRetry tries for about half a day: a tracker's outage or a
+// DefaultRetry tries for about ten hours: a tracker's outage or a
 // rotated key has time to be mended before a scan's changes are given up.
 var DefaultRetry = Retry{First: 30 * time.Second, Max: time.Hour, Attempts: 16}
-
-// after is the wait before the try that follows failed ones.
-func (r Retry) after(failed int) time.Duration {
-	d := r.First
-	for i := 1; i < failed && d < r.Max; i++ {
-		d *= 2
-	}
-	return min(d, r.Max)
-}
 
 // covering says which applied decision covers an issue (nil: none).
 type covering = func(store.Issue) *mcpapi.HistoryDecision
@@ -61,8 +49,8 @@ func New(cfg Config) (*Sender, error) {
 	if cfg.Store == nil || cfg.HTTP == nil {
 		return nil, errors.New("issue events: a store and an HTTP sender are required")
 	}
-	if cfg.Retry.First <= 0 || cfg.Retry.Max < cfg.Retry.First || cfg.Retry.Attempts < 1 {
-		return nil, fmt.Errorf("issue events: retry %+v: first and max must be positive, max at least first, attempts at least 1", cfg.Retry)
+	if err := cfg.Retry.Check(); err != nil {
+		return nil, fmt.Errorf("issue events: %w", err)
 	}
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = 100
