@@ -126,22 +126,35 @@ func (s *Store) IssueEventsSent(ctx context.Context, scanID int64, receiver stri
 // IssueEventsFailed records a failed try: the tries so far, when to try
 // again, and why; givenUp ends the delivery (failed).
 func (s *Store) IssueEventsFailed(ctx context.Context, scanID int64, receiver string, attempts int, next time.Time, why string, givenUp bool) error {
+	set, args := s.failedTry(attempts, next, why, givenUp)
+	return s.updateDelivery(ctx, scanID, receiver, set, args...)
+}
+
+// failedTry is the SET clause, and its arguments, that records a failed
+// try of a delivery or a decision event.
+func (s *Store) failedTry(attempts int, next time.Time, why string, givenUp bool) (string, []any) {
 	state := EventsPending
 	if givenUp {
 		state = EventsFailed
 	}
-	return s.updateDelivery(ctx, scanID, receiver, `attempts = ?, next_attempt_at = ?, last_error = ?, state = ?, updated_at = ?`,
-		attempts, next.Unix(), textcap.Head(why, MaxEventErrorBytes), state, s.now().Unix())
+	return `attempts = ?, next_attempt_at = ?, last_error = ?, state = ?, updated_at = ?`,
+		[]any{attempts, next.Unix(), textcap.Head(why, MaxEventErrorBytes), state, s.now().Unix()}
 }
 
 func (s *Store) updateDelivery(ctx context.Context, scanID int64, receiver, set string, args ...any) error {
-	args = append(args, scanID, receiver)
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE issue_event_deliveries SET `+set+` WHERE scan_id = ? AND receiver = ?`), args...)
+	return s.updateOne(ctx, fmt.Sprintf("scan %d's issue events for %q", scanID, receiver),
+		`UPDATE issue_event_deliveries SET `+set+` WHERE scan_id = ? AND receiver = ?`, append(args, scanID, receiver)...)
+}
+
+// updateOne runs an UPDATE that must change exactly one row (what names
+// it in the error).
+func (s *Store) updateOne(ctx context.Context, what, query string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, s.q(query), args...)
 	if err != nil {
-		return fmt.Errorf("store: recording scan %d's issue events for %q: %w", scanID, receiver, err)
+		return fmt.Errorf("store: recording %s: %w", what, err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("store: recording scan %d's issue events for %q: %d rows (%v)", scanID, receiver, n, err)
+		return fmt.Errorf("store: recording %s: %d rows (%v)", what, n, err)
 	}
 	return nil
 }
@@ -170,6 +183,10 @@ func (s *Store) ScanIssueEvents(ctx context.Context, namespaces []string, uid st
 	}
 	return out, rows.Err()
 }
+
+// decisionEventColumnsOfE are decisionEventColumns of the table named e
+// in a join.
+var decisionEventColumnsOfE = "e." + strings.ReplaceAll(strings.Join(strings.Fields(decisionEventColumns), " "), ", ", ", e.")
 
 // SentDecisionEvents are the decision events receivers are sent: those
 // that start a decision's effect on issues (applied) or end it.
@@ -217,8 +234,7 @@ func (s *Store) DecisionEventsDue(ctx context.Context, receiver string, organisa
 				WHERE d.receiver = r.name AND d.namespace = e.namespace AND d.uid = e.uid AND d.seq = e.seq)`), args...); err != nil {
 		return nil, fmt.Errorf("store: adding decision events for %q: %w", receiver, err)
 	}
-	cols := "e." + strings.ReplaceAll(strings.Join(strings.Fields(decisionEventColumns), " "), ", ", ", e.")
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.attempts, d.next_attempt_at, d.last_error, `+cols+`
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.attempts, d.next_attempt_at, d.last_error, `+decisionEventColumnsOfE+`
 		FROM issue_event_decisions d JOIN decision_events e ON e.namespace = d.namespace AND e.uid = d.uid AND e.seq = d.seq
 		WHERE d.receiver = ? AND d.state = 'pending' ORDER BY e.at, e.namespace, e.uid, e.seq LIMIT ?`), receiver, limit)
 	if err != nil {
@@ -246,23 +262,12 @@ func (s *Store) DecisionEventSent(ctx context.Context, receiver string, e Decisi
 // DecisionEventFailed records a failed try: the tries so far, when to try
 // again, and why; givenUp ends it (failed).
 func (s *Store) DecisionEventFailed(ctx context.Context, receiver string, e DecisionEvent, attempts int, next time.Time, why string, givenUp bool) error {
-	state := EventsPending
-	if givenUp {
-		state = EventsFailed
-	}
-	return s.updateDecisionDelivery(ctx, receiver, e, `attempts = ?, next_attempt_at = ?, last_error = ?, state = ?, updated_at = ?`,
-		attempts, next.Unix(), textcap.Head(why, MaxEventErrorBytes), state, s.now().Unix())
+	set, args := s.failedTry(attempts, next, why, givenUp)
+	return s.updateDecisionDelivery(ctx, receiver, e, set, args...)
 }
 
 func (s *Store) updateDecisionDelivery(ctx context.Context, receiver string, e DecisionEvent, set string, args ...any) error {
-	args = append(args, receiver, e.Namespace, e.UID, e.Seq)
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE issue_event_decisions SET `+set+`
-		WHERE receiver = ? AND namespace = ? AND uid = ? AND seq = ?`), args...)
-	if err != nil {
-		return fmt.Errorf("store: recording decision %s/%s's event %d for %q: %w", e.Namespace, e.Name, e.Seq, receiver, err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("store: recording decision %s/%s's event %d for %q: %d rows (%v)", e.Namespace, e.Name, e.Seq, receiver, n, err)
-	}
-	return nil
+	return s.updateOne(ctx, fmt.Sprintf("decision %s/%s's event %d for %q", e.Namespace, e.Name, e.Seq, receiver),
+		`UPDATE issue_event_decisions SET `+set+` WHERE receiver = ? AND namespace = ? AND uid = ? AND seq = ?`,
+		append(args, receiver, e.Namespace, e.UID, e.Seq)...)
 }
