@@ -3,7 +3,6 @@ package issueevents
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
@@ -97,15 +96,3 @@ func batchOf(d store.IssueEventDelivery, changes []store.IssueChange, more bool,
 
 // envelopeReserve is room in a body for everything but the changes.
 const envelopeReserve = 2048
-
-// headers are a batch's headers: the event, its id, and the signature of
-// the body under the receiver's key at now.
-func headers(id string, key, body []byte, now time.Time) http.Header {
-	h := http.Header{}
-	h.Set(notify.HeaderEvent, Event)
-	h.Set(notify.HeaderDelivery, id)
-	ts, sig := notify.Sign(key, now, body)
-	h.Set(notify.HeaderTimestamp, ts)
-	h.Set(notify.HeaderSignature, sig)
-	return h
-}

@@ -98,9 +98,7 @@ func (s *Sender) decisionPass(ctx context.Context, r Receiver) (time.Duration, e
 				}
 				continue
 			}
-			h := headers(m.ID, r.Key, body, s.cfg.Now())
-			h.Set(notify.HeaderEvent, DecidedEvent)
-			if err := s.cfg.HTTP.Send(ctx, r.URL, body, h); err != nil {
+			if err := s.cfg.HTTP.Send(ctx, r.URL, body, notify.Headers(DecidedEvent, m.ID, r.Key, body, s.cfg.Now())); err != nil {
 				wait, givenUp, why := s.backoff(r, d.Event.Name, d.Attempts+1, err)
 				if err := s.cfg.Store.DecisionEventFailed(ctx, r.Name, d.Event, d.Attempts+1, s.cfg.Now().Add(wait), why, givenUp); err != nil {
 					return 0, err

@@ -183,7 +183,7 @@ func (s *Sender) sendScan(ctx context.Context, r Receiver, d store.IssueEventDel
 		if err != nil {
 			return 0, s.cfg.Store.IssueEventsFailed(ctx, d.ScanID, r.Name, d.Attempts+1, time.Time{}, err.Error(), true)
 		}
-		if err := s.cfg.HTTP.Send(ctx, r.URL, b.body, headers(b.id, r.Key, b.body, s.cfg.Now())); err != nil {
+		if err := s.cfg.HTTP.Send(ctx, r.URL, b.body, notify.Headers(Event, b.id, r.Key, b.body, s.cfg.Now())); err != nil {
 			return s.failed(ctx, r, d, err)
 		}
 		if err := s.cfg.Store.IssueEventsSent(ctx, d.ScanID, r.Name, b.last, b.n, b.done); err != nil {

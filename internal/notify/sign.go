@@ -79,13 +79,22 @@ func Render(p *Payload, typ cwacv1alpha1.ReceiverType, hmacKey []byte, now time.
 	if err != nil {
 		return nil, nil, fmt.Errorf("receiver %q: %w", p.Receiver, err)
 	}
+	if typ != cwacv1alpha1.ReceiverWebhook {
+		hmacKey = nil
+	}
+	return body, Headers(string(p.Event), p.ID, hmacKey, body, now), nil
+}
+
+// Headers are a body's headers: its event and delivery id, and, with a
+// key, the timestamp and the signature of the body under the key at now.
+func Headers(event, id string, key, body []byte, now time.Time) http.Header {
 	h := http.Header{}
-	h.Set(HeaderEvent, string(p.Event))
-	h.Set(HeaderDelivery, p.ID)
-	if typ == cwacv1alpha1.ReceiverWebhook && len(hmacKey) > 0 {
-		ts, sig := Sign(hmacKey, now, body)
+	h.Set(HeaderEvent, event)
+	h.Set(HeaderDelivery, id)
+	if len(key) > 0 {
+		ts, sig := Sign(key, now, body)
 		h.Set(HeaderTimestamp, ts)
 		h.Set(HeaderSignature, sig)
 	}
-	return body, h, nil
+	return h
 }
