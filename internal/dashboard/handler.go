@@ -331,13 +331,16 @@ func checkOrganisation(v string) error {
 	return nil
 }
 
+// datetime is a moment as the pages say it, in UTC to the minute.
+func datetime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
 var funcs = template.FuncMap{
 	"fmtScore":   FormatScore,
 	"ruleName":   RuleName,
 	"change":     formatChange,
 	"intChange":  formatIntChange,
 	"date":       date,
-	"datetime":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"datetime":   datetime,
 	"iso":        iso,
 	"orgURL":     OrganisationPath,
 	"issueURL":   IssuePath,

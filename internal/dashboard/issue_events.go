@@ -28,18 +28,17 @@ func issueEventStates(ctx context.Context, st *store.Store, ns, uid string) []st
 
 // issueEventState is one receiver's sentence.
 func issueEventState(d store.IssueEventDelivery) string {
-	at := func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04 MST") }
 	sent := fmt.Sprintf("%s (%s)", Count(d.Batches, "batch", "batches"), Count(d.Changes, "change", "changes"))
 	switch {
 	case d.State == store.EventsSent && d.Batches == 0:
 		return fmt.Sprintf("%s: nothing to send (no change in its organisations).", d.Receiver)
 	case d.State == store.EventsSent:
-		return fmt.Sprintf("%s: sent, %s, finished %s.", d.Receiver, sent, at(d.UpdatedAt))
+		return fmt.Sprintf("%s: sent, %s, finished %s.", d.Receiver, sent, datetime(d.UpdatedAt))
 	case d.State == store.EventsFailed:
 		return fmt.Sprintf("%s: given up after %s, %s sent first: %s.", d.Receiver, Count(int64(d.Attempts), "try", "tries"), sent, d.LastError)
 	case d.Attempts > 0:
 		return fmt.Sprintf("%s: being sent, %s so far; the last try failed (%s), tried again at %s.",
-			d.Receiver, sent, d.LastError, at(d.NextAttemptAt))
+			d.Receiver, sent, d.LastError, datetime(d.NextAttemptAt))
 	}
 	return fmt.Sprintf("%s: waiting to be sent, %s so far.", d.Receiver, sent)
 }

@@ -327,7 +327,7 @@ func writerNote(ctx context.Context, st *store.Store, s ScanInfo) *store.Unrecor
 }
 
 // notedAt is when the writer kept its note, as the scan page says it.
-func notedAt(u *store.UnrecordedScan) string { return u.UpdatedAt.Format("2006-01-02 15:04 MST") }
+func notedAt(u *store.UnrecordedScan) string { return datetime(u.UpdatedAt) }
 
 // historyUnavailable says why the issue history cannot be read (the
 // store's error): on a scan's page, and first on the history pages' 503.
