@@ -29,6 +29,9 @@ const (
 	MaxListed = 20
 	// MaxText bounds each free-text field (a failure's cause, a condition's message).
 	MaxText = 1000
+	// maxNameBytes bounds an organisation's or a group's name (the API's
+	// bound on both).
+	maxNameBytes = 256
 )
 
 // Payload is the generic JSON body a webhook receiver gets.
@@ -232,7 +235,7 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 	rt := routeOf(r, d.Facts.Owners)
 	named := rt.organisations(d.Facts.Owners)
 	if rt != nil {
-		p.RoutedTo = capNames(named)
+		p.RoutedTo = capList(named, maxNameBytes)
 	}
 	switch e {
 	case cwacv1alpha1.EventScanFailed:
@@ -244,10 +247,10 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 	case cwacv1alpha1.EventScanRecovered:
 		p.Title = fmt.Sprintf("Scan %s completed again after %s failed", ref, d.ComparedWith)
 	case cwacv1alpha1.EventThresholdsCrossed:
-		p.Thresholds = &ThresholdFacts{Crossed: capList(d.Facts.Crossed), PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed)}
+		p.Thresholds = &ThresholdFacts{Crossed: capList(d.Facts.Crossed, urlpolicy.MaxURLLength), PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed, urlpolicy.MaxURLLength)}
 		p.Title = fmt.Sprintf("Scan %s crossed its thresholds: %s", ref, strings.Join(p.Thresholds.Crossed, "; "))
 	case cwacv1alpha1.EventThresholdsRecovered:
-		p.Thresholds = &ThresholdFacts{Crossed: []string{}, PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed)}
+		p.Thresholds = &ThresholdFacts{Crossed: []string{}, PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed, urlpolicy.MaxURLLength)}
 		p.Title = fmt.Sprintf("Scan %s is back within its thresholds", ref)
 	case cwacv1alpha1.EventNewIssues:
 		p.NewIssues = newIssues(scan, rt)
@@ -266,13 +269,13 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 		named = nil
 		for _, o := range orgs[:min(len(orgs), MaxListed)] {
 			named = append(named, o.Organisation)
-			o.Organisation = textcap.Head(o.Organisation, 256)
+			o.Organisation = textcap.Head(o.Organisation, maxNameBytes)
 			p.Score.Organisations = append(p.Score.Organisations, o)
 		}
 		p.Title = scoreTitle(ref, p.Score)
 	case cwacv1alpha1.EventScanIncomplete:
 		p.Incomplete = &IncompleteFacts{
-			UnscannedBaseURLs: capList(d.Facts.Missing), UnscannedBaseURLsTotal: len(d.Facts.Missing),
+			UnscannedBaseURLs: capList(d.Facts.Missing, urlpolicy.MaxURLLength), UnscannedBaseURLsTotal: len(d.Facts.Missing),
 			Blocked: textcap.Head(d.Facts.Blocked, MaxText), ShardsFailed: textcap.Head(d.Facts.ShardsFailed, MaxText),
 		}
 		orgs := slices.DeleteFunc(slices.Clone(d.Facts.Organisations), func(o cwacv1alpha1.OrganisationCompleteness) bool { return !rt.has(o.Organisation) })
@@ -280,7 +283,7 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 		for _, o := range orgs[:min(len(orgs), MaxListed)] {
 			named = append(named, o.Organisation)
 			p.Incomplete.Organisations = append(p.Incomplete.Organisations, OrgIncomplete{
-				Organisation: textcap.Head(o.Organisation, 256), Verdict: textcap.Head(o.Verdict, 64), Reason: textcap.Head(o.Reason, MaxText)})
+				Organisation: textcap.Head(o.Organisation, maxNameBytes), Verdict: textcap.Head(o.Verdict, 64), Reason: textcap.Head(o.Reason, MaxText)})
 		}
 		p.Title = fmt.Sprintf("Scan %s is incomplete: %d sites unscanned, %d organisations not scanned completely",
 			ref, len(d.Facts.Missing), len(orgs))
@@ -361,7 +364,7 @@ func newIssues(scan *cwacv1alpha1.CwacScan, rt routed) *NewIssueFacts {
 			n.Organisations++
 			if len(n.ByOrganisation) < MaxListed {
 				n.ByOrganisation = append(n.ByOrganisation, OrgNew{
-					Organisation: textcap.Head(o.Organisation, 256), New: o.New, ByImpact: axeImpacts(o.NewByImpact)})
+					Organisation: textcap.Head(o.Organisation, maxNameBytes), New: o.New, ByImpact: axeImpacts(o.NewByImpact)})
 			}
 		}
 	}
@@ -380,15 +383,6 @@ func addImpacts(m, more map[string]int64) map[string]int64 {
 	return m
 }
 
-// capNames are at most MaxListed names, each cut as organisations are.
-func capNames(names []string) []string {
-	out := make([]string, 0, min(len(names), MaxListed))
-	for _, n := range names[:min(len(names), MaxListed)] {
-		out = append(out, textcap.Head(n, 256))
-	}
-	return out
-}
-
 // axeImpacts is m with axe-core's impacts only (nil when it has none of
 // them): the payload's schema names no other, and the counts come from
 // CSV cells that could hold any word.
@@ -405,10 +399,11 @@ func axeImpacts(m map[string]int64) map[string]int64 {
 	return out
 }
 
-func capList(in []string) []string {
+// capList is at most MaxListed of the texts, each cut to each bytes.
+func capList(in []string, each int) []string {
 	out := make([]string, 0, min(len(in), MaxListed))
 	for _, s := range in[:min(len(in), MaxListed)] {
-		out = append(out, textcap.Head(s, urlpolicy.MaxURLLength))
+		out = append(out, textcap.Head(s, each))
 	}
 	return out
 }

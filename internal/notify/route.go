@@ -7,6 +7,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/owners"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
+	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
 // scanOrganisations are the organisations a scan's sites name (spec.urls
@@ -98,9 +99,9 @@ func ownersOf(orgs []string, all map[string][]cwacv1alpha1.Owner) []Organisation
 		if len(os) == 0 || len(out) == MaxListed || slices.ContainsFunc(out, func(o OrganisationOwners) bool { return o.Organisation == org }) {
 			continue
 		}
-		entry := OrganisationOwners{Organisation: textcap.Head(org, 256)}
+		entry := OrganisationOwners{Organisation: textcap.Head(org, maxNameBytes)}
 		for _, o := range os {
-			entry.Owners = append(entry.Owners, OwnerFacts{Email: o.Email, Group: textcap.Head(o.Group, 256), Pages: textcap.Head(string(o.Pages), 2048)})
+			entry.Owners = append(entry.Owners, OwnerFacts{Email: o.Email, Group: textcap.Head(o.Group, maxNameBytes), Pages: textcap.Head(string(o.Pages), urlpolicy.MaxURLLength)})
 		}
 		out = append(out, entry)
 	}
