@@ -247,7 +247,8 @@ func Build(scan *cwacv1alpha1.CwacScan, d Decision, r cwacv1alpha1.NotificationR
 	case cwacv1alpha1.EventScanRecovered:
 		p.Title = fmt.Sprintf("Scan %s completed again after %s failed", ref, d.ComparedWith)
 	case cwacv1alpha1.EventThresholdsCrossed:
-		p.Thresholds = &ThresholdFacts{Crossed: capList(d.Facts.Crossed, urlpolicy.MaxURLLength), PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed, urlpolicy.MaxURLLength)}
+		p.Thresholds = &ThresholdFacts{Crossed: capList(d.Facts.Crossed, urlpolicy.MaxURLLength),
+			PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed, urlpolicy.MaxURLLength)}
 		p.Title = fmt.Sprintf("Scan %s crossed its thresholds: %s", ref, strings.Join(p.Thresholds.Crossed, "; "))
 	case cwacv1alpha1.EventThresholdsRecovered:
 		p.Thresholds = &ThresholdFacts{Crossed: []string{}, PreviouslyCrossed: capList(d.Facts.PreviouslyCrossed, urlpolicy.MaxURLLength)}

@@ -101,7 +101,8 @@ func ownersOf(orgs []string, all map[string][]cwacv1alpha1.Owner) []Organisation
 		}
 		entry := OrganisationOwners{Organisation: textcap.Head(org, maxNameBytes)}
 		for _, o := range os {
-			entry.Owners = append(entry.Owners, OwnerFacts{Email: o.Email, Group: textcap.Head(o.Group, maxNameBytes), Pages: textcap.Head(string(o.Pages), urlpolicy.MaxURLLength)})
+			entry.Owners = append(entry.Owners, OwnerFacts{Email: o.Email, Group: textcap.Head(o.Group, maxNameBytes),
+				Pages: textcap.Head(string(o.Pages), urlpolicy.MaxURLLength)})
 		}
 		out = append(out, entry)
 	}
