@@ -32,6 +32,7 @@ export KUBEBUILDER_ASSETS="$(./hack/envtest-assets.sh)"
 ./hack/npm-deps.sh
 export HELM="$(./hack/tools.sh helm)"
 export MAILPIT="$(./hack/tools.sh mailpit)"
+export SEAWEEDFS="$(./hack/tools.sh seaweedfs)"
 echo "== operator image (no container engine)"
 make --no-print-directory image-tar
 export IMAGE_TAR="$ROOT/bin/images/cwac-operator.tar"
@@ -77,11 +78,11 @@ git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' 
   [[ -e "$f" ]] && printf '%s\0' "$f"
 done | tar --null -T - -cf - | tar -xf - -C "$fresh/"
 mkdir -p "$fresh/.no-tools"
-for tool in python3 python node npm npx helm kubectl chromium chromium-browser google-chrome etcd kube-apiserver psql postgres xmllint mailpit; do
+for tool in python3 python node npm npx helm kubectl chromium chromium-browser google-chrome etcd kube-apiserver psql postgres xmllint mailpit weed; do
   printf '#!/bin/sh\necho "%s is not available to the fast tier: give the test the integration build tag" >&2\nexit 127\n' "$tool" >"$fresh/.no-tools/$tool"
   chmod +x "$fresh/.no-tools/$tool"
 done
-if ! env -u KUBEBUILDER_ASSETS -u HELM -u MAILPIT -u IMAGE_TAR -u CHROMIUM -u CWAC_TEST_POSTGRES_DSN PATH="$fresh/.no-tools:$PATH" \
+if ! env -u KUBEBUILDER_ASSETS -u HELM -u MAILPIT -u SEAWEEDFS -u IMAGE_TAR -u CHROMIUM -u CWAC_TEST_POSTGRES_DSN PATH="$fresh/.no-tools:$PATH" \
   GOFLAGS=-mod=mod GOPROXY=off make --no-print-directory -C "$fresh" test-unit; then
   rm -rf "$fresh"
   echo "the fast tier failed from a fresh copy: a test without the integration build tag needs bin/, the network or a tool beyond Go" >&2

@@ -2,7 +2,7 @@
 # Installs pinned command-line tools the tests use into bin/ from the Go
 # module proxy (idempotent: a tool already at its version is kept). Prints
 # nothing on success but the path of the tool asked for.
-#   hack/tools.sh helm | golangci-lint | crd-ref-docs | gremlins | mailpit
+#   hack/tools.sh helm | golangci-lint | crd-ref-docs | gremlins | mailpit | seaweedfs
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
@@ -15,6 +15,11 @@ CRD_REF_DOCS_VERSION="${CRD_REF_DOCS_VERSION:-v0.3.0}"
 GREMLINS_VERSION="${GREMLINS_VERSION:-v0.6.0}"
 # The SMTP server the mail tests send to (internal/testutil/mailpit).
 MAILPIT_VERSION="${MAILPIT_VERSION:-v1.33.1}"
+# The S3-compatible server the results bucket's tests use
+# (internal/testutil/seaweedfs). Its module has replace directives, which
+# go install refuses, so it is built from its module's source as the main
+# module (build_module below).
+SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
 mkdir -p "$BIN"
 
 install() { # name module version [ldflags] [build suffix]
@@ -30,11 +35,28 @@ install() { # name module version [ldflags] [build suffix]
   echo "$target"
 }
 
+build_module() { # name module version package
+  local name=$1 module=$2 version=$3 pkg=$4 target="$BIN/$1-$3"
+  if [[ ! -x "$target" ]]; then
+    echo "tools: building $name $version from the Go module proxy (minutes)" >&2
+    local src tmp; tmp="$(mktemp -d)"
+    src="$(GOFLAGS=-mod=mod go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [[ -d "$src" ]] || { echo "tools: no source for $module@$version" >&2; exit 1; }
+    cp -r "$src" "$tmp/src" && chmod -R u+w "$tmp/src"
+    (cd "$tmp/src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/$name" "$pkg") >&2
+    mv "$tmp/$name" "$target"
+    rm -rf "$tmp"
+  fi
+  ln -sf "$(basename "$target")" "$BIN/$name"
+  echo "$target"
+}
+
 case "${1:-}" in
   helm) install helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37" "-b$HELM_BUILD" ;;
   golangci-lint) install golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   crd-ref-docs) install crd-ref-docs github.com/elastic/crd-ref-docs "$CRD_REF_DOCS_VERSION" ;;
   gremlins) install gremlins github.com/go-gremlins/gremlins/cmd/gremlins "$GREMLINS_VERSION" ;;
   mailpit) install mailpit github.com/axllent/mailpit "$MAILPIT_VERSION" ;;
-  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins|mailpit" >&2; exit 2 ;;
+  seaweedfs) build_module weed github.com/seaweedfs/seaweedfs "$SEAWEEDFS_VERSION" ./weed ;;
+  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins|mailpit|seaweedfs" >&2; exit 2 ;;
 esac

@@ -7,18 +7,11 @@
 package mailpit
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha1" //nolint:gosec // htpasswd's {SHA} form, for a test account
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -28,6 +21,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/testcert"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
 )
 
@@ -64,7 +58,7 @@ func Start(t testing.TB, mode Mode) *Server {
 			"export MAILPIT=\"$(hack/tools.sh mailpit)\" (hack/test.sh does)")
 	}
 	dir := t.TempDir()
-	certFile, keyFile, pool := certificate(t, dir)
+	certFile, keyFile, pool := testcert.Loopback(t, dir, "mailpit test")
 	s := &Server{Host: "127.0.0.1", Username: "digest-sender", Password: "correct horse battery staple", RootCAs: pool}
 	authFile := filepath.Join(dir, "smtp-auth")
 	// htpasswd's {SHA} form: a hash mailpit's password file reads, made
@@ -157,41 +151,4 @@ func (s *Server) get(path string, into any) error {
 		return fmt.Errorf("mailpit %s: %s", path, resp.Status)
 	}
 	return json.NewDecoder(resp.Body).Decode(into)
-}
-
-// certificate makes a self-signed certificate for 127.0.0.1.
-func certificate(t testing.TB, dir string) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mailpit test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
 }

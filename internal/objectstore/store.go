@@ -1,0 +1,190 @@
+package objectstore
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// Store is a bucket the results are kept in.
+type Store struct {
+	client *minio.Client
+	bucket string
+	prefix string
+}
+
+// maxCredentialBytes bounds each credentials file.
+const maxCredentialBytes = 4096
+
+// Open checks cfg and makes a client for its bucket. It sends nothing:
+// Check does.
+func Open(cfg Config) (*Store, error) {
+	if !cfg.Enabled() {
+		return nil, errors.New("results bucket: not configured")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	u, _ := cfg.endpointURL() // checked by Validate
+	creds, err := cfg.credentials()
+	if err != nil {
+		return nil, err
+	}
+	transport, err := cfg.transport()
+	if err != nil {
+		return nil, err
+	}
+	lookup := minio.BucketLookupAuto
+	if cfg.PathStyle {
+		lookup = minio.BucketLookupPath
+	}
+	client, err := minio.New(u.Host, &minio.Options{
+		Creds: creds, Secure: u.Scheme == "https", Region: cfg.Region,
+		BucketLookup: lookup, Transport: transport,
+		// The client's own retries of a request (connections refused or
+		// reset, 5xx): three, not ten, so a bucket that cannot be reached
+		// is said within seconds; Upload tries a whole file again.
+		MaxRetries: 3,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("results bucket endpoint %q: %v", cfg.Endpoint, err)
+	}
+	return &Store{client: client, bucket: cfg.Bucket, prefix: cfg.Prefix}, nil
+}
+
+// credentials reads CredentialsDir's files, or falls back to the platform's.
+func (c Config) credentials() (*credentials.Credentials, error) {
+	if c.CredentialsDir == "" {
+		return credentials.NewChainCredentials([]credentials.Provider{
+			&credentials.EnvAWS{},
+			&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport, Timeout: 10 * time.Second}},
+		}), nil
+	}
+	read := func(name string) (string, error) {
+		p := filepath.Join(c.CredentialsDir, name)
+		b, err := readBounded(p, maxCredentialBytes)
+		if err != nil {
+			return "", fmt.Errorf("results bucket credentials: %v", err)
+		}
+		v := strings.TrimSpace(string(b))
+		if v == "" {
+			return "", fmt.Errorf("results bucket credentials: %s is empty", p)
+		}
+		return v, nil
+	}
+	id, err := read(AccessKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := read(SecretKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	return credentials.NewStaticV4(id, secret, ""), nil
+}
+
+// transport trusts CAFile's authorities beside the system's.
+func (c Config) transport() (http.RoundTripper, error) {
+	t, err := minio.DefaultTransport(strings.HasPrefix(c.Endpoint, "https://"))
+	if err != nil {
+		return nil, err
+	}
+	if c.CAFile == "" {
+		return t, nil
+	}
+	pem, err := readBounded(c.CAFile, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("results bucket CA file: %v", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("results bucket CA file %s: no PEM certificate in it", c.CAFile)
+	}
+	if t.TLSClientConfig == nil {
+		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	t.TLSClientConfig.RootCAs = pool
+	return t, nil
+}
+
+// readBounded reads a small file whole, refusing one larger than limit.
+func readBounded(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, limit)
+	}
+	b := make([]byte, info.Size())
+	_, err = io.ReadFull(f, b)
+	return b, err
+}
+
+// Check asks the service whether the bucket exists and the credentials
+// open it.
+func (s *Store) Check(ctx context.Context) error {
+	ok, err := s.client.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return fail("check", "", err)
+	}
+	if !ok {
+		return &Error{Op: "check", Cause: CauseNoBucket, Err: fmt.Errorf("no bucket %q", s.bucket)}
+	}
+	return nil
+}
+
+// Bucket is the bucket's name.
+func (s *Store) Bucket() string { return s.bucket }
+
+// key is rel's key: the prefix, then rel (already checked by checkRel).
+func (s *Store) key(rel string) string {
+	if s.prefix == "" {
+		return rel
+	}
+	if rel == "" {
+		return s.prefix
+	}
+	return s.prefix + "/" + rel
+}
+
+// checkRel accepts a relative path of safe segments: what a scan's
+// directory (namespace/name/...) or a result file's name is made of. No
+// key outside the store's prefix can be named through it.
+func checkRel(rel string) error {
+	if rel == "" {
+		return errors.New("empty path")
+	}
+	if len(rel) > maxRelLen {
+		return fmt.Errorf("path longer than %d bytes", maxRelLen)
+	}
+	if path.Clean(rel) != rel || strings.HasPrefix(rel, "/") {
+		return fmt.Errorf("path %q is not a clean relative path", rel)
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "." || seg == ".." || !safeSegment.MatchString(seg) {
+			return fmt.Errorf("path %q has an unsafe segment %q", rel, seg)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,400 @@
+//go:build integration
+
+package objectstore_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/a11y-dev/cwac-operator/internal/backoff"
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/seaweedfs"
+)
+
+const bucket = "cwac-results"
+
+// quick tries a file twice, a second apart: the failure tests wait little.
+var quick = backoff.Doubling{First: 100 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 2}
+
+// realResults is the real CWAC scan the repository keeps, as a scan's
+// directory holds it (its CWAC results directory inside).
+const realResults = "../../testdata/cwac-results"
+
+func storeFor(t *testing.T, srv *seaweedfs.Server, a seaweedfs.Account, mut func(*objectstore.Config)) *objectstore.Store {
+	t.Helper()
+	creds := t.TempDir()
+	for name, v := range map[string]string{objectstore.AccessKeyFile: a.AccessKey, objectstore.SecretKeyFile: a.SecretKey + "\n"} {
+		if err := os.WriteFile(filepath.Join(creds, name), []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := objectstore.Config{Endpoint: srv.Endpoint, Bucket: bucket, Prefix: "cwac/test", PathStyle: true, CredentialsDir: creds}
+	if mut != nil {
+		mut(&cfg)
+	}
+	st, err := objectstore.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestBucket runs every case against one SeaweedFS (it takes seconds to start).
+func TestBucket(t *testing.T) {
+	srv := seaweedfs.Start(t, false)
+	srv.MakeBucket(t, bucket)
+	admin := storeFor(t, srv, srv.Admin, nil)
+	if err := admin.Check(context.Background()); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	t.Run("UploadReadsBackTheSame", func(t *testing.T) { uploadReadsBackTheSame(t, admin) })
+	t.Run("Confinement", func(t *testing.T) { confinement(t, srv, admin) })
+	t.Run("LargeFileInParts", func(t *testing.T) { largeFileInParts(t, admin) })
+	t.Run("Delete", func(t *testing.T) { deleteScan(t, srv, admin) })
+	t.Run("Failures", func(t *testing.T) { failures(t, srv) })
+	t.Run("CutOffThenRetried", func(t *testing.T) { cutOffThenRetried(t, srv) })
+}
+
+// An endpoint on https is trusted through the configured CA file, and not
+// without it.
+func TestBucketTLS(t *testing.T) {
+	srv := seaweedfs.Start(t, true)
+	srv.MakeBucket(t, bucket)
+	ctx := context.Background()
+	st := storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.CAFile = srv.CAFile })
+	if _, err := st.Upload(ctx, realResults, "ns/tls", quick); err != nil {
+		t.Fatalf("upload over TLS: %v", err)
+	}
+	untrusted := storeFor(t, srv, srv.Admin, nil)
+	err := untrusted.Check(ctx)
+	if objectstore.CauseOf(err) != objectstore.CauseCertificate || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA file: %v, want the certificate refused", err)
+	}
+	notPEM := filepath.Join(t.TempDir(), "ca.crt")
+	_ = os.WriteFile(notPEM, []byte("not a certificate"), 0o600)
+	_, err = objectstore.Open(objectstore.Config{Endpoint: srv.Endpoint, Bucket: bucket, CAFile: notPEM})
+	if err == nil || !strings.Contains(err.Error(), "no PEM certificate") {
+		t.Errorf("a CA file with no certificate: %v", err)
+	}
+}
+
+func uploadReadsBackTheSame(t *testing.T, st *objectstore.Store) {
+	ctx := context.Background()
+	up, err := st.Upload(ctx, realResults, "ns/scan-a", objectstore.UploadRetry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	var bytesWant int64
+	_ = filepath.WalkDir(realResults, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			rel, _ := filepath.Rel(realResults, p)
+			want = append(want, filepath.ToSlash(rel))
+			info, _ := d.Info()
+			bytesWant += info.Size()
+		}
+		return err
+	})
+	if up.Files != len(want) || up.Bytes != bytesWant {
+		t.Errorf("uploaded %d files, %d bytes; want %d, %d", up.Files, up.Bytes, len(want), bytesWant)
+	}
+	bfs, err := st.FS(ctx, "ns/scan-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fstest reads each file by many small ranges (a request each), so it
+	// checks the fs.FS on a few small files; the real results are compared
+	// byte for byte below.
+	small := t.TempDir()
+	for name, body := range map[string]string{"a.csv": "x,y\n1,2\n", "d/b.json": `{"b":1}`, "d/e/c.txt": "c"} {
+		_ = os.MkdirAll(filepath.Join(small, filepath.Dir(name)), 0o700)
+		if err := os.WriteFile(filepath.Join(small, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Upload(ctx, small, "ns/small", objectstore.UploadRetry); err != nil {
+		t.Fatal(err)
+	}
+	smallFS, _ := st.FS(ctx, "ns/small")
+	if err := fstest.TestFS(smallFS, "a.csv", "d/b.json", "d/e/c.txt"); err != nil {
+		t.Fatalf("the bucket's fs.FS: %v", err)
+	}
+	if entries, err := fs.ReadDir(bfs, "."); err != nil || len(entries) != 6 {
+		t.Fatalf("the scan's directory lists %v (%v), want its 6 entries", entries, err)
+	}
+	local := os.DirFS(realResults)
+	for _, name := range want {
+		a, _ := fs.ReadFile(local, name)
+		b, err := fs.ReadFile(bfs, name)
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: read back %d bytes (%v), want the %d sent", name, len(b), err, len(a))
+		}
+	}
+	// What the product reads from the results is the same either way.
+	const cwacDir = "2026-11-21_23-18-23_real-scan-1"
+	fromDisk, err := results.SummarizeFS(mustSub(t, local, cwacDir), results.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBucket, err := results.SummarizeFS(mustSub(t, bfs, cwacDir), results.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(fromDisk)
+	b, _ := json.Marshal(fromBucket)
+	if !bytes.Equal(a, b) {
+		t.Errorf("summaries differ:\ndisk   %s\nbucket %s", a, b)
+	}
+	if fromDisk.TotalIssues == 0 {
+		t.Error("the real scan summarised to no issues: the comparison proves nothing")
+	}
+}
+
+func mustSub(t *testing.T, fsys fs.FS, dir string) fs.FS {
+	t.Helper()
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
+// No name given to the scan's fs.FS reaches a key outside its prefix.
+func confinement(t *testing.T, srv *seaweedfs.Server, st *objectstore.Store) {
+	ctx := context.Background()
+	c := srv.Client(t, srv.Admin)
+	for _, key := range []string{
+		"cwac/test/ns/scan-b/mine.csv", "cwac/test/ns/scan-b2/other.csv", "cwac/test/ns/secret.csv",
+		"cwac/other/ns/scan-b/x.csv", "cwac/test/ns/scan-b/odd name.csv",
+	} {
+		if _, err := c.PutObject(ctx, bucket, key, strings.NewReader(key), int64(len(key)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bfs, err := st.FS(ctx, "ns/scan-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := fs.ReadDir(bfs, ".")
+	if err != nil || len(entries) != 1 || entries[0].Name() != "mine.csv" {
+		t.Errorf("the scan's directory lists %v (%v), want mine.csv alone", entries, err)
+	}
+	for _, name := range []string{
+		"../secret.csv", "../scan-b2/other.csv", "/mine.csv", "..", "./mine.csv", `..\secret.csv`,
+		"mine.csv/", "odd name.csv", "../../../other/ns/scan-b/x.csv",
+	} {
+		if _, err := bfs.Open(name); err == nil {
+			t.Errorf("%q opened", name)
+		}
+	}
+	if _, err := bfs.Open("missing.csv"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
+	}
+	for _, rel := range []string{"ns/../ns/scan-b", "../cwac", "", "/ns/scan-b", "ns/scan-b/"} {
+		if _, err := st.FS(ctx, rel); err == nil {
+			t.Errorf("FS(%q) accepted", rel)
+		}
+		if _, err := st.Delete(ctx, rel); err == nil {
+			t.Errorf("Delete(%q) accepted", rel)
+		}
+		if _, err := st.Upload(ctx, realResults, rel, quick); err == nil {
+			t.Errorf("Upload to %q accepted", rel)
+		}
+	}
+}
+
+// A file larger than a part goes up in parts and reads back whole, also
+// by ranges (the results readers seek).
+func largeFileInParts(t *testing.T, st *objectstore.Store) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	big := make([]byte, 40<<20)
+	if _, err := rand.Read(big); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "axe_core_audit.csv"), big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Upload(ctx, dir, "ns/big", objectstore.UploadRetry); err != nil {
+		t.Fatal(err)
+	}
+	bfs, _ := st.FS(ctx, "ns/big")
+	f, err := bfs.Open("axe_core_audit.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	got, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("read back %d bytes (%v), want the %d sent", len(got), err, len(big))
+	}
+	sk := f.(io.ReadSeeker)
+	if _, err := sk.Seek(30<<20, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	part := make([]byte, 1000)
+	if _, err := io.ReadFull(sk, part); err != nil || !bytes.Equal(part, big[30<<20:30<<20+1000]) {
+		t.Errorf("after a seek: %v, or other bytes", err)
+	}
+}
+
+// Deleting a scan removes its keys and no one else's.
+func deleteScan(t *testing.T, srv *seaweedfs.Server, st *objectstore.Store) {
+	ctx := context.Background()
+	if _, err := st.Upload(ctx, realResults, "ns/scan-del", objectstore.UploadRetry); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Upload(ctx, realResults, "ns/scan-del2", objectstore.UploadRetry); err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.Delete(ctx, "ns/scan-del")
+	if err != nil || n < 10 {
+		t.Fatalf("deleted %d (%v)", n, err)
+	}
+	count := func(prefix string) int {
+		k := 0
+		for oi := range srv.Client(t, srv.Admin).ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+			if oi.Err != nil {
+				t.Fatal(oi.Err)
+			}
+			k++
+		}
+		return k
+	}
+	if left := count("cwac/test/ns/scan-del/"); left != 0 {
+		t.Errorf("%d keys left of the deleted scan", left)
+	}
+	if kept := count("cwac/test/ns/scan-del2/"); kept != n {
+		t.Errorf("the other scan has %d keys, want its %d", kept, n)
+	}
+	if again, err := st.Delete(ctx, "ns/scan-del"); err != nil || again != 0 {
+		t.Errorf("deleting again: %d, %v", again, err)
+	}
+}
+
+// Each failure is said by its cause, and an upload that failed leaves the
+// local files where they were.
+func failures(t *testing.T, srv *seaweedfs.Server) {
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		store func() *objectstore.Store
+		want  objectstore.Cause
+	}{
+		"unreachable": {func() *objectstore.Store {
+			return storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Endpoint = "http://" + freeport.Refused(t) })
+		}, objectstore.CauseUnreachable},
+		"wrong secret": {func() *objectstore.Store {
+			return storeFor(t, srv, seaweedfs.Account{AccessKey: srv.Admin.AccessKey, SecretKey: "not-the-secret"}, nil)
+		}, objectstore.CauseCredentials},
+		"unknown key": {func() *objectstore.Store {
+			return storeFor(t, srv, seaweedfs.Account{AccessKey: "nobody", SecretKey: "nothing"}, nil)
+		}, objectstore.CauseCredentials},
+		"read-only account": {func() *objectstore.Store { return storeFor(t, srv, srv.Reader, nil) }, objectstore.CauseDenied},
+		"no such bucket": {func() *objectstore.Store {
+			return storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Bucket = "no-such-bucket" })
+		}, objectstore.CauseNoBucket},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := tc.store()
+			start := time.Now()
+			_, err := st.Upload(ctx, realResults, "ns/failing", quick)
+			if got := objectstore.CauseOf(err); got != tc.want {
+				t.Fatalf("upload: cause %q (%v), want %q", got, err, tc.want)
+			}
+			t.Logf("upload: %v (%s)", err, time.Since(start).Round(time.Millisecond))
+			if name != "read-only account" {
+				if err := st.Check(ctx); objectstore.CauseOf(err) != tc.want {
+					t.Errorf("check: %v, want cause %q", err, tc.want)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(realResults, "2026-11-21_23-18-23_real-scan-1", "axe_core_audit.csv")); err != nil {
+				t.Errorf("the local results are gone: %v", err)
+			}
+		})
+	}
+	// The read-only account reads what is there.
+	reader := storeFor(t, srv, srv.Reader, nil)
+	bfs, _ := reader.FS(ctx, "ns/scan-a")
+	if _, err := fs.ReadDir(bfs, "."); err != nil {
+		t.Errorf("the reader lists: %v", err)
+	}
+}
+
+// cutProxy forwards loopback connections to target, cutting the first
+// cuts of them after 64 KiB of the request.
+func cutProxy(t *testing.T, target string, cuts int32) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	var cut atomic.Int32
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer func() { _ = in.Close() }()
+				out, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer func() { _ = out.Close() }()
+				go func() { _, _ = io.Copy(in, out) }()
+				if cut.Add(1) <= cuts {
+					_, _ = io.CopyN(out, in, 64<<10)
+					return
+				}
+				_, _ = io.Copy(out, in)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// An upload cut off is tried again and confirmed; cut off every time, it
+// is said as a transfer cut off.
+func cutOffThenRetried(t *testing.T, srv *seaweedfs.Server) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	big := make([]byte, 1<<20)
+	_, _ = rand.Read(big)
+	if err := os.WriteFile(filepath.Join(dir, "axe_core_audit.csv"), big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := strings.TrimPrefix(srv.Endpoint, "http://")
+	once := storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Endpoint = "http://" + cutProxy(t, target, 1) })
+	if _, err := once.Upload(ctx, dir, "ns/cut", quick); err != nil {
+		t.Fatalf("an upload cut off once: %v", err)
+	}
+	bfs, _ := once.FS(ctx, "ns/cut")
+	if got, err := fs.ReadFile(bfs, "axe_core_audit.csv"); err != nil || !bytes.Equal(got, big) {
+		t.Errorf("read back %d bytes (%v)", len(got), err)
+	}
+	always := storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Endpoint = "http://" + cutProxy(t, target, 1<<30) })
+	_, err := always.Upload(ctx, dir, "ns/cut-always", quick)
+	if got := objectstore.CauseOf(err); got != objectstore.CauseCutOff && got != objectstore.CauseUnreachable {
+		t.Errorf("an upload always cut off: %v (cause %q)", err, got)
+	}
+	t.Logf("always cut off: %v", err)
+}

@@ -1,0 +1,153 @@
+// Package seaweedfs starts a real S3-compatible server for tests:
+// SeaweedFS (master, volume, filer and its S3 gateway in one process),
+// built from the Go module proxy by hack/tools.sh (the path in
+// $SEAWEEDFS), on free loopback ports, with two accounts — one that may do
+// anything and one that may only read — so the results bucket is tested
+// against a server that implements S3, not against an imitation of it.
+package seaweedfs
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/testcert"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
+)
+
+// Account is an access key and its secret.
+type Account struct{ AccessKey, SecretKey string }
+
+// Server is a running SeaweedFS S3 gateway.
+type Server struct {
+	// Endpoint is its S3 URL (http on 127.0.0.1).
+	Endpoint string
+	// Admin may do anything; Reader may read and list only.
+	Admin, Reader Account
+	// CAFile is the PEM certificate the server's TLS is checked against
+	// (Start with withTLS; "" otherwise).
+	CAFile string
+	host   string
+	pool   *x509.CertPool
+}
+
+// Start starts SeaweedFS, stopped when the test ends, its S3 gateway on
+// https with a certificate of the test's own when withTLS. It fails the
+// test (never skips it) when $SEAWEEDFS is not set, saying how to build it.
+func Start(t testing.TB, withTLS bool) *Server {
+	t.Helper()
+	bin := os.Getenv("SEAWEEDFS")
+	if bin == "" {
+		t.Fatal("SEAWEEDFS is not set: this test needs a real S3 server; " +
+			"export SEAWEEDFS=\"$(hack/tools.sh seaweedfs)\" (hack/test.sh does)")
+	}
+	dir := t.TempDir()
+	s := &Server{
+		Admin:  Account{AccessKey: "cwac-admin-key", SecretKey: "cwac-admin-secret-for-tests-only"},
+		Reader: Account{AccessKey: "cwac-reader-key", SecretKey: "cwac-reader-secret-for-tests-only"},
+	}
+	conf := map[string]any{"identities": []map[string]any{
+		{"name": "admin", "credentials": []map[string]string{{"accessKey": s.Admin.AccessKey, "secretKey": s.Admin.SecretKey}},
+			"actions": []string{"Admin", "Read", "List", "Tagging", "Write"}},
+		{"name": "reader", "credentials": []map[string]string{{"accessKey": s.Reader.AccessKey, "secretKey": s.Reader.SecretKey}},
+			"actions": []string{"Read", "List"}},
+	}}
+	confFile := filepath.Join(dir, "s3.json")
+	b, _ := json.Marshal(conf)
+	if err := os.WriteFile(confFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := func() string { return strconv.Itoa(freeport.Port(t)) }
+	s3Port := port()
+	s.host = "127.0.0.1:" + s3Port
+	s.Endpoint = "http://" + s.host
+	var tlsArgs []string
+	if withTLS {
+		certFile, keyFile, pool := testcert.Loopback(t, dir, "seaweedfs test")
+		s.Endpoint, s.CAFile, s.pool = "https://"+s.host, certFile, pool
+		tlsArgs = []string{"-s3.cert.file=" + certFile, "-s3.key.file=" + keyFile}
+	}
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	args := make([]string, 0, 24)
+	args = append(args,
+		"server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir="+data,
+		"-master.port="+port(), "-master.port.grpc="+port(), "-master.telemetry=false",
+		"-master.volumeSizeLimitMB=64", "-volume.max=20",
+		"-volume.port="+port(), "-volume.port.grpc="+port(),
+		"-filer", "-filer.port="+port(), "-filer.port.grpc="+port(),
+		"-s3", "-s3.port="+s3Port, "-s3.port.grpc="+port(), "-s3.config="+confFile,
+	)
+	args = append(args, tlsArgs...)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	out, err := os.Create(filepath.Join(dir, "seaweedfs.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting SeaweedFS (%s): %v", bin, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = out.Close()
+		if t.Failed() {
+			if b, err := os.ReadFile(out.Name()); err == nil {
+				if len(b) > 16<<10 {
+					b = b[len(b)-16<<10:]
+				}
+				t.Logf("SeaweedFS's log (its end):\n%s", b)
+			}
+		}
+	})
+	admin := s.Client(t, s.Admin)
+	wait.For(t, "SeaweedFS's S3 gateway to answer", 2*time.Minute, func() (bool, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := admin.ListBuckets(ctx)
+		return err == nil, err
+	})
+	return s
+}
+
+// Client is a plain S3 client of the server signed in as a.
+func (s *Server) Client(t testing.TB, a Account) *minio.Client {
+	t.Helper()
+	transport := &http.Transport{Proxy: nil}
+	if s.pool != nil {
+		transport.TLSClientConfig = &tls.Config{RootCAs: s.pool, MinVersion: tls.VersionTLS12}
+	}
+	c, err := minio.New(s.host, &minio.Options{
+		Creds: credentials.NewStaticV4(a.AccessKey, a.SecretKey, ""), BucketLookup: minio.BucketLookupPath,
+		Transport: transport, Secure: s.pool != nil,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// MakeBucket makes a bucket as the admin, waiting until it takes writes.
+func (s *Server) MakeBucket(t testing.TB, name string) {
+	t.Helper()
+	c := s.Client(t, s.Admin)
+	if err := c.MakeBucket(context.Background(), name, minio.MakeBucketOptions{}); err != nil {
+		t.Fatalf("making bucket %s: %v", name, err)
+	}
+}
