@@ -119,9 +119,14 @@ func classify(err error) Cause {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return CauseCutOff
 	}
+	// A connection that broke once made was cut off; one never made (or a
+	// name never found) is an endpoint that cannot be reached.
 	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op != "dial" && !errors.Is(err, syscall.ECONNREFUSED) {
+		return CauseCutOff
+	}
 	var dnsErr *net.DNSError
-	if errors.As(err, &opErr) || errors.As(err, &dnsErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) {
+	if opErr != nil || errors.As(err, &dnsErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) {
 		return CauseUnreachable
 	}
 	return CauseService

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"os"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -35,12 +36,13 @@ type Uploaded struct {
 }
 
 // Upload copies every regular file under dir (symbolic links and other
-// non-regular files are left out) to the keys under rel, keeping the
-// same relative names, and confirms each by reading its size back from
-// the bucket. The local files stay: the caller removes them once Upload
-// returns nil. A failure another try may mend is retried per retry; the
-// error names the file and its Cause.
-func (s *Store) Upload(ctx context.Context, dir, rel string, retry backoff.Doubling) (Uploaded, error) {
+// non-regular files are left out, and so are the directories of dir named
+// in skip) to the keys under rel, keeping the same relative names, and
+// confirms each by reading its size back from the bucket. The local files
+// stay: the caller removes them once Upload returns nil. A failure another
+// try may mend is retried per retry; the error names the file and its
+// Cause.
+func (s *Store) Upload(ctx context.Context, dir, rel string, retry backoff.Doubling, skip ...string) (Uploaded, error) {
 	var up Uploaded
 	if err := checkRel(rel); err != nil {
 		return up, fmt.Errorf("results bucket: %v", err)
@@ -56,6 +58,9 @@ func (s *Store) Upload(ctx context.Context, dir, rel string, retry backoff.Doubl
 	err = fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && slices.Contains(skip, name) {
+			return fs.SkipDir
 		}
 		if !d.Type().IsRegular() {
 			return nil

@@ -1,0 +1,107 @@
+package objectstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// maxDownloadFiles bounds what Download fetches: a scan's directory holds
+// a few dozen files per shard.
+const maxDownloadFiles = 100000
+
+// Download copies every key under rel into dir (made when missing), each
+// under its name relative to rel, and says what it fetched. A key whose
+// name is not a safe relative path is refused, not written. Nothing under
+// rel (a baseline deleted since) fetches nothing and is not an error.
+func (s *Store) Download(ctx context.Context, rel, dir string) (Uploaded, error) {
+	var got Uploaded
+	if err := checkRel(rel); err != nil {
+		return got, fmt.Errorf("results bucket: %v", err)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return got, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return got, err
+	}
+	defer func() { _ = root.Close() }()
+	prefix := s.key(rel) + "/"
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for oi := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if oi.Err != nil {
+			return got, fail("list", prefix, oi.Err)
+		}
+		name := strings.TrimPrefix(oi.Key, prefix)
+		if strings.HasSuffix(name, "/") {
+			continue // a directory marker
+		}
+		if err := checkRel(name); err != nil {
+			return got, fmt.Errorf("results bucket: key %q: %v", oi.Key, err)
+		}
+		if got.Files == maxDownloadFiles {
+			return got, fmt.Errorf("results bucket: more than %d keys under %s", maxDownloadFiles, prefix)
+		}
+		n, err := s.downloadFile(ctx, root, oi, name)
+		if err != nil {
+			return got, err
+		}
+		got.Files++
+		got.Bytes += n
+	}
+	return got, nil
+}
+
+// downloadFile writes one object to name under root, checking its length.
+func (s *Store) downloadFile(ctx context.Context, root *os.Root, oi minio.ObjectInfo, name string) (int64, error) {
+	if d := path.Dir(name); d != "." {
+		if err := root.MkdirAll(d, 0o750); err != nil {
+			return 0, err
+		}
+	}
+	obj, err := s.client.GetObject(ctx, s.bucket, oi.Key, minio.GetObjectOptions{})
+	if err != nil {
+		return 0, fail("read", oi.Key, err)
+	}
+	defer func() { _ = obj.Close() }()
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return 0, err
+	}
+	w := &localWriter{w: f}
+	n, err := io.Copy(w, obj)
+	if cerr := f.Close(); w.err == nil && cerr != nil {
+		w.err = cerr
+	}
+	if w.err != nil {
+		return n, fmt.Errorf("writing %s: %w", name, w.err) // the pod's disk, not the bucket
+	}
+	if err != nil {
+		return n, fail("read", oi.Key, err)
+	}
+	if n != oi.Size {
+		return n, &Error{Op: "read", Key: oi.Key, Cause: CauseCutOff, Err: fmt.Errorf("read %d bytes of %d", n, oi.Size)}
+	}
+	return n, nil
+}
+
+// localWriter keeps its writer's own error apart from the reader's.
+type localWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (l *localWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if err != nil {
+		l.err = err
+	}
+	return n, err
+}
