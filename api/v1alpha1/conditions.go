@@ -125,6 +125,10 @@ const (
 	ReasonOOMKilled = "OOMKilled"
 	// ReasonRunnerError: the runner could not prepare or start CWAC.
 	ReasonRunnerError = "RunnerError"
+	// ReasonResultsNotStored: the results bucket could not be used (not
+	// reached, credentials refused, access denied, full, an upload cut off);
+	// the message names the cause. The scan has no results to read.
+	ReasonResultsNotStored = "ResultsNotStored"
 	// ReasonImagePullBackOff: the CWAC or runner image cannot be pulled.
 	ReasonImagePullBackOff = "ImagePullBackOff"
 	// ReasonErrImagePull: the first pull of an image failed.

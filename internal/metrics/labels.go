@@ -62,7 +62,7 @@ var knownReasons = setOf(
 	cwacv1alpha1.ReasonSucceeded, cwacv1alpha1.ReasonPolicyDenied, cwacv1alpha1.ReasonAdmissionTimedOut,
 	cwacv1alpha1.ReasonTooManyURLs, cwacv1alpha1.ReasonNoCWACDefaults, cwacv1alpha1.ReasonInvalidSpec,
 	cwacv1alpha1.ReasonDeadlineExceeded, cwacv1alpha1.ReasonCWACExitedNonZero, cwacv1alpha1.ReasonNoPagesScanned,
-	cwacv1alpha1.ReasonOOMKilled, cwacv1alpha1.ReasonRunnerError, cwacv1alpha1.ReasonImagePullBackOff,
+	cwacv1alpha1.ReasonOOMKilled, cwacv1alpha1.ReasonRunnerError, cwacv1alpha1.ReasonResultsNotStored, cwacv1alpha1.ReasonImagePullBackOff,
 	cwacv1alpha1.ReasonErrImagePull, cwacv1alpha1.ReasonInvalidImageName, cwacv1alpha1.ReasonCreateContainerConfigError,
 	cwacv1alpha1.ReasonUnschedulable, cwacv1alpha1.ReasonJobDeleted, cwacv1alpha1.ReasonJobFailed,
 	cwacv1alpha1.ReasonCancelled, cwacv1alpha1.ReasonJobConflict, cwacv1alpha1.ReasonConfigMapConflict,

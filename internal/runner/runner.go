@@ -77,6 +77,14 @@ func runnerError(err error) scanpod.Report {
 }
 
 func run(ctx context.Context, cfg Config) scanpod.Report {
+	if cfg.Bucket.Enabled() {
+		return withBucket(ctx, cfg, runHere)
+	}
+	return runHere(ctx, cfg)
+}
+
+// runHere runs the scan or the merge on the pod's own files.
+func runHere(ctx context.Context, cfg Config) scanpod.Report {
 	if cfg.Merge {
 		return merge(ctx, cfg)
 	}

@@ -119,6 +119,12 @@ func runScan(ctx context.Context, t *testing.T, files scanFiles, env map[string]
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
+	return runScanWith(ctx, t, files, nil)
+}
+
+// runScanWith is runScan with change made to the runner's flags last.
+func runScanWith(ctx context.Context, t *testing.T, files scanFiles, change func(*Config)) (int, scanpod.Report, Config, string) {
+	t.Helper()
 	tmp := t.TempDir()
 	cfg := Config{RunnerFlags: scanpod.RunnerFlags{
 		CWACDir:        standinCWAC(t, files.layout),
@@ -137,6 +143,9 @@ func runScan(ctx context.Context, t *testing.T, files scanFiles, env map[string]
 	must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.URLsFile), []byte(files.urls), 0o644))
 	if files.defaults != nil {
 		must(t, os.WriteFile(filepath.Join(cfg.ConfigMapDir, scanpod.DefaultsFile), files.defaults, 0o644))
+	}
+	if change != nil {
+		change(&cfg)
 	}
 	var stdout, stderr bytes.Buffer
 	cfg.Stdout, cfg.Stderr = &stdout, &stderr

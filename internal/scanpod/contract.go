@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
@@ -179,6 +180,19 @@ type RunnerFlags struct {
 	// CWACImage is the CWAC image the scan runs, the CI reports' tool
 	// version ("" when unknown). At most MaxCWACImageBytes.
 	CWACImage string
+	// Bucket is where the results are kept when not on the results volume
+	// (the zero value: on the volume). With a bucket, ResultsDir is the
+	// pod's own scratch directory: the runner checks the bucket before it
+	// starts, fetches what the run reads (the baseline's results into
+	// BaselineDir, the shards' for a merge), and uploads ResultsDir under
+	// ResultsKey when the run has ended, confirmed file by file.
+	Bucket objectstore.Config
+	// ResultsKey is the scan's directory in the bucket (namespace/name, as
+	// on the volume); set with Bucket.
+	ResultsKey string
+	// BaselineKey is the baseline scan's CWAC results directory in the
+	// bucket ("" when the scan has no usable baseline).
+	BaselineKey string
 }
 
 // Bounds of the flags that describe the scan to its CI reports: the Job
@@ -308,6 +322,13 @@ func (f RunnerFlags) Args() []string {
 	if f.CWACImage != "" {
 		args = append(args, "--cwac-image="+f.CWACImage)
 	}
+	if f.Bucket.Enabled() {
+		args = append(args, f.Bucket.Args()...)
+		args = append(args, "--results-key="+f.ResultsKey)
+		if f.BaselineKey != "" {
+			args = append(args, "--baseline-key="+f.BaselineKey)
+		}
+	}
 	return append(args, f.Egress.Args()...)
 }
 
@@ -331,5 +352,8 @@ func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 		"the CwacScan's namespace, part of each issue's identity in the CI reports as in the issue history")
 	fs.Var(&f.Thresholds, "threshold", "one of the scan's spec.thresholds as name=value (maxTotalIssues=10), for the CI reports; repeat for each")
 	fs.Var(boundedString{&f.CWACImage, MaxCWACImageBytes}, "cwac-image", "the CWAC image the scan runs, the CI reports' tool version")
+	f.Bucket.Bind(fs)
+	fs.StringVar(&f.ResultsKey, "results-key", "", "with a results bucket: the scan's directory in it (namespace/name)")
+	fs.StringVar(&f.BaselineKey, "baseline-key", "", "with a results bucket: the baseline scan's CWAC results directory in it, fetched into --baseline-dir")
 	f.Egress.Bind(fs) // the scan-target policy's lists, for the egress proxy
 }

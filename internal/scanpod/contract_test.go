@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -27,6 +28,14 @@ func TestRunnerFlagsRoundTrip(t *testing.T) {
 			BaselineDir: "/baseline", BaselineName: "nightly-1",
 			ScanName: "nightly-2", ScanNamespace: "agency-a", CWACImage: "ghcr.io/govtnz/cwac@sha256:" + strings.Repeat("0", 64),
 			Thresholds: ThresholdList{{Name: "maxTotalIssues", Value: "10"}, {Name: "maxIssuesByImpact.critical", Value: "0"}, {Name: "requireComplete", Value: "true"}},
+		},
+		{
+			CWACDir: "/cwac", ConfigMapDir: "/scan", ResultsDir: "/results", WorkDir: "/tmp/w", TerminationLog: "/t",
+			BaselineDir: "/tmp/baseline", BaselineName: "nightly-1",
+			Bucket: objectstore.Config{
+				Endpoint: "https://s3.example", Bucket: "cwac", Prefix: "p", PathStyle: true, Region: "r", CAFile: "/ca/ca.crt", CredentialsDir: "/creds",
+			},
+			ResultsKey: "agency-a/nightly-2", BaselineKey: "agency-a/nightly-1/2026-11-21_23-18-23_nightly",
 		},
 	}
 	for _, want := range tests {

@@ -35,6 +35,10 @@ const (
 	OutcomeRunnerError Outcome = "runner-error"
 	// OutcomeTerminated: the runner was told to stop (deadline, deletion).
 	OutcomeTerminated Outcome = "terminated"
+	// OutcomeResultsNotStored: the results bucket could not be used (not
+	// reached, credentials refused, full, an upload cut off), before CWAC
+	// ran or after: whatever CWAC did, the scan has no results to read.
+	OutcomeResultsNotStored Outcome = "results-not-stored"
 )
 
 // Report is the termination message.

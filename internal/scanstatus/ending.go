@@ -185,6 +185,9 @@ func endFailed(e *Ending, o Observed, report scanpod.Report, haveReport bool) {
 			fmt.Sprintf("CWAC ran out of memory (limit %s): raise spec.resources.limits.memory or lower spec.threadCount", o.MemoryLimit))
 	case haveReport && report.Outcome == scanpod.OutcomeRunnerError:
 		e.fail(cwacv1alpha1.ReasonRunnerError, report.Message)
+	case haveReport && report.Outcome == scanpod.OutcomeResultsNotStored:
+		e.ResultsDir, e.Summary = "", nil
+		e.fail(cwacv1alpha1.ReasonResultsNotStored, report.Message)
 	case haveReport:
 		e.failCWAC(report.ExitCode, report.StderrTail)
 	case t != nil: // no report: the kubelet put the log's tail in its place
@@ -201,6 +204,11 @@ func endFailed(e *Ending, o Observed, report scanpod.Report, haveReport bool) {
 // words (its report's, the kubelet's, or its phase) and no results.
 func endMerge(e *Ending, o Observed, report scanpod.Report, haveReport bool) {
 	pod := o.MergePod
+	if haveReport && report.Outcome == scanpod.OutcomeResultsNotStored {
+		e.ResultsDir, e.Summary = "", nil
+		e.fail(cwacv1alpha1.ReasonResultsNotStored, report.Message)
+		return
+	}
 	if pod.Phase == corev1.PodSucceeded && haveReport && report.Outcome != scanpod.OutcomeRunnerError {
 		e.Merged = true
 		if report.Outcome == scanpod.OutcomeNoPages {

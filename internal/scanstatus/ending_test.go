@@ -155,6 +155,14 @@ func TestEnd(t *testing.T) {
 				ExitCode: ptr.To[int32](scanpod.ExitRunnerError)},
 		},
 		{
+			name: "the results bucket did not take the results: no results, the cause",
+			in: Observed{Job: jobFailed, Terminated: terminated(scanpod.ExitRunnerError, scanpod.Report{
+				Outcome: scanpod.OutcomeResultsNotStored, ExitCode: scanpod.ExitRunnerError, ResultsDir: resultsDir,
+				Message: "results not stored: results bucket: upload of key \"k\" failed (BucketFull): quota"})},
+			want: Ending{Phase: cwacv1alpha1.PhaseFailed, Reason: cwacv1alpha1.ReasonResultsNotStored,
+				Message: "results not stored: results bucket: upload of key \"k\" failed (BucketFull): quota", ExitCode: ptr.To[int32](scanpod.ExitRunnerError)},
+		},
+		{
 			name: "CWAC exited non-zero: the report's code and the cause from its error output",
 			in: Observed{Job: jobFailed, Terminated: terminated(3, scanpod.Report{Outcome: scanpod.OutcomeCWACFailed, ExitCode: 3,
 				ResultsDir: resultsDir, StderrTail: "\n" + traceback + "\n"})},
@@ -239,6 +247,14 @@ func TestEnd(t *testing.T) {
 				scanpod.Report{Outcome: scanpod.OutcomeRunnerError, ResultsDir: resultsDir, Summary: summary, Message: "runner: headers differ"})},
 			want: Ending{Phase: cwacv1alpha1.PhaseFailed, Reason: cwacv1alpha1.ReasonMergeFailed, ExitCode: ptr.To[int32](0),
 				Message: "merging the shards' results failed: runner: headers differ; each shard's results are kept under ns/scan-1234abcd/shards"},
+		},
+		{
+			name: "the merge pod's results were not stored: the cause, not a merge failure",
+			in: Observed{ScanDir: "ns/s", Sharded: true, MergePod: merge(corev1.PodFailed, ""), Terminated: terminated(scanpod.ExitRunnerError,
+				scanpod.Report{Outcome: scanpod.OutcomeResultsNotStored, ExitCode: scanpod.ExitRunnerError, ResultsDir: resultsDir, Summary: summary,
+					Message: "results not stored: x (BucketUnreachable)"})},
+			want: Ending{Phase: cwacv1alpha1.PhaseFailed, Reason: cwacv1alpha1.ReasonResultsNotStored, Message: "results not stored: x (BucketUnreachable)",
+				ExitCode: ptr.To[int32](scanpod.ExitRunnerError)},
 		},
 		{
 			name: "the merge pod succeeded without a report: its phase",
