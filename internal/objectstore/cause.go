@@ -40,6 +40,16 @@ const (
 	CauseService Cause = "BucketServiceError"
 )
 
+// What an Error says was tried.
+const (
+	opRead   = "read"
+	opUpload = "upload"
+	opList   = "list"
+	opDelete = "delete"
+	opCheck  = "check"
+	opGrant  = "grant"
+)
+
 // Error is a failed bucket operation: what was tried, on which key, and why.
 type Error struct {
 	Op    string // "upload", "read", "list", "delete", "check"

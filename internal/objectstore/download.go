@@ -37,7 +37,7 @@ func (s *Store) Download(ctx context.Context, rel, dir string) (Uploaded, error)
 	defer cancel()
 	for oi := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
 		if oi.Err != nil {
-			return got, fail("list", prefix, oi.Err)
+			return got, fail(opList, prefix, oi.Err)
 		}
 		name := strings.TrimPrefix(oi.Key, prefix)
 		if strings.HasSuffix(name, "/") {
@@ -68,7 +68,7 @@ func (s *Store) downloadFile(ctx context.Context, root *os.Root, oi minio.Object
 	}
 	obj, err := s.client.GetObject(ctx, s.bucket, oi.Key, minio.GetObjectOptions{})
 	if err != nil {
-		return 0, fail("read", oi.Key, err)
+		return 0, fail(opRead, oi.Key, err)
 	}
 	defer func() { _ = obj.Close() }()
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
@@ -84,10 +84,10 @@ func (s *Store) downloadFile(ctx context.Context, root *os.Root, oi minio.Object
 		return n, fmt.Errorf("writing %s: %w", name, w.err) // the pod's disk, not the bucket
 	}
 	if err != nil {
-		return n, fail("read", oi.Key, err)
+		return n, fail(opRead, oi.Key, err)
 	}
 	if n != oi.Size {
-		return n, &Error{Op: "read", Key: oi.Key, Cause: CauseCutOff, Err: fmt.Errorf("read %d bytes of %d", n, oi.Size)}
+		return n, &Error{Op: opRead, Key: oi.Key, Cause: CauseCutOff, Err: fmt.Errorf("read %d bytes of %d", n, oi.Size)}
 	}
 	return n, nil
 }

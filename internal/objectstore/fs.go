@@ -75,7 +75,7 @@ func (b *bucketFS) Open(name string) (fs.File, error) {
 	}
 	obj, err := b.s.client.GetObject(b.ctx, b.s.bucket, key, opts)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fail("read", key, err)}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fail(opRead, key, err)}
 	}
 	return &bucketFile{obj: obj, info: info, key: key, name: name}, nil
 }
@@ -98,7 +98,7 @@ func (b *bucketFS) stat(op, name string) (fs.FileInfo, string, error) {
 			return objectInfo{name: base, size: oi.Size, mod: oi.LastModified, etag: oi.ETag}, key, nil
 		}
 		if resp := minio.ToErrorResponse(err); resp.Code != minio.NoSuchKey && resp.StatusCode != 404 {
-			return nil, "", &fs.PathError{Op: op, Path: name, Err: fail("read", key, err)}
+			return nil, "", &fs.PathError{Op: op, Path: name, Err: fail(opRead, key, err)}
 		}
 	}
 	// Not an object: a directory when some key is under it.
@@ -106,7 +106,7 @@ func (b *bucketFS) stat(op, name string) (fs.FileInfo, string, error) {
 	defer cancel()
 	oi, found := <-b.s.client.ListObjects(ctx, b.s.bucket, minio.ListObjectsOptions{Prefix: key + "/", MaxKeys: 1})
 	if found && oi.Err != nil {
-		return nil, "", &fs.PathError{Op: op, Path: name, Err: fail("list", key, oi.Err)}
+		return nil, "", &fs.PathError{Op: op, Path: name, Err: fail(opList, key, oi.Err)}
 	}
 	if !found && name != "." {
 		return nil, "", &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
@@ -144,7 +144,7 @@ func (b *bucketFS) list(key string) ([]fs.DirEntry, error) {
 	defer cancel()
 	for oi := range b.s.client.ListObjects(ctx, b.s.bucket, minio.ListObjectsOptions{Prefix: key + "/"}) {
 		if oi.Err != nil {
-			return nil, fail("list", key, oi.Err)
+			return nil, fail(opList, key, oi.Err)
 		}
 		rest := strings.TrimPrefix(oi.Key, key+"/")
 		dir := strings.HasSuffix(rest, "/")
@@ -217,7 +217,7 @@ func (f *bucketFile) wrap(op string, err error) error {
 	if err == nil || err == io.EOF {
 		return err
 	}
-	return &fs.PathError{Op: op, Path: f.name, Err: fail("read", f.key, err)}
+	return &fs.PathError{Op: op, Path: f.name, Err: fail(opRead, f.key, err)}
 }
 
 // bucketDir is a directory opened with Open.
@@ -232,7 +232,7 @@ type bucketDir struct {
 func (d *bucketDir) Stat() (fs.FileInfo, error) { return d.info, nil }
 func (d *bucketDir) Close() error               { return nil }
 func (d *bucketDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.info.Name(), Err: errors.New("is a directory")}
+	return 0, &fs.PathError{Op: opRead, Path: d.info.Name(), Err: errors.New("is a directory")}
 }
 
 // ReadDir follows fs.ReadDirFile: n > 0 returns at most n entries and

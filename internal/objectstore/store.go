@@ -23,6 +23,7 @@ type Store struct {
 	client *minio.Client
 	bucket string
 	prefix string
+	caPEM  string // the CA file's authorities, handed on in grants
 }
 
 // maxCredentialBytes bounds each credentials file.
@@ -42,7 +43,7 @@ func Open(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport, err := cfg.transport()
+	transport, caPEM, err := cfg.transport()
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func Open(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results bucket endpoint %q: %v", cfg.Endpoint, err)
 	}
-	return &Store{client: client, bucket: cfg.Bucket, prefix: cfg.Prefix}, nil
+	return &Store{client: client, bucket: cfg.Bucket, prefix: cfg.Prefix, caPEM: string(caPEM)}, nil
 }
 
 // credentials reads CredentialsDir's files, or falls back to the platform's.
@@ -95,25 +96,42 @@ func (c Config) credentials() (*credentials.Credentials, error) {
 	return credentials.NewStaticV4(id, secret, ""), nil
 }
 
-// transport trusts CAFile's authorities beside the system's.
-func (c Config) transport() (http.RoundTripper, error) {
+// transport trusts CAFile's authorities beside the system's, and returns
+// them (nil without a CA file).
+func (c Config) transport() (http.RoundTripper, []byte, error) {
+	var pem []byte
+	if c.CAFile != "" {
+		var err error
+		if pem, err = readBounded(c.CAFile, maxCABytes); err != nil {
+			return nil, nil, fmt.Errorf("results bucket CA file: %v", err)
+		}
+	}
+	t, err := c.transportWith(pem)
+	if err != nil && c.CAFile != "" {
+		err = fmt.Errorf("results bucket CA file %s: %v", c.CAFile, err)
+	}
+	return t, pem, err
+}
+
+// maxCABytes bounds a CA file (a bundle of a few certificates).
+const maxCABytes = 1 << 20
+
+// transportWith is the client transport, trusting pem's authorities beside
+// the system's when pem is not empty.
+func (c Config) transportWith(pem []byte) (*http.Transport, error) {
 	t, err := minio.DefaultTransport(strings.HasPrefix(c.Endpoint, "https://"))
 	if err != nil {
 		return nil, err
 	}
-	if c.CAFile == "" {
+	if len(pem) == 0 {
 		return t, nil
-	}
-	pem, err := readBounded(c.CAFile, 1<<20)
-	if err != nil {
-		return nil, fmt.Errorf("results bucket CA file: %v", err)
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil || pool == nil {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("results bucket CA file %s: no PEM certificate in it", c.CAFile)
+		return nil, errors.New("no PEM certificate in it")
 	}
 	if t.TLSClientConfig == nil {
 		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
@@ -146,10 +164,10 @@ func readBounded(name string, limit int64) ([]byte, error) {
 func (s *Store) Check(ctx context.Context) error {
 	ok, err := s.client.BucketExists(ctx, s.bucket)
 	if err != nil {
-		return fail("check", "", err)
+		return fail(opCheck, "", err)
 	}
 	if !ok {
-		return &Error{Op: "check", Cause: CauseNoBucket, Err: fmt.Errorf("no bucket %q", s.bucket)}
+		return &Error{Op: opCheck, Cause: CauseNoBucket, Err: fmt.Errorf("no bucket %q", s.bucket)}
 	}
 	return nil
 }

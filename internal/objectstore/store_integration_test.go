@@ -70,6 +70,7 @@ func TestBucket(t *testing.T) {
 	t.Run("Delete", func(t *testing.T) { deleteScan(t, srv, admin) })
 	t.Run("DownloadAndSkip", func(t *testing.T) { downloadAndSkip(t, srv, admin) })
 	t.Run("Failures", func(t *testing.T) { failures(t, srv) })
+	t.Run("Grant", func(t *testing.T) { grant(t, srv, admin) })
 	t.Run("CutOffThenRetried", func(t *testing.T) { cutOffThenRetried(t, srv) })
 }
 
@@ -444,4 +445,112 @@ func downloadAndSkip(t *testing.T, srv *seaweedfs.Server, st *objectstore.Store)
 	if _, err := st.Download(ctx, "ns/scan-odd", t.TempDir()); err == nil || !strings.Contains(err.Error(), "unsafe segment") {
 		t.Errorf("a key with an unsafe name: %v", err)
 	}
+}
+
+// A grant stores a scan's results under its prefix and nowhere else, until
+// it expires, and fetches its baseline's files, without credentials.
+func grant(t *testing.T, srv *seaweedfs.Server, st *objectstore.Store) {
+	ctx := context.Background()
+	const cwacDir = "2026-11-21_23-18-23_real-scan-1"
+	if _, err := st.Upload(ctx, realResults, "ns/granted-base", objectstore.UploadRetry); err != nil {
+		t.Fatal(err)
+	}
+	g, err := st.Grant(ctx, "ns/granted", "ns/granted-base/"+cwacDir, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a pod reads from its Secret: the grant as JSON.
+	raw, _ := json.Marshal(g)
+	var pod objectstore.Grant
+	if err := json.Unmarshal(raw, &pod); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), srv.Admin.SecretKey) {
+		t.Fatal("the grant carries the secret key")
+	}
+	up, err := objectstore.UploadGranted(ctx, &pod, realResults, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := st.Upload(ctx, realResults, "ns/granted-check", objectstore.UploadRetry)
+	if up != want {
+		t.Errorf("uploaded with the grant %+v, with credentials %+v", up, want)
+	}
+	bfs, _ := st.FS(ctx, "ns/granted")
+	local := os.DirFS(realResults)
+	_ = fs.WalkDir(local, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		a, _ := fs.ReadFile(local, name)
+		b, err := fs.ReadFile(bfs, name)
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: %d bytes stored with the grant (%v), want %d", name, len(b), err, len(a))
+		}
+		return nil
+	})
+	// The baseline's top-level files, byte for byte; its subdirectories left out.
+	dir := t.TempDir()
+	got, err := objectstore.FetchGranted(ctx, &pod, dir)
+	if err != nil || got.Files < 10 {
+		t.Fatalf("fetched %+v (%v)", got, err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(realResults, cwacDir))
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		a, _ := os.ReadFile(filepath.Join(realResults, cwacDir, e.Name()))
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("baseline %s: %d bytes (%v), want %d", e.Name(), len(b), err, len(a))
+		}
+	}
+	// Outside its prefix: refused by the service, whatever the pod sends.
+	escape := pod
+	escape.KeyPrefix = "cwac/test/ns/other/"
+	_, err = objectstore.UploadGranted(ctx, &escape, realResults, quick)
+	if objectstore.CauseOf(err) != objectstore.CauseDenied {
+		t.Errorf("a key outside the grant's prefix: %v, want it denied", err)
+	}
+	if n := countKeys(t, srv, "cwac/test/ns/other/"); n != 0 {
+		t.Errorf("%d keys written outside the grant's prefix", n)
+	}
+	// Expired: refused.
+	short, err := st.Grant(ctx, "ns/granted-short", "", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	_, err = objectstore.UploadGranted(ctx, short, realResults, quick)
+	if objectstore.CauseOf(err) != objectstore.CauseDenied {
+		t.Errorf("an expired grant: %v, want it denied", err)
+	}
+	for _, bad := range []func(*objectstore.Grant){
+		func(g *objectstore.Grant) { g.KeyPrefix = "../x/" },
+		func(g *objectstore.Grant) { g.KeyPrefix = "ns/granted" },
+		func(g *objectstore.Grant) { g.Upload.Fields = nil },
+		func(g *objectstore.Grant) {
+			g.Baseline = []objectstore.GrantFile{{Name: "../summary.json", URL: "http://x"}}
+		},
+		func(g *objectstore.Grant) { g.Upload.URL = "file:///etc/passwd" },
+	} {
+		c := pod
+		bad(&c)
+		if _, err := objectstore.UploadGranted(ctx, &c, realResults, quick); err == nil {
+			t.Errorf("a grant changed to %+v was used", c)
+		}
+	}
+}
+
+func countKeys(t *testing.T, srv *seaweedfs.Server, prefix string) int {
+	t.Helper()
+	n := 0
+	for oi := range srv.Client(t, srv.Admin).ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if oi.Err != nil {
+			t.Fatal(oi.Err)
+		}
+		n++
+	}
+	return n
 }

@@ -111,14 +111,14 @@ func (s *Store) uploadFile(ctx context.Context, root *os.Root, name, key string)
 		ContentType: contentType(name), PartSize: partSize, NumThreads: partThreads,
 	})
 	if err != nil {
-		return 0, fail("upload", key, err)
+		return 0, fail(opUpload, key, err)
 	}
 	got, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
 	if err != nil {
-		return 0, fail("upload", key, err)
+		return 0, fail(opUpload, key, err)
 	}
 	if got.Size != size {
-		return 0, &Error{Op: "upload", Key: key, Cause: CauseCutOff, Err: fmt.Errorf("the bucket holds %d bytes of %d", got.Size, size)}
+		return 0, &Error{Op: opUpload, Key: key, Cause: CauseCutOff, Err: fmt.Errorf("the bucket holds %d bytes of %d", got.Size, size)}
 	}
 	return size, nil
 }
@@ -166,14 +166,14 @@ func (s *Store) Delete(ctx context.Context, rel string) (int, error) {
 	for re := range s.client.RemoveObjectsWithResult(ctx, s.bucket, keys, minio.RemoveObjectsOptions{}) {
 		if re.Err != nil {
 			if firstErr == nil {
-				firstErr = fail("delete", re.ObjectName, re.Err)
+				firstErr = fail(opDelete, re.ObjectName, re.Err)
 			}
 			continue
 		}
 		n++
 	}
 	if listErr != nil {
-		return n, fail("delete", prefix, listErr)
+		return n, fail(opDelete, prefix, listErr)
 	}
 	return n, firstErr
 }

@@ -2,93 +2,203 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/internal/jsonlimit"
 	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
-// bucketCheckTimeout bounds the look at the bucket before CWAC starts.
+// bucketCheckTimeout bounds the look at the bucket before anything runs.
 const bucketCheckTimeout = time.Minute
 
 // uploadRetry is how the runner retries a result file's upload
 // (objectstore.UploadRetry; a variable so that tests wait less).
 var uploadRetry = objectstore.UploadRetry
 
-// withBucket runs one scan (or merge) whose results are kept in a bucket
-// (cfg.Bucket): it checks the bucket before anything runs, so that a
+// checkFile is what a scan pod stores first, to learn that the bucket
+// takes its files before CWAC runs for hours (it holds the time it did).
+const checkFile = ".upload-check"
+
+// bucketWay is how a pod reaches the results bucket: a scan pod with its
+// grant, the merge pod with credentials.
+type bucketWay interface {
+	// check makes sure the bucket takes the pod's files.
+	check(ctx context.Context, cfg Config) error
+	// fetch downloads what the run reads into the pod.
+	fetch(ctx context.Context, cfg Config) error
+	// upload stores dir, but the directories named in skip.
+	upload(ctx context.Context, dir string, skip ...string) (objectstore.Uploaded, error)
+}
+
+// withBucket runs one scan (or merge) whose results are kept in a bucket:
+// it makes sure the bucket takes files before anything runs, so that a
 // bucket that cannot be used fails the scan in seconds rather than after
 // it; fetches what the run reads (the baseline's results, or for a merge
-// the shards'); runs; and uploads the scan's directory, confirming each
-// file, whatever the run's outcome (a failed scan's logs are results too).
-// Any failure of the bucket's makes the outcome OutcomeResultsNotStored,
-// its message naming the cause: no scan ends complete without its results.
+// the shards'); runs; and uploads the scan's directory whatever the run's
+// outcome (a failed scan's logs are results too). Any failure of the
+// bucket's makes the outcome OutcomeResultsNotStored, its message naming
+// the cause: no scan ends complete without its results.
 func withBucket(ctx context.Context, cfg Config, runScan func(context.Context, Config) scanpod.Report) scanpod.Report {
-	st, err := openBucket(ctx, cfg)
+	way, err := bucketWayOf(cfg)
+	if err != nil {
+		return runnerError(err)
+	}
+	checkCtx, cancel := context.WithTimeout(ctx, bucketCheckTimeout)
+	err = way.check(checkCtx, cfg)
+	cancel()
 	if err != nil {
 		return notStored(err, "")
 	}
-	if err := fetchInputs(ctx, st, &cfg); err != nil {
+	if err := way.fetch(ctx, cfg); err != nil {
 		return notStored(err, "")
 	}
 	msg := runScan(ctx, cfg)
 	var skip []string
 	if cfg.Merge {
-		skip = append(skip, scanpod.ShardsDir) // the shards uploaded their own
+		skip = append(skip, scanpod.ShardsDir) // the shards stored their own
 	}
-	up, err := st.Upload(ctx, cfg.ResultsDir, cfg.ResultsKey, uploadRetry, skip...)
+	up, err := way.upload(ctx, cfg.ResultsDir, skip...)
 	if err != nil {
 		out := notStored(err, msg.ResultsDir)
 		out.Message = join(out.Message, "the run: "+msg.Message)
 		out.StderrTail, out.BlockedByPolicy = msg.StderrTail, msg.BlockedByPolicy
 		return out
 	}
-	cfg.Log.Info("results uploaded", "bucket", st.Bucket(), "key", cfg.ResultsKey, "files", up.Files, "bytes", up.Bytes)
+	cfg.Log.Info("results uploaded", "files", up.Files, "bytes", up.Bytes)
 	return msg
 }
 
-// openBucket opens and checks the bucket, and refuses a scan without its key.
-func openBucket(ctx context.Context, cfg Config) (*objectstore.Store, error) {
-	if cfg.ResultsKey == "" {
-		return nil, fmt.Errorf("--results-key is not set: the bucket's directory for this scan is unknown")
+// bucketWayOf picks the pod's way in, refusing credentials in a pod that
+// runs CWAC: its browser visits sites nobody vetted, and may read what the
+// pod can.
+func bucketWayOf(cfg Config) (bucketWay, error) {
+	switch {
+	case cfg.ResultsGrant != "" && cfg.Bucket.Enabled():
+		return nil, errors.New("both a results grant and bucket credentials given: a scan pod takes the grant, the merge pod the credentials")
+	case cfg.ResultsGrant != "":
+		g, err := readGrant(cfg.ResultsGrant)
+		if err != nil {
+			return nil, err
+		}
+		return grantWay{g: g}, nil
+	case !cfg.Merge:
+		return nil, errors.New("bucket credentials are for the merge pod: a pod that runs CWAC takes a results grant (--results-grant)")
+	case cfg.ResultsKey == "":
+		return nil, errors.New("--results-key is not set: the bucket's directory for this scan is unknown")
 	}
 	st, err := objectstore.Open(cfg.Bucket)
 	if err != nil {
 		return nil, err
 	}
-	checkCtx, cancel := context.WithTimeout(ctx, bucketCheckTimeout)
-	defer cancel()
-	if err := st.Check(checkCtx); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return keyWay{st: st, cfg: cfg}, nil
 }
 
-// fetchInputs downloads what the run reads from the bucket into the pod:
-// the shards' results for a merge, the baseline's for a scan that compares
-// (a shard does not: the merge compares the whole scan's results). A
-// baseline with nothing left in the bucket fetches nothing, and the
-// comparison says its results are gone.
-func fetchInputs(ctx context.Context, st *objectstore.Store, cfg *Config) error {
-	if cfg.Merge {
-		dir := filepath.Join(cfg.ResultsDir, scanpod.ShardsDir)
-		got, err := st.Download(ctx, cfg.ResultsKey+"/"+scanpod.ShardsDir, dir)
-		if err != nil {
-			return fmt.Errorf("fetching the shards' results: %w", err)
-		}
-		cfg.Log.Info("fetched the shards' results", "files", got.Files, "bytes", got.Bytes)
+// readGrant reads and checks the scan's grant.
+func readGrant(name string) (*objectstore.Grant, error) {
+	data, err := readBounded(name, scanpod.MaxGrantBytes)
+	if err != nil {
+		return nil, fmt.Errorf("the results grant: %w", err)
 	}
-	if cfg.BaselineKey != "" && cfg.BaselineDir != "" && (cfg.Merge || cfg.Shards <= 1) {
-		got, err := st.Download(ctx, cfg.BaselineKey, cfg.BaselineDir)
+	if err := jsonlimit.Check(data, grantLimits); err != nil {
+		return nil, fmt.Errorf("the results grant %s: %w", name, err)
+	}
+	var g objectstore.Grant
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, fmt.Errorf("the results grant %s: %w", name, err)
+	}
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// grantLimits bound what a grant decodes to: a form of a dozen fields and
+// at most objectstore.MaxGrantFiles baseline files of three values each.
+var grantLimits = jsonlimit.Limits{MaxDepth: 4, MaxValues: 16 * (objectstore.MaxGrantFiles + 16), MaxString: 16 << 10, MaxDecoded: 2 * scanpod.MaxGrantBytes}
+
+// readBounded reads a file whole, refusing one larger than limit.
+func readBounded(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", name, limit)
+	}
+	return data, err
+}
+
+// grantWay is a scan pod's: its grant, no credentials.
+type grantWay struct{ g *objectstore.Grant }
+
+func (w grantWay) check(ctx context.Context, _ Config) error {
+	if time.Until(w.g.Expires) < time.Minute {
+		return fmt.Errorf("the results grant expired at %s", w.g.Expires.Format(time.RFC3339))
+	}
+	dir, err := os.MkdirTemp("", "upload-check-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	if err := os.WriteFile(filepath.Join(dir, checkFile), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
+		return err
+	}
+	_, err = objectstore.UploadGranted(ctx, w.g, dir, uploadRetry)
+	return err
+}
+
+func (w grantWay) fetch(ctx context.Context, cfg Config) error {
+	if len(w.g.Baseline) == 0 || cfg.BaselineDir == "" || cfg.Shards > 1 {
+		return os.MkdirAll(cfg.ResultsDir, 0o750)
+	}
+	got, err := objectstore.FetchGranted(ctx, w.g, cfg.BaselineDir)
+	if err != nil {
+		return fmt.Errorf("fetching the baseline's results: %w", err)
+	}
+	cfg.Log.Info("fetched the baseline's results", "baseline", cfg.BaselineName, "files", got.Files, "bytes", got.Bytes)
+	return os.MkdirAll(cfg.ResultsDir, 0o750)
+}
+
+func (w grantWay) upload(ctx context.Context, dir string, skip ...string) (objectstore.Uploaded, error) {
+	return objectstore.UploadGranted(ctx, w.g, dir, uploadRetry, skip...)
+}
+
+// keyWay is the merge pod's: credentials.
+type keyWay struct {
+	st  *objectstore.Store
+	cfg Config
+}
+
+func (w keyWay) check(ctx context.Context, _ Config) error { return w.st.Check(ctx) }
+
+// fetch downloads the shards' results, and the baseline's.
+func (w keyWay) fetch(ctx context.Context, cfg Config) error {
+	got, err := w.st.Download(ctx, cfg.ResultsKey+"/"+scanpod.ShardsDir, filepath.Join(cfg.ResultsDir, scanpod.ShardsDir))
+	if err != nil {
+		return fmt.Errorf("fetching the shards' results: %w", err)
+	}
+	cfg.Log.Info("fetched the shards' results", "files", got.Files, "bytes", got.Bytes)
+	if cfg.BaselineKey != "" && cfg.BaselineDir != "" {
+		got, err := w.st.Download(ctx, cfg.BaselineKey, cfg.BaselineDir)
 		if err != nil {
 			return fmt.Errorf("fetching the baseline's results: %w", err)
 		}
 		cfg.Log.Info("fetched the baseline's results", "baseline", cfg.BaselineName, "files", got.Files, "bytes", got.Bytes)
 	}
-	return os.MkdirAll(cfg.ResultsDir, 0o750)
+	return nil
+}
+
+func (w keyWay) upload(ctx context.Context, dir string, skip ...string) (objectstore.Uploaded, error) {
+	return w.st.Upload(ctx, dir, w.cfg.ResultsKey, uploadRetry, skip...)
 }
 
 // notStored is the report of a scan whose results the bucket did not take.

@@ -5,6 +5,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/minio/minio-go/v7"
 
 	"github.com/a11y-dev/cwac-operator/internal/backoff"
 	"github.com/a11y-dev/cwac-operator/internal/objectstore"
@@ -32,7 +34,7 @@ func bucketConfig(t *testing.T, srv *seaweedfs.Server, a seaweedfs.Account) obje
 	creds := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(creds, objectstore.AccessKeyFile), []byte(a.AccessKey), 0o600))
 	must(t, os.WriteFile(filepath.Join(creds, objectstore.SecretKeyFile), []byte(a.SecretKey), 0o600))
-	return objectstore.Config{Endpoint: srv.Endpoint, Bucket: testBucket, Prefix: "results", PathStyle: true, CredentialsDir: creds}
+	return objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: testBucket, Prefix: "results", PathStyle: true, CredentialsDir: creds}
 }
 
 // downloadTree fetches rel from the bucket into a new directory.
@@ -78,11 +80,48 @@ func sameTree(t *testing.T, a, b string) {
 	}
 }
 
+// grantFor signs a grant to rel (and its baseline) with the bucket's credentials.
+func grantFor(t *testing.T, cfg objectstore.Config, rel, baseline string) string {
+	t.Helper()
+	st, err := objectstore.Open(cfg)
+	must(t, err)
+	g, err := st.Grant(context.Background(), rel, baseline, time.Hour)
+	must(t, err)
+	return writeGrant(t, g)
+}
+
+func writeGrant(t *testing.T, g *objectstore.Grant) string {
+	t.Helper()
+	data, err := json.Marshal(g)
+	must(t, err)
+	name := filepath.Join(t.TempDir(), scanpod.GrantFile)
+	must(t, os.WriteFile(name, data, 0o400))
+	return name
+}
+
+// smallGrant is a grant whose policy takes files of at most 64 bytes: the
+// pod's check passes, its results do not fit (a bucket that is full).
+func smallGrant(t *testing.T, srv *seaweedfs.Server, rel string) string {
+	t.Helper()
+	p := minio.NewPostPolicy()
+	expires := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	prefix := "results/" + rel + "/"
+	must(t, p.SetBucket(testBucket))
+	must(t, p.SetKeyStartsWith(prefix))
+	must(t, p.SetExpires(expires))
+	must(t, p.SetContentLengthRange(0, 64))
+	must(t, p.SetSuccessStatusAction("201"))
+	u, fields, err := srv.Client(t, srv.Admin).PresignedPostPolicy(context.Background(), p)
+	must(t, err)
+	return writeGrant(t, &objectstore.Grant{Upload: objectstore.GrantForm{URL: u.String(), Fields: fields}, KeyPrefix: prefix, Expires: expires})
+}
+
 // TestRunWithBucket: with a results bucket, the scan pod's results (a
 // scan's, then one compared with it as its baseline, then a sharded scan's
-// shards and merge) end up in the bucket as they are in the pod; a bucket
-// that cannot be used fails the scan before CWAC runs, or, when it takes
-// no writes, after, with the cause — never complete.
+// shards and merge) end up in the bucket as they are in the pod, stored
+// with a grant by the pods that run CWAC and with credentials by the merge
+// pod alone; a bucket that cannot be used fails the scan before CWAC runs,
+// or, when it takes no results, after, with the cause — never complete.
 func TestRunWithBucket(t *testing.T) {
 	srv := seaweedfs.Start(t, false)
 	srv.MakeBucket(t, testBucket)
@@ -91,77 +130,91 @@ func TestRunWithBucket(t *testing.T) {
 	t.Cleanup(func() { uploadRetry = old })
 	admin := bucketConfig(t, srv, srv.Admin)
 	site := testSite(t)
-	urls := "organisation,url,sector\nOrg," + site + ",Local\n"
+	files := scanFiles{overrides: allPlugins, urls: "organisation,url,sector\nOrg," + site + ",Local\n", defaults: standinDefaults(t, "")}
 
-	// A scan, then a scan with it as its baseline.
 	var first scanpod.Report
 	t.Run("scan", func(t *testing.T) {
-		code, msg, cfg, out := runScanWith(context.Background(), t, scanFiles{overrides: allPlugins, urls: urls, defaults: standinDefaults(t, "")}, func(c *Config) {
-			c.Bucket, c.ResultsKey = admin, "ns/week-1"
-		})
+		grant := grantFor(t, admin, "ns/week-1", "")
+		code, msg, cfg, out := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = grant })
 		if code != 0 || msg.Outcome != scanpod.OutcomeComplete {
 			t.Fatalf("code %d, %s: %s\n%s", code, msg.Outcome, msg.Message, out)
 		}
-		sameTree(t, cfg.ResultsDir, downloadTree(t, admin, "ns/week-1"))
+		tree := downloadTree(t, admin, "ns/week-1")
+		if _, err := os.Stat(filepath.Join(tree, checkFile)); err != nil {
+			t.Errorf("the pod's first upload, before CWAC: %v", err)
+		}
+		must(t, os.Remove(filepath.Join(tree, checkFile)))
+		sameTree(t, cfg.ResultsDir, tree)
 		first = msg
 	})
 	t.Run("baseline from the bucket", func(t *testing.T) {
 		if first.ResultsDir == "" {
 			t.Skip("the first scan failed")
 		}
-		code, msg, cfg, out := runScanWith(context.Background(), t, scanFiles{overrides: allPlugins, urls: urls, defaults: standinDefaults(t, "")}, func(c *Config) {
-			c.Bucket, c.ResultsKey = admin, "ns/week-2"
-			c.BaselineKey, c.BaselineDir, c.BaselineName = "ns/week-1/"+first.ResultsDir, filepath.Join(t.TempDir(), "baseline"), "week-1"
+		grant := grantFor(t, admin, "ns/week-2", "ns/week-1/"+first.ResultsDir)
+		code, msg, cfg, out := runScanWith(context.Background(), t, files, func(c *Config) {
+			c.ResultsGrant, c.BaselineDir, c.BaselineName = grant, filepath.Join(t.TempDir(), "baseline"), "week-1"
 		})
 		if code != 0 || msg.Outcome != scanpod.OutcomeComplete || msg.Baseline != nil {
 			t.Fatalf("code %d, %s: %s (baseline %+v)\n%s", code, msg.Outcome, msg.Message, msg.Baseline, out)
 		}
-		sameTree(t, downloadTree(t, admin, "ns/week-1/"+first.ResultsDir), cfg.BaselineDir)
+		base := downloadTree(t, admin, "ns/week-1/"+first.ResultsDir)
+		must(t, os.RemoveAll(filepath.Join(base, "screenshots"))) // not read by the comparison, not fetched
+		sameTree(t, base, cfg.BaselineDir)
 		got := downloadTree(t, admin, "ns/week-2")
-		sameTree(t, cfg.ResultsDir, got)
 		d, err := os.ReadFile(filepath.Join(got, msg.ResultsDir, results.DiffFile))
 		if err != nil || !bytes.Contains(d, []byte(`"baseline":"week-1"`)) {
 			t.Errorf("the comparison in the bucket: %v\n%s", err, d)
 		}
 	})
-	t.Run("unreachable: fails before CWAC", func(t *testing.T) {
-		gone := admin
-		gone.Endpoint = "http://" + freeport.Refused(t)
-		code, msg, cfg, out := runScanWith(context.Background(), t, scanFiles{overrides: allPlugins, urls: urls, defaults: standinDefaults(t, "")}, func(c *Config) {
-			c.Bucket, c.ResultsKey = gone, "ns/never"
+	before := func(name string, grant func(t *testing.T) string, want objectstore.Cause) {
+		t.Run(name+": fails before CWAC", func(t *testing.T) {
+			g := grant(t)
+			code, msg, cfg, out := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = g })
+			if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeResultsNotStored || !strings.Contains(msg.Message, string(want)) {
+				t.Fatalf("code %d, %s: %s\n%s", code, msg.Outcome, msg.Message, out)
+			}
+			if _, err := os.Stat(cfg.WorkDir); err == nil {
+				t.Error("CWAC's work tree was made: the scan ran against a bucket that could not take its results")
+			}
 		})
-		if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeResultsNotStored || !strings.Contains(msg.Message, string(objectstore.CauseUnreachable)) {
-			t.Fatalf("code %d, %s: %s\n%s", code, msg.Outcome, msg.Message, out)
-		}
-		if _, err := os.Stat(cfg.WorkDir); err == nil {
-			t.Error("CWAC's work tree was made: the scan ran against a bucket that could not take its results")
-		}
-	})
-	t.Run("read-only: said after the scan", func(t *testing.T) {
-		code, msg, cfg, out := runScanWith(context.Background(), t, scanFiles{overrides: allPlugins, urls: urls, defaults: standinDefaults(t, "")}, func(c *Config) {
-			c.Bucket, c.ResultsKey = bucketConfig(t, srv, srv.Reader), "ns/read-only"
-		})
+	}
+	before("unreachable", func(t *testing.T) string {
+		st, err := objectstore.Open(admin)
+		must(t, err)
+		g, err := st.Grant(context.Background(), "ns/never", "", time.Hour)
+		must(t, err)
+		g.Upload.URL = "http://" + freeport.Refused(t) + "/" + testBucket
+		return writeGrant(t, g)
+	}, objectstore.CauseUnreachable)
+	before("signed by a reader", func(t *testing.T) string {
+		return grantFor(t, bucketConfig(t, srv, srv.Reader), "ns/read-only", "")
+	}, objectstore.CauseDenied)
+	before("signed with a wrong secret", func(t *testing.T) string {
+		return grantFor(t, bucketConfig(t, srv, seaweedfs.Account{AccessKey: srv.Admin.AccessKey, SecretKey: "wrong"}), "ns/x", "")
+	}, objectstore.CauseCredentials)
+	t.Run("full: said after the scan", func(t *testing.T) {
+		g := smallGrant(t, srv, "ns/full")
+		code, msg, cfg, out := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = g })
 		if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeResultsNotStored || msg.Summary != nil ||
-			!strings.Contains(msg.Message, string(objectstore.CauseDenied)) || !strings.Contains(msg.Message, "the run: scanned 4 pages") {
+			!strings.Contains(msg.Message, string(objectstore.CauseFull)) || !strings.Contains(msg.Message, "the run: scanned 4 pages") {
 			t.Fatalf("code %d, %s: %s\n%s", code, msg.Outcome, msg.Message, out)
 		}
 		if _, err := os.Stat(filepath.Join(cfg.ResultsDir, msg.ResultsDir, results.SummaryFile)); err != nil {
 			t.Errorf("the pod's results are gone: %v", err)
 		}
 	})
-	t.Run("wrong secret: before CWAC", func(t *testing.T) {
-		code, msg, _, out := runScanWith(context.Background(), t, scanFiles{overrides: allPlugins, urls: urls, defaults: standinDefaults(t, "")}, func(c *Config) {
-			c.Bucket, c.ResultsKey = bucketConfig(t, srv, seaweedfs.Account{AccessKey: srv.Admin.AccessKey, SecretKey: "wrong"}), "ns/x"
-		})
-		if code != scanpod.ExitRunnerError || !strings.Contains(msg.Message, string(objectstore.CauseCredentials)) {
-			t.Fatalf("code %d, %s: %s\n%s", code, msg.Outcome, msg.Message, out)
+	t.Run("credentials in a pod that runs CWAC: refused", func(t *testing.T) {
+		code, msg, _, _ := runScanWith(context.Background(), t, files, func(c *Config) { c.Bucket, c.ResultsKey = admin, "ns/x" })
+		if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeRunnerError || !strings.Contains(msg.Message, "for the merge pod") {
+			t.Fatalf("code %d, %s: %s", code, msg.Outcome, msg.Message)
 		}
 	})
-	t.Run("no results key", func(t *testing.T) {
-		code, msg, _, _ := runScanWith(context.Background(), t, scanFiles{overrides: allPlugins, urls: urls, defaults: standinDefaults(t, "")}, func(c *Config) {
-			c.Bucket = admin
-		})
-		if code != scanpod.ExitRunnerError || !strings.Contains(msg.Message, "--results-key is not set") {
+	t.Run("a grant that is not one: refused", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "grant.json")
+		must(t, os.WriteFile(bad, []byte(`{"upload":{"url":"http://x","fields":{"a":"b"}},"keyPrefix":"../escape/"}`), 0o400))
+		code, msg, _, _ := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = bad })
+		if code != scanpod.ExitRunnerError || !strings.Contains(msg.Message, "is not a directory's") {
 			t.Fatalf("code %d, %s: %s", code, msg.Outcome, msg.Message)
 		}
 	})
@@ -180,9 +233,10 @@ func shardsThroughBucket(t *testing.T, bucket objectstore.Config) {
 		t.Fatalf("merge on a volume: %d %s\n%s", code, want.Message, out)
 	}
 	inBucket := newShardedScan(t, sites, 3)
+	grant := grantFor(t, bucket, "ns/sharded", "")
 	podDir := func(pod string) func(*Config) {
 		return func(c *Config) {
-			c.Bucket, c.ResultsKey = bucket, "ns/sharded"
+			c.ResultsGrant = grant
 			c.ResultsDir = filepath.Join(inBucket.tmp, "pod-"+pod, "results")
 		}
 	}
@@ -192,8 +246,10 @@ func shardsThroughBucket(t *testing.T, bucket objectstore.Config) {
 			t.Fatalf("shard %d: %d %s: %s\n%s", i, code, msg.Outcome, msg.Message, out)
 		}
 	}
-	mergeCfg := podDir("merge")
-	code, got, out := inBucket.run(t, "merge", "unset", func(c *Config) { mergeCfg(c); c.Merge = true })
+	code, got, out := inBucket.run(t, "merge", "unset", func(c *Config) {
+		c.Bucket, c.ResultsKey, c.Merge = bucket, "ns/sharded", true
+		c.ResultsDir = filepath.Join(inBucket.tmp, "pod-merge", "results")
+	})
 	if code != 0 || got.Outcome != want.Outcome {
 		t.Fatalf("merge from the bucket: %d %s: %s\n%s", code, got.Outcome, got.Message, out)
 	}

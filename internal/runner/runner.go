@@ -77,7 +77,7 @@ func runnerError(err error) scanpod.Report {
 }
 
 func run(ctx context.Context, cfg Config) scanpod.Report {
-	if cfg.Bucket.Enabled() {
+	if cfg.Bucket.Enabled() || cfg.ResultsGrant != "" {
 		return withBucket(ctx, cfg, runHere)
 	}
 	return runHere(ctx, cfg)

@@ -180,20 +180,34 @@ type RunnerFlags struct {
 	// CWACImage is the CWAC image the scan runs, the CI reports' tool
 	// version ("" when unknown). At most MaxCWACImageBytes.
 	CWACImage string
-	// Bucket is where the results are kept when not on the results volume
-	// (the zero value: on the volume). With a bucket, ResultsDir is the
-	// pod's own scratch directory: the runner checks the bucket before it
-	// starts, fetches what the run reads (the baseline's results into
-	// BaselineDir, the shards' for a merge), and uploads ResultsDir under
-	// ResultsKey when the run has ended, confirmed file by file.
-	Bucket objectstore.Config
-	// ResultsKey is the scan's directory in the bucket (namespace/name, as
-	// on the volume); set with Bucket.
-	ResultsKey string
-	// BaselineKey is the baseline scan's CWAC results directory in the
-	// bucket ("" when the scan has no usable baseline).
+	// With results kept in a bucket, ResultsDir is the pod's own scratch
+	// directory: the runner makes sure the bucket takes files before
+	// anything runs, fetches what the run reads (the baseline's results
+	// into BaselineDir, the shards' for a merge) and uploads ResultsDir
+	// when the run has ended, whatever its outcome.
+	//
+	// ResultsGrant is a scan pod's way in: a file (GrantFile of the scan's
+	// Secret, mounted at GrantDir) holding an objectstore.Grant, which
+	// stores files under the scan's keys only and fetches its baseline's,
+	// without credentials (CWAC's browser runs in that pod).
+	ResultsGrant string
+	// Bucket, ResultsKey and BaselineKey are the merge pod's way in (it
+	// runs no browser): credentials, the scan's directory in the bucket
+	// (namespace/name, as on the volume) and the baseline's CWAC results
+	// directory ("" for none). A scan pod given credentials refuses them.
+	Bucket      objectstore.Config
+	ResultsKey  string
 	BaselineKey string
 }
+
+// The scan's grant to its results bucket (scan pods, with a bucket): a
+// Secret of the scan's, mounted read-only at GrantDir.
+const (
+	GrantDir  = "/results-grant"
+	GrantFile = "grant.json"
+	// MaxGrantBytes bounds the grant's file (a Secret is at most 1 MiB).
+	MaxGrantBytes = 1 << 20
+)
 
 // Bounds of the flags that describe the scan to its CI reports: the Job
 // builder leaves out what would pass them, and the runner refuses it.
@@ -322,6 +336,9 @@ func (f RunnerFlags) Args() []string {
 	if f.CWACImage != "" {
 		args = append(args, "--cwac-image="+f.CWACImage)
 	}
+	if f.ResultsGrant != "" {
+		args = append(args, "--results-grant="+f.ResultsGrant)
+	}
 	if f.Bucket.Enabled() {
 		args = append(args, f.Bucket.Args()...)
 		args = append(args, "--results-key="+f.ResultsKey)
@@ -352,8 +369,10 @@ func (f *RunnerFlags) Bind(fs *flag.FlagSet) {
 		"the CwacScan's namespace, part of each issue's identity in the CI reports as in the issue history")
 	fs.Var(&f.Thresholds, "threshold", "one of the scan's spec.thresholds as name=value (maxTotalIssues=10), for the CI reports; repeat for each")
 	fs.Var(boundedString{&f.CWACImage, MaxCWACImageBytes}, "cwac-image", "the CWAC image the scan runs, the CI reports' tool version")
+	fs.StringVar(&f.ResultsGrant, "results-grant", "", "a scan pod's grant to its results bucket (JSON): store the results there, fetch the baseline from there")
 	f.Bucket.Bind(fs)
-	fs.StringVar(&f.ResultsKey, "results-key", "", "with a results bucket: the scan's directory in it (namespace/name)")
-	fs.StringVar(&f.BaselineKey, "baseline-key", "", "with a results bucket: the baseline scan's CWAC results directory in it, fetched into --baseline-dir")
+	fs.StringVar(&f.ResultsKey, "results-key", "", "the merge pod, with a results bucket: the scan's directory in it (namespace/name)")
+	fs.StringVar(&f.BaselineKey, "baseline-key", "",
+		"the merge pod, with a results bucket: the baseline's CWAC results directory in it, fetched into --baseline-dir")
 	f.Egress.Bind(fs) // the scan-target policy's lists, for the egress proxy
 }

@@ -35,7 +35,11 @@ func TestRunnerFlagsRoundTrip(t *testing.T) {
 			Bucket: objectstore.Config{
 				Endpoint: "https://s3.example", Bucket: "cwac", Prefix: "p", PathStyle: true, Region: "r", CAFile: "/ca/ca.crt", CredentialsDir: "/creds",
 			},
-			ResultsKey: "agency-a/nightly-2", BaselineKey: "agency-a/nightly-1/2026-11-21_23-18-23_nightly",
+			ResultsKey: "agency-a/nightly-2", BaselineKey: "agency-a/nightly-1/2026-11-21_23-18-23_nightly", Merge: true, Shards: 3,
+		},
+		{
+			CWACDir: "/cwac", ConfigMapDir: "/scan", ResultsDir: "/results", WorkDir: "/tmp/w", TerminationLog: "/t",
+			BaselineDir: "/tmp/baseline", BaselineName: "nightly-1", ResultsGrant: "/results-grant/grant.json",
 		},
 	}
 	for _, want := range tests {

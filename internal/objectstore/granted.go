@@ -1,0 +1,205 @@
+package objectstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/a11y-dev/cwac-operator/internal/backoff"
+)
+
+// maxErrorBody bounds the read of a refusal's body (an S3 error document).
+const maxErrorBody = 64 << 10
+
+// UploadGranted is Upload for a pod that holds a grant, not credentials:
+// every regular file under dir (but the directories named in skip) is
+// POSTed to its key under the grant's prefix, retried as Upload retries,
+// and counted stored when the service answers that it created it.
+func UploadGranted(ctx context.Context, g *Grant, dir string, retry backoff.Doubling, skip ...string) (Uploaded, error) {
+	var up Uploaded
+	if err := g.Check(); err != nil {
+		return up, err
+	}
+	if err := retry.Check(); err != nil {
+		return up, err
+	}
+	client, err := g.client()
+	if err != nil {
+		return up, fmt.Errorf("results grant: %v", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return up, fmt.Errorf("results to upload: %v", err)
+	}
+	defer func() { _ = root.Close() }()
+	err = fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && slices.Contains(skip, name) {
+			return fs.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if err := checkRel(name); err != nil {
+			return fmt.Errorf("results to upload: %v", err)
+		}
+		key := g.KeyPrefix + name
+		for failed := int32(1); ; failed++ {
+			n, err := postFile(ctx, client, g, root, name, key)
+			var e *Error
+			if err == nil {
+				up.Files++
+				up.Bytes += n
+				return nil
+			}
+			if !errors.As(err, &e) || e.Permanent() || failed >= retry.Attempts {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w (then: %v)", err, ctx.Err())
+			case <-time.After(retry.After(failed)):
+			}
+		}
+	})
+	return up, err
+}
+
+// postFile sends one file as S3's POST form: the grant's fields, the key,
+// then the file, streamed, with its length known beforehand.
+func postFile(ctx context.Context, client *http.Client, g *Grant, root *os.Root, name, key string) (int64, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return 0, fmt.Errorf("results to upload: %v", err)
+	}
+	defer func() { _ = f.Close() }()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("results to upload: %v", err)
+	}
+	var head bytes.Buffer
+	mw := multipart.NewWriter(&head)
+	fields := make([]string, 0, len(g.Upload.Fields))
+	for k := range g.Upload.Fields {
+		fields = append(fields, k)
+	}
+	slices.Sort(fields)
+	for _, k := range fields {
+		if k == "key" {
+			continue
+		}
+		_ = mw.WriteField(k, g.Upload.Fields[k])
+	}
+	_ = mw.WriteField("key", key)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, "upload"))
+	h.Set("Content-Type", "application/octet-stream")
+	if _, err := mw.CreatePart(h); err != nil {
+		return 0, err
+	}
+	tail := "\r\n--" + mw.Boundary() + "--\r\n"
+	body := io.MultiReader(bytes.NewReader(head.Bytes()), io.LimitReader(f, info.Size()), bytes.NewReader([]byte(tail)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.Upload.URL, body)
+	if err != nil {
+		return 0, err
+	}
+	req.ContentLength = int64(head.Len()) + info.Size() + int64(len(tail))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, fail(opUpload, key, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusOK {
+		return 0, fail(opUpload, key, refusal(resp))
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	return info.Size(), nil
+}
+
+// refusal reads an S3 error document from a refused request.
+func refusal(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := minio.ErrorResponse{StatusCode: resp.StatusCode}
+	if xml.Unmarshal(body, &e) != nil || e.Code == "" {
+		e.Message = resp.Status
+	}
+	return e
+}
+
+// FetchGranted downloads the grant's baseline files into dir (made when
+// missing), each checked against its size.
+func FetchGranted(ctx context.Context, g *Grant, dir string) (Uploaded, error) {
+	var got Uploaded
+	if err := g.Check(); err != nil {
+		return got, err
+	}
+	client, err := g.client()
+	if err != nil {
+		return got, fmt.Errorf("results grant: %v", err)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return got, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return got, err
+	}
+	defer func() { _ = root.Close() }()
+	for _, file := range g.Baseline {
+		n, err := fetchFile(ctx, client, root, file)
+		if err != nil {
+			return got, err
+		}
+		got.Files++
+		got.Bytes += n
+	}
+	return got, nil
+}
+
+func fetchFile(ctx context.Context, client *http.Client, root *os.Root, file GrantFile) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, file.URL, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, fail(opRead, file.Name, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fail(opRead, file.Name, refusal(resp))
+	}
+	f, err := root.OpenFile(file.Name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return 0, err
+	}
+	w := &localWriter{w: f}
+	n, err := io.Copy(w, io.LimitReader(resp.Body, file.Size+1))
+	if cerr := f.Close(); w.err == nil && cerr != nil {
+		w.err = cerr
+	}
+	switch {
+	case w.err != nil:
+		return n, fmt.Errorf("writing %s: %w", file.Name, w.err)
+	case err != nil:
+		return n, fail(opRead, file.Name, err)
+	case n != file.Size:
+		return n, &Error{Op: opRead, Key: file.Name, Cause: CauseCutOff, Err: fmt.Errorf("read %d bytes of %d", n, file.Size)}
+	}
+	return n, nil
+}
