@@ -159,10 +159,14 @@ func main() {
 	if err != nil {
 		exit("creating manager", err)
 	}
+	bucket, err := openBucket(opts.Bucket.Config, log)
+	if err != nil {
+		exit("results bucket", err)
+	}
 	if err := controller.Setup(mgr, controller.Options{
 		JobOptions: opts, MaxConcurrentScans: maxConcurrent, Policy: policy, MaxURLsPerScan: maxURLs,
 		Workers: workers, AdmissionWorkers: admissionWorkers, AdmissionURLChecks: admissionURLChecks, AdmissionTimeout: admissionTimeout,
-		FinishedJobTTL: finishedJobTTL, CleanupTimeout: cleanupTimeout, Notify: notifications,
+		FinishedJobTTL: finishedJobTTL, CleanupTimeout: cleanupTimeout, Notify: notifications, Bucket: bucket,
 	}); err != nil {
 		exit("setting up controller", err)
 	}
@@ -195,6 +199,7 @@ func main() {
 // scanFlags are the flags that shape scan pods.
 type scanFlags struct {
 	opts                             scanjob.Options
+	bucketScratch                    string
 	cpuRequest, memRequest, memLimit string
 	scanResources                    string
 	pullPolicy                       string
@@ -209,6 +214,14 @@ type scanFlags struct {
 func (f *scanFlags) bind(fs *flag.FlagSet) {
 	o := &f.opts
 	fs.StringVar(&o.ResultsPVC, "results-pvc", "cwac-results", "PersistentVolumeClaim holding scan results (in each scan's namespace)")
+	o.Bucket.Config.Bind(fs) // --results-bucket-*: results in a bucket instead (docs/results-bucket.md)
+	fs.StringVar(&o.Bucket.CredentialsSecret, "results-bucket-pod-credentials-secret", "",
+		"with a results bucket: the Secret (access-key-id, secret-access-key) mounted into merge pods; empty: the platform's credentials. "+
+			"Scan pods never get it: they store with a grant the operator signs")
+	fs.StringVar(&o.Bucket.CASecret, "results-bucket-pod-ca-secret", "",
+		"with a results bucket: the Secret holding ca.crt, the endpoint's private authorities, mounted into merge pods")
+	fs.StringVar(&f.bucketScratch, "results-bucket-scratch", scanjob.DefaultResultsScratch.String(),
+		"with a results bucket: the size limit of each pod's own results volume, which it stores from")
 	fs.StringVar(&o.DefaultImage, "cwac-image", "cwac:latest", "default CWAC image (built from CWAC's own Dockerfile)")
 	fs.StringVar(&o.RunnerImage, "runner-image", envOr("RUNNER_IMAGE", "cwac-operator:latest"),
 		"image holding /cwac-runner (the operator's own image); env RUNNER_IMAGE")
@@ -263,6 +276,12 @@ func (f *scanFlags) options() (scanjob.Options, error) {
 		}
 	}
 	opts.DefaultImageLacksDefaults = !f.imageHasDefaults
+	if opts.Bucket.Scratch, err = resource.ParseQuantity(f.bucketScratch); err != nil || opts.Bucket.Scratch.Sign() <= 0 {
+		return opts, fmt.Errorf("--results-bucket-scratch: %q is not a size such as 20Gi", f.bucketScratch)
+	}
+	if err := opts.Bucket.Config.Validate(); err != nil {
+		return opts, err
+	}
 	if opts.AllowedImages, err = scanjob.ParseAllowedImages(f.allowedImages); err != nil {
 		return opts, fmt.Errorf("--allowed-images: %w", err)
 	}

@@ -53,6 +53,8 @@ type CwacScanReconciler struct {
 	Scheme    *runtime.Scheme
 	// JobOptions shape every scan pod.
 	JobOptions scanjob.Options
+	// Bucket keeps the results when JobOptions.Bucket is set (nil: the claim).
+	Bucket ResultsBucket
 	// Workers is how many scans are reconciled at once (0: DefaultWorkers).
 	Workers int
 	// FinishedJobTTL removes a finished scan's Job and pod this long after
@@ -74,6 +76,7 @@ type CwacScanReconciler struct {
 // +kubebuilder:rbac:groups=cwac.a11y.dev,resources=cwacscans/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;get
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create;get;update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -273,6 +276,11 @@ func (r *CwacScanReconciler) createJob(ctx context.Context, scan *cwacv1alpha1.C
 		if !own {
 			r.fail(scan, cwacv1alpha1.ReasonConfigMapConflict, fmt.Sprintf("ConfigMap %s exists and does not belong to this scan", cm.Name))
 			return nil, nil
+		}
+	}
+	if r.Bucket != nil {
+		if ok, err := r.createGrant(ctx, scan, baseline); err != nil || !ok {
+			return nil, err
 		}
 	}
 	job := scanjob.Job(scan, r.JobOptions, baseline)

@@ -69,6 +69,12 @@ func (r *CwacScanReconciler) deleteResults(ctx context.Context, scan *cwacv1alph
 	if err != nil || writing {
 		return wait, err
 	}
+	if r.Bucket != nil {
+		if err := r.deleteBucketResults(ctx, scan); err != nil {
+			return wait, err
+		}
+		return ctrl.Result{}, r.dropFinalizer(ctx, scan)
+	}
 	pod := &corev1.Pod{}
 	err = r.Get(ctx, types.NamespacedName{Namespace: scan.Namespace, Name: scanspec.CleanupPodName(scan)}, pod)
 	switch {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -72,6 +73,8 @@ type Options struct {
 	SkipNameValidation bool
 	// Notify configures the delivery of spec.notifications.
 	Notify NotifyOptions
+	// Bucket keeps the scans' results, with JobOptions.Bucket (nil: on the claim).
+	Bucket ResultsBucket
 
 	// inspect, in tests, is given the scan reconciler Setup built.
 	inspect func(*CwacScanReconciler)
@@ -80,6 +83,10 @@ type Options struct {
 // Setup wires the admission, scan, schedule, notification and decision
 // controllers into mgr.
 func Setup(mgr ctrl.Manager, o Options) error {
+	if o.JobOptions.Bucket.Enabled() != (o.Bucket != nil) {
+		return fmt.Errorf("the results bucket is configured for the scan pods (%v) but not for the operator (%v), or the other way round",
+			o.JobOptions.Bucket.Enabled(), o.Bucket != nil)
+	}
 	status := statusWriter{recorder: mgr.GetEventRecorder("cwac-operator"), now: o.Now}
 	// Both controllers hand out new scans' work newest first (arrivals).
 	newScans := newArrivals()
@@ -108,6 +115,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		APIReader:          mgr.GetAPIReader(),
 		Scheme:             mgr.GetScheme(),
 		JobOptions:         o.JobOptions,
+		Bucket:             o.Bucket,
 		FinishedJobTTL:     o.FinishedJobTTL,
 		CleanupTimeout:     o.CleanupTimeout,
 		Workers:            o.Workers,

@@ -32,11 +32,20 @@ func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, fail
 	// The merge writes the scan's CI reports: the shards' CWAC image made
 	// the results it reads, not the operator's image it runs in.
 	describeForReports(scan, Image(scan, opts), &flags)
-	mounts := compareWith(baseline, &flags, []corev1.VolumeMount{
+	mounts := compareWith(baseline, opts, &flags, []corev1.VolumeMount{
 		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
 		{Name: volTmp, MountPath: scanpod.TmpDir},
-		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: scanspec.ScanDir(scan)},
+		resultsMount(scan, opts),
 	})
+	volumes := []corev1.Volume{
+		scanConfigVolume(scan),
+		// Scratch only: the merged CSVs are written in the scan's directory.
+		{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
+		resultsVolume(opts),
+	}
+	if opts.Bucket.Enabled() {
+		mounts, volumes = withCredentials(scan, opts, baseline, &flags, mounts, volumes)
+	}
 	return runnerPod(scan, opts, runnerPodShape{
 		name: scanspec.MergePodName(scan), component: ComponentMerge, deadline: int64(scanspec.Timeout(scan).Seconds()), grace: 30,
 		container: corev1.Container{
@@ -49,12 +58,7 @@ func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, fail
 			VolumeMounts:           mounts,
 			TerminationMessagePath: scanpod.TerminationLog,
 		},
-		volumes: []corev1.Volume{
-			scanConfigVolume(scan),
-			// Scratch only: the merged CSVs are written in the scan's directory.
-			{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
-			resultsVolume(opts),
-		},
+		volumes: volumes,
 	})
 }
 

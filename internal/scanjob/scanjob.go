@@ -44,8 +44,12 @@ const (
 
 // Options are the operator-wide settings for scan pods.
 type Options struct {
-	// ResultsPVC is the PersistentVolumeClaim holding all scans' results.
+	// ResultsPVC is the PersistentVolumeClaim holding all scans' results,
+	// unless Bucket keeps them in a bucket.
 	ResultsPVC string
+	// Bucket keeps the results in an S3-compatible bucket (the zero value:
+	// on ResultsPVC).
+	Bucket BucketOptions
 	// DefaultImage is the CWAC image used when a scan names none.
 	DefaultImage string
 	// RunnerImage holds /cwac-runner (the operator's own image).
@@ -318,13 +322,22 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 		{Name: volRunner, MountPath: scanpod.RunnerDir, ReadOnly: true},
 		{Name: volScan, MountPath: scanpod.ConfigDir, ReadOnly: true},
 		{Name: volTmp, MountPath: scanpod.TmpDir},
-		{Name: volResults, MountPath: scanpod.ResultsDir, SubPath: scanspec.ScanDir(scan)},
+		resultsMount(scan, opts),
+	}
+	volumes := []corev1.Volume{
+		{Name: volRunner, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("128Mi"))}}},
+		scanConfigVolume(scan),
+		{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("4Gi"))}}},
+		resultsVolume(opts),
 	}
 	flags.Shards = scan.Spec.ShardCount()
 	if flags.Shards <= 1 {
 		// A shard is not compared with the baseline: the merge pod
 		// compares the whole scan's results (MergePod).
-		mounts = compareWith(baseline, &flags, mounts)
+		mounts = compareWith(baseline, opts, &flags, mounts)
+	}
+	if opts.Bucket.Enabled() {
+		mounts, volumes = withGrant(scan, &flags, mounts, volumes)
 	}
 	env := make([]corev1.EnvVar, 0, 4+len(opts.Env))
 	env = append(env,
@@ -380,12 +393,7 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						VolumeMounts:             mounts,
 					}},
-					Volumes: []corev1.Volume{
-						{Name: volRunner, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("128Mi"))}}},
-						scanConfigVolume(scan),
-						{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("4Gi"))}}},
-						resultsVolume(opts),
-					},
+					Volumes: volumes,
 				},
 			},
 		},
@@ -399,12 +407,16 @@ func Job(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline) *batchv1.
 // compareWith mounts the baseline's results directory, and only it,
 // read-only at scanpod.BaselineDir and tells the runner to compare with it,
 // when the scan has a usable baseline; it returns mounts as they were
-// otherwise.
-func compareWith(baseline Baseline, flags *scanpod.RunnerFlags, mounts []corev1.VolumeMount) []corev1.VolumeMount {
+// otherwise. With a bucket nothing is mounted: the baseline is fetched
+// (withGrant, withCredentials).
+func compareWith(baseline Baseline, opts Options, flags *scanpod.RunnerFlags, mounts []corev1.VolumeMount) []corev1.VolumeMount {
 	if baseline.ResultsPath == "" {
 		return mounts
 	}
 	flags.BaselineDir, flags.BaselineName = scanpod.BaselineDir, baseline.Name
+	if opts.Bucket.Enabled() {
+		return mounts
+	}
 	return append(mounts, corev1.VolumeMount{Name: volResults, MountPath: scanpod.BaselineDir, SubPath: baseline.ResultsPath, ReadOnly: true})
 }
 
@@ -432,11 +444,4 @@ func scanConfigVolume(scan *cwacv1alpha1.CwacScan) corev1.Volume {
 		DefaultMode:          ptr.To[int32](0o444),
 		Optional:             ptr.To(true),
 	}}}
-}
-
-// resultsVolume is the claim holding every scan's results; each pod mounts
-// only its scan's directory of it (and a baseline's, read-only).
-func resultsVolume(opts Options) corev1.Volume {
-	claim := &corev1.PersistentVolumeClaimVolumeSource{ClaimName: opts.ResultsPVC}
-	return corev1.Volume{Name: volResults, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: claim}}
 }
