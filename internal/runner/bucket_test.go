@@ -46,7 +46,10 @@ func TestBucketWayOf(t *testing.T) {
 		"both":                      {scanpod.RunnerFlags{ResultsGrant: grant, Bucket: creds, Merge: true}, "both a results grant and bucket credentials"},
 		"credentials in a CWAC pod": {scanpod.RunnerFlags{Bucket: creds, ResultsKey: "ns/scan"}, "bucket credentials are for the merge pod"},
 		"the merge without its key": {scanpod.RunnerFlags{Bucket: creds, Merge: true}, "--results-key is not set"},
-		"credentials that are not":  {scanpod.RunnerFlags{Bucket: objectstore.Config{Endpoint: "ftp://x", Bucket: "cwac"}, Merge: true, ResultsKey: "ns/scan"}, "http:// or https://"},
+		"credentials that are not": {
+			scanpod.RunnerFlags{Bucket: objectstore.Config{Endpoint: "ftp://x", Bucket: "cwac"}, Merge: true, ResultsKey: "ns/scan"},
+			"http:// or https://",
+		},
 		"a grant that is not there": {scanpod.RunnerFlags{ResultsGrant: filepath.Join(t.TempDir(), "none.json")}, "the results grant"},
 	} {
 		_, err := bucketWayOf(Config{RunnerFlags: tc.cfg})
