@@ -71,23 +71,29 @@ func (s *Store) downloadFile(ctx context.Context, root *os.Root, oi minio.Object
 		return 0, fail(opRead, oi.Key, err)
 	}
 	defer func() { _ = obj.Close() }()
+	return writeChecked(root, name, obj, oi.Size, oi.Key)
+}
+
+// writeChecked writes what r holds to name under root and fails unless it
+// is exactly size bytes; key names the object in a bucket error. A write
+// the pod's disk refused is said as the pod's, not the bucket's.
+func writeChecked(root *os.Root, name string, r io.Reader, size int64, key string) (int64, error) {
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
 	if err != nil {
 		return 0, err
 	}
 	w := &localWriter{w: f}
-	n, err := io.Copy(w, obj)
+	n, err := io.Copy(w, io.LimitReader(r, size+1))
 	if cerr := f.Close(); w.err == nil && cerr != nil {
 		w.err = cerr
 	}
-	if w.err != nil {
-		return n, fmt.Errorf("writing %s: %w", name, w.err) // the pod's disk, not the bucket
-	}
-	if err != nil {
-		return n, fail(opRead, oi.Key, err)
-	}
-	if n != oi.Size {
-		return n, &Error{Op: opRead, Key: oi.Key, Cause: CauseCutOff, Err: fmt.Errorf("read %d bytes of %d", n, oi.Size)}
+	switch {
+	case w.err != nil:
+		return n, fmt.Errorf("writing %s: %w", name, w.err)
+	case err != nil:
+		return n, fail(opRead, key, err)
+	case n != size:
+		return n, &Error{Op: opRead, Key: key, Cause: CauseCutOff, Err: fmt.Errorf("read %d bytes of %d", n, size)}
 	}
 	return n, nil
 }

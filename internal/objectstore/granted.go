@@ -4,16 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/minio/minio-go/v7"
 
@@ -28,55 +25,16 @@ const maxErrorBody = 64 << 10
 // POSTed to its key under the grant's prefix, retried as Upload retries,
 // and counted stored when the service answers that it created it.
 func UploadGranted(ctx context.Context, g *Grant, dir string, retry backoff.Doubling, skip ...string) (Uploaded, error) {
-	var up Uploaded
 	if err := g.Check(); err != nil {
-		return up, err
-	}
-	if err := retry.Check(); err != nil {
-		return up, err
+		return Uploaded{}, err
 	}
 	client, err := g.client()
 	if err != nil {
-		return up, fmt.Errorf("results grant: %v", err)
+		return Uploaded{}, fmt.Errorf("results grant: %v", err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return up, fmt.Errorf("results to upload: %v", err)
-	}
-	defer func() { _ = root.Close() }()
-	err = fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && slices.Contains(skip, name) {
-			return fs.SkipDir
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if err := checkRel(name); err != nil {
-			return fmt.Errorf("results to upload: %v", err)
-		}
-		key := g.KeyPrefix + name
-		for failed := int32(1); ; failed++ {
-			n, err := postFile(ctx, client, g, root, name, key)
-			var e *Error
-			if err == nil {
-				up.Files++
-				up.Bytes += n
-				return nil
-			}
-			if !errors.As(err, &e) || e.Permanent() || failed >= retry.Attempts {
-				return err
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("%w (then: %v)", err, ctx.Err())
-			case <-time.After(retry.After(failed)):
-			}
-		}
+	return uploadTree(ctx, dir, retry, skip, func(root *os.Root, name string) (int64, error) {
+		return postFile(ctx, client, g, root, name, g.KeyPrefix+name)
 	})
-	return up, err
 }
 
 // postFile sends one file as S3's POST form: the grant's fields, the key,
@@ -184,22 +142,5 @@ func fetchFile(ctx context.Context, client *http.Client, root *os.Root, file Gra
 	if resp.StatusCode != http.StatusOK {
 		return 0, fail(opRead, file.Name, refusal(resp))
 	}
-	f, err := root.OpenFile(file.Name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
-	if err != nil {
-		return 0, err
-	}
-	w := &localWriter{w: f}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, file.Size+1))
-	if cerr := f.Close(); w.err == nil && cerr != nil {
-		w.err = cerr
-	}
-	switch {
-	case w.err != nil:
-		return n, fmt.Errorf("writing %s: %w", file.Name, w.err)
-	case err != nil:
-		return n, fail(opRead, file.Name, err)
-	case n != file.Size:
-		return n, &Error{Op: opRead, Key: file.Name, Cause: CauseCutOff, Err: fmt.Errorf("read %d bytes of %d", n, file.Size)}
-	}
-	return n, nil
+	return writeChecked(root, file.Name, resp.Body, file.Size, file.Name)
 }

@@ -43,10 +43,20 @@ type Uploaded struct {
 // try may mend is retried per retry; the error names the file and its
 // Cause.
 func (s *Store) Upload(ctx context.Context, dir, rel string, retry backoff.Doubling, skip ...string) (Uploaded, error) {
-	var up Uploaded
 	if err := checkRel(rel); err != nil {
-		return up, fmt.Errorf("results bucket: %v", err)
+		return Uploaded{}, fmt.Errorf("results bucket: %v", err)
 	}
+	return uploadTree(ctx, dir, retry, skip, func(root *os.Root, name string) (int64, error) {
+		return s.uploadFile(ctx, root, name, s.key(rel+"/"+name))
+	})
+}
+
+// uploadTree calls send for every regular file under dir but the
+// directories named in skip, each name checked, trying a file again while
+// that may help (a failure that is no permanent *Error, up to retry's
+// attempts), and counts what was sent.
+func uploadTree(ctx context.Context, dir string, retry backoff.Doubling, skip []string, send func(*os.Root, string) (int64, error)) (Uploaded, error) {
+	var up Uploaded
 	if err := retry.Check(); err != nil {
 		return up, err
 	}
@@ -68,31 +78,25 @@ func (s *Store) Upload(ctx context.Context, dir, rel string, retry backoff.Doubl
 		if err := checkRel(name); err != nil {
 			return fmt.Errorf("results to upload: %v", err)
 		}
-		n, err := s.uploadRetried(ctx, root, name, s.key(rel+"/"+name), retry)
-		if err != nil {
-			return err
+		for failed := int32(1); ; failed++ {
+			n, err := send(root, name)
+			var e *Error
+			if err == nil {
+				up.Files++
+				up.Bytes += n
+				return nil
+			}
+			if !errors.As(err, &e) || e.Permanent() || failed >= retry.Attempts {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w (then: %v)", err, ctx.Err())
+			case <-time.After(retry.After(failed)):
+			}
 		}
-		up.Files++
-		up.Bytes += n
-		return nil
 	})
 	return up, err
-}
-
-// uploadRetried uploads one file, trying again while that may help.
-func (s *Store) uploadRetried(ctx context.Context, root *os.Root, name, key string, retry backoff.Doubling) (int64, error) {
-	for failed := int32(1); ; failed++ {
-		n, err := s.uploadFile(ctx, root, name, key)
-		var e *Error
-		if err == nil || !errors.As(err, &e) || e.Permanent() || failed >= retry.Attempts {
-			return n, err
-		}
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("%w (then: %v)", err, ctx.Err())
-		case <-time.After(retry.After(failed)):
-		}
-	}
 }
 
 // uploadFile sends one file and confirms the bucket holds all of it.

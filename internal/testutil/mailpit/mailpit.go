@@ -14,13 +14,13 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/proc"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/testcert"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
 )
@@ -79,25 +79,7 @@ func Start(t testing.TB, mode Mode) *Server {
 	} else {
 		args = append(args, "--smtp-require-starttls")
 	}
-	cmd := exec.Command(bin, args...)
-	out, err := os.Create(filepath.Join(dir, "mailpit.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting mailpit (%s): %v", bin, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		_ = out.Close()
-		if t.Failed() {
-			if b, err := os.ReadFile(out.Name()); err == nil {
-				t.Logf("mailpit's log:\n%s", b)
-			}
-		}
-	})
+	proc.Start(t, "mailpit", dir, bin, args...)
 	wait.For(t, "mailpit's API to answer", time.Minute, func() (bool, error) {
 		_, err := s.Messages()
 		return err == nil, err

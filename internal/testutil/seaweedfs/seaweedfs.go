@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/proc"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/testcert"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
 )
@@ -93,29 +93,7 @@ func Start(t testing.TB, withTLS bool) *Server {
 		"-s3", "-s3.port="+s3Port, "-s3.port.grpc="+port(), "-s3.config="+confFile,
 	)
 	args = append(args, tlsArgs...)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	out, err := os.Create(filepath.Join(dir, "seaweedfs.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting SeaweedFS (%s): %v", bin, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		_ = out.Close()
-		if t.Failed() {
-			if b, err := os.ReadFile(out.Name()); err == nil {
-				if len(b) > 16<<10 {
-					b = b[len(b)-16<<10:]
-				}
-				t.Logf("SeaweedFS's log (its end):\n%s", b)
-			}
-		}
-	})
+	proc.Start(t, "SeaweedFS", dir, bin, args...)
 	admin := s.Client(t, s.Admin)
 	wait.For(t, "SeaweedFS's S3 gateway to answer", 2*time.Minute, func() (bool, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

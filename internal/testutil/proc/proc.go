@@ -1,0 +1,45 @@
+// Package proc runs the real servers tests start (an SMTP server, an S3
+// server) as child processes: started in a directory of the test's, their
+// output in a log file there, stopped when the test ends, and the log's end
+// shown when the test failed.
+package proc
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// maxLogTail is how much of a failed test's server log is shown.
+const maxLogTail = 16 << 10
+
+// Start runs bin with args in dir, its output in dir/<name>.log, until the
+// test ends; a failed start fails the test.
+func Start(t testing.TB, name, dir, bin string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	out, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s (%s): %v", name, bin, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = out.Close()
+		if !t.Failed() {
+			return
+		}
+		if b, err := os.ReadFile(out.Name()); err == nil {
+			if len(b) > maxLogTail {
+				b = b[len(b)-maxLogTail:]
+			}
+			t.Logf("%s's log (its end):\n%s", name, b)
+		}
+	})
+}
