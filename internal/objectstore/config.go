@@ -170,3 +170,9 @@ const maxRelLen = 700
 // safeSegment is a segment of a path under the prefix (the results volume's
 // own rule for what a scan may name).
 var safeSegment = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,255}$`)
+
+// safeName says whether s is one segment a path under the prefix may have:
+// safe characters, and not "." or "..".
+func safeName(s string) bool {
+	return s != "." && s != ".." && safeSegment.MatchString(s)
+}

@@ -111,10 +111,7 @@ func (b *bucketFS) stat(op, name string) (fs.FileInfo, string, error) {
 	if !found && name != "." {
 		return nil, "", &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 	}
-	if !found {
-		// The root of a scan with nothing uploaded yet reads as empty.
-		return objectInfo{name: ".", dir: true}, key, nil
-	}
+	// The root of a scan with nothing uploaded yet reads as empty.
 	return objectInfo{name: base, dir: true}, key, nil
 }
 
@@ -149,7 +146,7 @@ func (b *bucketFS) list(key string) ([]fs.DirEntry, error) {
 		rest := strings.TrimPrefix(oi.Key, key+"/")
 		dir := strings.HasSuffix(rest, "/")
 		rest = strings.TrimSuffix(rest, "/")
-		if rest == "" || strings.Contains(rest, "/") || !safeSegment.MatchString(rest) || rest == "." || rest == ".." {
+		if !safeName(rest) {
 			continue // a directory marker, or a key no fs.FS name reaches
 		}
 		if len(out) == maxDirEntries {

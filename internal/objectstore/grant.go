@@ -2,6 +2,7 @@ package objectstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/a11y-dev/cwac-operator/internal/jsonlimit"
 )
 
 // A Grant lets a scan pod, which holds no credentials, store its results
@@ -135,18 +138,39 @@ func (g *Grant) Check() error {
 		return fmt.Errorf("results grant: the upload URL is not http(s)")
 	}
 	for _, f := range g.Baseline {
-		if !safeSegment.MatchString(f.Name) || f.Name == "." || f.Name == ".." || f.Size < 0 || f.URL == "" {
+		if !safeName(f.Name) || f.Size < 0 || f.URL == "" {
 			return fmt.Errorf("results grant: baseline file %q cannot be fetched as it is", f.Name)
 		}
 	}
 	return nil
 }
 
-// client is the HTTP client a grant is used with: its CA, no proxy, no
-// redirects followed (a signed URL answers itself).
+// ReadGrant reads a grant from its file (a Secret's, at most maxBytes),
+// bounded by what it decodes to (jsonlimit: a form of a dozen fields and at
+// most MaxGrantFiles baseline files of three values each), and checks it.
+func ReadGrant(name string, maxBytes int64) (*Grant, error) {
+	data, err := readBounded(name, maxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("the results grant: %w", err)
+	}
+	limits := jsonlimit.Limits{MaxDepth: 4, MaxValues: 16 * (MaxGrantFiles + 16), MaxString: 16 << 10, MaxDecoded: 2 * maxBytes}
+	if err := jsonlimit.Check(data, limits); err != nil {
+		return nil, fmt.Errorf("the results grant %s: %w", name, err)
+	}
+	var g Grant
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, fmt.Errorf("the results grant %s: %w", name, err)
+	}
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// client is the HTTP client a grant is used with: its CA, no redirects
+// followed (a signed URL answers itself).
 func (g *Grant) client() (*http.Client, error) {
-	cfg := Config{Endpoint: "https://grant"}
-	t, err := cfg.transportWith([]byte(g.CAPEM))
+	t, err := newTransport(strings.HasPrefix(g.Upload.URL, "https://"), []byte(g.CAPEM))
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func (c Config) transport() (http.RoundTripper, []byte, error) {
 			return nil, nil, fmt.Errorf("results bucket CA file: %v", err)
 		}
 	}
-	t, err := c.transportWith(pem)
+	t, err := newTransport(strings.HasPrefix(c.Endpoint, "https://"), pem)
 	if err != nil && c.CAFile != "" {
 		err = fmt.Errorf("results bucket CA file %s: %v", c.CAFile, err)
 	}
@@ -116,10 +116,10 @@ func (c Config) transport() (http.RoundTripper, []byte, error) {
 // maxCABytes bounds a CA file (a bundle of a few certificates).
 const maxCABytes = 1 << 20
 
-// transportWith is the client transport, trusting pem's authorities beside
-// the system's when pem is not empty.
-func (c Config) transportWith(pem []byte) (*http.Transport, error) {
-	t, err := minio.DefaultTransport(strings.HasPrefix(c.Endpoint, "https://"))
+// newTransport is the client transport (secure: for an https endpoint),
+// trusting pem's authorities beside the system's when pem is not empty.
+func newTransport(secure bool, pem []byte) (*http.Transport, error) {
+	t, err := minio.DefaultTransport(secure)
 	if err != nil {
 		return nil, err
 	}
@@ -172,16 +172,10 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// Bucket is the bucket's name.
-func (s *Store) Bucket() string { return s.bucket }
-
 // key is rel's key: the prefix, then rel (already checked by checkRel).
 func (s *Store) key(rel string) string {
 	if s.prefix == "" {
 		return rel
-	}
-	if rel == "" {
-		return s.prefix
 	}
 	return s.prefix + "/" + rel
 }
@@ -200,7 +194,7 @@ func checkRel(rel string) error {
 		return fmt.Errorf("path %q is not a clean relative path", rel)
 	}
 	for _, seg := range strings.Split(rel, "/") {
-		if seg == "." || seg == ".." || !safeSegment.MatchString(seg) {
+		if !safeName(seg) {
 			return fmt.Errorf("path %q has an unsafe segment %q", rel, seg)
 		}
 	}

@@ -2,15 +2,12 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/a11y-dev/cwac-operator/internal/jsonlimit"
 	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
@@ -83,7 +80,7 @@ func bucketWayOf(cfg Config) (bucketWay, error) {
 	case cfg.ResultsGrant != "" && cfg.Bucket.Enabled():
 		return nil, errors.New("both a results grant and bucket credentials given: a scan pod takes the grant, the merge pod the credentials")
 	case cfg.ResultsGrant != "":
-		g, err := readGrant(cfg.ResultsGrant)
+		g, err := objectstore.ReadGrant(cfg.ResultsGrant, scanpod.MaxGrantBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -98,43 +95,6 @@ func bucketWayOf(cfg Config) (bucketWay, error) {
 		return nil, err
 	}
 	return keyWay{st: st, cfg: cfg}, nil
-}
-
-// readGrant reads and checks the scan's grant.
-func readGrant(name string) (*objectstore.Grant, error) {
-	data, err := readBounded(name, scanpod.MaxGrantBytes)
-	if err != nil {
-		return nil, fmt.Errorf("the results grant: %w", err)
-	}
-	if err := jsonlimit.Check(data, grantLimits); err != nil {
-		return nil, fmt.Errorf("the results grant %s: %w", name, err)
-	}
-	var g objectstore.Grant
-	if err := json.Unmarshal(data, &g); err != nil {
-		return nil, fmt.Errorf("the results grant %s: %w", name, err)
-	}
-	if err := g.Check(); err != nil {
-		return nil, err
-	}
-	return &g, nil
-}
-
-// grantLimits bound what a grant decodes to: a form of a dozen fields and
-// at most objectstore.MaxGrantFiles baseline files of three values each.
-var grantLimits = jsonlimit.Limits{MaxDepth: 4, MaxValues: 16 * (objectstore.MaxGrantFiles + 16), MaxString: 16 << 10, MaxDecoded: 2 * scanpod.MaxGrantBytes}
-
-// readBounded reads a file whole, refusing one larger than limit.
-func readBounded(name string, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(data)) > limit {
-		err = fmt.Errorf("%s is larger than %d bytes", name, limit)
-	}
-	return data, err
 }
 
 // grantWay is a scan pod's: its grant, no credentials.

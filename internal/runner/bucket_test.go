@@ -62,7 +62,8 @@ func TestBucketWayOf(t *testing.T) {
 	}
 }
 
-// A grant's file is read within its bounds and checked before anything is sent.
+// A grant's file is read within the bound of a Secret and checked before
+// anything is sent.
 func TestReadGrantRefuses(t *testing.T) {
 	tooBig := filepath.Join(t.TempDir(), "big.json")
 	must(t, os.WriteFile(tooBig, make([]byte, scanpod.MaxGrantBytes+1), 0o600))
@@ -79,11 +80,12 @@ func TestReadGrantRefuses(t *testing.T) {
 		"outside a directory":  {writeGrantFile(t, escape), "is not a directory's"},
 		"no form":              {writeGrantFile(t, objectstore.Grant{KeyPrefix: "a/"}), "no upload form"},
 	} {
-		if _, err := readGrant(tc.file); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := objectstore.ReadGrant(tc.file, scanpod.MaxGrantBytes); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
 	}
-	if g, err := readGrant(writeGrantFile(t, validGrant(time.Now().Add(time.Hour)))); err != nil || g.KeyPrefix != "results/ns/scan/" {
+	g, err := objectstore.ReadGrant(writeGrantFile(t, validGrant(time.Now().Add(time.Hour))), scanpod.MaxGrantBytes)
+	if err != nil || g.KeyPrefix != "results/ns/scan/" {
 		t.Errorf("a valid grant: %+v, %v", g, err)
 	}
 }
