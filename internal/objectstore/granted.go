@@ -32,23 +32,15 @@ func UploadGranted(ctx context.Context, g *Grant, dir string, retry backoff.Doub
 	if err != nil {
 		return Uploaded{}, fmt.Errorf("results grant: %v", err)
 	}
-	return uploadTree(ctx, dir, retry, skip, func(root *os.Root, name string) (int64, error) {
-		return postFile(ctx, client, g, root, name, g.KeyPrefix+name)
+	return uploadTree(ctx, dir, retry, skip, func(f *os.File, name string, size int64) error {
+		return postFile(ctx, client, g, f, size, g.KeyPrefix+name)
 	})
 }
 
-// postFile sends one file as S3's POST form: the grant's fields, the key,
-// then the file, streamed, with its length known beforehand.
-func postFile(ctx context.Context, client *http.Client, g *Grant, root *os.Root, name, key string) (int64, error) {
-	f, err := root.Open(name)
-	if err != nil {
-		return 0, fmt.Errorf("results to upload: %v", err)
-	}
-	defer func() { _ = f.Close() }()
-	info, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("results to upload: %v", err)
-	}
+// postFile sends one file (f, of size bytes) as S3's POST form: the
+// grant's fields, the key, then the file, streamed, with its length known
+// beforehand.
+func postFile(ctx context.Context, client *http.Client, g *Grant, f io.Reader, size int64, key string) error {
 	var head bytes.Buffer
 	mw := multipart.NewWriter(&head)
 	fields := make([]string, 0, len(g.Upload.Fields))
@@ -67,26 +59,26 @@ func postFile(ctx context.Context, client *http.Client, g *Grant, root *os.Root,
 	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, "upload"))
 	h.Set("Content-Type", "application/octet-stream")
 	if _, err := mw.CreatePart(h); err != nil {
-		return 0, err
+		return err
 	}
 	tail := "\r\n--" + mw.Boundary() + "--\r\n"
-	body := io.MultiReader(bytes.NewReader(head.Bytes()), io.LimitReader(f, info.Size()), bytes.NewReader([]byte(tail)))
+	body := io.MultiReader(bytes.NewReader(head.Bytes()), io.LimitReader(f, size), bytes.NewReader([]byte(tail)))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.Upload.URL, body)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	req.ContentLength = int64(head.Len()) + info.Size() + int64(len(tail))
+	req.ContentLength = int64(head.Len()) + size + int64(len(tail))
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, fail(opUpload, key, err)
+		return fail(opUpload, key, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusOK {
-		return 0, fail(opUpload, key, refusal(resp))
+		return fail(opUpload, key, refusal(resp))
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-	return info.Size(), nil
+	return nil
 }
 
 // refusal reads an S3 error document from a refused request.

@@ -46,16 +46,20 @@ func (s *Store) Upload(ctx context.Context, dir, rel string, retry backoff.Doubl
 	if err := checkRel(rel); err != nil {
 		return Uploaded{}, fmt.Errorf("results bucket: %v", err)
 	}
-	return uploadTree(ctx, dir, retry, skip, func(root *os.Root, name string) (int64, error) {
-		return s.uploadFile(ctx, root, name, s.key(rel+"/"+name))
+	return uploadTree(ctx, dir, retry, skip, func(f *os.File, name string, size int64) error {
+		return s.uploadFile(ctx, f, name, s.key(rel+"/"+name), size)
 	})
 }
 
+// sendFunc sends one file, open at its start, of size bytes, named name
+// under the directory uploaded.
+type sendFunc func(f *os.File, name string, size int64) error
+
 // uploadTree calls send for every regular file under dir but the
-// directories named in skip, each name checked, trying a file again while
-// that may help (a failure that is no permanent *Error, up to retry's
-// attempts), and counts what was sent.
-func uploadTree(ctx context.Context, dir string, retry backoff.Doubling, skip []string, send func(*os.Root, string) (int64, error)) (Uploaded, error) {
+// directories named in skip, each name checked and the file opened afresh
+// for each try, trying a file again while that may help (a failure that is
+// no permanent *Error, up to retry's attempts), and counts what was sent.
+func uploadTree(ctx context.Context, dir string, retry backoff.Doubling, skip []string, send sendFunc) (Uploaded, error) {
 	var up Uploaded
 	if err := retry.Check(); err != nil {
 		return up, err
@@ -79,7 +83,7 @@ func uploadTree(ctx context.Context, dir string, retry backoff.Doubling, skip []
 			return fmt.Errorf("results to upload: %v", err)
 		}
 		for failed := int32(1); ; failed++ {
-			n, err := send(root, name)
+			n, err := sendFile(root, name, send)
 			var e *Error
 			if err == nil {
 				up.Files++
@@ -99,8 +103,8 @@ func uploadTree(ctx context.Context, dir string, retry backoff.Doubling, skip []
 	return up, err
 }
 
-// uploadFile sends one file and confirms the bucket holds all of it.
-func (s *Store) uploadFile(ctx context.Context, root *os.Root, name, key string) (int64, error) {
+// sendFile opens name under root and sends it, saying its size once sent.
+func sendFile(root *os.Root, name string, send sendFunc) (int64, error) {
 	f, err := root.Open(name)
 	if err != nil {
 		return 0, fmt.Errorf("results to upload: %v", err)
@@ -110,21 +114,28 @@ func (s *Store) uploadFile(ctx context.Context, root *os.Root, name, key string)
 	if err != nil {
 		return 0, fmt.Errorf("results to upload: %v", err)
 	}
-	size := info.Size()
-	_, err = s.client.PutObject(ctx, s.bucket, key, f, size, minio.PutObjectOptions{
+	if err := send(f, name, info.Size()); err != nil {
+		return 0, err
+	}
+	return info.Size(), nil
+}
+
+// uploadFile sends one file and confirms the bucket holds all of it.
+func (s *Store) uploadFile(ctx context.Context, f *os.File, name, key string, size int64) error {
+	_, err := s.client.PutObject(ctx, s.bucket, key, f, size, minio.PutObjectOptions{
 		ContentType: contentType(name), PartSize: partSize, NumThreads: partThreads,
 	})
 	if err != nil {
-		return 0, fail(opUpload, key, err)
+		return fail(opUpload, key, err)
 	}
 	got, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
 	if err != nil {
-		return 0, fail(opUpload, key, err)
+		return fail(opUpload, key, err)
 	}
 	if got.Size != size {
-		return 0, &Error{Op: opUpload, Key: key, Cause: CauseCutOff, Err: fmt.Errorf("the bucket holds %d bytes of %d", got.Size, size)}
+		return &Error{Op: opUpload, Key: key, Cause: CauseCutOff, Err: fmt.Errorf("the bucket holds %d bytes of %d", got.Size, size)}
 	}
-	return size, nil
+	return nil
 }
 
 // contentType is a result file's media type by its extension.

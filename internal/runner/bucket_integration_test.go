@@ -5,7 +5,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -87,16 +86,7 @@ func grantFor(t *testing.T, cfg objectstore.Config, rel, baseline string) string
 	must(t, err)
 	g, err := st.Grant(context.Background(), rel, baseline, time.Hour)
 	must(t, err)
-	return writeGrant(t, g)
-}
-
-func writeGrant(t *testing.T, g *objectstore.Grant) string {
-	t.Helper()
-	data, err := json.Marshal(g)
-	must(t, err)
-	name := filepath.Join(t.TempDir(), scanpod.GrantFile)
-	must(t, os.WriteFile(name, data, 0o400))
-	return name
+	return writeGrantFile(t, g)
 }
 
 // smallGrant is a grant whose policy takes files of at most 64 bytes: the
@@ -113,7 +103,7 @@ func smallGrant(t *testing.T, srv *seaweedfs.Server, rel string) string {
 	must(t, p.SetSuccessStatusAction("201"))
 	u, fields, err := srv.Client(t, srv.Admin).PresignedPostPolicy(context.Background(), p)
 	must(t, err)
-	return writeGrant(t, &objectstore.Grant{Upload: objectstore.GrantForm{URL: u.String(), Fields: fields}, KeyPrefix: prefix, Expires: expires})
+	return writeGrantFile(t, &objectstore.Grant{Upload: objectstore.GrantForm{URL: u.String(), Fields: fields}, KeyPrefix: prefix, Expires: expires})
 }
 
 // TestRunWithBucket: with a results bucket, the scan pod's results (a
@@ -185,7 +175,7 @@ func TestRunWithBucket(t *testing.T) {
 		g, err := st.Grant(context.Background(), "ns/never", "", time.Hour)
 		must(t, err)
 		g.Upload.URL = "http://" + freeport.Refused(t) + "/" + testBucket
-		return writeGrant(t, g)
+		return writeGrantFile(t, g)
 	}, objectstore.CauseUnreachable)
 	before("signed by a reader", func(t *testing.T) string {
 		return grantFor(t, bucketConfig(t, srv, srv.Reader), "ns/read-only", "")

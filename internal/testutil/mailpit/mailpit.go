@@ -52,11 +52,7 @@ type Server struct {
 // (never skips it) when $MAILPIT is not set, saying how to build it.
 func Start(t testing.TB, mode Mode) *Server {
 	t.Helper()
-	bin := os.Getenv("MAILPIT")
-	if bin == "" {
-		t.Fatal("MAILPIT is not set: this test needs a real SMTP server; " +
-			"export MAILPIT=\"$(hack/tools.sh mailpit)\" (hack/test.sh does)")
-	}
+	bin := proc.Binary(t, "MAILPIT", "mailpit", "a real SMTP server")
 	dir := t.TempDir()
 	certFile, keyFile, pool := testcert.Loopback(t, dir, "mailpit test")
 	s := &Server{Host: "127.0.0.1", Username: "digest-sender", Password: "correct horse battery staple", RootCAs: pool}

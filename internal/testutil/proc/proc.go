@@ -11,6 +11,19 @@ import (
 	"testing"
 )
 
+// Binary is the server built by hack/tools.sh <tool>, which the variable
+// env names. It fails the test (never skips it) when env is not set, saying
+// how to build it: what a server the test needs (such as "a real SMTP
+// server").
+func Binary(t testing.TB, env, tool, what string) string {
+	t.Helper()
+	bin := os.Getenv(env)
+	if bin == "" {
+		t.Fatalf("%s is not set: this test needs %s; export %s=\"$(hack/tools.sh %s)\" (hack/test.sh does)", env, what, env, tool)
+	}
+	return bin
+}
+
 // maxLogTail is how much of a failed test's server log is shown.
 const maxLogTail = 16 << 10
 

@@ -48,11 +48,7 @@ type Server struct {
 // test (never skips it) when $SEAWEEDFS is not set, saying how to build it.
 func Start(t testing.TB, withTLS bool) *Server {
 	t.Helper()
-	bin := os.Getenv("SEAWEEDFS")
-	if bin == "" {
-		t.Fatal("SEAWEEDFS is not set: this test needs a real S3 server; " +
-			"export SEAWEEDFS=\"$(hack/tools.sh seaweedfs)\" (hack/test.sh does)")
-	}
+	bin := proc.Binary(t, "SEAWEEDFS", "seaweedfs", "a real S3 server")
 	dir := t.TempDir()
 	s := &Server{
 		Admin:  Account{AccessKey: "cwac-admin-key", SecretKey: "cwac-admin-secret-for-tests-only"},
