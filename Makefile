@@ -128,7 +128,7 @@ bench: envtest-assets ## Results read path and queue figures beside in-run basel
 # targets, for a package being rewritten (docs/development.md, "Mutation
 # testing"): name such a package there while it is, and take it out once a
 # whole run at its new tree is recorded in hack/mutation/verified.txt.
-MUTATE_PKGS ?= internal/scanpod internal/cwacconfig internal/scanjob internal/urlpolicy internal/cwac \
+MUTATE_PKGS ?= internal/scanpod internal/resultspath internal/cwacconfig internal/scanjob internal/urlpolicy internal/cwac \
 	internal/gate internal/schedule internal/scanstatus \
 	internal/results internal/report internal/runner internal/diff internal/wcag internal/shard \
 	internal/textcap internal/plainjson internal/scanspec internal/apirefusal internal/netdial internal/websession internal/notify \

@@ -21,6 +21,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
@@ -246,7 +247,7 @@ func newDashboard(f dashboardFlags, deps dashboardDeps) (http.Handler, error) {
 	}
 	opts := dashboard.Options{
 		Store: deps.store, Access: access, Namespaces: []string{deps.namespace}, Log: deps.log,
-		Scans:  dashboardScans{client: deps.client, open: mcpserver.OpenScanResults(deps.resultsRoot)},
+		Scans:  dashboardScans{client: deps.client, open: mcpserver.OpenScanResults(deps.resultsRoot, deps.bucket)},
 		SignIn: signIn, PublicNamespaces: urlpolicy.SplitList(f.signIn.publicNamespaces),
 	}
 	if deps.cache != nil {
@@ -287,5 +288,6 @@ type dashboardDeps struct {
 	store       *store.Handle
 	namespace   string
 	resultsRoot string
+	bucket      *objectstore.Store // where results are read, when set (not resultsRoot)
 	log         *slog.Logger
 }

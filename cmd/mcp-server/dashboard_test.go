@@ -149,7 +149,7 @@ func scanFixture(t *testing.T) (c client.Client, root, dir string, done metav1.T
 // result files through the confined results root.
 func TestDashboardScans(t *testing.T) {
 	c, root, dir, done := scanFixture(t)
-	src := dashboardScans{client: c, open: mcpserver.OpenScanResults(root)}
+	src := dashboardScans{client: c, open: mcpserver.OpenScanResults(root, nil)}
 	ctx := context.Background()
 	list, err := src.ListScans(ctx, []string{"cwac"})
 	if err != nil || len(list) != 2 || list[0].Name != "broken" || list[1].Name != "weekly-1" {

@@ -22,6 +22,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/mailer"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/notify"
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -98,6 +99,7 @@ type historyDeps struct {
 	clientset   kubernetes.Interface
 	namespace   string
 	resultsRoot string
+	bucket      *objectstore.Store // where results are read, when set (not resultsRoot)
 	log         *slog.Logger
 	// client reads and patches CwacDigests, the schedules and scans their
 	// owners come from and the decisions due for review.
@@ -210,7 +212,7 @@ func startWriter(ctx context.Context, f writerFlags, st *store.Store, d historyD
 	w, err := historywriter.NewWriter(historywriter.Config{
 		Recorded: wake,
 		Store:    st, Scans: mcpserver.ScanLister{Reader: d.scans, Namespace: d.namespace}, Changes: informer,
-		Open: mcpserver.OpenScanResults(d.resultsRoot), Clientset: d.clientset, Holder: identity, Log: log,
+		Open: mcpserver.OpenScanResults(d.resultsRoot, d.bucket), Clientset: d.clientset, Holder: identity, Log: log,
 		Retention: store.Retention{MaxAge: f.maxAge, MaxScans: f.maxScans}, MaxIssues: f.maxIssues,
 	})
 	if err != nil {

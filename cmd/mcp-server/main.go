@@ -29,6 +29,7 @@ import (
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 	"github.com/a11y-dev/cwac-operator/internal/memlimit"
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/urlpolicy"
 )
 
@@ -49,7 +50,9 @@ func main() {
 		"stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health, and the dashboard at /)")
 	flag.StringVar(&listen, "listen", ":8090", "address for the http transport")
 	flag.StringVar(&namespace, "namespace", "", "namespace where scans are created and read (default: the pod's own, else the kubeconfig context's, else default)")
-	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted")
+	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted (unused with a results bucket)")
+	var bucketCfg objectstore.Config
+	bucketCfg.Bind(flag.CommandLine)
 	flag.DurationVar(&callTimeout, "call-timeout", 30*time.Second, "timeout of every tool call")
 	flag.Int64Var(&maxRequestBytes, "max-request-bytes", 1<<20, "larger HTTP request bodies are refused before parsing")
 	flag.IntVar(&maxResponseBytes, "max-response-bytes", 512*1024, "cap on a tool answer's size")
@@ -124,6 +127,10 @@ func main() {
 	if err != nil {
 		fail("invalid scan-target policy", err)
 	}
+	bucket, err := openBucket(bucketCfg, log)
+	if err != nil {
+		fail("invalid results bucket settings", err)
+	}
 	var auth mcpserver.Authenticator
 	var authorizer mcpserver.Authorizer
 	var kubeAuth *mcpserver.KubernetesAuth
@@ -172,7 +179,7 @@ func main() {
 		fail("invalid issue-event settings", err)
 	}
 	historyStore, err := startHistory(ctx, storeFlags, writerFlags, historyDeps{scans: scans, decisions: decisions, clientset: cs,
-		namespace: namespace, resultsRoot: resultsRoot, log: log, client: c,
+		namespace: namespace, resultsRoot: resultsRoot, bucket: bucket, log: log, client: c,
 		digests:     &digestSettings{mail: mail, dashboardURL: dashboardURL},
 		issueEvents: issueEventSettings{receivers: eventReceivers, http: eventSender}}, fail)
 	if err != nil {
@@ -180,7 +187,7 @@ func main() {
 	}
 	defer func() { _ = historyStore.Close() }() // at exit: every write was its own transaction
 	srv, err := mcpserver.New(mcpserver.Config{
-		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot,
+		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot, ResultsBucket: bucket,
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
 		Version: version, Log: log, Policy: policy, Authorizer: authorizer, ReadOnly: readOnly,
 		ScansPerMinute: scansPerMinute, ScanBurst: scanBurst, MaxURLs: maxURLs, History: historyStore,
@@ -201,7 +208,8 @@ func main() {
 			fail("invalid connection limits", err)
 		}
 		dash := dashboardHandler(dashboardFlags, dashboardDeps{auth: auth, clientset: cs, client: c, grants: grants,
-			decisions: decisions, writer: c, cache: cacheReader(scans), store: historyStore, namespace: namespace, resultsRoot: resultsRoot, log: log}, fail)
+			decisions: decisions, writer: c, cache: cacheReader(scans), store: historyStore, namespace: namespace,
+			resultsRoot: resultsRoot, bucket: bucket, log: log}, fail)
 		hs := srv.NewHTTPServer(mcpserver.HTTPOptions{MaxRequestBytes: maxRequestBytes, Auth: auth, Conns: conns, Dashboard: dash,
 			ProtectedResource: resource})
 		go func() {

@@ -140,7 +140,7 @@ func (f *signInFixture) serveDashboard(t *testing.T, srv *httptest.Server, idp *
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	root := t.TempDir()
 	h, err := dashboard.New(dashboard.Options{Store: store.NewHandle(storetest.OpenSQLite(t)), Access: dashboardAccess{auth: f.auth, clientset: f.cs},
-		Namespaces: []string{"team-a"}, Scans: dashboardScans{client: f.client, open: mcpserver.OpenScanResults(root)},
+		Namespaces: []string{"team-a"}, Scans: dashboardScans{client: f.client, open: mcpserver.OpenScanResults(root, nil)},
 		SignIn: signIn, Log: log})
 	if err != nil {
 		t.Fatal(err)

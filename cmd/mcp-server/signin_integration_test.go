@@ -128,7 +128,7 @@ func newSignInFixture(t *testing.T) *signInFixture {
 		t.Fatal(err)
 	}
 	h, err := dashboard.New(dashboard.Options{Store: store.NewHandle(storetest.OpenSQLite(t)), Access: dashboardAccess{auth: k, clientset: cs},
-		Namespaces: []string{"team-a", "team-b"}, Scans: dashboardScans{client: c, open: mcpserver.OpenScanResults(root)},
+		Namespaces: []string{"team-a", "team-b"}, Scans: dashboardScans{client: c, open: mcpserver.OpenScanResults(root, nil)},
 		SignIn: signIn, PublicNamespaces: []string{"team-a"}, Log: log})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -34,19 +35,15 @@ import (
 // TestResultsInBucket: with a results bucket, a scan gets a Secret holding
 // its grant (signed, confined to its directory, lasting its timeout and a
 // margin) and a pod that stores with it and mounts no claim; deleting a
-// scan with resultsPolicy Delete removes its keys from the bucket, no
+// scan with resultsPolicy Delete (by hand, or when its
+// ttlSecondsAfterFinished has passed) removes its keys from the bucket, no
 // cleanup pod; a bucket the operator cannot reach is said in a Warning
 // Event and no Job is made.
 func TestResultsInBucket(t *testing.T) {
 	srv := seaweedfs.Start(t, false)
 	srv.MakeBucket(t, "cwac-results")
-	creds := t.TempDir()
-	for name, v := range map[string]string{objectstore.AccessKeyFile: srv.Admin.AccessKey, objectstore.SecretKeyFile: srv.Admin.SecretKey} {
-		if err := os.WriteFile(filepath.Join(creds, name), []byte(v), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: "cwac-results", Prefix: "results", PathStyle: true, CredentialsDir: creds}
+	cfg := objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: "cwac-results", Prefix: "results", PathStyle: true,
+		CredentialsDir: srv.CredentialsDir(t, srv.Admin)}
 	st, err := objectstore.Open(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +93,24 @@ func TestResultsInBucket(t *testing.T) {
 	startPod(t, job, terminatedStatus(0, "Completed", completeReport(t)))
 	finishJob(t, job, true, "", "")
 	waitPhase(t, ns, "in-bucket", cwacv1alpha1.PhaseComplete)
+
+	// Retention: a scan whose ttlSecondsAfterFinished has passed is deleted,
+	// and with resultsPolicy Delete its keys go with it.
+	expiring := deleteSpec()
+	expiring.TTLSecondsAfterFinished = ptr.To[int32](1)
+	expires := createScan(t, ns, "expires", expiring)
+	expiresJob := waitJob(t, ns, "expires")
+	key := "results/" + scanspec.ScanDir(expires) + "/2026-11-21_23-18-23_expires/axe_core_audit.csv"
+	if _, err := srv.Client(t, srv.Admin).PutObject(context.Background(), "cwac-results", key, strings.NewReader("x"), 1, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	startPod(t, expiresJob, terminatedStatus(0, "Completed", completeReport(t)))
+	finishJob(t, expiresJob, true, "", "")
+	waitGone(t, ns, "expires")
+	_, err = srv.Client(t, srv.Admin).StatObject(context.Background(), "cwac-results", key, minio.StatObjectOptions{})
+	if minio.ToErrorResponse(err).Code != minio.NoSuchKey {
+		t.Errorf("the expired scan's key: %v, want it deleted", err)
+	}
 
 	// Deleted with resultsPolicy Delete: its keys go, no cleanup pod.
 	if err := k8s.Delete(ctxT(t), getScan(t, ns, "in-bucket")); err != nil {

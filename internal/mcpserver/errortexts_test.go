@@ -24,7 +24,7 @@ func TestOriginalErrorTexts(t *testing.T) {
 	utilruntime.Must(cwacv1alpha1.AddToScheme(scheme))
 	running := &cwacv1alpha1.CwacScan{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "running"},
 		Status: cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseRunning}}
-	st := scanAccess{client: fake.NewClientBuilder().WithScheme(scheme).WithObjects(running).Build(), namespace: "ns", root: resultsRoot{path: t.TempDir()}}
+	st := scanAccess{client: fake.NewClientBuilder().WithScheme(scheme).WithObjects(running).Build(), namespace: "ns", tree: volumeTree{path: t.TempDir()}}
 	ctx := context.Background()
 	onlyErr := func(_ any, err error) error { return err }
 	results := fstest.MapFS{"axe_core_audit.csv": {Data: []byte("a\n")}}

@@ -1,14 +1,9 @@
 package mcpserver
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -18,102 +13,17 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
-// resultsRoot gives confined access to the results volume: every path is
-// relative, checked segment by segment, and opened through an os.Root, so
-// neither "..", absolute paths nor symlinks can leave the root.
-type resultsRoot struct {
-	path string
-}
-
-var segmentRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,255}$`)
-
-// maxRelPathLen bounds relative paths taken from status or arguments.
-const maxRelPathLen = 1024
-
-// validRelPath accepts only clean relative paths made of safe segments.
-func validRelPath(p string) error {
-	if p == "" {
-		return errors.New("empty path")
-	}
-	if len(p) > maxRelPathLen {
-		return fmt.Errorf("path longer than %d characters", maxRelPathLen)
-	}
-	if strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
-		return fmt.Errorf("path %q is not relative to the results root", p)
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "." || seg == ".." || !segmentRE.MatchString(seg) {
-			return fmt.Errorf("path %q has an unsafe segment %q", p, seg)
-		}
-	}
-	return nil
-}
-
-// errNoRoot means the results volume is not mounted or not readable.
-var errNoRoot = errors.New("results root is not available")
-
-// open opens the root; the caller closes it. The root is opened per call so a
-// volume mounted after start-up is found.
-func (r resultsRoot) open() (*os.Root, error) {
-	root, err := os.OpenRoot(r.path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoRoot, err)
-	}
-	return root, nil
-}
-
-// sub returns the directory rel under the root as a callFS: confined to
-// it, regular files only, readable while ctx lives.
-func (r resultsRoot) sub(ctx context.Context, rel string) (fs.FS, func(), error) {
-	if err := validRelPath(rel); err != nil {
-		return nil, nil, err
-	}
-	root, err := r.open()
-	if err != nil {
-		return nil, nil, err
-	}
-	subRoot, err := root.OpenRoot(rel)
-	closeReadOnly(root)
-	if err != nil {
-		return nil, nil, err
-	}
-	return callFS{ctx: ctx, root: subRoot}, func() { closeReadOnly(subRoot) }, nil
-}
-
-// closeReadOnly closes a root, file or stream this server only read from:
-// nothing written can be lost, and what was read has already been checked,
-// so a Close error has nothing left to report.
-func closeReadOnly(c io.Closer) {
-	_ = c.Close()
-}
-
-// resolveResultsDir finds CWAC's results directory for a scan: resultsPath
-// itself when it names one, else the newest CWAC directory for auditName
-// directly inside it.
-func (r resultsRoot) resolveResultsDir(resultsPath, auditName string) (string, error) {
-	if err := validRelPath(resultsPath); err != nil {
-		return "", err
-	}
-	root, err := r.open()
-	if err != nil {
-		return "", err
-	}
-	defer closeReadOnly(root)
-	dir, _, err := resolveResultsDirIn(root, resultsPath, auditName)
-	return dir, err
-}
-
-// resolveResultsDirIn is resolveResultsDir in a root already open, with
-// resultsPath already checked by validRelPath. It also returns the
+// resolveResultsDirIn is resolveResultsDir in a tree already open, with
+// resultsPath already checked by resultspath.Check. It also returns the
 // directory's FileInfo when it had to look it up anyway (nil otherwise).
-func resolveResultsDirIn(root *os.Root, resultsPath, auditName string) (string, fs.FileInfo, error) {
+func resolveResultsDirIn(fsys fs.FS, resultsPath, auditName string) (string, fs.FileInfo, error) {
 	if _, _, ok := cwac.ParseResultsDirName(path.Base(resultsPath)); ok {
-		if info, err := root.Stat(resultsPath); err == nil && info.IsDir() {
+		if info, err := fs.Stat(fsys, resultsPath); err == nil && info.IsDir() {
 			return resultsPath, info, nil
 		}
-		return "", nil, fmt.Errorf("results directory %s is missing from the results volume", resultsPath)
+		return "", nil, fmt.Errorf("results directory %s is missing from the results", resultsPath)
 	}
-	entries, err := fs.ReadDir(root.FS(), resultsPath)
+	entries, err := fs.ReadDir(fsys, resultsPath)
 	if err != nil {
 		return "", nil, fmt.Errorf("no results directory yet under %s", resultsPath)
 	}
@@ -248,7 +158,7 @@ func (c *statCache) put(key string, modTime time.Time, st dirStats) {
 	c.entries[key] = statEntry{modTime: modTime, stats: st}
 }
 
-// walkCache remembers findResultDirs' answer per results root for walkCacheTTL.
+// walkCache remembers findResultDirs' answer per results tree for walkCacheTTL.
 type walkCache struct {
 	mu      sync.Mutex
 	entries map[string]walkEntry
@@ -262,25 +172,26 @@ type walkEntry struct {
 
 var resultDirsCache = &walkCache{entries: map[string]walkEntry{}}
 
-// find returns the results directories under root, walking it at most
-// once per walkCacheTTL. The answer is shared: callers must not modify it.
-func (c *walkCache) find(root *os.Root, now time.Time) ([]handRunDir, bool) {
-	e := c.entry(root, now)
+// find returns the results directories in the tree fsys (tree.id() id),
+// walking it at most once per walkCacheTTL. The answer is shared: callers
+// must not modify it.
+func (c *walkCache) find(fsys fs.FS, id string, now time.Time) ([]handRunDir, bool) {
+	e := c.entry(fsys, id, now)
 	return e.dirs, e.truncated
 }
 
 // entry is find's answer with the time of the walk it comes from.
-func (c *walkCache) entry(root *os.Root, now time.Time) walkEntry {
+func (c *walkCache) entry(fsys fs.FS, id string, now time.Time) walkEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[root.Name()]; ok && now.Sub(e.at) < walkCacheTTL && !now.Before(e.at) {
+	if e, ok := c.entries[id]; ok && now.Sub(e.at) < walkCacheTTL && !now.Before(e.at) {
 		return e
 	}
-	dirs, truncated := findResultDirs(root.FS(), maxDirsScanned)
+	dirs, truncated := findResultDirs(fsys, maxDirsScanned)
 	if len(c.entries) >= 16 { // one root per server; tests make more
 		clear(c.entries)
 	}
 	e := walkEntry{at: now, dirs: dirs, truncated: truncated}
-	c.entries[root.Name()] = e
+	c.entries[id] = e
 	return e
 }

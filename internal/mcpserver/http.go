@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"time"
@@ -331,13 +332,13 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.cfg.Client.List(ctx, list, client.InNamespace(s.cfg.Namespace), client.Limit(1)); err != nil {
 		h.Status, h.APIServer = healthDegraded, "unreachable: "+truncate(err.Error(), 256)
 	}
-	if root, err := s.access.root.open(); err != nil {
+	if root, done, err := s.access.tree.open(ctx); err != nil {
 		h.Status, h.ResultsRoot = healthDegraded, "unreadable: "+truncate(err.Error(), 256)
 	} else {
-		if _, err := root.Stat("."); err != nil {
+		if _, err := fs.Stat(root, "."); err != nil {
 			h.Status, h.ResultsRoot = healthDegraded, "unreadable: "+truncate(err.Error(), 256)
 		}
-		closeReadOnly(root)
+		done()
 	}
 	code := http.StatusOK
 	if h.Status != healthOK {

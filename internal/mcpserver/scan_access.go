@@ -20,16 +20,19 @@ import (
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cwac"
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
+	"github.com/a11y-dev/cwac-operator/internal/resultspath"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
 // scanAccess is the one place tools look things up: scans in the API server, and
-// their results on the results volume through the confined root. Tools never
-// touch the client or the volume for reading in any other way.
+// their results in the results tree (the volume or the bucket), confined to
+// it. Tools never touch the client or the results for reading in any other
+// way.
 type scanAccess struct {
 	client    client.Client
 	namespace string
-	root      resultsRoot
+	tree      resultsTree
 }
 
 // scanIDRE is a Kubernetes object name; anything else cannot name a scan, and
@@ -210,7 +213,7 @@ type scanResults struct {
 // caller can fall back on its status.
 func (st scanAccess) results(ctx context.Context, call *callInfo, id string) (scanResults, error) {
 	if strings.Contains(id, "/") || isCWACDir(id) {
-		return st.handRunResults(call, id)
+		return st.handRunResults(ctx, call, id)
 	}
 	scan, err := st.scan(ctx, call, id)
 	if err != nil {
@@ -223,7 +226,7 @@ func (st scanAccess) results(ctx context.Context, call *callInfo, id string) (sc
 	if scan.Status.ResultsPath == "" {
 		return res, fmt.Errorf("Scan %s failed before CWAC wrote results: %s", scan.Name, truncate(scan.Status.Message, 512))
 	}
-	dir, err := st.root.resolveResultsDir(scan.Status.ResultsPath, scanspec.AuditName(scan))
+	dir, err := resolveResultsDir(ctx, st.tree, scan.Status.ResultsPath, scanspec.AuditName(scan))
 	if err != nil {
 		if scan.Status.Phase == cwacv1alpha1.PhaseFailed {
 			return res, fmt.Errorf("Scan %s failed and left no results: %s", scan.Name, truncate(scan.Status.Message, 512))
@@ -235,34 +238,35 @@ func (st scanAccess) results(ctx context.Context, call *callInfo, id string) (sc
 }
 
 // handRunResults resolves an ID that is a path on the results volume.
-func (st scanAccess) handRunResults(call *callInfo, id string) (scanResults, error) {
-	if err := validRelPath(id); err != nil {
+func (st scanAccess) handRunResults(ctx context.Context, call *callInfo, id string) (scanResults, error) {
+	if err := resultspath.Check(id); err != nil {
 		return scanResults{}, fmt.Errorf("Invalid scan_id %q: %v", truncate(id, 256), err)
 	}
 	call.Target = "results:" + id
-	dir, err := st.root.resolveResultsDir(id, "")
+	dir, err := resolveResultsDir(ctx, st.tree, id, "")
 	if err != nil {
 		return scanResults{}, noScanError{id}
 	}
 	return scanResults{Dir: dir, Status: "complete"}, nil
 }
 
-// OpenScanResults returns what opens a finished scan's results directory
-// under the results root, as the tools find and read it: the directory
+// OpenScanResults returns what opens a finished scan's results directory,
+// as the tools find and read it: in the results bucket when one is given,
+// else under the volume at resultsRootPath; the directory
 // status.resultsPath names (or the newest of the scan's audit inside it),
-// confined to the root, regular files only, readable while ctx lives. The
-// issue history records scans through it.
-func OpenScanResults(resultsRootPath string) func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error) {
-	root := resultsRoot{path: resultsRootPath}
+// confined to it, regular files only, readable while ctx lives. The issue
+// history and the dashboard read scans through it.
+func OpenScanResults(resultsRootPath string, bucket *objectstore.Store) func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error) {
+	tree := newResultsTree(resultsRootPath, bucket)
 	return func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error) {
 		if scan.Status.ResultsPath == "" {
 			return nil, nil, fmt.Errorf("scan %s has no results directory", scan.Name)
 		}
-		dir, err := root.resolveResultsDir(scan.Status.ResultsPath, scanspec.AuditName(scan))
+		dir, err := resolveResultsDir(ctx, tree, scan.Status.ResultsPath, scanspec.AuditName(scan))
 		if err != nil {
 			return nil, nil, err
 		}
-		return root.sub(ctx, dir)
+		return tree.sub(ctx, dir)
 	}
 }
 
@@ -271,7 +275,7 @@ func isCWACDir(id string) bool { _, _, ok := cwac.ParseResultsDirName(id); retur
 // openResults opens a scan's results directory as a confined, read-only
 // fs.FS; the caller calls the returned close function.
 func (st scanAccess) openResults(ctx context.Context, res scanResults) (fs.FS, func(), error) {
-	fsys, closeFn, err := st.root.sub(ctx, res.Dir)
+	fsys, closeFn, err := st.tree.sub(ctx, res.Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Results of scan %s cannot be read: %v", scanName(res), err)
 	}

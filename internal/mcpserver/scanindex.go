@@ -1,7 +1,7 @@
 package mcpserver
 
 import (
-	"os"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -158,12 +158,12 @@ func (x *scanIndex) claims(dir string) bool {
 // unclaimed is the results directories on the volume that no scan claims,
 // newest first (their timestamps, then their paths): from the volume's
 // cached walk, and computed again only when the walk or the scans change.
-func (x *scanIndex) unclaimed(root *os.Root, now time.Time) ([]handRunDir, bool) {
-	walk := resultDirsCache.entry(root, now)
+func (x *scanIndex) unclaimed(fsys fs.FS, treeID string, now time.Time) ([]handRunDir, bool) {
+	walk := resultDirsCache.entry(fsys, treeID, now)
 	x.mu.RLock()
 	answer := x.handRun
 	version := x.version
-	if answer.root == root.Name() && answer.walkedAt.Equal(walk.at) && answer.version == version {
+	if answer.root == treeID && answer.walkedAt.Equal(walk.at) && answer.version == version {
 		x.mu.RUnlock()
 		return answer.dirs, answer.truncated
 	}
@@ -181,7 +181,7 @@ func (x *scanIndex) unclaimed(root *os.Root, now time.Time) ([]handRunDir, bool)
 		return strings.Compare(a.Path, b.Path)
 	})
 	x.mu.Lock()
-	x.handRun = handRunAnswer{root: root.Name(), walkedAt: walk.at, version: version, dirs: dirs, truncated: walk.truncated}
+	x.handRun = handRunAnswer{root: treeID, walkedAt: walk.at, version: version, dirs: dirs, truncated: walk.truncated}
 	x.mu.Unlock()
 	return dirs, walk.truncated
 }

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 // a scan with no results, scans created in the same second, and results
 // run by hand (at the root, in a namespace, and an older run of a listed
 // scan, which belongs to it).
-func indexVolume(t *testing.T) (*os.Root, []cwacv1alpha1.CwacScan, time.Time) {
+func indexVolume(t *testing.T) (*openTree, []cwacv1alpha1.CwacScan, time.Time) {
 	t.Helper()
 	dir := t.TempDir()
 	mkdir := func(p string) {
@@ -63,12 +64,13 @@ func indexVolume(t *testing.T) (*os.Root, []cwacv1alpha1.CwacScan, time.Time) {
 	for _, p := range []string{"2026-11-21_23-00-10_at-root", "ns/2026-11-21_23-00-40_in-namespace", "other/x/2026-11-21_22-59-59_old"} {
 		mkdir(p)
 	}
-	root, err := os.OpenRoot(dir)
+	tree := volumeTree{path: dir}
+	fsys, done, err := tree.open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = root.Close() })
-	return root, scans, base.Add(time.Hour)
+	t.Cleanup(done)
+	return &openTree{fsys: fsys, id: tree.id(), walks: tree.walks()}, scans, base.Add(time.Hour)
 }
 
 // TestListPageMatchesTheFullList: the page read from the index is the list
@@ -124,7 +126,7 @@ func TestScanIndexFollowsTheInformer(t *testing.T) {
 	if got := names(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
-	dirs, _ := index.unclaimed(root, now)
+	dirs, _ := index.unclaimed(root.fsys, root.id, now)
 	if len(dirs) != 3 {
 		t.Errorf("%d directories run by hand, want 3: %+v", len(dirs), dirs)
 	}
@@ -133,7 +135,7 @@ func TestScanIndexFollowsTheInformer(t *testing.T) {
 	updated := scans[5].DeepCopy()
 	updated.Status.ResultsPath = "ns/2026-11-21_23-00-40_in-namespace"
 	h.OnUpdate(&scans[5], updated)
-	if dirs, _ := index.unclaimed(root, now); len(dirs) != 2 {
+	if dirs, _ := index.unclaimed(root.fsys, root.id, now); len(dirs) != 2 {
 		t.Errorf("%d directories run by hand after a scan claimed one, want 2", len(dirs))
 	}
 	if got := names(); !reflect.DeepEqual(got, want) {
@@ -146,7 +148,7 @@ func TestScanIndexFollowsTheInformer(t *testing.T) {
 		t.Errorf("order after deletes %v, want %v", got, want)
 	}
 	// b-done's two directories and elsewhere's are nobody's now.
-	if dirs, _ := index.unclaimed(root, now); len(dirs) != 5 {
+	if dirs, _ := index.unclaimed(root.fsys, root.id, now); len(dirs) != 5 {
 		t.Errorf("%d directories run by hand after deletes, want 5: %+v", len(dirs), dirs)
 	}
 	if len(index.scanDirs) != 4 || len(index.resultDirs) != 4 {

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/orgaccess"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
@@ -46,6 +47,9 @@ type Config struct {
 	Namespace string
 	// ResultsRoot is where the results volume is mounted.
 	ResultsRoot string
+	// ResultsBucket, when set, is where the results are read from instead
+	// of the volume (ResultsRoot is then unused).
+	ResultsBucket *objectstore.Store
 	// CallTimeout bounds every tool call (default 30s).
 	CallTimeout time.Duration
 	// MaxCallTimeout bounds the timeout a REST caller may ask for (default 5m).
@@ -180,7 +184,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:     cfg,
-		access:  scanAccess{client: cfg.Client, namespace: cfg.Namespace, root: resultsRoot{path: cfg.ResultsRoot}},
+		access:  scanAccess{client: cfg.Client, namespace: cfg.Namespace, tree: newResultsTree(cfg.ResultsRoot, cfg.ResultsBucket)},
 		tools:   map[string]*tool{},
 		limiter: newCallerLimiter(cfg.ScansPerMinute, cfg.ScanBurst),
 	}

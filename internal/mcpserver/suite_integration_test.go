@@ -100,13 +100,21 @@ func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
 	if err := k8s.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
+	return connectHarness(t, ns.Name, mutate...)
+}
+
+// connectHarness is a server for the namespace ns, with its own results
+// root (a new directory) unless mutate sets another, and a client
+// connected to it.
+func connectHarness(t *testing.T, ns string, mutate ...func(*Config)) *harness {
+	t.Helper()
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	audit := &syncBuffer{}
 	c := Config{
-		Client: k8s, Clientset: cs, Namespace: ns.Name, ResultsRoot: t.TempDir(),
+		Client: k8s, Clientset: cs, Namespace: ns, ResultsRoot: t.TempDir(),
 		Log: slog.New(slog.NewJSONHandler(audit, nil)),
 	}
 	for _, m := range mutate {
@@ -128,7 +136,7 @@ func newHarness(t *testing.T, mutate ...func(*Config)) *harness {
 	}
 	// Teardown only: the test has its answers, and a failed close changes none.
 	t.Cleanup(func() { _ = session.Close() })
-	return &harness{t: t, ns: ns.Name, root: c.ResultsRoot, srv: srv, session: session, audit: audit}
+	return &harness{t: t, ns: ns, root: c.ResultsRoot, srv: srv, session: session, audit: audit}
 }
 
 // call invokes a tool through the MCP client and returns its structured

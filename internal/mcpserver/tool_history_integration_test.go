@@ -5,6 +5,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -73,25 +74,33 @@ func (f *historyFixture) weeklyScan(w int, edit func(t *testing.T, dir string)) 
 // the test ends.
 func (f *historyFixture) runWriter() {
 	f.t.Helper()
+	runHistoryWriter(f.t, f.ns, f.st, OpenScanResults(f.root, nil))
+}
+
+// runHistoryWriter runs a history writer recording the namespace's
+// finished scans into st, reading their results through open, until the
+// test ends.
+func runHistoryWriter(t *testing.T, ns string, st *store.Store, open func(context.Context, *cwacv1alpha1.CwacScan) (fs.FS, func(), error)) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	f.t.Cleanup(cancel)
+	t.Cleanup(cancel)
 	log := slog.New(slog.DiscardHandler)
-	scans := StartScanCache(ctx, cfg, scheme, f.ns, log)
+	scans := StartScanCache(ctx, cfg, scheme, ns, log)
 	if scans == nil {
-		f.t.Fatal("the scan cache did not sync")
+		t.Fatal("the scan cache did not sync")
 	}
 	informer, err := scans.GetInformer(ctx, &cwacv1alpha1.CwacScan{})
 	if err != nil {
-		f.t.Fatal(err)
+		t.Fatal(err)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		f.t.Fatal(err)
+		t.Fatal(err)
 	}
-	w, err := historywriter.NewWriter(historywriter.Config{Store: f.st, Scans: ScanLister{Reader: scans, Namespace: f.ns}, Changes: informer,
-		Open: OpenScanResults(f.root), Clientset: cs, Holder: "test", Log: log})
+	w, err := historywriter.NewWriter(historywriter.Config{Store: st, Scans: ScanLister{Reader: scans, Namespace: ns}, Changes: informer,
+		Open: open, Clientset: cs, Holder: "test", Log: log})
 	if err != nil {
-		f.t.Fatal(err)
+		t.Fatal(err)
 	}
 	go func() { _ = w.Run(ctx) }()
 }
@@ -99,18 +108,7 @@ func (f *historyFixture) runWriter() {
 // waitRecorded waits until the store holds each of the scans.
 func (f *historyFixture) waitRecorded(ids ...string) {
 	f.t.Helper()
-	for range 1000 {
-		all := true
-		for _, id := range ids {
-			ok, err := f.st.HasScan(context.Background(), string(getScanObj(f.t, f.ns, id).UID))
-			all = all && ok && err == nil
-		}
-		if all {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	f.t.Fatalf("scans %v not recorded within 20s", ids)
+	waitRecordedIn(f.t, f.st, f.ns, ids...)
 }
 
 // restoreLogo undoes fixLogoAlt: the real run's results again.

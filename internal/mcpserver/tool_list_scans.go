@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/resultspath"
 	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 )
 
@@ -72,11 +72,12 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 	}
 	call.Target = s.cfg.Namespace + "/*"
 	var notes []string
-	root, rootErr := s.access.root.open()
-	if rootErr != nil {
-		notes = append(notes, "The results volume is not available ("+s.cfg.ResultsRoot+"), so no result files are listed.")
+	var root *openTree
+	if fsys, done, err := s.access.tree.open(ctx); err != nil {
+		notes = append(notes, "The results are not available ("+s.access.tree.where()+"), so no result files are listed.")
 	} else {
-		defer closeReadOnly(root)
+		defer done()
+		root = &openTree{fsys: fsys, id: s.access.tree.id(), walks: s.access.tree.walks()}
 	}
 	if index := s.access.index(); index != nil {
 		return listPage(index, root, limit, notes, s.now()), nil
@@ -86,7 +87,7 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 		return ListOutput{}, err
 	}
 	entries, claimed := scanEntries(root, scans)
-	if root != nil {
+	if root != nil && root.walks {
 		more, note := handRunEntries(root, scans, claimed, s.now())
 		entries = append(entries, more...)
 		if note != "" {
@@ -98,7 +99,7 @@ func (s *Server) listScans(ctx context.Context, call *callInfo, in ListInput) (L
 
 // scanEntries are the CwacScans, with their results' size when the volume
 // has them; claimed holds their results directories.
-func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map[string]bool) {
+func scanEntries(root *openTree, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map[string]bool) {
 	entries := make([]ScanEntry, 0, len(scans))
 	claimed := map[string]bool{}
 	for i := range scans {
@@ -113,7 +114,7 @@ func scanEntries(root *os.Root, scans []cwacv1alpha1.CwacScan) ([]ScanEntry, map
 
 // scanEntry is one CwacScan's entry, with its results' size when the volume
 // has them (Path is then their directory).
-func scanEntry(root *os.Root, scan *cwacv1alpha1.CwacScan) ScanEntry {
+func scanEntry(root *openTree, scan *cwacv1alpha1.CwacScan) ScanEntry {
 	e := ScanEntry{
 		ScanID: scan.Name, Name: scan.Name, Status: phaseStatus(scan.Status.Phase), AuditName: scanspec.AuditName(scan),
 		Timestamp: scan.CreationTimestamp.UTC().Format(time.RFC3339), Source: "cwacscan", AuditTypes: []string{},
@@ -126,8 +127,8 @@ func scanEntry(root *os.Root, scan *cwacv1alpha1.CwacScan) ScanEntry {
 	if sum := scan.Status.Summary; sum != nil {
 		e.Completeness, e.IncompleteOrganisations = completenessWord(sum.Completeness)
 	}
-	if p := scan.Status.ResultsPath; p != "" && root != nil && validRelPath(p) == nil {
-		if dir, info, err := resolveResultsDirIn(root, p, e.AuditName); err == nil {
+	if p := scan.Status.ResultsPath; p != "" && root != nil && resultspath.Check(p) == nil {
+		if dir, info, err := resolveResultsDirIn(root.fsys, p, e.AuditName); err == nil {
 			e.Path = dir
 			// A finished scan's results no longer change: their stats are remembered.
 			addDirStats(root, &e, info, func(time.Time) bool { return scan.Status.Phase.Finished() })
@@ -139,12 +140,12 @@ func scanEntry(root *os.Root, scan *cwacv1alpha1.CwacScan) ScanEntry {
 // listPage is cwac_list_scans from the scan index: the newest limit of the
 // scans and the results directories no scan claims, merged in the order
 // newestFirst gives, and only their results directories looked up.
-func listPage(index *scanIndex, root *os.Root, limit int, notes []string, now time.Time) ListOutput {
+func listPage(index *scanIndex, root *openTree, limit int, notes []string, now time.Time) ListOutput {
 	scans, total := index.newest(limit)
 	var handRun []handRunDir
-	if root != nil {
+	if root != nil && root.walks {
 		var truncated bool
-		handRun, truncated = index.unclaimed(root, now)
+		handRun, truncated = index.unclaimed(root.fsys, root.id, now)
 		if truncated {
 			notes = append(notes, fmt.Sprintf("Only the first %d result directories on the volume were looked at.", maxDirsScanned))
 		}
@@ -173,8 +174,8 @@ func listPage(index *scanIndex, root *os.Root, limit int, notes []string, now ti
 
 // handRunEntries are the result directories on the volume that belong to no
 // listed scan.
-func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[string]bool, now time.Time) ([]ScanEntry, string) {
-	dirs, truncated := resultDirsCache.find(root, now)
+func handRunEntries(root *openTree, scans []cwacv1alpha1.CwacScan, claimed map[string]bool, now time.Time) ([]ScanEntry, string) {
+	dirs, truncated := resultDirsCache.find(root.fsys, root.id, now)
 	note := ""
 	if truncated {
 		note = fmt.Sprintf("Only the first %d result directories on the volume were looked at.", maxDirsScanned)
@@ -190,7 +191,7 @@ func handRunEntries(root *os.Root, scans []cwacv1alpha1.CwacScan, claimed map[st
 }
 
 // handRunEntry is the entry of a results directory no scan claims.
-func handRunEntry(root *os.Root, d handRunDir, now time.Time) ScanEntry {
+func handRunEntry(root *openTree, d handRunDir, now time.Time) ScanEntry {
 	e := ScanEntry{ScanID: d.Path, Name: path.Base(d.Path), Status: "complete", AuditName: d.AuditName, Path: d.Path,
 		Source: "results-dir", AuditTypes: []string{}, Timestamp: handRunTimestamp(d)}
 	// No scan says whether CWAC is done: stats are remembered once the directory has settled.
@@ -202,30 +203,36 @@ func handRunEntry(root *os.Root, d handRunDir, now time.Time) ScanEntry {
 // dirStatsCache when the directory is unchanged since they were counted;
 // info is the directory's, when already looked up; settled says whether a
 // directory last modified at modTime may be cached.
-func addDirStats(root *os.Root, e *ScanEntry, info fs.FileInfo, settled func(modTime time.Time) bool) {
+func addDirStats(root *openTree, e *ScanEntry, info fs.FileInfo, settled func(modTime time.Time) bool) {
 	if info == nil {
 		var err error
-		if info, err = root.Stat(e.Path); err != nil {
+		if info, err = fs.Stat(root.fsys, e.Path); err != nil {
 			return
 		}
 	}
 	if !info.IsDir() {
 		return
 	}
-	key := root.Name() + "\x00" + e.Path
+	key := root.id + "\x00" + e.Path
 	st, ok := dirStatsCache.get(key, info.ModTime())
 	if !ok {
-		sub, err := root.OpenRoot(e.Path)
+		sub, err := fs.Sub(root.fsys, e.Path)
 		if err != nil {
 			return
 		}
-		st = statDir(sub.FS())
-		closeReadOnly(sub)
+		st = statDir(sub)
 		if settled(info.ModTime()) {
 			dirStatsCache.put(key, info.ModTime(), st)
 		}
 	}
 	e.FileCount, e.SizeBytes, e.AuditTypes = st.FileCount, st.SizeBytes, slices.Clone(st.AuditTypes)
+}
+
+// openTree is the results tree as one cwac_list_scans call reads it.
+type openTree struct {
+	fsys  fs.FS
+	id    string // resultsTree.id
+	walks bool   // resultsTree.walks
 }
 
 // belongsToListedScan: older result dirs of a listed scan's own directory.

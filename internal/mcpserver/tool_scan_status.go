@@ -247,11 +247,11 @@ func shardTotal(scan *cwacv1alpha1.CwacScan) int {
 // progressIn reads progress.csv of the newest CWAC results directory in
 // dir (or dir itself, when it is one); zeros before CWAC has written it.
 func (s *Server) progressIn(ctx context.Context, dir, auditName string) results.Progress {
-	resolved, err := s.access.root.resolveResultsDir(dir, auditName)
+	resolved, err := resolveResultsDir(ctx, s.access.tree, dir, auditName)
 	if err != nil {
 		return results.Progress{} // CWAC has not made its directory yet
 	}
-	fsys, closeFn, err := s.access.root.sub(ctx, resolved)
+	fsys, closeFn, err := s.access.tree.sub(ctx, resolved)
 	if err != nil {
 		return results.Progress{}
 	}

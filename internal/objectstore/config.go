@@ -162,17 +162,3 @@ func (c Config) Args() []string {
 	}
 	return args
 }
-
-// maxRelLen bounds a path under the prefix: with the prefix, well inside
-// S3's 1,024-byte keys.
-const maxRelLen = 700
-
-// safeSegment is a segment of a path under the prefix (the results volume's
-// own rule for what a scan may name).
-var safeSegment = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,255}$`)
-
-// safeName says whether s is one segment a path under the prefix may have:
-// safe characters, and not "." or "..".
-func safeName(s string) bool {
-	return s != "." && s != ".." && safeSegment.MatchString(s)
-}

@@ -1,6 +1,8 @@
 package objectstore
 
 import (
+	"github.com/a11y-dev/cwac-operator/internal/resultspath"
+
 	"context"
 	"fmt"
 	"io"
@@ -21,7 +23,7 @@ const maxDownloadFiles = 100000
 // rel (a baseline deleted since) fetches nothing and is not an error.
 func (s *Store) Download(ctx context.Context, rel, dir string) (Uploaded, error) {
 	var got Uploaded
-	if err := checkRel(rel); err != nil {
+	if err := resultspath.Check(rel); err != nil {
 		return got, fmt.Errorf("results bucket: %v", err)
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -43,7 +45,7 @@ func (s *Store) Download(ctx context.Context, rel, dir string) (Uploaded, error)
 		if strings.HasSuffix(name, "/") {
 			continue // a directory marker
 		}
-		if err := checkRel(name); err != nil {
+		if err := resultspath.Check(name); err != nil {
 			return got, fmt.Errorf("results bucket: key %q: %v", oi.Key, err)
 		}
 		if got.Files == maxDownloadFiles {

@@ -1,6 +1,8 @@
 package objectstore
 
 import (
+	"github.com/a11y-dev/cwac-operator/internal/resultspath"
+
 	"context"
 	"errors"
 	"fmt"
@@ -27,16 +29,30 @@ const maxDirEntries = 10000
 // carries ctx. Files support Seek and ReadAt (ranged reads), as the
 // results readers' page index needs.
 func (s *Store) FS(ctx context.Context, rel string) (fs.FS, error) {
-	if err := checkRel(rel); err != nil {
+	if err := resultspath.Check(rel); err != nil {
 		return nil, fmt.Errorf("results bucket: %v", err)
 	}
 	return &bucketFS{ctx: ctx, s: s, root: s.key(rel)}, nil
 }
 
+// Root is every scan's results, the whole of the store's prefix, as FS
+// gives one scan's: what the readers look scans up in.
+func (s *Store) Root(ctx context.Context) fs.FS {
+	return &bucketFS{ctx: ctx, s: s, root: s.prefix}
+}
+
 type bucketFS struct {
 	ctx  context.Context
 	s    *Store
-	root string // the key prefix of the directory, without a trailing '/'
+	root string // the key prefix of the directory, without a trailing '/' ("" for the bucket's root)
+}
+
+// under is what the keys inside the directory key start with.
+func under(key string) string {
+	if key == "" {
+		return ""
+	}
+	return key + "/"
 }
 
 var (
@@ -52,10 +68,10 @@ func (b *bucketFS) keyOf(op, name string) (string, error) {
 	if name == "." {
 		return b.root, nil
 	}
-	if err := checkRel(name); err != nil {
+	if err := resultspath.Check(name); err != nil {
 		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	return b.root + "/" + name, nil
+	return under(b.root) + name, nil
 }
 
 // Open opens a file (its object) or a directory (a prefix with keys).
@@ -104,7 +120,7 @@ func (b *bucketFS) stat(op, name string) (fs.FileInfo, string, error) {
 	// Not an object: a directory when some key is under it.
 	ctx, cancel := context.WithCancel(b.ctx) // ends the listing after its first key
 	defer cancel()
-	oi, found := <-b.s.client.ListObjects(ctx, b.s.bucket, minio.ListObjectsOptions{Prefix: key + "/", MaxKeys: 1})
+	oi, found := <-b.s.client.ListObjects(ctx, b.s.bucket, minio.ListObjectsOptions{Prefix: under(key), MaxKeys: 1})
 	if found && oi.Err != nil {
 		return nil, "", &fs.PathError{Op: op, Path: name, Err: fail(opList, key, oi.Err)}
 	}
@@ -139,14 +155,14 @@ func (b *bucketFS) list(key string) ([]fs.DirEntry, error) {
 	var out []fs.DirEntry
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
-	for oi := range b.s.client.ListObjects(ctx, b.s.bucket, minio.ListObjectsOptions{Prefix: key + "/"}) {
+	for oi := range b.s.client.ListObjects(ctx, b.s.bucket, minio.ListObjectsOptions{Prefix: under(key)}) {
 		if oi.Err != nil {
 			return nil, fail(opList, key, oi.Err)
 		}
-		rest := strings.TrimPrefix(oi.Key, key+"/")
+		rest := strings.TrimPrefix(oi.Key, under(key))
 		dir := strings.HasSuffix(rest, "/")
 		rest = strings.TrimSuffix(rest, "/")
-		if !safeName(rest) {
+		if !resultspath.SafeName(rest) {
 			continue // a directory marker, or a key no fs.FS name reaches
 		}
 		if len(out) == maxDirEntries {

@@ -1,6 +1,8 @@
 package objectstore
 
 import (
+	"github.com/a11y-dev/cwac-operator/internal/resultspath"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -64,7 +66,7 @@ const (
 // most MaxGrantExpiry), with the top-level files of the baseline's results
 // directory baseline ("" for none) to fetch.
 func (s *Store) Grant(ctx context.Context, rel, baseline string, expiry time.Duration) (*Grant, error) {
-	if err := checkRel(rel); err != nil {
+	if err := resultspath.Check(rel); err != nil {
 		return nil, fmt.Errorf("results bucket: %v", err)
 	}
 	if expiry <= 0 || expiry > MaxGrantExpiry {
@@ -95,7 +97,7 @@ func (s *Store) Grant(ctx context.Context, rel, baseline string, expiry time.Dur
 
 // presignDir signs a GET for each top-level file under rel.
 func (s *Store) presignDir(ctx context.Context, rel string, expiry time.Duration) ([]GrantFile, error) {
-	if err := checkRel(rel); err != nil {
+	if err := resultspath.Check(rel); err != nil {
 		return nil, fmt.Errorf("results bucket: baseline: %v", err)
 	}
 	prefix := s.key(rel) + "/"
@@ -107,7 +109,7 @@ func (s *Store) presignDir(ctx context.Context, rel string, expiry time.Duration
 			return nil, fail(opList, prefix, oi.Err)
 		}
 		name := strings.TrimPrefix(oi.Key, prefix)
-		if strings.HasSuffix(name, "/") || checkRel(name) != nil {
+		if strings.HasSuffix(name, "/") || resultspath.Check(name) != nil {
 			continue // a subdirectory (screenshots), or a key no file is named by
 		}
 		if len(out) == MaxGrantFiles {
@@ -130,7 +132,7 @@ func (g *Grant) Check() error {
 	switch {
 	case g.Upload.URL == "" || len(g.Upload.Fields) == 0:
 		return fmt.Errorf("results grant: no upload form")
-	case !strings.HasSuffix(g.KeyPrefix, "/") || checkRel(strings.TrimSuffix(g.KeyPrefix, "/")) != nil:
+	case !strings.HasSuffix(g.KeyPrefix, "/") || resultspath.Check(strings.TrimSuffix(g.KeyPrefix, "/")) != nil:
 		return fmt.Errorf("results grant: key prefix %q is not a directory's", g.KeyPrefix)
 	case len(g.Baseline) > MaxGrantFiles:
 		return fmt.Errorf("results grant: %d baseline files, more than %d", len(g.Baseline), MaxGrantFiles)
@@ -138,7 +140,7 @@ func (g *Grant) Check() error {
 		return fmt.Errorf("results grant: the upload URL is not http(s)")
 	}
 	for _, f := range g.Baseline {
-		if !safeName(f.Name) || f.Size < 0 || f.URL == "" {
+		if !resultspath.SafeName(f.Name) || f.Size < 0 || f.URL == "" {
 			return fmt.Errorf("results grant: baseline file %q cannot be fetched as it is", f.Name)
 		}
 	}

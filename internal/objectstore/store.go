@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -172,7 +171,7 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// key is rel's key: the prefix, then rel (already checked by checkRel).
+// key is rel's key: the prefix, then rel (already checked by resultspath.Check).
 func (s *Store) key(rel string) string {
 	if s.prefix == "" {
 		return rel
@@ -180,23 +179,12 @@ func (s *Store) key(rel string) string {
 	return s.prefix + "/" + rel
 }
 
-// checkRel accepts a relative path of safe segments: what a scan's
-// directory (namespace/name/...) or a result file's name is made of. No
-// key outside the store's prefix can be named through it.
-func checkRel(rel string) error {
-	if rel == "" {
-		return errors.New("empty path")
+// Location is where the store keeps results, for logs and messages: the
+// endpoint, the bucket and the prefix (never a credential).
+func (s *Store) Location() string {
+	loc := s.client.EndpointURL().String() + "/" + s.bucket
+	if s.prefix != "" {
+		loc += "/" + s.prefix
 	}
-	if len(rel) > maxRelLen {
-		return fmt.Errorf("path longer than %d bytes", maxRelLen)
-	}
-	if path.Clean(rel) != rel || strings.HasPrefix(rel, "/") {
-		return fmt.Errorf("path %q is not a clean relative path", rel)
-	}
-	for _, seg := range strings.Split(rel, "/") {
-		if !safeName(seg) {
-			return fmt.Errorf("path %q has an unsafe segment %q", rel, seg)
-		}
-	}
-	return nil
+	return loc
 }

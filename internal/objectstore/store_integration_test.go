@@ -39,13 +39,7 @@ const realResults = "../../testdata/cwac-results"
 
 func storeFor(t *testing.T, srv *seaweedfs.Server, a seaweedfs.Account, mut func(*objectstore.Config)) *objectstore.Store {
 	t.Helper()
-	creds := t.TempDir()
-	for name, v := range map[string]string{objectstore.AccessKeyFile: a.AccessKey, objectstore.SecretKeyFile: a.SecretKey + "\n"} {
-		if err := os.WriteFile(filepath.Join(creds, name), []byte(v), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := objectstore.Config{Endpoint: srv.Endpoint, Bucket: bucket, Prefix: "cwac/test", PathStyle: true, CredentialsDir: creds}
+	cfg := objectstore.Config{Endpoint: srv.Endpoint, Bucket: bucket, Prefix: "cwac/test", PathStyle: true, CredentialsDir: srv.CredentialsDir(t, a)}
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -66,6 +60,7 @@ func TestBucket(t *testing.T) {
 	}
 	t.Run("UploadReadsBackTheSame", func(t *testing.T) { uploadReadsBackTheSame(t, admin) })
 	t.Run("Confinement", func(t *testing.T) { confinement(t, srv, admin) })
+	t.Run("RootOfThePrefix", func(t *testing.T) { rootOfThePrefix(t, srv, admin) })
 	t.Run("LargeFileInParts", func(t *testing.T) { largeFileInParts(t, admin) })
 	t.Run("Delete", func(t *testing.T) { deleteScan(t, srv, admin) })
 	t.Run("DownloadAndSkip", func(t *testing.T) { downloadAndSkip(t, srv, admin) })
@@ -219,6 +214,50 @@ func confinement(t *testing.T, srv *seaweedfs.Server, st *objectstore.Store) {
 		if _, err := st.Upload(ctx, realResults, rel, quick); err == nil {
 			t.Errorf("Upload to %q accepted", rel)
 		}
+	}
+}
+
+// Root reads every scan under the prefix, and nothing beside it; with no
+// prefix, the bucket's root.
+func rootOfThePrefix(t *testing.T, srv *seaweedfs.Server, st *objectstore.Store) {
+	ctx := context.Background()
+	c := srv.Client(t, srv.Admin)
+	for _, key := range []string{"cwac/test/root-ns/s1/a.csv", "cwac/test/root-ns/s2/b.csv", "cwac/testing/root-ns/s1/x.csv"} {
+		if _, err := c.PutObject(ctx, bucket, key, strings.NewReader(key), int64(len(key)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := st.Root(ctx)
+	if info, err := fs.Stat(root, "."); err != nil || !info.IsDir() {
+		t.Fatalf("the root states as %v (%v), want a directory", info, err)
+	}
+	entries, err := fs.ReadDir(root, "root-ns")
+	if err != nil || len(entries) != 2 || entries[0].Name() != "s1" || !entries[0].IsDir() || entries[1].Name() != "s2" {
+		t.Errorf("root-ns lists %v (%v), want the directories s1 and s2", entries, err)
+	}
+	if b, err := fs.ReadFile(root, "root-ns/s1/a.csv"); err != nil || string(b) != "cwac/test/root-ns/s1/a.csv" {
+		t.Errorf("a file through the root: %q (%v)", b, err)
+	}
+	for _, name := range []string{"../testing/root-ns/s1/x.csv", "/root-ns/s1/a.csv", "root-ns/../../testing"} {
+		if _, err := root.Open(name); err == nil {
+			t.Errorf("%q opened through the root", name)
+		}
+	}
+	// A prefix is a directory, not a string: cwac/testing is not under cwac/test.
+	if _, err := fs.Stat(root, "ing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a name continuing the prefix: %v, want fs.ErrNotExist", err)
+	}
+	whole := storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Prefix = "" }).Root(ctx)
+	if b, err := fs.ReadFile(whole, "cwac/testing/root-ns/s1/x.csv"); err != nil || string(b) != "cwac/testing/root-ns/s1/x.csv" {
+		t.Errorf("a file through the bucket's root: %q (%v)", b, err)
+	}
+	entries, err = fs.ReadDir(whole, "cwac")
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = e.IsDir()
+	}
+	if err != nil || !names["test"] || !names["testing"] {
+		t.Errorf("the bucket's root lists cwac/ as %v (%v), want the directories test and testing among them", entries, err)
 	}
 }
 

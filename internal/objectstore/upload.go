@@ -1,6 +1,8 @@
 package objectstore
 
 import (
+	"github.com/a11y-dev/cwac-operator/internal/resultspath"
+
 	"context"
 	"errors"
 	"fmt"
@@ -43,7 +45,7 @@ type Uploaded struct {
 // try may mend is retried per retry; the error names the file and its
 // Cause.
 func (s *Store) Upload(ctx context.Context, dir, rel string, retry backoff.Doubling, skip ...string) (Uploaded, error) {
-	if err := checkRel(rel); err != nil {
+	if err := resultspath.Check(rel); err != nil {
 		return Uploaded{}, fmt.Errorf("results bucket: %v", err)
 	}
 	return uploadTree(ctx, dir, retry, skip, func(f *os.File, name string, size int64) error {
@@ -79,7 +81,7 @@ func uploadTree(ctx context.Context, dir string, retry backoff.Doubling, skip []
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if err := checkRel(name); err != nil {
+		if err := resultspath.Check(name); err != nil {
 			return fmt.Errorf("results to upload: %v", err)
 		}
 		for failed := int32(1); ; failed++ {
@@ -154,7 +156,7 @@ func contentType(name string) string {
 
 // Delete removes every key under rel (a scan's results) and says how many.
 func (s *Store) Delete(ctx context.Context, rel string) (int, error) {
-	if err := checkRel(rel); err != nil {
+	if err := resultspath.Check(rel); err != nil {
 		return 0, fmt.Errorf("results bucket: %v", err)
 	}
 	prefix := s.key(rel) + "/"

@@ -30,10 +30,8 @@ const testBucket = "cwac-results"
 // bucketConfig is the results bucket of srv, signed in as a.
 func bucketConfig(t *testing.T, srv *seaweedfs.Server, a seaweedfs.Account) objectstore.Config {
 	t.Helper()
-	creds := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(creds, objectstore.AccessKeyFile), []byte(a.AccessKey), 0o600))
-	must(t, os.WriteFile(filepath.Join(creds, objectstore.SecretKeyFile), []byte(a.SecretKey), 0o600))
-	return objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: testBucket, Prefix: "results", PathStyle: true, CredentialsDir: creds}
+	return objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: testBucket, Prefix: "results", PathStyle: true,
+		CredentialsDir: srv.CredentialsDir(t, a)}
 }
 
 // downloadTree fetches rel from the bucket into a new directory.

@@ -423,6 +423,10 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 		{"MCP server on a service account the user manages", "cwac-mcpsa",
 			[]string{"mcp.serviceAccount.create=false", "mcp.serviceAccount.name=my-mcp"}, checkUserManagedMCPAccount},
 		{"existing claim", "cwac-claim", []string{"results.existingClaim=shared-results"}, checkExistingClaim},
+		{"results in a bucket: no claim, MCP anywhere, two replicas", "cwac-bucket", bucketSets, checkBucket},
+		{"results in a bucket with workload identity", "cwac-bucket-wi", []string{
+			"results.bucket.endpoint=https://s3.eu-west-1.amazonaws.com", "results.bucket.name=cwac-results",
+		}, checkBucketWorkloadIdentity},
 		{"two replicas", "cwac-ha", []string{"replicaCount=2"}, checkTwoReplicas},
 		{"token auth, read-only, allowlist, no network policy", "cwac-token", []string{
 			"mcp.auth.mode=token", "mcp.auth.tokenSecret.name=mcp-token", "mcp.readOnly=true",

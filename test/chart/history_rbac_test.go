@@ -64,7 +64,7 @@ func TestChartRBACSufficesForTheHistoryWriter(t *testing.T) {
 	}
 	st := storetest.OpenSQLite(t)
 	w, err := historywriter.NewWriter(historywriter.Config{Store: st, Scans: mcpserver.ScanLister{Reader: scans, Namespace: ns}, Changes: informer,
-		Open: mcpserver.OpenScanResults(root), Clientset: cs, Holder: "rbac", Log: log})
+		Open: mcpserver.OpenScanResults(root, nil), Clientset: cs, Holder: "rbac", Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,3 +130,70 @@ system:auth-delegator in kubernetes auth mode) is bound to it. */}}
 {{- default (printf "%s-history" (include "cwac-operator.fullname" .)) .Values.store.sqlite.claimName -}}
 {{- end -}}
 {{- end -}}
+
+{{/* "true" when results are kept in a bucket (results.bucket.endpoint), not on the claim. */}}
+{{- define "cwac-operator.bucket" -}}
+{{- if .Values.results.bucket.endpoint }}true{{ end -}}
+{{- end -}}
+
+{{/* The results bucket's flags, shared by the manager and the MCP server
+(each with its Secrets mounted by bucketVolumeMounts and bucketVolumes). */}}
+{{- define "cwac-operator.bucketArgs" -}}
+{{- with .Values.results.bucket }}
+- {{ printf "--results-bucket-endpoint=%s" .endpoint | quote }}
+- {{ printf "--results-bucket=%s" .name | quote }}
+{{- with .region }}
+- {{ printf "--results-bucket-region=%s" . | quote }}
+{{- end }}
+{{- with .prefix }}
+- {{ printf "--results-bucket-prefix=%s" . | quote }}
+{{- end }}
+{{- if .pathStyle }}
+- --results-bucket-path-style
+{{- end }}
+{{- if .caSecret }}
+- --results-bucket-ca-file=/bucket-ca/ca.crt
+{{- end }}
+{{- if .credentialsSecret }}
+- --results-bucket-credentials-dir=/bucket-credentials
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "cwac-operator.bucketVolumeMounts" -}}
+{{- with .Values.results.bucket }}
+{{- if .credentialsSecret }}
+- name: bucket-credentials
+  mountPath: /bucket-credentials
+  readOnly: true
+{{- end }}
+{{- if .caSecret }}
+- name: bucket-ca
+  mountPath: /bucket-ca
+  readOnly: true
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "cwac-operator.bucketVolumes" -}}
+{{- with .Values.results.bucket }}
+{{- with .credentialsSecret }}
+- name: bucket-credentials
+  secret:
+    secretName: {{ . }}
+    items:
+    - key: access-key-id
+      path: access-key-id
+    - key: secret-access-key
+      path: secret-access-key
+{{- end }}
+{{- with .caSecret }}
+- name: bucket-ca
+  secret:
+    secretName: {{ . }}
+    items:
+    - key: ca.crt
+      path: ca.crt
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -21,6 +21,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/proc"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/testcert"
@@ -124,4 +125,17 @@ func (s *Server) MakeBucket(t testing.TB, name string) {
 	if err := c.MakeBucket(context.Background(), name, minio.MakeBucketOptions{}); err != nil {
 		t.Fatalf("making bucket %s: %v", name, err)
 	}
+}
+
+// CredentialsDir is a new directory holding a's key and secret as the
+// results bucket's settings read them (objectstore.Config.CredentialsDir).
+func (s *Server) CredentialsDir(t testing.TB, a Account) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, v := range map[string]string{objectstore.AccessKeyFile: a.AccessKey, objectstore.SecretKeyFile: a.SecretKey + "\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
