@@ -53,11 +53,20 @@ type volumeTree struct {
 	path string
 }
 
-// open opens the root per call, so a volume mounted after start-up is found.
-func (v volumeTree) open(ctx context.Context) (fs.FS, func(), error) {
+// openRoot opens the volume's root per call, so a volume mounted after
+// start-up is found; the caller closes it.
+func (v volumeTree) openRoot() (*os.Root, error) {
 	root, err := os.OpenRoot(v.path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errNoRoot, err)
+		return nil, fmt.Errorf("%w: %v", errNoRoot, err)
+	}
+	return root, nil
+}
+
+func (v volumeTree) open(ctx context.Context) (fs.FS, func(), error) {
+	root, err := v.openRoot()
+	if err != nil {
+		return nil, nil, err
 	}
 	return callFS{ctx: ctx, root: root}, func() { closeReadOnly(root) }, nil
 }
@@ -68,9 +77,9 @@ func (v volumeTree) sub(ctx context.Context, rel string) (fs.FS, func(), error) 
 	if err := resultspath.Check(rel); err != nil {
 		return nil, nil, err
 	}
-	root, err := os.OpenRoot(v.path)
+	root, err := v.openRoot()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errNoRoot, err)
+		return nil, nil, err
 	}
 	subRoot, err := root.OpenRoot(rel)
 	closeReadOnly(root)
