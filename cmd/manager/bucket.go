@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"time"
-
 	"github.com/go-logr/logr"
 
 	"github.com/a11y-dev/cwac-operator/internal/controller"
@@ -11,23 +8,17 @@ import (
 )
 
 // openBucket opens the results bucket when one is configured (nil, nil
-// otherwise) and looks at it once: a bucket the operator cannot reach at
-// start is logged, not fatal — each scan says so again in its Events
-// until it can (a bucket down for a moment must not stop the operator).
+// otherwise) and logs what the look at it found: scans say again, in their
+// Events, a bucket they cannot use.
 func openBucket(cfg objectstore.Config, log logr.Logger) (controller.ResultsBucket, error) {
-	if !cfg.Enabled() {
-		return nil, nil
+	st, checkErr, err := objectstore.OpenAtStart(cfg)
+	if err != nil || st == nil {
+		return nil, err // never a nil *Store in the interface
 	}
-	st, err := objectstore.Open(cfg)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := st.Check(ctx); err != nil {
-		log.Error(err, "the results bucket cannot be used yet; scans will say so until it can", "bucket", cfg.Bucket, "endpoint", cfg.Endpoint)
+	if checkErr != nil {
+		log.Error(checkErr, "the results bucket cannot be used yet; scans will say so until it can", "bucket", st.Location())
 	} else {
-		log.Info("results kept in a bucket", "bucket", cfg.Bucket, "endpoint", cfg.Endpoint, "prefix", cfg.Prefix)
+		log.Info("results kept in a bucket", "bucket", st.Location())
 	}
 	return st, nil
 }

@@ -42,8 +42,7 @@ import (
 func TestResultsInBucket(t *testing.T) {
 	srv := seaweedfs.Start(t, false)
 	srv.MakeBucket(t, "cwac-results")
-	cfg := objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: "cwac-results", Prefix: "results", PathStyle: true,
-		CredentialsDir: srv.CredentialsDir(t, srv.Admin)}
+	cfg := srv.Config(t, srv.Admin, "cwac-results", "results")
 	st, err := objectstore.Open(cfg)
 	if err != nil {
 		t.Fatal(err)

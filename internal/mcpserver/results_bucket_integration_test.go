@@ -28,10 +28,7 @@ import (
 func TestResultsFromABucketReadTheSame(t *testing.T) {
 	srv := seaweedfs.Start(t, false)
 	srv.MakeBucket(t, "cwac-results")
-	bucketCfg := func(a seaweedfs.Account) objectstore.Config {
-		return objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: "cwac-results", Prefix: "results",
-			PathStyle: true, CredentialsDir: srv.CredentialsDir(t, a)}
-	}
+	bucketCfg := func(a seaweedfs.Account) objectstore.Config { return srv.Config(t, a, "cwac-results", "results") }
 	historyOnVolume, historyFromBucket := storetest.OpenSQLite(t), storetest.OpenSQLite(t)
 	volume, base, scan, _ := compareFixture(t, func(c *Config) { c.History = store.NewHandle(historyOnVolume) })
 

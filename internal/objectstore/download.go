@@ -26,10 +26,7 @@ func (s *Store) Download(ctx context.Context, rel, dir string) (Uploaded, error)
 	if err := resultspath.Check(rel); err != nil {
 		return got, fmt.Errorf("results bucket: %v", err)
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return got, err
-	}
-	root, err := os.OpenRoot(dir)
+	root, err := openDownloadDir(dir)
 	if err != nil {
 		return got, err
 	}
@@ -112,4 +109,14 @@ func (l *localWriter) Write(p []byte) (int, error) {
 		l.err = err
 	}
 	return n, err
+}
+
+// openDownloadDir makes dir when missing and opens it as the root every
+// downloaded file is written under, so no name can leave it; the caller
+// closes it.
+func openDownloadDir(dir string) (*os.Root, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, err
+	}
+	return os.OpenRoot(dir)
 }

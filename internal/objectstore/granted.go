@@ -102,10 +102,7 @@ func FetchGranted(ctx context.Context, g *Grant, dir string) (Uploaded, error) {
 	if err != nil {
 		return got, fmt.Errorf("results grant: %v", err)
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return got, err
-	}
-	root, err := os.OpenRoot(dir)
+	root, err := openDownloadDir(dir)
 	if err != nil {
 		return got, err
 	}

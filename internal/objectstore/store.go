@@ -188,3 +188,24 @@ func (s *Store) Location() string {
 	}
 	return loc
 }
+
+// startCheckTimeout bounds the look a binary takes at its bucket as it starts.
+const startCheckTimeout = 30 * time.Second
+
+// OpenAtStart opens the bucket cfg configures (nil, nil, nil when none) and
+// looks at it once, as a binary does when it starts. A bucket it cannot use
+// yet is no reason to stop (it may be down for a moment, and each scan or
+// read says so until it can): that look's failure comes back apart, as
+// checkErr, for the binary to log; err is a configuration that cannot be
+// opened at all.
+func OpenAtStart(cfg Config) (st *Store, checkErr, err error) {
+	if !cfg.Enabled() {
+		return nil, nil, nil
+	}
+	if st, err = Open(cfg); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startCheckTimeout)
+	defer cancel()
+	return st, st.Check(ctx), nil
+}

@@ -39,7 +39,10 @@ const realResults = "../../testdata/cwac-results"
 
 func storeFor(t *testing.T, srv *seaweedfs.Server, a seaweedfs.Account, mut func(*objectstore.Config)) *objectstore.Store {
 	t.Helper()
-	cfg := objectstore.Config{Endpoint: srv.Endpoint, Bucket: bucket, Prefix: "cwac/test", PathStyle: true, CredentialsDir: srv.CredentialsDir(t, a)}
+	cfg := srv.Config(t, a, bucket, "cwac/test")
+	// No region: the client asks the service for it, as with a
+	// configuration that names none; the causes below are said that way.
+	cfg.Region = ""
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -61,6 +64,7 @@ func TestBucket(t *testing.T) {
 	t.Run("UploadReadsBackTheSame", func(t *testing.T) { uploadReadsBackTheSame(t, admin) })
 	t.Run("Confinement", func(t *testing.T) { confinement(t, srv, admin) })
 	t.Run("RootOfThePrefix", func(t *testing.T) { rootOfThePrefix(t, srv, admin) })
+	t.Run("OpenAtStart", func(t *testing.T) { openAtStart(t, srv) })
 	t.Run("LargeFileInParts", func(t *testing.T) { largeFileInParts(t, admin) })
 	t.Run("Delete", func(t *testing.T) { deleteScan(t, srv, admin) })
 	t.Run("DownloadAndSkip", func(t *testing.T) { downloadAndSkip(t, srv, admin) })
@@ -258,6 +262,27 @@ func rootOfThePrefix(t *testing.T, srv *seaweedfs.Server, st *objectstore.Store)
 	}
 	if err != nil || !names["test"] || !names["testing"] {
 		t.Errorf("the bucket's root lists cwac/ as %v (%v), want the directories test and testing among them", entries, err)
+	}
+}
+
+// OpenAtStart opens nothing without a bucket, refuses a configuration it
+// cannot open, and opens a bucket it cannot use yet, saying why apart.
+func openAtStart(t *testing.T, srv *seaweedfs.Server) {
+	if st, checkErr, err := objectstore.OpenAtStart(objectstore.Config{}); st != nil || checkErr != nil || err != nil {
+		t.Errorf("no bucket configured: %v, %v, %v; want nothing", st, checkErr, err)
+	}
+	st, checkErr, err := objectstore.OpenAtStart(srv.Config(t, srv.Reader, bucket, "cwac/test"))
+	if st == nil || checkErr != nil || err != nil {
+		t.Errorf("a usable bucket: %v, %v, %v; want it opened and no complaint", st, checkErr, err)
+	}
+	st, checkErr, err = objectstore.OpenAtStart(srv.Config(t, srv.Admin, "no-such-bucket", ""))
+	if st == nil || objectstore.CauseOf(checkErr) != objectstore.CauseNoBucket || err != nil {
+		t.Errorf("a missing bucket: %v, %v, %v; want it opened and %s said apart", st, checkErr, err, objectstore.CauseNoBucket)
+	}
+	bad := srv.Config(t, srv.Admin, bucket, "")
+	bad.Endpoint += "/a-path"
+	if st, checkErr, err := objectstore.OpenAtStart(bad); st != nil || checkErr != nil || err == nil {
+		t.Errorf("an endpoint with a path: %v, %v, %v; want it refused", st, checkErr, err)
 	}
 }
 

@@ -30,8 +30,7 @@ const testBucket = "cwac-results"
 // bucketConfig is the results bucket of srv, signed in as a.
 func bucketConfig(t *testing.T, srv *seaweedfs.Server, a seaweedfs.Account) objectstore.Config {
 	t.Helper()
-	return objectstore.Config{Endpoint: srv.Endpoint, Region: "us-east-1", Bucket: testBucket, Prefix: "results", PathStyle: true,
-		CredentialsDir: srv.CredentialsDir(t, a)}
+	return srv.Config(t, a, testBucket, "results")
 }
 
 // downloadTree fetches rel from the bucket into a new directory.

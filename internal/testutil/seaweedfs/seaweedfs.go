@@ -127,9 +127,11 @@ func (s *Server) MakeBucket(t testing.TB, name string) {
 	}
 }
 
-// CredentialsDir is a new directory holding a's key and secret as the
-// results bucket's settings read them (objectstore.Config.CredentialsDir).
-func (s *Server) CredentialsDir(t testing.TB, a Account) string {
+// Config is bucket on the server, under prefix, as the results store's
+// settings name it, signed in as a: its key and secret in a new directory
+// (as a Secret's files are mounted), path-style addressing and the
+// region the server answers for. With TLS, set CAFile from the server's.
+func (s *Server) Config(t testing.TB, a Account, bucket, prefix string) objectstore.Config {
 	t.Helper()
 	dir := t.TempDir()
 	for name, v := range map[string]string{objectstore.AccessKeyFile: a.AccessKey, objectstore.SecretKeyFile: a.SecretKey + "\n"} {
@@ -137,5 +139,5 @@ func (s *Server) CredentialsDir(t testing.TB, a Account) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
+	return objectstore.Config{Endpoint: s.Endpoint, Region: "us-east-1", Bucket: bucket, Prefix: prefix, PathStyle: true, CredentialsDir: dir}
 }
