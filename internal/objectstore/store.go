@@ -163,12 +163,31 @@ func readBounded(name string, limit int64) ([]byte, error) {
 func (s *Store) Check(ctx context.Context) error {
 	ok, err := s.client.BucketExists(ctx, s.bucket)
 	if err != nil {
-		return fail(opCheck, "", err)
+		err = fail(opCheck, "", err)
+		if CauseOf(err) == CauseDenied {
+			return s.whyDenied(ctx, err)
+		}
+		return err
 	}
 	if !ok {
 		return &Error{Op: opCheck, Cause: CauseNoBucket, Err: fmt.Errorf("no bucket %q", s.bucket)}
 	}
 	return nil
+}
+
+// whyDenied tells refused credentials from a refused permission after a
+// 403 to the bucket's HEAD: that answer has no body, so both read as
+// denied (with a region configured, no other request comes first to say
+// which). A listing's answer names its error; denied is kept when it
+// names no other cause.
+func (s *Store) whyDenied(ctx context.Context, denied error) error {
+	ctx, cancel := context.WithCancel(ctx) // ends the listing after its first key
+	defer cancel()
+	oi := <-s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: under(s.prefix), MaxKeys: 1})
+	if err := fail(opCheck, "", oi.Err); CauseOf(err) == CauseCredentials {
+		return err
+	}
+	return denied
 }
 
 // key is rel's key: the prefix, then rel (already checked by resultspath.Check).

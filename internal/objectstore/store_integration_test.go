@@ -372,6 +372,15 @@ func failures(t *testing.T, srv *seaweedfs.Server) {
 		"unknown key": {func() *objectstore.Store {
 			return storeFor(t, srv, seaweedfs.Account{AccessKey: "nobody", SecretKey: "nothing"}, nil)
 		}, objectstore.CauseCredentials},
+		// With a region named, the check's first request is the bucket's
+		// HEAD, whose 403 says nothing of why.
+		"wrong secret, region named": {func() *objectstore.Store {
+			return storeFor(t, srv, seaweedfs.Account{AccessKey: srv.Admin.AccessKey, SecretKey: "not-the-secret"},
+				func(c *objectstore.Config) { c.Region = "us-east-1" })
+		}, objectstore.CauseCredentials},
+		"unknown key, region named": {func() *objectstore.Store {
+			return storeFor(t, srv, seaweedfs.Account{AccessKey: "nobody", SecretKey: "nothing"}, func(c *objectstore.Config) { c.Region = "us-east-1" })
+		}, objectstore.CauseCredentials},
 		"read-only account": {func() *objectstore.Store { return storeFor(t, srv, srv.Reader, nil) }, objectstore.CauseDenied},
 		"no such bucket": {func() *objectstore.Store {
 			return storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Bucket = "no-such-bucket" })
