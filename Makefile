@@ -121,7 +121,8 @@ test: ## The whole suite: verify, vet, unit, golden, runner, envtest, chart, MCP
 .PHONY: bench
 bench: envtest-assets ## Results read path and queue figures beside in-run baselines, as ratios (data generated under bin/bench; never fails on timings).
 	$(HACK_GO) build -o $(abspath $(LOCALBIN))/bench/bench ./bench
-	$(LOCALBIN)/bench/bench -data $(LOCALBIN)/bench -envtest-assets $(LOCALBIN)/k8s/$(K8S_VERSION)-linux-amd64 $(BENCH_ARGS)
+	SEAWEEDFS="$${SEAWEEDFS:-$$(./hack/tools.sh seaweedfs)}" \
+		$(LOCALBIN)/bench/bench -data $(LOCALBIN)/bench -envtest-assets $(LOCALBIN)/k8s/$(K8S_VERSION)-linux-amd64 $(BENCH_ARGS)
 
 # The pure packages (no cluster, no browser, no network) that mutation
 # testing covers; MUTATE_REPORT_ONLY are printed but not held to the

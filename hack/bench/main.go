@@ -3,8 +3,10 @@
 // whatever the machine: `make bench`. It generates its data under bin/bench
 // (a 1M-row axe CSV and 1,000 result directories, all made from the real
 // CWAC run in testdata/cwac-results), starts a local control plane
-// (envtest) for cwac_list_scans, and runs the controller's queue cost test
-// with CWAC_QUEUE_SCANS set. It asserts nothing: timings never fail a build.
+// (envtest) for cwac_list_scans, a real S3 server (SeaweedFS, $SEAWEEDFS)
+// for the results bucket's upload and download, and runs the controller's
+// queue cost test with CWAC_QUEUE_SCANS set. It asserts nothing: timings
+// never fail a build.
 //
 // Run it from the repository root.
 package main
@@ -46,7 +48,7 @@ func main() {
 	flag.IntVar(&runs, "runs", 3, "runs of each whole-file read (the median is shown, the largest peak memory)")
 	flag.IntVar(&calls, "calls", 40, "calls of each tool measured")
 	flag.StringVar(&assets, "envtest-assets", "bin/k8s/1.37.1-linux-amd64", "kube-apiserver and etcd for cwac_list_scans")
-	flag.StringVar(&only, "only", "reads,results,list,queue,history,dashboard,memory,requests,latency", "the sections to run")
+	flag.StringVar(&only, "only", "reads,results,list,bucket,queue,history,dashboard,memory,requests,latency", "the sections to run")
 	var op operatorOptions
 	flag.StringVar(&op.memoryScans, "memory-scans", "100,1000,10000", "finished scans the manager's memory is measured with")
 	flag.StringVar(&op.caps, "request-caps", "1,2,0", "concurrency caps the requests per scan are counted at (0: uncapped)")
@@ -116,9 +118,9 @@ func run(d *dataset, listSizes []int, runs, calls int, assets, queue string, sec
 	dash dashboardOptions, op operatorOptions) error {
 	start := time.Now()
 	// The dashboard's section generates its own store and needs none of
-	// the big files.
-	if sections["reads"] || sections["results"] || sections["list"] || sections["history"] || sections["memory"] ||
-		sections["requests"] || sections["latency"] {
+	// the big files; the queue's needs none either.
+	if slices.ContainsFunc([]string{"reads", "results", "list", "bucket", "history", "memory", "requests", "latency"},
+		func(s string) bool { return sections[s] }) {
 		if err := d.ensure(); err != nil {
 			return fmt.Errorf("generating data: %w", err)
 		}
@@ -149,6 +151,11 @@ func run(d *dataset, listSizes []int, runs, calls int, assets, queue string, sec
 			if err := listFigures(ctx, d, listSizes, calls, api); err != nil {
 				return err
 			}
+		}
+	}
+	if sections["bucket"] {
+		if err := bucketFigures(d); err != nil {
+			return fmt.Errorf("bucket figures: %w", err)
 		}
 	}
 	if sections["memory"] || sections["requests"] || sections["latency"] {
