@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/a11y-dev/cwac-operator/internal/testutil/seaweedfs"
 )
@@ -49,6 +50,13 @@ func bucketFigures(d *dataset) error {
 				return err
 			}
 		}
+		for _, c := range slices.Backward(cases) {
+			again, err := runCase(readcase, c.name, d.bigDir)
+			if err != nil {
+				return err
+			}
+			figures[c.name] = minWall(figures[c.name], again)
+		}
 		tab := newTable(fmt.Sprintf("The %d-row results directory to and from a bucket (SeaweedFS on loopback; own process, GOMAXPROCS=1)", d.rows),
 			"case", "wall", "CPU", "peak RSS", "wall ÷ bare client", "peak RSS ÷ bare client", "MiB/s", "answer")
 		size := dirMiB(d.bigDir)
@@ -74,4 +82,14 @@ func dirMiB(dir string) float64 {
 		return nil
 	})
 	return float64(n) / (1 << 20)
+}
+
+// minWall is the run of the lesser wall time, with the larger peak memory.
+func minWall(a, b processFigure) processFigure {
+	m := a
+	if b.wall < a.wall {
+		m = b
+	}
+	m.rssMiB = max(a.rssMiB, b.rssMiB)
+	return m
 }
