@@ -26,6 +26,30 @@ func Port(t testing.TB) int {
 	return port
 }
 
+// Ports are n distinct ports on 127.0.0.1 that were free a moment ago, for
+// one server that binds several. Each listener stays open until all n are
+// found: a port closed at once can be handed out again by the next search,
+// and a server given the same port twice fails to start.
+func Ports(t testing.TB, n int) []int {
+	t.Helper()
+	ports := make([]int, 0, n)
+	listeners := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
 // Refused is a loopback address ("127.0.0.1:port") that refuses every
 // connection while the test runs: a socket bound to the port that never
 // listens. A closed listener's port would not do: under load it can be

@@ -2,6 +2,7 @@ package freeport
 
 import (
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,4 +21,25 @@ func TestRefused(t *testing.T) {
 		_ = l.Close()
 		t.Fatalf("a listener took %s's port", addr)
 	}
+}
+
+// TestPortsAreDistinct: many ports asked for at once are all different and
+// all free once returned.
+func TestPortsAreDistinct(t *testing.T) {
+	ports := Ports(t, 64)
+	if len(ports) != 64 {
+		t.Fatalf("got %d ports, want 64", len(ports))
+	}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if seen[p] {
+			t.Fatalf("port %d given twice in %v", p, ports)
+		}
+		seen[p] = true
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])))
+	if err != nil {
+		t.Fatalf("port %d is still held: %v", ports[0], err)
+	}
+	_ = l.Close()
 }

@@ -63,7 +63,8 @@ func Start(t testing.TB, mode Mode) *Server {
 	if err := os.WriteFile(authFile, []byte(s.Username+":{SHA}"+base64.StdEncoding.EncodeToString(sum[:])+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	smtpPort, apiPort := freeport.Port(t), freeport.Port(t)
+	ports := freeport.Ports(t, 2)
+	smtpPort, apiPort := ports[0], ports[1]
 	s.Port, s.api = smtpPort, "http://127.0.0.1:"+strconv.Itoa(apiPort)
 	args := []string{
 		"--smtp", "127.0.0.1:" + strconv.Itoa(smtpPort), "--listen", "127.0.0.1:" + strconv.Itoa(apiPort),
@@ -75,9 +76,12 @@ func Start(t testing.TB, mode Mode) *Server {
 	} else {
 		args = append(args, "--smtp-require-starttls")
 	}
-	proc.Start(t, "mailpit", dir, bin, args...)
+	server := proc.Start(t, "mailpit", dir, bin, args...)
 	wait.For(t, "mailpit's API to answer", time.Minute, func() (bool, error) {
 		_, err := s.Messages()
+		if ended := server.Ended(); ended != nil {
+			t.Fatalf("mailpit did not start: %v (last answer: %v)", ended, err)
+		}
 		return err == nil, err
 	})
 	return s

@@ -5,6 +5,7 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,9 +28,16 @@ func Binary(t testing.TB, env, tool, what string) string {
 // maxLogTail is how much of a failed test's server log is shown.
 const maxLogTail = 16 << 10
 
+// Process is a server Start runs.
+type Process struct {
+	name   string
+	exited chan struct{}
+	err    error // how it ended; read only after exited is closed
+}
+
 // Start runs bin with args in dir, its output in dir/<name>.log, until the
 // test ends; a failed start fails the test.
-func Start(t testing.TB, name, dir, bin string, args ...string) {
+func Start(t testing.TB, name, dir, bin string, args ...string) *Process {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
@@ -41,9 +49,14 @@ func Start(t testing.TB, name, dir, bin string, args ...string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s (%s): %v", name, bin, err)
 	}
+	p := &Process{name: name, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-p.exited
 		_ = out.Close()
 		if !t.Failed() {
 			return
@@ -55,4 +68,21 @@ func Start(t testing.TB, name, dir, bin string, args ...string) {
 			t.Logf("%s's log (its end):\n%s", name, b)
 		}
 	})
+	return p
+}
+
+// Ended says how the server ended if it has (a server that stops by
+// itself while the test runs has failed: a port taken, a bad flag), or nil
+// while it runs. A test waiting for the server to answer checks it so that
+// a server that died fails the test at once, not when the wait times out.
+func (p *Process) Ended() error {
+	select {
+	case <-p.exited:
+		if p.err == nil {
+			return fmt.Errorf("%s stopped by itself (exit status 0)", p.name)
+		}
+		return fmt.Errorf("%s stopped by itself: %w", p.name, p.err)
+	default:
+		return nil
+	}
 }

@@ -66,7 +66,14 @@ func Start(t testing.TB, withTLS bool) *Server {
 	if err := os.WriteFile(confFile, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := func() string { return strconv.Itoa(freeport.Port(t)) }
+	// Nine ports, all different: SeaweedFS binds each of them and stops
+	// when any is taken.
+	free := freeport.Ports(t, 9)
+	port := func() string {
+		p := free[0]
+		free = free[1:]
+		return strconv.Itoa(p)
+	}
 	s3Port := port()
 	s.host = "127.0.0.1:" + s3Port
 	s.Endpoint = "http://" + s.host
@@ -93,12 +100,15 @@ func Start(t testing.TB, withTLS bool) *Server {
 		"-s3", "-s3.port="+s3Port, "-s3.port.grpc="+port(), "-s3.config="+confFile,
 	)
 	args = append(args, tlsArgs...)
-	proc.Start(t, "SeaweedFS", dir, bin, args...)
+	server := proc.Start(t, "SeaweedFS", dir, bin, args...)
 	admin := s.Client(t, s.Admin)
 	wait.For(t, "SeaweedFS's S3 gateway to answer", 2*time.Minute, func() (bool, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_, err := admin.ListBuckets(ctx)
+		if ended := server.Ended(); ended != nil {
+			t.Fatalf("SeaweedFS did not start: %v (last answer: %v)", ended, err)
+		}
 		return err == nil, err
 	})
 	return s
