@@ -26,8 +26,10 @@ const (
 	CauseCertificate Cause = "BucketCertificateUntrusted"
 	// CauseCredentials: the service did not accept the credentials.
 	CauseCredentials Cause = "BucketCredentialsRefused"
-	// CauseDenied: the credentials may not do this (a read-only bucket, a
-	// policy that leaves the operation out).
+	// CauseDenied: the credentials may not do this (a policy that leaves
+	// the operation out, an expired grant), or, for a write, the bucket
+	// takes none (read-only, or over its quota: SeaweedFS among others
+	// refuses writes to a full bucket with AccessDenied).
 	CauseDenied Cause = "BucketAccessDenied"
 	// CauseNoBucket: the bucket does not exist.
 	CauseNoBucket Cause = "BucketNotFound"
@@ -58,12 +60,20 @@ type Error struct {
 	Err   error
 }
 
+// deniedWrite is what a refused write may mean: the service's answer is
+// the same for each, so the message names them all.
+const deniedWrite = "the credentials or the grant may not write there, or the bucket is read-only or over its quota"
+
 func (e *Error) Error() string {
 	where := "bucket"
 	if e.Key != "" {
 		where = fmt.Sprintf("key %q", e.Key)
 	}
-	return fmt.Sprintf("results bucket: %s of %s failed (%s): %v", e.Op, where, e.Cause, e.Err)
+	cause := string(e.Cause)
+	if e.Cause == CauseDenied && e.Op == opUpload {
+		cause += ": " + deniedWrite
+	}
+	return fmt.Sprintf("results bucket: %s of %s failed (%s): %v", e.Op, where, cause, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

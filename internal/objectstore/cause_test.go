@@ -86,4 +86,14 @@ func TestErrorSaysWhatWhereAndWhy(t *testing.T) {
 	if got != "results bucket: check of bucket failed (BucketNotFound): no bucket" {
 		t.Errorf("%q", got)
 	}
+	// A refused write names what else it may be; a refused read does not.
+	got = (&Error{Op: "upload", Key: "k", Cause: CauseDenied, Err: errors.New("Access Denied.")}).Error()
+	if got != `results bucket: upload of key "k" failed (BucketAccessDenied: the credentials or the grant may not write there, `+
+		`or the bucket is read-only or over its quota): Access Denied.` {
+		t.Errorf("%q", got)
+	}
+	got = (&Error{Op: "read", Key: "k", Cause: CauseDenied, Err: errors.New("Access Denied.")}).Error()
+	if got != `results bucket: read of key "k" failed (BucketAccessDenied): Access Denied.` {
+		t.Errorf("%q", got)
+	}
 }

@@ -382,6 +382,13 @@ func failures(t *testing.T, srv *seaweedfs.Server) {
 			return storeFor(t, srv, seaweedfs.Account{AccessKey: "nobody", SecretKey: "nothing"}, func(c *objectstore.Config) { c.Region = "us-east-1" })
 		}, objectstore.CauseCredentials},
 		"read-only account": {func() *objectstore.Store { return storeFor(t, srv, srv.Reader, nil) }, objectstore.CauseDenied},
+		// SeaweedFS answers a write to a bucket over its quota as it
+		// answers one the credentials may not make.
+		"full bucket": {func() *objectstore.Store {
+			srv.MakeBucket(t, "full")
+			srv.Fill(t, "full")
+			return storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Bucket = "full" })
+		}, objectstore.CauseDenied},
 		"no such bucket": {func() *objectstore.Store {
 			return storeFor(t, srv, srv.Admin, func(c *objectstore.Config) { c.Bucket = "no-such-bucket" })
 		}, objectstore.CauseNoBucket},
@@ -394,7 +401,11 @@ func failures(t *testing.T, srv *seaweedfs.Server) {
 				t.Fatalf("upload: cause %q (%v), want %q", got, err, tc.want)
 			}
 			t.Logf("upload: %v (%s)", err, time.Since(start).Round(time.Millisecond))
-			if name != "read-only account" {
+			if tc.want == objectstore.CauseDenied && !strings.Contains(err.Error(), "read-only or over its quota") {
+				t.Errorf("a refused write does not say what it may mean: %v", err)
+			}
+			// The bucket's HEAD, all Check asks, is allowed to both.
+			if name != "read-only account" && name != "full bucket" {
 				if err := st.Check(ctx); objectstore.CauseOf(err) != tc.want {
 					t.Errorf("check: %v, want cause %q", err, tc.want)
 				}

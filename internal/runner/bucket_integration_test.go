@@ -87,7 +87,8 @@ func grantFor(t *testing.T, cfg objectstore.Config, rel, baseline string) string
 }
 
 // smallGrant is a grant whose policy takes files of at most 64 bytes: the
-// pod's check passes, its results do not fit (a bucket that is full).
+// pod's check passes, its results do not fit (the service answers as it
+// does a file larger than a bucket or a quota allows).
 func smallGrant(t *testing.T, srv *seaweedfs.Server, rel string) string {
 	t.Helper()
 	p := minio.NewPostPolicy()
@@ -180,7 +181,20 @@ func TestRunWithBucket(t *testing.T) {
 	before("signed with a wrong secret", func(t *testing.T) string {
 		return grantFor(t, bucketConfig(t, srv, seaweedfs.Account{AccessKey: srv.Admin.AccessKey, SecretKey: "wrong"}), "ns/x", "")
 	}, objectstore.CauseCredentials)
-	t.Run("full: said after the scan", func(t *testing.T) {
+	t.Run("a full bucket: fails before CWAC, saying it may be full", func(t *testing.T) {
+		srv.MakeBucket(t, "full")
+		srv.Fill(t, "full")
+		g := grantFor(t, srv.Config(t, srv.Admin, "full", "results"), "ns/full", "")
+		code, msg, cfg, out := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = g })
+		if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeResultsNotStored ||
+			!strings.Contains(msg.Message, string(objectstore.CauseDenied)) || !strings.Contains(msg.Message, "over its quota") {
+			t.Fatalf("code %d, %s: %s\n%s", code, msg.Outcome, msg.Message, out)
+		}
+		if _, err := os.Stat(cfg.WorkDir); err == nil {
+			t.Error("CWAC's work tree was made: the scan ran against a bucket that could not take its results")
+		}
+	})
+	t.Run("a file larger than the bucket takes: said after the scan", func(t *testing.T) {
 		g := smallGrant(t, srv, "ns/full")
 		code, msg, cfg, out := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = g })
 		if code != scanpod.ExitRunnerError || msg.Outcome != scanpod.OutcomeResultsNotStored || msg.Summary != nil ||

@@ -7,14 +7,17 @@
 package seaweedfs
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +45,9 @@ type Server struct {
 	CAFile string
 	host   string
 	pool   *x509.CertPool
+	bin    string
+	// master and filer are the addresses its own shell is pointed at.
+	master, filer string
 }
 
 // Start starts SeaweedFS, stopped when the test ends, its S3 gateway on
@@ -75,6 +81,10 @@ func Start(t testing.TB, withTLS bool) *Server {
 		return strconv.Itoa(p)
 	}
 	s3Port := port()
+	masterPort, masterGRPC, filerPort, filerGRPC := port(), port(), port(), port()
+	// host:port.grpcPort is how SeaweedFS names a server whose gRPC port
+	// is not its port + 10000.
+	s.bin, s.master, s.filer = bin, "127.0.0.1:"+masterPort+"."+masterGRPC, "127.0.0.1:"+filerPort+"."+filerGRPC
 	s.host = "127.0.0.1:" + s3Port
 	s.Endpoint = "http://" + s.host
 	var tlsArgs []string
@@ -93,10 +103,10 @@ func Start(t testing.TB, withTLS bool) *Server {
 	args := make([]string, 0, 24)
 	args = append(args,
 		"server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir="+data,
-		"-master.port="+port(), "-master.port.grpc="+port(), "-master.telemetry=false",
+		"-master.port="+masterPort, "-master.port.grpc="+masterGRPC, "-master.telemetry=false",
 		"-master.volumeSizeLimitMB=64", "-volume.max=64",
 		"-volume.port="+port(), "-volume.port.grpc="+port(),
-		"-filer", "-filer.port="+port(), "-filer.port.grpc="+port(),
+		"-filer", "-filer.port="+filerPort, "-filer.port.grpc="+filerGRPC,
 		"-s3", "-s3.port="+s3Port, "-s3.port.grpc="+port(), "-s3.config="+confFile,
 	)
 	args = append(args, tlsArgs...)
@@ -153,4 +163,42 @@ func (s *Server) Config(t testing.TB, a Account, bucket, prefix string) objectst
 		}
 	}
 	return objectstore.Config{Endpoint: s.Endpoint, Region: "us-east-1", Bucket: bucket, Prefix: prefix, PathStyle: true, CredentialsDir: dir}
+}
+
+// Fill makes bucket full the way SeaweedFS does it: a quota of 1 MiB on
+// the bucket, 2 MiB stored in it (under "filler"), and the quota enforced
+// by SeaweedFS's own shell, which makes a bucket over its quota refuse
+// writes. It returns once a write is refused: the bucket's size reaches
+// the shell with the volume server's next report to the master.
+func (s *Server) Fill(t testing.TB, bucket string) {
+	t.Helper()
+	admin := s.Client(t, s.Admin)
+	filler := make([]byte, 2<<20)
+	ctx := context.Background()
+	if _, err := admin.PutObject(ctx, bucket, "filler", bytes.NewReader(filler), int64(len(filler)), minio.PutObjectOptions{}); err != nil {
+		t.Fatalf("filling bucket %s: %v", bucket, err)
+	}
+	s.shell(t, "s3.bucket.quota -name="+bucket+" -op=set -sizeMB=1")
+	var out string
+	wait.For(t, "bucket "+bucket+" to be over its quota and refuse writes", 2*time.Minute, func() (bool, string) {
+		out = s.shell(t, "s3.bucket.quota.enforce -apply")
+		_, err := admin.PutObject(ctx, bucket, "probe", bytes.NewReader(nil), 0, minio.PutObjectOptions{})
+		if err == nil {
+			return false, "a write was taken; the shell said: " + out
+		}
+		return true, ""
+	})
+}
+
+// shell runs one command in SeaweedFS's shell, failing the test if it
+// fails, and returns what it printed.
+func (s *Server) shell(t testing.TB, command string) string {
+	t.Helper()
+	cmd := exec.Command(s.bin, "shell", "-master="+s.master, "-filer="+s.filer)
+	cmd.Stdin = strings.NewReader(command + "\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("SeaweedFS shell %q: %v\n%s", command, err, out)
+	}
+	return string(out)
 }
