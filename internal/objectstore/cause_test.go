@@ -87,13 +87,13 @@ func TestErrorSaysWhatWhereAndWhy(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 	// A refused write names what else it may be; a refused read does not.
-	got = (&Error{Op: "upload", Key: "k", Cause: CauseDenied, Err: errors.New("Access Denied.")}).Error()
+	got = (&Error{Op: "upload", Key: "k", Cause: CauseDenied, Err: errors.New("access denied")}).Error()
 	if got != `results bucket: upload of key "k" failed (BucketAccessDenied: the credentials or the grant may not write there, `+
-		`or the bucket is read-only or over its quota): Access Denied.` {
+		`or the bucket is read-only or over its quota): access denied` {
 		t.Errorf("%q", got)
 	}
-	got = (&Error{Op: "read", Key: "k", Cause: CauseDenied, Err: errors.New("Access Denied.")}).Error()
-	if got != `results bucket: read of key "k" failed (BucketAccessDenied): Access Denied.` {
+	got = (&Error{Op: "read", Key: "k", Cause: CauseDenied, Err: errors.New("access denied")}).Error()
+	if got != `results bucket: read of key "k" failed (BucketAccessDenied): access denied` {
 		t.Errorf("%q", got)
 	}
 }
