@@ -2,7 +2,9 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -220,6 +223,9 @@ func (f *scanFlags) bind(fs *flag.FlagSet) {
 			"Scan pods never get it: they store with a grant the operator signs")
 	fs.StringVar(&o.Bucket.CASecret, "results-bucket-pod-ca-secret", "",
 		"with a results bucket: the Secret holding ca.crt, the endpoint's private authorities, mounted into merge pods")
+	fs.StringVar(&o.Bucket.ServiceAccountName, "results-bucket-merge-service-account", "",
+		"with a results bucket: the service account merge pods run as, the one workload identity gives the bucket's credentials to "+
+			"(scan pods never run as it); empty: the scan pods' (--scan-service-account)")
 	fs.StringVar(&f.bucketScratch, "results-bucket-scratch", scanjob.DefaultResultsScratch.String(),
 		"with a results bucket: the size limit of each pod's own results volume, which it stores from")
 	fs.StringVar(&o.DefaultImage, "cwac-image", "cwac:latest", "default CWAC image (built from CWAC's own Dockerfile)")
@@ -281,6 +287,9 @@ func (f *scanFlags) options() (scanjob.Options, error) {
 	}
 	if err := opts.Bucket.Config.Validate(); err != nil {
 		return opts, err
+	}
+	if err := checkMergeServiceAccount(opts); err != nil {
+		return opts, fmt.Errorf("--results-bucket-merge-service-account: %w", err)
 	}
 	if opts.AllowedImages, err = scanjob.ParseAllowedImages(f.allowedImages); err != nil {
 		return opts, fmt.Errorf("--allowed-images: %w", err)
@@ -375,3 +384,24 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// checkMergeServiceAccount refuses a merge pods' service account that
+// would do nothing (no bucket), is no name, or is the scan pods' own: the
+// account that holds the bucket's identity must not be one a pod running
+// CWAC's browser runs as.
+func checkMergeServiceAccount(opts scanjob.Options) error {
+	name := opts.Bucket.ServiceAccountName
+	switch {
+	case name == "":
+		return nil
+	case !opts.Bucket.Enabled():
+		return errors.New("set without a results bucket (--results-bucket-endpoint)")
+	case name == cmp.Or(opts.ServiceAccountName, "default"):
+		return fmt.Errorf("%q is also the scan pods' service account (--scan-service-account): "+
+			"scan pods run CWAC's browser and must not hold the bucket's identity", name)
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return fmt.Errorf("%q is not a service account name: %s", name, strings.Join(errs, "; "))
+	}
+	return nil
+}

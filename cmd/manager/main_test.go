@@ -90,4 +90,22 @@ func TestScanFlags(t *testing.T) {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+	bucket := []string{"--results-bucket-endpoint=https://s3.example", "--results-bucket=cwac"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--results-bucket-merge-service-account=cwac-merge"}, "without a results bucket"},
+		{append(bucket, "--results-bucket-merge-service-account=default"), `"default" is also the scan pods'`},
+		{append(bucket, "--scan-service-account=cwac-scans", "--results-bucket-merge-service-account=cwac-scans"), `"cwac-scans" is also the scan pods'`},
+		{append(bucket, "--results-bucket-merge-service-account=Not_A_Name"), `"Not_A_Name" is not a service account name`},
+	} {
+		if _, err := parse(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error saying %s", tc.args, err, tc.want)
+		}
+	}
+	o, err = parse(append(bucket, "--scan-service-account=cwac-scans", "--results-bucket-merge-service-account=cwac-merge")...)
+	if err != nil || o.Bucket.ServiceAccountName != "cwac-merge" || o.ServiceAccountName != "cwac-scans" {
+		t.Errorf("a merge service account of its own: %q, %v", o.Bucket.ServiceAccountName, err)
+	}
 }

@@ -30,6 +30,11 @@ type BucketOptions struct {
 	CredentialsSecret string
 	// CASecret holds BucketCAFile, the endpoint's private authorities ("" for none).
 	CASecret string
+	// ServiceAccountName is the merge pod's service account ("" = the scan
+	// pods' Options.ServiceAccountName): the identity workload identity
+	// gives the bucket's credentials to. Scan pods never run as it, so a
+	// page CWAC's browser opens cannot reach those credentials.
+	ServiceAccountName string
 	// Scratch bounds each pod's results volume (zero: DefaultResultsScratch).
 	Scratch resource.Quantity
 }

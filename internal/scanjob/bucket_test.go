@@ -116,6 +116,42 @@ func TestMergePodWithBucket(t *testing.T) {
 	}
 }
 
+// With a service account of its own for the merge pod (workload
+// identity), the merge pod runs as it and the scan pods never do; without
+// one, or without a bucket, the merge pod runs as the scan pods.
+func TestMergePodServiceAccount(t *testing.T) {
+	scan := shardedScan(4, "")
+	for name, tc := range map[string]struct {
+		bucket, merge    bool
+		wantScan, wantMg string
+	}{
+		"bucket, merge account":    {bucket: true, merge: true, wantScan: "cwac-scans", wantMg: "cwac-merge"},
+		"bucket, no merge account": {bucket: true, wantScan: "cwac-scans", wantMg: "cwac-scans"},
+		"claim":                    {merge: true, wantScan: "cwac-scans", wantMg: "cwac-scans"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := opts
+			if tc.bucket {
+				o = bucketOpts()
+			}
+			o.ServiceAccountName = "cwac-scans"
+			if tc.merge {
+				o.Bucket.ServiceAccountName = "cwac-merge"
+			}
+			if got := Job(scan, o, Baseline{}).Spec.Template.Spec.ServiceAccountName; got != tc.wantScan {
+				t.Errorf("scan pods run as %q, want %q", got, tc.wantScan)
+			}
+			p := MergePod(scan, o, Baseline{}, nil)
+			if p.Spec.ServiceAccountName != tc.wantMg || p.Spec.AutomountServiceAccountToken == nil || *p.Spec.AutomountServiceAccountToken {
+				t.Errorf("merge pod runs as %q (token mounted: %v), want %q and no token", p.Spec.ServiceAccountName, p.Spec.AutomountServiceAccountToken, tc.wantMg)
+			}
+			if got := CleanupPod(scan, o).Spec.ServiceAccountName; got != "cwac-scans" {
+				t.Errorf("the cleanup pod runs as %q, want the scan pods' account", got)
+			}
+		})
+	}
+}
+
 func TestGrantSecret(t *testing.T) {
 	scan := testScan()
 	s := GrantSecret(scan, []byte(`{"x":1}`))

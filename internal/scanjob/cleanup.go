@@ -1,6 +1,8 @@
 package scanjob
 
 import (
+	"cmp"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
@@ -40,6 +42,8 @@ type runnerPodShape struct {
 	deadline, grace int64
 	container       corev1.Container
 	volumes         []corev1.Volume
+	// serviceAccount replaces the scan pods' service account ("" keeps it).
+	serviceAccount string
 }
 
 // runnerPod renders a short pod that runs the runner from the operator's
@@ -61,7 +65,7 @@ func runnerPod(scan *cwacv1alpha1.CwacScan, opts Options, shape runnerPodShape) 
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			ActiveDeadlineSeconds:         ptr.To(shape.deadline),
 			AutomountServiceAccountToken:  ptr.To(false),
-			ServiceAccountName:            opts.ServiceAccountName,
+			ServiceAccountName:            cmp.Or(shape.serviceAccount, opts.ServiceAccountName),
 			NodeSelector:                  opts.NodeSelector,
 			Tolerations:                   opts.Tolerations,
 			Affinity:                      opts.Affinity,

@@ -22,7 +22,8 @@ const ComponentMerge = "cwac-merge"
 // directory as the scan pods do, and the baseline's results read-only when
 // the scan has a usable one (baseline.ResultsPath set); it is hardened and
 // placed like a scan pod, so it reaches a ReadWriteOnce claim on the
-// scan pods' node. The caller sets the owner reference.
+// scan pods' node. With a bucket it runs as BucketOptions.ServiceAccountName
+// when set. The caller sets the owner reference.
 func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, failed scanpod.ShardList) *corev1.Pod {
 	// Args always renders --cwac-dir and --work-dir; the merge ignores them.
 	flags := scanpod.DefaultRunnerFlags()
@@ -43,11 +44,14 @@ func MergePod(scan *cwacv1alpha1.CwacScan, opts Options, baseline Baseline, fail
 		{Name: volTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}},
 		resultsVolume(opts),
 	}
+	var serviceAccount string
 	if opts.Bucket.Enabled() {
 		mounts, volumes = withCredentials(scan, opts, baseline, &flags, mounts, volumes)
+		serviceAccount = opts.Bucket.ServiceAccountName
 	}
 	return runnerPod(scan, opts, runnerPodShape{
 		name: scanspec.MergePodName(scan), component: ComponentMerge, deadline: int64(scanspec.Timeout(scan).Seconds()), grace: 30,
+		serviceAccount: serviceAccount,
 		container: corev1.Container{
 			Name:                   scanpod.MergeContainerName,
 			Command:                []string{scanpod.RunnerImagePath},

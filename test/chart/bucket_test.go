@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,7 +45,9 @@ var bucketSets = []string{
 
 // operatorBucketFlags are the manager's own bucket flags (the merge pods'
 // Secrets and the scan pods' scratch): never the MCP server's.
-var operatorBucketFlags = []string{"results-bucket-pod-credentials-secret", "results-bucket-pod-ca-secret", "results-bucket-scratch"}
+var operatorBucketFlags = []string{
+	"results-bucket-pod-credentials-secret", "results-bucket-pod-ca-secret", "results-bucket-merge-service-account", "results-bucket-scratch",
+}
 
 // bucketArgs parses a container's --results-bucket* arguments as the
 // binaries do (objectstore.Config.Bind), with the manager's own flags when
@@ -157,6 +160,7 @@ func checkBucket(t *testing.T, objs []*unstructured.Unstructured) {
 	}
 	wantOwn := map[string]string{
 		"results-bucket-pod-credentials-secret": "bucket-creds", "results-bucket-pod-ca-secret": "bucket-ca", "results-bucket-scratch": "30Gi",
+		"results-bucket-merge-service-account": "",
 	}
 	if diff := cmp.Diff(wantOwn, own); diff != "" {
 		t.Errorf("the operator's own bucket flags (-want +chart):\n%s", diff)
@@ -192,6 +196,8 @@ func checkBucket(t *testing.T, objs []*unstructured.Unstructured) {
 // checkBucketWorkloadIdentity: a bucket with neither Secret signs in with
 // the platform's credentials: no credentials or CA flag or volume, the
 // default scratch, no egress rule of its own; the history keeps its claim.
+// Merge pods run as an account of their own, made with workload
+// identity's annotation and no token, which scan pods never run as.
 func checkBucketWorkloadIdentity(t *testing.T, objs []*unstructured.Unstructured) {
 	want := objectstore.Config{Endpoint: "https://s3.eu-west-1.amazonaws.com", Bucket: "cwac-results"}
 	opCfg, own := bucketArgs(t, args(t, objs, "manager"), true)
@@ -201,8 +207,18 @@ func checkBucketWorkloadIdentity(t *testing.T, objs []*unstructured.Unstructured
 	}
 	if diff := cmp.Diff(map[string]string{
 		"results-bucket-pod-credentials-secret": "", "results-bucket-pod-ca-secret": "", "results-bucket-scratch": "20Gi",
+		"results-bucket-merge-service-account": "cwac-cwac-operator-merge",
 	}, own); diff != "" {
 		t.Errorf("the operator's own bucket flags (-want +chart):\n%s", diff)
+	}
+	sa := find(objs, "ServiceAccount", "-merge")
+	if sa == nil || sa.GetName() != "cwac-cwac-operator-merge" ||
+		sa.GetAnnotations()["eks.amazonaws.com/role-arn"] != "arn:aws:iam::111122223333:role/cwac-results" ||
+		sa.Object["automountServiceAccountToken"] != false {
+		t.Errorf("merge pods' service account %v, want one annotated for workload identity, with no token", sa)
+	}
+	if !slices.Contains(args(t, objs, "manager"), "--scan-service-account=cwac-scans") {
+		t.Errorf("scan pods' service account not passed: %v", args(t, objs, "manager"))
 	}
 	_, opDep := container(t, objs, "manager")
 	if _, op := podSpec(t, opDep); len(op.Volumes) != 0 || len(op.Containers[0].VolumeMounts) != 0 {
@@ -264,6 +280,10 @@ func TestChartRefusesHalfConfiguredBucket(t *testing.T) {
 		{[]string{endpoint, name, "results.bucket.scratch=lots"}, "at '/results/bucket/scratch'"},
 		// Ports with no peer would open them to every address.
 		{[]string{endpoint, name, "results.bucket.networkPolicy.ports[0].port=9000"}, "at '/results/bucket/networkPolicy/to'"},
+		// The bucket's identity is never the scan pods'.
+		{[]string{endpoint, name, "scans.serviceAccountName=cwac-scans", "results.bucket.mergeServiceAccount.name=cwac-scans"},
+			`results.bucket.mergeServiceAccount.name "cwac-scans" is also the scan pods' service account`},
+		{[]string{endpoint, name, "results.bucket.mergeServiceAccount.name=Merge_Pods"}, "at '/results/bucket/mergeServiceAccount/name'"},
 		// The history's own rule stays: SQLite is one pod's file.
 		{[]string{endpoint, name, "mcp.replicaCount=2"}, "mcp.replicaCount 2 needs the PostgreSQL store"},
 	} {

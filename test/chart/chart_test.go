@@ -426,6 +426,8 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 		{"results in a bucket: no claim, MCP anywhere, two replicas", "cwac-bucket", bucketSets, checkBucket},
 		{"results in a bucket with workload identity", "cwac-bucket-wi", []string{
 			"results.bucket.endpoint=https://s3.eu-west-1.amazonaws.com", "results.bucket.name=cwac-results",
+			"results.bucket.mergeServiceAccount.create=true", "scans.serviceAccountName=cwac-scans",
+			`results.bucket.mergeServiceAccount.annotations.eks\.amazonaws\.com/role-arn=arn:aws:iam::111122223333:role/cwac-results`,
 		}, checkBucketWorkloadIdentity},
 		{"two replicas", "cwac-ha", []string{"replicaCount=2"}, checkTwoReplicas},
 		{"token auth, read-only, allowlist, no network policy", "cwac-token", []string{

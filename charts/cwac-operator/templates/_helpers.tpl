@@ -56,6 +56,23 @@ system:auth-delegator in kubernetes auth mode) is bound to it. */}}
 {{- end -}}
 {{- end -}}
 
+{{/* The merge pods' service account with a bucket ("" = the scan pods'):
+the identity workload identity gives the bucket's credentials to, which
+scan pods never run as. */}}
+{{- define "cwac-operator.mergeServiceAccountName" -}}
+{{- if include "cwac-operator.bucket" . -}}
+{{- $sa := .Values.results.bucket.mergeServiceAccount -}}
+{{- $name := $sa.name -}}
+{{- if $sa.create -}}
+{{- $name = default (printf "%s-merge" (include "cwac-operator.fullname" .)) $sa.name -}}
+{{- end -}}
+{{- if and $name (eq $name (default "default" .Values.scans.serviceAccountName)) -}}
+{{- fail (printf "results.bucket.mergeServiceAccount.name %q is also the scan pods' service account (scans.serviceAccountName): scan pods run CWAC's browser and must not hold the bucket's identity" $name) -}}
+{{- end -}}
+{{- $name -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "cwac-operator.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
