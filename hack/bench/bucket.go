@@ -1,17 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/a11y-dev/cwac-operator/hack/bench/benchbucket"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/seaweedfs"
 )
-
-// bucketEnv is readcase's BucketEnv (readcase is a main package of its own).
-const bucketEnv = "CWAC_BENCH_BUCKET"
 
 // bucketFigures stores the big results directory in a bucket of a real S3
 // server (SeaweedFS, $SEAWEEDFS, on loopback) and fetches it back, through
@@ -28,14 +25,11 @@ func bucketFigures(d *dataset) error {
 	return withServers(filepath.Join(d.root, "bucket-server"), func(t *serverTB) error {
 		srv := seaweedfs.Start(t, false)
 		srv.MakeBucket(t, "bench")
-		cfg, err := json.Marshal(srv.Config(t, srv.Admin, "bench", ""))
+		undo, err := benchbucket.Give(srv.Config(t, srv.Admin, "bench", ""))
 		if err != nil {
 			return err
 		}
-		if err := os.Setenv(bucketEnv, string(cfg)); err != nil {
-			return err
-		}
-		defer func() { _ = os.Unsetenv(bucketEnv) }()
+		defer undo()
 		// Each case beside the bare client doing the same, which goes first.
 		const bareUpload, bareDownload = "bare-upload", "bare-download"
 		cases := []struct{ name, bare, label string }{

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,12 +11,9 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/a11y-dev/cwac-operator/hack/bench/benchbucket"
 	"github.com/a11y-dev/cwac-operator/internal/objectstore"
 )
-
-// BucketEnv names the variable bench gives the bucket cases their bucket
-// in: an objectstore.Config as JSON (its credentials a directory of files).
-const BucketEnv = "CWAC_BENCH_BUCKET"
 
 // The keys the cases store under, ours and the bare client's apart; the
 // downloads read back what the uploads stored.
@@ -103,18 +98,8 @@ func init() {
 	}
 }
 
-// bucketConfig is the bucket bench gave in BucketEnv.
-func bucketConfig() (objectstore.Config, error) {
-	var cfg objectstore.Config
-	raw := os.Getenv(BucketEnv)
-	if raw == "" {
-		return cfg, errors.New(BucketEnv + " is not set: bench sets it")
-	}
-	return cfg, json.Unmarshal([]byte(raw), &cfg)
-}
-
 func bucketStore() (*objectstore.Store, error) {
-	cfg, err := bucketConfig()
+	cfg, err := benchbucket.Given()
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +109,7 @@ func bucketStore() (*objectstore.Store, error) {
 // bareClient is a plain minio-go client of the same bucket, signed in with
 // the same key.
 func bareClient() (*minio.Client, string, error) {
-	cfg, err := bucketConfig()
+	cfg, err := benchbucket.Given()
 	if err != nil {
 		return nil, "", err
 	}
