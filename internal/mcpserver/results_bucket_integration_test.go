@@ -5,15 +5,20 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
 	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/objectstore"
+	"github.com/a11y-dev/cwac-operator/internal/scanspec"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/seaweedfs"
@@ -145,4 +150,44 @@ func waitRecordedIn(t *testing.T, st *store.Store, ns string, ids ...string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("scans %v not recorded within 20s", ids)
+}
+
+// TestRunningScanProgressFromABucket: while a scan whose results go to a
+// bucket runs, the progress its pod sends there (CWAC's progress.csv, and
+// the pod's .upload-check beside it) is what cwac_scan_status shows.
+func TestRunningScanProgressFromABucket(t *testing.T) {
+	srv := seaweedfs.Start(t, false)
+	srv.MakeBucket(t, "cwac-results")
+	reader, err := objectstore.Open(srv.Config(t, srv.Reader, "cwac-results", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(c *Config) { c.ResultsBucket = reader })
+	id := h.mustCall("cwac_scan", map[string]any{"urls": []any{"https://a.example/"}, "audit_name": "life"})["scan_id"].(string)
+	scan := getScanObj(t, h.ns, id)
+	pod := t.TempDir()
+	progress := "\xef\xbb\xbftime,iteration,total,speed,percent,elapsed,remaining\r\n" +
+		"1795303112.5,1,50,0.11,2.0,0h 0m,0h 7m\r\n" +
+		"1795303118.6,3,50,0.13,6.0,0h 0m,0h 6m\r\n"
+	if err := os.MkdirAll(filepath.Join(pod, "2026-11-22_01-00-00_life"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{".upload-check": "2026-11-22T01:00:00Z", "2026-11-22_01-00-00_life/progress.csv": progress} {
+		if err := os.WriteFile(filepath.Join(pod, filepath.FromSlash(name)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writer, err := objectstore.Open(srv.Config(t, srv.Admin, "cwac-results", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Upload(context.Background(), pod, scanspec.ScanDir(scan), objectstore.UploadRetry); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	h.setStatus(id, cwacv1alpha1.CwacScanStatus{Phase: cwacv1alpha1.PhaseRunning, StartTime: &now, ResultsPath: scanspec.ScanDir(scan)})
+	st := h.mustCall("cwac_scan_status", map[string]any{"scan_id": id})
+	if diff := cmp.Diff(map[string]any{"pages_done": 3.0, "pages_estimated": 50.0, "percent": 6.0}, st["progress"]); diff != "" {
+		t.Errorf("progress from the bucket (-want +got):\n%s", diff)
+	}
 }

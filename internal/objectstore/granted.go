@@ -15,6 +15,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/a11y-dev/cwac-operator/internal/backoff"
+	"github.com/a11y-dev/cwac-operator/internal/resultspath"
 )
 
 // maxErrorBody bounds the read of a refusal's body (an S3 error document).
@@ -35,6 +36,35 @@ func UploadGranted(ctx context.Context, g *Grant, dir string, retry backoff.Doub
 	return uploadTree(ctx, dir, retry, skip, func(f *os.File, name string, size int64) error {
 		return postFile(ctx, client, g, f, size, g.KeyPrefix+name)
 	})
+}
+
+// UploadGrantedFile stores the one file name under dir, once, as
+// UploadGranted stores each: for a file that changes while the pod runs
+// (CWAC's progress), sent again later, where one lost try costs nothing.
+func UploadGrantedFile(ctx context.Context, g *Grant, dir, name string) error {
+	if err := g.Check(); err != nil {
+		return err
+	}
+	if err := resultspath.Check(name); err != nil {
+		return fmt.Errorf("results to upload: %v", err)
+	}
+	client, err := g.client()
+	if err != nil {
+		return fmt.Errorf("results grant: %v", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("results to upload: %v", err)
+	}
+	defer func() { _ = root.Close() }()
+	// Only a regular file: opening a FIFO would wait for a writer.
+	if info, err := root.Lstat(name); err != nil || !info.Mode().IsRegular() {
+		return fmt.Errorf("results to upload: %s is not a regular file (%v)", name, err)
+	}
+	_, err = sendFile(root, name, func(f *os.File, name string, size int64) error {
+		return postFile(ctx, client, g, f, size, g.KeyPrefix+name)
+	})
+	return err
 }
 
 // postFile sends one file (f, of size bytes) as S3's POST form: the

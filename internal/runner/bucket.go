@@ -38,7 +38,8 @@ type bucketWay interface {
 // it makes sure the bucket takes files before anything runs, so that a
 // bucket that cannot be used fails the scan in seconds rather than after
 // it; fetches what the run reads (the baseline's results, or for a merge
-// the shards'); runs; and uploads the scan's directory whatever the run's
+// the shards'); runs, a scan pod sending CWAC's progress meanwhile
+// (relayProgress); and uploads the scan's directory whatever the run's
 // outcome (a failed scan's logs are results too). Any failure of the
 // bucket's makes the outcome OutcomeResultsNotStored, its message naming
 // the cause: no scan ends complete without its results.
@@ -56,7 +57,12 @@ func withBucket(ctx context.Context, cfg Config, runScan func(context.Context, C
 	if err := way.fetch(ctx, cfg); err != nil {
 		return notStored(err, "")
 	}
+	stopRelay := func() {}
+	if g, ok := way.(grantWay); ok {
+		stopRelay = relayProgress(ctx, g.g, cfg.ResultsDir, cfg.Log)
+	}
 	msg := runScan(ctx, cfg)
+	stopRelay()
 	var skip []string
 	if cfg.Merge {
 		skip = append(skip, scanpod.ShardsDir) // the shards stored their own

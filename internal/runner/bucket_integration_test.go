@@ -5,13 +5,16 @@ package runner
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,6 +26,7 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/freeport"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/seaweedfs"
+	waitfor "github.com/a11y-dev/cwac-operator/internal/testutil/wait"
 )
 
 const testBucket = "cwac-results"
@@ -155,6 +159,7 @@ func TestRunWithBucket(t *testing.T) {
 			t.Errorf("the comparison in the bucket: %v\n%s", err, d)
 		}
 	})
+	t.Run("progress reaches the bucket while CWAC runs", func(t *testing.T) { progressWhileRunning(t, srv, admin, site) })
 	before := func(name string, grant func(t *testing.T) string, want objectstore.Cause) {
 		t.Run(name+": fails before CWAC", func(t *testing.T) {
 			g := grant(t)
@@ -268,5 +273,134 @@ func shardsThroughBucket(t *testing.T, bucket objectstore.Config) {
 	entries, err := os.ReadDir(filepath.Join(tree, scanpod.ShardsDir))
 	if err != nil || len(entries) != 3 {
 		t.Errorf("the bucket's shards: %v (%v), want 3", entries, err)
+	}
+}
+
+// progressWhileRunning: a scan pod sends CWAC's progress.csv to the bucket
+// as CWAC writes it, so that a running scan's pages can be read where its
+// results will be; the last one is the run's own.
+func progressWhileRunning(t *testing.T, srv *seaweedfs.Server, admin objectstore.Config, site string) {
+	old := progressEvery
+	progressEvery = 50 * time.Millisecond
+	t.Cleanup(func() { progressEvery = old })
+	// Two sites, two seconds each: the first is done while the second runs.
+	files := scanFiles{
+		overrides: strings.Replace(allPlugins, `"runner-test"`, `"runner-test-standin-pace-2"`, 1),
+		urls:      "organisation,url,sector\nOrg," + site + ",Local\nOrg 2," + site + "index.html,Local\n",
+		defaults:  standinDefaults(t, ""),
+	}
+	grant := grantFor(t, admin, "ns/progress", "")
+	type ran struct {
+		code int
+		msg  scanpod.Report
+		out  string
+	}
+	done := make(chan ran, 1)
+	go func() {
+		code, msg, _, out := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = grant })
+		done <- ran{code, msg, out}
+	}()
+	client := srv.Client(t, srv.Admin)
+	var midway *results.Progress
+	waitfor.For(t, "CWAC's progress in the bucket while it runs", time.Minute, func() (bool, string) {
+		for o := range client.ListObjects(context.Background(), testBucket, minio.ListObjectsOptions{Prefix: "results/ns/progress/", Recursive: true}) {
+			if o.Err != nil || path.Base(o.Key) != results.ProgressFile {
+				continue
+			}
+			obj, err := client.GetObject(context.Background(), testBucket, o.Key, minio.GetObjectOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			data, err := io.ReadAll(obj)
+			_ = obj.Close()
+			if err != nil {
+				return false, err.Error()
+			}
+			p := results.ProgressOf(fstest.MapFS{results.ProgressFile: {Data: data}})
+			midway = &p
+			return true, ""
+		}
+		select {
+		case r := <-done:
+			done <- r
+			return true, "the run ended first"
+		default:
+			return false, "no progress.csv yet"
+		}
+	})
+	r := <-done
+	if r.code != 0 || r.msg.Outcome != scanpod.OutcomeComplete {
+		t.Fatalf("code %d, %s: %s\n%s", r.code, r.msg.Outcome, r.msg.Message, r.out)
+	}
+	if midway == nil || midway.PagesDone == 0 || midway.PagesDone >= midway.PagesEstimated {
+		t.Fatalf("progress in the bucket while CWAC ran: %+v, want some pages of more", midway)
+	}
+	final := downloadTree(t, admin, "ns/progress/"+r.msg.ResultsDir)
+	if p := results.ProgressOf(os.DirFS(final)); p.PagesDone != p.PagesEstimated || p.PagesDone <= midway.PagesDone {
+		t.Errorf("the stored progress after the run: %+v (midway %+v)", p, midway)
+	}
+}
+
+// TestSendProgress: each progress file is sent when it has changed since
+// it was last sent, and only then; one that cannot be sent is logged, and
+// sent at the next turn.
+func TestSendProgress(t *testing.T) {
+	srv := seaweedfs.Start(t, false)
+	srv.MakeBucket(t, testBucket)
+	st, err := objectstore.Open(bucketConfig(t, srv, srv.Admin))
+	must(t, err)
+	g, err := st.Grant(context.Background(), "ns/relay", "", time.Hour)
+	must(t, err)
+	broken := *g
+	broken.Upload.URL = "http://" + freeport.Refused(t) + "/" + testBucket
+
+	dir := t.TempDir()
+	own := filepath.Join(dir, "2026-11-22_01-00-00_life", results.ProgressFile)
+	shard := filepath.Join(dir, scanpod.ShardDir(1), "2026-11-22_01-00-00_life", results.ProgressFile)
+	for _, f := range []string{own, shard} {
+		must(t, os.MkdirAll(filepath.Dir(f), 0o755))
+		must(t, os.WriteFile(f, []byte("first"), 0o644))
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "2026-11-22_01-00-00_life", "axe_core_audit.csv"), []byte("not progress"), 0o644))
+	stored := func() map[string]string {
+		got := map[string]string{}
+		tree := downloadTree(t, bucketConfig(t, srv, srv.Admin), "ns/relay")
+		must(t, filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(tree, p)
+			got[filepath.ToSlash(rel)] = string(data)
+			return err
+		}))
+		return got
+	}
+	sent := map[string]time.Time{}
+	log, logged := captureLog()
+	sendProgress(context.Background(), g, dir, sent, log)
+	want := map[string]string{
+		"2026-11-22_01-00-00_life/progress.csv":                        "first",
+		scanpod.ShardDir(1) + "/2026-11-22_01-00-00_life/progress.csv": "first",
+	}
+	if diff := cmp.Diff(want, stored()); diff != "" || logged.Len() != 0 {
+		t.Fatalf("first send (-want +bucket):\n%s\nlog: %s", diff, logged)
+	}
+	// Unchanged: not sent again (a grant that cannot send says nothing).
+	sendProgress(context.Background(), &broken, dir, sent, log)
+	if logged.Len() != 0 {
+		t.Errorf("unchanged files were sent again: %s", logged)
+	}
+	// Changed, and the send fails: logged, and sent at the next turn.
+	must(t, os.WriteFile(own, []byte("second"), 0o644))
+	must(t, os.Chtimes(own, time.Now().Add(time.Second), time.Now().Add(time.Second)))
+	sendProgress(context.Background(), &broken, dir, sent, log)
+	if !strings.Contains(logged.String(), "sending CWAC's progress to the bucket") || strings.Count(logged.String(), "level=WARN") != 1 {
+		t.Errorf("a failed send of the one changed file: log %s", logged)
+	}
+	sendProgress(context.Background(), g, dir, sent, log)
+	want["2026-11-22_01-00-00_life/progress.csv"] = "second"
+	if diff := cmp.Diff(want, stored()); diff != "" {
+		t.Errorf("after the failed send (-want +bucket):\n%s", diff)
 	}
 }

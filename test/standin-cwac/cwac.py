@@ -240,6 +240,8 @@ def main():
             out[1].extend([relabel(v, site) for v in row] for row in body)
         done += TEMPLATE_PAGES
         progress.append([repr(time.time()), done, total, "1.00", "%.1f" % (100.0 * done / total), "0h 0m", "0h 0m"])
+        # CWAC writes its progress as it goes, not only at the end.
+        write_csv(os.path.join(results, "progress.csv"), progress[0], progress[1:])
         print("|%s| %.1f%% p:%d/%d" % ("#" * 20, 100.0 * done / total, done, total))
 
     axe_rows = knob("STANDIN_AXE_ROWS", "standin-axerows")
