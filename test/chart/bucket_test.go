@@ -184,13 +184,16 @@ func checkBucket(t *testing.T, objs []*unstructured.Unstructured) {
 	if r, _, _ := unstructured.NestedFieldNoCopy(mcpDep.Object, "spec", "replicas"); fmt.Sprint(r) != "2" {
 		t.Errorf("MCP replicas %v, want 2", r)
 	}
-	checkBucketEgress(t, objs, &networkingv1.NetworkPolicyEgressRule{
+	bucketRule := networkingv1.NetworkPolicyEgressRule{
 		To: []networkingv1.NetworkPolicyPeer{{
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "storage"}},
 			PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "minio"}},
 		}},
 		Ports: []networkingv1.NetworkPolicyPort{{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromInt32(9000))}},
-	})
+	}
+	checkBucketEgress(t, objs, &bucketRule)
+	// Merge pods reach the bucket's peers, and nothing else but DNS.
+	checkRunnerPodsPolicy(t, objs, []networkingv1.NetworkPolicyEgressRule{dnsEgress, bucketRule})
 }
 
 // checkBucketWorkloadIdentity: a bucket with neither Secret signs in with
@@ -233,6 +236,8 @@ func checkBucketWorkloadIdentity(t *testing.T, objs []*unstructured.Unstructured
 		t.Error("the history's claim is gone with a bucket")
 	}
 	checkBucketEgress(t, objs, nil)
+	// A public endpoint: merge pods reach DNS and public addresses.
+	checkRunnerPodsPolicy(t, objs, []networkingv1.NetworkPolicyEgressRule{dnsEgress, publicEgress(t, objs)})
 }
 
 // checkBucketEgress: the scan pods' policy has DNS, public addresses and,

@@ -481,6 +481,7 @@ func checkDefaults(t *testing.T, objs []*unstructured.Unstructured) {
 	if find(objs, "NetworkPolicy", "-scans") == nil || find(objs, "ClusterRoleBinding", "-mcp-auth-delegator") == nil {
 		t.Errorf("default install lacks the scan NetworkPolicy or the MCP server's auth delegation: %v", k)
 	}
+	checkRunnerPodsPolicy(t, objs, nil)
 	mcpArgs := args(t, objs, "mcp-server")
 	if !hasArg(mcpArgs, "--auth=kubernetes") || !hasArg(mcpArgs, "--url-resolve=true") ||
 		!hasArg(args(t, objs, "manager"), "--url-check-redirects=true") {
