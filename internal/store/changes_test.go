@@ -192,3 +192,49 @@ func TestIssueChangesMigration(t *testing.T) {
 		})
 	}
 }
+
+// TestWritesInManyChunks: a scan that opens more issues than one statement
+// holds, and one that fixes them all, store every row (the statements of
+// full chunks are prepared once and run again; the last, short one is not).
+func TestWritesInManyChunks(t *testing.T) {
+	const n = 8500 // issue rows: 22 full chunks and a short one; fixes: one full chunk and a short one
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ids := changesScan(t, st, 1, func(ctx context.Context, w *store.ScanWriter, org int64, pages []int64) []int64 {
+				first := w.IssueIDs(n)
+				ids := make([]int64, n)
+				issues := make([]store.NewIssue, n)
+				for i := range ids {
+					ids[i] = first + int64(i)
+					issues[i] = store.NewIssue{Fingerprint: fmt.Sprintf("fp-%d", i), OrgID: org, PageID: pages[i%2], Width: 320,
+						Audit: "axe_core_audit", Rule: "image-alt", Impact: "critical", ElementHTML: fmt.Sprintf("<img id=%d>", i)}
+				}
+				if err := w.AddIssues(ctx, ids, issues); err != nil {
+					t.Fatal(err)
+				}
+				return ids
+			})
+			changesScan(t, st, 2, func(ctx context.Context, w *store.ScanWriter, _ int64, _ []int64) []int64 {
+				if err := w.Fix(ctx, ids, store.ReasonFixed); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			})
+			for _, c := range []struct {
+				table, cond string
+				want        int
+			}{
+				{"issues", "state = 'open'", 0},
+				{"issues", "state = 'fixed' AND fixed_reason = 'fixed'", n},
+				{"issues", fmt.Sprintf("fingerprint = 'fp-%d' AND element_html = '<img id=%d>'", n-1, n-1), 1},
+				{"issue_changes", "change = 'opened'", n},
+				{"issue_changes", "change = 'fixed'", n},
+			} {
+				if got, err := store.CountRowsWhere(st, c.table, c.cond); err != nil || got != c.want {
+					t.Errorf("%s where %s: %d (%v), want %d", c.table, c.cond, got, err, c.want)
+				}
+			}
+		})
+	}
+}

@@ -11,3 +11,10 @@ func CountRows(s *Store, table string) (int, error) {
 	err := s.db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n)
 	return n, err
 }
+
+// CountRowsWhere counts a table's rows that cond holds for.
+func CountRowsWhere(s *Store, table, cond string) (int, error) {
+	var n int
+	err := s.db.QueryRow("SELECT COUNT(*) FROM " + table + " WHERE " + cond).Scan(&n)
+	return n, err
+}

@@ -70,6 +70,10 @@ type ScanWriter struct {
 	// namespace is the scan's: its organisations are that namespace's.
 	namespace string
 	next      map[string]int64
+	// prepared are the statements of full chunks (insert, updateIDs), by
+	// query: a large scan runs the same one thousands of times, which
+	// SQLite would otherwise parse each time. The transaction closes them.
+	prepared map[string]*sql.Stmt
 }
 
 // maxScanField bounds each of a scan's descriptive fields.
@@ -143,6 +147,22 @@ func (w *ScanWriter) alloc(table string, n int) int64 {
 
 func (w *ScanWriter) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return w.tx.ExecContext(ctx, w.s.q(query), args...)
+}
+
+// execChunk runs a full chunk's statement, prepared once per query.
+func (w *ScanWriter) execChunk(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, ok := w.prepared[query]
+	if !ok {
+		var err error
+		if st, err = w.tx.PrepareContext(ctx, w.s.q(query)); err != nil {
+			return nil, err
+		}
+		if w.prepared == nil {
+			w.prepared = map[string]*sql.Stmt{}
+		}
+		w.prepared[query] = st
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // ScanID is the scan's id in the store.

@@ -85,7 +85,11 @@ func (w *ScanWriter) insert(ctx context.Context, table string, columns []string,
 			args = append(args, r...)
 		}
 		query := head + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
-		if _, err := w.exec(ctx, query, args...); err != nil {
+		run := w.exec
+		if end-start == per {
+			run = w.execChunk // the same full chunk again and again
+		}
+		if _, err := run(ctx, query, args...); err != nil {
 			return fmt.Errorf("store: writing %s: %w", table, err)
 		}
 	}
@@ -104,7 +108,11 @@ func (w *ScanWriter) updateIDs(ctx context.Context, table, prefix string, setArg
 			args = append(args, id)
 		}
 		query := prefix + "(" + strings.TrimSuffix(strings.Repeat("?, ", end-start), ", ") + ")"
-		res, err := w.exec(ctx, query, args...)
+		run := w.exec
+		if end-start == per {
+			run = w.execChunk
+		}
+		res, err := run(ctx, query, args...)
 		if err != nil {
 			return fmt.Errorf("store: updating %s: %w", table, err)
 		}
