@@ -70,9 +70,11 @@ type ScanWriter struct {
 	// namespace is the scan's: its organisations are that namespace's.
 	namespace string
 	next      map[string]int64
-	// prepared are the statements of full chunks (insert, updateIDs), by
-	// query: a large scan runs the same one thousands of times, which
-	// SQLite would otherwise parse each time. The transaction closes them.
+	// prepared are SQLite's statements of full chunks (insert,
+	// updateIDs), by query: a large scan runs the same one thousands of
+	// times, which SQLite would otherwise parse each time (PostgreSQL's
+	// driver keeps its own prepared statements). The transaction closes
+	// them.
 	prepared map[string]*sql.Stmt
 }
 
@@ -149,8 +151,12 @@ func (w *ScanWriter) exec(ctx context.Context, query string, args ...any) (sql.R
 	return w.tx.ExecContext(ctx, w.s.q(query), args...)
 }
 
-// execChunk runs a full chunk's statement, prepared once per query.
+// execChunk runs a full chunk's statement, on SQLite prepared once per
+// query.
 func (w *ScanWriter) execChunk(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if w.s.engine != SQLite {
+		return w.exec(ctx, query, args...)
+	}
 	st, ok := w.prepared[query]
 	if !ok {
 		var err error
