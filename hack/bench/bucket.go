@@ -14,9 +14,10 @@ import (
 // server (SeaweedFS, $SEAWEEDFS, on loopback) and fetches it back, through
 // the results bucket's store and through a bare minio-go client copying
 // the same files: each in its own process on one core, its wall time and
-// peak memory beside the bare client's, as ratios. Each case runs once:
-// the server's volumes (20 of 64 MiB) hold a few copies of a
-// 1,000,000-row directory, not one per run.
+// peak memory beside the bare client's, as ratios. Each case runs twice,
+// forward then backward, and keeps its lesser wall time: one round swung
+// 3× with the order the server grew its volumes in (up to 64 of 64 MiB,
+// room for the four copies of a 1,000,000-row directory).
 func bucketFigures(d *dataset) error {
 	readcase := filepath.Join(d.root, "readcase")
 	if err := buildTool(readcase, "./bench/readcase"); err != nil {

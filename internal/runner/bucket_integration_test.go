@@ -5,7 +5,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,23 +46,27 @@ func downloadTree(t *testing.T, cfg objectstore.Config, rel string) string {
 	return dir
 }
 
+// treeFiles reads every regular file under root, by its slash-separated
+// name under root.
+func treeFiles(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		data, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = data
+		return err
+	}))
+	return out
+}
+
 // sameTree fails unless a and b hold the same files with the same bytes.
 func sameTree(t *testing.T, a, b string) {
 	t.Helper()
-	files := func(root string) map[string][]byte {
-		out := map[string][]byte{}
-		must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.Type().IsRegular() {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			data, err := os.ReadFile(p)
-			out[rel] = data
-			return err
-		}))
-		return out
-	}
-	fa, fb := files(a), files(b)
+	fa, fb := treeFiles(t, a), treeFiles(t, b)
 	if len(fa) == 0 {
 		t.Fatalf("%s holds no files: the comparison proves nothing", a)
 	}
@@ -159,7 +161,7 @@ func TestRunWithBucket(t *testing.T) {
 			t.Errorf("the comparison in the bucket: %v\n%s", err, d)
 		}
 	})
-	t.Run("progress reaches the bucket while CWAC runs", func(t *testing.T) { progressWhileRunning(t, srv, admin, site) })
+	t.Run("progress reaches the bucket while CWAC runs", func(t *testing.T) { progressWhileRunning(t, admin, site) })
 	before := func(name string, grant func(t *testing.T) string, want objectstore.Cause) {
 		t.Run(name+": fails before CWAC", func(t *testing.T) {
 			g := grant(t)
@@ -279,7 +281,7 @@ func shardsThroughBucket(t *testing.T, bucket objectstore.Config) {
 // progressWhileRunning: a scan pod sends CWAC's progress.csv to the bucket
 // as CWAC writes it, so that a running scan's pages can be read where its
 // results will be; the last one is the run's own.
-func progressWhileRunning(t *testing.T, srv *seaweedfs.Server, admin objectstore.Config, site string) {
+func progressWhileRunning(t *testing.T, admin objectstore.Config, site string) {
 	old := progressEvery
 	progressEvery = 50 * time.Millisecond
 	t.Cleanup(func() { progressEvery = old })
@@ -300,23 +302,11 @@ func progressWhileRunning(t *testing.T, srv *seaweedfs.Server, admin objectstore
 		code, msg, _, out := runScanWith(context.Background(), t, files, func(c *Config) { c.ResultsGrant = grant })
 		done <- ran{code, msg, out}
 	}()
-	client := srv.Client(t, srv.Admin)
 	var midway *results.Progress
 	waitfor.For(t, "CWAC's progress in the bucket while it runs", time.Minute, func() (bool, string) {
-		for o := range client.ListObjects(context.Background(), testBucket, minio.ListObjectsOptions{Prefix: "results/ns/progress/", Recursive: true}) {
-			if o.Err != nil || path.Base(o.Key) != results.ProgressFile {
-				continue
-			}
-			obj, err := client.GetObject(context.Background(), testBucket, o.Key, minio.GetObjectOptions{})
-			if err != nil {
-				return false, err.Error()
-			}
-			data, err := io.ReadAll(obj)
-			_ = obj.Close()
-			if err != nil {
-				return false, err.Error()
-			}
-			p := results.ProgressOf(fstest.MapFS{results.ProgressFile: {Data: data}})
+		tree := downloadTree(t, admin, "ns/progress")
+		if found, _ := fs.Glob(os.DirFS(tree), path.Join("*", results.ProgressFile)); len(found) > 0 {
+			p := results.ProgressOf(os.DirFS(filepath.Join(tree, path.Dir(found[0]))))
 			midway = &p
 			return true, ""
 		}
@@ -364,16 +354,9 @@ func TestSendProgress(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "2026-11-22_01-00-00_life", "axe_core_audit.csv"), []byte("not progress"), 0o644))
 	stored := func() map[string]string {
 		got := map[string]string{}
-		tree := downloadTree(t, bucketConfig(t, srv, srv.Admin), "ns/relay")
-		must(t, filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			rel, _ := filepath.Rel(tree, p)
-			got[filepath.ToSlash(rel)] = string(data)
-			return err
-		}))
+		for name, data := range treeFiles(t, downloadTree(t, bucketConfig(t, srv, srv.Admin), "ns/relay")) {
+			got[name] = string(data)
+		}
 		return got
 	}
 	sent := map[string]time.Time{}
