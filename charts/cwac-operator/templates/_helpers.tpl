@@ -214,3 +214,35 @@ scan pods never run as. */}}
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* The egress rules the chart's NetworkPolicies share, each a list item:
+DNS; public addresses (all but the denied and the cluster's ranges); the
+results bucket's peers (results.bucket.networkPolicy). */}}
+{{- define "cwac-operator.dnsEgress" -}}
+- ports:
+  - {protocol: UDP, port: 53}
+  - {protocol: TCP, port: 53}
+{{- end -}}
+
+{{- define "cwac-operator.publicEgress" -}}
+- to:
+  - ipBlock:
+      cidr: 0.0.0.0/0
+      except:
+        {{- toYaml (concat .Values.networkPolicy.deniedCIDRs .Values.networkPolicy.clusterCIDRs | uniq) | nindent 8 }}
+  - ipBlock:
+      cidr: ::/0
+      except:
+        {{- toYaml .Values.networkPolicy.deniedCIDRsV6 | nindent 8 }}
+{{- end -}}
+
+{{- define "cwac-operator.bucketEgress" -}}
+{{- with .Values.results.bucket.networkPolicy -}}
+- to:
+  {{- toYaml .to | nindent 2 }}
+  {{- with .ports }}
+  ports:
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+{{- end -}}
