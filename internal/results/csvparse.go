@@ -29,6 +29,18 @@ type recordReader struct {
 	recStart  int64 // offset where the current record's reading began
 	limit     int64 // most bytes one record may take
 	internMap map[string]string
+	records   uint64     // records read: numbers the current one
+	made      []madeText // by cell: the string last made of it
+}
+
+// madeText is the string last made of one column's cell, and the record
+// it was made for. Every visitor of a walk asks for the same cells, and
+// CWAC's rows of one page repeat most of them (page, organisation, title,
+// viewport), so the string is made once per record, and the next record's
+// equal cell is the same string: no lookup, no copy.
+type madeText struct {
+	s      string
+	record uint64
 }
 
 func newRecordReader(br *bufio.Reader, limit int64) *recordReader {
@@ -116,6 +128,7 @@ func (r *recordReader) read() error {
 	}
 	r.recLine = r.numLine
 	r.record, r.ends, r.fields = r.record[:0], r.ends[:0], 0
+	r.records++
 	// col and line place a parse error as encoding/csv does: line counts
 	// only the lines that held something (the read at the end of the
 	// input, which holds nothing, is not a line).
@@ -202,9 +215,26 @@ func (r *recordReader) cell(i int) []byte {
 	return r.record[start:r.ends[i]]
 }
 
-// text returns cell i as a string, interning short values.
+// text returns cell i as a string: the one already made of it for this
+// record or, when equal, for the previous one; else interning short values.
 func (r *recordReader) text(i int) string {
+	for len(r.made) <= i {
+		r.made = append(r.made, madeText{})
+	}
+	m := &r.made[i]
+	if m.record == r.records {
+		return m.s
+	}
 	b := r.cell(i)
+	if m.s != string(b) {
+		m.s = r.intern(b)
+	}
+	m.record = r.records
+	return m.s
+}
+
+// intern makes a string of b, the same one for equal short values.
+func (r *recordReader) intern(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}

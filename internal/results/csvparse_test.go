@@ -177,19 +177,26 @@ func parseReader(next func() ([]string, int64, error)) parsed {
 
 // TestTextInterns: short values that repeat are made into a string once
 // (up to 128 bytes, and up to 4096 distinct values); longer ones, and
-// values past the cap, are new strings each time.
+// values past the cap, are new strings each time. Between the two reads of
+// a value the column holds another (long, never interned), so what is
+// tested is the table, not the previous record's string (TestTextOfARecord).
 func TestTextInterns(t *testing.T) {
 	if maxInternBytes != 128 || maxInterned != 4096 {
 		t.Fatalf("limits are %d bytes and %d values; the cases below are written for 128 and 4096", maxInternBytes, maxInterned)
 	}
+	between := strings.Repeat("-", 200)
 	sameTwice := func(rr *recordReader, value string) bool {
 		var got [2]string
 		for i := range got {
-			rr.br.Reset(strings.NewReader(value + "\n"))
+			rr.br.Reset(strings.NewReader(value + "\n" + between + "\n"))
 			must(t, rr.read())
 			got[i] = rr.text(0)
 			if got[i] != value {
 				t.Fatalf("text = %q, want %q", got[i], value)
+			}
+			must(t, rr.read())
+			if other := rr.text(0); other != between {
+				t.Fatalf("text = %q, want %q", other, between)
 			}
 		}
 		return unsafe.StringData(got[0]) == unsafe.StringData(got[1])
@@ -221,5 +228,47 @@ func TestTextInterns(t *testing.T) {
 	}
 	if !sameTwice(rr, "0") {
 		t.Error("a value interned before the cap is no longer")
+	}
+}
+
+// TestTextOfARecord: a cell asked for again in the same record, or equal
+// to the same column's cell of the record before, is the string already
+// made, whatever its size and however full the table; a cell that differs
+// from the record before is its own value.
+func TestTextOfARecord(t *testing.T) {
+	long := strings.Repeat("p", 300) // never interned
+	in := "a," + long + ",x\n" + // record 1
+		"a," + long + ",y\n" + // record 2: the first two columns repeat
+		"b," + long + "q,y\n" + // record 3: the first two differ
+		"a,,y\n" // record 4: the second empty
+	rr := newRecordReader(bufio.NewReader(strings.NewReader(in)), 1<<20)
+	for i := range maxInterned + 1 { // the table full: only the records' own strings are reused
+		rr.internMap[strconv.Itoa(i)] = strconv.Itoa(i)
+	}
+	type cells [3]string
+	var got []cells
+	for range 4 {
+		must(t, rr.read())
+		var c cells
+		for i := range c {
+			c[i] = rr.text(i)
+			if again := rr.text(i); unsafe.StringData(again) != unsafe.StringData(c[i]) || again != c[i] {
+				t.Errorf("record %d cell %d asked twice: %q then %q, not the same string", len(got)+1, i, c[i], again)
+			}
+		}
+		got = append(got, c)
+	}
+	want := []cells{{"a", long, "x"}, {"a", long, "y"}, {"b", long + "q", "y"}, {"a", "", "y"}}
+	for r := range want {
+		if got[r] != want[r] {
+			t.Errorf("record %d = %q, want %q", r+1, got[r], want[r])
+		}
+	}
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+	if !same(got[0][1], got[1][1]) || !same(got[1][2], got[2][2]) {
+		t.Error("a cell equal to the record before's is made into a new string")
+	}
+	if same(got[1][1], got[2][1]) {
+		t.Error("a changed cell shares the record before's string")
 	}
 }
