@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strconv"
 
@@ -21,31 +22,32 @@ const FingerprintKey = "cwacIssue/v2"
 // rowNamer gives each issue row of the axe audit (num_issues above 0), in
 // file order, its id: the next known id (the comparison's, or the results'
 // diff.IssueIDsFile read as the rows are), else a new one
-// (diff.IssueNamer, holding every known id met so far).
+// (diff.IssueNamer, holding every known id given so far). It keeps none of
+// the ids it gives: they go out to a diff.IssueIDWriter as they are given.
 type rowNamer struct {
 	namespace string
-	known     []diff.IssueID      // known ids not yet given (when not read from file)
+	known     []diff.IssueID      // the comparison's ids (nil: none given)
+	given     int                 // how many of known were given
 	file      fs.File             // the results' diff.IssueIDsFile, streamed (nil: none)
 	rd        *diff.IssueIDReader // reads file
 	namer     *diff.IssueNamer
-	keep      bool           // keep the ids given, for the scan's diff.IssueIDsFile
-	ids       []diff.IssueID // the ids given, when kept
+	// knownHeld says the namer holds known[:given]: held only once a new
+	// id is first needed, as a compared scan's known ids name every row.
+	knownHeld bool
+	out       *diff.IssueIDWriter // the ids given, written out (nil: not written)
 }
 
 // namesFor is the namer of a scan's rows: the ids opts.IssueIDs gives,
 // else those of fsys's diff.IssueIDsFile (a report built again from
-// results the runner named), else none known. keep keeps the ids given
-// (the runner writes them), and so reads the file whole; otherwise it is
-// streamed as the rows are read, and the namer must be closed.
-func namesFor(fsys fs.FS, opts Options, keep bool) (*rowNamer, error) {
-	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), keep: keep, known: opts.IssueIDs}
-	switch {
-	case opts.IssueIDs != nil:
+// results the runner named), else none known; each id given is written to
+// out (nil: none), and the namer must be closed.
+func namesFor(fsys fs.FS, opts Options, out io.Writer) (*rowNamer, error) {
+	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), known: opts.IssueIDs}
+	if out != nil {
+		n.out = diff.NewIssueIDWriter(out)
+	}
+	if opts.IssueIDs != nil {
 		return n, nil
-	case keep:
-		var err error
-		n.known, err = diff.ReadIssueIDs(fsys)
-		return n, err
 	}
 	f, err := fsys.Open(diff.IssueIDsFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -70,21 +72,24 @@ func (n *rowNamer) close() {
 }
 
 // nextKnown is the next known id; false past the last, or at an error in
-// the streamed file (returned).
+// the streamed file (returned). An id read from the file is held at once:
+// it is not kept to be held later.
 func (n *rowNamer) nextKnown() (diff.IssueID, bool, error) {
 	if n.rd != nil {
 		id, ok := n.rd.Next()
 		if err := n.rd.Err(); err != nil {
 			return id, false, fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
 		}
+		if ok {
+			n.namer.Hold(id)
+		}
 		return id, ok, nil
 	}
-	if len(n.known) == 0 {
+	if n.given == len(n.known) {
 		return diff.IssueID{}, false, nil
 	}
-	id := n.known[0]
-	n.known = n.known[1:]
-	return id, true, nil
+	n.given++
+	return n.known[n.given-1], true, nil
 }
 
 // name sets the id of is when it is an issue row (num_issues above 0),
@@ -98,18 +103,30 @@ func (n *rowNamer) name(is *issue) error {
 	switch {
 	case err != nil:
 		return err
-	case ok:
-		n.namer.Hold(id)
-	default:
+	case !ok:
+		if !n.knownHeld {
+			for _, k := range n.known[:n.given] {
+				n.namer.Hold(k)
+			}
+			n.knownHeld = true
+		}
 		p := is.parts
 		p.Namespace = n.namespace
 		id = n.namer.Name(p)
 	}
 	is.id = id
-	if n.keep {
-		n.ids = append(n.ids, id)
+	if n.out != nil {
+		n.out.Add(id)
 	}
 	return nil
+}
+
+// flush writes out the ids given that are still buffered.
+func (n *rowNamer) flush() error {
+	if n.out == nil {
+		return nil
+	}
+	return n.out.Flush()
 }
 
 // partsOf is a row's diff.IssueParts (without the namespace): pageKey is

@@ -35,14 +35,17 @@ type Reports struct {
 
 // NewReports starts both reports for the results directory fsys, whose
 // diff.json (when the scan was compared with a baseline) gives each SARIF
-// result its baseline state; SARIF is written to sarif from the first row.
-func NewReports(sarif io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
-	names, err := namesFor(fsys, opts, true)
+// result its baseline state; SARIF is written to sarif from the first row,
+// and the ids the issue rows are named by to issueIDs (as the scan's
+// diff.IssueIDsFile) as they are named.
+func NewReports(sarif, issueIDs io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
+	names, err := namesFor(fsys, opts, issueIDs)
 	if err != nil {
 		return nil, err
 	}
 	sw, err := newSARIFWriter(sarif, fsys, opts)
 	if err != nil {
+		names.close()
 		return nil, err
 	}
 	jopts := opts
@@ -100,15 +103,11 @@ func (r *Reports) Decision(file string, rd *results.Reader, row results.Row) *de
 	return d
 }
 
-// IssueIDs are the ids of the axe audit's issue rows read so far, in file
-// order (every row's, whether SARIF lists it or not): what the runner keeps
-// as the scan's diff.IssueIDsFile once Finish succeeds.
-func (r *Reports) IssueIDs() []diff.IssueID { return r.names.ids }
-
 // Finish ends SARIF (the baseline's fixed issues, then the rules) and
 // writes JUnit to junit. It returns the first error met reading the rows
 // or writing either report; the caller then keeps neither.
 func (r *Reports) Finish(ctx context.Context, junit io.Writer) error {
+	r.names.close()
 	if r.err != nil {
 		return r.err
 	}
@@ -120,3 +119,9 @@ func (r *Reports) Finish(ctx context.Context, junit io.Writer) error {
 	}
 	return r.junit.write(junit, r.jopts)
 }
+
+// FinishIssueIDs writes out the ids of the axe audit's issue rows still
+// buffered: once Finish succeeds, issueIDs holds every row's, in file order
+// (whether SARIF lists it or not). Its error is the ids' writer's alone:
+// the reports stand without them.
+func (r *Reports) FinishIssueIDs() error { return r.names.flush() }

@@ -142,17 +142,23 @@ func NewIssueID(p IssueParts, ordinal int) IssueID {
 // IssueNamer names the issue rows of one scan that no baseline issue
 // carries its id to, in file order: each takes the first ordinal whose id
 // no other issue holds (the baseline's issues included).
+//
+// Rows with different parts never make the same id (it is a hash of them),
+// so a row's id can only be taken by an earlier row with its parts, which
+// took the ordinals below the count kept for those parts, or by an id
+// held: one entry per distinct parts and one per id held, not one per id
+// given as well.
 type IssueNamer struct {
-	taken    map[IssueID]struct{}
-	ordinals map[IssueID]int // by the id of ordinal 0: the next ordinal to try
+	held map[IssueID]struct{}
+	next map[IssueID]uint32 // by the id of ordinal 0 of parts named: the next ordinal to try
 }
 
 // NewIssueNamer starts naming a scan's issues; held are the ids other
 // issues already hold (the baseline's).
 func NewIssueNamer(held []IssueID) *IssueNamer {
-	n := &IssueNamer{taken: make(map[IssueID]struct{}, len(held)), ordinals: map[IssueID]int{}}
+	n := &IssueNamer{held: make(map[IssueID]struct{}, len(held)), next: map[IssueID]uint32{}}
 	for _, id := range held {
-		n.taken[id] = struct{}{}
+		n.held[id] = struct{}{}
 	}
 	return n
 }
@@ -160,16 +166,13 @@ func NewIssueNamer(held []IssueID) *IssueNamer {
 // Name returns the id of the next row with parts p.
 func (n *IssueNamer) Name(p IssueParts) IssueID {
 	first := NewIssueID(p, 0)
-	ord := n.ordinals[first]
-	for {
+	for ord := n.next[first]; ; ord++ {
 		id := first
 		if ord > 0 {
-			id = NewIssueID(p, ord)
+			id = NewIssueID(p, int(ord))
 		}
-		ord++
-		if _, held := n.taken[id]; !held {
-			n.taken[id] = struct{}{}
-			n.ordinals[first] = ord
+		if _, held := n.held[id]; !held {
+			n.next[first] = ord + 1
 			return id
 		}
 	}
@@ -177,4 +180,4 @@ func (n *IssueNamer) Name(p IssueParts) IssueID {
 
 // Hold marks id as held by another issue (a carried one), so that no row
 // is named it.
-func (n *IssueNamer) Hold(id IssueID) { n.taken[id] = struct{}{} }
+func (n *IssueNamer) Hold(id IssueID) { n.held[id] = struct{}{} }

@@ -3,8 +3,10 @@ package diff
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -353,3 +355,61 @@ func TestAuditRuleParts(t *testing.T) {
 		}
 	}
 }
+
+// TestIssueNamerAsEveryIDHeld: the namer gives the ids a namer holding
+// every id it gave would (the rule as docs/history.md says it: the first
+// ordinal whose id no other issue holds), for any mix of names and holds
+// over a few parts, among them ids of ordinals the namer has yet to reach.
+func TestIssueNamerAsEveryIDHeld(t *testing.T) {
+	parts := make([]IssueParts, 3)
+	for i := range parts {
+		parts[i] = PartsOf("ns", "org", "https://example.org/", 320, AuditRule("axe_core_audit", "image-alt"), uint64(i), 0)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		var held []IssueID
+		for range rng.IntN(4) {
+			held = append(held, NewIssueID(parts[rng.IntN(len(parts))], rng.IntN(6)))
+		}
+		n := NewIssueNamer(held)
+		taken := map[IssueID]bool{}
+		for _, id := range held {
+			taken[id] = true
+		}
+		for step := range 30 {
+			p := parts[rng.IntN(len(parts))]
+			if rng.IntN(5) == 0 {
+				id := NewIssueID(p, rng.IntN(8))
+				n.Hold(id)
+				taken[id] = true
+				continue
+			}
+			want := NewIssueID(p, 0)
+			for ord := 1; taken[want]; ord++ {
+				want = NewIssueID(p, ord)
+			}
+			taken[want] = true
+			if got := n.Name(p); got != want {
+				t.Fatalf("round %d step %d: %s, want %s", round, step, got, want)
+			}
+		}
+	}
+}
+
+// TestIssueIDWriterFailing: a write that fails is said by Flush, however
+// many ids came after it.
+func TestIssueIDWriterFailing(t *testing.T) {
+	w := NewIssueIDWriter(failingWriter{})
+	for i := range 1000 { // past bufio's buffer
+		w.Add(NewIssueID(IssueParts{}, i))
+	}
+	if err := w.Flush(); !errors.Is(err, errDiskFull) {
+		t.Errorf("Flush = %v, want %v", err, errDiskFull)
+	}
+}
+
+var errDiskFull = errors.New("disk full")
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bufio"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -22,13 +23,36 @@ const issueIDsHeader = "cwac-operator.issue-ids/v1 " + IssueIDsAudit
 
 // WriteIssueIDs writes ids as IssueIDsFile: its header, then one id a line.
 func WriteIssueIDs(w io.Writer, ids []IssueID) error {
-	bw := bufio.NewWriter(w)
-	_, _ = bw.WriteString(issueIDsHeader + "\n")
+	iw := NewIssueIDWriter(w)
 	for _, id := range ids {
-		_, _ = bw.WriteString(id.String() + "\n")
+		iw.Add(id)
 	}
-	return bw.Flush()
+	return iw.Flush()
 }
+
+// IssueIDWriter writes an IssueIDsFile one id at a time, as the rows are
+// named, so that the writer holds none of them.
+type IssueIDWriter struct {
+	bw   *bufio.Writer
+	line [2*len(IssueID{}) + 1]byte
+}
+
+// NewIssueIDWriter starts an IssueIDsFile on w with its header.
+func NewIssueIDWriter(w io.Writer) *IssueIDWriter {
+	iw := &IssueIDWriter{bw: bufio.NewWriter(w)}
+	_, _ = iw.bw.WriteString(issueIDsHeader + "\n")
+	iw.line[len(iw.line)-1] = '\n'
+	return iw
+}
+
+// Add writes the next id. A failure to write is kept and returned by Flush.
+func (w *IssueIDWriter) Add(id IssueID) {
+	hex.Encode(w.line[:], id[:])
+	_, _ = w.bw.Write(w.line[:])
+}
+
+// Flush writes what is buffered; it returns the first error writing met.
+func (w *IssueIDWriter) Flush() error { return w.bw.Flush() }
 
 // IssueIDReader reads an IssueIDsFile one id at a time, so that a reader
 // that needs them in order (a CI report built again from a scan's results)

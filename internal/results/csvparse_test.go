@@ -237,10 +237,9 @@ func TestTextInterns(t *testing.T) {
 // from the record before is its own value.
 func TestTextOfARecord(t *testing.T) {
 	long := strings.Repeat("p", 300) // never interned
-	in := "a," + long + ",x\n" + // record 1
-		"a," + long + ",y\n" + // record 2: the first two columns repeat
-		"b," + long + "q,y\n" + // record 3: the first two differ
-		"a,,y\n" // record 4: the second empty
+	// Record 2 repeats the first two columns of record 1, record 3 changes
+	// them, record 4's second is empty.
+	in := "a," + long + ",x\n" + "a," + long + ",y\n" + "b," + long + "q,y\n" + "a,,y\n"
 	rr := newRecordReader(bufio.NewReader(strings.NewReader(in)), 1<<20)
 	for i := range maxInterned + 1 { // the table full: only the records' own strings are reused
 		rr.internMap[strconv.Itoa(i)] = strconv.Itoa(i)

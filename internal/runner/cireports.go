@@ -33,19 +33,20 @@ func ciReportOptions(cfg Config, auditName string) cireport.Options {
 // systems (see docs/ci.md), from the same read of the results as the
 // summary (cireport.Reports is one of the walk's visitors), and keeps the
 // ids the reports named the issues by as the scan's diff.IssueIDsFile, for
-// the next scan compared with this one to carry forward. SARIF is
-// streamed into a hidden file as the rows are read, JUnit written at the
-// end, each renamed into place once whole, so a reader never sees half a
-// report; a report that cannot be written is logged, and the scan's results
+// the next scan compared with this one to carry forward. SARIF and the ids
+// are streamed into hidden files as the rows are read, JUnit written at
+// the end, each renamed into place once whole, so a reader never sees half
+// a file; one that cannot be written is logged, and the scan's results
 // stand without it.
 type ciReports struct {
 	dir     string
 	log     *slog.Logger
 	sarif   *os.File // the hidden file SARIF is streamed into
+	ids     *os.File // the hidden file the issue ids are streamed into
 	reports *cireport.Reports
 }
 
-// startCIReports opens SARIF's hidden file and starts both reports; nil
+// startCIReports opens the hidden files and starts both reports; nil
 // (logged) when they cannot be, and the walk goes on without them.
 func startCIReports(dir string, opts cireport.Options, log *slog.Logger) *ciReports {
 	f, err := createHidden(filepath.Join(dir, cireport.SARIFFile))
@@ -53,13 +54,20 @@ func startCIReports(dir string, opts cireport.Options, log *slog.Logger) *ciRepo
 		log.Error("writing a CI report", "file", cireport.SARIFFile, "err", err)
 		return nil
 	}
-	r, err := cireport.NewReports(f, os.DirFS(dir), opts)
+	ids, err := createHidden(filepath.Join(dir, diff.IssueIDsFile))
 	if err != nil {
 		discardHidden(f)
+		log.Error("writing the issues' ids", "file", diff.IssueIDsFile, "err", err)
+		return nil
+	}
+	r, err := cireport.NewReports(f, ids, os.DirFS(dir), opts)
+	if err != nil {
+		discardHidden(f)
+		discardHidden(ids)
 		log.Error("writing the CI reports", "err", err)
 		return nil
 	}
-	return &ciReports{dir: dir, log: log, sarif: f, reports: r}
+	return &ciReports{dir: dir, log: log, sarif: f, ids: ids, reports: r}
 }
 
 // visitors are the walk's visitors for the CI reports, the summary and
@@ -83,11 +91,13 @@ func (c *ciReports) finish(ctx context.Context, walked bool) {
 	}
 	if !walked {
 		discardHidden(c.sarif)
+		discardHidden(c.ids)
 		return
 	}
 	var junit bytes.Buffer
 	if err := c.reports.Finish(ctx, &junit); err != nil {
 		discardHidden(c.sarif)
+		discardHidden(c.ids)
 		c.log.Error("writing the CI reports", "err", err)
 		return
 	}
@@ -100,9 +110,13 @@ func (c *ciReports) finish(ctx context.Context, walked bool) {
 	}); err != nil {
 		c.log.Error("writing a CI report", "file", cireport.JUnitFile, "err", err)
 	}
-	if err := writeStreamed(filepath.Join(c.dir, diff.IssueIDsFile), func(w io.Writer) error {
-		return diff.WriteIssueIDs(w, c.reports.IssueIDs())
-	}); err != nil {
+	err := c.reports.FinishIssueIDs()
+	if err == nil {
+		err = commitHidden(c.ids, filepath.Join(c.dir, diff.IssueIDsFile))
+	} else {
+		discardHidden(c.ids)
+	}
+	if err != nil {
 		c.log.Error("writing the issues' ids: the next scan's ids start afresh", "file", diff.IssueIDsFile, "err", err)
 	}
 }

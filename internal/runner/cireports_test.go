@@ -88,7 +88,7 @@ func TestWriteResultsWritesCIReports(t *testing.T) {
 	if _, err := WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, log); err == nil {
 		t.Fatal("results with a broken CSV were read")
 	}
-	for _, name := range []string{cireport.SARIFFile, cireport.JUnitFile} {
+	for _, name := range []string{cireport.SARIFFile, cireport.JUnitFile, diff.IssueIDsFile} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("%s written from results that could not be read", name)
 		}
@@ -202,5 +202,36 @@ func TestCIReportsDescribeTheScan(t *testing.T) {
 				t.Errorf("SARIF run: version %q, properties %+v", run.Tool.Driver.Version, run.Properties)
 			}
 		})
+	}
+}
+
+// TestIssueIDsNotWritten: when the issue ids cannot be written, the log
+// says so, both CI reports stand, and neither the ids file nor its hidden
+// file is left.
+func TestIssueIDsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	must(t, files.CopyDir(realScanDir, dir))
+	log, buf := captureLog()
+	c := startCIReports(dir, ciReportOptions(Config{}, "t"), log)
+	if c == nil {
+		t.Fatalf("CI reports did not start: %s", buf)
+	}
+	must(t, c.ids.Close()) // every write of the ids now fails
+	summary, b := results.NewSummaryBuilder(results.Options{}), report.NewBuilder()
+	must(t, results.Walk(context.Background(), os.DirFS(dir), c.visitors(summary, b)...))
+	c.finish(context.Background(), true)
+	for _, name := range []string{cireport.SARIFFile, cireport.JUnitFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, diff.IssueIDsFile)); err == nil {
+		t.Errorf("%s written though its writes failed", diff.IssueIDsFile)
+	}
+	if !strings.Contains(buf.String(), "writing the issues' ids") || !strings.Contains(buf.String(), "file already closed") {
+		t.Errorf("log %s", buf)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*")); len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
 	}
 }
