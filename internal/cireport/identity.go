@@ -130,9 +130,10 @@ func (n *rowNamer) flush() error {
 }
 
 // partsOf is a row's diff.IssueParts (without the namespace): pageKey is
-// diff.PageKey of its URL, html and target its uncut cells.
-func partsOf(organisation, pageKey string, width int, rule, html, target string) diff.IssueParts {
-	return diff.PartsOf("", organisation, pageKey, width, diff.AuditRule(axeAudit, rule), diff.ElementHash(html), diff.ElementHash(target))
+// diff.PageKey of its URL, auditRule diff.AuditRule of the axe audit and
+// its rule, html and target its uncut cells.
+func partsOf(organisation, pageKey string, width int, auditRule, html, target string) diff.IssueParts {
+	return diff.PartsOf("", organisation, pageKey, width, auditRule, diff.ElementHash(html), diff.ElementHash(target))
 }
 
 // key is a hash of strings with their lengths, so no two lists of parts

@@ -85,9 +85,15 @@ const maxCachedCells = 4096
 // one is parsed once; so is each page's key, which the rows of one page
 // share.
 type issueParser struct {
-	tags      map[string][]string // capped and trimmed: shared, never changed
-	viewports map[string]int
-	url, key  string // the last row's page URL and its diff.PageKey
+	tags       map[string][]string // capped and trimmed: shared, never changed
+	viewports  map[string]int
+	url, key   string            // the last row's page URL and its diff.PageKey
+	auditRules map[string]string // a rule's diff.AuditRule
+	// The last viewport and tags cells and what they were read as.
+	lastViewport, lastTagsCell string
+	lastWidth                  int
+	lastTags                   []string
+	haveViewport, haveTags     bool
 
 	reader *results.Reader // the file col was looked up in
 	col    issueColumns
@@ -145,12 +151,39 @@ func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) 
 	if url != p.url || p.key == "" {
 		p.url, p.key = url, diff.PageKey(url)
 	}
-	is.parts = partsOf(org, p.key, width, rule, html, target)
+	is.parts = partsOf(org, p.key, width, p.auditRule(rule), html, target)
 	return is, nil
+}
+
+// auditRule is diff.AuditRule of the axe audit and rule, made once per
+// distinct rule.
+func (p *issueParser) auditRule(rule string) string {
+	if ar, ok := p.auditRules[rule]; ok {
+		return ar
+	}
+	ar := diff.AuditRule(axeAudit, rule)
+	if p.auditRules == nil {
+		p.auditRules = map[string]string{}
+	}
+	if len(p.auditRules) < maxCachedCells {
+		p.auditRules[rule] = ar
+	}
+	return ar
 }
 
 // width is the viewport cell's width, parsed once per distinct cell.
 func (p *issueParser) width(cell string) (int, error) {
+	if p.haveViewport && cell == p.lastViewport {
+		return p.lastWidth, nil
+	}
+	w, err := p.parseWidth(cell)
+	if err == nil {
+		p.lastViewport, p.lastWidth, p.haveViewport = cell, w, true
+	}
+	return w, err
+}
+
+func (p *issueParser) parseWidth(cell string) (int, error) {
 	if w, ok := p.viewports[cell]; ok {
 		return w, nil
 	}
@@ -170,6 +203,17 @@ func (p *issueParser) width(cell string) (int, error) {
 // tagsOf is the tags cell's tags, capped and trimmed, parsed once per
 // distinct cell. The slice is shared by every issue of that cell.
 func (p *issueParser) tagsOf(cell string) ([]string, error) {
+	if p.haveTags && cell == p.lastTagsCell {
+		return p.lastTags, nil
+	}
+	tags, err := p.parseTags(cell)
+	if err == nil {
+		p.lastTagsCell, p.lastTags, p.haveTags = cell, tags, true
+	}
+	return tags, err
+}
+
+func (p *issueParser) parseTags(cell string) ([]string, error) {
 	if t, ok := p.tags[cell]; ok {
 		return t, nil
 	}

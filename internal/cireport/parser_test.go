@@ -8,7 +8,8 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
-// The parser's caches (tags and viewport cells, the last page's key) give
+// The parser's caches (tags and viewport cells, the last ones of each, the
+// rules' audit rules, the last page's key) give
 // every row exactly the issue a parser that never saw another row gives,
 // whatever order the rows come in and once the caches are full.
 func TestIssueParserCachesChangeNothing(t *testing.T) {
@@ -23,10 +24,10 @@ func TestIssueParserCachesChangeNothing(t *testing.T) {
 	for _, full := range []bool{false, true} {
 		var shared issueParser
 		if full { // caches already at their bound: every cell parsed afresh
-			shared.tags, shared.viewports = map[string][]string{}, map[string]int{}
+			shared.tags, shared.viewports, shared.auditRules = map[string][]string{}, map[string]int{}, map[string]string{}
 			for i := range maxCachedCells {
 				k := strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune(i))
-				shared.tags[k], shared.viewports[k] = nil, 0
+				shared.tags[k], shared.viewports[k], shared.auditRules[k] = nil, 0, ""
 			}
 		}
 		setAxe(m, header, all)

@@ -267,7 +267,7 @@ func (sw *sarifWriter) fixed(row *diff.Row) error {
 	}
 	id, err := diff.ParseIssueID(row.IssueID)
 	if err != nil { // diff.json written before rows carried ids: the id the issue had when new
-		p := partsOf(row.Organisation, diff.PageKey(row.URL), row.ViewportWidth, row.Rule, row.HTML, row.Target)
+		p := partsOf(row.Organisation, diff.PageKey(row.URL), row.ViewportWidth, diff.AuditRule(axeAudit, row.Rule), row.HTML, row.Target)
 		p.Namespace = sw.opts.Namespace
 		id = diff.NewIssueID(p, 0)
 	}
