@@ -27,12 +27,13 @@ const FingerprintKey = "cwacIssue/v2"
 type rowNamer struct {
 	namespace string
 	known     []diff.IssueID      // the comparison's ids (nil: none given)
-	given     int                 // how many of known were given
+	given     int                 // how many known ids were given
+	fsys      fs.FS               // the results (file is read again from it to hold its ids)
 	file      fs.File             // the results' diff.IssueIDsFile, streamed (nil: none)
 	rd        *diff.IssueIDReader // reads file
 	namer     *diff.IssueNamer
-	// knownHeld says the namer holds known[:given]: held only once a new
-	// id is first needed, as a compared scan's known ids name every row.
+	// knownHeld says the namer holds the known ids given: held only once a
+	// new id is first needed, as the known ids usually name every row.
 	knownHeld bool
 	out       *diff.IssueIDWriter // the ids given, written out (nil: not written)
 }
@@ -42,7 +43,7 @@ type rowNamer struct {
 // results the runner named), else none known; each id given is written to
 // out (nil: none), and the namer must be closed.
 func namesFor(fsys fs.FS, opts Options, out io.Writer) (*rowNamer, error) {
-	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), known: opts.IssueIDs}
+	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), known: opts.IssueIDs, fsys: fsys}
 	if out != nil {
 		n.out = diff.NewIssueIDWriter(out)
 	}
@@ -72,8 +73,7 @@ func (n *rowNamer) close() {
 }
 
 // nextKnown is the next known id; false past the last, or at an error in
-// the streamed file (returned). An id read from the file is held at once:
-// it is not kept to be held later.
+// the streamed file (returned).
 func (n *rowNamer) nextKnown() (diff.IssueID, bool, error) {
 	if n.rd != nil {
 		id, ok := n.rd.Next()
@@ -81,7 +81,7 @@ func (n *rowNamer) nextKnown() (diff.IssueID, bool, error) {
 			return id, false, fmt.Errorf("%s: %w", diff.IssueIDsFile, err)
 		}
 		if ok {
-			n.namer.Hold(id)
+			n.given++
 		}
 		return id, ok, nil
 	}
@@ -105,8 +105,8 @@ func (n *rowNamer) name(is *issue) error {
 		return err
 	case !ok:
 		if !n.knownHeld {
-			for _, k := range n.known[:n.given] {
-				n.namer.Hold(k)
+			if err := n.holdKnown(); err != nil {
+				return err
 			}
 			n.knownHeld = true
 		}
@@ -117,6 +117,35 @@ func (n *rowNamer) name(is *issue) error {
 	is.id = id
 	if n.out != nil {
 		n.out.Add(id)
+	}
+	return nil
+}
+
+// holdKnown has the namer hold every known id given, so that no new id is
+// one of them: the comparison's, or those of the streamed file, read again
+// from its start (they were not kept).
+func (n *rowNamer) holdKnown() error {
+	if n.rd == nil {
+		for _, id := range n.known[:n.given] {
+			n.namer.Hold(id)
+		}
+		return nil
+	}
+	f, err := n.fsys.Open(diff.IssueIDsFile)
+	if err != nil {
+		return fmt.Errorf("%s: reading again: %w", diff.IssueIDsFile, err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	rd, err := diff.NewIssueIDReader(f, n.given)
+	if err != nil {
+		return fmt.Errorf("%s: reading again: %w", diff.IssueIDsFile, err)
+	}
+	for i := range n.given {
+		id, ok := rd.Next()
+		if !ok {
+			return fmt.Errorf("%s: reading again: changed while read (%d ids, %d before): %v", diff.IssueIDsFile, i, n.given, rd.Err())
+		}
+		n.namer.Hold(id)
 	}
 	return nil
 }

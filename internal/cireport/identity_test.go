@@ -84,11 +84,11 @@ func TestReportsNameIssuesByTheKeptIDs(t *testing.T) {
 	}
 }
 
-// The comparison's ids (Options.IssueIDs) name the rows they reach; when
-// they end early, the rest are named afresh around every id already given:
-// a row whose own id was given to an earlier row takes the next ordinal,
-// and no id is given twice.
-func TestComparedIDsEndingEarly(t *testing.T) {
+// Known ids (the comparison's, Options.IssueIDs, or those of the results'
+// issue_ids.txt) name the rows they reach; when they end early, the rest
+// are named afresh around every id already given: a row whose own id was
+// given to an earlier row takes the next ordinal, and no id is given twice.
+func TestKnownIDsEndingEarly(t *testing.T) {
 	named, err := diff.Compare(context.Background(), fstest.MapFS{}, realFS(t), diff.Options{Namespace: "a11y"})
 	if err != nil {
 		t.Fatal(err)
@@ -97,22 +97,39 @@ func TestComparedIDsEndingEarly(t *testing.T) {
 		t.Fatalf("the fixture has %d issue rows; the case needs 6", len(named.IssueIDs))
 	}
 	// The first row is given the id the sixth would be named by.
-	_, log := sarifOf(t, realFS(t), Options{Namespace: "a11y", IssueIDs: named.IssueIDs[5:6]})
-	results := log.Runs[0].Results
-	if len(results) != len(named.IssueIDs) {
-		t.Fatalf("%d results for %d issue rows", len(results), len(named.IssueIDs))
+	given := named.IssueIDs[5:6]
+	var file bytes.Buffer
+	if err := diff.WriteIssueIDs(&file, given); err != nil {
+		t.Fatal(err)
 	}
-	seen := map[string]bool{}
-	for i, r := range results {
-		fp := r.PartialFingerprints[FingerprintKey]
-		switch {
-		case seen[fp]:
-			t.Errorf("result %d: fingerprint %s given twice", i, fp)
-		case i == 0 && fp != named.IssueIDs[5].String():
-			t.Errorf("result 0: fingerprint %s, want the given %s", fp, named.IssueIDs[5])
-		case i > 0 && i != 5 && fp != named.IssueIDs[i].String():
-			t.Errorf("result %d: fingerprint %s, want %s as named afresh", i, fp, named.IssueIDs[i])
+	fromFile := realFS(t)
+	fromFile[diff.IssueIDsFile] = &fstest.MapFile{Data: file.Bytes()}
+	for source, run := range map[string]func() sarifLog{
+		"the comparison's": func() sarifLog {
+			_, log := sarifOf(t, realFS(t), Options{Namespace: "a11y", IssueIDs: given})
+			return log
+		},
+		"the results' file": func() sarifLog {
+			_, log := sarifOf(t, fromFile, Options{Namespace: "a11y"})
+			return log
+		},
+	} {
+		results := run().Runs[0].Results
+		if len(results) != len(named.IssueIDs) {
+			t.Fatalf("%s: %d results for %d issue rows", source, len(results), len(named.IssueIDs))
 		}
-		seen[fp] = true
+		seen := map[string]bool{}
+		for i, r := range results {
+			fp := r.PartialFingerprints[FingerprintKey]
+			switch {
+			case seen[fp]:
+				t.Errorf("%s: result %d: fingerprint %s given twice", source, i, fp)
+			case i == 0 && fp != given[0].String():
+				t.Errorf("%s: result 0: fingerprint %s, want the given %s", source, fp, given[0])
+			case i > 0 && i != 5 && fp != named.IssueIDs[i].String():
+				t.Errorf("%s: result %d: fingerprint %s, want %s as named afresh", source, i, fp, named.IssueIDs[i])
+			}
+			seen[fp] = true
+		}
 	}
 }

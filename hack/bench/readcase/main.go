@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/decision"
+	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/runner"
@@ -89,6 +91,9 @@ var readCases = map[string]func(dir string) (string, error){
 	},
 	// runner: everything the scan pod does after CWAC exits.
 	"runner": func(dir string) (string, error) {
+		if err := asCWACLeftIt(dir); err != nil {
+			return "", err
+		}
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		s, err := runner.WriteResults(context.Background(), dir, results.Options{}, report.Meta{Title: benchName}, log)
 		if err != nil {
@@ -164,12 +169,26 @@ func runnerDecided(dir string, decide func([]sampleRow) []decision.Decision) (st
 		return "", errors.New("no issue rows to decide about")
 	}
 	ds := decide(rows)
+	if err := asCWACLeftIt(dir); err != nil {
+		return "", err
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s, err := runner.WriteResultsDecided(context.Background(), dir, results.Options{}, report.Meta{Title: benchName}, log, benchName, ds, benchDecisionsAt)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%d issues, %d decided (%d decisions)", s.TotalIssues, s.DecidedIssues, len(ds)), nil
+}
+
+// asCWACLeftIt removes from dir the issue ids an earlier run of the
+// runner wrote there: a scan pod's runner meets CWAC's files alone, where
+// an ids file would make it name the rows from that file instead (a report
+// built again), a different cost. Its other files are written over whole.
+func asCWACLeftIt(dir string) error {
+	if err := os.Remove(filepath.Join(dir, diff.IssueIDsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // childResult is what a child reports of its case.
