@@ -367,8 +367,9 @@ func TestIssueNamerAsEveryIDHeld(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
-		var held []IssueID
-		for range rng.IntN(4) {
+		count := rng.IntN(4)
+		held := make([]IssueID, 0, count)
+		for range count {
 			held = append(held, NewIssueID(parts[rng.IntN(len(parts))], rng.IntN(6)))
 		}
 		n := NewIssueNamer(held)

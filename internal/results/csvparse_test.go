@@ -245,8 +245,8 @@ func TestTextOfARecord(t *testing.T) {
 		rr.internMap[strconv.Itoa(i)] = strconv.Itoa(i)
 	}
 	type cells [3]string
-	var got []cells
-	for range 4 {
+	got := make([]cells, 0, 4)
+	for range cap(got) {
 		must(t, rr.read())
 		var c cells
 		for i := range c {
