@@ -85,15 +85,12 @@ const maxCachedCells = 4096
 // one is parsed once; so is each page's key, which the rows of one page
 // share.
 type issueParser struct {
-	tags       map[string][]string // capped and trimmed: shared, never changed
-	viewports  map[string]int
-	url, key   string            // the last row's page URL and its diff.PageKey
-	auditRules map[string]string // a rule's diff.AuditRule
-	// The last viewport and tags cells and what they were read as.
-	lastViewport, lastTagsCell string
-	lastWidth                  int
-	lastTags                   []string
-	haveViewport, haveTags     bool
+	tags         map[string][]string // capped and trimmed: shared, never changed
+	viewports    map[string]int
+	url, key     string             // the last row's page URL and its diff.PageKey
+	auditRules   map[string]string  // a rule's diff.AuditRule
+	lastViewport lastCell[int]      // the last viewport cell, read
+	lastTags     lastCell[[]string] // the last tags cell, read
 
 	reader *results.Reader // the file col was looked up in
 	col    issueColumns
@@ -171,16 +168,31 @@ func (p *issueParser) auditRule(rule string) string {
 	return ar
 }
 
+// lastCell is the last cell of a column the parser read, and what it was
+// read as: the rows of a page repeat it, and comparing it costs less than
+// looking a long cell up in the parser's table.
+type lastCell[T any] struct {
+	cell  string
+	value T
+	ok    bool
+}
+
+// read is parse(p, cell), or what it was for the last cell when cell is
+// that one.
+func (l *lastCell[T]) read(p *issueParser, cell string, parse func(*issueParser, string) (T, error)) (T, error) {
+	if l.ok && cell == l.cell {
+		return l.value, nil
+	}
+	v, err := parse(p, cell)
+	if err == nil {
+		*l = lastCell[T]{cell: cell, value: v, ok: true}
+	}
+	return v, err
+}
+
 // width is the viewport cell's width, parsed once per distinct cell.
 func (p *issueParser) width(cell string) (int, error) {
-	if p.haveViewport && cell == p.lastViewport {
-		return p.lastWidth, nil
-	}
-	w, err := p.parseWidth(cell)
-	if err == nil {
-		p.lastViewport, p.lastWidth, p.haveViewport = cell, w, true
-	}
-	return w, err
+	return p.lastViewport.read(p, cell, (*issueParser).parseWidth)
 }
 
 func (p *issueParser) parseWidth(cell string) (int, error) {
@@ -203,14 +215,7 @@ func (p *issueParser) parseWidth(cell string) (int, error) {
 // tagsOf is the tags cell's tags, capped and trimmed, parsed once per
 // distinct cell. The slice is shared by every issue of that cell.
 func (p *issueParser) tagsOf(cell string) ([]string, error) {
-	if p.haveTags && cell == p.lastTagsCell {
-		return p.lastTags, nil
-	}
-	tags, err := p.parseTags(cell)
-	if err == nil {
-		p.lastTagsCell, p.lastTags, p.haveTags = cell, tags, true
-	}
-	return tags, err
+	return p.lastTags.read(p, cell, (*issueParser).parseTags)
 }
 
 func (p *issueParser) parseTags(cell string) ([]string, error) {
