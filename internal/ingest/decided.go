@@ -45,7 +45,7 @@ func keptDecisions(fsys fs.FS, namespace string) (scanDecisions, string) {
 // and returns the records left, for the elements counted. fpOf gives a
 // matched or new issue's id (zero for a record not tracked: only a rule
 // decision covers it). Records set aside stay as they are.
-func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(issue int64) diff.IssueID) []int32 {
+func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(rec *record) diff.IssueID) []int32 {
 	if in.decided.set == nil {
 		return idx
 	}
@@ -61,7 +61,7 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(issue int64
 		f := decision.Finding{Namespace: in.scan.Namespace, Organisation: org.name, Element: rec.html, Rule: rule,
 			URL: rd.pages[rec.page].key}
 		if rec.issue != 0 {
-			f.ID = fpOf(rec.issue)
+			f.ID = fpOf(rec)
 		}
 		if _, ok := in.decided.set.Covering(f, in.decided.at); !ok {
 			kept = append(kept, i)

@@ -258,3 +258,54 @@ func checkLives(t *testing.T, st *store.Store) {
 		t.Errorf("%d issues, want %d: %v", len(lives), len(wantLives), lives)
 	}
 }
+
+// TestElementsOfRowsWithoutTargetOrHTML: a row with neither a target nor
+// element HTML is its description's element, as the report counts it: two
+// such rows with one description are one element, a third with another
+// description is another, beside the real run's 9.
+func TestElementsOfRowsWithoutTargetOrHTML(t *testing.T) {
+	w := loadReal(t)
+	for _, description := range []string{"first", "first", "second"} {
+		w.add(t, axeCSV, where{"url": home, "id": "image-alt"}, map[string]string{"target": "", "html": "", "description": description})
+	}
+	st := storetest.OpenSQLite(t)
+	ingestOK(t, st, w.fs(), week(0))
+	trend, err := st.OrganisationTrend(context.Background(), testNamespaces, org, "")
+	if err != nil || len(trend) != 1 || trend[0].Elements != 11 {
+		t.Errorf("elements: %+v %v, want 11", trend, err)
+	}
+}
+
+// TestObservesEveryPage: a scan of more pages than one batch of visits
+// (observeBatch) records its visit of every page and what each audit saw
+// at each width there.
+func TestObservesEveryPage(t *testing.T) {
+	w := loadReal(t)
+	extra := observeBatch + 7
+	for i := range extra {
+		w.add(t, axeCSV, where{"url": home, "id": "image-alt"}, map[string]string{"url": fmt.Sprintf("%spage-%d", home, i)})
+	}
+	st := storetest.OpenSQLite(t)
+	ingestOK(t, st, w.fs(), week(0))
+	ctx := context.Background()
+	sw, err := st.BeginScan(ctx, week(1), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sw.Rollback()
+	orgID, err := sw.Organisation(ctx, org, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := sw.Observations(ctx, orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seenOn := map[int64]bool{}
+	for k := range obs.Seen {
+		seenOn[k.PageID] = true
+	}
+	if len(obs.Visited) < extra || len(seenOn) != len(obs.Visited) {
+		t.Errorf("%d pages visited, %d with what the audits saw; want every one of more than %d", len(obs.Visited), len(seenOn), extra)
+	}
+}

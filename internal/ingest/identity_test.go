@@ -94,3 +94,45 @@ func TestHistoryNamesIssuesAsTheScanPodDoes(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryNamesRepeatedRowsAsTheScanPodDoes: rows alike in every part
+// of an id (CWAC writes such rows for repeated elements) take ordinals in
+// file order, and a new one skips the ordinals stored issues hold: the
+// history's ids of a week with one such row and of the next with three
+// are the scan pod comparison's.
+func TestHistoryNamesRepeatedRowsAsTheScanPodDoes(t *testing.T) {
+	w0 := loadReal(t)
+	twin := where{"url": home, "id": "image-alt"}
+	w0.add(t, axeCSV, twin, nil)
+	w1 := w0.clone()
+	w1.add(t, axeCSV, twin, nil)
+	w1.add(t, axeCSV, twin, nil)
+	want := scanPodIDs(t, w0.fs(), w1.fs())
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ingestOK(t, st, w0.fs(), week(0))
+			res := ingestOK(t, st, w1.fs(), week(1))
+			if res.New != 2 {
+				t.Errorf("week 1: %d new issues, want the 2 rows added", res.New)
+			}
+			page, err := st.IssueHistory(context.Background(), store.IssueFilter{Namespaces: testNamespaces, Organisation: org, Limit: store.MaxLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, is := range page.Issues {
+				if is.Audit != "axe_core_audit" {
+					continue
+				}
+				seen[is.Fingerprint] = true
+				if change, ok := want[is.Fingerprint]; !ok || change == diff.ChangeFixed {
+					t.Errorf("%s %s %d: the history's open id %s is %q in the comparison", is.Page, is.Rule, is.ViewportWidth, is.Fingerprint, change)
+				}
+			}
+			if len(seen) != len(want) {
+				t.Errorf("the history holds %d axe issues, the comparison named %d", len(seen), len(want))
+			}
+		})
+	}
+}

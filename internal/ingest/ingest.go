@@ -57,6 +57,7 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 	if stored {
 		return Result{AlreadyStored: true}, nil
 	}
+	defer paceCollector()()
 	rd := newReading()
 	// Each organisation's completeness is recorded with its figures, so
 	// that one a firewall refused is not ranked as if scanned cleanly.
@@ -83,7 +84,7 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 		return res, err
 	}
 	defer w.Rollback() // after Commit it does nothing
-	in := &ingestion{rd: rd, w: w, scan: scan, newTemplates: map[int32]int64{}, verdicts: complete.OrganisationVerdicts()}
+	in := &ingestion{rd: rd, w: w, scan: scan, newTemplates: map[int32]int64{}, ordinals: map[int64]uint32{}, verdicts: complete.OrganisationVerdicts()}
 	var problem string
 	if in.decided, problem = keptDecisions(fsys, scan.Namespace); problem != "" {
 		_ = rd.SkipFile(scanpod.DecisionsFile, problem) // never fails
@@ -107,29 +108,41 @@ type ingestion struct {
 
 	orgStore  []int64 // store id of each organisation (by reading.orgs index)
 	pageStore []int64 // store id of each page (by reading.pages index)
-	// fps are the new issues' fingerprints, in the order their ids were
-	// given (ids are consecutive from firstNew).
-	fps      []diff.IssueID
-	firstNew int64
+	// ordinals are the new issues' ordinals (diff.NewIssueID) other than
+	// 0, by store id: a new issue's fingerprint is made again from its
+	// record when it is written (newID), not kept (16 bytes a row).
+	ordinals map[int64]uint32
 	// newTemplates maps the record that first shows a new template to its id.
 	newTemplates map[int32]int64
 	counts       []store.TemplateCount
 	figures      []store.OrganisationFigures
 	// verdicts are the organisations' completeness, by name.
 	verdicts map[string]results.OrganisationCompleteness
-	// groupsByPage lists each page's groups (by reading.pages index), made
-	// when the first organisation's observations are written.
-	groupsByPage map[int32][]groupKey
+	// groups are the scan's groups (an audit that wrote rows at a width
+	// of a page) and what was seen there, sorted by page (reading.pages
+	// index), audit and width: reading.groups once read, in a third of
+	// the memory of the map, and dropped once the organisations are done.
+	groups []seenGroup
 	// decided are the decisions the scan kept (none: the zero value).
 	decided scanDecisions
 }
 
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	rd := in.rd
+	in.sortGroups()
+	rd.pageIDs = nil // pages are found by URL only while reading
 	in.orgStore = make([]int64, len(rd.orgs))
 	in.pageStore = make([]int64, len(rd.pages))
-	in.firstNew = in.w.IssueIDs(0)
+	// Each organisation's record indexes, in slices of their exact size
+	// (4 bytes a row, and no larger array left behind as one grows).
+	rows := make([]int32, len(rd.orgs))
+	for i := range rd.recs.len() {
+		rows[rd.pages[rd.recs.at(i).page].org]++
+	}
 	byOrg := make([][]int32, len(rd.orgs))
+	for o, n := range rows {
+		byOrg[o] = make([]int32, 0, n)
+	}
 	for i := range rd.recs.len() {
 		o := rd.pages[rd.recs.at(i).page].org
 		byOrg[o] = append(byOrg[o], int32(i))
@@ -149,6 +162,7 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 		}
 		byOrg[o] = nil
 	}
+	in.groups = nil
 	in.res.Organisations, in.res.IssueRows = len(rd.orgs), int64(rd.recs.len())
 	wr := &writing{in: in, ctx: ctx}
 	if err := results.Walk(ctx, fsys, wr); err != nil {
@@ -210,7 +224,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		return err
 	}
 	orderOrganisation(rd, idx)
-	tr, err := in.matchOrganisation(ctx, o, idx, st)
+	tr, err := in.matchOrganisation(ctx, idx, st)
 	if err != nil {
 		return err
 	}
@@ -237,11 +251,11 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 	if err := in.templates(ctx, orgID, idx); err != nil {
 		return err
 	}
-	counted := in.leaveOutDecided(o, idx, func(issue int64) diff.IssueID {
-		if issue >= in.firstNew && issue-in.firstNew < int64(len(in.fps)) {
-			return in.fps[issue-in.firstNew]
+	counted := in.leaveOutDecided(o, idx, func(rec *record) diff.IssueID {
+		if rec.fate == fateNew {
+			return in.newID(rec)
 		}
-		return storedIDs[issue]
+		return storedIDs[rec.issue]
 	})
 	f := store.OrganisationFigures{
 		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
@@ -264,26 +278,70 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 // the next scan's rows there are compared by (compared).
 func (in *ingestion) observe(ctx context.Context, st *orgState) error {
 	rd := in.rd
-	if in.groupsByPage == nil {
-		in.groupsByPage = map[int32][]groupKey{}
-		for g := range rd.groups {
-			in.groupsByPage[g.page] = append(in.groupsByPage[g.page], g)
-		}
-	}
 	pages := make([]int64, 0, len(st.scanned))
-	seen := map[store.ObservationKey]store.Observed{}
-	for pageID, p := range st.scanned {
+	for pageID := range st.scanned {
 		pages = append(pages, pageID)
-		for _, g := range in.groupsByPage[p] {
-			if f := rd.groups[g]; f.present {
-				key := store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.strs.Text(g.audit)}
-				seen[key] = store.Observed{Animating: f.animating, Replaced: rd.pages[p].titleVaries}
-			}
-		}
 	}
 	slices.Sort(pages)
-	return in.w.Observe(ctx, pages, seen)
+	// A batch of pages at a time: what a page's visit records is its own,
+	// and a batch's sightings are all that is held.
+	var seen []store.Sighting
+	for start := 0; start < len(pages); start += observeBatch {
+		batch := pages[start:min(start+observeBatch, len(pages))]
+		seen = seen[:0]
+		for _, pageID := range batch {
+			p := st.scanned[pageID]
+			at, _ := slices.BinarySearchFunc(in.groups, p, func(g seenGroup, p int32) int { return cmp.Compare(g.page, p) })
+			for _, g := range in.groups[at:] {
+				if g.page != p {
+					break
+				}
+				if g.present {
+					seen = append(seen, store.Sighting{
+						ObservationKey: store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.strs.Text(g.audit)},
+						Observed:       store.Observed{Animating: g.animating, Replaced: rd.pages[p].titleVaries},
+					})
+				}
+			}
+		}
+		if err := in.w.Observe(ctx, batch, seen); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// seenGroup is one group and what was seen there.
+type seenGroup struct {
+	groupKey
+	groupFlags
+}
+
+// sortGroups moves reading.groups into ingestion.groups.
+func (in *ingestion) sortGroups() {
+	in.groups = make([]seenGroup, 0, len(in.rd.groups))
+	for g, f := range in.rd.groups {
+		in.groups = append(in.groups, seenGroup{g, f})
+	}
+	in.rd.groups = nil
+	slices.SortFunc(in.groups, func(a, b seenGroup) int {
+		return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.audit, b.audit), cmp.Compare(a.width, b.width))
+	})
+}
+
+// flagsOf is what was seen of a group (nothing: the audit wrote no row there).
+func (in *ingestion) flagsOf(g groupKey) groupFlags {
+	at, ok := slices.BinarySearchFunc(in.groups, g, func(s seenGroup, g groupKey) int {
+		return cmp.Or(cmp.Compare(s.page, g.page), cmp.Compare(s.audit, g.audit), cmp.Compare(s.width, g.width))
+	})
+	if !ok {
+		return groupFlags{}
+	}
+	return in.groups[at].groupFlags
+}
+
+// observeBatch is how many pages' visits are recorded at a time.
+const observeBatch = 2000
 
 // pages gives each of the organisation's pages in this scan its store id,
 // adding the pages seen for the first time.
@@ -329,7 +387,7 @@ func elements(rd *reading, idx []int32) int64 {
 			sorted = append(sorted, i)
 		}
 	}
-	key := func(i int32) (int32, int32, uint64) { r := rd.recs.at(int(i)); return r.page, r.rule, r.elem }
+	key := func(i int32) (int32, int32, uint64) { r := rd.recs.at(int(i)); return r.page, r.rule, rd.elemOf(i) }
 	slices.SortFunc(sorted, func(x, y int32) int {
 		px, rx, ex := key(x)
 		py, ry, ey := key(y)

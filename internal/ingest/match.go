@@ -58,7 +58,7 @@ type orgState struct {
 // before observations were kept is taken as seen plainly then.
 func (in *ingestion) compared(st *orgState, g groupKey) bool {
 	rd := in.rd
-	f := rd.groups[g]
+	f := in.flagsOf(g)
 	cur := diff.Observation{Ran: f.present, Animating: f.animating, Replaced: rd.pages[g.page].titleVaries}
 	pageID := in.pageStore[g.page]
 	if st.fresh[pageID] {
@@ -83,13 +83,11 @@ func (in *ingestion) compared(st *orgState, g groupKey) bool {
 // the reason "page not scanned" when the scan did not visit their page,
 // and left as they are otherwise (unstable). Rows not compared are
 // counted unstable and kept open without a transition (keepUncompared).
-func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int32, st *orgState) (transitions, error) {
+func (in *ingestion) matchOrganisation(ctx context.Context, idx []int32, st *orgState) (transitions, error) {
 	var tr transitions
 	rd := in.rd
-	namer := diff.NewIssueNamer(nil)
 	for _, cs := range st.cands {
 		for _, c := range cs {
-			namer.Hold(c.fp)
 			if c.open {
 				tr.openBefore++
 			}
@@ -106,9 +104,10 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 		key := matchKey{page: st.pageIDs[first.page], width: first.width, rule: first.rule}
 		cands := st.cands[key]
 		delete(st.cands, key)
+		namer := newRunNamer(cands)
 		if !in.compared(st, groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: first.width}) {
 			tr.unstable += int64(len(run))
-			in.keepUncompared(org, trackedRows(rd, run), cands, namer, &tr)
+			in.keepUncompared(trackedRows(rd, run), cands, namer, &tr)
 			continue
 		}
 		tracked := trackedRows(rd, run)
@@ -120,7 +119,7 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 				tr.fixed = append(tr.fixed, c.id)
 			}
 		}
-		in.newIssues(org, left, namer, &tr)
+		in.newIssues(left, namer, &tr)
 	}
 	// Stored open issues no row of this scan could be.
 	for key, cs := range st.cands {
@@ -136,6 +135,50 @@ func (in *ingestion) matchOrganisation(ctx context.Context, org int32, idx []int
 		}
 	}
 	return tr, ctx.Err()
+}
+
+// runNamer names the new issues of one run of rows (one page, width and
+// rule), holding the ids of the stored issues there. An id is a hash of
+// its parts, page, width and rule among them, so a row can only be named
+// an id of an issue on its own page, width and rule: a namer per run names
+// every row as one for the whole organisation would, and holds one run's
+// ids and counts, not the organisation's (a million rows of one
+// organisation were 30 MiB of them).
+type runNamer struct {
+	*diff.IssueNamer
+	// last is, for each parts the run named past ordinal 0 (by the id of
+	// their ordinal 0), the ordinal named last.
+	last map[diff.IssueID]int
+}
+
+func newRunNamer(cands []candidate) *runNamer {
+	held := make([]diff.IssueID, len(cands))
+	for i, c := range cands {
+		held[i] = c.fp
+	}
+	return &runNamer{IssueNamer: diff.NewIssueNamer(held)}
+}
+
+// name names the next row with parts p and returns the ordinal of its id
+// (diff.NewIssueID): a record keeps that (0 but for rows alike in every
+// part), not the 16-byte id, and makes the id again when it is written.
+// The namer gives the rows with the same parts increasing ordinals, so the
+// search starts past the last one found.
+func (n *runNamer) name(p diff.IssueParts) int {
+	id := n.Name(p)
+	first := diff.NewIssueID(p, 0)
+	if id == first {
+		return 0
+	}
+	if n.last == nil {
+		n.last = map[diff.IssueID]int{}
+	}
+	for ord := n.last[first] + 1; ; ord++ {
+		if diff.NewIssueID(p, ord) == id {
+			n.last[first] = ord
+			return ord
+		}
+	}
 }
 
 // trackedRows returns the rows of run an issue may be: all but focus rows
@@ -157,11 +200,11 @@ func trackedRows(rd *reading, run []int32) []int32 {
 // them, as the baseline comparison does with this scan as its baseline,
 // finds them open (unchanged) or gone (fixed). Stored open issues no row
 // matched are left as they are.
-func (in *ingestion) keepUncompared(org int32, rows []int32, cands []candidate, namer *diff.IssueNamer, tr *transitions) {
+func (in *ingestion) keepUncompared(rows []int32, cands []candidate, namer *runNamer, tr *transitions) {
 	var uncounted transitions
 	left := in.pair(rows, cands, true, &uncounted)
 	left = in.pair(left, cands, false, &uncounted)
-	in.newIssues(org, left, namer, &uncounted)
+	in.newIssues(left, namer, &uncounted)
 	tr.opened += uncounted.newIssues
 	tr.reopenedUncompared = append(tr.reopenedUncompared, uncounted.reopened...)
 }
@@ -221,18 +264,33 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 // product's one rule (diff.IssueNamer, which holds every stored issue's
 // fingerprint of the organisation): the comparison names a scan's new
 // issues alike, so the CI reports' fingerprints are the history's.
-func (in *ingestion) newIssues(org int32, rows []int32, namer *diff.IssueNamer, tr *transitions) {
+func (in *ingestion) newIssues(rows []int32, namer *runNamer, tr *transitions) {
 	rd := in.rd
 	slices.Sort(rows) // file order
 	for _, r := range rows {
 		rec := rd.recs.at(int(r))
-		id := namer.Name(diff.IssueParts{Namespace: in.scan.Namespace, Organisation: rd.orgs[org].name, PageKey: rd.pages[rec.page].key,
-			Width: int(rec.width), Rule: rd.strs.Text(rec.rule), HTML: rec.html, Target: rec.target})
+		ord := namer.name(in.partsOf(rec))
 		rec.issue = in.w.IssueIDs(1)
-		in.fps = append(in.fps, id)
+		if ord > 0 {
+			in.ordinals[rec.issue] = uint32(ord)
+		}
 		rec.fate = fateNew
 		tr.newIssues++
 	}
+}
+
+// partsOf is what a record's issue id is made of.
+func (in *ingestion) partsOf(rec *record) diff.IssueParts {
+	rd := in.rd
+	p := &rd.pages[rec.page]
+	return diff.IssueParts{Namespace: in.scan.Namespace, Organisation: rd.orgs[p.org].name, PageKey: p.key,
+		Width: int(rec.width), Rule: rd.strs.Text(rec.rule), HTML: rec.html, Target: rec.target}
+}
+
+// newID is the id newIssues named a new issue's record: made again from
+// its parts and ordinal.
+func (in *ingestion) newID(rec *record) diff.IssueID {
+	return diff.NewIssueID(in.partsOf(rec), int(in.ordinals[rec.issue]))
 }
 
 // orderOrganisation sorts one organisation's record indexes into runs of

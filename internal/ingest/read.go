@@ -31,18 +31,27 @@ const maxRows = 10_000_000
 // versions, as stored hashes must be) or numbered. Records are kept in
 // file order, so the k-th issue row of a CSV is its file's k-th record.
 type record struct {
-	html   uint64 // the element's whole HTML
-	target uint64 // diff.ElementTarget: the XPath target, or the focus audit's tab press
-	elem   uint64 // the report's element key (target, else HTML, else description)
-	issue  int64  // the issue it is, once matched (0: not tracked)
-	issues int64  // CWAC's num_issues
-	page   int32  // index in reading.pages
-	rule   int32  // interned audit + "\x00" + rule
-	impact int32  // report.ImpactClass
-	width  int32
-	fate   uint8
-	body   bool // a focus row about the page's <body>: always unstable
+	html     uint64 // the element's whole HTML
+	target   uint64 // diff.ElementTarget: the XPath target, or the focus audit's tab press
+	issue    int64  // the issue it is, once matched (0: not tracked)
+	issues   int64  // CWAC's num_issues
+	page     int32  // index in reading.pages
+	rule     int32  // interned audit + "\x00" + rule
+	width    int32
+	impact   uint8 // report.ImpactClass
+	fate     uint8
+	elemFrom uint8 // which hash is the report's element key (reading.elemOf)
+	body     bool  // a focus row about the page's <body>: always unstable
 }
+
+// Where a record's element key (the report's: target, else HTML, else
+// description) is: it is almost always its target's or its HTML's hash,
+// so a record keeps which rather than a third hash.
+const (
+	elemTarget uint8 = iota
+	elemHTML
+	elemOwn // neither: in reading.elemOwn
+)
 
 // What became of a row's issue.
 const (
@@ -104,13 +113,17 @@ type fileSpan struct {
 // reading is the first pass over the results (a results.RowVisitor): what
 // the scan saw, in memory bounded by its issue rows.
 type reading struct {
-	strs     diff.Interner
-	orgIDs   map[string]int32
-	orgs     []*orgFigures
-	pageIDs  map[pageKey]int32
-	pages    []page
-	groups   map[groupKey]groupFlags
-	recs     recordList
+	strs    diff.Interner
+	orgIDs  map[string]int32
+	orgs    []*orgFigures
+	pageIDs map[pageKey]int32
+	pages   []page
+	groups  map[groupKey]groupFlags
+	recs    blockList[record]
+	// elemOwn holds the element keys of the records whose key is neither
+	// their target's hash nor their HTML's (a row with neither cell), by
+	// record index.
+	elemOwn  map[int32]uint64
 	files    []fileSpan
 	widths   map[string]int32
 	ruleAuds map[int32]int32 // rule id → its audit's id
@@ -169,6 +182,7 @@ func newReading() *reading {
 		groups:   map[groupKey]groupFlags{},
 		widths:   map[string]int32{},
 		ruleAuds: map[int32]int32{},
+		elemOwn:  map[int32]uint64{},
 	}
 }
 
@@ -273,17 +287,26 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	}
 	impact := report.ImpactClass(row.Get("impact"))
 	body := rd.focus && diff.FocusedBody(html)
-	rd.recs.add(record{
+	rec := record{
 		html:   xxhash.Sum64String(html),
 		target: xxhash.Sum64String(diff.ElementTarget(r, row)),
-		elem:   xxhash.Sum64String(elem),
 		issues: n,
 		page:   p,
 		rule:   rule,
-		impact: int32(impact),
+		impact: uint8(impact),
 		width:  width,
 		body:   body,
-	})
+	}
+	switch key := xxhash.Sum64String(elem); key {
+	case rec.target:
+		rec.elemFrom = elemTarget
+	case rec.html:
+		rec.elemFrom = elemHTML
+	default:
+		rec.elemFrom = elemOwn
+		rd.elemOwn[int32(rd.recs.len())] = key
+	}
+	rd.recs.add(rec)
 	o := rd.orgs[org]
 	if body {
 		o.setAside += n // in no figure, as the report counts (report.TimingDependentWhy)
@@ -296,6 +319,18 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 		rd.axe = axeVersion(row.Get("helpUrl"))
 	}
 	return nil
+}
+
+// elemOf is the report's element key of the i-th record.
+func (rd *reading) elemOf(i int32) uint64 {
+	r := rd.recs.at(int(i))
+	switch r.elemFrom {
+	case elemTarget:
+		return r.target
+	case elemHTML:
+		return r.html
+	}
+	return rd.elemOwn[i]
 }
 
 // org finds or adds an organisation, noting its sector.

@@ -1,32 +1,33 @@
 package ingest
 
-// recordBlock is how many records one block of a recordList holds: 64K
-// records, 4 MiB.
+// blockShift sets how many values one block of a blockList holds: 64K
+// (4 MiB of records, 1 MiB of fingerprints).
 const (
-	recordBlockShift = 16
-	recordBlock      = 1 << recordBlockShift
+	blockShift = 16
+	blockLen   = 1 << blockShift
 )
 
-// recordList holds the scan's records in blocks of recordBlock, so that it
-// grows without copying: a slice that doubles needs its old and new arrays
-// at once, which for a million-row scan was the peak of the ingest's memory.
-type recordList struct {
-	blocks [][]record
+// blockList holds values in blocks of blockLen, so that it grows without
+// copying: a slice that doubles needs its old and new arrays at once, which
+// for a million-row scan was the peak of the ingest's memory, and leaves
+// the old ones for the collector.
+type blockList[T any] struct {
+	blocks [][]T
 	n      int
 }
 
-// add appends a record.
-func (l *recordList) add(r record) {
-	if l.n&(recordBlock-1) == 0 {
-		l.blocks = append(l.blocks, make([]record, 0, recordBlock))
+// add appends a value.
+func (l *blockList[T]) add(v T) {
+	if l.n&(blockLen-1) == 0 {
+		l.blocks = append(l.blocks, make([]T, 0, blockLen))
 	}
 	b := &l.blocks[len(l.blocks)-1]
-	*b = append(*b, r)
+	*b = append(*b, v)
 	l.n++
 }
 
-// at is the i-th record, to read or change in place.
-func (l *recordList) at(i int) *record { return &l.blocks[i>>recordBlockShift][i&(recordBlock-1)] }
+// at is the i-th value, to read or change in place.
+func (l *blockList[T]) at(i int) *T { return &l.blocks[i>>blockShift][i&(blockLen-1)] }
 
-// len is how many records there are.
-func (l *recordList) len() int { return l.n }
+// len is how many values there are.
+func (l *blockList[T]) len() int { return l.n }

@@ -122,7 +122,7 @@ func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html str
 	help := weblink.HTTP(row.Get("helpUrl")) // a link people follow: nothing else
 	wr.ids = append(wr.ids, rec.issue)
 	wr.batch = append(wr.batch, store.NewIssue{
-		Fingerprint: wr.in.fps[rec.issue-wr.in.firstNew].String(),
+		Fingerprint: wr.in.newID(rec).String(),
 		OrgID:       wr.in.orgStore[rd.pages[rec.page].org], PageID: wr.in.pageStore[rec.page],
 		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Get("impact"), maxNameBytes),
 		ElementHTML: capText(html, diff.MaxHTMLBytes), ElementHash: rec.html,

@@ -22,6 +22,13 @@ type Observed struct {
 	Replaced bool
 }
 
+// Sighting is one audit and width that wrote rows on a page this scan
+// visited, and what the scan saw there.
+type Sighting struct {
+	ObservationKey
+	Observed
+}
+
 // Observations are what the last scan that visited each of an
 // organisation's pages saw there (see migration 0006).
 type Observations struct {
@@ -65,7 +72,7 @@ func (w *ScanWriter) Observations(ctx context.Context, orgID int64) (Observation
 // there, replacing what their last visit saw: seen holds one entry per
 // audit and width that wrote rows on one of those pages. The visits are
 // kept per scan too (page_visits, migration 0007).
-func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen map[ObservationKey]Observed) error {
+func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen []Sighting) error {
 	if len(pages) == 0 {
 		return nil
 	}
@@ -83,18 +90,17 @@ func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen map[Observ
 			return fmt.Errorf("store: replacing observations: %w", err)
 		}
 	}
-	visits := make([][]any, len(pages))
-	for i, id := range pages {
-		visits[i] = []any{w.scanID, id}
-	}
-	if err := w.insert(ctx, "page_visits", []string{colScan, colPage}, visits); err != nil {
+	err := w.insertEach(ctx, "page_visits", []string{colScan, colPage}, len(pages), func(i int, args []any) []any {
+		return append(args, w.scanID, pages[i])
+	})
+	if err != nil {
 		return err
 	}
-	rows := make([][]any, 0, len(seen))
-	for k, o := range seen {
-		rows = append(rows, []any{k.PageID, k.Width, k.Audit, flag(o.Animating), flag(o.Replaced)})
-	}
-	return w.insert(ctx, "observations", []string{colPage, "viewport_width", colAudit, "animating", "replaced"}, rows)
+	return w.insertEach(ctx, "observations", []string{colPage, "viewport_width", colAudit, "animating", "replaced"}, len(seen),
+		func(i int, args []any) []any {
+			s := &seen[i]
+			return append(args, s.PageID, s.Width, s.Audit, flag(s.Animating), flag(s.Replaced))
+		})
 }
 
 func flag(b bool) int64 {

@@ -42,7 +42,11 @@ func TestObservations(t *testing.T) {
 				for _, i := range visited {
 					ids = append(ids, pages[i])
 				}
-				if err := w.Observe(ctx, ids, seen); err != nil {
+				sightings := make([]store.Sighting, 0, len(seen))
+				for k, o := range seen {
+					sightings = append(sightings, store.Sighting{ObservationKey: k, Observed: o})
+				}
+				if err := w.Observe(ctx, ids, sightings); err != nil {
 					t.Fatal(err)
 				}
 				if err := w.Commit(); err != nil {
@@ -79,6 +83,22 @@ func TestObservations(t *testing.T) {
 			if len(fourth.Seen) != len(want) || fourth.Seen[key(0, 320, "axe_core_audit")] != want[key(0, 320, "axe_core_audit")] ||
 				fourth.Seen[key(1, 1280, "axe_core_audit")] != want[key(1, 1280, "axe_core_audit")] || fourth.Visited[pages[2]] {
 				t.Errorf("after the third visit: %+v, want %+v and page c unvisited", fourth, want)
+			}
+			// More sightings than one statement holds (maxParams values
+			// of five columns each): every one is written.
+			many := map[store.ObservationKey]store.Observed{}
+			for width := range 2500 {
+				many[key(2, width, "axe_core_audit")] = store.Observed{Replaced: width%2 == 1}
+			}
+			visit("s5", 500, []int{2}, many)
+			fifth := visit("s6", 600, nil, nil)
+			for k, o := range many {
+				if got, ok := fifth.Seen[k]; !ok || got != o {
+					t.Fatalf("sighting %+v: %+v, %v; want %+v", k, got, ok, o)
+				}
+			}
+			if len(fifth.Seen) != len(want)+len(many) {
+				t.Errorf("after 2,500 sightings on page c: %d seen, want %d", len(fifth.Seen), len(want)+len(many))
 			}
 		})
 	}

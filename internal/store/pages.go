@@ -30,12 +30,13 @@ func (w *ScanWriter) Pages(ctx context.Context, orgID int64) (map[string]int64, 
 // AddPages stores new pages of an organisation and returns their ids, in order.
 func (w *ScanWriter) AddPages(ctx context.Context, orgID int64, urls []string) ([]int64, error) {
 	ids := make([]int64, len(urls))
-	rows := make([][]any, len(urls))
-	for i, u := range urls {
+	for i := range urls {
 		ids[i] = w.alloc("pages", 1)
-		rows[i] = []any{ids[i], orgID, u}
 	}
-	if err := w.insert(ctx, "pages", []string{"id", colOrganisation, "url"}, rows); err != nil {
+	err := w.insertEach(ctx, "pages", []string{"id", colOrganisation, "url"}, len(urls), func(i int, args []any) []any {
+		return append(args, ids[i], orgID, urls[i])
+	})
+	if err != nil {
 		return nil, err
 	}
 	return ids, nil

@@ -71,18 +71,26 @@ const maxParams = 8000
 
 // insert writes rows with multi-row INSERTs of at most maxParams values.
 func (w *ScanWriter) insert(ctx context.Context, table string, columns []string, rows [][]any) error {
-	if len(rows) == 0 {
+	return w.insertEach(ctx, table, columns, len(rows), func(i int, args []any) []any { return append(args, rows[i]...) })
+}
+
+// insertEach writes n rows with multi-row INSERTs of at most maxParams
+// values; row appends the i-th row's values to args. The rows are made a
+// statement at a time, so that a large write holds one statement's values,
+// not every row's.
+func (w *ScanWriter) insertEach(ctx context.Context, table string, columns []string, n int, row func(i int, args []any) []any) error {
+	if n == 0 {
 		return nil
 	}
 	per := max(1, maxParams/len(columns))
 	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ") + ")"
 	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
 	args := make([]any, 0, per*len(columns))
-	for start := 0; start < len(rows); start += per {
-		end := min(start+per, len(rows))
+	for start := 0; start < n; start += per {
+		end := min(start+per, n)
 		args = args[:0]
-		for _, r := range rows[start:end] {
-			args = append(args, r...)
+		for i := start; i < end; i++ {
+			args = row(i, args)
 		}
 		query := head + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
 		run := w.exec
