@@ -276,12 +276,12 @@ func TestElementsOfRowsWithoutTargetOrHTML(t *testing.T) {
 	}
 }
 
-// TestObservesEveryPage: a scan of more pages than one batch of visits
-// (observeBatch) records its visit of every page and what each audit saw
-// at each width there.
+// TestObservesEveryPage: a scan of more pages than one batch
+// (pageBatch) records its visit of every page and what each audit saw at
+// each width there.
 func TestObservesEveryPage(t *testing.T) {
 	w := loadReal(t)
-	extra := observeBatch + 7
+	extra := pageBatch + 7
 	for i := range extra {
 		w.add(t, axeCSV, where{"url": home, "id": "image-alt"}, map[string]string{"url": fmt.Sprintf("%spage-%d", home, i)})
 	}
@@ -297,7 +297,15 @@ func TestObservesEveryPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs, err := sw.Observations(ctx, orgID)
+	stored, err := sw.Pages(ctx, orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, 0, len(stored))
+	for _, id := range stored {
+		ids = append(ids, id)
+	}
+	obs, err := sw.Observations(ctx, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,5 +315,43 @@ func TestObservesEveryPage(t *testing.T) {
 	}
 	if len(obs.Visited) < extra || len(seenOn) != len(obs.Visited) {
 		t.Errorf("%d pages visited, %d with what the audits saw; want every one of more than %d", len(obs.Visited), len(seenOn), extra)
+	}
+}
+
+// TestTransitionsAcrossPageBatches: an organisation of more pages than one
+// batch (pageBatch) moves from week to week as the baseline comparison
+// says, whichever batch its pages fall in: an issue fixed, a page no
+// longer visited, a new issue, each on a page of the second batch; and
+// its open issues are counted across batches.
+func TestTransitionsAcrossPageBatches(t *testing.T) {
+	w0 := loadReal(t)
+	page := func(i int) string { return fmt.Sprintf("%spage-%d", home, i) }
+	extra := pageBatch + 10
+	for i := range extra {
+		w0.add(t, axeCSV, where{"url": home, "id": "image-alt"}, map[string]string{"url": page(i)})
+		w0.add(t, axeCSV, where{"url": home, "id": "color-contrast"}, map[string]string{"url": page(i)})
+	}
+	w1 := w0.clone()
+	if n := w1.drop(axeCSV, where{"url": page(extra - 1), "id": "image-alt"}); n != 1 {
+		t.Fatalf("dropped %d rows", n)
+	}
+	if n := w1.drop(axeCSV, where{"url": page(extra - 2)}); n != 2 {
+		t.Fatalf("dropped %d rows", n)
+	}
+	w1.add(t, axeCSV, where{"url": form, "id": "link-name"}, map[string]string{"url": page(extra - 3)})
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			first := ingestOK(t, st, w0.fs(), week(0))
+			res := ingestOK(t, st, w1.fs(), week(1))
+			if first.New != 17+2*int64(extra) || res.New != 1 || res.Fixed != 1 || res.FixedPageNotScanned != 2 || res.Reopened != 0 {
+				t.Errorf("week 0 new %d; week 1: %+v", first.New, res)
+			}
+			checkMatchesDiff(t, w0.fs(), w1.fs(), res)
+			trend, err := st.OrganisationTrend(context.Background(), testNamespaces, org, "")
+			if err != nil || len(trend) != 2 || trend[1].Open != trend[0].Open-2 {
+				t.Errorf("open issues: %+v %v, want 2 fewer in week 1 (3 gone, 1 new)", trend, err)
+			}
+		})
 	}
 }

@@ -125,6 +125,9 @@ type ingestion struct {
 	groups []seenGroup
 	// decided are the decisions the scan kept (none: the zero value).
 	decided scanDecisions
+	// storedIDs are the ids of the stored issues the organisation's rows
+	// matched, kept only to judge decisions (nil without decisions).
+	storedIDs map[int64]diff.IssueID
 }
 
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
@@ -185,8 +188,13 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	return nil
 }
 
-// organisation matches one organisation's rows with its stored issues and
-// writes the transitions that need no text from the CSVs.
+// pageBatch is how many of an organisation's pages are matched at a time:
+// the stored issues and last observations read are a batch's.
+const pageBatch = 1000
+
+// organisation matches one organisation's rows with its stored issues, a
+// batch of its pages at a time, and writes the transitions that need no
+// text from the CSVs.
 func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int32) error {
 	rd := in.rd
 	org := rd.orgs[o]
@@ -195,59 +203,43 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		return err
 	}
 	in.orgStore[o] = orgID
-	st := &orgState{id: orgID, scanned: map[int64]int32{}, cands: map[matchKey][]candidate{}, fresh: map[int64]bool{}}
-	var storedIDs map[int64]diff.IssueID // the stored issues' ids, kept only to judge decisions
+	st := &orgState{id: orgID, fresh: map[int64]bool{}}
+	in.storedIDs = nil
 	if in.decided.set != nil {
-		storedIDs = map[int64]diff.IssueID{}
+		in.storedIDs = map[int64]diff.IssueID{}
 	}
 	if err := in.pages(ctx, orgID, pages, st); err != nil {
 		return err
 	}
-	if st.prev, err = in.w.Observations(ctx, orgID); err != nil {
-		return err
-	}
-	err = in.w.EachIssue(ctx, orgID, func(is *store.StoredIssue) error {
-		key := matchKey{page: is.PageID, width: int32(is.Width), rule: rd.strs.ID(is.Audit + "\x00" + is.Rule)}
-		if _, ok := rd.ruleAuds[key.rule]; !ok {
-			audit := rd.strs.ID(is.Audit)
-			rd.ruleAuds[key.rule] = audit
-		}
-		c := candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open}
-		c.fp, _ = diff.ParseIssueID(is.Fingerprint) // every stored one parses; one that did not holds no id
-		st.cands[key] = append(st.cands[key], c)
-		if storedIDs != nil {
-			storedIDs[is.ID] = c.fp
-		}
-		return ctx.Err()
-	})
-	if err != nil {
-		return err
-	}
 	orderOrganisation(rd, idx)
-	tr, err := in.matchOrganisation(ctx, idx, st)
-	if err != nil {
-		return err
-	}
-	if err := in.observe(ctx, st); err != nil {
-		return err
-	}
-	for _, step := range []struct {
-		ids    []int64
-		reason string
-	}{{tr.fixed, store.ReasonFixed}, {tr.pageNotScanned, store.ReasonPageNotScanned}} {
-		if err := in.w.Fix(ctx, step.ids, step.reason); err != nil {
+	slices.Sort(pages) // the order of idx's pages
+	var t tally
+	rest := idx
+	for start := 0; start < len(pages); start += pageBatch {
+		batch := pages[start:min(start+pageBatch, len(pages))]
+		n, _ := slices.BinarySearchFunc(rest, batch[len(batch)-1]+1, func(i, p int32) int { return cmp.Compare(rd.recs.at(int(i)).page, p) })
+		if err := in.matchBatch(ctx, st, batch, rest[:n], &t); err != nil {
 			return err
 		}
+		rest = rest[n:]
 	}
-	if err := in.w.Reopen(ctx, append(tr.reopened, tr.reopenedUncompared...)); err != nil {
+	// Every page visited is observed: the open issues left are on pages
+	// the scan did not visit.
+	gone, err := in.w.OpenIssuesNotVisited(ctx, orgID)
+	if err != nil {
 		return err
 	}
-	in.res.New += tr.newIssues
-	in.res.StillOpen += tr.stillOpen
-	in.res.Fixed += int64(len(tr.fixed))
-	in.res.FixedPageNotScanned += int64(len(tr.pageNotScanned))
-	in.res.Reopened += int64(len(tr.reopened))
-	in.res.Unstable += tr.unstable
+	if err := in.w.Fix(ctx, gone, store.ReasonPageNotScanned); err != nil {
+		return err
+	}
+	t.openBefore += int64(len(gone))
+	t.pageNotScanned += int64(len(gone))
+	in.res.New += t.newIssues
+	in.res.StillOpen += t.stillOpen
+	in.res.Fixed += t.fixed
+	in.res.FixedPageNotScanned += t.pageNotScanned
+	in.res.Reopened += t.reopened
+	in.res.Unstable += t.unstable
 	if err := in.templates(ctx, orgID, idx); err != nil {
 		return err
 	}
@@ -255,15 +247,14 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		if rec.fate == fateNew {
 			return in.newID(rec)
 		}
-		return storedIDs[rec.issue]
+		return in.storedIDs[rec.issue]
 	})
 	f := store.OrganisationFigures{
 		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
 		Issues: org.issues, Elements: elements(rd, counted), ByImpact: org.byImpact, ByAudit: org.byAudit, Decided: org.decided,
-		New: tr.newIssues, Fixed: int64(len(tr.fixed)), FixedPageNotScanned: int64(len(tr.pageNotScanned)),
-		Reopened: int64(len(tr.reopened)), Unstable: tr.unstable, SetAside: org.setAside,
-		Open: tr.openBefore - int64(len(tr.fixed)+len(tr.pageNotScanned)) + tr.newIssues + int64(len(tr.reopened)) +
-			tr.opened + int64(len(tr.reopenedUncompared)),
+		New: t.newIssues, Fixed: t.fixed, FixedPageNotScanned: t.pageNotScanned,
+		Reopened: t.reopened, Unstable: t.unstable, SetAside: org.setAside,
+		Open: t.openBefore - (t.fixed + t.pageNotScanned) + t.newIssues + t.reopened + t.opened + t.reopenedUncompared,
 	}
 	f.WeightedPerPage, f.Score = report.Score(org.byImpact, org.pages)
 	if v, ok := in.verdicts[org.name]; ok {
@@ -273,42 +264,78 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 	return nil
 }
 
-// observe records this scan's visit of the organisation's scanned pages
-// and which audits wrote rows there at which widths (store.Observe): what
-// the next scan's rows there are compared by (compared).
-func (in *ingestion) observe(ctx context.Context, st *orgState) error {
+// matchBatch reads the stored issues and the last observations of a batch
+// of the organisation's pages (reading.pages indexes), matches the batch's
+// rows with them (matchPages), records the scan's visit of the pages and
+// writes their issues' transitions.
+func (in *ingestion) matchBatch(ctx context.Context, st *orgState, batch, rows []int32, t *tally) error {
 	rd := in.rd
-	pages := make([]int64, 0, len(st.scanned))
-	for pageID := range st.scanned {
-		pages = append(pages, pageID)
+	ids := make([]int64, len(batch))
+	st.pageOf = make(map[int64]int32, len(batch))
+	for i, p := range batch {
+		ids[i] = st.pageIDs[p]
+		st.pageOf[ids[i]] = p
 	}
-	slices.Sort(pages)
-	// A batch of pages at a time: what a page's visit records is its own,
-	// and a batch's sightings are all that is held.
+	slices.Sort(ids)
+	var err error
+	if st.prev, err = in.w.Observations(ctx, ids); err != nil {
+		return err
+	}
+	st.cands = map[matchKey][]candidate{}
+	err = in.w.EachIssueOn(ctx, ids, func(is *store.StoredIssue) error {
+		key := matchKey{page: is.PageID, width: int32(is.Width), rule: rd.strs.ID(is.Audit + "\x00" + is.Rule)}
+		if _, ok := rd.ruleAuds[key.rule]; !ok {
+			audit := rd.strs.ID(is.Audit)
+			rd.ruleAuds[key.rule] = audit
+		}
+		c := candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open}
+		c.fp, _ = diff.ParseIssueID(is.Fingerprint) // every stored one parses; one that did not holds no id
+		st.cands[key] = append(st.cands[key], c)
+		return ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	tr, err := in.matchPages(ctx, rows, st)
+	if err != nil {
+		return err
+	}
+	if err := in.observe(ctx, st, ids); err != nil {
+		return err
+	}
+	if err := in.w.Fix(ctx, tr.fixed, store.ReasonFixed); err != nil {
+		return err
+	}
+	if err := in.w.Reopen(ctx, append(tr.reopened, tr.reopenedUncompared...)); err != nil {
+		return err
+	}
+	t.add(&tr)
+	return nil
+}
+
+// observe records this scan's visit of a batch of the organisation's pages
+// (store ids) and which audits wrote rows there at which widths
+// (store.Observe): what the next scan's rows there are compared by
+// (compared).
+func (in *ingestion) observe(ctx context.Context, st *orgState, pages []int64) error {
+	rd := in.rd
 	var seen []store.Sighting
-	for start := 0; start < len(pages); start += observeBatch {
-		batch := pages[start:min(start+observeBatch, len(pages))]
-		seen = seen[:0]
-		for _, pageID := range batch {
-			p := st.scanned[pageID]
-			at, _ := slices.BinarySearchFunc(in.groups, p, func(g seenGroup, p int32) int { return cmp.Compare(g.page, p) })
-			for _, g := range in.groups[at:] {
-				if g.page != p {
-					break
-				}
-				if g.present {
-					seen = append(seen, store.Sighting{
-						ObservationKey: store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.strs.Text(g.audit)},
-						Observed:       store.Observed{Animating: g.animating, Replaced: rd.pages[p].titleVaries},
-					})
-				}
+	for _, pageID := range pages {
+		p := st.pageOf[pageID]
+		at, _ := slices.BinarySearchFunc(in.groups, p, func(g seenGroup, p int32) int { return cmp.Compare(g.page, p) })
+		for _, g := range in.groups[at:] {
+			if g.page != p {
+				break
+			}
+			if g.present {
+				seen = append(seen, store.Sighting{
+					ObservationKey: store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.strs.Text(g.audit)},
+					Observed:       store.Observed{Animating: g.animating, Replaced: rd.pages[p].titleVaries},
+				})
 			}
 		}
-		if err := in.w.Observe(ctx, batch, seen); err != nil {
-			return err
-		}
 	}
-	return nil
+	return in.w.Observe(ctx, pages, seen)
 }
 
 // seenGroup is one group and what was seen there.
@@ -340,9 +367,6 @@ func (in *ingestion) flagsOf(g groupKey) groupFlags {
 	return in.groups[at].groupFlags
 }
 
-// observeBatch is how many pages' visits are recorded at a time.
-const observeBatch = 2000
-
 // pages gives each of the organisation's pages in this scan its store id,
 // adding the pages seen for the first time.
 func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *orgState) error {
@@ -369,11 +393,6 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 		st.fresh[ids[i]] = true
 	}
 	st.pageIDs = in.pageStore
-	for _, p := range pages {
-		if rd.pages[p].scanned {
-			st.scanned[in.pageStore[p]] = p
-		}
-	}
 	return nil
 }
 

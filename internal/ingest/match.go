@@ -26,7 +26,8 @@ type candidate struct {
 	claimed      bool // a row of this scan is this issue
 }
 
-// transitions are what one organisation's issues did in this scan.
+// transitions are what one organisation's issues on a batch of its pages
+// did in this scan.
 type transitions struct {
 	fixed, pageNotScanned, reopened []int64
 	newIssues, stillOpen            int64
@@ -38,14 +39,34 @@ type transitions struct {
 	reopenedUncompared []int64
 }
 
-// orgState is what processing one organisation needs from the store.
+// tally counts one organisation's transitions over its batches of pages.
+type tally struct {
+	newIssues, stillOpen, fixed, pageNotScanned, reopened, unstable, openBefore, opened, reopenedUncompared int64
+}
+
+// add counts a batch's transitions.
+func (t *tally) add(b *transitions) {
+	t.newIssues += b.newIssues
+	t.stillOpen += b.stillOpen
+	t.fixed += int64(len(b.fixed))
+	t.pageNotScanned += int64(len(b.pageNotScanned))
+	t.reopened += int64(len(b.reopened))
+	t.unstable += b.unstable
+	t.openBefore += b.openBefore
+	t.opened += b.opened
+	t.reopenedUncompared += int64(len(b.reopenedUncompared))
+}
+
+// orgState is what processing one organisation needs from the store: all
+// of it about one batch of its pages (pageBatch) at a time, but fresh.
 type orgState struct {
 	id      int64
-	pageIDs []int64 // store id of each of the scan's pages of this organisation (by reading.pages index)
-	scanned map[int64]int32
-	cands   map[matchKey][]candidate
-	fresh   map[int64]bool     // pages this scan adds to the history
-	prev    store.Observations // what the last visit of each page saw
+	pageIDs []int64        // store id of each of the scan's pages of this organisation (by reading.pages index)
+	fresh   map[int64]bool // pages this scan adds to the history
+	// The batch's.
+	pageOf map[int64]int32 // reading.pages index of each page, by store id
+	cands  map[matchKey][]candidate
+	prev   store.Observations // what the last visit of each page saw
 }
 
 // compared reports whether this scan's rows of an audit for a page and
@@ -74,16 +95,17 @@ func (in *ingestion) compared(st *orgState, g groupKey) bool {
 	return ok
 }
 
-// matchOrganisation decides the fate of every issue row of one
-// organisation and every stored issue of it, by the baseline comparison's
-// rules (diff.MatchElements): rows match the organisation's open issues on
-// the same page, width and rule; rows left match its fixed issues there
+// matchPages decides the fate of every issue row of a batch of one
+// organisation's pages (rows: theirs, sorted by orderOrganisation) and of
+// every stored issue on those pages, by the baseline comparison's rules
+// (diff.MatchElements): rows match the organisation's open issues on the
+// same page, width and rule; rows left match its fixed issues there
 // (reopened); the rest are new. Open issues left are fixed when the scan's
-// rows of their audit, page and width are compared (compared), fixed with
-// the reason "page not scanned" when the scan did not visit their page,
-// and left as they are otherwise (unstable). Rows not compared are
-// counted unstable and kept open without a transition (keepUncompared).
-func (in *ingestion) matchOrganisation(ctx context.Context, idx []int32, st *orgState) (transitions, error) {
+// rows of their audit, page and width are compared (compared) and left as
+// they are otherwise (unstable). Rows not compared are counted unstable
+// and kept open without a transition (keepUncompared). Open issues on the
+// pages the scan did not visit are the caller's (notVisited).
+func (in *ingestion) matchPages(ctx context.Context, rows []int32, st *orgState) (transitions, error) {
 	var tr transitions
 	rd := in.rd
 	for _, cs := range st.cands {
@@ -93,13 +115,13 @@ func (in *ingestion) matchOrganisation(ctx context.Context, idx []int32, st *org
 			}
 		}
 	}
-	for start := 0; start < len(idx); {
+	for start := 0; start < len(rows); {
 		end := start + 1
-		first := rd.recs.at(int(idx[start]))
-		for end < len(idx) && sameRun(first, rd.recs.at(int(idx[end]))) {
+		first := rd.recs.at(int(rows[start]))
+		for end < len(rows) && sameRun(first, rd.recs.at(int(rows[end]))) {
 			end++
 		}
-		run := idx[start:end]
+		run := rows[start:end]
 		start = end
 		key := matchKey{page: st.pageIDs[first.page], width: first.width, rule: first.rule}
 		cands := st.cands[key]
@@ -123,13 +145,8 @@ func (in *ingestion) matchOrganisation(ctx context.Context, idx []int32, st *org
 	}
 	// Stored open issues no row of this scan could be.
 	for key, cs := range st.cands {
-		p, scanned := st.scanned[key.page]
 		for _, c := range cs {
-			switch {
-			case !c.open:
-			case !scanned:
-				tr.pageNotScanned = append(tr.pageNotScanned, c.id)
-			case in.compared(st, groupKey{audit: rd.ruleAuds[key.rule], page: p, width: key.width}):
+			if c.open && in.compared(st, groupKey{audit: rd.ruleAuds[key.rule], page: st.pageOf[key.page], width: key.width}) {
 				tr.fixed = append(tr.fixed, c.id)
 			}
 		}
@@ -245,6 +262,9 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 		c := &cands[at[m.Base]]
 		c.claimed = true
 		rec.issue = c.id
+		if in.storedIDs != nil {
+			in.storedIDs[c.id] = c.fp
+		}
 		switch {
 		case !open:
 			rec.fate = fateReopened

@@ -372,10 +372,22 @@ type StoredIssue struct {
 	Open        bool
 }
 
-// EachIssue streams an organisation's issues (open and fixed) to fn.
-func (w *ScanWriter) EachIssue(ctx context.Context, orgID int64, fn func(*StoredIssue) error) error {
+// EachIssueOn streams the issues (open and fixed) on the pages (store
+// ids) to fn, oldest first (matching pairs alike elements in that order,
+// as the comparison pairs them in the baseline's file order), a statement
+// of at most maxParams pages at a time.
+func (w *ScanWriter) EachIssueOn(ctx context.Context, pages []int64, fn func(*StoredIssue) error) error {
+	for start := 0; start < len(pages); start += maxParams {
+		if err := w.eachIssueOn(ctx, pages[start:min(start+maxParams, len(pages))], fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *ScanWriter) eachIssueOn(ctx context.Context, pages []int64, fn func(*StoredIssue) error) error {
 	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT id, fingerprint, page_id, viewport_width, audit, rule, element_hash, target_hash, state
-		FROM issues WHERE organisation_id = ?`), orgID)
+		FROM issues WHERE page_id IN (`+placeholders(len(pages))+`) ORDER BY id`), idArgs(pages)...)
 	if err != nil {
 		return fmt.Errorf("store: reading issues: %w", err)
 	}
@@ -396,6 +408,30 @@ func (w *ScanWriter) EachIssue(ctx context.Context, orgID int64, fn func(*Stored
 		return fmt.Errorf("store: reading issues: %w", err)
 	}
 	return nil
+}
+
+// OpenIssuesNotVisited returns the open issues of an organisation on the
+// pages this scan did not visit (Observe), oldest first: the organisation's
+// pages this scan did visit must all have been observed first.
+func (w *ScanWriter) OpenIssuesNotVisited(ctx context.Context, orgID int64) ([]int64, error) {
+	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT i.id FROM issues i JOIN pages p ON p.id = i.page_id
+		WHERE i.organisation_id = ? AND i.state = 'open' AND (p.last_scan_id IS NULL OR p.last_scan_id <> ?) ORDER BY i.id`), orgID, w.scanID)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading the open issues of pages not visited: %w", err)
+	}
+	defer func() { _ = rows.Close() }() // read only
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: reading the open issues of pages not visited: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading the open issues of pages not visited: %w", err)
+	}
+	return ids, nil
 }
 
 // NewIssue is an issue seen for the first time.
@@ -456,11 +492,9 @@ func (w *ScanWriter) Reopen(ctx context.Context, ids []int64) error {
 // addChanges records that this scan made the change to the issues
 // (issue_changes), once each has been changed.
 func (w *ScanWriter) addChanges(ctx context.Context, ids []int64, change string) error {
-	rows := make([][]any, len(ids))
-	for i, id := range ids {
-		rows[i] = []any{w.scanID, id, change}
-	}
-	return w.insert(ctx, "issue_changes", []string{colScan, "issue_id", "change"}, rows)
+	return w.insertEach(ctx, "issue_changes", []string{colScan, "issue_id", "change"}, len(ids), func(i int, args []any) []any {
+		return append(args, w.scanID, ids[i], change)
+	})
 }
 
 // SetElement records an issue's element as this scan shows it: matched on

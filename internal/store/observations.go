@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 )
 
 // ObservationKey is one audit on one page at one viewport width.
@@ -39,15 +38,24 @@ type Observations struct {
 	Seen map[ObservationKey]Observed
 }
 
-// Observations reads what the last visit of each of an organisation's
-// pages saw there.
-func (w *ScanWriter) Observations(ctx context.Context, orgID int64) (Observations, error) {
+// Observations reads what the last visit of each of the pages (store
+// ids) saw there, a statement of at most maxParams pages at a time.
+func (w *ScanWriter) Observations(ctx context.Context, pages []int64) (Observations, error) {
 	out := Observations{Visited: map[int64]bool{}, Seen: map[ObservationKey]Observed{}}
+	for start := 0; start < len(pages); start += maxParams {
+		if err := w.observations(ctx, pages[start:min(start+maxParams, len(pages))], &out); err != nil {
+			return out, fmt.Errorf("store: reading observations: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (w *ScanWriter) observations(ctx context.Context, pages []int64, out *Observations) error {
 	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT p.id, o.viewport_width, o.audit, o.animating, o.replaced
 		FROM pages p LEFT JOIN observations o ON o.page_id = p.id
-		WHERE p.organisation_id = ? AND p.last_scan_id IS NOT NULL`), orgID)
+		WHERE p.last_scan_id IS NOT NULL AND p.id IN (`+placeholders(len(pages))+`)`), idArgs(pages)...)
 	if err != nil {
-		return out, fmt.Errorf("store: reading observations: %w", err)
+		return err
 	}
 	defer func() { _ = rows.Close() }() // read only
 	for rows.Next() {
@@ -55,17 +63,14 @@ func (w *ScanWriter) Observations(ctx context.Context, orgID int64) (Observation
 		var width, animating, replaced *int64
 		var audit *string
 		if err := rows.Scan(&page, &width, &audit, &animating, &replaced); err != nil {
-			return out, fmt.Errorf("store: reading observations: %w", err)
+			return err
 		}
 		out.Visited[page] = true
 		if audit != nil {
 			out.Seen[ObservationKey{PageID: page, Width: int(*width), Audit: *audit}] = Observed{Animating: *animating != 0, Replaced: *replaced != 0}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("store: reading observations: %w", err)
-	}
-	return out, nil
+	return rows.Err()
 }
 
 // Observe records this scan's visit of pages (store ids) and what it saw
@@ -81,12 +86,8 @@ func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen []Sighting
 	}
 	for start := 0; start < len(pages); start += maxParams {
 		chunk := pages[start:min(start+maxParams, len(pages))]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		query := `DELETE FROM observations WHERE page_id IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ") + `)`
-		if _, err := w.exec(ctx, query, args...); err != nil {
+		query := `DELETE FROM observations WHERE page_id IN (` + placeholders(len(chunk)) + `)`
+		if _, err := w.exec(ctx, query, idArgs(chunk)...); err != nil {
 			return fmt.Errorf("store: replacing observations: %w", err)
 		}
 	}

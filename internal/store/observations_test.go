@@ -34,7 +34,7 @@ func TestObservations(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				before, err := w.Observations(ctx, org)
+				before, err := w.Observations(ctx, pages)
 				if err != nil {
 					t.Fatal(err)
 				}

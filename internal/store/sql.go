@@ -69,6 +69,18 @@ const (
 // 32,766 and PostgreSQL's 65,535.
 const maxParams = 8000
 
+// placeholders is n bound values' places, "?, ?, ?".
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// idArgs are ids as a statement's values.
+func idArgs(ids []int64) []any {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return args
+}
+
 // insert writes rows with multi-row INSERTs of at most maxParams values.
 func (w *ScanWriter) insert(ctx context.Context, table string, columns []string, rows [][]any) error {
 	return w.insertEach(ctx, table, columns, len(rows), func(i int, args []any) []any { return append(args, rows[i]...) })
