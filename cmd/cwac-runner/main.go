@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/a11y-dev/cwac-operator/internal/gcpace"
 	"github.com/a11y-dev/cwac-operator/internal/runner"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
@@ -45,5 +46,8 @@ func main() {
 		return
 	}
 	cfg.Log = log
+	// After CWAC exits, the runner reads its results once into tables
+	// that are most of its memory (the report's, the issue namer's).
+	gcpace.During()
 	os.Exit(runner.Run(context.Background(), cfg))
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/gcpace"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
@@ -57,7 +58,7 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 	if stored {
 		return Result{AlreadyStored: true}, nil
 	}
-	defer paceCollector()()
+	defer gcpace.During()()
 	rd := newReading()
 	// Each organisation's completeness is recorded with its figures, so
 	// that one a firewall refused is not ranked as if scanned cleanly.

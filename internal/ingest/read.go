@@ -22,8 +22,8 @@ const (
 	maxTargetBytes = 1000
 )
 
-// maxRows bounds the issue rows of one scan held in memory (64 bytes each,
-// so 640 MB at most): ten times the largest scans CWAC is run for.
+// maxRows bounds the issue rows of one scan held in memory (48 bytes each,
+// so 480 MB at most): ten times the largest scans CWAC is run for.
 const maxRows = 10_000_000
 
 // record is one issue row (num_issues > 0) of the scan, in fixed size: the

@@ -373,9 +373,9 @@ type StoredIssue struct {
 }
 
 // EachIssueOn streams the issues (open and fixed) on the pages (store
-// ids) to fn, oldest first (matching pairs alike elements in that order,
-// as the comparison pairs them in the baseline's file order), a statement
-// of at most maxParams pages at a time.
+// ids) to fn, a statement of at most maxParams pages at a time, each
+// page's oldest first (matching pairs alike elements in that order, as
+// the comparison pairs them in the baseline's file order).
 func (w *ScanWriter) EachIssueOn(ctx context.Context, pages []int64, fn func(*StoredIssue) error) error {
 	for start := 0; start < len(pages); start += maxParams {
 		if err := w.eachIssueOn(ctx, pages[start:min(start+maxParams, len(pages))], fn); err != nil {

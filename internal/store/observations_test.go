@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,6 +101,71 @@ func TestObservations(t *testing.T) {
 			}
 			if len(fifth.Seen) != len(want)+len(many) {
 				t.Errorf("after 2,500 sightings on page c: %d seen, want %d", len(fifth.Seen), len(want)+len(many))
+			}
+		})
+	}
+}
+
+// TestReadsOfManyPages: the reads a scan's ingest makes of a set of pages
+// (their issues, their last observations) and of the pages it did not
+// visit take more pages than one statement holds.
+func TestReadsOfManyPages(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := e.Open(t)
+			begin := func(uid string, at int64) *store.ScanWriter {
+				t.Helper()
+				w, err := st.BeginScan(ctx, store.Scan{UID: uid, Namespace: "ns", Name: uid, Phase: "Complete", FinishedAt: time.Unix(at, 0)}, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			w := begin("s1", 100)
+			defer w.Rollback()
+			org, err := w.Organisation(ctx, "O", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			urls := make([]string, 8100) // more than maxParams
+			for i := range urls {
+				urls[i] = fmt.Sprintf("https://o/%d", i)
+			}
+			pages, err := w.AddPages(ctx, org, urls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, last := pages[0], pages[len(pages)-1]
+			ids := []int64{w.IssueIDs(1), w.IssueIDs(1)}
+			issues := make([]store.NewIssue, 0, len(ids))
+			for i, page := range []int64{last, first} {
+				issues = append(issues, store.NewIssue{Fingerprint: fmt.Sprint("f", i), OrgID: org, PageID: page, Width: 320,
+					Audit: "axe_core_audit", Rule: "image-alt", ElementHash: 1, TargetHash: 2})
+			}
+			if err := w.AddIssues(ctx, ids, issues); err != nil {
+				t.Fatal(err)
+			}
+			sighting := store.Sighting{ObservationKey: store.ObservationKey{PageID: pages[8050], Width: 320, Audit: "a"}}
+			if err := w.Observe(ctx, pages[:len(pages)-1], []store.Sighting{sighting}); err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			err = w.EachIssueOn(ctx, pages, func(is *store.StoredIssue) error { got = append(got, is.ID); return nil })
+			if slices.Sort(got); err != nil || !slices.Equal(got, ids) {
+				t.Errorf("issues on %d pages: %v %v, want %v", len(pages), got, err, ids)
+			}
+			if gone, err := w.OpenIssuesNotVisited(ctx, org); err != nil || !slices.Equal(gone, ids[:1]) {
+				t.Errorf("open issues of pages not visited: %v %v, want the last page's %v", gone, err, ids[:1])
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			w2 := begin("s2", 200)
+			defer w2.Rollback()
+			obs, err := w2.Observations(ctx, pages)
+			if err != nil || len(obs.Visited) != len(pages)-1 || obs.Visited[last] || len(obs.Seen) != 1 {
+				t.Errorf("observations of %d pages: %d visited (the last %v), %d seen, %v", len(pages), len(obs.Visited), obs.Visited[last], len(obs.Seen), err)
 			}
 		})
 	}

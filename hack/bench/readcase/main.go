@@ -24,6 +24,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/gcpace"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/runner"
@@ -89,8 +90,10 @@ var readCases = map[string]func(dir string) (string, error){
 		}
 		return fmt.Sprintf("%d issues", summary.Summary().TotalIssues), nil
 	},
-	// runner: everything the scan pod does after CWAC exits.
+	// runner: everything the scan pod does after CWAC exits, at the
+	// collector's pace cmd/cwac-runner sets.
 	"runner": func(dir string) (string, error) {
+		gcpace.During()
 		if err := asCWACLeftIt(dir); err != nil {
 			return "", err
 		}
@@ -151,6 +154,7 @@ func benchDecision(i int, org, rule, pages string) decision.Decision {
 // runnerDecided runs the runner judged by the decisions made of the
 // results' first 10,000 issue rows.
 func runnerDecided(dir string, decide func([]sampleRow) []decision.Decision) (string, error) {
+	gcpace.During() // as cmd/cwac-runner
 	var rows []sampleRow
 	errEnough := errors.New("enough rows")
 	err := results.EachRow(filepath.Join(dir, "axe_core_audit.csv"), func(_ *results.Reader, row results.Row) error {

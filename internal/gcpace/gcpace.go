@@ -1,0 +1,49 @@
+// Package gcpace keeps the Go collector's pace tighter while a process
+// holds a large working set of its own making: the issue history's ingest
+// of a scan (internal/ingest) and the runner's one read of a scan's
+// results (cmd/cwac-runner). Their tables are mostly fixed-size blocks and
+// maps with no pointers, which the collector never scans, so collecting
+// more often costs little, while the default pace (GOGC 100) lets the heap
+// grow to twice what is live before it collects.
+package gcpace
+
+import (
+	"runtime/debug"
+	"sync"
+)
+
+// Percent is the collector's pace (GOGC) while such work runs: the heap
+// may grow a quarter past what is live rather than double.
+const Percent = 25
+
+// pace counts the holders running, so that the first one to start sets
+// the pace and the last one to finish restores the process's own.
+var pace struct {
+	sync.Mutex
+	running int
+	own     int
+}
+
+// During sets the collector's pace for work holding a large working set
+// and returns what restores the process's own. A process that already
+// collects at least as often (a lower GOGC) or only at its memory limit
+// (GOGC=off) keeps its own setting.
+func During() (restore func()) {
+	pace.Lock()
+	defer pace.Unlock()
+	if pace.running == 0 {
+		pace.own = debug.SetGCPercent(Percent)
+		if pace.own < 0 || pace.own <= Percent {
+			debug.SetGCPercent(pace.own)
+		}
+	}
+	pace.running++
+	return func() {
+		pace.Lock()
+		defer pace.Unlock()
+		pace.running--
+		if pace.running == 0 {
+			debug.SetGCPercent(pace.own)
+		}
+	}
+}
