@@ -121,11 +121,14 @@ type ingestion struct {
 	verdicts map[string]results.OrganisationCompleteness
 	// groups are the scan's groups (an audit that wrote rows at a width
 	// of a page) and what was seen there, sorted by page (reading.pages
-	// index), audit and width: reading.groups once read, in a third of
-	// the memory of the map, and dropped once the organisations are done.
+	// index), audit and width, each once: reading.groups once read,
+	// dropped once the organisations are done.
 	groups []seenGroup
 	// decided are the decisions the scan kept (none: the zero value).
 	decided scanDecisions
+	// freshPages are the pages this scan adds to the history (by
+	// reading.pages index).
+	freshPages []bool
 	// storedIDs are the ids of the stored issues the organisation's rows
 	// matched, kept only to judge decisions (nil without decisions).
 	storedIDs map[int64]diff.IssueID
@@ -134,8 +137,9 @@ type ingestion struct {
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	rd := in.rd
 	in.sortGroups()
-	rd.pageIDs = nil // pages are found by URL only while reading
+	rd.pageIDs, rd.pagesAlike = nil, nil // pages are found by URL only while reading
 	in.orgStore = make([]int64, len(rd.orgs))
+	in.freshPages = make([]bool, len(rd.pages))
 	in.pageStore = make([]int64, len(rd.pages))
 	// Each organisation's record indexes, in slices of their exact size
 	// (4 bytes a row, and no larger array left behind as one grows).
@@ -204,7 +208,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		return err
 	}
 	in.orgStore[o] = orgID
-	st := &orgState{id: orgID, fresh: map[int64]bool{}}
+	st := &orgState{id: orgID}
 	in.storedIDs = nil
 	if in.decided.set != nil {
 		in.storedIDs = map[int64]diff.IssueID{}
@@ -345,16 +349,24 @@ type seenGroup struct {
 	groupFlags
 }
 
-// sortGroups moves reading.groups into ingestion.groups.
+// sortGroups moves reading.groups into ingestion.groups: sorted, each
+// group once, with what any of its runs of rows saw.
 func (in *ingestion) sortGroups() {
-	in.groups = make([]seenGroup, 0, len(in.rd.groups))
-	for g, f := range in.rd.groups {
-		in.groups = append(in.groups, seenGroup{g, f})
-	}
+	gs := in.rd.groups
 	in.rd.groups = nil
-	slices.SortFunc(in.groups, func(a, b seenGroup) int {
+	slices.SortFunc(gs, func(a, b seenGroup) int {
 		return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.audit, b.audit), cmp.Compare(a.width, b.width))
 	})
+	kept := gs[:0]
+	for _, g := range gs {
+		if n := len(kept); n > 0 && kept[n-1].groupKey == g.groupKey {
+			kept[n-1].present = kept[n-1].present || g.present
+			kept[n-1].animating = kept[n-1].animating || g.animating
+			continue
+		}
+		kept = append(kept, g)
+	}
+	in.groups = slices.Clip(kept)
 }
 
 // flagsOf is what was seen of a group (nothing: the audit wrote no row there).
@@ -369,31 +381,38 @@ func (in *ingestion) flagsOf(g groupKey) groupFlags {
 }
 
 // pages gives each of the organisation's pages in this scan its store id,
-// adding the pages seen for the first time.
+// adding the pages seen for the first time, a batch of pages at a time.
 func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *orgState) error {
 	rd := in.rd
-	stored, err := in.w.Pages(ctx, orgID)
-	if err != nil {
-		return err
-	}
-	var fresh []string
-	var freshAt []int32
-	for _, p := range pages {
-		if id, ok := stored[rd.pages[p].key]; ok {
-			in.pageStore[p] = id
-		} else {
-			fresh, freshAt = append(fresh, rd.pages[p].key), append(freshAt, p)
+	st.pageIDs = in.pageStore
+	for start := 0; start < len(pages); start += pageBatch {
+		batch := pages[start:min(start+pageBatch, len(pages))]
+		urls := make([]string, len(batch))
+		for i, p := range batch {
+			urls[i] = rd.pages[p].key
+		}
+		stored, err := in.w.PagesNamed(ctx, orgID, urls)
+		if err != nil {
+			return err
+		}
+		var fresh []string
+		var freshAt []int32
+		for _, p := range batch {
+			if id, ok := stored[rd.pages[p].key]; ok {
+				in.pageStore[p] = id
+			} else {
+				fresh, freshAt = append(fresh, rd.pages[p].key), append(freshAt, p)
+			}
+		}
+		ids, err := in.w.AddPages(ctx, orgID, fresh)
+		if err != nil {
+			return err
+		}
+		for i, p := range freshAt {
+			in.pageStore[p] = ids[i]
+			in.freshPages[p] = true
 		}
 	}
-	ids, err := in.w.AddPages(ctx, orgID, fresh)
-	if err != nil {
-		return err
-	}
-	for i, p := range freshAt {
-		in.pageStore[p] = ids[i]
-		st.fresh[ids[i]] = true
-	}
-	st.pageIDs = in.pageStore
 	return nil
 }
 

@@ -58,11 +58,10 @@ func (t *tally) add(b *transitions) {
 }
 
 // orgState is what processing one organisation needs from the store: all
-// of it about one batch of its pages (pageBatch) at a time, but fresh.
+// of it about one batch of its pages (pageBatch) at a time.
 type orgState struct {
 	id      int64
 	pageIDs []int64        // store id of each of the scan's pages of this organisation (by reading.pages index)
-	fresh   map[int64]bool // pages this scan adds to the history
 	// The batch's.
 	pageOf map[int64]int32 // reading.pages index of each page, by store id
 	cands  map[matchKey][]candidate
@@ -82,7 +81,7 @@ func (in *ingestion) compared(st *orgState, g groupKey) bool {
 	f := in.flagsOf(g)
 	cur := diff.Observation{Ran: f.present, Animating: f.animating, Replaced: rd.pages[g.page].titleVaries}
 	pageID := in.pageStore[g.page]
-	if st.fresh[pageID] {
+	if in.freshPages[g.page] {
 		return cur.Ran
 	}
 	audit := rd.strs.Text(g.audit)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
@@ -35,5 +36,42 @@ func TestRunNamerOrdinals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSortGroups: a group read in two runs of rows is one group, with what
+// either run saw; groups come out sorted by page, audit and width.
+func TestSortGroups(t *testing.T) {
+	a := groupKey{audit: 1, page: 2, width: 320}
+	b := groupKey{audit: 1, page: 1, width: 1280}
+	c := groupKey{audit: 0, page: 2, width: 320}
+	in := &ingestion{rd: &reading{groups: []seenGroup{
+		{a, groupFlags{present: true}}, {b, groupFlags{present: true}}, {a, groupFlags{animating: true}}, {c, groupFlags{present: true}},
+	}}}
+	in.sortGroups()
+	want := []seenGroup{{b, groupFlags{present: true}}, {c, groupFlags{present: true}}, {a, groupFlags{present: true, animating: true}}}
+	if !slices.Equal(in.groups, want) || in.rd.groups != nil {
+		t.Errorf("groups %+v, want %+v (and none left in the reading)", in.groups, want)
+	}
+	if f := in.flagsOf(a); f != (groupFlags{present: true, animating: true}) {
+		t.Errorf("flags of a: %+v", f)
+	}
+	if f := in.flagsOf(groupKey{audit: 9, page: 2, width: 320}); f != (groupFlags{}) {
+		t.Errorf("flags of a group not read: %+v", f)
+	}
+}
+
+// TestPagesOfOneHash: pages whose hashes are the same are still each their
+// own page, found again by organisation and URL.
+func TestPagesOfOneHash(t *testing.T) {
+	defer func(h func(int32, string) uint64) { pageHash = h }(pageHash)
+	pageHash = func(int32, string) uint64 { return 7 }
+	rd := newReading()
+	got := []int32{
+		rd.page(0, "https://a.example/"), rd.page(0, "https://b.example/"), rd.page(1, "https://a.example/"),
+		rd.page(0, "https://b.example/"), rd.page(0, "https://a.example/"), rd.page(1, "https://a.example/"),
+	}
+	if want := []int32{0, 1, 2, 1, 0, 2}; !slices.Equal(got, want) || len(rd.pages) != 3 {
+		t.Errorf("pages %v of %d, want %v of 3", got, len(rd.pages), want)
 	}
 }

@@ -64,11 +64,11 @@ const (
 
 // page is one page of one organisation, as this scan saw it.
 type page struct {
-	org         int32
 	key         string // diff.PageKey of the URL, capped
+	title       uint64
+	org         int32
 	scanned     bool
 	titled      bool
-	title       uint64
 	titleVaries bool // rows carried more than one title: the page replaced itself
 }
 
@@ -116,9 +116,17 @@ type reading struct {
 	strs    diff.Interner
 	orgIDs  map[string]int32
 	orgs    []*orgFigures
-	pageIDs map[pageKey]int32
+	// pageIDs finds a page by the hash of its organisation and key
+	// (pageHash): 12 bytes a page, not a copy of its key. A page whose
+	// hash an earlier page has is in pagesAlike.
+	pageIDs    map[uint64]int32
+	pagesAlike map[pageKey]int32
 	pages   []page
-	groups  map[groupKey]groupFlags
+	// groups are the groups rows were read for, a run of rows of one
+	// group kept once (ingestion.sortGroups merges the rest): no map of
+	// them, which at a page of its own for every few rows was the largest
+	// table of the read but the records.
+	groups []seenGroup
 	recs    blockList[record]
 	// elemOwn holds the element keys of the records whose key is neither
 	// their target's hash nor their HTML's (a row with neither cell), by
@@ -178,8 +186,7 @@ func (rd *reading) skippedFiles() []string {
 func newReading() *reading {
 	return &reading{
 		orgIDs:   map[string]int32{},
-		pageIDs:  map[pageKey]int32{},
-		groups:   map[groupKey]groupFlags{},
+		pageIDs:  map[uint64]int32{},
 		widths:   map[string]int32{},
 		ruleAuds: map[int32]int32{},
 		elemOwn:  map[int32]uint64{},
@@ -261,12 +268,14 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 		pg.titleVaries = true
 	}
 	g := groupKey{audit: rd.audit, page: p, width: width}
-	flags := rd.groups[g]
-	flags.present = true
-	if rd.focus && diff.FocusAnimating(row.Get("description")) {
-		flags.animating = true
+	if n := len(rd.groups); n == 0 || rd.groups[n-1].groupKey != g {
+		rd.groups = append(rd.groups, seenGroup{groupKey: g})
 	}
-	rd.groups[g] = flags
+	last := &rd.groups[len(rd.groups)-1]
+	last.present = true
+	if rd.focus && diff.FocusAnimating(row.Get("description")) {
+		last.animating = true
+	}
 	if n <= 0 {
 		return nil // "No issues found" and passing rows: the audit ran, nothing to track
 	}
@@ -354,15 +363,35 @@ func (rd *reading) orgID(name, sector string) int32 {
 
 // page finds or adds an organisation's page by its normalised URL.
 func (rd *reading) page(org int32, url string) int32 {
-	k := pageKey{org: org, key: diff.IdentityText(diff.PageKey(url), diff.IdentityURLBytes)}
-	id, ok := rd.pageIDs[k]
-	if !ok {
-		id = int32(len(rd.pages))
-		k.key = strings.Clone(k.key)
-		rd.pageIDs[k] = id
-		rd.pages = append(rd.pages, page{org: org, key: k.key})
+	key := diff.IdentityText(diff.PageKey(url), diff.IdentityURLBytes)
+	h := pageHash(org, key)
+	id, ok := rd.pageIDs[h]
+	switch {
+	case !ok:
+		id = rd.addPage(org, key)
+		rd.pageIDs[h] = id
+	case rd.pages[id].org != org || rd.pages[id].key != key:
+		if id, ok = rd.pagesAlike[pageKey{org: org, key: key}]; !ok {
+			id = rd.addPage(org, key)
+			if rd.pagesAlike == nil {
+				rd.pagesAlike = map[pageKey]int32{}
+			}
+			rd.pagesAlike[pageKey{org: org, key: rd.pages[id].key}] = id
+		}
 	}
 	return id
+}
+
+// addPage adds a page.
+func (rd *reading) addPage(org int32, key string) int32 {
+	rd.pages = append(rd.pages, page{org: org, key: strings.Clone(key)})
+	return int32(len(rd.pages) - 1)
+}
+
+// pageHash is what reading.pageIDs finds a page by: any two pages may
+// share one, as the page found is checked.
+var pageHash = func(org int32, key string) uint64 {
+	return xxhash.Sum64String(key) ^ uint64(org)*0x9e3779b97f4a7c15
 }
 
 // maxWidths bounds the distinct viewport cells remembered; CWAC writes a few.

@@ -27,6 +27,42 @@ func (w *ScanWriter) Pages(ctx context.Context, orgID int64) (map[string]int64, 
 	return out, nil
 }
 
+// PagesNamed returns which of urls are an organisation's stored pages,
+// by URL, a statement of at most maxParams URLs at a time.
+func (w *ScanWriter) PagesNamed(ctx context.Context, orgID int64, urls []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	per := maxParams - 1
+	for start := 0; start < len(urls); start += per {
+		chunk := urls[start:min(start+per, len(urls))]
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, orgID)
+		for _, u := range chunk {
+			args = append(args, u)
+		}
+		if err := w.pagesNamed(ctx, args, out); err != nil {
+			return nil, fmt.Errorf("store: reading pages: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (w *ScanWriter) pagesNamed(ctx context.Context, args []any, out map[string]int64) error {
+	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT id, url FROM pages WHERE organisation_id = ? AND url IN (`+placeholders(len(args)-1)+`)`), args...)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rows.Close() }() // read only
+	for rows.Next() {
+		var id int64
+		var u string
+		if err := rows.Scan(&id, &u); err != nil {
+			return err
+		}
+		out[u] = id
+	}
+	return rows.Err()
+}
+
 // AddPages stores new pages of an organisation and returns their ids, in order.
 func (w *ScanWriter) AddPages(ctx context.Context, orgID int64, urls []string) ([]int64, error) {
 	ids := make([]int64, len(urls))
