@@ -61,7 +61,7 @@ func (t *tally) add(b *transitions) {
 // of it about one batch of its pages (pageBatch) at a time.
 type orgState struct {
 	id      int64
-	pageIDs []int64        // store id of each of the scan's pages of this organisation (by reading.pages index)
+	pageIDs []int64 // store id of each of the scan's pages of this organisation (by reading.pages index)
 	// The batch's.
 	pageOf map[int64]int32 // reading.pages index of each page, by store id
 	cands  map[matchKey][]candidate

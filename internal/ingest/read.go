@@ -113,21 +113,21 @@ type fileSpan struct {
 // reading is the first pass over the results (a results.RowVisitor): what
 // the scan saw, in memory bounded by its issue rows.
 type reading struct {
-	strs    diff.Interner
-	orgIDs  map[string]int32
-	orgs    []*orgFigures
+	strs   diff.Interner
+	orgIDs map[string]int32
+	orgs   []*orgFigures
 	// pageIDs finds a page by the hash of its organisation and key
 	// (pageHash): 12 bytes a page, not a copy of its key. A page whose
 	// hash an earlier page has is in pagesAlike.
 	pageIDs    map[uint64]int32
 	pagesAlike map[pageKey]int32
-	pages   []page
+	pages      []page
 	// groups are the groups rows were read for, a run of rows of one
 	// group kept once (ingestion.sortGroups merges the rest): no map of
 	// them, which at a page of its own for every few rows was the largest
 	// table of the read but the records.
 	groups []seenGroup
-	recs    blockList[record]
+	recs   blockList[record]
 	// elemOwn holds the element keys of the records whose key is neither
 	// their target's hash nor their HTML's (a row with neither cell), by
 	// record index.
