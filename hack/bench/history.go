@@ -67,7 +67,8 @@ func historyFigures(d *dataset, o historyOptions) error {
 		return fmt.Errorf("building historycase: %w", err)
 	}
 	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process, GOMEMLIMIT=%s as the MCP server sets itself in the chart's 256Mi) "+
-		"beside a bare bulk insert of the same rows (again: the same rows as the next week's scan, into the store ingest filled, every issue stored; events: the ingest, then every change sent as issue events)", d.rows, childMemoryLimit),
+		"beside a bare bulk insert of the same rows (again: the same rows as the next week's scan, into the store ingest filled, "+
+		"every issue stored; events: the ingest, then every change sent as issue events)", d.rows, childMemoryLimit),
 		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "store size", "answer")
 	for _, e := range engines {
 		figures := map[string]processFigure{}
