@@ -349,14 +349,17 @@ type seenGroup struct {
 	groupFlags
 }
 
+// compareGroups is ingestion.groups' order: by page, audit and width.
+func compareGroups(a, b groupKey) int {
+	return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.audit, b.audit), cmp.Compare(a.width, b.width))
+}
+
 // sortGroups moves reading.groups into ingestion.groups: sorted, each
 // group once, with what any of its runs of rows saw.
 func (in *ingestion) sortGroups() {
 	gs := in.rd.groups
 	in.rd.groups = nil
-	slices.SortFunc(gs, func(a, b seenGroup) int {
-		return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.audit, b.audit), cmp.Compare(a.width, b.width))
-	})
+	slices.SortFunc(gs, func(a, b seenGroup) int { return compareGroups(a.groupKey, b.groupKey) })
 	kept := gs[:0]
 	for _, g := range gs {
 		if n := len(kept); n > 0 && kept[n-1].groupKey == g.groupKey {
@@ -371,9 +374,7 @@ func (in *ingestion) sortGroups() {
 
 // flagsOf is what was seen of a group (nothing: the audit wrote no row there).
 func (in *ingestion) flagsOf(g groupKey) groupFlags {
-	at, ok := slices.BinarySearchFunc(in.groups, g, func(s seenGroup, g groupKey) int {
-		return cmp.Or(cmp.Compare(s.page, g.page), cmp.Compare(s.audit, g.audit), cmp.Compare(s.width, g.width))
-	})
+	at, ok := slices.BinarySearchFunc(in.groups, g, func(s seenGroup, g groupKey) int { return compareGroups(s.groupKey, g) })
 	if !ok {
 		return groupFlags{}
 	}

@@ -29,17 +29,18 @@ type candidate struct {
 // transitions are what one organisation's issues on a batch of its pages
 // did in this scan.
 type transitions struct {
-	fixed, pageNotScanned, reopened []int64
-	newIssues, stillOpen            int64
-	unstable                        int64
-	openBefore                      int64
+	fixed, reopened      []int64
+	newIssues, stillOpen int64
+	unstable             int64
+	openBefore           int64
 	// Rows not compared that became open issues: issues of no stored issue
 	// (opened) and fixed issues back (reopenedUncompared), counted unstable.
 	opened             int64
 	reopenedUncompared []int64
 }
 
-// tally counts one organisation's transitions over its batches of pages.
+// tally counts one organisation's transitions over its batches of pages,
+// and the open issues of the pages it did not visit (pageNotScanned).
 type tally struct {
 	newIssues, stillOpen, fixed, pageNotScanned, reopened, unstable, openBefore, opened, reopenedUncompared int64
 }
@@ -49,7 +50,6 @@ func (t *tally) add(b *transitions) {
 	t.newIssues += b.newIssues
 	t.stillOpen += b.stillOpen
 	t.fixed += int64(len(b.fixed))
-	t.pageNotScanned += int64(len(b.pageNotScanned))
 	t.reopened += int64(len(b.reopened))
 	t.unstable += b.unstable
 	t.openBefore += b.openBefore

@@ -67,7 +67,6 @@ type page struct {
 	key         string // diff.PageKey of the URL, capped
 	title       uint64
 	org         int32
-	scanned     bool
 	titled      bool
 	titleVaries bool // rows carried more than one title: the page replaced itself
 }
@@ -238,8 +237,7 @@ func (rd *reading) VisitRow(file string, r *results.Reader, row results.Row) err
 		o.pages += int(min(n, 1<<31-1))
 	case fileAuditLog:
 		if u := row.Get("url"); u != "" {
-			o := rd.orgID(row.Get("organisation"), row.Get("sector"))
-			rd.pages[rd.page(o, u)].scanned = true
+			rd.page(rd.orgID(row.Get("organisation"), row.Get("sector")), u) // a page visited, issues or not
 		}
 	case fileIssues:
 		return rd.issueRow(r, row)
@@ -259,7 +257,6 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	org := rd.orgID(row.Get("organisation"), row.Get("sector"))
 	p := rd.page(org, row.Get("url"))
 	pg := &rd.pages[p]
-	pg.scanned = true
 	title := xxhash.Sum64String(row.Get("page_title"))
 	switch {
 	case !pg.titled:

@@ -1,7 +1,7 @@
 package ingest
 
 // blockShift sets how many values one block of a blockList holds: 64K
-// (4 MiB of records, 1 MiB of fingerprints).
+// (3 MiB of records).
 const (
 	blockShift = 16
 	blockLen   = 1 << blockShift
