@@ -99,7 +99,7 @@ func TestIssuesExportPages(t *testing.T) {
 	if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: org, BaseURLs: 1, Pages: 1, Issues: n, Open: n}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	h, err := New(Options{Access: defaultAccess, Namespaces: []string{testNS}, Store: store.NewHandle(st)})

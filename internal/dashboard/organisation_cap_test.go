@@ -36,7 +36,7 @@ func capStore(t *testing.T, n int) *store.Store {
 			Issues: int64(i), Score: &score, Completeness: "complete", Decided: int64(1 + i%3)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Commit(); err != nil {
+		if err := w.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -66,7 +66,7 @@ func verdictStore(t *testing.T) *store.Store {
 				t.Fatal(err)
 			}
 		}
-		if err := w.Commit(); err != nil {
+		if err := w.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,7 +36,7 @@ func TestPagesSayWhatWasSetAside(t *testing.T) {
 			Issues: 3, Score: &score, Completeness: "complete", SetAside: setAside, Decided: decided}); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Commit(); err != nil {
+		if err := w.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

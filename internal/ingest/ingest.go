@@ -93,7 +93,7 @@ func Ingest(ctx context.Context, st *store.Store, fsys fs.FS, scan store.Scan, o
 	if err := in.run(ctx, fsys); err != nil {
 		return res, err
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		return res, err
 	}
 	in.res.Skipped = rd.skippedFiles()

@@ -40,7 +40,19 @@ type writing struct {
 	ids    []int64
 	tmpls  []store.NewTemplate
 	active bool
+	// criteria are the WCAG criteria of each tags cell seen (at most
+	// maxTagCells): a rule's rows repeat its cell, and parsing it (a Python
+	// list) for each row was a tenth of a large ingest.
+	criteria map[string]string
 }
+
+// maxTagCells and maxTagCellBytes bound writing.criteria: axe's rules have
+// about a hundred tags cells of a few hundred bytes; another cell is
+// parsed each time.
+const (
+	maxTagCells     = 1024
+	maxTagCellBytes = 2048
+)
 
 // BeginFile finds the records of an issue CSV, in the first pass's order.
 func (wr *writing) BeginFile(file string, r *results.Reader) error {
@@ -107,12 +119,6 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html string) {
 	rd := wr.in.rd
 	audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
-	var criteria []string
-	if tags, err := results.ParseTags(row.Get("tags")); err == nil {
-		for _, c := range wcag.Criteria(tags) {
-			criteria = append(criteria, c.Number)
-		}
-	}
 	target := ""
 	if r.Has("target") {
 		target = row.Get("target")
@@ -127,8 +133,30 @@ func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html str
 		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Get("impact"), maxNameBytes),
 		ElementHTML: capText(html, diff.MaxHTMLBytes), ElementHash: rec.html,
 		Target: capText(target, maxTargetBytes), TargetHash: rec.target,
-		HelpURL: capText(help, maxURLBytes), WCAG: strings.Join(criteria, ","),
+		HelpURL: capText(help, maxURLBytes), WCAG: wr.criteriaOf(row.Get("tags")),
 	})
+}
+
+// criteriaOf is the WCAG criteria of a tags cell, comma-separated ("" for
+// a cell that is not a list).
+func (wr *writing) criteriaOf(cell string) string {
+	if c, ok := wr.criteria[cell]; ok {
+		return c
+	}
+	var numbers []string
+	if tags, err := results.ParseTags(cell); err == nil {
+		for _, c := range wcag.Criteria(tags) {
+			numbers = append(numbers, c.Number)
+		}
+	}
+	c := strings.Join(numbers, ",")
+	if wr.criteria == nil {
+		wr.criteria = map[string]string{}
+	}
+	if len(wr.criteria) < maxTagCells && len(cell) <= maxTagCellBytes {
+		wr.criteria[strings.Clone(cell)] = c
+	}
+	return c
 }
 
 // flush writes the queued issues and templates.

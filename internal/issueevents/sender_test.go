@@ -64,7 +64,7 @@ func recordScan(t *testing.T, st *store.Store, n int, issues map[string][]string
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -57,7 +57,7 @@ func changesServer(t *testing.T, maxResponse int) *Server {
 				t.Fatal(err)
 			}
 		}
-		if err := w.Commit(); err != nil {
+		if err := w.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -45,7 +45,7 @@ func sectorServer(t *testing.T, maxResponse int) *Server {
 				t.Fatal(err)
 			}
 		}
-		if err := w.Commit(); err != nil {
+		if err := w.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,7 +36,7 @@ func changesScan(t *testing.T, st *store.Store, n int, change func(ctx context.C
 		}
 	}
 	ids := change(ctx, w, org, pages)
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return ids

@@ -456,6 +456,9 @@ func (w *ScanWriter) IssueIDs(n int) int64 { return w.alloc("issues", n) }
 // AddIssues stores new issues, open, first and last seen in this scan (one
 // scan present), with the ids given (from IssueIDs).
 func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIssue) error {
+	if err := w.setAsideFingerprintIndex(ctx, len(issues)); err != nil {
+		return err
+	}
 	rows := make([][]any, len(issues))
 	for i, is := range issues {
 		rows[i] = []any{ids[i], is.Fingerprint, is.OrgID, is.PageID, is.Width, is.Audit, is.Rule, is.Impact,

@@ -77,3 +77,129 @@ func TestMigrationCountsExistingIssues(t *testing.T) {
 		}
 	}
 }
+
+// TestSetAside: a scan sets the fingerprint index aside once it adds at
+// least setAsideMinIssues issues and an eighth of those the table held.
+func TestSetAside(t *testing.T) {
+	for _, c := range []struct {
+		before, added int64
+		want          bool
+	}{
+		{0, 0, false},
+		{0, setAsideMinIssues - 1, false},
+		{0, setAsideMinIssues, true},
+		{8 * setAsideMinIssues, setAsideMinIssues, true},
+		{8*setAsideMinIssues + 8, setAsideMinIssues, false},
+		{1_000_000, 124_999, false},
+		{1_000_000, 125_000, true},
+	} {
+		if got := setAside(c.before, c.added); got != c.want {
+			t.Errorf("setAside(%d, %d) = %v, want %v", c.before, c.added, got, c.want)
+		}
+	}
+}
+
+// TestMigrationNamesTheFingerprintIndex: 0013 makes the issues table again
+// with its rows, the fingerprint unique through the index a large scan may
+// drop (the column's own, which SQLite cannot drop, gone); its down
+// migration gives the column its constraint back, rows kept.
+func TestMigrationNamesTheFingerprintIndex(t *testing.T) {
+	dsn := "sqlite://" + filepath.Join(t.TempDir(), "history.db")
+	_, driver, source, err := parseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	migrator := func() (*sql.DB, *migrate.Migrate) {
+		db, err := sql.Open(driver, source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := iofs.New(migrations, "migrations")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := migratesqlite.WithInstance(db, &migratesqlite.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := migrate.NewWithInstance("iofs", src, "sqlite", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, m
+	}
+	indexes := func(db *sql.DB) map[string]bool {
+		rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'issues'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = rows.Close() }()
+		got := map[string]bool{}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				t.Fatal(err)
+			}
+			got[name] = true
+		}
+		return got
+	}
+	count := func(db *sql.DB) int {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM issues WHERE fingerprint IN ('a', 'b')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	db, m := migrator()
+	if err := m.Migrate(12); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO organisations (id, namespace, name, sector) VALUES (1, 'ns', 'O', '')`,
+		`INSERT INTO pages (id, organisation_id, url) VALUES (1, 1, 'https://o/')`,
+		`INSERT INTO issues (id, fingerprint, organisation_id, page_id, viewport_width, audit, rule, impact, element_html, element_hash, target, target_hash,
+			help_url, wcag, state, first_seen_scan_id, first_seen_at, last_seen_scan_id, last_seen_at, fixed_in_scan_id, fixed_at, fixed_reason, reopened, scans_present)
+			VALUES (1, 'a', 1, 1, 320, 'x', 'r', '', '', 0, '', 0, '', '', 'open', 1, 100, 1, 100, NULL, NULL, NULL, 1, 1),
+			       (2, 'b', 1, 1, 320, 'x', 'r', '', '', 0, '', 0, '', '', 'fixed', 1, 100, 1, 100, 1, 100, 'fixed', 0, 1)`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// SQLite names a table's constraint indexes in order: the primary
+	// key's (id is BIGINT, not a rowid) is _1, the fingerprint's _2.
+	if !indexes(db)["sqlite_autoindex_issues_2"] {
+		t.Fatal("at version 12 the fingerprint column has no index of its own: the test reads the wrong schema")
+	}
+	if err := m.Migrate(13); err != nil {
+		t.Fatal(err)
+	}
+	got := indexes(db)
+	if !got["issues_by_fingerprint"] || got["sqlite_autoindex_issues_2"] || !got["issues_by_page"] || !got["issues_fixed_by_time"] {
+		t.Fatalf("indexes of issues at version 13: %v", got)
+	}
+	if n := count(db); n != 2 {
+		t.Fatalf("%d of 2 issues kept at version 13", n)
+	}
+	dup := `INSERT INTO issues SELECT 3, fingerprint, organisation_id, page_id, viewport_width, audit, rule, impact,
+		element_html, element_hash, target, target_hash, help_url, wcag, state, first_seen_scan_id, first_seen_at,
+		last_seen_scan_id, last_seen_at, fixed_in_scan_id, fixed_at, fixed_reason, reopened, scans_present
+		FROM issues WHERE id = 1`
+	if _, err := db.Exec(dup); err == nil {
+		t.Fatal("version 13 took a fingerprint twice")
+	}
+	if err := m.Steps(-1); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexes(db); !got["sqlite_autoindex_issues_2"] || got["issues_by_fingerprint"] || !got["issues_by_organisation"] {
+		t.Fatalf("indexes of issues back at version 12: %v", got)
+	}
+	if n := count(db); n != 2 {
+		t.Fatalf("%d of 2 issues kept back at version 12", n)
+	}
+	if _, err := db.Exec(dup); err == nil {
+		t.Fatal("version 12 again took a fingerprint twice")
+	}
+	_, _ = m.Close()
+}

@@ -51,7 +51,7 @@ func TestObservations(t *testing.T) {
 				if err := w.Observe(ctx, ids, sightings); err != nil {
 					t.Fatal(err)
 				}
-				if err := w.Commit(); err != nil {
+				if err := w.Commit(ctx); err != nil {
 					t.Fatal(err)
 				}
 				return before
@@ -158,7 +158,7 @@ func TestReadsOfManyPages(t *testing.T) {
 			if gone, err := w.OpenIssuesNotVisited(ctx, org); err != nil || !slices.Equal(gone, ids[:1]) {
 				t.Errorf("open issues of pages not visited: %v %v, want the last page's %v", gone, err, ids[:1])
 			}
-			if err := w.Commit(); err != nil {
+			if err := w.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
 			w2 := begin("s2", 200)

@@ -76,6 +76,15 @@ type ScanWriter struct {
 	// driver keeps its own prepared statements). The transaction closes
 	// them.
 	prepared map[string]*sql.Stmt
+	// issuesBefore is the issues table's last id when the scan began: about
+	// how many issues its indexes held.
+	issuesBefore int64
+	// issuesAdded counts the issues this scan added.
+	issuesAdded int64
+	// fingerprintIndex is the definition of the issues' fingerprint index
+	// while this scan has set it aside (SQLite, a scan adding many issues),
+	// to build again at Commit; "" while it stands.
+	fingerprintIndex string
 }
 
 // maxScanField bounds each of a scan's descriptive fields.
@@ -129,6 +138,7 @@ func (w *ScanWriter) begin(ctx context.Context, scan Scan, holder string) error 
 		}
 		w.next[t] = last.Int64 + 1
 	}
+	w.issuesBefore = w.next["issues"] - 1
 	w.scanID = w.alloc("scans", 1)
 	_, err = w.exec(ctx, `INSERT INTO scans (id, uid, namespace, name, schedule, finished_at, phase, results_path,
 		cwac_image_digest, axe_core_version, chrome_version, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -151,8 +161,8 @@ func (w *ScanWriter) exec(ctx context.Context, query string, args ...any) (sql.R
 	return w.tx.ExecContext(ctx, w.s.q(query), args...)
 }
 
-// execChunk runs a full chunk's statement, on SQLite prepared once per
-// query.
+// execChunk runs a chunk's statement (one of chunkRows' sizes), on SQLite
+// prepared once per query.
 func (w *ScanWriter) execChunk(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if w.s.engine != SQLite {
 		return w.exec(ctx, query, args...)
@@ -174,8 +184,13 @@ func (w *ScanWriter) execChunk(ctx context.Context, query string, args ...any) (
 // ScanID is the scan's id in the store.
 func (w *ScanWriter) ScanID() int64 { return w.scanID }
 
-// Commit makes the scan's writes visible, all at once.
-func (w *ScanWriter) Commit() error {
+// Commit makes the scan's writes visible, all at once, once the issues'
+// fingerprint index is built again if the scan set it aside (a duplicate
+// fingerprint fails the commit, as its insert would have).
+func (w *ScanWriter) Commit(ctx context.Context) error {
+	if err := w.restoreFingerprintIndex(ctx); err != nil {
+		return err
+	}
 	if err := w.tx.Commit(); err != nil {
 		return fmt.Errorf("store: committing the scan: %w", err)
 	}

@@ -30,7 +30,7 @@ func writeFigures(t *testing.T, st *store.Store, uid, schedule string, finished 
 			t.Fatal(err)
 		}
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -86,6 +86,22 @@ func (w *ScanWriter) insert(ctx context.Context, table string, columns []string,
 	return w.insertEach(ctx, table, columns, len(rows), func(i int, args []any) []any { return append(args, rows[i]...) })
 }
 
+// chunkRows is how many of left rows the next statement of at most per
+// rows takes: per, or for the rest the largest power of two within it.
+// The statements of a scan then come in a few sizes, each prepared once
+// (execChunk): preparing a statement of hundreds of rows of values costs
+// about as much as running it, and every batch ended in a size of its own.
+func chunkRows(left, per int) int {
+	if left >= per {
+		return per
+	}
+	n := 1
+	for n*2 <= left {
+		n *= 2
+	}
+	return n
+}
+
 // insertEach writes n rows with multi-row INSERTs of at most maxParams
 // values; row appends the i-th row's values to args. The rows are made a
 // statement at a time, so that a large write holds one statement's values,
@@ -98,18 +114,15 @@ func (w *ScanWriter) insertEach(ctx context.Context, table string, columns []str
 	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ") + ")"
 	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
 	args := make([]any, 0, per*len(columns))
-	for start := 0; start < n; start += per {
-		end := min(start+per, n)
+	for start := 0; start < n; {
+		end := start + chunkRows(n-start, per)
 		args = args[:0]
 		for i := start; i < end; i++ {
 			args = row(i, args)
 		}
 		query := head + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
-		run := w.exec
-		if end-start == per {
-			run = w.execChunk // the same full chunk again and again
-		}
-		if _, err := run(ctx, query, args...); err != nil {
+		start = end
+		if _, err := w.execChunk(ctx, query, args...); err != nil {
 			return fmt.Errorf("store: writing %s: %w", table, err)
 		}
 	}
@@ -121,24 +134,21 @@ func (w *ScanWriter) insertEach(ctx context.Context, table string, columns []str
 func (w *ScanWriter) updateIDs(ctx context.Context, table, prefix string, setArgs []any, ids []int64) error {
 	per := maxParams - len(setArgs)
 	args := make([]any, 0, maxParams)
-	for start := 0; start < len(ids); start += per {
-		end := min(start+per, len(ids))
+	for start := 0; start < len(ids); {
+		end := start + chunkRows(len(ids)-start, per)
 		args = append(args[:0], setArgs...)
 		for _, id := range ids[start:end] {
 			args = append(args, id)
 		}
-		query := prefix + "(" + strings.TrimSuffix(strings.Repeat("?, ", end-start), ", ") + ")"
-		run := w.exec
-		if end-start == per {
-			run = w.execChunk
-		}
-		res, err := run(ctx, query, args...)
+		query := prefix + "(" + placeholders(end-start) + ")"
+		res, err := w.execChunk(ctx, query, args...)
 		if err != nil {
 			return fmt.Errorf("store: updating %s: %w", table, err)
 		}
 		if n, err := res.RowsAffected(); err == nil && n != int64(end-start) {
 			return fmt.Errorf("store: updating %s: %d of %d changed (the store changed under the writer)", table, n, end-start)
 		}
+		start = end
 	}
 	return nil
 }

@@ -112,7 +112,7 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 		WeightedPerPage: 10, Score: &score, Open: int64(len(shown))}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

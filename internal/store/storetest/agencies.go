@@ -61,7 +61,7 @@ func TwoAgencies(t *testing.T, st *store.Store, ns string) {
 	if err := w.FinishPresences(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -38,7 +38,7 @@ func OneIssue(t *testing.T, st *store.Store, ns string) (string, uint64) {
 		Target: target, TargetHash: diff.ElementHash(target), HelpURL: "https://help", WCAG: "1.3.1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return id, diff.ElementHash(html)

@@ -1,0 +1,35 @@
+package store
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestChunkRows: statements take full chunks, then the rest in falling
+// powers of two, so a scan's statements come in a few sizes.
+func TestChunkRows(t *testing.T) {
+	for _, c := range []struct {
+		left, per int
+		want      []int
+	}{
+		{1, 380, []int{1}},
+		{380, 380, []int{380}},
+		{1000, 380, []int{380, 380, 128, 64, 32, 16}},
+		{1003, 380, []int{380, 380, 128, 64, 32, 16, 2, 1}},
+		{7, 5, []int{5, 2}},
+		{3, 1, []int{1, 1, 1}},
+	} {
+		var got []int
+		for left := c.left; left > 0; {
+			n := chunkRows(left, c.per)
+			if n < 1 || n > left {
+				t.Fatalf("chunkRows(%d, %d) = %d", left, c.per, n)
+			}
+			got = append(got, n)
+			left -= n
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%d rows by %d: chunks %v, want %v", c.left, c.per, got, c.want)
+		}
+	}
+}
