@@ -72,6 +72,10 @@ const maxParams = 8000
 // placeholders is n bound values' places, "?, ?, ?".
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 
+// valueRows is n rows of one bound value each, "(?), (?)", for a VALUES
+// table: its one column is column1 on both engines.
+func valueRows(n int) string { return strings.TrimSuffix(strings.Repeat("(?), ", n), ", ") }
+
 // idArgs are ids as a statement's values.
 func idArgs(ids []int64) []any {
 	args := make([]any, len(ids))
