@@ -51,7 +51,7 @@ func (w *ScanWriter) PagesNamed(ctx context.Context, orgID int64, urls []string)
 // filtered by: PostgreSQL plans the same statement once for every batch of
 // a scan, and its plan for a list of parameters compared every page of the
 // organisation with every URL of the list (1,000 × 70,000 comparisons a
-// batch, two thirds of a million-row ingest's time).
+// batch, half of a million-row ingest's time).
 func (w *ScanWriter) pagesNamed(ctx context.Context, args []any, out map[string]int64) error {
 	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT p.id, p.url FROM (VALUES `+valueRows(len(args)-1)+`) AS v
 		JOIN pages p ON p.url = v.column1 AND p.organisation_id = ?`), args...)
