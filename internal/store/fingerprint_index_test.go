@@ -33,6 +33,18 @@ func addIssues(ctx context.Context, t *testing.T, w *store.ScanWriter, fps []str
 	return w.AddIssues(ctx, ids, issues)
 }
 
+// beginScan starts writing scan name of namespace "ns", finished at
+// second at; the test's end rolls back what it did not commit.
+func beginScan(ctx context.Context, t *testing.T, st *store.Store, name string, sec int64) *store.ScanWriter {
+	t.Helper()
+	w, err := st.BeginScan(ctx, store.Scan{UID: "uid-" + name, Namespace: "ns", Name: name, FinishedAt: at(sec), Phase: "Complete"}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Rollback)
+	return w
+}
+
 // fingerprints are n fingerprints starting with prefix.
 func fingerprints(prefix string, n int) []string {
 	fps := make([]string, n)
@@ -60,11 +72,7 @@ func TestLargeScanSetsFingerprintIndexAside(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			ctx := context.Background()
 			st := e.Open(t)
-			w, err := st.BeginScan(ctx, store.Scan{UID: "u1", Namespace: "ns", Name: "s1", FinishedAt: at(100), Phase: "Complete"}, "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Rollback()
+			w := beginScan(ctx, t, st, "s1", 100)
 			if err := addIssues(ctx, t, w, fingerprints("small-", 10)); err != nil {
 				t.Fatal(err)
 			}
@@ -90,11 +98,7 @@ func TestLargeScanSetsFingerprintIndexAside(t *testing.T) {
 			}
 			// The index is unique again: a later scan cannot add a known
 			// fingerprint.
-			w2, err := st.BeginScan(ctx, store.Scan{UID: "u2", Namespace: "ns", Name: "s2", FinishedAt: at(200), Phase: "Complete"}, "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w2.Rollback()
+			w2 := beginScan(ctx, t, st, "s2", 200)
 			if err := addIssues(ctx, t, w2, []string{"large-00000007"}); err == nil {
 				t.Fatal("a second issue of a known fingerprint was added")
 			}
@@ -111,13 +115,10 @@ func TestLargeScanWithATwiceFingerprintRecordsNothing(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			ctx := context.Background()
 			st := e.Open(t)
-			w, err := st.BeginScan(ctx, store.Scan{UID: "u1", Namespace: "ns", Name: "s1", FinishedAt: at(100), Phase: "Complete"}, "test")
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := beginScan(ctx, t, st, "s1", 100)
 			fps := fingerprints("f-", store.SetAsideMinIssues)
 			fps[len(fps)-1] = fps[0]
-			err = addIssues(ctx, t, w, fps)
+			err := addIssues(ctx, t, w, fps)
 			if err == nil {
 				err = w.Commit(ctx)
 				if err == nil || !strings.Contains(err.Error(), "fingerprint index") {

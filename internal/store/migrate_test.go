@@ -11,11 +11,10 @@ import (
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 )
 
-// TestMigrationCountsExistingIssues: a store written at schema version 1
-// gets its organisations' issue counts when 0002 is applied by Open, so
-// the first page's totals are right at once.
-func TestMigrationCountsExistingIssues(t *testing.T) {
-	dsn := "sqlite://" + filepath.Join(t.TempDir(), "history.db")
+// migrator opens a SQLite store at dsn, unmigrated, and the migrations
+// that step it from version to version.
+func migrator(t *testing.T, dsn string) (*sql.DB, *migrate.Migrate) {
+	t.Helper()
 	_, driver, source, err := parseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +35,15 @@ func TestMigrationCountsExistingIssues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, m
+}
+
+// TestMigrationCountsExistingIssues: a store written at schema version 1
+// gets its organisations' issue counts when 0002 is applied by Open, so
+// the first page's totals are right at once.
+func TestMigrationCountsExistingIssues(t *testing.T) {
+	dsn := "sqlite://" + filepath.Join(t.TempDir(), "history.db")
+	db, m := migrator(t, dsn)
 	if err := m.Steps(1); err != nil {
 		t.Fatal(err)
 	}
@@ -104,30 +112,7 @@ func TestSetAside(t *testing.T) {
 // drop (the column's own, which SQLite cannot drop, gone); its down
 // migration gives the column its constraint back, rows kept.
 func TestMigrationNamesTheFingerprintIndex(t *testing.T) {
-	dsn := "sqlite://" + filepath.Join(t.TempDir(), "history.db")
-	_, driver, source, err := parseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	migrator := func() (*sql.DB, *migrate.Migrate) {
-		db, err := sql.Open(driver, source)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := iofs.New(migrations, "migrations")
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := migratesqlite.WithInstance(db, &migratesqlite.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := migrate.NewWithInstance("iofs", src, "sqlite", d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db, m
-	}
+	db, m := migrator(t, "sqlite://"+filepath.Join(t.TempDir(), "history.db"))
 	indexes := func(db *sql.DB) map[string]bool {
 		rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'issues'`)
 		if err != nil {
@@ -151,7 +136,6 @@ func TestMigrationNamesTheFingerprintIndex(t *testing.T) {
 		}
 		return n
 	}
-	db, m := migrator()
 	if err := m.Migrate(12); err != nil {
 		t.Fatal(err)
 	}
