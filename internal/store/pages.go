@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -11,20 +12,25 @@ func (w *ScanWriter) Pages(ctx context.Context, orgID int64) (map[string]int64, 
 	if err != nil {
 		return nil, fmt.Errorf("store: reading pages: %w", err)
 	}
-	defer func() { _ = rows.Close() }() // read only
 	out := map[string]int64{}
+	if err := readPageIDs(rows, out); err != nil {
+		return nil, fmt.Errorf("store: reading pages: %w", err)
+	}
+	return out, nil
+}
+
+// readPageIDs adds rows of (id, url) to out by URL, and closes rows.
+func readPageIDs(rows *sql.Rows, out map[string]int64) error {
+	defer func() { _ = rows.Close() }() // read only
 	for rows.Next() {
 		var id int64
 		var u string
 		if err := rows.Scan(&id, &u); err != nil {
-			return nil, fmt.Errorf("store: reading pages: %w", err)
+			return err
 		}
 		out[u] = id
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: reading pages: %w", err)
-	}
-	return out, nil
+	return rows.Err()
 }
 
 // PagesNamed returns which of urls are an organisation's stored pages,
@@ -58,16 +64,7 @@ func (w *ScanWriter) pagesNamed(ctx context.Context, args []any, out map[string]
 	if err != nil {
 		return err
 	}
-	defer func() { _ = rows.Close() }() // read only
-	for rows.Next() {
-		var id int64
-		var u string
-		if err := rows.Scan(&id, &u); err != nil {
-			return err
-		}
-		out[u] = id
-	}
-	return rows.Err()
+	return readPageIDs(rows, out)
 }
 
 // AddPages stores new pages of an organisation and returns their ids, in order.
