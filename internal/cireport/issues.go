@@ -94,6 +94,11 @@ type issueParser struct {
 
 	reader *results.Reader // the file col was looked up in
 	col    issueColumns
+
+	// is is the issue parse returns, made again for each row: a scan has
+	// an issue row for every element axe flagged, and one issue allocated
+	// per row was half of what the runner allocated, each kept by no one.
+	is issue
 }
 
 // issueColumns are the audit's columns, looked up once per file (-1: none).
@@ -114,6 +119,8 @@ func (p *issueParser) columns(r *results.Reader) issueColumns {
 	return p.col
 }
 
+// parse reads a row into the parser's issue, which stays valid until the
+// next row is parsed: whoever keeps a cell of it copies the cell.
 func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) {
 	c := p.columns(r)
 	width, err := p.width(row.Field(c.viewport))
@@ -130,7 +137,7 @@ func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) 
 	}
 	org, url, rule, html := row.Field(c.org), row.Field(c.url), row.Field(c.rule), row.Field(c.html)
 	target := diff.ElementTarget(r, row)
-	is := &issue{
+	p.is = issue{
 		organisation: textcap.Head(org, maxTextBytes),
 		url:          textcap.Head(url, urlpolicy.MaxURLLength),
 		title:        textcap.Head(row.Field(c.title), maxTextBytes),
@@ -148,8 +155,8 @@ func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) 
 	if url != p.url || p.key == "" {
 		p.url, p.key = url, diff.PageKey(url)
 	}
-	is.parts = partsOf(org, p.key, width, p.auditRule(rule), html, target)
-	return is, nil
+	p.is.parts = partsOf(org, p.key, width, p.auditRule(rule), html, target)
+	return &p.is, nil
 }
 
 // auditRule is diff.AuditRule of the axe audit and rule, made once per

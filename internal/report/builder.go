@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
@@ -17,9 +18,10 @@ import (
 // counts everything, it only stops telling things apart (documented in the
 // report where it matters).
 const (
-	// MaxTrackedElements caps the elements (and rule/page and
-	// criterion/page pairs) told apart across viewports: about 24 bytes
-	// each. Past it, each further issue row counts as an element of its own.
+	// MaxTrackedElements caps the elements told apart across viewports
+	// (about 24 bytes each), and as many rule/page and criterion/page
+	// pairs (a rule a page holds, 8 bytes; a pair no page holds, about 24).
+	// Past it, each further issue row counts as an element of its own.
 	MaxTrackedElements = 2_000_000
 	// MaxTrackedPages caps the pages with issues kept for the per-page
 	// view; further pages are counted together.
@@ -42,11 +44,17 @@ const (
 	MaxKeptText = 16 << 20
 	// maxCellCharsPastBudget caps each text kept once MaxKeptText is spent.
 	maxCellCharsPastBudget = 32
+	// maxPageRules caps the rules a tracked page tells apart itself
+	// (page.found); past it, its further rules are told apart as pairs.
+	maxPageRules = 64
+	// maxPageCriteria is how many criteria a tracked page tells apart
+	// itself (page.criteria, one bit each); WCAG 2.2 has 86.
+	maxPageCriteria = 128
 )
 
 // Limits are how much a Builder keeps apart, which bounds its memory: the
-// element and pair sets take about 40 bytes an entry, a page about 150
-// bytes and its texts. A zero field takes DefaultLimits' value.
+// element and pair sets take about 40 bytes an entry, a page about 200
+// bytes, its texts and 8 bytes a rule on it. A zero field takes DefaultLimits' value.
 type Limits struct {
 	// Elements caps the elements, and the pairs, told apart (MaxTrackedElements).
 	Elements int
@@ -106,8 +114,19 @@ type page struct {
 	URL, Link, Title, Organisation string
 	Elements                       byImpact
 	Count                          int64
-	rules                          []string // the first few rule ids found
-	moreRules                      int
+	// found are the rules with an element on the page, in order of first
+	// sight (at most maxPageRules), and criteria the criteria (a bit per
+	// criterion.bit): whether an element is its rule's or criterion's
+	// first on the page is asked of every element, and the rows of a page
+	// come together, so the page answers it rather than a set of pairs
+	// the size of the scan. The page's row names its first rules from them
+	// (named).
+	found    []*rule
+	criteria [maxPageCriteria / 64]uint64
+	// rules and moreRules are the rules found past found's bounds (told
+	// apart as pairs): named after found's, or counted past the named.
+	rules     []string
+	moreRules int
 }
 
 // organisation aggregates one organisation's pages and issues.
@@ -129,6 +148,8 @@ type criterion struct {
 	wcag.Criterion
 	Rules                  map[string]bool
 	Elements, Count, Pages int64
+	// bit numbers the criterion in order of first sight (page.criteria).
+	bit int
 }
 
 // Builder aggregates a results directory, row by row, into the report and
@@ -140,10 +161,19 @@ type Builder struct {
 	seed maphash.Seed
 
 	elements map[uint64]elementState
-	pairs    map[uint64]struct{}      // rule/page and criterion/page pairs seen
-	rules    map[string]*rule         // by audit + "\x00" + id
-	ruleList []*rule                  // in order of first sight
-	pages    map[uint64]*page         // by the hash of the URL, which may be long
+	// pairs are the rule/page and criterion/page pairs seen that no page
+	// tells apart (page.found, page.criteria): past lim.Pages, or past a
+	// page's own bounds. pageRules counts the pages' found rules: the two
+	// together stay within lim.Elements.
+	pairs     map[uint64]struct{}
+	pageRules int
+	rules     map[string]*rule // by audit + "\x00" + id
+	ruleList  []*rule          // in order of first sight
+	pages     map[uint64]*page // by the hash of the URL, which may be long
+	// lastURL and lastPage are the page the last element was on (nil:
+	// untracked), looked up again only when the URL changes.
+	lastURL  string
+	lastPage *page
 	orgs     map[uint64]*organisation // by the hash of the name, which may be long
 	criteria map[string]*criterion
 
@@ -172,11 +202,25 @@ type Builder struct {
 	// The file being read.
 	file string
 	kind fileKind
+	col  columns
 	// audit is the audit name of an issue-counting audit CSV.
 	audit string
 }
 
 type fileKind int
+
+// columns are the file's columns (-1: none), looked up once per file: an
+// issue row reads a dozen cells, each looked up by its name otherwise.
+type columns struct {
+	numIssues, org, sector, title, url, viewport, id, help, helpURL, impact, description, target, html, tags int
+}
+
+func columnsOf(r *results.Reader) columns {
+	return columns{numIssues: r.Column("num_issues"), org: r.Column("organisation"), sector: r.Column("sector"),
+		title: r.Column("page_title"), url: r.Column("url"), viewport: r.Column("viewport_size"), id: r.Column("id"),
+		help: r.Column("help"), helpURL: r.Column("helpUrl"), impact: r.Column("impact"), description: r.Column("description"),
+		target: r.Column("target"), html: r.Column("html"), tags: r.Column("tags")}
+}
 
 const (
 	fileIgnored fileKind = iota
@@ -217,7 +261,7 @@ func (b *Builder) BeginFile(file string, r *results.Reader) error {
 	// AuditName leaves out the bookkeeping files and the template-aware
 	// CSV, which regroups axe_core_audit.csv's rows (counted there).
 	if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
-		b.kind, b.audit = fileIssues, audit
+		b.kind, b.audit, b.col = fileIssues, audit, columnsOf(r)
 	}
 	return nil
 }
@@ -272,24 +316,24 @@ func (b *Builder) pagesScannedRow(row results.Row) error {
 }
 
 func (b *Builder) issueRow(row results.Row) error {
-	n, err := results.ParseCount(row.Get("num_issues"))
+	n, err := results.ParseCount(row.Field(b.col.numIssues))
 	if err != nil {
 		return fmt.Errorf("num_issues: %w", err)
 	}
 	if n <= 0 {
 		return nil // "No issues found" and passing rows
 	}
-	if b.file == diff.FocusAuditFile && diff.FocusedBody(row.Get("html")) {
+	if b.file == diff.FocusAuditFile && diff.FocusedBody(row.Field(b.col.html)) {
 		// The comparison and the issue history set these rows apart; so do
 		// the report's counts, or a score would move with CWAC's timing.
-		b.org(row.Get("organisation"), row.Get("sector")).SetAside += n
+		b.org(row.Field(b.col.org), row.Field(b.col.sector)).SetAside += n
 		b.setAside += n
 		return nil
 	}
 	ru := b.rule(row)
-	imp := impactIndex(row.Get("impact"))
-	url := row.Get("url")
-	o := b.org(row.Get("organisation"), row.Get("sector"))
+	imp := impactIndex(row.Field(b.col.impact))
+	url := row.Field(b.col.url)
+	o := b.org(row.Field(b.col.org), row.Field(b.col.sector))
 	o.Count[imp] += n
 	b.totalCount[imp] += n
 	ru.Count += n
@@ -300,14 +344,14 @@ func (b *Builder) issueRow(row results.Row) error {
 		b.noCriterionCount += n
 	}
 
-	element := row.Get("target")
+	element := row.Field(b.col.target)
 	if element == "" {
-		element = row.Get("html")
+		element = row.Field(b.col.html)
 	}
 	if element == "" {
-		element = row.Get("description")
+		element = row.Field(b.col.description)
 	}
-	vp := b.viewportBit(row.Get("viewport_size"))
+	vp := b.viewportBit(row.Field(b.col.viewport))
 	key := b.hash(ru.Audit, ru.ID, url, element)
 	st, seen := b.elements[key]
 	if seen {
@@ -322,9 +366,10 @@ func (b *Builder) issueRow(row results.Row) error {
 	st = elementState{viewports: vp, sample: -1}
 	if len(ru.samples) < MaxElementsPerRule {
 		st.sample = int32(len(ru.samples))
+		kept := b.keep(url)
 		ru.samples = append(ru.samples, sample{
-			URL: b.keep(url), Link: b.link(url), PageTitle: b.keep(row.Get("page_title")), Organisation: b.keep(row.Get("organisation")),
-			Target: b.keep(row.Get("target")), HTML: b.keep(row.Get("html")), viewports: vp,
+			URL: kept, Link: b.link(url, kept), PageTitle: b.keep(row.Field(b.col.title)), Organisation: b.keepLike(row.Field(b.col.org), o.Name),
+			Target: b.keep(row.Field(b.col.target)), HTML: b.keep(row.Field(b.col.html)), viewports: vp,
 		})
 	}
 	if len(b.elements) < b.lim.Elements {
@@ -335,63 +380,130 @@ func (b *Builder) issueRow(row results.Row) error {
 	b.totalElements[imp]++
 	o.Elements[imp]++
 	ru.Elements++
-	if b.firstPair("r", ru.Audit, ru.ID, url) {
+	p := b.page(row, url, o)
+	if b.ruleFirstOnPage(p, ru, url) {
 		ru.Pages++
 	}
 	for _, c := range ru.Criteria {
 		ca := b.criteria[c.Number]
 		ca.Elements++
-		if b.firstPair("c", c.Number, "", url) {
+		if b.criterionFirstOnPage(p, ca, url) {
 			ca.Pages++
 		}
 	}
 	if len(ru.Criteria) == 0 {
 		b.noCriterionElements++
 	}
-	b.countPage(row, url, ru, imp)
+	b.countPage(p, url, imp)
 	return nil
 }
 
-// countPage adds a new element to its page.
-func (b *Builder) countPage(row results.Row, url string, ru *rule, imp int) {
+// page finds or starts the page of a new element, on a page of o: nil
+// past lim.Pages.
+func (b *Builder) page(row results.Row, url string, o *organisation) *page {
+	if url == b.lastURL && b.lastPage != nil {
+		return b.lastPage
+	}
 	key := b.hash(url)
 	p := b.pages[key]
-	if p == nil {
-		if len(b.pages) >= b.lim.Pages {
-			b.untrackedPageElements++
-			if b.firstPair("p", url, "", "") {
-				b.untrackedPages++
-			}
-			return
-		}
-		p = &page{URL: b.keep(url), Link: b.link(url), Title: b.keep(row.Get("page_title")), Organisation: b.keep(row.Get("organisation"))}
+	if p == nil && len(b.pages) < b.lim.Pages {
+		kept := b.keep(url)
+		p = &page{URL: kept, Link: b.link(url, kept), Title: b.keep(row.Field(b.col.title)), Organisation: b.keepLike(row.Field(b.col.org), o.Name)}
 		b.pages[key] = p
 	}
-	p.Elements[imp]++
-	for _, id := range p.rules {
-		if id == ru.ID {
-			return
-		}
+	b.lastURL, b.lastPage = url, p
+	return p
+}
+
+// ruleFirstOnPage reports whether a new element is its rule's first on
+// its page (p; nil: untracked): the page holds the rule in found, or past
+// found's bounds the pairs do and the page names it aside.
+func (b *Builder) ruleFirstOnPage(p *page, ru *rule, url string) bool {
+	if p == nil {
+		return b.firstPair("r", ru.Audit, ru.ID, url)
 	}
-	if len(p.rules) < maxRulesPerPage {
+	if slices.Contains(p.found, ru) {
+		return false
+	}
+	if len(p.found) < maxPageRules && len(b.pairs)+b.pageRules < b.lim.Elements {
+		p.found = append(p.found, ru)
+		b.pageRules++
+		return true
+	}
+	if !b.firstPair("r", ru.Audit, ru.ID, url) {
+		return false
+	}
+	p.nameAside(ru)
+	return true
+}
+
+// nameAside names a rule new to the page that found does not hold among
+// its first few rules, or counts it past them.
+func (p *page) nameAside(ru *rule) {
+	named, _ := p.named()
+	switch {
+	case slices.Contains(named, ru.ID):
+	case len(named) < maxRulesPerPage:
 		p.rules = append(p.rules, ru.ID)
-	} else if b.firstPair("pr", url, ru.Audit, ru.ID) {
+	default:
 		p.moreRules++
 	}
 }
 
+// named is the page's first few rule ids, in order of first sight, and
+// how many more rules it has; a rule id already named (another audit's)
+// is not counted again.
+func (p *page) named() ([]string, int) {
+	var named []string
+	more := p.moreRules
+	for _, ru := range p.found {
+		switch {
+		case slices.Contains(named, ru.ID):
+		case len(named) < maxRulesPerPage:
+			named = append(named, ru.ID)
+		default:
+			more++
+		}
+	}
+	return append(named, p.rules...), more
+}
+
+// criterionFirstOnPage reports whether a new element is its criterion's
+// first on its page (p; nil: untracked).
+func (b *Builder) criterionFirstOnPage(p *page, ca *criterion, url string) bool {
+	if p == nil || ca.bit >= maxPageCriteria {
+		return b.firstPair("c", ca.Number, "", url)
+	}
+	word, bit := &p.criteria[ca.bit/64], uint64(1)<<(ca.bit%64)
+	first := *word&bit == 0
+	*word |= bit
+	return first
+}
+
+// countPage adds a new element to its page (p; nil: untracked).
+func (b *Builder) countPage(p *page, url string, imp int) {
+	if p == nil {
+		b.untrackedPageElements++
+		if b.firstPair("p", url, "", "") {
+			b.untrackedPages++
+		}
+		return
+	}
+	p.Elements[imp]++
+}
+
 // rule finds or starts the row's rule; the tags are parsed once per rule.
 func (b *Builder) rule(row results.Row) *rule {
-	id, help := row.Get("id"), row.Get("help")
+	id, help := row.Field(b.col.id), row.Field(b.col.help)
 	if id == "" { // CWAC's own audits
-		id, help = b.audit, row.Get("description")
+		id, help = b.audit, row.Field(b.col.description)
 		if d := results.RuleDescription(b.audit); d != "" {
 			help = d
 		}
 	}
 	key := b.audit + "\x00" + textcap.Head(id, maxCellChars)
 	ru := b.rules[key]
-	impact := row.Get("impact")
+	impact := row.Field(b.col.impact)
 	if ru != nil {
 		if impactIndex(impact) < impactIndex(ru.Impact) {
 			ru.Impact = impactClasses[impactIndex(impact)]
@@ -405,8 +517,8 @@ func (b *Builder) rule(row results.Row) *rule {
 		}
 		id, help = "other rules", "Rules past the report's limit of distinct rules"
 	}
-	ru = &rule{Audit: b.audit, ID: b.keep(id), Help: b.keep(help), HelpURL: b.link(row.Get("helpUrl")), Impact: impactClasses[impactIndex(impact)]}
-	if tags, err := results.ParseTags(row.Get("tags")); err == nil {
+	ru = &rule{Audit: b.audit, ID: b.keep(id), Help: b.keep(help), HelpURL: b.link(row.Field(b.col.helpURL), ""), Impact: impactClasses[impactIndex(impact)]}
+	if tags, err := results.ParseTags(row.Field(b.col.tags)); err == nil {
 		ru.Criteria = wcag.Criteria(tags)
 	}
 	if n, ok := auditCriteria[b.audit]; ok && len(ru.Criteria) == 0 {
@@ -415,7 +527,7 @@ func (b *Builder) rule(row results.Row) *rule {
 	}
 	for _, c := range ru.Criteria {
 		if b.criteria[c.Number] == nil {
-			b.criteria[c.Number] = &criterion{Criterion: c, Rules: map[string]bool{}}
+			b.criteria[c.Number] = &criterion{Criterion: c, Rules: map[string]bool{}, bit: len(b.criteria)}
 		}
 		b.criteria[c.Number].Rules[ru.ID] = true
 	}

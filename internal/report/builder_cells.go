@@ -83,23 +83,38 @@ func clip(s string) string {
 
 // keep is clip for a text the builder keeps, counted against lim.KeptText:
 // once that is spent, texts are cut to maxCellCharsPastBudget.
-func (b *Builder) keep(s string) string {
+func (b *Builder) keep(s string) string { return b.keepLike(s, "") }
+
+// keepLike is keep, but when the kept text equals like (a text already
+// kept: a page's organisation's name, its URL) it is like itself, not a
+// copy; it counts against lim.KeptText all the same.
+func (b *Builder) keepLike(s, like string) string {
 	n := maxCellChars
 	if b.textLeft <= 0 {
 		n = maxCellCharsPastBudget
 	}
-	out := strings.Clone(textcap.Head(s, n))
+	out := shared(textcap.Head(s, n), like)
 	b.textLeft -= int64(len(out))
 	return out
 }
 
+// shared is a copy of s (a row's cell, whose memory is the reader's), or
+// like when equal.
+func shared(s, like string) string {
+	if s == like {
+		return like
+	}
+	return strings.Clone(s)
+}
+
 // link is httpURL for a link the builder keeps, counted against
-// lim.KeptText; none once that is spent.
-func (b *Builder) link(u string) string {
+// lim.KeptText; none once that is spent. When it equals like (the
+// address as kept) it is like itself, not a copy.
+func (b *Builder) link(u, like string) string {
 	if b.textLeft <= 0 {
 		return ""
 	}
-	out := httpURL(u)
+	out := shared(httpLink(u), like)
 	b.textLeft -= int64(len(out))
 	return out
 }
@@ -110,10 +125,13 @@ const maxLinkChars = 512
 
 // httpURL keeps only http(s) links (weblink: CWAC writes axe's helpUrl and
 // the pages' URLs) of at most maxLinkChars.
-func httpURL(u string) string {
+func httpURL(u string) string { return strings.Clone(httpLink(u)) }
+
+// httpLink is httpURL without the copy.
+func httpLink(u string) string {
 	u = weblink.HTTP(u)
 	if len(u) > maxLinkChars {
 		return ""
 	}
-	return strings.Clone(u)
+	return u
 }

@@ -366,8 +366,9 @@ func (b *Builder) pageRows(v *view) {
 		pages = pages[:MaxPagesShown]
 	}
 	for _, p := range pages {
+		rules, more := p.named()
 		v.Pages = append(v.Pages, pageRow{page: p, Elements: p.Elements.total(), ByImpact: p.Elements,
-			Rules: p.rules, MoreRules: p.moreRules})
+			Rules: rules, MoreRules: more})
 	}
 }
 

@@ -1,0 +1,169 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"unsafe"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
+	"github.com/a11y-dev/cwac-operator/internal/wcag"
+)
+
+// TestPagesOfRulesAndCriteria: each rule's and criterion's page count is
+// the number of pages with one of its elements, and each page's row names
+// its first rules and counts the rest, however the pages' rows interleave,
+// past a page's own bound on rules (maxPageRules), for pages past
+// lim.Pages and once the pages' rules have spent lim.Elements (both told
+// apart as pairs instead), all checked against a count from the rows.
+func TestPagesOfRulesAndCriteria(t *testing.T) {
+	tags := []string{"['wcag2a', 'wcag111']", "['wcag2aa', 'wcag143', 'wcag412']", "['best-practice']"}
+	const pages, rules = 5, maxPageRules + 6
+	var rows []axeRow
+	add := func(page, rule int) {
+		rows = append(rows, axeRow{url: fmt.Sprintf("https://a/%d", page), id: fmt.Sprintf("r%02d", rule),
+			target: fmt.Sprintf("/t[%d]", len(rows)), impact: "serious", tags: tags[rule%len(tags)]})
+	}
+	for round := range 3 { // the pages' rows interleaved, each rule on three pages
+		for r := range rules {
+			add((r+round)%pages, r)
+		}
+	}
+	for r := rules - 1; r >= 0; r-- { // every rule on the last page, past its bound
+		add(pages-1, r)
+	}
+	add(pages-1, 0) // a rule the page has had
+
+	rulePages, critPages, pageRules := pagesOf(t, rows)
+	if len(pageRules["https://a/4"]) <= maxPageRules || len(critPages) < 3 {
+		t.Fatalf("the rows do not reach past a page's bound: %d rules, %d criteria", len(pageRules["https://a/4"]), len(critPages))
+	}
+
+	var body strings.Builder
+	body.WriteString(axeHead)
+	for _, r := range rows {
+		body.WriteString(r.line())
+	}
+	fsys := fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}
+	for _, tt := range []struct {
+		name    string
+		lim     Limits
+		spent   bool // the pages' rules have spent lim.Elements
+		tracked int
+	}{
+		{name: "default limits", tracked: pages},
+		{name: "two pages tracked", lim: Limits{Pages: 2}, tracked: 2},
+		{name: "pages' rules spent", spent: true, tracked: pages},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilderWithLimits(tt.lim)
+			if tt.spent {
+				b.pageRules = b.lim.Elements
+			}
+			if err := results.Walk(context.Background(), fsys, b); err != nil {
+				t.Fatal(err)
+			}
+			for id, want := range rulePages {
+				if ru := b.rules["axe_core_audit\x00"+id]; ru == nil || ru.Pages != int64(len(want)) {
+					t.Errorf("rule %s: %+v, want %d pages", id, ru, len(want))
+				}
+			}
+			for n, want := range critPages {
+				if c := b.criteria[n]; c == nil || c.Pages != int64(len(want)) {
+					t.Errorf("criterion %s: %+v, want %d pages", n, c, len(want))
+				}
+			}
+			if len(b.pages) != tt.tracked {
+				t.Fatalf("%d pages tracked, want %d", len(b.pages), tt.tracked)
+			}
+			checkPageRows(t, b, pageRules, tt.spent)
+		})
+	}
+}
+
+// pagesOf is what rows say: the pages of each rule and criterion, and each
+// page's rules in order of first sight.
+func pagesOf(t *testing.T, rows []axeRow) (rulePages, critPages map[string]map[string]bool, pageRules map[string][]string) {
+	t.Helper()
+	rulePages, critPages, pageRules = map[string]map[string]bool{}, map[string]map[string]bool{}, map[string][]string{}
+	add := func(m map[string]map[string]bool, k, url string) {
+		if m[k] == nil {
+			m[k] = map[string]bool{}
+		}
+		m[k][url] = true
+	}
+	for _, r := range rows {
+		add(rulePages, r.id, r.url)
+		ts, err := results.ParseTags(r.tags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range wcag.Criteria(ts) {
+			add(critPages, c.Number, r.url)
+		}
+		if !slices.Contains(pageRules[r.url], r.id) {
+			pageRules[r.url] = append(pageRules[r.url], r.id)
+		}
+	}
+	return rulePages, critPages, pageRules
+}
+
+// checkPageRows checks each tracked page's named rules and found rules
+// against pageRules (spent: the pages' rules had spent lim.Elements).
+func checkPageRows(t *testing.T, b *Builder, pageRules map[string][]string, spent bool) {
+	t.Helper()
+	found := 0
+	for _, p := range b.pages {
+		want := pageRules[p.URL]
+		named := want[:min(len(want), maxRulesPerPage)]
+		if got, more := p.named(); !slices.Equal(got, named) || more != len(want)-len(named) {
+			t.Errorf("page %s names %v and %d more, want %v and %d more", p.URL, got, more, named, len(want)-len(named))
+		}
+		wantFound := min(len(want), maxPageRules)
+		if spent {
+			wantFound = 0
+		}
+		if len(p.found) != wantFound {
+			t.Errorf("page %s found %d rules itself, want %d", p.URL, len(p.found), wantFound)
+		}
+		found += len(p.found)
+	}
+	if !spent && b.pageRules != found {
+		t.Errorf("%d page rules counted, %d found", b.pageRules, found)
+	}
+}
+
+// TestPageKeepsTextsOnce: a page's link is its kept URL and its
+// organisation its organisation's name, not copies of them (a scan can
+// have a hundred thousand pages), while a link that differs from the
+// address kept is its own.
+func TestPageKeepsTextsOnce(t *testing.T) {
+	b := walkAxe(t, []axeRow{
+		{org: "Org", url: "https://a/1", target: "/x", id: "r", impact: "minor"},
+		{org: "Org", url: " https://a/2 ", target: "/x", id: "r", impact: "minor"},
+	})
+	o := b.orgs[b.hash("Org")]
+	if o == nil {
+		t.Fatal("no organisation Org")
+	}
+	for _, p := range b.pages {
+		if p.Organisation != "Org" || unsafe.StringData(p.Organisation) != unsafe.StringData(o.Name) {
+			t.Errorf("page %q: organisation %q is not its organisation's name", p.URL, p.Organisation)
+		}
+		switch p.URL {
+		case "https://a/1":
+			if p.Link != p.URL || unsafe.StringData(p.Link) != unsafe.StringData(p.URL) {
+				t.Errorf("page %q: link %q is not its URL", p.URL, p.Link)
+			}
+		case " https://a/2 ":
+			if p.Link != "https://a/2" {
+				t.Errorf("page %q: link %q, want https://a/2", p.URL, p.Link)
+			}
+		default:
+			t.Errorf("page %q", p.URL)
+		}
+	}
+}
