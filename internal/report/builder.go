@@ -48,7 +48,8 @@ const (
 	// (page.found); past it, its further rules are told apart as pairs.
 	maxPageRules = 64
 	// maxPageCriteria is how many criteria a tracked page tells apart
-	// itself (page.criteria, one bit each); WCAG 2.2 has 86.
+	// itself (page.criteria, one bit each): every criterion of WCAG 2.2
+	// (86), the only ones the builder counts.
 	maxPageCriteria = 128
 )
 
@@ -471,7 +472,7 @@ func (p *page) named() ([]string, int) {
 // criterionFirstOnPage reports whether a new element is its criterion's
 // first on its page (p; nil: untracked).
 func (b *Builder) criterionFirstOnPage(p *page, ca *criterion, url string) bool {
-	if p == nil || ca.bit >= maxPageCriteria {
+	if p == nil {
 		return b.firstPair("c", ca.Number, "", url)
 	}
 	word, bit := &p.criteria[ca.bit/64], uint64(1)<<(ca.bit%64)

@@ -48,15 +48,20 @@ func TestPagesOfRulesAndCriteria(t *testing.T) {
 		body.WriteString(r.line())
 	}
 	fsys := fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}
+	pairs := 0 // every page's rules, told apart as pairs
+	for _, rs := range pageRules {
+		pairs += len(rs)
+	}
 	for _, tt := range []struct {
 		name    string
 		lim     Limits
 		spent   bool // the pages' rules have spent lim.Elements
 		tracked int
+		pairs   int // pairs kept (-1: not counted here)
 	}{
-		{name: "default limits", tracked: pages},
-		{name: "two pages tracked", lim: Limits{Pages: 2}, tracked: 2},
-		{name: "pages' rules spent", spent: true, tracked: pages},
+		{name: "default limits", tracked: pages, pairs: len(pageRules["https://a/4"]) - maxPageRules},
+		{name: "two pages tracked", lim: Limits{Pages: 2}, tracked: 2, pairs: -1},
+		{name: "pages' rules spent", spent: true, tracked: pages, pairs: pairs},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := NewBuilderWithLimits(tt.lim)
@@ -78,6 +83,9 @@ func TestPagesOfRulesAndCriteria(t *testing.T) {
 			}
 			if len(b.pages) != tt.tracked {
 				t.Fatalf("%d pages tracked, want %d", len(b.pages), tt.tracked)
+			}
+			if tt.pairs >= 0 && len(b.pairs) != tt.pairs {
+				t.Errorf("%d pairs kept, want %d (the tracked pages tell their criteria apart)", len(b.pairs), tt.pairs)
 			}
 			checkPageRows(t, b, pageRules, tt.spent)
 		})
@@ -133,6 +141,24 @@ func checkPageRows(t *testing.T, b *Builder, pageRules map[string][]string, spen
 	}
 	if !spent && b.pageRules != found {
 		t.Errorf("%d page rules counted, %d found", b.pageRules, found)
+	}
+}
+
+// TestEveryCriterionHasItsBit: a page tells every WCAG criterion apart
+// with a bit of its own (page.criteria), and only WCAG criteria are
+// counted, so the bits are enough.
+func TestEveryCriterionHasItsBit(t *testing.T) {
+	if n := len(wcag.All()); n >= maxPageCriteria {
+		t.Fatalf("%d WCAG criteria, and a page has bits for %d", n, maxPageCriteria)
+	}
+}
+
+// TestPageWithoutAddress: a first element with no page address is on a
+// page of its own, as any other.
+func TestPageWithoutAddress(t *testing.T) {
+	b := walkAxe(t, []axeRow{{url: "", target: "/x", id: "r", impact: "minor"}, {url: "https://a/", target: "/x", id: "r", impact: "minor"}})
+	if len(b.pages) != 2 || b.rules["axe_core_audit\x00r"].Pages != 2 {
+		t.Errorf("%d pages tracked, rule on %d; want 2 and 2", len(b.pages), b.rules["axe_core_audit\x00r"].Pages)
 	}
 }
 
