@@ -45,7 +45,7 @@ func keptDecisions(fsys fs.FS, namespace string) (scanDecisions, string) {
 // and returns the records left, for the elements counted. fpOf gives a
 // matched or new issue's id (zero for a record not tracked: only a rule
 // decision covers it). Records set aside stay as they are.
-func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(rec *record) diff.IssueID) []int32 {
+func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) diff.IssueID) []int32 {
 	if in.decided.set == nil {
 		return idx
 	}
@@ -60,8 +60,8 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(rec *record
 		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 		f := decision.Finding{Namespace: in.scan.Namespace, Organisation: org.name, Element: rec.html, Rule: rule,
 			URL: rd.pages[rec.page].key}
-		if rec.issue != 0 {
-			f.ID = fpOf(rec)
+		if in.issueIDs.get(int(i)) != 0 {
+			f.ID = fpOf(i)
 		}
 		if _, ok := in.decided.set.Covering(f, in.decided.at); !ok {
 			kept = append(kept, i)

@@ -6,7 +6,7 @@
 //
 // The results are read twice with internal/results' streaming reader
 // (Walk: the product's caps on record size and columns). The first read
-// keeps, per issue row, a fixed-size record of hashes and small ids (48
+// keeps, per issue row, a fixed-size record of hashes and small ids (40
 // bytes; no text), the pages each organisation's scan visited, which
 // audits wrote rows for which page and width, and the figures CWAC and
 // the leaderboard count. Then, organisation by organisation and a
@@ -23,7 +23,7 @@
 //
 // Memory: the records, the scan's pages and a batch of pages' stored
 // issues and observations; while an ingest runs the collector keeps the
-// heap within a quarter of what is live (internal/gcpace).
+// heap within a tenth of what is live (internal/gcpace).
 //
 // Everything a scan writes is one store transaction: an error, a
 // cancelled context or a crash leaves nothing of it, and a scan already

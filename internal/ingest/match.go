@@ -260,14 +260,14 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 		}
 		c := &cands[at[m.Base]]
 		c.claimed = true
-		rec.issue = c.id
+		in.issueIDs.set(int(rows[i]), c.id)
 		if in.storedIDs != nil {
 			in.storedIDs[c.id] = c.fp
 		}
 		switch {
 		case !open:
 			rec.fate = fateReopened
-			tr.reopened = append(tr.reopened, rec.issue)
+			tr.reopened = append(tr.reopened, c.id)
 		case m.OnTarget:
 			rec.fate = fateRetarget
 			tr.stillOpen++
@@ -289,9 +289,10 @@ func (in *ingestion) newIssues(rows []int32, namer *runNamer, tr *transitions) {
 	for _, r := range rows {
 		rec := rd.recs.at(int(r))
 		ord := namer.name(in.partsOf(rec))
-		rec.issue = in.w.IssueIDs(1)
+		id := in.w.IssueIDs(1)
+		in.issueIDs.set(int(r), id)
 		if ord > 0 {
-			in.ordinals[rec.issue] = uint32(ord)
+			in.ordinals[id] = uint32(ord)
 		}
 		rec.fate = fateNew
 		tr.newIssues++
@@ -306,10 +307,10 @@ func (in *ingestion) partsOf(rec *record) diff.IssueParts {
 		Width: int(rec.width), Rule: rd.strs.Text(rec.rule), HTML: rec.html, Target: rec.target}
 }
 
-// newID is the id newIssues named a new issue's record: made again from
-// its parts and ordinal.
-func (in *ingestion) newID(rec *record) diff.IssueID {
-	return diff.NewIssueID(in.partsOf(rec), int(in.ordinals[rec.issue]))
+// newID is the id newIssues named the new issue of record i: made again
+// from its parts and ordinal.
+func (in *ingestion) newID(i int32) diff.IssueID {
+	return diff.NewIssueID(in.partsOf(in.rd.recs.at(int(i))), int(in.ordinals[in.issueIDs.get(int(i))]))
 }
 
 // orderOrganisation sorts one organisation's record indexes into runs of

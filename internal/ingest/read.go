@@ -22,8 +22,9 @@ const (
 	maxTargetBytes = 1000
 )
 
-// maxRows bounds the issue rows of one scan held in memory (48 bytes each,
-// so 480 MB at most): ten times the largest scans CWAC is run for.
+// maxRows bounds the issue rows of one scan held in memory (40 bytes each
+// while read, 48 once matched, so 480 MB at most): ten times the largest
+// scans CWAC is run for.
 const maxRows = 10_000_000
 
 // record is one issue row (num_issues > 0) of the scan, in fixed size: the
@@ -33,7 +34,6 @@ const maxRows = 10_000_000
 type record struct {
 	html     uint64 // the element's whole HTML
 	target   uint64 // diff.ElementTarget: the XPath target, or the focus audit's tab press
-	issue    int64  // the issue it is, once matched (0: not tracked)
 	issues   int64  // CWAC's num_issues
 	page     int32  // index in reading.pages
 	rule     int32  // interned audit + "\x00" + rule
@@ -146,6 +146,16 @@ type reading struct {
 	audit     int32
 	focus     bool
 	hasTarget bool
+	// fileRules are the file's rules (its audit's) by id cell, and
+	// lastURL, lastOrg and lastPage the page of the last row: rows of a
+	// page come together and repeat a few rules, and finding the page (its
+	// URL parsed into diff.PageKey) and naming the rule afresh for each row
+	// made more garbage than the rest of the read. lastPage is -1 before
+	// the first page.
+	fileRules map[string]int32
+	lastURL   string
+	lastOrg   int32
+	lastPage  int32
 }
 
 type fileKind int
@@ -189,6 +199,7 @@ func newReading() *reading {
 		widths:   map[string]int32{},
 		ruleAuds: map[int32]int32{},
 		elemOwn:  map[int32]uint64{},
+		lastPage: -1,
 	}
 }
 
@@ -197,7 +208,7 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 	if n := len(rd.files); n > 0 && rd.files[n-1].end < 0 {
 		rd.files[n-1].end = rd.recs.len()
 	}
-	rd.file, rd.kind = file, fileOther
+	rd.file, rd.kind, rd.fileRules = file, fileOther, nil
 	switch file {
 	case results.PagesScannedFile:
 		rd.kind = filePagesScanned
@@ -280,9 +291,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 		return fmt.Errorf("more than %d issue rows: too many to ingest", maxRows)
 	}
 	auditName := rd.strs.Text(rd.audit)
-	ruleName := row.Get("id")
-	rule := rd.strs.ID(diff.AuditRule(auditName, ruleName))
-	rd.ruleAuds[rule] = rd.audit
+	rule := rd.rule(auditName, row.Get("id"))
 	html := row.Get("html")
 	elem := row.Get("target")
 	if elem == "" {
@@ -360,6 +369,16 @@ func (rd *reading) orgID(name, sector string) int32 {
 
 // page finds or adds an organisation's page by its normalised URL.
 func (rd *reading) page(org int32, url string) int32 {
+	if rd.lastPage >= 0 && url == rd.lastURL && org == rd.lastOrg {
+		return rd.lastPage
+	}
+	id := rd.findPage(org, url)
+	rd.lastURL, rd.lastOrg, rd.lastPage = url, org, id
+	return id
+}
+
+// findPage finds or adds the page of an organisation's URL.
+func (rd *reading) findPage(org int32, url string) int32 {
 	key := diff.IdentityText(diff.PageKey(url), diff.IdentityURLBytes)
 	h := pageHash(org, key)
 	id, ok := rd.pageIDs[h]
@@ -377,6 +396,26 @@ func (rd *reading) page(org int32, url string) int32 {
 		}
 	}
 	return id
+}
+
+// maxFileRules bounds reading.fileRules: axe has about a hundred rules.
+const maxFileRules = 4096
+
+// rule is the interned diff.AuditRule of the file's audit and a rule id
+// cell, noted with its audit.
+func (rd *reading) rule(audit, id string) int32 {
+	if r, ok := rd.fileRules[id]; ok {
+		return r
+	}
+	r := rd.strs.ID(diff.AuditRule(audit, id))
+	rd.ruleAuds[r] = rd.audit
+	if rd.fileRules == nil {
+		rd.fileRules = map[string]int32{}
+	}
+	if len(rd.fileRules) < maxFileRules {
+		rd.fileRules[id] = r
+	}
+	return r
 }
 
 // addPage adds a page.

@@ -96,9 +96,9 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 	rec := rd.recs.at(i)
 	switch rec.fate {
 	case fateNew:
-		wr.add(rec, r, row, html)
+		wr.add(int32(i), r, row, html)
 	case fateRetarget:
-		if err := wr.in.w.SetElement(wr.ctx, rec.issue, capText(html, diff.MaxHTMLBytes), rec.html); err != nil {
+		if err := wr.in.w.SetElement(wr.ctx, wr.in.issueIDs.get(i), capText(html, diff.MaxHTMLBytes), rec.html); err != nil {
 			return err
 		}
 	}
@@ -115,9 +115,10 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 	return nil
 }
 
-// add queues a new issue with its text.
-func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html string) {
+// add queues the new issue of record i with its text.
+func (wr *writing) add(i int32, r *results.Reader, row results.Row, html string) {
 	rd := wr.in.rd
+	rec := rd.recs.at(int(i))
 	audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 	target := ""
 	if r.Has("target") {
@@ -126,9 +127,9 @@ func (wr *writing) add(rec *record, r *results.Reader, row results.Row, html str
 		target = row.Get("description")
 	}
 	help := weblink.HTTP(row.Get("helpUrl")) // a link people follow: nothing else
-	wr.ids = append(wr.ids, rec.issue)
+	wr.ids = append(wr.ids, wr.in.issueIDs.get(int(i)))
 	wr.batch = append(wr.batch, store.NewIssue{
-		Fingerprint: wr.in.newID(rec).String(),
+		Fingerprint: wr.in.newID(i).String(),
 		OrgID:       wr.in.orgStore[rd.pages[rec.page].org], PageID: wr.in.pageStore[rec.page],
 		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Get("impact"), maxNameBytes),
 		ElementHTML: capText(html, diff.MaxHTMLBytes), ElementHash: rec.html,

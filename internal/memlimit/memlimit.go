@@ -15,8 +15,8 @@ import (
 // Share is the part of the container's memory limit the Go runtime is
 // asked to keep the process under: below the limit, so the collector works
 // harder before the kernel kills the process. It matters when the issue
-// history records a large scan (48 bytes an issue row, the collector kept
-// to a quarter past what is live meanwhile: internal/ingest), and for the
+// history records a large scan (40 bytes an issue row, the collector kept
+// to a tenth past what is live meanwhile: internal/ingest), and for the
 // operator's cache of thousands of scans.
 const Share = 0.8
 

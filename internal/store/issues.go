@@ -459,15 +459,17 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 	if err := w.setAsideFingerprintIndex(ctx, len(issues)); err != nil {
 		return err
 	}
-	rows := make([][]any, len(issues))
-	for i, is := range issues {
-		rows[i] = []any{ids[i], is.Fingerprint, is.OrgID, is.PageID, is.Width, is.Audit, is.Rule, is.Impact,
-			is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
-			StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1}
-	}
-	if err := w.insert(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
+	// Each row's values go straight into the statement's arguments: a
+	// slice of them per issue was most of what an ingest allocated.
+	if err := w.insertEach(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
-		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, rows); err != nil {
+		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, len(issues),
+		func(i int, args []any) []any {
+			is := &issues[i]
+			return append(args, ids[i], is.Fingerprint, is.OrgID, is.PageID, is.Width, is.Audit, is.Rule, is.Impact,
+				is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
+				StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1)
+		}); err != nil {
 		return err
 	}
 	return w.addChanges(ctx, ids, ChangeOpened)
@@ -511,11 +513,9 @@ func (w *ScanWriter) SetElement(ctx context.Context, id int64, html string, hash
 
 // AddPresences records that this scan showed the issues.
 func (w *ScanWriter) AddPresences(ctx context.Context, ids []int64) error {
-	rows := make([][]any, len(ids))
-	for i, id := range ids {
-		rows[i] = []any{w.scanID, id}
-	}
-	return w.insert(ctx, "presences", []string{colScan, "issue_id"}, rows)
+	return w.insertEach(ctx, "presences", []string{colScan, "issue_id"}, len(ids), func(i int, args []any) []any {
+		return append(args, w.scanID, ids[i])
+	})
 }
 
 // FinishPresences sets last seen and the count of scans present on every
