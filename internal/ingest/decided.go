@@ -60,7 +60,7 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 		f := decision.Finding{Namespace: in.scan.Namespace, Organisation: org.name, Element: rec.html, Rule: rule,
 			URL: rd.pages[rec.page].key}
-		if in.issueIDs.get(int(i)) != 0 {
+		if in.issueIDs[i] != 0 {
 			f.ID = fpOf(i)
 		}
 		if _, ok := in.decided.set.Covering(f, in.decided.at); !ok {

@@ -111,10 +111,10 @@ type ingestion struct {
 	orgStore  []int64 // store id of each organisation (by reading.orgs index)
 	pageStore []int64 // store id of each page (by reading.pages index)
 	// issueIDs are the issue each record is once matched (0: not tracked),
-	// by record index: set as rows are matched, after the first pass, not
-	// carried by each record through it (the end of that pass, the
-	// records all read, is the peak of the ingest's memory).
-	issueIDs sparseList[int64]
+	// by record index: made once the first pass is let go, not carried by
+	// each record through it (the end of that pass, the records all read,
+	// is the peak of the ingest's memory).
+	issueIDs []int64
 	// ordinals are the new issues' ordinals (diff.NewIssueID) other than
 	// 0, by store id: a new issue's fingerprint is made again from its
 	// record when it is written (newID), not kept (16 bytes a row).
@@ -150,6 +150,7 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	// peak of a large scan's ingest (156 → 142–146 MiB at 857,149 issue
 	// rows in mcp-server import; one collection, tens of milliseconds).
 	debug.FreeOSMemory()
+	in.issueIDs = make([]int64, rd.recs.len())
 	in.orgStore = make([]int64, len(rd.orgs))
 	in.freshPages = make([]bool, len(rd.pages))
 	in.pageStore = make([]int64, len(rd.pages))
@@ -264,7 +265,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		if in.rd.recs.at(int(i)).fate == fateNew {
 			return in.newID(i)
 		}
-		return in.storedIDs[in.issueIDs.get(int(i))]
+		return in.storedIDs[in.issueIDs[i]]
 	})
 	f := store.OrganisationFigures{
 		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
@@ -527,7 +528,7 @@ func (in *ingestion) presences(ctx context.Context) error {
 		if in.rd.recs.at(i).fate == fateUnstable {
 			continue
 		}
-		batch = append(batch, in.issueIDs.get(i))
+		batch = append(batch, in.issueIDs[i])
 		if len(batch) == presenceBatch {
 			if err := in.w.AddPresences(ctx, batch); err != nil {
 				return err

@@ -31,32 +31,3 @@ func (l *blockList[T]) at(i int) *T { return &l.blocks[i>>blockShift][i&(blockLe
 
 // len is how many values there are.
 func (l *blockList[T]) len() int { return l.n }
-
-// sparseList holds values set after the fact, by index, in any order: a
-// block is made when a value in it is first set, and a value never set is
-// the zero value. Made up front, its blocks would all be live at once with
-// what was read before, which is then let go.
-type sparseList[T any] struct {
-	blocks [][]T
-}
-
-// set sets the i-th value.
-func (l *sparseList[T]) set(i int, v T) {
-	b := i >> blockShift
-	for len(l.blocks) <= b {
-		l.blocks = append(l.blocks, nil)
-	}
-	if l.blocks[b] == nil {
-		l.blocks[b] = make([]T, blockLen)
-	}
-	l.blocks[b][i&(blockLen-1)] = v
-}
-
-// get is the i-th value, or the zero value when it was never set.
-func (l *sparseList[T]) get(i int) T {
-	if b := i >> blockShift; b < len(l.blocks) && l.blocks[b] != nil {
-		return l.blocks[b][i&(blockLen-1)]
-	}
-	var zero T
-	return zero
-}

@@ -23,30 +23,3 @@ func TestBlockListAcrossBlocks(t *testing.T) {
 		t.Error("at does not point into the list")
 	}
 }
-
-// TestSparseList: values are set and read back in any order, across
-// blocks; a value never set is zero, and a block is made only once a value
-// in it is set.
-func TestSparseList(t *testing.T) {
-	var l sparseList[int64]
-	if got := l.get(5); got != 0 || len(l.blocks) != 0 {
-		t.Fatalf("empty list: get(5) = %d, %d blocks", got, len(l.blocks))
-	}
-	at := []int{2*blockLen + 3, 0, blockLen - 1, 2 * blockLen}
-	for k, i := range at {
-		l.set(i, int64(k+1))
-	}
-	if len(l.blocks) != 3 || l.blocks[1] != nil {
-		t.Fatalf("%d blocks, the second made: %v; want 3, the second not made", len(l.blocks), l.blocks[1] != nil)
-	}
-	for k, i := range at {
-		if got := l.get(i); got != int64(k+1) {
-			t.Errorf("get(%d) = %d, want %d", i, got, k+1)
-		}
-	}
-	for _, i := range []int{1, blockLen, blockLen + 1, 2*blockLen + 1, 3 * blockLen} {
-		if got := l.get(i); got != 0 {
-			t.Errorf("get(%d) = %d, never set", i, got)
-		}
-	}
-}
