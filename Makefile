@@ -80,6 +80,12 @@ image-tar: ## The operator image (manager, cwac-runner, mcp-server) as an OCI ar
 		--file /manager=$(abspath $(LOCALBIN))/image/manager --file /cwac-runner=$(abspath $(LOCALBIN))/image/cwac-runner \
 		--file /mcp-server=$(abspath $(LOCALBIN))/image/mcp-server
 
+##@ Release
+
+.PHONY: release
+release: ## Publish the tag at HEAD to REGISTRY: multi-arch image, OCI chart, SBOMs, signatures, provenance (docs/releasing.md).
+	./hack/release.sh
+
 ##@ Lint
 
 .PHONY: fmt vet lint lint-fix

@@ -3,7 +3,8 @@
 # (idempotent, cached under bin/), then runs every tier: lint,
 # generated files (CRD, RBAC, deepcopy, docs/api.md) up to date, vet, unit +
 # golden + runner + envtest integration, chart and MCP end to end (the tests
-# behind the integration build tag, with the others), the fast tier alone
+# behind the integration build tag, with the others), make release against a
+# registry started here, the fast tier alone
 # from a fresh copy with no bin/ and no network, short fuzz runs, and (as
 # root) the real-cluster end-to-end tests.
 set -euo pipefail
@@ -66,6 +67,11 @@ for name in TestOperatorPeakRSS TestPlantedResultFiles; do
 done
 grep -E -- '--- (PASS|FAIL)|MiB' "$memlog" | head -40
 rm -f "$memlog"
+# make release, whole, against a registry started here: the signatures,
+# attestations, SBOMs and chart it publishes (docs/releasing.md). Its own
+# build tag keeps it out of the run above: it builds both platforms' binaries.
+echo "== release to a local registry (hack/releasecheck)"
+go -C hack test -tags 'integration release' -count=1 -timeout 45m ./releasecheck/
 # The fast tier (make test-unit: go test without the integration tag) must
 # pass on a fresh clone with nothing but Go: run it in a copy of the tree as
 # a clone has it (tracked and new files; no bin/, no node_modules), with the

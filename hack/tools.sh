@@ -3,6 +3,7 @@
 # module proxy (idempotent: a tool already at its version is kept). Prints
 # nothing on success but the path of the tool asked for.
 #   hack/tools.sh helm | golangci-lint | crd-ref-docs | gremlins | mailpit | seaweedfs
+#                 | registry | cosign | syft
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
@@ -20,6 +21,12 @@ MAILPIT_VERSION="${MAILPIT_VERSION:-v1.33.1}"
 # go install refuses, so it is built from its module's source as the main
 # module (build_module below).
 SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
+# make release (hack/release.sh) and its check: the OCI registry a release
+# is published to on this machine (CNCF distribution), the signer and the
+# SBOM maker.
+REGISTRY_VERSION="${REGISTRY_VERSION:-v3.1.2}"
+COSIGN_VERSION="${COSIGN_VERSION:-v2.6.5}"
+SYFT_VERSION="${SYFT_VERSION:-v1.57.1}"
 mkdir -p "$BIN"
 
 install() { # name module version [ldflags] [build suffix]
@@ -58,5 +65,8 @@ case "${1:-}" in
   gremlins) install gremlins github.com/go-gremlins/gremlins/cmd/gremlins "$GREMLINS_VERSION" ;;
   mailpit) install mailpit github.com/axllent/mailpit "$MAILPIT_VERSION" ;;
   seaweedfs) build_module weed github.com/seaweedfs/seaweedfs "$SEAWEEDFS_VERSION" ./weed ;;
-  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins|mailpit|seaweedfs" >&2; exit 2 ;;
+  registry) install registry github.com/distribution/distribution/v3/cmd/registry "$REGISTRY_VERSION" ;;
+  cosign) install cosign github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION" "-X sigs.k8s.io/release-utils/version.gitVersion=$COSIGN_VERSION" ;;
+  syft) install syft github.com/anchore/syft/cmd/syft "$SYFT_VERSION" "-X main.version=${SYFT_VERSION#v}" ;;
+  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins|mailpit|seaweedfs|registry|cosign|syft" >&2; exit 2 ;;
 esac

@@ -39,7 +39,7 @@ if (( ${#need[@]} )); then
   # Debian's containerd service is not ours: keep it off.
   (systemctl disable --now containerd >/dev/null 2>&1 || true)
 fi
-mkdir -p "$STATE"/{pki,etcd,containerd/root,containerd/state,kubelet,cni/net.d,logs,run,results}
+mkdir -p "$STATE"/{pki,etcd,containerd/root,containerd/state,containerd/certs.d,kubelet,cni/net.d,logs,run,results}
 PKI="$STATE/pki"
 
 # --- PKI and credentials (once) ---
@@ -134,6 +134,10 @@ state = "$STATE/containerd/state"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "docker.io/library/cwac-pause:1"
   restrict_oom_score_adj = true
+  # Registries' settings, one directory per host (hosts.toml): the release
+  # check (hack/cluster/release-upgrade.sh) adds its local registry there.
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$STATE/containerd/certs.d"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$STATE/cni/net.d"

@@ -9,6 +9,14 @@
 //
 //	imagebuild --out bin/images/cwac-operator.tar --tag cwac-operator:dev \
 //	  --file /manager=bin/manager --entrypoint /manager --user 65532:65532
+//
+// With --push it pushes to a registry instead (make release): one image per
+// --platform, their host paths naming the platform's architecture as {arch},
+// under one index when there are several; it prints the pushed digest.
+//
+//	imagebuild --push registry.example/cwac-operator:v1.2.0 \
+//	  --platform linux/amd64 --platform linux/arm64 \
+//	  --file /manager=bin/release/{arch}/manager --entrypoint /manager
 package main
 
 import (
@@ -28,11 +36,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -43,9 +53,10 @@ func (m *mapping) String() string     { return strings.Join(*m, ",") }
 func (m *mapping) Set(v string) error { *m = append(*m, v); return nil }
 
 func main() {
-	var files, dirs, mkdirs, symlinks, volumes, env mapping
+	var files, dirs, mkdirs, symlinks, volumes, env, platforms mapping
 	out := flag.String("out", "", "OCI archive to write")
 	tag := flag.String("tag", "", "image reference recorded in the archive, e.g. cwac-operator:dev")
+	push := flag.String("push", "", "registry reference to push to instead of writing an archive, e.g. registry.example/cwac-operator:v1.2.0")
 	entrypoint := flag.String("entrypoint", "", "entrypoint, space-separated (none if not given)")
 	cmd := flag.String("cmd", "", "command (CMD), space-separated")
 	user := flag.String("user", "65532:65532", "user:group the image runs as")
@@ -56,13 +67,18 @@ func main() {
 	flag.Var(&symlinks, "symlink", "IMAGE_PATH=TARGET a symbolic link (repeatable)")
 	flag.Var(&volumes, "volume", "IMAGE_DIR declared a volume (VOLUME; repeatable)")
 	flag.Var(&env, "env", "NAME=VALUE (repeatable); a later NAME replaces an earlier one, PATH's default too")
+	flag.Var(&platforms, "platform", "os/arch to build for (repeatable; only with --push when more than one); {arch} in a host path is its arch (default: linux/"+runtime.GOARCH+")")
 	flag.Parse()
-	if *out == "" || *tag == "" {
-		fmt.Fprintln(os.Stderr, "imagebuild: --out and --tag are required")
+	if (*out == "" || *tag == "") == (*push == "") {
+		fmt.Fprintln(os.Stderr, "imagebuild: give --out and --tag (an archive), or --push (a registry)")
 		os.Exit(2)
 	}
-	sp := spec{out: *out, tag: *tag, entrypoint: *entrypoint, cmd: *cmd, user: *user, workdir: *workdir,
+	sp := spec{out: *out, tag: *tag, push: *push, platforms: platforms, entrypoint: *entrypoint, cmd: *cmd, user: *user, workdir: *workdir,
 		files: files, dirs: dirs, mkdirs: mkdirs, symlinks: symlinks, volumes: volumes, env: env}
+	build := build
+	if sp.push != "" {
+		build = pushImages
+	}
 	if err := build(sp); err != nil {
 		fmt.Fprintln(os.Stderr, "imagebuild:", err)
 		os.Exit(1)
@@ -84,6 +100,8 @@ type entry struct {
 // in it, the image's config, and its content.
 type spec struct {
 	out, tag         string
+	push             string   // registry reference (instead of out and tag)
+	platforms        []string // os/arch (none: linux and this machine's arch)
 	entrypoint, cmd  string   // space-separated
 	user             string   // uid:gid
 	workdir          string   // working directory
@@ -98,11 +116,14 @@ func build(sp spec) error {
 	if err != nil {
 		return fmt.Errorf("--tag: %w", err)
 	}
-	entries, err := collect(sp)
+	plats, err := parsePlatforms(sp.platforms)
 	if err != nil {
 		return err
 	}
-	img, err := image(sp, entries)
+	if len(plats) != 1 {
+		return fmt.Errorf("--platform: an archive holds one platform, not %d (push several with --push)", len(plats))
+	}
+	img, err := platformImage(sp, plats[0])
 	if err != nil {
 		return err
 	}
@@ -110,12 +131,105 @@ func build(sp spec) error {
 	if reg := ref.Context().RegistryStr(); reg == name.DefaultRegistry {
 		full = "docker.io/" + strings.TrimPrefix(full, reg+"/") // containerd's spelling
 	}
-	if err := writeArchive(sp.out, img, ref.Identifier(), full); err != nil {
+	if err := writeArchive(sp.out, img, plats[0], ref.Identifier(), full); err != nil {
 		return err
 	}
 	digest, _ := img.Digest()
 	fmt.Printf("%s %s %s\n", sp.out, full, digest)
 	return nil
+}
+
+// pushImages builds one image per platform and pushes it, or an index of
+// them when there are several, to sp.push with the credentials of the
+// user's container configuration (~/.docker/config.json). A registry on a
+// loopback or private address is spoken to over plain HTTP, as
+// go-containerregistry does for such names. It prints the reference and the
+// digest pushed, then each platform and its image's digest, a line each.
+func pushImages(sp spec) error {
+	ref, err := name.ParseReference(sp.push)
+	if err != nil {
+		return fmt.Errorf("--push: %w", err)
+	}
+	plats, err := parsePlatforms(sp.platforms)
+	if err != nil {
+		return err
+	}
+	opts := []remote.Option{remote.WithAuthFromKeychain(authn.DefaultKeychain)}
+	imgs := make([]v1.Image, len(plats))
+	digests := make([]v1.Hash, len(plats))
+	for i, p := range plats {
+		if imgs[i], err = platformImage(sp, p); err != nil {
+			return err
+		}
+		if digests[i], err = imgs[i].Digest(); err != nil {
+			return err
+		}
+	}
+	var digest v1.Hash
+	if len(plats) == 1 {
+		if err := remote.Write(ref, imgs[0], opts...); err != nil {
+			return fmt.Errorf("pushing %s: %w", ref, err)
+		}
+		digest = digests[0]
+	} else {
+		adds := make([]mutate.IndexAddendum, len(plats))
+		for i := range plats {
+			adds[i] = mutate.IndexAddendum{Add: imgs[i], Descriptor: v1.Descriptor{Platform: &plats[i]}}
+		}
+		idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
+		if err := remote.WriteIndex(ref, idx, opts...); err != nil {
+			return fmt.Errorf("pushing %s: %w", ref, err)
+		}
+		if digest, err = idx.Digest(); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%s %s\n", ref.Name(), digest)
+	for i, p := range plats {
+		fmt.Printf("%s %s\n", p, digests[i])
+	}
+	return nil
+}
+
+// parsePlatforms reads --platform values (os/arch, each once); none is this
+// machine's architecture on linux.
+func parsePlatforms(vs []string) ([]v1.Platform, error) {
+	if len(vs) == 0 {
+		return []v1.Platform{{OS: "linux", Architecture: runtime.GOARCH}}, nil
+	}
+	var out []v1.Platform
+	for _, v := range vs {
+		osName, arch, ok := strings.Cut(v, "/")
+		if !ok || osName == "" || arch == "" || strings.ContainsAny(arch, "/{}") {
+			return nil, fmt.Errorf("--platform %q: want os/arch, such as linux/arm64", v)
+		}
+		p := v1.Platform{OS: osName, Architecture: arch}
+		if slices.ContainsFunc(out, p.Equals) {
+			return nil, fmt.Errorf("--platform %q given twice", v)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// platformImage is sp's image for platform p: {arch} in --file and --dir
+// host paths is p's architecture.
+func platformImage(sp spec, p v1.Platform) (v1.Image, error) {
+	sp.files, sp.dirs = withArch(sp.files, p.Architecture), withArch(sp.dirs, p.Architecture)
+	entries, err := collect(sp)
+	if err != nil {
+		return nil, err
+	}
+	return image(sp, entries, p)
+}
+
+func withArch(mappings []string, arch string) []string {
+	out := make([]string, len(mappings))
+	for i, m := range mappings {
+		dst, src, _ := strings.Cut(m, "=")
+		out[i] = dst + "=" + strings.ReplaceAll(src, "{arch}", arch)
+	}
+	return out
 }
 
 // collect gathers the image's files, directories and links, with their
@@ -271,8 +385,9 @@ func layerTar(entries map[string]entry) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// image is the OCI image of entries on an empty base, with sp's config.
-func image(sp spec, entries map[string]entry) (v1.Image, error) {
+// image is the OCI image of entries on an empty base, with sp's config, for
+// platform p.
+func image(sp spec, entries map[string]entry, p v1.Platform) (v1.Image, error) {
 	data, err := layerTar(entries)
 	if err != nil {
 		return nil, err
@@ -292,7 +407,7 @@ func image(sp spec, entries map[string]entry) (v1.Image, error) {
 		return nil, err
 	}
 	cfg = cfg.DeepCopy()
-	cfg.Architecture, cfg.OS = runtime.GOARCH, "linux"
+	cfg.Architecture, cfg.OS = p.Architecture, p.OS
 	cfg.Created = v1.Time{Time: time.Unix(0, 0)}
 	cfg.Config.User = sp.user
 	cfg.Config.WorkingDir = sp.workdir
@@ -317,7 +432,7 @@ func image(sp spec, entries map[string]entry) (v1.Image, error) {
 
 // writeArchive writes img as an OCI image archive: an OCI layout in a
 // temporary directory, then tarred.
-func writeArchive(out string, img v1.Image, identifier, fullName string) (err error) {
+func writeArchive(out string, img v1.Image, p v1.Platform, identifier, fullName string) (err error) {
 	tmp, err := os.MkdirTemp("", "imagebuild")
 	if err != nil {
 		return err
@@ -331,7 +446,7 @@ func writeArchive(out string, img v1.Image, identifier, fullName string) (err er
 	if err != nil {
 		return err
 	}
-	if err := lp.AppendImage(img, layout.WithPlatform(v1.Platform{OS: "linux", Architecture: runtime.GOARCH}), layout.WithAnnotations(map[string]string{
+	if err := lp.AppendImage(img, layout.WithPlatform(p), layout.WithAnnotations(map[string]string{
 		"org.opencontainers.image.ref.name": identifier,
 		"io.containerd.image.name":          fullName,
 	})); err != nil {

@@ -219,6 +219,10 @@ func TestBuildRefusesBadLayout(t *testing.T) {
 		{"symlink with empty target", spec{symlinks: []string{"/x="}}, `--symlink "/x=": want /image/path=target`},
 		{"relative symlink path", spec{symlinks: []string{"x=/y"}}, `--symlink "x=/y": want /image/path=target`},
 		{"relative volume", spec{volumes: []string{"results"}}, `--volume "results": want an absolute path`},
+		{"platform without arch", spec{platforms: []string{"linux"}}, `--platform "linux": want os/arch`},
+		{"platform with a placeholder", spec{platforms: []string{"linux/{arch}"}}, `--platform "linux/{arch}": want os/arch`},
+		{"platform twice", spec{platforms: []string{"linux/arm64", "linux/arm64"}}, `--platform "linux/arm64" given twice`},
+		{"archive of two platforms", spec{platforms: []string{"linux/amd64", "linux/arm64"}}, "an archive holds one platform, not 2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sp := tt.sp

@@ -73,8 +73,10 @@ scan pods never run as. */}}
 {{- end -}}
 {{- end -}}
 
+{{/* The operator image: repository:tag, and @digest when the chart pins one. */}}
 {{- define "cwac-operator.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- with .Values.image.digest }}@{{ . }}{{ end -}}
 {{- end -}}
 
 {{- define "cwac-operator.resultsClaim" -}}
