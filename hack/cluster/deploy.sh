@@ -29,7 +29,8 @@ done
 log "installing the chart"
 DEFAULTS="${CWAC_DEFAULT_CONFIG-$ROOT/test/standin-cwac/config/config_default.json}"
 "$HELM" upgrade --install cwac "$ROOT/charts/cwac-operator" -n cwac-system --create-namespace \
-  -f "$ROOT/hack/cluster/values-local.yaml" ${DEFAULTS:+--set-file "cwac.defaultConfig=$DEFAULTS"} --wait --timeout 3m "$@" >&2
+  -f "$ROOT/hack/cluster/values-local.yaml" --set image.repository=cwac-operator --set image.tag=dev \
+  ${DEFAULTS:+--set-file "cwac.defaultConfig=$DEFAULTS"} --wait --timeout 3m "$@" >&2
 # A new image under the same tag: make the running pods pick it up.
 for d in cwac-cwac-operator cwac-cwac-operator-mcp; do
   $K -n cwac-system rollout restart deploy/$d >/dev/null

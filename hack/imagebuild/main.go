@@ -67,7 +67,8 @@ func main() {
 	flag.Var(&symlinks, "symlink", "IMAGE_PATH=TARGET a symbolic link (repeatable)")
 	flag.Var(&volumes, "volume", "IMAGE_DIR declared a volume (VOLUME; repeatable)")
 	flag.Var(&env, "env", "NAME=VALUE (repeatable); a later NAME replaces an earlier one, PATH's default too")
-	flag.Var(&platforms, "platform", "os/arch to build for (repeatable; only with --push when more than one); {arch} in a host path is its arch (default: linux/"+runtime.GOARCH+")")
+	flag.Var(&platforms, "platform",
+		"os/arch to build for (repeatable; only with --push when more than one); {arch} in a host path is its arch (default: linux/"+runtime.GOARCH+")")
 	flag.Parse()
 	if (*out == "" || *tag == "") == (*push == "") {
 		fmt.Fprintln(os.Stderr, "imagebuild: give --out and --tag (an archive), or --push (a registry)")

@@ -61,8 +61,8 @@ func TestReleaseToALocalRegistry(t *testing.T) {
 	repo := filepath.Join(tmp, "repo")
 	runIn(ctx, t, tmp, nil, "git", "clone", "-q", root, repo)
 	must(t, os.MkdirAll(filepath.Join(repo, "bin"), 0o755))
-	for _, name := range []string{"cosign", "syft", "helm"} {
-		built, err := filepath.EvalSymlinks(tool(t, name))
+	for _, program := range []string{"cosign", "syft", "helm"} {
+		built, err := filepath.EvalSymlinks(tool(t, program))
 		must(t, err)
 		must(t, os.Symlink(built, filepath.Join(repo, "bin", filepath.Base(built))))
 	}
@@ -75,41 +75,7 @@ func TestReleaseToALocalRegistry(t *testing.T) {
 	}
 	env := []string{"REGISTRY=" + registry, "COSIGN_KEY=" + key, "COSIGN_PASSWORD=" + keyPassword}
 
-	// Refused before anything is built or pushed, each saying why.
-	for _, tt := range []struct {
-		env  []string
-		want string
-	}{
-		{env, "HEAD has no v* tag"},
-		{[]string{"COSIGN_KEY=" + key}, "REGISTRY is required"},
-		{[]string{"REGISTRY=Registry.Example/Owner", "COSIGN_KEY=" + key}, "want host[:port][/path] in lower case"},
-	} {
-		out, err := release(tt.env...)
-		if err == nil || !strings.Contains(out, tt.want) {
-			t.Errorf("make release with %v: err %v, want %q in\n%s", tt.env, err, tt.want, out)
-		}
-	}
-	runIn(ctx, t, repo, nil, "git", "tag", "-a", "-m", "release check", tag)
-	for _, tt := range []struct {
-		env  []string
-		want string
-	}{
-		{[]string{"REGISTRY=" + registry}, "COSIGN_KEY (a cosign key pair's private key) or COSIGN_KEYLESS=1"},
-		{append(slices.Clone(env), "VERSION=v9.9.9"), "VERSION v9.9.9 is not HEAD's tag " + tag},
-	} {
-		out, err := release(tt.env...)
-		if err == nil || !strings.Contains(out, tt.want) {
-			t.Errorf("make release with %v: err %v, want %q in\n%s", tt.env, err, tt.want, out)
-		}
-	}
-	must(t, os.WriteFile(filepath.Join(repo, "README.md"), []byte("changed\n"), 0o644))
-	if out, err := release(env...); err == nil || !strings.Contains(out, "the working tree has changes") {
-		t.Errorf("make release from a changed tree: err %v\n%s", err, out)
-	}
-	runIn(ctx, t, repo, nil, "git", "checkout", "-q", "README.md")
-	if t.Failed() {
-		t.FailNow()
-	}
+	checkRefusals(ctx, t, repo, registry, key, release, env)
 
 	out, err := release(env...)
 	if err != nil {
@@ -195,6 +161,48 @@ func TestReleaseToALocalRegistry(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkRefusals: make release refuses, before anything is built or pushed
+// and saying why, each input it cannot release from; it leaves repo tagged
+// and clean.
+func checkRefusals(ctx context.Context, t *testing.T, repo, registry, key string, release func(...string) (string, error), env []string) {
+	t.Helper()
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{env, "HEAD has no v* tag"},
+		{[]string{"COSIGN_KEY=" + key}, "REGISTRY is required"},
+		{[]string{"REGISTRY=Registry.Example/Owner", "COSIGN_KEY=" + key}, "want host[:port][/path] in lower case"},
+	} {
+		out, err := release(tt.env...)
+		if err == nil || !strings.Contains(out, tt.want) {
+			t.Errorf("make release with %v: err %v, want %q in\n%s", tt.env, err, tt.want, out)
+		}
+	}
+	runIn(ctx, t, repo, nil, "git", "tag", "-a", "-m", "release check", tag)
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"REGISTRY=" + registry}, "COSIGN_KEY (a cosign key pair's private key) or COSIGN_KEYLESS=1"},
+		{append(slices.Clone(env), "VERSION=v9.9.9"), "VERSION v9.9.9 is not HEAD's tag " + tag},
+	} {
+		out, err := release(tt.env...)
+		if err == nil || !strings.Contains(out, tt.want) {
+			t.Errorf("make release with %v: err %v, want %q in\n%s", tt.env, err, tt.want, out)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(repo, "README.md"), []byte("changed\n"), 0o644))
+	if out, err := release(env...); err == nil || !strings.Contains(out, "the working tree has changes") {
+		t.Errorf("make release from a changed tree: err %v\n%s", err, out)
+	}
+	runIn(ctx, t, repo, nil, "git", "checkout", "-q", "README.md")
+	if t.Failed() {
+		t.FailNow()
+	}
+
 }
 
 // startRegistry runs the distribution registry on a free loopback port
@@ -395,27 +403,27 @@ func readEnv(t *testing.T, path string) map[string]string {
 }
 
 // tool is the path of a tool hack/tools.sh builds into bin/.
-func tool(t *testing.T, name string) string {
+func tool(t *testing.T, program string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(root, "hack", "tools.sh"), name)
+	cmd := exec.Command(filepath.Join(root, "hack", "tools.sh"), program)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("hack/tools.sh %s: %v", name, err)
+		t.Fatalf("hack/tools.sh %s: %v", program, err)
 	}
 	return strings.TrimSpace(string(out))
 }
 
-func runIn(ctx context.Context, t *testing.T, dir string, env []string, name string, args ...string) string {
+func runIn(ctx context.Context, t *testing.T, dir string, env []string, program string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := exec.CommandContext(ctx, program, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, stderr.String())
+		t.Fatalf("%s %s: %v\n%s%s", program, strings.Join(args, " "), err, out, stderr.String())
 	}
 	return string(out)
 }
