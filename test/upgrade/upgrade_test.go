@@ -314,4 +314,3 @@ func resultFiles(t *testing.T, dir string) []string {
 	}
 	return out
 }
-
