@@ -97,8 +97,9 @@ vet: ## go vet every package, the integration-tagged tests included (and the rel
 	$(HACK_GO) vet -tags integration,release ./...
 # golangci-lint checks one module per run: the product's, then the tools'
 # from hack/ (the same .golangci.yml, found in the parent directory).
-lint: ## golangci-lint (.golangci.yml; installed into bin/ by hack/tools.sh) over every package.
+lint: ## golangci-lint (.golangci.yml) over every package, and actionlint over the forge's workflows (both installed into bin/ by hack/tools.sh).
 	lint="$$(./hack/tools.sh golangci-lint)"; "$$lint" run ./... && (cd hack && "$$lint" run ./...)
+	"$$(./hack/tools.sh actionlint)" -shellcheck= -pyflakes= .github/workflows/*.yml
 lint-fix: ## golangci-lint, applying the fixes it can make itself (formatting, imports).
 	lint="$$(./hack/tools.sh golangci-lint)"; "$$lint" run --fix ./... && (cd hack && "$$lint" run --fix ./...)
 

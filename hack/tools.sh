@@ -3,7 +3,7 @@
 # module proxy (idempotent: a tool already at its version is kept). Prints
 # nothing on success but the path of the tool asked for.
 #   hack/tools.sh helm | golangci-lint | crd-ref-docs | gremlins | mailpit | seaweedfs
-#                 | registry | cosign | syft
+#                 | registry | cosign | syft | actionlint
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
@@ -27,6 +27,8 @@ SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
 REGISTRY_VERSION="${REGISTRY_VERSION:-v3.1.2}"
 COSIGN_VERSION="${COSIGN_VERSION:-v2.6.5}"
 SYFT_VERSION="${SYFT_VERSION:-v1.57.1}"
+# make lint's check of the forge's workflows (.github/workflows).
+ACTIONLINT_VERSION="${ACTIONLINT_VERSION:-v1.7.12}"
 mkdir -p "$BIN"
 
 install() { # name module version [ldflags] [build suffix]
@@ -68,5 +70,6 @@ case "${1:-}" in
   registry) install registry github.com/distribution/distribution/v3/cmd/registry "$REGISTRY_VERSION" ;;
   cosign) install cosign github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION" "-X sigs.k8s.io/release-utils/version.gitVersion=$COSIGN_VERSION" ;;
   syft) install syft github.com/anchore/syft/cmd/syft "$SYFT_VERSION" "-X main.version=${SYFT_VERSION#v}" ;;
-  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins|mailpit|seaweedfs|registry|cosign|syft" >&2; exit 2 ;;
+  actionlint) install actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION" "-X github.com/rhysd/actionlint.version=$ACTIONLINT_VERSION" ;;
+  *) echo "usage: hack/tools.sh helm|golangci-lint|crd-ref-docs|gremlins|mailpit|seaweedfs|registry|cosign|syft|actionlint" >&2; exit 2 ;;
 esac
