@@ -73,6 +73,14 @@ func readArchive(t *testing.T, archive string) (v1.Image, map[string]string, map
 func layerHeaders(t *testing.T, img v1.Image) map[string]*tar.Header {
 	t.Helper()
 	headers := map[string]*tar.Header{}
+	eachEntry(t, img, func(p string, hdr *tar.Header, _ io.Reader) { headers[p] = hdr })
+	return headers
+}
+
+// eachEntry calls f with every entry of img's layers: its path in the
+// image, its header and its content.
+func eachEntry(t *testing.T, img v1.Image, f func(p string, hdr *tar.Header, content io.Reader)) {
+	t.Helper()
 	layers, err := img.Layers()
 	if err != nil {
 		t.Fatal(err)
@@ -91,13 +99,12 @@ func layerHeaders(t *testing.T, img v1.Image) map[string]*tar.Header {
 			if err != nil {
 				t.Fatal(err)
 			}
-			headers["/"+strings.TrimSuffix(hdr.Name, "/")] = hdr
+			f("/"+strings.TrimSuffix(hdr.Name, "/"), hdr, lt)
 		}
 		if err := rc.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return headers
 }
 
 func TestBuildArchive(t *testing.T) {

@@ -92,31 +92,13 @@ func TestPushRefusesBeforeSending(t *testing.T) {
 // fileIn is the content of the file at p in img's layers ("" if none).
 func fileIn(t *testing.T, img v1.Image, p string) string {
 	t.Helper()
-	layers, err := img.Layers()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range layers {
-		rc, err := l.Uncompressed()
-		if err != nil {
-			t.Fatal(err)
+	var content bytes.Buffer
+	eachEntry(t, img, func(at string, _ *tar.Header, r io.Reader) {
+		if at == p {
+			_, _ = io.Copy(&content, r)
 		}
-		tr := tar.NewReader(rc)
-		for {
-			hdr, err := tr.Next()
-			if err != nil {
-				break
-			}
-			if "/"+hdr.Name == p {
-				var b bytes.Buffer
-				_, _ = io.Copy(&b, tr)
-				_ = rc.Close()
-				return b.String()
-			}
-		}
-		_ = rc.Close()
-	}
-	return ""
+	})
+	return content.String()
 }
 
 // captureStdout runs f with os.Stdout going to a pipe and returns what it
