@@ -3,7 +3,8 @@
 # test site of deploy.sh running) from a registry alone, then upgrades it
 # with `helm upgrade` from the previous release to this checkout's, and
 # checks that scans, results, schedules, decisions and the issue history are
-# kept (test/upgrade). Both releases are made with make release, for
+# kept (test/upgrade). The scans' image (the stand-in scanner) is pulled
+# from that registry too. Both releases are made with make release, for
 # linux/amd64, into a CNCF distribution registry started here on a free
 # loopback port, signed with a key pair made for the run; the chart is
 # verified with it before it is installed, as a user would.
@@ -87,6 +88,16 @@ publish() {
   cat "$dir/bin/release/$tag/release.env"
 }
 FROM=v0.0.0-upgrade.1 TO=v0.0.0-upgrade.2
+if ! git -C "$ROOT" cat-file -e "$PREVIOUS_RELEASE^{commit}" 2>/dev/null; then
+  # A shallow clone (a CI's, say) lacks older commits: the upgrade is then
+  # from a release of this same source under the older version, which still
+  # changes the chart's version and the image's digest (the version is in
+  # the binaries). Said here, not hidden.
+  [[ "$(git -C "$ROOT" rev-parse --is-shallow-repository)" == true ]] ||
+    { log "PREVIOUS_RELEASE $PREVIOUS_RELEASE is not a commit of this repository"; exit 1; }
+  log "WARNING: this clone is shallow and lacks the previous release $PREVIOUS_RELEASE: upgrading from this source released as $FROM"
+  PREVIOUS_RELEASE=HEAD
+fi
 from_env="$(publish "$PREVIOUS_RELEASE" "$FROM")"
 to_env="$(publish HEAD "$TO")"
 value() { sed -n "s/^$2=//p" <<<"$1"; }
@@ -94,6 +105,10 @@ for env in "$from_env" "$to_env"; do
   "$COSIGN" verify --key "$WORK/cosign.pub" --insecure-ignore-tlog=true --allow-http-registry "$(value "$env" CHART)" >/dev/null 2>&1 ||
     { log "the chart $(value "$env" CHART) does not verify with the release key"; exit 1; }
 done
+# The scans' image from the registry too (the stand-in scanner, as the
+# other cluster tests scan with): nothing the install runs is imported.
+read -r _ STANDIN_DIGEST < <(STANDIN_PUSH="$REGISTRY/cwac-standin:dev" "$ROOT/hack/cluster/standin-image.sh")
+[[ "$STANDIN_DIGEST" == sha256:* ]] || { log "pushing the stand-in scanner's image failed"; exit 1; }
 # The image each chart pins, as its pods name it: repository:tag@digest.
 pinned() { echo "$REGISTRY/cwac-operator:$(value "$1" VERSION)@$(value "$1" IMAGE | sed 's/.*@//')"; }
 
@@ -104,6 +119,7 @@ CWAC_UPGRADE_KUBECONFIG="$KUBECONFIG" CWAC_UPGRADE_KUBECTL="$K" HELM="$HELM" \
   CWAC_UPGRADE_FROM_IMAGE="$(pinned "$from_env")" CWAC_UPGRADE_TO_IMAGE="$(pinned "$to_env")" \
   CWAC_UPGRADE_SITE="$SITE" CWAC_UPGRADE_RESULTS="$STATE/results" CWAC_UPGRADE_VALUES="$ROOT/hack/cluster/values-local.yaml" \
   CWAC_UPGRADE_CWAC_DEFAULTS="$ROOT/test/standin-cwac/config/config_default.json" \
+  CWAC_UPGRADE_CWAC_IMAGE="$REGISTRY/cwac-standin@$STANDIN_DIGEST" \
   go -C "$ROOT" test -tags 'integration upgrade' -count=1 -v -timeout 30m ./test/upgrade 2>&1 |
   grep -E '^(=== RUN|--- |TIMING|PASS|FAIL|ok|panic)|_test.go'
 exit "${PIPESTATUS[0]}"

@@ -10,7 +10,8 @@
 # VOLUME /cwac/results, XDG_CONFIG_HOME and XDG_CACHE_HOME=/tmp/.chromium and
 # CMD .venv/bin/python -u cwac.py config_default.json.
 #
-# Writes two OCI archives and prints their paths:
+# Writes two OCI archives and prints their paths (or, with STANDIN_PUSH set,
+# pushes the first to a registry):
 #   cwac-standin.tar         (cwac-standin:dev)        as CWAC's Dockerfile builds it: scans need
 #                                                      CWAC's defaults from the operator
 #   cwac-standin-config.tar  (cwac-standin-config:dev) the same with config/config_default.json
@@ -74,11 +75,17 @@ mkdir -p "$OUT_DIR"
 # imagebuild is in the tools' own module (hack/go.mod): go -C runs it in
 # hack/, so the archives' paths must be absolute.
 OUT_DIR="$(cd "$OUT_DIR" && pwd)"
+standin=(--user 1000:1000 --workdir /cwac --env PYTHONDONTWRITEBYTECODE=1 --env STANDIN_TEMPLATES=/cwac/templates
+  --dir /usr=$stage/usr --dir /cwac=$stage/cwac --dir /site=$stage/site "${files[@]}" "${layout[@]}")
+# STANDIN_PUSH=<reference>: push the first image to a registry instead, and
+# print the reference and its digest (hack/cluster/release-upgrade.sh).
+if [[ -n "${STANDIN_PUSH:-}" ]]; then
+  go -C "$ROOT/hack" run ./imagebuild --push "$STANDIN_PUSH" "${standin[@]}" | head -1
+  exit 0
+fi
 build() { # archive tag [extra imagebuild args]
   local out=$1 tag=$2; shift 2
-  go -C "$ROOT/hack" run ./imagebuild --out "$out" --tag "$tag" --user 1000:1000 --workdir /cwac \
-    --env PYTHONDONTWRITEBYTECODE=1 --env STANDIN_TEMPLATES=/cwac/templates \
-    --dir /usr=$stage/usr --dir /cwac=$stage/cwac --dir /site=$stage/site "${files[@]}" "${layout[@]}" "$@" >&2
+  go -C "$ROOT/hack" run ./imagebuild --out "$out" --tag "$tag" "${standin[@]}" "$@" >&2
   echo "$out"
 }
 build "$OUT_DIR/cwac-standin.tar" "${STANDIN_IMAGE:-cwac-standin:dev}"

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/wait"
 )
 
@@ -48,6 +50,7 @@ type env struct {
 	chart, from, to               string // oci://…/charts/cwac-operator and two versions
 	fromImage, toImage            string // the image each chart pins: repository:tag@digest
 	site, results, values, config string
+	cwacImage                     string // the scans' image, in the registry too
 }
 
 func readEnv(t *testing.T) env {
@@ -58,7 +61,7 @@ func readEnv(t *testing.T) env {
 		"CWAC_UPGRADE_CHART": &e.chart, "CWAC_UPGRADE_FROM": &e.from, "CWAC_UPGRADE_TO": &e.to,
 		"CWAC_UPGRADE_FROM_IMAGE": &e.fromImage, "CWAC_UPGRADE_TO_IMAGE": &e.toImage,
 		"CWAC_UPGRADE_SITE": &e.site, "CWAC_UPGRADE_RESULTS": &e.results,
-		"CWAC_UPGRADE_VALUES": &e.values, "CWAC_UPGRADE_CWAC_DEFAULTS": &e.config,
+		"CWAC_UPGRADE_VALUES": &e.values, "CWAC_UPGRADE_CWAC_DEFAULTS": &e.config, "CWAC_UPGRADE_CWAC_IMAGE": &e.cwacImage,
 	} {
 		if *dst = os.Getenv(name); *dst == "" {
 			t.Fatalf("%s is not set: run hack/cluster/release-upgrade.sh", name)
@@ -74,7 +77,7 @@ func TestUpgradeFromThePreviousReleaseKeepsEverything(t *testing.T) {
 	helm := func(args ...string) {
 		t.Helper()
 		args = append(args, "-n", ns, "--kubeconfig", e.kubeconfig, "--plain-http", "-f", e.values,
-			"--set-file", "cwac.defaultConfig="+e.config, "--wait", "--timeout", "5m")
+			"--set", "cwac.image="+e.cwacImage, "--set-file", "cwac.defaultConfig="+e.config, "--wait", "--timeout", "5m")
 		start := time.Now()
 		out, err := exec.CommandContext(ctx, e.helm, args...).CombinedOutput()
 		if err != nil {
@@ -94,6 +97,7 @@ func TestUpgradeFromThePreviousReleaseKeepsEverything(t *testing.T) {
 	if done.Status.Summary == nil || done.Status.Summary.TotalIssues == 0 || done.Status.ResultsPath == "" {
 		t.Fatalf("the scan before the upgrade found nothing to keep: %+v", done.Status)
 	}
+	checkScanImages(t, k8s, done.Status.JobName, e.cwacImage, e.fromImage)
 	firstNew, _ := recorded(t, e, before.Name)
 	files := resultFiles(t, filepath.Join(e.results, done.Status.ResultsPath))
 	kept := []client.Object{
@@ -143,6 +147,7 @@ func TestUpgradeFromThePreviousReleaseKeepsEverything(t *testing.T) {
 	if d == nil || d.New != 0 || d.Unchanged == 0 {
 		t.Errorf("the scan after the upgrade, against the one before: diff %+v, want all unchanged", d)
 	}
+	checkScanImages(t, k8s, nextDone.Status.JobName, e.cwacImage, e.toImage)
 	againNew, stillOpen := recorded(t, e, next.Name)
 	if againNew != 0 || stillOpen != firstNew {
 		t.Errorf("the history after the upgrade: %d new and %d still open, want 0 and the %d recorded before it", againNew, stillOpen, firstNew)
@@ -187,6 +192,23 @@ func checkImages(t *testing.T, k8s client.Client, want string) {
 		if d.Status.UpdatedReplicas != d.Status.Replicas || d.Status.ReadyReplicas != d.Status.Replicas {
 			t.Errorf("%s not rolled out: %+v", name, d.Status)
 		}
+	}
+}
+
+// checkScanImages: the scan's pod ran CWAC from cwacImage and took the
+// runner from the operator's image, both from the registry.
+func checkScanImages(t *testing.T, k8s client.Client, job, cwacImage, operatorImage string) {
+	t.Helper()
+	j := &batchv1.Job{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: job}, j); err != nil {
+		t.Fatalf("the scan's Job %q: %v", job, err)
+	}
+	images := map[string]string{}
+	for _, c := range append(j.Spec.Template.Spec.InitContainers, j.Spec.Template.Spec.Containers...) {
+		images[c.Image] = c.Name
+	}
+	if images[cwacImage] != scanpod.ContainerName || images[operatorImage] == "" {
+		t.Errorf("the scan's pod runs %v, want CWAC (%s) from %s and the runner from %s", images, scanpod.ContainerName, cwacImage, operatorImage)
 	}
 }
 
