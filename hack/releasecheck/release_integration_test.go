@@ -13,6 +13,7 @@ package releasecheck
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -136,6 +137,7 @@ func TestReleaseToALocalRegistry(t *testing.T) {
 				t.Errorf("%s: predicate type %s", arch, st.PredicateType)
 			}
 			inSBOM := sbomModules(t, st.Predicate)
+			checkMachine(t, filepath.Join(outDir, arch), arch)
 			inBinaries := binaryModules(ctx, t, filepath.Join(outDir, arch), commit)
 			if missing, extra := setDiff(inBinaries, inSBOM), setDiff(inSBOM, inBinaries); len(missing)+len(extra) > 0 || len(inBinaries) < 50 {
 				t.Errorf("%s: the SBOM's Go modules differ from go version -m of the binaries (%d modules):\nnot in the SBOM: %v\nonly in the SBOM: %v",
@@ -372,6 +374,23 @@ func binaryModules(ctx context.Context, t *testing.T, dir, commit string) map[st
 		}
 	}
 	return out
+}
+
+// checkMachine: every binary in dir is a static Linux executable for arch.
+func checkMachine(t *testing.T, dir, arch string) {
+	t.Helper()
+	want := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[arch]
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	for _, e := range entries {
+		f, err := elf.Open(filepath.Join(dir, e.Name()))
+		must(t, err)
+		interp := f.Section(".interp")
+		if f.Machine != want || interp != nil {
+			t.Errorf("%s/%s: machine %v (want %v), dynamic loader section %v", arch, e.Name(), f.Machine, want, interp != nil)
+		}
+		_ = f.Close()
+	}
 }
 
 func setDiff(a, b map[string]bool) []string {
