@@ -76,7 +76,8 @@ publish() {
   local commit=$1 tag=$2 dir="$WORK/repo-$2"
   git clone -q "$ROOT" "$dir"
   git -C "$dir" checkout -q "$commit"
-  git -C "$dir" tag -a -m "upgrade check" "$tag"
+  # The tagger given here: a CI machine may have no git identity.
+  GIT_COMMITTER_NAME="upgrade check" GIT_COMMITTER_EMAIL=upgrade-check@localhost git -C "$dir" tag -a -m "upgrade check" "$tag"
   mkdir -p "$dir/bin"
   for tool in cosign syft helm; do
     ln -s "$(readlink -f "$ROOT/bin/$tool")" "$dir/bin/$(basename "$(readlink -f "$ROOT/bin/$tool")")"

@@ -183,7 +183,10 @@ func checkRefusals(ctx context.Context, t *testing.T, repo, registry, key string
 			t.Errorf("make release with %v: err %v, want %q in\n%s", tt.env, err, tt.want, out)
 		}
 	}
-	runIn(ctx, t, repo, nil, "git", "tag", "-a", "-m", "release check", tag)
+	// An annotated tag, as a release's; the tagger given here, since a CI
+	// machine may have no git identity.
+	runIn(ctx, t, repo, []string{"GIT_COMMITTER_NAME=release check", "GIT_COMMITTER_EMAIL=release-check@localhost"},
+		"git", "tag", "-a", "-m", "release check", tag)
 	for _, tt := range []struct {
 		env  []string
 		want string
