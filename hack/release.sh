@@ -55,7 +55,10 @@ esac
 PLATFORMS=(${PLATFORMS:-linux/amd64 linux/arm64})
 BINARIES=(manager cwac-runner mcp-server)
 OUT="$ROOT/bin/release/$VERSION"
-GOFLAGS_RELEASE="-buildvcs=true -trimpath -ldflags=-s -w"
+# Every binary's build flags (the provenance lists them): -buildvcs=true
+# puts the commit and the tag (as the main module's version) into the binary
+# even where GOFLAGS turns stamping off.
+BUILD_FLAGS=(-buildvcs=true -trimpath -ldflags "-s -w")
 STARTED="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 HOST="${REGISTRY%%/*}"
 PLAIN_HTTP=() COSIGN_HTTP=() SYFT_HTTP=false
@@ -74,9 +77,7 @@ log "building ${BINARIES[*]} for ${PLATFORMS[*]} at $VERSION ($COMMIT)"
 for p in "${PLATFORMS[@]}"; do
   arch="${p#*/}"
   for b in "${BINARIES[@]}"; do
-    # -buildvcs=true: the commit and the tag (as the main module's version)
-    # go into the binary even where GOFLAGS turns stamping off.
-    CGO_ENABLED=0 GOOS="${p%/*}" GOARCH="$arch" go build -buildvcs=true -trimpath -ldflags "-s -w" -o "$OUT/$arch/$b" "./cmd/$b"
+    CGO_ENABLED=0 GOOS="${p%/*}" GOARCH="$arch" go build "${BUILD_FLAGS[@]}" -o "$OUT/$arch/$b" "./cmd/$b"
   done
 done
 
@@ -116,7 +117,7 @@ CHART="$REGISTRY/charts/cwac-operator@$CHART_DIGEST"
 
 log "provenance"
 prov=(--source "git+${SOURCE_URL:-$(git remote get-url origin 2>/dev/null || echo "file://$ROOT")}" --ref "refs/tags/$VERSION" --commit "$COMMIT"
-  --builder-id "${BUILDER_ID:-make release on $(hostname)}" --invocation-id "${INVOCATION_ID:-}" --started "$STARTED" --go-flags "$GOFLAGS_RELEASE")
+  --builder-id "${BUILDER_ID:-make release on $(hostname)}" --invocation-id "${INVOCATION_ID:-}" --started "$STARTED" --go-flags "${BUILD_FLAGS[*]}")
 for p in "${PLATFORMS[@]}"; do prov+=(--platform "$p"); done
 (cd hack && go run ./provenance "${prov[@]}") > "$OUT/provenance.json"
 

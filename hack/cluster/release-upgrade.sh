@@ -35,10 +35,11 @@ REGISTRY_BIN="$("$ROOT/hack/tools.sh" registry)"
 "$ROOT/hack/tools.sh" syft >/dev/null
 
 WORK="$(mktemp -d)"
-REGISTRY_PID=""
+REGISTRY_PID="" ADDR=""
 cleanup() {
   [[ -z "$REGISTRY_PID" ]] || kill "$REGISTRY_PID" 2>/dev/null || true
-  rm -rf "$WORK" "$STATE/containerd/certs.d/$ADDR"
+  rm -rf "$WORK"
+  [[ -z "$ADDR" ]] || rm -rf "$STATE/containerd/certs.d/$ADDR"
 }
 trap cleanup EXIT
 

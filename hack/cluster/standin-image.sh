@@ -80,7 +80,8 @@ standin=(--user 1000:1000 --workdir /cwac --env PYTHONDONTWRITEBYTECODE=1 --env 
 # STANDIN_PUSH=<reference>: push the first image to a registry instead, and
 # print the reference and its digest (hack/cluster/release-upgrade.sh).
 if [[ -n "${STANDIN_PUSH:-}" ]]; then
-  go -C "$ROOT/hack" run ./imagebuild --push "$STANDIN_PUSH" "${standin[@]}" | head -1
+  # sed reads every line (head would close the pipe on imagebuild's next).
+  go -C "$ROOT/hack" run ./imagebuild --push "$STANDIN_PUSH" "${standin[@]}" | sed -n 1p
   exit 0
 fi
 build() { # archive tag [extra imagebuild args]

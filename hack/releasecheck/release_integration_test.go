@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -332,20 +333,19 @@ func sbomModules(t *testing.T, doc json.RawMessage) map[string]bool {
 				continue
 			}
 			purl, _, _ = strings.Cut(purl, "?")
-			if !strings.HasPrefix(purl, "stdlib@") {
-				out[unescapePurl(purl)] = true
+			if strings.HasPrefix(purl, "stdlib@") {
+				continue
 			}
+			// A purl percent-encodes what a module path or version may
+			// hold (the + of +incompatible).
+			module, err := url.PathUnescape(purl)
+			if err != nil {
+				t.Fatalf("SBOM purl %q: %v", r.Locator, err)
+			}
+			out[module] = true
 		}
 	}
 	return out
-}
-
-// unescapePurl undoes a purl's percent-encoding of a module path (%21 for
-// the ! Go's module cache writes before capitals is not used here: purls
-// keep the path as written).
-func unescapePurl(s string) string {
-	r := strings.NewReplacer("%40", "@", "%2B", "+", "%2b", "+", "%21", "!", "%7E", "~")
-	return r.Replace(s)
 }
 
 // binaryModules is every module `go version -m` lists for the binaries in
