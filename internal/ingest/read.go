@@ -121,10 +121,10 @@ type reading struct {
 	pageIDs    map[uint64]int32
 	pagesAlike map[pageKey]int32
 	pages      []page
-	// groups are the groups rows were read for, a run of rows of one
-	// group kept once (ingestion.sortGroups merges the rest): no map of
-	// them, which at a page of its own for every few rows was the largest
-	// table of the read but the records.
+	// groups are the groups rows were read for, each once among the
+	// latest of its page and audit (reading.group; ingestion.sortGroups
+	// merges the rest): no map of them, which at a page of its own for
+	// every few rows was the largest table of the read but the records.
 	groups []seenGroup
 	recs   blockList[record]
 	// elemOwn holds the element keys of the records whose key is neither
@@ -256,6 +256,30 @@ func (rd *reading) VisitRow(file string, r *results.Reader, row results.Row) err
 	return nil
 }
 
+// groupLookBack is how many of the latest groups of the same page and
+// audit group looks among before it adds one.
+const groupLookBack = 16
+
+// group is the entry of g among the latest groups of its page and audit,
+// added when it is not there. A page's rows may come at its widths in
+// turn (a rule at 320, 1280, 320 …): kept once per run of rows, a
+// million-row scan so ordered held four entries a group, 9 MiB where 2
+// do. More widths than groupLookBack only add entries, which sortGroups
+// merges.
+func (rd *reading) group(g groupKey) *seenGroup {
+	for i := len(rd.groups) - 1; i >= 0 && i >= len(rd.groups)-groupLookBack; i-- {
+		s := &rd.groups[i]
+		if s.page != g.page || s.audit != g.audit {
+			break
+		}
+		if s.width == g.width {
+			return s
+		}
+	}
+	rd.groups = append(rd.groups, seenGroup{groupKey: g})
+	return &rd.groups[len(rd.groups)-1]
+}
+
 func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	width, err := rd.width(row.Get("viewport_size"))
 	if err != nil {
@@ -275,11 +299,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	case pg.title != title:
 		pg.titleVaries = true
 	}
-	g := groupKey{audit: rd.audit, page: p, width: width}
-	if n := len(rd.groups); n == 0 || rd.groups[n-1].groupKey != g {
-		rd.groups = append(rd.groups, seenGroup{groupKey: g})
-	}
-	last := &rd.groups[len(rd.groups)-1]
+	last := rd.group(groupKey{audit: rd.audit, page: p, width: width})
 	last.present = true
 	if rd.focus && diff.FocusAnimating(row.Get("description")) {
 		last.animating = true

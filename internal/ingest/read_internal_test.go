@@ -55,3 +55,62 @@ func TestReadingPagesAndRules(t *testing.T) {
 		t.Error("the same rule id in two audits is one rule")
 	}
 }
+
+// TestReadingGroups: a page's rows at its widths in turn are one entry a
+// width, what a later run saw marked on it; another page or audit in
+// between starts new entries, as do more widths than the look-back holds,
+// and sortGroups merges those into one group each with what any run saw.
+func TestReadingGroups(t *testing.T) {
+	rd := newReading()
+	see := func(audit, page, width int32, animating bool) {
+		g := rd.group(groupKey{audit: audit, page: page, width: width})
+		g.present = true
+		g.animating = g.animating || animating
+	}
+	for range 3 {
+		for _, w := range []int32{320, 1280, 1920} {
+			see(0, 0, w, false)
+		}
+	}
+	see(0, 0, 1280, true)
+	if len(rd.groups) != 3 {
+		t.Fatalf("page 0's rows at three widths in turn: %d entries, want 3", len(rd.groups))
+	}
+	if !rd.groups[1].animating || rd.groups[0].animating || rd.groups[2].animating {
+		t.Errorf("a later run's finding went to another entry: %+v", rd.groups)
+	}
+	see(0, 1, 320, false)
+	see(1, 1, 320, false)
+	see(0, 1, 320, false) // after audit 1: a new entry
+	if len(rd.groups) != 6 {
+		t.Fatalf("another page, another audit between: %d entries, want 6", len(rd.groups))
+	}
+	for w := range int32(groupLookBack + 1) {
+		see(2, 2, w, false)
+	}
+	see(2, 2, 1, false) // the look-back's oldest: found
+	see(2, 2, 0, true)  // width 0 is past the look-back: a new entry
+	if want := 6 + groupLookBack + 2; len(rd.groups) != want {
+		t.Fatalf("%d widths on a page: %d entries, want %d", groupLookBack+1, len(rd.groups), want)
+	}
+	in := &ingestion{rd: rd}
+	in.sortGroups()
+	if want := 3 + 2 + groupLookBack + 1; len(in.groups) != want {
+		t.Fatalf("sorted: %d groups, want %d", len(in.groups), want)
+	}
+	for _, g := range []struct {
+		key       groupKey
+		animating bool
+	}{
+		{groupKey{0, 0, 1280}, true},
+		{groupKey{0, 0, 320}, false},
+		{groupKey{0, 1, 320}, false},
+		{groupKey{1, 1, 320}, false},
+		{groupKey{2, 2, 0}, true},
+		{groupKey{2, 2, groupLookBack}, false},
+	} {
+		if f := in.flagsOf(g.key); !f.present || f.animating != g.animating {
+			t.Errorf("group %+v: %+v, want present, animating %v", g.key, f, g.animating)
+		}
+	}
+}
