@@ -42,7 +42,8 @@ func keptDecisions(fsys fs.FS, namespace string) (scanDecisions, string) {
 
 // leaveOutDecided takes the organisation's records a decision covers out
 // of its figures (issues, impact classes, audits) into its decided count,
-// and returns the records left, for the elements counted. fpOf gives a
+// and returns the records left, for the elements counted, in idx's own
+// array (idx is the organisation's, not needed after). fpOf gives a
 // matched or new issue's id (zero for a record not tracked: only a rule
 // decision covers it). Records set aside stay as they are.
 func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) diff.IssueID) []int32 {
@@ -50,7 +51,7 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 		return idx
 	}
 	rd, org := in.rd, in.rd.orgs[o]
-	kept := make([]int32, 0, len(idx))
+	kept := idx[:0] // each record is read before its place is written
 	for _, i := range idx {
 		rec := rd.recs.at(int(i))
 		if rec.body {
@@ -60,7 +61,7 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 		f := decision.Finding{Namespace: in.scan.Namespace, Organisation: org.name, Element: rec.html, Rule: rule,
 			URL: rd.pages[rec.page].key}
-		if in.issueIDs[i] != 0 {
+		if in.issueIDs.get(int(i)) != 0 {
 			f.ID = fpOf(i)
 		}
 		if _, ok := in.decided.set.Covering(f, in.decided.at); !ok {

@@ -114,7 +114,7 @@ type ingestion struct {
 	// by record index: made once the first pass is let go, not carried by
 	// each record through it (the end of that pass, the records all read,
 	// is the peak of the ingest's memory).
-	issueIDs []int64
+	issueIDs issueIDList
 	// ordinals are the new issues' ordinals (diff.NewIssueID) other than
 	// 0, by store id: a new issue's fingerprint is made again from its
 	// record when it is written (newID), not kept (16 bytes a row).
@@ -150,7 +150,7 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	// peak of a large scan's ingest (156 → 142–146 MiB at 857,149 issue
 	// rows in mcp-server import; one collection, tens of milliseconds).
 	debug.FreeOSMemory()
-	in.issueIDs = make([]int64, rd.recs.len())
+	in.issueIDs = newIssueIDList(rd.recs.len())
 	in.orgStore = make([]int64, len(rd.orgs))
 	in.freshPages = make([]bool, len(rd.pages))
 	in.pageStore = make([]int64, len(rd.pages))
@@ -265,7 +265,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		if in.rd.recs.at(int(i)).fate == fateNew {
 			return in.newID(i)
 		}
-		return in.storedIDs[in.issueIDs[i]]
+		return in.storedIDs[in.issueIDs.get(int(i))]
 	})
 	f := store.OrganisationFigures{
 		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
@@ -432,33 +432,46 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 
 // elements counts an organisation's elements as the report does: one per
 // page, rule and element (target, else HTML), whatever its viewports. It
-// sorts a copy of the indexes rather than filling a set: 4 bytes a row.
+// sorts idx (the organisation's own indexes, reordered) rather than filling
+// a set or sorting a copy: no memory beyond the indexes.
 func elements(rd *reading, idx []int32) int64 {
-	sorted := make([]int32, 0, len(idx))
-	for _, i := range idx {
-		if !rd.recs.at(int(i)).body { // set aside, as the report sets it aside
-			sorted = append(sorted, i)
-		}
-	}
 	key := func(i int32) (int32, int32, uint64) { r := rd.recs.at(int(i)); return r.page, r.rule, rd.elemOf(i) }
-	slices.SortFunc(sorted, func(x, y int32) int {
+	// Rows set aside, as the report sets them aside, sort last.
+	slices.SortFunc(idx, func(x, y int32) int {
+		if bx, by := rd.recs.at(int(x)).body, rd.recs.at(int(y)).body; bx != by {
+			return cmpBool(bx, by)
+		}
 		px, rx, ex := key(x)
 		py, ry, ey := key(y)
 		return cmp.Or(cmp.Compare(px, py), cmp.Compare(rx, ry), cmp.Compare(ex, ey))
 	})
 	var n int64
-	for i, x := range sorted {
+	for i, x := range idx {
+		if rd.recs.at(int(x)).body {
+			break
+		}
 		if i == 0 {
 			n++
 			continue
 		}
 		px, rx, ex := key(x)
-		py, ry, ey := key(sorted[i-1])
+		py, ry, ey := key(idx[i-1])
 		if px != py || rx != ry || ex != ey {
 			n++
 		}
 	}
 	return n
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
 }
 
 // minTemplatePages is how many pages one rule and element must fail on to
@@ -467,20 +480,21 @@ const minTemplatePages = 2
 
 // templates groups an organisation's rows by rule and element HTML (CWAC's
 // template-aware grouping) and keeps those on two pages or more, with
-// their pages and instances (issues).
+// their pages and instances (issues). It sorts idx (the organisation's own
+// indexes, reordered) rather than a copy: a copy, grown a row at a time,
+// was the peak of a million-row ingest.
 func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) error {
 	rd := in.rd
 	empty := emptyHash
-	var rows []int32
-	for _, i := range idx {
-		if rd.recs.at(int(i)).html != empty {
-			rows = append(rows, i)
-		}
-	}
-	slices.SortFunc(rows, func(x, y int32) int {
+	// Rows with no HTML, in no template, sort last.
+	slices.SortFunc(idx, func(x, y int32) int {
 		a, b := rd.recs.at(int(x)), rd.recs.at(int(y))
+		if ea, eb := a.html == empty, b.html == empty; ea != eb {
+			return cmpBool(ea, eb)
+		}
 		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.html, b.html), cmp.Compare(a.page, b.page), cmp.Compare(x, y))
 	})
+	rows := idx[:len(idx)-countEmptyHTML(rd, idx)]
 	var known map[store.TemplateKey]int64
 	for start := 0; start < len(rows); {
 		first := rd.recs.at(int(rows[start]))
@@ -517,6 +531,17 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 	return nil
 }
 
+// countEmptyHTML is how many of the rows have no element HTML.
+func countEmptyHTML(rd *reading, idx []int32) int {
+	n := 0
+	for _, i := range idx {
+		if rd.recs.at(int(i)).html == emptyHash {
+			n++
+		}
+	}
+	return n
+}
+
 // presenceBatch is how many presences are written at a time.
 const presenceBatch = 4000
 
@@ -528,7 +553,7 @@ func (in *ingestion) presences(ctx context.Context) error {
 		if in.rd.recs.at(i).fate == fateUnstable {
 			continue
 		}
-		batch = append(batch, in.issueIDs[i])
+		batch = append(batch, in.issueIDs.get(i))
 		if len(batch) == presenceBatch {
 			if err := in.w.AddPresences(ctx, batch); err != nil {
 				return err

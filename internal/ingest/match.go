@@ -260,7 +260,7 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 		}
 		c := &cands[at[m.Base]]
 		c.claimed = true
-		in.issueIDs[rows[i]] = c.id
+		in.issueIDs.set(int(rows[i]), c.id)
 		if in.storedIDs != nil {
 			in.storedIDs[c.id] = c.fp
 		}
@@ -290,7 +290,7 @@ func (in *ingestion) newIssues(rows []int32, namer *runNamer, tr *transitions) {
 		rec := rd.recs.at(int(r))
 		ord := namer.name(in.partsOf(rec))
 		id := in.w.IssueIDs(1)
-		in.issueIDs[r] = id
+		in.issueIDs.set(int(r), id)
 		if ord > 0 {
 			in.ordinals[id] = uint32(ord)
 		}
@@ -310,7 +310,7 @@ func (in *ingestion) partsOf(rec *record) diff.IssueParts {
 // newID is the id newIssues named the new issue of record i: made again
 // from its parts and ordinal.
 func (in *ingestion) newID(i int32) diff.IssueID {
-	return diff.NewIssueID(in.partsOf(in.rd.recs.at(int(i))), int(in.ordinals[in.issueIDs[i]]))
+	return diff.NewIssueID(in.partsOf(in.rd.recs.at(int(i))), int(in.ordinals[in.issueIDs.get(int(i))]))
 }
 
 // orderOrganisation sorts one organisation's record indexes into runs of

@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestBlockListAcrossBlocks: records keep their order and values across
 // block boundaries, and are changed in place.
@@ -21,5 +24,40 @@ func TestBlockListAcrossBlocks(t *testing.T) {
 	l.at(blockLen).fate = fateNew
 	if l.blocks[1][0].fate != fateNew {
 		t.Error("at does not point into the list")
+	}
+}
+
+// TestIssueIDList: ids are kept as given, in 4 bytes each while they fit,
+// and every id is kept when one no longer does.
+func TestIssueIDList(t *testing.T) {
+	const big = int64(1) << 32
+	for _, tc := range []struct {
+		name string
+		ids  []int64 // set in order, at index i
+		wide bool
+	}{
+		{"none", []int64{0, 0, 0}, false},
+		{"small", []int64{1, 7, math.MaxUint32}, false},
+		{"one past 32 bits, last", []int64{3, 9, big}, true},
+		{"one past 32 bits, first", []int64{big + 5, 9, 1}, true},
+		{"largest", []int64{2, math.MaxInt64, 4}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newIssueIDList(len(tc.ids))
+			for i, id := range tc.ids {
+				l.set(i, id)
+			}
+			for i, id := range tc.ids {
+				if got := l.get(i); got != id {
+					t.Errorf("get(%d) = %d, want %d", i, got, id)
+				}
+			}
+			if (l.wide != nil) != tc.wide {
+				t.Errorf("wide = %v, want %v", l.wide != nil, tc.wide)
+			}
+			if tc.wide && l.small != nil {
+				t.Error("the 4-byte ids are still held beside the 8-byte ones")
+			}
+		})
 	}
 }

@@ -11,12 +11,15 @@ import (
 
 // TestTemplates: one rule failing on the same element HTML on several
 // pages is a template with its pages and instances (one per viewport);
-// an element on one page is not.
+// an element on one page is not, and neither are rows with no HTML.
 func TestTemplates(t *testing.T) {
 	d := loadReal(t)
 	for _, w := range []string{"320", "1280"} {
 		d.add(t, axeCSV, where{"url": form, "id": "link-name", "width": w}, map[string]string{"url": home, "page_title": "Home - CWAC test site"})
 		d.add(t, axeCSV, where{"url": form, "id": "link-name", "width": w}, map[string]string{"url": nolang, "page_title": "No language page - CWAC test site"})
+		for _, u := range []string{home, nolang} {
+			d.add(t, axeCSV, where{"url": form, "id": "link-name", "width": w}, map[string]string{"url": u, "id": "region", "html": "", "target": "/html/body/div[9]"})
+		}
 	}
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {

@@ -98,7 +98,7 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 	case fateNew:
 		wr.add(int32(i), r, row, html)
 	case fateRetarget:
-		if err := wr.in.w.SetElement(wr.ctx, wr.in.issueIDs[i], capText(html, diff.MaxHTMLBytes), rec.html); err != nil {
+		if err := wr.in.w.SetElement(wr.ctx, wr.in.issueIDs.get(i), capText(html, diff.MaxHTMLBytes), rec.html); err != nil {
 			return err
 		}
 	}
@@ -127,7 +127,7 @@ func (wr *writing) add(i int32, r *results.Reader, row results.Row, html string)
 		target = row.Get("description")
 	}
 	help := weblink.HTTP(row.Get("helpUrl")) // a link people follow: nothing else
-	wr.ids = append(wr.ids, wr.in.issueIDs[i])
+	wr.ids = append(wr.ids, wr.in.issueIDs.get(int(i)))
 	wr.batch = append(wr.batch, store.NewIssue{
 		Fingerprint: wr.in.newID(i).String(),
 		OrgID:       wr.in.orgStore[rd.pages[rec.page].org], PageID: wr.in.pageStore[rec.page],
