@@ -54,7 +54,7 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 	kept := idx[:0] // each record is read before its place is written
 	for _, i := range idx {
 		rec := rd.recs.at(int(i))
-		if rec.body {
+		if rec.body() {
 			kept = append(kept, i)
 			continue
 		}
@@ -68,10 +68,10 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 			kept = append(kept, i)
 			continue
 		}
-		org.issues -= rec.issues
-		org.byImpact[rec.impact] -= rec.issues
-		org.byAudit[audit] -= rec.issues
-		org.decided += rec.issues
+		org.issues -= int64(rec.issues)
+		org.byImpact[rec.impact] -= int64(rec.issues)
+		org.byAudit[audit] -= int64(rec.issues)
+		org.decided += int64(rec.issues)
 	}
 	return kept
 }

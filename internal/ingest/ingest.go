@@ -262,7 +262,7 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 		return err
 	}
 	counted := in.leaveOutDecided(o, idx, func(i int32) diff.IssueID {
-		if in.rd.recs.at(int(i)).fate == fateNew {
+		if in.rd.recs.at(int(i)).fate() == fateNew {
 			return in.newID(i)
 		}
 		return in.storedIDs[in.issueIDs.get(int(i))]
@@ -438,7 +438,7 @@ func elements(rd *reading, idx []int32) int64 {
 	key := func(i int32) (int32, int32, uint64) { r := rd.recs.at(int(i)); return r.page, r.rule, rd.elemOf(i) }
 	// Rows set aside, as the report sets them aside, sort last.
 	slices.SortFunc(idx, func(x, y int32) int {
-		if bx, by := rd.recs.at(int(x)).body, rd.recs.at(int(y)).body; bx != by {
+		if bx, by := rd.recs.at(int(x)).body(), rd.recs.at(int(y)).body(); bx != by {
 			return cmpBool(bx, by)
 		}
 		px, rx, ex := key(x)
@@ -447,7 +447,7 @@ func elements(rd *reading, idx []int32) int64 {
 	})
 	var n int64
 	for i, x := range idx {
-		if rd.recs.at(int(x)).body {
+		if rd.recs.at(int(x)).body() {
 			break
 		}
 		if i == 0 {
@@ -505,7 +505,7 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 			if end == start || r.page != rd.recs.at(int(rows[end-1])).page {
 				pages++
 			}
-			instances += r.issues
+			instances += int64(r.issues)
 			firstRow = min(firstRow, rows[end])
 		}
 		start = end
@@ -550,7 +550,7 @@ const presenceBatch = 4000
 func (in *ingestion) presences(ctx context.Context) error {
 	batch := make([]int64, 0, presenceBatch)
 	for i := range in.rd.recs.len() {
-		if in.rd.recs.at(i).fate == fateUnstable {
+		if in.rd.recs.at(i).fate() == fateUnstable {
 			continue
 		}
 		batch = append(batch, in.issueIDs.get(i))

@@ -122,11 +122,11 @@ func (in *ingestion) matchPages(ctx context.Context, rows []int32, st *orgState)
 		}
 		run := rows[start:end]
 		start = end
-		key := matchKey{page: st.pageIDs[first.page], width: first.width, rule: first.rule}
+		key := matchKey{page: st.pageIDs[first.page], width: int32(first.width), rule: first.rule}
 		cands := st.cands[key]
 		delete(st.cands, key)
 		namer := newRunNamer(cands)
-		if !in.compared(st, groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: first.width}) {
+		if !in.compared(st, groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: int32(first.width)}) {
 			tr.unstable += int64(len(run))
 			in.keepUncompared(trackedRows(rd, run), cands, namer, &tr)
 			continue
@@ -202,7 +202,7 @@ func (n *runNamer) name(p diff.IssueParts) int {
 func trackedRows(rd *reading, run []int32) []int32 {
 	out := make([]int32, 0, len(run))
 	for _, i := range run {
-		if !rd.recs.at(int(i)).body {
+		if !rd.recs.at(int(i)).body() {
 			out = append(out, i)
 		}
 	}
@@ -266,13 +266,13 @@ func (in *ingestion) pair(rows []int32, cands []candidate, open bool, tr *transi
 		}
 		switch {
 		case !open:
-			rec.fate = fateReopened
+			rec.setFate(fateReopened)
 			tr.reopened = append(tr.reopened, c.id)
 		case m.OnTarget:
-			rec.fate = fateRetarget
+			rec.setFate(fateRetarget)
 			tr.stillOpen++
 		default:
-			rec.fate = fateOpen
+			rec.setFate(fateOpen)
 			tr.stillOpen++
 		}
 	}
@@ -294,7 +294,7 @@ func (in *ingestion) newIssues(rows []int32, namer *runNamer, tr *transitions) {
 		if ord > 0 {
 			in.ordinals[id] = uint32(ord)
 		}
-		rec.fate = fateNew
+		rec.setFate(fateNew)
 		tr.newIssues++
 	}
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -32,17 +33,51 @@ const maxRows = 10_000_000
 // versions, as stored hashes must be) or numbered. Records are kept in
 // file order, so the k-th issue row of a CSV is its file's k-th record.
 type record struct {
-	html     uint64 // the element's whole HTML
-	target   uint64 // diff.ElementTarget: the XPath target, or the focus audit's tab press
-	issues   int64  // CWAC's num_issues
-	page     int32  // index in reading.pages
-	rule     int32  // interned audit + "\x00" + rule
-	width    int32
-	impact   uint8 // report.ImpactClass
-	fate     uint8
-	elemFrom uint8 // which hash is the report's element key (reading.elemOf)
-	body     bool  // a focus row about the page's <body>: always unstable
+	html   uint64 // the element's whole HTML
+	target uint64 // diff.ElementTarget: the XPath target, or the focus audit's tab press
+	page   int32  // index in reading.pages
+	rule   int32  // interned audit + "\x00" + rule
+	issues uint32 // CWAC's num_issues (at most maxRowIssues)
+	width  uint16 // at most maxWidth
+	impact uint8  // report.ImpactClass
+	// flags holds the record's fate, which hash is its element key and
+	// whether it is about the page's <body> (flagBody): 32 bytes a record,
+	// not 40 (6.9 MB at a million rows, held through the whole ingest).
+	flags uint8
 }
+
+// The bits of record.flags.
+const (
+	fateBits     = 0b0000_0111 // fateUnstable … fateNew
+	elemFromBits = 0b0001_1000 // elemTarget, elemHTML or elemOwn, shifted by elemFromShift
+	flagBody     = 0b0010_0000 // a focus row about the page's <body>: always unstable
+)
+
+const elemFromShift = 3
+
+// fate is what became of the record's issue.
+func (r *record) fate() uint8 { return r.flags & fateBits }
+
+func (r *record) setFate(f uint8) { r.flags = r.flags&^fateBits | f&fateBits }
+
+// elemFrom is which hash is the report's element key (reading.elemOf).
+func (r *record) elemFrom() uint8 { return (r.flags & elemFromBits) >> elemFromShift }
+
+func (r *record) setElemFrom(e uint8) {
+	r.flags = r.flags&^elemFromBits | (e<<elemFromShift)&elemFromBits
+}
+
+// body says the record is a focus row about the page's <body>.
+func (r *record) body() bool { return r.flags&flagBody != 0 }
+
+// Bounds of a record's cells: a row beyond them is refused (the scan is not
+// recorded, and says which cell), not wrapped. No browser window is wider
+// than maxWidth pixels, and no page has maxRowIssues elements failing one
+// rule.
+const (
+	maxWidth     = math.MaxUint16
+	maxRowIssues = math.MaxUint32
+)
 
 // Where a record's element key (the report's: target, else HTML, else
 // description) is: it is almost always its target's or its HTML's hash,
@@ -322,23 +357,28 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	}
 	impact := report.ImpactClass(row.Get("impact"))
 	body := rd.focus && diff.FocusedBody(html)
+	if n > maxRowIssues {
+		return fmt.Errorf("num_issues %d is out of range (at most %d)", n, maxRowIssues)
+	}
 	rec := record{
 		html:   xxhash.Sum64String(html),
 		target: xxhash.Sum64String(diff.ElementTarget(r, row)),
-		issues: n,
+		issues: uint32(n),
 		page:   p,
 		rule:   rule,
 		impact: uint8(impact),
-		width:  width,
-		body:   body,
+		width:  uint16(width),
+	}
+	if body {
+		rec.flags |= flagBody
 	}
 	switch key := xxhash.Sum64String(elem); key {
 	case rec.target:
-		rec.elemFrom = elemTarget
+		rec.setElemFrom(elemTarget)
 	case rec.html:
-		rec.elemFrom = elemHTML
+		rec.setElemFrom(elemHTML)
 	default:
-		rec.elemFrom = elemOwn
+		rec.setElemFrom(elemOwn)
 		rd.elemOwn[int32(rd.recs.len())] = key
 	}
 	rd.recs.add(rec)
@@ -359,7 +399,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 // elemOf is the report's element key of the i-th record.
 func (rd *reading) elemOf(i int32) uint64 {
 	r := rd.recs.at(int(i))
-	switch r.elemFrom {
+	switch r.elemFrom() {
 	case elemTarget:
 		return r.target
 	case elemHTML:
@@ -461,7 +501,7 @@ func (rd *reading) width(cell string) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	if vp.Width < 0 || vp.Width > 1<<20 {
+	if vp.Width < 0 || vp.Width > maxWidth {
 		return 0, fmt.Errorf("viewport width %d is out of range", vp.Width)
 	}
 	if len(rd.widths) < maxWidths {

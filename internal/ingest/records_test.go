@@ -3,6 +3,7 @@ package ingest
 import (
 	"math"
 	"testing"
+	"unsafe"
 )
 
 // TestBlockListAcrossBlocks: records keep their order and values across
@@ -11,18 +12,18 @@ func TestBlockListAcrossBlocks(t *testing.T) {
 	var l blockList[record]
 	n := 2*blockLen + 3
 	for i := range n {
-		l.add(record{issues: int64(i)})
+		l.add(record{issues: uint32(i)})
 	}
 	if l.len() != n || len(l.blocks) != 3 {
 		t.Fatalf("len %d in %d blocks, want %d in 3", l.len(), len(l.blocks), n)
 	}
 	for _, i := range []int{0, 1, blockLen - 1, blockLen, blockLen + 1, 2 * blockLen, n - 1} {
-		if got := l.at(i).issues; got != int64(i) {
+		if got := l.at(i).issues; got != uint32(i) {
 			t.Errorf("at(%d).issues = %d", i, got)
 		}
 	}
-	l.at(blockLen).fate = fateNew
-	if l.blocks[1][0].fate != fateNew {
+	l.at(blockLen).setFate(fateNew)
+	if l.blocks[1][0].fate() != fateNew {
 		t.Error("at does not point into the list")
 	}
 }
@@ -59,5 +60,30 @@ func TestIssueIDList(t *testing.T) {
 				t.Error("the 4-byte ids are still held beside the 8-byte ones")
 			}
 		})
+	}
+}
+
+// TestRecordFlags: a record's fate, element key and body bit are kept
+// apart in its one byte of flags, each set without touching the others;
+// and a record is 32 bytes (a million of them held through the ingest).
+func TestRecordFlags(t *testing.T) {
+	if size := unsafe.Sizeof(record{}); size != 32 {
+		t.Errorf("a record is %d bytes, want 32", size)
+	}
+	for _, body := range []bool{false, true} {
+		for _, from := range []uint8{elemTarget, elemHTML, elemOwn} {
+			for _, fate := range []uint8{fateUnstable, fateOpen, fateRetarget, fateReopened, fateNew} {
+				r := record{}
+				if body {
+					r.flags |= flagBody
+				}
+				r.setFate(fateNew) // changed again below: the last set wins
+				r.setElemFrom(from)
+				r.setFate(fate)
+				if r.fate() != fate || r.elemFrom() != from || r.body() != body {
+					t.Errorf("set fate %d, element key %d, body %v: got %d, %d, %v", fate, from, body, r.fate(), r.elemFrom(), r.body())
+				}
+			}
+		}
 	}
 }

@@ -129,6 +129,10 @@ func TestBadInput(t *testing.T) {
 	badWidth.set(where{"url": home}, "viewport_size", "{'width': 'wide'}")
 	badCount := loadReal(t)
 	badCount.set(where{"url": home}, "num_issues", "many")
+	tooMany := loadReal(t)
+	tooMany.set(where{"url": home}, "num_issues", "4294967296")
+	tooWide := loadReal(t)
+	tooWide.set(where{"url": home}, "viewport_size", "{'width': 65536, 'height': 450}")
 	huge := loadReal(t).fs()
 	huge[axeCSV] = &fstest.MapFile{Data: append(append([]byte{}, data...), []byte(`"`+strings.Repeat("x", results.MaxRecordBytes+1)+`"`+"\n")...)}
 	cases := []struct {
@@ -141,6 +145,8 @@ func TestBadInput(t *testing.T) {
 		{"truncated CSV", truncated, axeCSV},
 		{"viewport that is not one", badWidth.fs(), axeCSV},
 		{"num_issues that is not a number", badCount.fs(), "num_issues"},
+		{"num_issues past 32 bits", tooMany.fs(), "num_issues 4294967296 is out of range"},
+		{"viewport wider than any window", tooWide.fs(), "viewport width 65536 is out of range"},
 		{"a record past the reader's cap", huge, "larger than the reader allows"},
 	}
 	for _, e := range storetest.Engines() {

@@ -94,7 +94,7 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 		return errChanged
 	}
 	rec := rd.recs.at(i)
-	switch rec.fate {
+	switch rec.fate() {
 	case fateNew:
 		wr.add(int32(i), r, row, html)
 	case fateRetarget:
