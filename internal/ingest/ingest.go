@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"runtime/debug"
 	"slices"
+	"sort"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/gcpace"
@@ -494,7 +495,7 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 		}
 		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.html, b.html), cmp.Compare(a.page, b.page), cmp.Compare(x, y))
 	})
-	rows := idx[:len(idx)-countEmptyHTML(rd, idx)]
+	rows := idx[:sort.Search(len(idx), func(k int) bool { return rd.recs.at(int(idx[k])).html == empty })]
 	var known map[store.TemplateKey]int64
 	for start := 0; start < len(rows); {
 		first := rd.recs.at(int(rows[start]))
@@ -529,17 +530,6 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 		in.counts = append(in.counts, store.TemplateCount{TemplateID: id, Pages: pages, Instances: instances})
 	}
 	return nil
-}
-
-// countEmptyHTML is how many of the rows have no element HTML.
-func countEmptyHTML(rd *reading, idx []int32) int {
-	n := 0
-	for _, i := range idx {
-		if rd.recs.at(int(i)).html == emptyHash {
-			n++
-		}
-	}
-	return n
 }
 
 // presenceBatch is how many presences are written at a time.
