@@ -90,9 +90,6 @@ func TestIssuesExportPages(t *testing.T) {
 	if err := w.AddIssues(ctx, ids, issues); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.AddPresences(ctx, ids); err != nil {
-		t.Fatal(err)
-	}
 	if err := w.FinishPresences(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -535,12 +535,13 @@ func (in *ingestion) templates(ctx context.Context, orgID int64, idx []int32) er
 // presenceBatch is how many presences are written at a time.
 const presenceBatch = 4000
 
-// presences records every tracked row's issue as shown by this scan, then
-// updates those issues' last sighting in one statement.
+// presences records every tracked row's issue stored before this scan as
+// shown by it (the store shows the new ones at its commit), then updates
+// those issues' last sighting in one statement.
 func (in *ingestion) presences(ctx context.Context) error {
 	batch := make([]int64, 0, presenceBatch)
 	for i := range in.rd.recs.len() {
-		if in.rd.recs.at(i).fate() == fateUnstable {
+		if f := in.rd.recs.at(i).fate(); f == fateUnstable || f == fateNew {
 			continue
 		}
 		batch = append(batch, in.issueIDs.get(i))

@@ -454,14 +454,15 @@ type NewIssue struct {
 func (w *ScanWriter) IssueIDs(n int) int64 { return w.alloc("issues", n) }
 
 // AddIssues stores new issues, open, first and last seen in this scan (one
-// scan present), with the ids given (from IssueIDs).
+// scan present), with the ids given (from IssueIDs). Commit records their
+// presence and their opening (newIssuesShown).
 func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIssue) error {
 	if err := w.setAsideFingerprintIndex(ctx, len(issues)); err != nil {
 		return err
 	}
 	// Each row's values go straight into the statement's arguments: a
 	// slice of them per issue was most of what an ingest allocated.
-	if err := w.insertEach(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
+	return w.insertEach(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
 		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, len(issues),
 		func(i int, args []any) []any {
@@ -469,10 +470,7 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 			return append(args, ids[i], is.Fingerprint, is.OrgID, is.PageID, is.Width, is.Audit, is.Rule, is.Impact,
 				is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
 				StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1)
-		}); err != nil {
-		return err
-	}
-	return w.addChanges(ctx, ids, ChangeOpened)
+		})
 }
 
 // Fix marks open issues fixed in this scan, for a reason (ReasonFixed or
@@ -511,11 +509,38 @@ func (w *ScanWriter) SetElement(ctx context.Context, id int64, html string, hash
 	return nil
 }
 
-// AddPresences records that this scan showed the issues.
+// AddPresences records that this scan showed the issues, stored before it
+// (those AddIssues adds are shown by Commit).
 func (w *ScanWriter) AddPresences(ctx context.Context, ids []int64) error {
+	for _, id := range ids {
+		if id > w.issuesBefore {
+			return fmt.Errorf("store: writing presences: issue %d is new in this scan (its commit records its presence)", id)
+		}
+	}
 	return w.insertEach(ctx, "presences", []string{colScan, "issue_id"}, len(ids), func(i int, args []any) []any {
 		return append(args, w.scanID, ids[i])
 	})
+}
+
+// newIssuesShown records, in one statement each, that this scan showed
+// and opened every issue it added: the issues whose ids follow the last
+// one stored before it (the writer lock keeps every other writer out, so
+// they are all this scan's). A row of each per issue written from Go was a
+// fifth of a first scan's ingest; the statements read the new issues in
+// their key's order and write nothing else.
+func (w *ScanWriter) newIssuesShown(ctx context.Context) error {
+	if w.issuesAdded == 0 {
+		return nil
+	}
+	if _, err := w.exec(ctx, `INSERT INTO presences (scan_id, issue_id) SELECT ?, id FROM issues WHERE id > ? ORDER BY id`,
+		w.scanID, w.issuesBefore); err != nil {
+		return fmt.Errorf("store: writing the presences of the new issues: %w", err)
+	}
+	if _, err := w.exec(ctx, `INSERT INTO issue_changes (scan_id, issue_id, change) SELECT ?, id, ? FROM issues WHERE id > ? ORDER BY id`,
+		w.scanID, ChangeOpened, w.issuesBefore); err != nil {
+		return fmt.Errorf("store: writing the opening of the new issues: %w", err)
+	}
+	return nil
 }
 
 // FinishPresences sets last seen and the count of scans present on every

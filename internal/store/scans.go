@@ -184,10 +184,14 @@ func (w *ScanWriter) execChunk(ctx context.Context, query string, args ...any) (
 // ScanID is the scan's id in the store.
 func (w *ScanWriter) ScanID() int64 { return w.scanID }
 
-// Commit makes the scan's writes visible, all at once, once the issues'
-// fingerprint index is built again if the scan set it aside (a duplicate
-// fingerprint fails the commit, as its insert would have).
+// Commit makes the scan's writes visible, all at once, once the new
+// issues' presences and openings are written and the issues' fingerprint
+// index is built again if the scan set it aside (a duplicate fingerprint
+// fails the commit, as its insert would have).
 func (w *ScanWriter) Commit(ctx context.Context) error {
+	if err := w.newIssuesShown(ctx); err != nil {
+		return err
+	}
 	if err := w.restoreFingerprintIndex(ctx); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -52,11 +53,11 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 	if err != nil {
 		t.Fatal(err)
 	}
-	var shown []int64
+	var shown, shownBefore []int64
 	for _, fp := range slices.Sorted(maps.Keys(spec.show)) { // ids in fingerprint order
 		page := spec.show[fp]
 		if id, ok := known[fp]; ok {
-			shown = append(shown, id)
+			shown, shownBefore = append(shown, id), append(shownBefore, id)
 			continue
 		}
 		if _, ok := pages[page]; !ok {
@@ -100,7 +101,7 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 	if err := w.Observe(ctx, visited, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.AddPresences(ctx, shown); err != nil {
+	if err := w.AddPresences(ctx, shownBefore); err != nil { // the commit shows the new ones
 		t.Fatal(err)
 	}
 	if err := w.FinishPresences(ctx); err != nil {
@@ -173,7 +174,39 @@ func checkWriteRules(t *testing.T, st *store.Store) {
 	if _, err := st.BeginScan(ctx, store.Scan{UID: "x"}, "test"); err == nil {
 		t.Error("a scan without a name or time was accepted")
 	}
+	checkNewIssuesShownByCommit(t, st)
+}
 
+// checkNewIssuesShownByCommit: a scan's new issues are shown by its
+// commit, so a presence written for one is refused by name.
+func checkNewIssuesShownByCommit(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := st.BeginScan(ctx, store.Scan{UID: "later", Namespace: "ns", Name: "later", FinishedAt: at(1000)}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	org, err := w.Organisation(ctx, "O", "Sector")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := w.AddPages(ctx, org, []string{"https://o/new"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := w.IssueIDs(1)
+	if err := w.AddIssues(ctx, []int64{id}, []store.NewIssue{{Fingerprint: "n1", OrgID: org, PageID: pages[0], Width: 320,
+		Audit: "axe_core_audit", Rule: "image-alt", Impact: "critical", ElementHTML: "<img>", ElementHash: 1, Target: "/html", TargetHash: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	err = w.AddPresences(ctx, []int64{id - 1, id})
+	if want := fmt.Sprintf("issue %d is new in this scan", id); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a presence of a new issue: %v, want an error saying %q", err, want)
+	}
+	if err := w.AddPresences(ctx, []int64{id - 1}); err != nil {
+		t.Errorf("a presence of an issue stored before: %v", err)
+	}
 }
 
 // checkIssues: each issue as IssueHistory returns it.

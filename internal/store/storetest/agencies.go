@@ -49,9 +49,6 @@ func TwoAgencies(t *testing.T, st *store.Store, ns string) {
 		if err := w.Observe(ctx, pages, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.AddPresences(ctx, ids); err != nil {
-			t.Fatal(err)
-		}
 		score := 90.0
 		if err := w.AddOrganisationFigures(ctx, store.OrganisationFigures{OrgID: org, Schedule: Schedule, BaseURLs: 1, Pages: 1,
 			Issues: int64(o.issues), Elements: int64(o.issues), ByImpact: [5]int64{int64(o.issues)}, Score: &score, Open: int64(o.issues)}); err != nil {
