@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -184,6 +185,78 @@ func TestMigrationNamesTheFingerprintIndex(t *testing.T) {
 	}
 	if _, err := db.Exec(dup); err == nil {
 		t.Fatal("version 12 again took a fingerprint twice")
+	}
+	_, _ = m.Close()
+}
+
+// TestMigrationDropsTheIssuesForeignKeys: 0014 makes the issues table
+// again with its rows and indexes and without its foreign keys (the tests'
+// storetest.IssuesReferToTheirRows checks what they did); its down
+// migration gives them back, rows kept.
+func TestMigrationDropsTheIssuesForeignKeys(t *testing.T) {
+	db, m := migrator(t, "sqlite://"+filepath.Join(t.TempDir(), "history.db"))
+	if err := m.Migrate(13); err != nil {
+		t.Fatal(err)
+	}
+	insert := func(id int, page int) error {
+		_, err := db.Exec(`INSERT INTO issues (id, fingerprint, organisation_id, page_id, viewport_width, audit, rule, impact,
+			element_html, element_hash, target, target_hash, help_url, wcag, state, first_seen_scan_id, first_seen_at,
+			last_seen_scan_id, last_seen_at, fixed_in_scan_id, fixed_at, fixed_reason, reopened, scans_present)
+			VALUES (?, ?, 1, ?, 320, 'x', 'r', '', '', 0, '', 0, '', '', 'open', 1, 100, 1, 100, NULL, NULL, NULL, 0, 1)`, id, fmt.Sprint("f", id), page)
+		return err
+	}
+	count := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM issues`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	indexes := func() string {
+		var names string
+		if err := db.QueryRow(`SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
+			WHERE type = 'index' AND tbl_name = 'issues' AND name LIKE 'issues_%' ORDER BY name)`).Scan(&names); err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	for _, stmt := range []string{
+		`INSERT INTO organisations (id, namespace, name, sector) VALUES (1, 'ns', 'O', '')`,
+		`INSERT INTO pages (id, organisation_id, url) VALUES (1, 1, 'https://o/')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id := 1; id <= 2; id++ {
+		if err := insert(id, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const want = "issues_by_fingerprint issues_by_organisation issues_by_page issues_by_rule issues_fixed_by_time issues_reopened"
+	if err := insert(3, 99); err == nil {
+		t.Fatal("at version 13 an issue of a page not stored was taken: the test reads the wrong schema")
+	}
+	if err := m.Migrate(14); err != nil {
+		t.Fatal(err)
+	}
+	if n, got := count(), indexes(); n != 2 || got != want {
+		t.Fatalf("at version 14: %d of 2 issues, indexes %q, want %q", n, got, want)
+	}
+	if err := insert(3, 99); err != nil {
+		t.Fatalf("version 14 still checks an issue's page: %v", err)
+	}
+	if _, err := db.Exec(`DELETE FROM issues WHERE id = 3`); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Steps(-1); err != nil {
+		t.Fatal(err)
+	}
+	if n, got := count(), indexes(); n != 2 || got != want {
+		t.Fatalf("back at version 13: %d of 2 issues, indexes %q, want %q", n, got, want)
+	}
+	if err := insert(3, 99); err == nil {
+		t.Fatal("back at version 13 an issue of a page not stored was taken")
 	}
 	_, _ = m.Close()
 }

@@ -63,7 +63,10 @@ func (s *Store) HasScan(ctx context.Context, uid string) (bool, error) {
 // drives it; it holds the SQL, ingest the rules. Not safe for concurrent
 // use.
 type ScanWriter struct {
-	s      *Store
+	s *Store
+	// conn is the connection the transaction runs on: PostgreSQL's rows
+	// are copied on it (copyEach), inside the transaction.
+	conn   *sql.Conn
 	tx     *sql.Tx
 	scanID int64
 	at     int64 // the scan's finished_at, seconds
@@ -107,13 +110,18 @@ func (s *Store) BeginScan(ctx context.Context, scan Scan, holder string) (*ScanW
 			return nil, fmt.Errorf("store: scan %q: a field is not text the store keeps (valid UTF-8, no NUL, at most %d bytes)", scan.Name, maxScanField)
 		}
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: starting the scan's transaction: %w", err)
 	}
-	w := &ScanWriter{s: s, tx: tx, at: scan.FinishedAt.Unix(), namespace: scan.Namespace, next: map[string]int64{}}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		_ = conn.Close() // the error that matters is BeginTx's
+		return nil, fmt.Errorf("store: starting the scan's transaction: %w", err)
+	}
+	w := &ScanWriter{s: s, conn: conn, tx: tx, at: scan.FinishedAt.Unix(), namespace: scan.Namespace, next: map[string]int64{}}
 	if err := w.begin(ctx, scan, holder); err != nil {
-		_ = tx.Rollback() // nothing was written; the begin error says why
+		w.Rollback() // nothing was written; the begin error says why
 		return nil, err
 	}
 	return w, nil
@@ -195,7 +203,9 @@ func (w *ScanWriter) Commit(ctx context.Context) error {
 	if err := w.restoreFingerprintIndex(ctx); err != nil {
 		return err
 	}
-	if err := w.tx.Commit(); err != nil {
+	err := w.tx.Commit()
+	_ = w.conn.Close() // back to the pool; the commit's error is what matters
+	if err != nil {
 		return fmt.Errorf("store: committing the scan: %w", err)
 	}
 	return nil
@@ -204,6 +214,7 @@ func (w *ScanWriter) Commit(ctx context.Context) error {
 // Rollback discards the scan's writes (after Commit it does nothing).
 func (w *ScanWriter) Rollback() {
 	_ = w.tx.Rollback() // sql.ErrTxDone after a commit: nothing to undo
+	_ = w.conn.Close()  // sql.ErrConnDone after a commit: already back in the pool
 }
 
 // OrganisationScan is one organisation's figures in one scan.

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // MaxNamespaces bounds the namespaces one read may name.
@@ -106,13 +109,16 @@ func chunkRows(left, per int) int {
 	return n
 }
 
-// insertEach writes n rows with multi-row INSERTs of at most maxParams
-// values; row appends the i-th row's values to args. The rows are made a
+// insertEach writes n rows; row appends the i-th row's values to args.
+// On SQLite, multi-row INSERTs of at most maxParams values, made a
 // statement at a time, so that a large write holds one statement's values,
-// not every row's.
+// not every row's; on PostgreSQL, COPY (copyEach).
 func (w *ScanWriter) insertEach(ctx context.Context, table string, columns []string, n int, row func(i int, args []any) []any) error {
 	if n == 0 {
 		return nil
+	}
+	if w.s.engine == Postgres {
+		return w.copyEach(ctx, table, columns, n, row)
 	}
 	per := max(1, maxParams/len(columns))
 	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ") + ")"
@@ -153,6 +159,38 @@ func (w *ScanWriter) updateIDs(ctx context.Context, table, prefix string, setArg
 			return fmt.Errorf("store: updating %s: %d of %d changed (the store changed under the writer)", table, n, end-start)
 		}
 		start = end
+	}
+	return nil
+}
+
+// copyEach writes n rows with one COPY, on the transaction's connection
+// (so inside it), a row's values made as the copy reaches it. PostgreSQL
+// binding a multi-row INSERT's values cost it more than inserting them:
+// a million-row scan's issues took 21.7 s of the server's time as INSERTs.
+func (w *ScanWriter) copyEach(ctx context.Context, table string, columns []string, n int, row func(i int, args []any) []any) error {
+	err := w.conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("the connection is a %T, not pgx's", driverConn)
+		}
+		i := 0
+		vals := make([]any, 0, len(columns))
+		copied, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromFunc(func() ([]any, error) {
+			if i == n {
+				return nil, nil
+			}
+			// The copy encodes a row's values before asking for the next.
+			vals = row(i, vals[:0])
+			i++
+			return vals, nil
+		}))
+		if err == nil && copied != int64(n) {
+			err = fmt.Errorf("%d of %d rows copied", copied, n)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: writing %s: %w", table, err)
 	}
 	return nil
 }

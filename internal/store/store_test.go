@@ -479,3 +479,48 @@ func TestNamespacesScopeReads(t *testing.T) {
 		})
 	}
 }
+
+// TestScansGiveBackTheirConnections: a write the database refuses fails
+// the scan by name and keeps nothing of it, and each scan, committed or
+// rolled back, gives its connection back: more scans than the pool holds
+// still begin.
+func TestScansGiveBackTheirConnections(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			for n := range 12 {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				uid := fmt.Sprintf("scan-%d", n)
+				w, err := st.BeginScan(ctx, store.Scan{UID: uid, Namespace: "ns", Name: uid, FinishedAt: at(int64(100 + n))}, "test")
+				if err != nil {
+					t.Fatalf("scan %d: %v (a scan before it kept its connection?)", n, err)
+				}
+				org, err := w.Organisation(ctx, "O", "Sector")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n%2 == 1 {
+					if err := w.Commit(ctx); err != nil {
+						t.Fatalf("scan %d: %v", n, err)
+					}
+					continue
+				}
+				pages, err := w.AddPages(ctx, org, []string{fmt.Sprintf("https://o/%d", n)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				twice := store.NewIssue{Fingerprint: "same", OrgID: org, PageID: pages[0], Width: 320,
+					Audit: "axe_core_audit", Rule: "image-alt", Impact: "critical", ElementHTML: "<img>", Target: "/html"}
+				err = w.AddIssues(ctx, []int64{w.IssueIDs(1), w.IssueIDs(1)}, []store.NewIssue{twice, twice})
+				if err == nil || !strings.Contains(err.Error(), "store: writing issues:") {
+					t.Errorf("scan %d: two issues with one fingerprint: %v, want an error writing issues", n, err)
+				}
+				w.Rollback()
+				if ok, err := st.HasScan(ctx, uid); ok || err != nil {
+					t.Errorf("scan %d: the refused scan is stored: %v %v", n, ok, err)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@
 //	historycase again DSN RESULTS-DIR    # the same, as the next week's scan of a store ingest filled
 //	historycase events DSN RESULTS-DIR   # the same ingest, then the scan's changes sent as issue events to a receiver on loopback
 //	historycase bulk DSN RESULTS-DIR     # the baseline: the same issue rows, read by the same reader, bulk inserted into one bare table
+//	                                     # (SQLite: multi-row INSERTs; PostgreSQL: one COPY)
 //
 // It prints {"wall", "answer", "peak_kib"} as JSON.
 package main
@@ -20,9 +21,12 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
 	"github.com/a11y-dev/cwac-operator/internal/issueevents"
@@ -85,23 +89,30 @@ func run(name, dsn, dir string) error {
 	return json.NewEncoder(os.Stdout).Encode(childResult{Wall: time.Since(start), Answer: answer, PeakKiB: peakKiB()})
 }
 
-// bulkRows is the baseline's batch: multi-row INSERTs, as the store's own.
+// bulkRows is SQLite's baseline batch: multi-row INSERTs, as the store's
+// own there.
 const bulkRows = 500
 
+// bulkTable is the baseline's table: the cells an issue keeps, no index.
+const bulkTable = `CREATE TABLE bench_rows (url TEXT, viewport TEXT, rule TEXT, impact TEXT, html TEXT, target TEXT, help_url TEXT)`
+
 // bulk reads the issue rows with the same reader and inserts the cells an
-// issue keeps into one table with no index, in one transaction.
+// issue keeps into one table with no index, in one transaction: on
+// SQLite with multi-row INSERTs, on PostgreSQL with one COPY.
 func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int, error) {
-	driver, source, err := store.SQLSource(dsn) // a pool of its own beside the store's
+	driver, source, err := store.SQLSource(dsn) // a connection of its own beside the store's
 	if err != nil {
 		return 0, err
+	}
+	if engine == store.Postgres {
+		return bulkCopy(ctx, source, dir)
 	}
 	db, err := sql.Open(driver, source)
 	if err != nil {
 		return 0, err
 	}
 	defer func() { _ = db.Close() }()
-	const table = `CREATE TABLE bench_rows (url TEXT, viewport TEXT, rule TEXT, impact TEXT, html TEXT, target TEXT, help_url TEXT)`
-	if _, err := db.ExecContext(ctx, table); err != nil {
+	if _, err := db.ExecContext(ctx, bulkTable); err != nil {
 		return 0, err
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -109,36 +120,87 @@ func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	pg := engine == store.Postgres
 	args := make([]any, 0, bulkRows*7)
-	n := 0
 	flush := func() error {
 		if len(args) == 0 {
 			return nil
 		}
-		var b strings.Builder
-		b.WriteString("INSERT INTO bench_rows VALUES ")
-		for i := 0; i < len(args); i += 7 {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('(')
-			for j := range 7 {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				if pg {
-					b.WriteString("$" + strconv.Itoa(i+j+1))
-				} else {
-					b.WriteByte('?')
-				}
-			}
-			b.WriteByte(')')
-		}
-		_, err := tx.ExecContext(ctx, b.String(), args...)
+		_, err := tx.ExecContext(ctx, "INSERT INTO bench_rows VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(args)/7), ", "), args...)
 		args = args[:0]
 		return err
 	}
+	n, err := eachIssueRow(ctx, dir, func(cells []any) error {
+		args = append(args, cells...)
+		if len(args) == bulkRows*7 {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := flush(); err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+// bulkCopy is PostgreSQL's baseline: the rows read in one goroutine and
+// copied in one COPY as they come.
+func bulkCopy(ctx context.Context, source, dir string) (int, error) {
+	conn, err := pgx.Connect(ctx, source)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if _, err := conn.Exec(ctx, bulkTable); err != nil {
+		return 0, err
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	rows := make(chan []any, 1024)
+	readCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var n int
+	var readErr error
+	go func() {
+		defer close(rows)
+		n, readErr = eachIssueRow(readCtx, dir, func(cells []any) error {
+			select {
+			case rows <- slices.Clone(cells):
+				return nil
+			case <-readCtx.Done():
+				return readCtx.Err()
+			}
+		})
+	}()
+	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_rows"}, []string{"url", "viewport", "rule", "impact", "html", "target", "help_url"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			return <-rows, nil // nil once the reader is done: the copy's end
+		}))
+	stop()
+	for range rows { // let the reader finish before reading what it set
+	}
+	switch {
+	case err != nil: // the reader's error then is only that it was stopped
+		return 0, err
+	case readErr != nil:
+		return 0, readErr
+	case copied != int64(n):
+		return 0, fmt.Errorf("%d of %d rows copied", copied, n)
+	}
+	return n, tx.Commit(ctx)
+}
+
+// eachIssueRow gives fn the cells of each issue row of the results (a
+// slice fn must not keep), and returns how many there were.
+func eachIssueRow(ctx context.Context, dir string, fn func(cells []any) error) (int, error) {
+	n := 0
+	cells := make([]any, 0, 7)
 	v := visitor(func(file string, r *results.Reader, row results.Row) error {
 		if _, ok := results.AuditName(file); !ok || !r.Has("num_issues") {
 			return nil
@@ -147,19 +209,11 @@ func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int
 			return nil
 		}
 		n++
-		args = append(args, row.Get("url"), row.Get("viewport_size"), row.Get("id"), row.Get("impact"), row.Get("html"), row.Get("target"), row.Get("helpUrl"))
-		if len(args) == bulkRows*7 {
-			return flush()
-		}
-		return nil
+		cells = append(cells[:0], row.Get("url"), row.Get("viewport_size"), row.Get("id"), row.Get("impact"), row.Get("html"), row.Get("target"), row.Get("helpUrl"))
+		return fn(cells)
 	})
-	if err := results.Walk(ctx, os.DirFS(dir), v); err != nil {
-		return 0, err
-	}
-	if err := flush(); err != nil {
-		return 0, err
-	}
-	return n, tx.Commit()
+	err := results.Walk(ctx, os.DirFS(dir), v)
+	return n, err
 }
 
 type visitor func(file string, r *results.Reader, row results.Row) error

@@ -40,15 +40,39 @@ func SQLiteDSN(t *testing.T) string {
 	return "sqlite://" + filepath.Join(t.TempDir(), "history.db")
 }
 
-// Open opens a store by DSN and closes it when the test ends.
+// Open opens a store by DSN and, when the test ends, checks the issues'
+// references (IssuesReferToTheirRows) and closes it.
 func Open(t *testing.T, dsn string) *store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatalf("opening the store: %v", err)
 	}
-	t.Cleanup(func() { _ = st.Close() })
+	t.Cleanup(func() {
+		if st.DB().PingContext(context.Background()) == nil { // a test of closing closed it
+			IssuesReferToTheirRows(t, st)
+		}
+		_ = st.Close()
+	})
 	return st
+}
+
+// IssuesReferToTheirRows fails the test when an issue names an
+// organisation or a page the store does not hold, or a page of another
+// organisation: what the issues' foreign keys checked before migration
+// 0014 (and the page's organisation, which they did not).
+func IssuesReferToTheirRows(t *testing.T, st *store.Store) {
+	t.Helper()
+	var n int
+	err := st.DB().QueryRowContext(context.Background(), `SELECT COUNT(*) FROM issues i
+		WHERE NOT EXISTS (SELECT 1 FROM organisations o WHERE o.id = i.organisation_id)
+		OR NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = i.page_id AND p.organisation_id = i.organisation_id)`).Scan(&n)
+	switch {
+	case err != nil:
+		t.Errorf("checking the issues' references: %v", err)
+	case n > 0:
+		t.Errorf("%d issues name an organisation or a page the store does not hold, or a page of another organisation", n)
+	}
 }
 
 // PostgresDSNVariable names the server tests use (hack/postgres.sh prints it).
