@@ -116,6 +116,11 @@ pinned() { echo "$REGISTRY/cwac-operator:$(value "$1" VERSION)@$(value "$1" IMAG
 
 log "replacing the chart release cwac with the published $FROM"
 "$HELM" uninstall cwac -n cwac-system --wait --timeout 3m >/dev/null 2>&1 || true
+# The history volume holds the store this checkout's MCP server wrote
+# (deploy.sh), at a schema the previous release may not know: it refuses to
+# open a newer one, as it should. Its users' stores are its own, so it
+# starts from an empty history, as after its own first install.
+find "$STATE/history" -mindepth 1 -delete
 CWAC_UPGRADE_KUBECONFIG="$KUBECONFIG" CWAC_UPGRADE_KUBECTL="$K" HELM="$HELM" \
   CWAC_UPGRADE_CHART="$(value "$from_env" CHART_REF)" CWAC_UPGRADE_FROM="${FROM#v}" CWAC_UPGRADE_TO="${TO#v}" \
   CWAC_UPGRADE_FROM_IMAGE="$(pinned "$from_env")" CWAC_UPGRADE_TO_IMAGE="$(pinned "$to_env")" \
