@@ -93,8 +93,12 @@ func run(name, dsn, dir string) error {
 // own there.
 const bulkRows = 500
 
-// bulkTable is the baseline's table: the cells an issue keeps, no index.
-const bulkTable = `CREATE TABLE bench_rows (url TEXT, viewport TEXT, rule TEXT, impact TEXT, html TEXT, target TEXT, help_url TEXT)`
+// bulkColumns are the baseline table's: the cells an issue keeps, each a
+// TEXT column (no index), in eachIssueRow's order.
+var bulkColumns = []string{"url", "viewport", "rule", "impact", "html", "target", "help_url"}
+
+// bulkTable makes the baseline's table.
+var bulkTable = "CREATE TABLE bench_rows (" + strings.Join(bulkColumns, " TEXT, ") + " TEXT)"
 
 // bulk reads the issue rows with the same reader and inserts the cells an
 // issue keeps into one table with no index, in one transaction: on
@@ -120,19 +124,20 @@ func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int
 		return 0, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	args := make([]any, 0, bulkRows*7)
+	width := len(bulkColumns)
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + "), "
+	args := make([]any, 0, bulkRows*width)
 	flush := func() error {
 		if len(args) == 0 {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, "INSERT INTO bench_rows VALUES "+
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(args)/7), ", "), args...)
+		_, err := tx.ExecContext(ctx, "INSERT INTO bench_rows VALUES "+strings.TrimSuffix(strings.Repeat(row, len(args)/width), ", "), args...)
 		args = args[:0]
 		return err
 	}
 	n, err := eachIssueRow(ctx, dir, func(cells []any) error {
 		args = append(args, cells...)
-		if len(args) == bulkRows*7 {
+		if len(args) == bulkRows*width {
 			return flush()
 		}
 		return nil
@@ -178,10 +183,9 @@ func bulkCopy(ctx context.Context, source, dir string) (int, error) {
 			}
 		})
 	}()
-	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_rows"}, []string{"url", "viewport", "rule", "impact", "html", "target", "help_url"},
-		pgx.CopyFromFunc(func() ([]any, error) {
-			return <-rows, nil // nil once the reader is done: the copy's end
-		}))
+	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_rows"}, bulkColumns, pgx.CopyFromFunc(func() ([]any, error) {
+		return <-rows, nil // nil once the reader is done: the copy's end
+	}))
 	stop()
 	for range rows { // let the reader finish before reading what it set
 	}
@@ -196,11 +200,12 @@ func bulkCopy(ctx context.Context, source, dir string) (int, error) {
 	return n, tx.Commit(ctx)
 }
 
-// eachIssueRow gives fn the cells of each issue row of the results (a
-// slice fn must not keep), and returns how many there were.
+// eachIssueRow gives fn the cells of each issue row of the results, one
+// per bulkColumns (a slice fn must not keep), and returns how many there
+// were.
 func eachIssueRow(ctx context.Context, dir string, fn func(cells []any) error) (int, error) {
 	n := 0
-	cells := make([]any, 0, 7)
+	cells := make([]any, 0, len(bulkColumns))
 	v := visitor(func(file string, r *results.Reader, row results.Row) error {
 		if _, ok := results.AuditName(file); !ok || !r.Has("num_issues") {
 			return nil
