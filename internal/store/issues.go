@@ -149,13 +149,14 @@ var ErrNotFound = errors.New("not in the issue history")
 const (
 	issueColumns = `i.id, i.organisation_id, i.page_id, i.fingerprint, i.state, o.name, p.url, i.viewport_width, i.audit, i.rule, i.impact,
 		i.element_html, i.element_hash, i.target, i.help_url, i.wcag,
-		fs.namespace, fs.name, i.first_seen_at, ls.namespace, ls.name, i.last_seen_at,
-		xs.namespace, xs.name, i.fixed_at, i.fixed_reason, i.reopened, i.scans_present`
+		fs.namespace, fs.name, i.first_seen_at, ls.namespace, ls.name, sg.last_seen_at,
+		xs.namespace, xs.name, i.fixed_at, i.fixed_reason, i.reopened, sg.scans_present`
 	issueJoins = ` FROM issues i
 		JOIN organisations o ON o.id = i.organisation_id
 		JOIN pages p ON p.id = i.page_id
 		JOIN scans fs ON fs.id = i.first_seen_scan_id
-		JOIN scans ls ON ls.id = i.last_seen_scan_id
+		JOIN issue_sightings sg ON sg.issue_id = i.id
+		JOIN scans ls ON ls.id = sg.last_seen_scan_id
 		LEFT JOIN scans xs ON xs.id = i.fixed_in_scan_id`
 )
 
@@ -453,9 +454,10 @@ type NewIssue struct {
 // IssueIDs reserves ids for n new issues and returns the first.
 func (w *ScanWriter) IssueIDs(n int) int64 { return w.alloc("issues", n) }
 
-// AddIssues stores new issues, open, first and last seen in this scan (one
-// scan present), with the ids given (from IssueIDs). Commit records their
-// presence and their opening (newIssuesShown).
+// AddIssues stores new issues, open, first seen in this scan, with the
+// ids given (from IssueIDs). Commit records their presence, their opening
+// and their sighting: last seen in this scan, one scan present
+// (newIssuesShown).
 func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIssue) error {
 	if err := w.setAsideFingerprintIndex(ctx, len(issues)); err != nil {
 		return err
@@ -464,12 +466,12 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 	// slice of them per issue was most of what an ingest allocated.
 	return w.insertEach(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
 		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
-		"state", "first_seen_scan_id", "first_seen_at", "last_seen_scan_id", "last_seen_at", "reopened", "scans_present"}, len(issues),
+		"state", "first_seen_scan_id", "first_seen_at", "reopened"}, len(issues),
 		func(i int, args []any) []any {
 			is := &issues[i]
 			return append(args, ids[i], is.Fingerprint, is.OrgID, is.PageID, is.Width, is.Audit, is.Rule, is.Impact,
 				is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
-				StateOpen, w.scanID, w.at, w.scanID, w.at, 0, 1)
+				StateOpen, w.scanID, w.at, 0)
 		})
 }
 
@@ -522,8 +524,8 @@ func (w *ScanWriter) AddPresences(ctx context.Context, ids []int64) error {
 	})
 }
 
-// newIssuesShown records, in one statement each, that this scan showed
-// and opened every issue it added: the issues whose ids follow the last
+// newIssuesShown records, in one statement each, that this scan showed,
+// opened and last saw every issue it added: the issues whose ids follow the last
 // one stored before it (the writer lock keeps every other writer out, so
 // they are all this scan's). A row of each per issue written from Go was a
 // fifth of a first scan's ingest; the statements read the new issues in
@@ -540,15 +542,22 @@ func (w *ScanWriter) newIssuesShown(ctx context.Context) error {
 		w.scanID, ChangeOpened, w.issuesBefore); err != nil {
 		return fmt.Errorf("store: writing the opening of the new issues: %w", err)
 	}
+	if _, err := w.exec(ctx, `INSERT INTO issue_sightings (issue_id, last_seen_scan_id, last_seen_at, scans_present)
+		SELECT id, ?, ?, 1 FROM issues WHERE id > ? ORDER BY id`,
+		w.scanID, w.at, w.issuesBefore); err != nil {
+		return fmt.Errorf("store: writing the sightings of the new issues: %w", err)
+	}
 	return nil
 }
 
 // FinishPresences sets last seen and the count of scans present on every
 // issue this scan showed, in one statement; issues it added already say
-// so, and are not written twice.
+// so, and are not written twice. They are kept apart from the issues
+// (issue_sightings, migration 0015): a narrow row with one index to
+// update, where an issue's row has six.
 func (w *ScanWriter) FinishPresences(ctx context.Context) error {
-	_, err := w.exec(ctx, `UPDATE issues SET last_seen_scan_id = ?, last_seen_at = ?, scans_present = scans_present + 1
-		WHERE id IN (SELECT issue_id FROM presences WHERE scan_id = ?) AND last_seen_scan_id <> ?`, w.scanID, w.at, w.scanID, w.scanID)
+	_, err := w.exec(ctx, `UPDATE issue_sightings SET last_seen_scan_id = ?, last_seen_at = ?, scans_present = scans_present + 1
+		WHERE issue_id IN (SELECT issue_id FROM presences WHERE scan_id = ?) AND last_seen_scan_id <> ?`, w.scanID, w.at, w.scanID, w.scanID)
 	if err != nil {
 		return fmt.Errorf("store: updating the issues this scan showed: %w", err)
 	}

@@ -260,3 +260,64 @@ func TestMigrationDropsTheIssuesForeignKeys(t *testing.T) {
 	}
 	_, _ = m.Close()
 }
+
+// TestMigrationMovesTheSightingsApart: 0015 moves each issue's last seen
+// and scans present to issue_sightings, values kept, and its down
+// migration gives them back to the issues.
+func TestMigrationMovesTheSightingsApart(t *testing.T) {
+	db, m := migrator(t, "sqlite://"+filepath.Join(t.TempDir(), "history.db"))
+	if err := m.Migrate(14); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO organisations (id, namespace, name, sector) VALUES (1, 'ns', 'O', '')`,
+		`INSERT INTO pages (id, organisation_id, url) VALUES (1, 1, 'https://o/')`,
+		`INSERT INTO issues (id, fingerprint, organisation_id, page_id, viewport_width, audit, rule, impact,
+			element_html, element_hash, target, target_hash, help_url, wcag, state, first_seen_scan_id, first_seen_at,
+			last_seen_scan_id, last_seen_at, fixed_in_scan_id, fixed_at, fixed_reason, reopened, scans_present)
+			VALUES (1, 'a', 1, 1, 320, 'x', 'r', 'serious', '<a>', 7, '/a', 8, '', '1.4.3', 'open', 1, 100, 3, 300, NULL, NULL, NULL, 1, 2),
+			       (2, 'b', 1, 1, 320, 'x', 'r', '', '', 0, '', 0, '', '', 'fixed', 2, 200, 2, 200, 3, 300, 'fixed', 0, 1)`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const issues = `SELECT group_concat(id || ' ' || fingerprint || ' ' || state || ' ' || first_seen_scan_id || ' ' || reopened || ' ' ||
+		element_html || ' ' || element_hash || ' ' || target_hash, '; ') FROM (SELECT * FROM issues ORDER BY id)`
+	read := func(query string) string {
+		t.Helper()
+		var s string
+		if err := db.QueryRow(query).Scan(&s); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return s
+	}
+	const wantIssues, wantSightings = "1 a open 1 1 <a> 7 8; 2 b fixed 2 0  0 0", "1 3 300 2; 2 2 200 1"
+	before := read(issues)
+	if before != wantIssues {
+		t.Fatalf("at version 14: issues %q, want %q", before, wantIssues)
+	}
+	if err := m.Migrate(15); err != nil {
+		t.Fatal(err)
+	}
+	sightings := read(`SELECT group_concat(issue_id || ' ' || last_seen_scan_id || ' ' || last_seen_at || ' ' || scans_present, '; ')
+		FROM (SELECT * FROM issue_sightings ORDER BY issue_id)`)
+	if got := read(issues); got != wantIssues || sightings != wantSightings {
+		t.Fatalf("at version 15: issues %q, sightings %q; want %q, %q", got, sightings, wantIssues, wantSightings)
+	}
+	if n := read(`SELECT COUNT(*) FROM pragma_table_info('issues') WHERE name IN ('last_seen_scan_id', 'last_seen_at', 'scans_present')`); n != "0" {
+		t.Fatalf("at version 15 the issues keep %s of the three columns moved", n)
+	}
+	if err := m.Steps(-1); err != nil {
+		t.Fatal(err)
+	}
+	back := read(`SELECT group_concat(id || ' ' || last_seen_scan_id || ' ' || last_seen_at || ' ' || scans_present, '; ')
+		FROM (SELECT * FROM issues ORDER BY id)`)
+	if got := read(issues); got != wantIssues || back != wantSightings {
+		t.Fatalf("back at version 14: issues %q, sightings %q; want %q, %q", got, back, wantIssues, wantSightings)
+	}
+	if n := read(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'issue_sightings'`); n != "0" {
+		t.Fatal("back at version 14 issue_sightings is still there")
+	}
+	_, _ = m.Close()
+}

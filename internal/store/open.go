@@ -191,8 +191,20 @@ func migrateUp(ctx context.Context, engine Engine, driver, source string) error 
 		return fmt.Errorf("store: preparing migrations: %w", err)
 	}
 	defer func() { _, _ = m.Close() }() // closes db; the migration's outcome is already known
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+	err = m.Up()
+	switch {
+	case errors.Is(err, migrate.ErrNoChange):
+		return nil
+	case err != nil:
 		return fmt.Errorf("store: applying the schema's migrations: %w", err)
+	case engine == Postgres:
+		// A migration that makes a table again (0013 to 0015) leaves it
+		// without statistics until autovacuum's next look: the first
+		// scan after an upgrade then read its stored issues by sequential
+		// scans (35 s where 19 s with them, a million-row scan).
+		if _, err := db.ExecContext(ctx, `ANALYZE`); err != nil {
+			return fmt.Errorf("store: gathering statistics after migrating: %w", err)
+		}
 	}
 	return nil
 }

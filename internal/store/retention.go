@@ -175,12 +175,7 @@ func (s *Store) pruneFixedIssues(ctx context.Context) (int64, error) {
 	}
 	var total int64
 	for {
-		res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM issues WHERE id IN
-			(SELECT id FROM issues WHERE state = 'fixed' AND fixed_at < ? ORDER BY id LIMIT ?)`), horizon, pruneBatch)
-		if err != nil {
-			return total, fmt.Errorf("store: pruning fixed issues: %w", err)
-		}
-		n, err := res.RowsAffected()
+		n, err := s.pruneFixedIssuesBatch(ctx, horizon)
 		if err != nil {
 			return total, fmt.Errorf("store: pruning fixed issues: %w", err)
 		}
@@ -193,6 +188,29 @@ func (s *Store) pruneFixedIssues(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	return total, s.recountIssues(ctx)
+}
+
+// pruneFixedIssuesBatch deletes a batch of the issues fixed before the
+// horizon, with their sightings, in one transaction, and returns how many.
+func (s *Store) pruneFixedIssuesBatch(ctx context.Context, horizon int64) (int64, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit: nothing to undo
+	const batch = `SELECT id FROM issues WHERE state = 'fixed' AND fixed_at < ? ORDER BY id LIMIT ?`
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM issue_sightings WHERE issue_id IN (`+batch+`)`), horizon, pruneBatch); err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, s.q(`DELETE FROM issues WHERE id IN (`+batch+`)`), horizon, pruneBatch)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
 }
 
 // recountIssues counts every organisation's issues again, in one

@@ -60,18 +60,29 @@ func Open(t *testing.T, dsn string) *store.Store {
 // IssuesReferToTheirRows fails the test when an issue names an
 // organisation or a page the store does not hold, or a page of another
 // organisation: what the issues' foreign keys checked before migration
-// 0014 (and the page's organisation, which they did not).
+// 0014 (and the page's organisation, which they did not); or when an issue
+// has no sighting (last seen, scans present: migration 0015) or a sighting
+// names no issue.
 func IssuesReferToTheirRows(t *testing.T, st *store.Store) {
 	t.Helper()
-	var n int
-	err := st.DB().QueryRowContext(context.Background(), `SELECT COUNT(*) FROM issues i
+	for _, c := range []struct{ query, says string }{
+		{`SELECT COUNT(*) FROM issues i
 		WHERE NOT EXISTS (SELECT 1 FROM organisations o WHERE o.id = i.organisation_id)
-		OR NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = i.page_id AND p.organisation_id = i.organisation_id)`).Scan(&n)
-	switch {
-	case err != nil:
-		t.Errorf("checking the issues' references: %v", err)
-	case n > 0:
-		t.Errorf("%d issues name an organisation or a page the store does not hold, or a page of another organisation", n)
+		OR NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = i.page_id AND p.organisation_id = i.organisation_id)`,
+			"issues name an organisation or a page the store does not hold, or a page of another organisation"},
+		{`SELECT COUNT(*) FROM issues i WHERE NOT EXISTS (SELECT 1 FROM issue_sightings s WHERE s.issue_id = i.id)`,
+			"issues have no sighting (last seen, scans present)"},
+		{`SELECT COUNT(*) FROM issue_sightings s WHERE NOT EXISTS (SELECT 1 FROM issues i WHERE i.id = s.issue_id)`,
+			"sightings name an issue the store does not hold"},
+	} {
+		var n int
+		err := st.DB().QueryRowContext(context.Background(), c.query).Scan(&n)
+		switch {
+		case err != nil:
+			t.Errorf("checking the issues' references: %v", err)
+		case n > 0:
+			t.Errorf("%d %s", n, c.says)
+		}
 	}
 }
 
