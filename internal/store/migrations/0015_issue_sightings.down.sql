@@ -1,7 +1,8 @@
 -- The issues table as 0014 left it: last seen and the count of scans
 -- present back in each issue's row (an issue without a sighting, which
 -- the writer never leaves, is given its first sighting: seen once).
-CREATE TABLE issues_prev (
+ALTER TABLE issues RENAME TO issues_before;
+CREATE TABLE issues (
     id BIGINT PRIMARY KEY,
     fingerprint TEXT NOT NULL,
     organisation_id BIGINT NOT NULL,
@@ -29,14 +30,13 @@ CREATE TABLE issues_prev (
     CHECK ((state = 'open') = (fixed_in_scan_id IS NULL)),
     CHECK ((fixed_in_scan_id IS NULL) = (fixed_reason IS NULL))
 );
-INSERT INTO issues_prev SELECT i.id, i.fingerprint, i.organisation_id, i.page_id, i.viewport_width, i.audit, i.rule, i.impact,
+INSERT INTO issues SELECT i.id, i.fingerprint, i.organisation_id, i.page_id, i.viewport_width, i.audit, i.rule, i.impact,
         i.element_html, i.element_hash, i.target, i.target_hash, i.help_url, i.wcag, i.state, i.first_seen_scan_id, i.first_seen_at,
         COALESCE(s.last_seen_scan_id, i.first_seen_scan_id), COALESCE(s.last_seen_at, i.first_seen_at),
         i.fixed_in_scan_id, i.fixed_at, i.fixed_reason, i.reopened, COALESCE(s.scans_present, 1)
-    FROM issues i LEFT JOIN issue_sightings s ON s.issue_id = i.id ORDER BY i.id;
-DROP TABLE issues;
+    FROM issues_before i LEFT JOIN issue_sightings s ON s.issue_id = i.id ORDER BY i.id;
+DROP TABLE issues_before;
 DROP TABLE issue_sightings;
-ALTER TABLE issues_prev RENAME TO issues;
 CREATE UNIQUE INDEX issues_by_fingerprint ON issues (fingerprint);
 CREATE INDEX issues_by_organisation ON issues (organisation_id, state, id);
 CREATE INDEX issues_by_page ON issues (page_id, state, id);

@@ -6,7 +6,10 @@
 -- keep the new version beside the old, as PostgreSQL's heap-only updates
 -- need). On PostgreSQL the update of 857,149 issues took 19.5 s there,
 -- 3.3 s here. The issues table is made again without the three columns,
--- as 0014 made it, with its rows and indexes.
+-- with its rows and indexes: set aside under another name, made new as
+-- 0014 made it but for them, filled, the old one dropped (so its key and
+-- indexes keep their names: PostgreSQL names the key after the table it
+-- was made in).
 CREATE TABLE issue_sightings (
     issue_id BIGINT PRIMARY KEY,
     last_seen_scan_id BIGINT NOT NULL,
@@ -15,7 +18,8 @@ CREATE TABLE issue_sightings (
 );
 INSERT INTO issue_sightings (issue_id, last_seen_scan_id, last_seen_at, scans_present)
     SELECT id, last_seen_scan_id, last_seen_at, scans_present FROM issues ORDER BY id;
-CREATE TABLE issues_next (
+ALTER TABLE issues RENAME TO issues_before;
+CREATE TABLE issues (
     id BIGINT PRIMARY KEY,
     fingerprint TEXT NOT NULL,
     organisation_id BIGINT NOT NULL,
@@ -40,13 +44,12 @@ CREATE TABLE issues_next (
     CHECK ((state = 'open') = (fixed_in_scan_id IS NULL)),
     CHECK ((fixed_in_scan_id IS NULL) = (fixed_reason IS NULL))
 );
-INSERT INTO issues_next (id, fingerprint, organisation_id, page_id, viewport_width, audit, rule, impact, element_html, element_hash,
+INSERT INTO issues (id, fingerprint, organisation_id, page_id, viewport_width, audit, rule, impact, element_html, element_hash,
         target, target_hash, help_url, wcag, state, first_seen_scan_id, first_seen_at, fixed_in_scan_id, fixed_at, fixed_reason, reopened)
     SELECT id, fingerprint, organisation_id, page_id, viewport_width, audit, rule, impact, element_html, element_hash,
         target, target_hash, help_url, wcag, state, first_seen_scan_id, first_seen_at, fixed_in_scan_id, fixed_at, fixed_reason, reopened
-    FROM issues ORDER BY id;
-DROP TABLE issues;
-ALTER TABLE issues_next RENAME TO issues;
+    FROM issues_before ORDER BY id;
+DROP TABLE issues_before;
 CREATE UNIQUE INDEX issues_by_fingerprint ON issues (fingerprint);
 CREATE INDEX issues_by_organisation ON issues (organisation_id, state, id);
 CREATE INDEX issues_by_page ON issues (page_id, state, id);
