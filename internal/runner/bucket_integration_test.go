@@ -306,16 +306,20 @@ func progressWhileRunning(t *testing.T, admin objectstore.Config, site string) {
 	waitfor.For(t, "CWAC's progress in the bucket while it runs", time.Minute, func() (bool, string) {
 		tree := downloadTree(t, admin, "ns/progress")
 		if found, _ := fs.Glob(os.DirFS(tree), path.Join("*", results.ProgressFile)); len(found) > 0 {
+			// The first copy sent may be from before any page was done
+			// (or CWAC's file half written): wait for one midway.
 			p := results.ProgressOf(os.DirFS(filepath.Join(tree, path.Dir(found[0]))))
-			midway = &p
-			return true, ""
+			if p.PagesDone > 0 && p.PagesDone < p.PagesEstimated {
+				midway = &p
+				return true, ""
+			}
 		}
 		select {
 		case r := <-done:
 			done <- r
 			return true, "the run ended first"
 		default:
-			return false, "no progress.csv yet"
+			return false, "no progress.csv with some pages of more yet"
 		}
 	})
 	r := <-done
