@@ -37,6 +37,9 @@ var migrations embed.FS
 // transaction rather than failing at once.
 const busyTimeout = 30 * time.Second
 
+// sqlitePageSize is the page size, in bytes, of a store SQLite makes.
+const sqlitePageSize = 16 << 10
+
 // Store is the issue history on SQLite or PostgreSQL. It is safe for
 // concurrent use; writes (BeginScan, Prune) are serialised by the database.
 type Store struct {
@@ -113,8 +116,16 @@ func parseDSN(dsn string) (Engine, string, string, error) {
 			return "", "", "", err
 		}
 		q := url.Values{}
+		// A new store's pages are 16 KiB, not SQLite's 4 KiB: a scan's
+		// ingest is bulk writing, and larger pages mean fewer of them to
+		// split, spill mid-transaction and write (the first ingest of a
+		// million-row scan took 15-20% less CPU, docs/history.md). SQLite
+		// fixes the size when the file is first written, so it must come
+		// before the journal mode: the driver runs the _pragma list (sorted
+		// by name) before _journal_mode. A store made earlier keeps its own.
+		q.Add("_pragma", fmt.Sprintf("page_size(%d)", sqlitePageSize))
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-		q.Add("_pragma", "journal_mode(WAL)")
+		q.Set("_journal_mode", "WAL")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		// SQLite's temporary files (statement journals, sorts that spill)

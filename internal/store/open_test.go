@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,11 +15,11 @@ func TestParseDSN(t *testing.T) {
 		dsn, engine, source, err string
 	}{
 		{dsn: "sqlite:///var/lib/cwac/history.db", engine: "sqlite",
-			source: "file:/var/lib/cwac/history.db?_pragma=busy_timeout%2830000%29&_pragma=journal_mode%28WAL%29" +
+			source: "file:/var/lib/cwac/history.db?_journal_mode=WAL&_pragma=page_size%2816384%29&_pragma=busy_timeout%2830000%29" +
 				"&_pragma=foreign_keys%281%29&_pragma=synchronous%28NORMAL%29" +
 				"&_pragma=temp_store_directory%28%27%2Fvar%2Flib%2Fcwac%27%29&_txlock=immediate"},
 		{dsn: "sqlite:///srv/o'k/h.db", engine: "sqlite",
-			source: "file:/srv/o'k/h.db?_pragma=busy_timeout%2830000%29&_pragma=journal_mode%28WAL%29" +
+			source: "file:/srv/o'k/h.db?_journal_mode=WAL&_pragma=page_size%2816384%29&_pragma=busy_timeout%2830000%29" +
 				"&_pragma=foreign_keys%281%29&_pragma=synchronous%28NORMAL%29" +
 				"&_pragma=temp_store_directory%28%27%2Fsrv%2Fo%27%27k%27%29&_txlock=immediate"},
 		{dsn: "postgres://cwac:secret@db:5432/history?sslmode=require", engine: "postgres", source: "postgres://cwac:secret@db:5432/history?sslmode=require"},
@@ -80,8 +81,8 @@ func TestRebind(t *testing.T) {
 	}
 }
 
-// TestOpenSQLite: the file is created with the schema, WAL and foreign
-// keys on, and SQLite's temporary files beside it; opening it again migrates nothing and keeps the data.
+// TestOpenSQLite: the file is created with the schema, 16 KiB pages, WAL
+// and foreign keys on, and SQLite's temporary files beside it; opening it again migrates nothing and keeps the data.
 func TestOpenSQLite(t *testing.T) {
 	ctx := context.Background()
 	dsn := "sqlite://" + filepath.Join(t.TempDir(), "history.db")
@@ -102,6 +103,9 @@ func TestOpenSQLite(t *testing.T) {
 	}
 	if err := st.db.QueryRow("PRAGMA busy_timeout").Scan(&busy); err != nil || busy != 30000 {
 		t.Errorf("busy_timeout = %d (%v), want 30000", busy, err)
+	}
+	if size := pageSize(t, st.db); size != sqlitePageSize {
+		t.Errorf("page_size = %d, want %d", size, sqlitePageSize)
 	}
 	var tmp string
 	if err := st.db.QueryRow("PRAGMA temp_store_directory").Scan(&tmp); err != nil || tmp != filepath.Dir(strings.TrimPrefix(dsn, "sqlite://")) {
@@ -125,6 +129,48 @@ func TestOpenSQLite(t *testing.T) {
 	if err := st.db.QueryRow(`SELECT COUNT(*) FROM organisations`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("organisations after reopening = %d (%v), want 1", n, err)
 	}
+}
+
+// TestOpenSQLiteKeepsItsPageSize: a store SQLite made with its own 4 KiB
+// pages (before the store made its files with 16 KiB ones) opens, is
+// migrated and written, and keeps its pages: SQLite cannot change the
+// size of a database in WAL mode, and the store never tries.
+func TestOpenSQLiteKeepsItsPageSize(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "history.db")
+	old, err := sql.Open("sqlite", "file:"+path+"?_pragma=page_size(4096)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(`CREATE TABLE made_before (x INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	if size := pageSize(t, old); size != 4096 {
+		t.Fatalf("the old store's page_size = %d, want 4096", size)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(ctx, "sqlite://"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	if _, err := st.db.Exec(`INSERT INTO organisations (id, namespace, name, sector) VALUES (1, 'ns', 'O', '')`); err != nil {
+		t.Fatal(err)
+	}
+	if size := pageSize(t, st.db); size != 4096 {
+		t.Errorf("page_size after opening = %d, want the store's own 4096", size)
+	}
+}
+
+func pageSize(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var size int
+	if err := db.QueryRow("PRAGMA page_size").Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	return size
 }
 
 // TestOpenFailures: a directory that does not exist, and a server that
