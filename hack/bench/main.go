@@ -208,7 +208,9 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 		"case", "wall", "CPU", "peak RSS", "CPU ÷ encoding/csv", "CPU ÷ read floor", "answer")
 	figures := map[string]processFigure{}
 	// The runner goes first: it writes the row index the tools use below.
-	order := []string{"runner", "floor", "csv", "summary", "walk", "runner-decided-rules", "runner-decided-pages"}
+	// The comparison reads the ids the runner wrote, before the decided
+	// cases write others.
+	order := []string{"runner", "floor", "csv", "summary", "walk", "compare", "runner-decided-rules", "runner-decided-pages"}
 	for _, name := range order {
 		all := make([]processFigure, 0, runs)
 		for range runs {
@@ -228,6 +230,7 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 		caseWC: "wc -l", "floor": "read floor (64 KiB reads, count lines)", "csv": "bare encoding/csv loop (baseline)",
 		"summary": "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
 		"walk":                 "one Walk: summary and row index, no report",
+		"compare":              "comparison with a baseline (the scan with itself)",
 		"runner-decided-rules": "runner, a decision about each rule of the organisation",
 		"runner-decided-pages": "runner, 1,000 page-prefix decisions of one rule",
 	}

@@ -104,6 +104,35 @@ var readCases = map[string]func(dir string) (string, error){
 		}
 		return fmt.Sprintf("%d issues", s.TotalIssues), nil
 	},
+	// compare: what a scan with a baseline does before the runner's walk
+	// (diff.Compare, its rows spooled to a file), here the results against
+	// themselves as the baseline, with the issue ids the runner case wrote:
+	// every issue found again and its id carried, as a weekly scan finds
+	// most of its issues.
+	"compare": func(dir string) (string, error) {
+		gcpace.During() // as cmd/cwac-runner
+		spool, err := os.CreateTemp("", "readcase-diff-rows-*")
+		if err != nil {
+			return "", err
+		}
+		defer func() {
+			_ = spool.Close()
+			_ = os.Remove(spool.Name())
+		}()
+		rows := diff.NewRowWriter(spool)
+		res, err := diff.Compare(context.Background(), os.DirFS(dir), os.DirFS(dir), diff.Options{Baseline: benchName, Rows: rows.Write, Namespace: benchName})
+		if err != nil {
+			return "", err
+		}
+		if err := rows.Flush(); err != nil {
+			return "", err
+		}
+		if res.IssueIDsProblem != "" {
+			return "", fmt.Errorf("the baseline's issue ids: %s", res.IssueIDsProblem)
+		}
+		c := res.Counts
+		return fmt.Sprintf("%d unchanged, %d new, %d fixed", c.Unchanged, c.New, c.Fixed), nil
+	},
 	// runner-decided-rules: the runner, the scan judged by a decision about
 	// each rule of the results across its organisation (every issue row
 	// looks its rule up, and each is decided).
