@@ -119,7 +119,7 @@ func parseDSN(dsn string) (Engine, string, string, error) {
 		// A new store's pages are 16 KiB, not SQLite's 4 KiB: a scan's
 		// ingest is bulk writing, and larger pages mean fewer of them to
 		// split, spill mid-transaction and write (the first ingest of a
-		// million-row scan took 15-20% less CPU, docs/history.md). SQLite
+		// million-row scan took about 15% less CPU, docs/history.md). SQLite
 		// fixes the size when the file is first written, so it must come
 		// before the journal mode: the driver runs the _pragma list (sorted
 		// by name) before _journal_mode. A store made earlier keeps its own.
