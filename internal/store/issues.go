@@ -266,7 +266,9 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 		return page, nil
 	}
 	if f.AfterID > 0 { // the rows only: the total counts every match
-		cond, args = cond+" AND i.id > ?", append(args, f.AfterID)
+		// The sightings bounded too: PostgreSQL does not carry the bound
+		// across the join (see ScanChanges).
+		cond, args = cond+" AND i.id > ? AND sg.issue_id > ?", append(args, f.AfterID, f.AfterID)
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+issueColumns+issueJoins+cond+` ORDER BY i.id LIMIT ? OFFSET ?`), append(args, limit, f.Offset)...)
 	if err != nil {
