@@ -83,13 +83,11 @@ func (s *Store) ScanChanges(ctx context.Context, f ChangesFilter) (ChangesPage, 
 	case err != nil:
 		return ChangesPage{}, fmt.Errorf("store: reading scan %q: %w", key, err)
 	}
-	// i.id > After and sg.issue_id > After say again what c.issue_id >
-	// After and the joins say: PostgreSQL does not carry the bound across
-	// a join, and walked the issues (0.3 s a page of a million changes,
-	// against 3 ms), and then their sightings (5 s a page), from the first
-	// id to the page's.
-	where := `c.scan_id = ? AND c.issue_id > ? AND i.id > ? AND sg.issue_id > ?`
-	args := []any{scanID, f.After, f.After, f.After}
+	// issuesAfter says again, of the issues and their sightings, what
+	// c.issue_id > After and the joins say (see there why).
+	after, afterArgs := issuesAfter(f.After)
+	where := `c.scan_id = ? AND c.issue_id > ? AND ` + after
+	args := append([]any{scanID, f.After}, afterArgs...)
 	if within != "" {
 		where += " AND " + within
 		args = append(args, withinArgs...)

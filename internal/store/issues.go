@@ -160,6 +160,15 @@ const (
 		LEFT JOIN scans xs ON xs.id = i.fixed_in_scan_id`
 )
 
+// issuesAfter is the condition that an issue read through issueJoins has
+// an id above after, and its arguments. The bound is said of the issue and
+// of its sighting: PostgreSQL does not carry a bound across a join, and
+// walked the other table from its first id to the page's (the issues: 0.3
+// s a page of a million changes, against 3 ms; the sightings: 5 s a page).
+func issuesAfter(after int64) (string, []any) {
+	return "i.id > ? AND sg.issue_id > ?", []any{after, after}
+}
+
 type issueRow struct {
 	id, orgID, pageID int64
 	issue             Issue
@@ -266,9 +275,8 @@ func (s *Store) IssueHistory(ctx context.Context, f IssueFilter) (IssuePage, err
 		return page, nil
 	}
 	if f.AfterID > 0 { // the rows only: the total counts every match
-		// The sightings bounded too: PostgreSQL does not carry the bound
-		// across the join (see ScanChanges).
-		cond, args = cond+" AND i.id > ? AND sg.issue_id > ?", append(args, f.AfterID, f.AfterID)
+		after, afterArgs := issuesAfter(f.AfterID)
+		cond, args = cond+" AND "+after, append(args, afterArgs...)
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+issueColumns+issueJoins+cond+` ORDER BY i.id LIMIT ? OFFSET ?`), append(args, limit, f.Offset)...)
 	if err != nil {
