@@ -66,7 +66,7 @@ type auditState struct {
 	name, audit string
 	groups      map[groupKey]int32
 	info        []groupInfo
-	recs        [2][]record
+	recs        [2]recordList
 	// ids are the issue ids of each side's records (IssueIDsAudit only; nil
 	// when not known): see names.go.
 	ids [2][]IssueID
@@ -82,7 +82,7 @@ func (c *comparison) compareAudit(name string) error {
 		}
 	}
 	c.markUnstable(a)
-	matchAll(a.recs[baseSide], a.recs[curSide])
+	matchAll(&a.recs[baseSide], &a.recs[curSide])
 	if name == IssueIDsAudit {
 		c.nameIssues(a)
 	}
@@ -203,7 +203,7 @@ func (c *comparison) readSide(a *auditState, s int) error {
 		if sc.animating {
 			a.info[g].animating[s] = true
 		}
-		if len(a.recs[s]) >= MaxIssueRows {
+		if a.recs[s].len() >= MaxIssueRows {
 			return fmt.Errorf("more than %d issue rows: too many to compare", MaxIssueRows)
 		}
 		rec := record{
@@ -219,7 +219,7 @@ func (c *comparison) readSide(a *auditState, s int) error {
 		if sc.onBody {
 			rec.state, rec.how = stateUnstable, howOnBody
 		}
-		a.recs[s] = append(a.recs[s], rec)
+		a.recs[s].add(rec)
 		return nil
 	})
 }

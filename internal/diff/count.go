@@ -22,8 +22,8 @@ func (c *comparison) count(a *auditState) {
 	var elements [2]map[elementKey]struct{}
 	for s := range a.recs {
 		elements[s] = map[elementKey]struct{}{}
-		for i := range a.recs[s] {
-			r := &a.recs[s][i]
+		for i := range int32(a.recs[s].len()) {
+			r := a.recs[s].at(i)
 			n := r.issues
 			if s == baseSide {
 				c.res.Totals.BaselineIssues += n
@@ -41,7 +41,7 @@ func (c *comparison) count(a *auditState) {
 					c.res.Totals.UnstableCurrent += n
 				}
 			case stateMatched:
-				p := &a.recs[1-s][r.partner]
+				p := a.recs[1-s].at(r.partner)
 				if s == curSide {
 					u := min(n, p.issues)
 					c.res.Counts.Unchanged += u
@@ -72,14 +72,14 @@ func (c *comparison) count(a *auditState) {
 // decided reports whether a decision covers the scan's record i of the
 // audit (Options.Covered; never a baseline's record), and if so marks it
 // and counts its n new issues as decided.
-func (c *comparison) decided(a *auditState, s, i int, n int64) bool {
+func (c *comparison) decided(a *auditState, s int, i int32, n int64) bool {
 	if s != curSide || c.opts.Covered == nil {
 		return false
 	}
-	r := &a.recs[s][i]
+	r := a.recs[s].at(i)
 	f := Finding{Namespace: c.opts.Namespace, Organisation: c.strs.Text(r.org), Element: r.html,
 		Rule: c.shownRule(r), URL: c.pages.info[a.info[r.group].key.page].key}
-	if ids := a.ids[s]; i < len(ids) {
+	if ids := a.ids[s]; int(i) < len(ids) {
 		f.ID = ids[i]
 	}
 	if !c.opts.Covered(f) {

@@ -52,15 +52,16 @@ type ElementMatch struct {
 // target alone. It returns one ElementMatch per element of cur, in cur's
 // order; baseline elements no match names were fixed.
 func MatchElements(base, cur []Element) []ElementMatch {
-	recs := [2][]record{make([]record, len(base)), make([]record, len(cur))}
+	var recs [2]recordList
 	for s, els := range [2][]Element{base, cur} {
-		for i, e := range els {
-			recs[s][i] = record{html: e.HTML, target: e.Target, partner: -1}
+		for _, e := range els {
+			recs[s].add(record{html: e.HTML, target: e.Target, partner: -1})
 		}
 	}
-	matchRun(recs[baseSide], recs[curSide], openIndexes(recs[baseSide]), openIndexes(recs[curSide]))
+	matchRun(&recs[baseSide], &recs[curSide], openIndexes(&recs[baseSide]), openIndexes(&recs[curSide]))
 	out := make([]ElementMatch, len(cur))
-	for i, r := range recs[curSide] {
+	for i := range int32(len(cur)) {
+		r := recs[curSide].at(i)
 		out[i] = ElementMatch{Base: -1}
 		if r.state == stateMatched {
 			out[i] = ElementMatch{Base: int(r.partner), OnTarget: r.how == howTarget}

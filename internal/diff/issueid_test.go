@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -92,6 +93,28 @@ func TestIssueNamer(t *testing.T) {
 	n.Hold(NewIssueID(q, 1))
 	if got := n.Name(q); got != NewIssueID(q, 2) {
 		t.Errorf("after Hold: %s, want ordinal 2's %s", got, NewIssueID(q, 2))
+	}
+}
+
+// TestIssueNamerLeavesHeldInOrder: the namer sorts its own copy of the ids
+// held, never the caller's (a comparison's baseline ids are read by
+// position), and finds each of them wherever it was in the list.
+func TestIssueNamerLeavesHeldInOrder(t *testing.T) {
+	parts := make([]IssueParts, 40)
+	held := make([]IssueID, len(parts))
+	for i := range parts {
+		parts[i] = PartsOf("ns", "org", "https://example.org/", 320, AuditRule("axe_core_audit", "image-alt"), uint64(i), 0)
+		held[i] = NewIssueID(parts[i], 0)
+	}
+	given := slices.Clone(held)
+	n := NewIssueNamer(held)
+	for i, p := range parts {
+		if got := n.Name(p); got != NewIssueID(p, 1) {
+			t.Errorf("parts %d: named %s, want ordinal 1's (ordinal 0 is held)", i, got)
+		}
+	}
+	if !slices.Equal(held, given) {
+		t.Error("the caller's held ids were reordered")
 	}
 }
 

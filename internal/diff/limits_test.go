@@ -412,8 +412,8 @@ func TestCapText(t *testing.T) {
 }
 
 // TestMaxRecords: one side's audit CSV may hold MaxIssueRows issue rows, not
-// one more. The records before them are a slice set up to that length
-// (never written to, so it costs address space, not memory).
+// one more. The records before them are chunks of one array set up to that
+// length (never written to, so it costs address space, not memory).
 func TestMaxRecords(t *testing.T) {
 	cur := scanDir{log: []string{pageA}, axe: [][]string{
 		axe("O", pageA, "/a", "r", "minor", "<a>", 1), passing(), axe("O", pageA, "/b", "r", "minor", "<b>", 1),
@@ -423,16 +423,26 @@ func TestMaxRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &auditState{name: axeFile, audit: "axe_core_audit", groups: map[groupKey]int32{}}
-	recs := make([]record, MaxIssueRows+1)
-	a.recs[curSide] = recs[:MaxIssueRows-2]
-	if err := c.readSide(a, curSide); err != nil || len(a.recs[curSide]) != MaxIssueRows {
-		t.Fatalf("two rows up to the limit: %d records, %v", len(a.recs[curSide]), err)
+	recs := make([]record, MaxIssueRows+recordChunk)
+	a.recs[curSide] = recordsOfLength(recs, MaxIssueRows-2)
+	if err := c.readSide(a, curSide); err != nil || a.recs[curSide].len() != MaxIssueRows {
+		t.Fatalf("two rows up to the limit: %d records, %v", a.recs[curSide].len(), err)
 	}
-	a.recs[curSide] = recs[:MaxIssueRows-1]
+	a.recs[curSide] = recordsOfLength(recs, MaxIssueRows-1)
 	err := c.readSide(a, curSide)
 	if err == nil || !strings.Contains(err.Error(), "the scan's axe_core_audit.csv: more than 5000000 issue rows") {
 		t.Errorf("a row past the limit: err = %v", err)
 	}
+}
+
+// recordsOfLength is a recordList of n records, its chunks cut from backing
+// (at least n rounded up to a whole chunk), as add leaves them.
+func recordsOfLength(backing []record, n int) recordList {
+	l := recordList{n: n}
+	for start := 0; start < n; start += recordChunk {
+		l.chunks = append(l.chunks, backing[start:min(start+recordChunk, n):start+recordChunk])
+	}
+	return l
 }
 
 // changingFS serves a file's versions in turn, one an Open, then its last

@@ -11,10 +11,10 @@ import (
 // (targets renumber when a sibling disappears), then what is left pairs on
 // the target alone (the element's HTML changed, say by a class, and it is
 // still there and still failing).
-func matchAll(base, cur []record) {
+func matchAll(base, cur *recordList) {
 	bi, ci := openIndexes(base), openIndexes(cur)
 	for i, j := 0, 0; i < len(bi) && j < len(ci); {
-		switch d := cmpRun(&base[bi[i]], &cur[ci[j]]); {
+		switch d := cmpRun(base.at(bi[i]), cur.at(ci[j])); {
 		case d < 0:
 			i = runEnd(base, bi, i)
 		case d > 0:
@@ -29,15 +29,15 @@ func matchAll(base, cur []record) {
 
 // openIndexes lists the records still to match, sorted by group, rule, HTML
 // and target (file order breaks ties, so results do not depend on the sort).
-func openIndexes(recs []record) []int32 {
-	idx := make([]int32, 0, len(recs))
-	for i := range recs {
-		if recs[i].state == stateOpen && recs[i].how != howPageOnly {
-			idx = append(idx, int32(i))
+func openIndexes(recs *recordList) []int32 {
+	idx := make([]int32, 0, recs.len())
+	for i := range int32(recs.len()) {
+		if r := recs.at(i); r.state == stateOpen && r.how != howPageOnly {
+			idx = append(idx, i)
 		}
 	}
 	slices.SortFunc(idx, func(x, y int32) int {
-		a, b := &recs[x], &recs[y]
+		a, b := recs.at(x), recs.at(y)
 		return cmp.Or(cmpRun(a, b), cmp.Compare(a.html, b.html), cmp.Compare(a.target, b.target), cmp.Compare(x, y))
 	})
 	return idx
@@ -48,9 +48,9 @@ func cmpRun(a, b *record) int {
 }
 
 // runEnd is the end of the run of records sharing idx[i]'s group and rule.
-func runEnd(recs []record, idx []int32, i int) int {
+func runEnd(recs *recordList, idx []int32, i int) int {
 	j := i + 1
-	for j < len(idx) && cmpRun(&recs[idx[i]], &recs[idx[j]]) == 0 {
+	for j < len(idx) && cmpRun(recs.at(idx[i]), recs.at(idx[j])) == 0 {
 		j++
 	}
 	return j
@@ -58,17 +58,18 @@ func runEnd(recs []record, idx []int32, i int) int {
 
 // matchRun pairs one group and rule's records (each list sorted by HTML, then
 // target).
-func matchRun(base, cur []record, bi, ci []int32) {
+func matchRun(base, cur *recordList, bi, ci []int32) {
 	pair := func(x, y int32, how uint8) {
-		base[x].state, base[x].partner, base[x].how = stateMatched, y, how
-		cur[y].state, cur[y].partner, cur[y].how = stateMatched, x, how
+		b, c := base.at(x), cur.at(y)
+		b.state, b.partner, b.how = stateMatched, y, how
+		c.state, c.partner, c.how = stateMatched, x, how
 	}
 	// Same HTML, same target; then same HTML. Both lists are in (HTML,
 	// target) order, so each pass is one merge.
 	for _, withTarget := range []bool{true, false} {
 		i, j := 0, 0
 		for i < len(bi) && j < len(ci) {
-			b, c := &base[bi[i]], &cur[ci[j]]
+			b, c := base.at(bi[i]), cur.at(ci[j])
 			switch {
 			case b.state != stateOpen:
 				i++
@@ -95,8 +96,8 @@ func matchRun(base, cur []record, bi, ci []int32) {
 	// What is left: the same target, in file order.
 	byTarget := map[uint64][]int32{}
 	for _, x := range bi {
-		if base[x].state == stateOpen {
-			byTarget[base[x].target] = append(byTarget[base[x].target], x)
+		if b := base.at(x); b.state == stateOpen {
+			byTarget[b.target] = append(byTarget[b.target], x)
 		}
 	}
 	if len(byTarget) == 0 {
@@ -108,12 +109,13 @@ func matchRun(base, cur []record, bi, ci []int32) {
 	left := slices.Clone(ci)
 	slices.Sort(left)
 	for _, y := range left {
-		if cur[y].state != stateOpen {
+		c := cur.at(y)
+		if c.state != stateOpen {
 			continue
 		}
-		if xs := byTarget[cur[y].target]; len(xs) > 0 {
+		if xs := byTarget[c.target]; len(xs) > 0 {
 			pair(xs[0], y, howTarget)
-			byTarget[cur[y].target] = xs[1:]
+			byTarget[c.target] = xs[1:]
 		}
 	}
 }

@@ -25,16 +25,16 @@ func (c *comparison) readBaselineIDs() {
 // used).
 func (c *comparison) nameIssues(a *auditState) {
 	base := c.baseIDs
-	if base != nil && len(base) != len(a.recs[baseSide]) {
+	if base != nil && len(base) != a.recs[baseSide].len() {
 		c.res.IssueIDsProblem = fmt.Sprintf("the baseline's %s names %d issue rows, its %s has %d: its issues' ids start afresh",
-			IssueIDsFile, len(base), IssueIDsAudit, len(a.recs[baseSide]))
+			IssueIDsFile, len(base), IssueIDsAudit, a.recs[baseSide].len())
 		base = nil
 	}
 	namer := NewIssueNamer(base)
-	cur := a.recs[curSide]
-	ids := make([]IssueID, len(cur))
-	for k := range cur {
-		r := &cur[k]
+	cur := &a.recs[curSide]
+	ids := make([]IssueID, cur.len())
+	for k := range int32(cur.len()) {
+		r := cur.at(k)
 		if base != nil && r.state == stateMatched {
 			ids[k] = base[r.partner]
 			continue

@@ -76,11 +76,11 @@ func (c *comparison) emit(a *auditState) error {
 			if sc.issues <= 0 {
 				return nil
 			}
-			if k >= len(a.recs[s]) || a.recs[s][k].html != ElementHash(row.Get("html")) ||
-				a.info[a.recs[s][k].group].key != (groupKey{page: sc.page, width: int32(sc.width)}) {
+			if k >= a.recs[s].len() || a.recs[s].at(int32(k)).html != ElementHash(row.Get("html")) ||
+				a.info[a.recs[s].at(int32(k)).group].key != (groupKey{page: sc.page, width: int32(sc.width)}) {
 				return fmt.Errorf("changed while it was being compared")
 			}
-			rec := &a.recs[s][k]
+			rec := a.recs[s].at(int32(k))
 			fill(out, a, r, row, sc)
 			if k < len(a.ids[s]) {
 				out.IssueID = a.ids[s][k].String()
@@ -91,7 +91,7 @@ func (c *comparison) emit(a *auditState) error {
 		if err != nil {
 			return err
 		}
-		if k != len(a.recs[s]) {
+		if k != a.recs[s].len() {
 			return fmt.Errorf("the %s's %s changed while it was being compared", sideNames[s], a.name)
 		}
 	}
@@ -137,7 +137,7 @@ func (c *comparison) emitRecord(a *auditState, s int, rec *record, out *Row) err
 		out.Reason = unstableReasons[rec.how]
 		return send(ChangeUnstable, rec.issues)
 	case stateMatched:
-		other := a.recs[1-s][rec.partner].issues
+		other := a.recs[1-s].at(rec.partner).issues
 		if s == curSide {
 			out.MatchedOn = "html"
 			if rec.how == howTarget {

@@ -97,8 +97,8 @@ func (c *comparison) markUnstable(a *auditState) {
 	focus := a.name == focusFile
 	for s := range a.recs {
 		other := 1 - s
-		for i := range a.recs[s] {
-			r := &a.recs[s][i]
+		for i := range int32(a.recs[s].len()) {
+			r := a.recs[s].at(i)
 			if r.state == stateUnstable {
 				continue // decided when read (a focused <body>)
 			}
