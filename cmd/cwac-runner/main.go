@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/a11y-dev/cwac-operator/internal/gcpace"
+	"github.com/a11y-dev/cwac-operator/internal/memlimit"
 	"github.com/a11y-dev/cwac-operator/internal/runner"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
@@ -46,6 +47,13 @@ func main() {
 		return
 	}
 	cfg.Log = log
+	// The merge pod's container has the runner alone; a scan pod's shares
+	// it with CWAC, whose browser is gone by the time the runner's reads
+	// grow. A large comparison with a baseline is most of a merge pod's
+	// 256Mi, so the collector is told of the limit before the kernel acts.
+	if limit, soft, ok := memlimit.Set(); ok {
+		log.Info("memory limit", "container", limit, "goMemLimit", soft)
+	}
 	// After CWAC exits, the runner reads its results once into tables
 	// that are most of its memory (the report's, the issue namer's).
 	gcpace.During()

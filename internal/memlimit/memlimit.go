@@ -1,7 +1,7 @@
 // Package memlimit asks the Go runtime to keep a process under a share of
 // its container's memory limit (GOMEMLIMIT), so that the collector works
-// harder before the kernel kills the process. The operator and the MCP
-// server both call it at start.
+// harder before the kernel kills the process. The operator, the MCP server
+// and the scan and merge pods' runner call it at start.
 package memlimit
 
 import (
