@@ -195,7 +195,9 @@ func (w *ScanWriter) ScanID() int64 { return w.scanID }
 // Commit makes the scan's writes visible, all at once, once the new
 // issues' presences and openings are written and the issues' fingerprint
 // index is built again if the scan set it aside (a duplicate fingerprint
-// fails the commit, as its insert would have).
+// fails the commit, as its insert would have); then, on PostgreSQL, a
+// scan that grew the issues by a tenth gathers the tables' statistics
+// (gatherStatistics).
 func (w *ScanWriter) Commit(ctx context.Context) error {
 	if err := w.newIssuesShown(ctx); err != nil {
 		return err
@@ -208,6 +210,7 @@ func (w *ScanWriter) Commit(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("store: committing the scan: %w", err)
 	}
+	w.gatherStatistics(ctx)
 	return nil
 }
 

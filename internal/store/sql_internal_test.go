@@ -33,3 +33,20 @@ func TestChunkRows(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowsStatistics: autovacuum's rule for analyzing, more than 50 rows
+// and a tenth of those held, applied to the issues a scan added.
+func TestGrowsStatistics(t *testing.T) {
+	for _, c := range []struct {
+		before, added int64
+		want          bool
+	}{
+		{0, 0, false}, {0, 50, false}, {0, 51, true},
+		{51, 55, false}, {51, 56, true},
+		{1_000_000, 100_050, false}, {1_000_000, 100_051, true},
+	} {
+		if got := growsStatistics(c.before, c.added); got != c.want {
+			t.Errorf("growsStatistics(%d, %d) = %v, want %v", c.before, c.added, got, c.want)
+		}
+	}
+}
