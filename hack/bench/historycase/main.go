@@ -21,6 +21,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ type childResult struct {
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: historycase ingest|events|bulk DSN RESULTS-DIR")
+		fmt.Fprintln(os.Stderr, "usage: historycase ingest|again|events|bulk DSN RESULTS-DIR")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
@@ -60,6 +61,19 @@ func run(name, dsn, dir string) error {
 		return err
 	}
 	defer func() { _ = st.Close() }()
+	// HISTORYCASE_CPUPROFILE names a file for a CPU profile of the case
+	// (bench never sets it: its figures are of runs without one).
+	if path := os.Getenv("HISTORYCASE_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	var answer string
 	switch name {
