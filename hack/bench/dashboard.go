@@ -358,9 +358,15 @@ func dashboardPages(t *table, engine, dsn string, st *store.Store, o dashboardOp
 			return fmt.Errorf("%s: bare query: %w", c.label, err)
 		}
 		fmt.Fprintf(os.Stderr, "bench: dashboard %s %s: p95 %s, CPU %s, %s\n", engine, c.label, ms(lat.p95), ms(cpu), kb(size))
+		// The size goal is a page's: an export is the data itself, as
+		// large as the organisations it lists.
+		export := strings.HasPrefix(c.path, "/export/")
 		goal := "met"
-		if lat.p95 >= dashboardGoalP95 || (size >= dashboardGoalBytes && !strings.HasPrefix(c.path, "/export/")) {
+		switch {
+		case lat.p95 >= dashboardGoalP95 || (size >= dashboardGoalBytes && !export):
 			goal = "MISSED"
+		case export && size >= dashboardGoalBytes:
+			goal = "met (time; an export has no size goal)"
 		}
 		t.row(engine, c.label, ms(first), ms(lat.p50), ms(lat.p95), ms(cpu), ms(bare.p50), ratio(lat.p95, bare.p50), kb(size), strconv.Itoa(status), goal)
 	}
