@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/a11y-dev/cwac-operator/internal/store"
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
@@ -53,27 +52,10 @@ func TestScanGathersStatisticsWhenItGrowsTheIssues(t *testing.T) {
 			}
 			if e.Name == "sqlite" {
 				scan(60)
-				var n int
-				if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_stat1'`).Scan(&n); err != nil || n != 0 {
-					t.Fatalf("SQLite has statistics after a scan (%d tables, %v)", n, err)
-				}
+				noSQLiteStatistics(t, db, "a scan")
 				return
 			}
-			analyzed := func(want int) {
-				t.Helper()
-				var got int
-				for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-					if err := db.QueryRow(`SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'issues'`).Scan(&got); err != nil {
-						t.Fatal(err)
-					}
-					if got >= want || time.Now().After(deadline) {
-						break
-					}
-				}
-				if got != want {
-					t.Fatalf("issues analyzed %d times, want %d", got, want)
-				}
-			}
+			analyzed := func(want int) { t.Helper(); waitAnalyzed(t, db, "issues", want) }
 			_ = storetest.Open(t, dsn).Close()
 			analyzed(1) // Open, migrating from nothing
 			scan(51)    // 51 into none: more than 50

@@ -21,7 +21,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/a11y-dev/cwac-operator/hack/bench/caseprofile"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
 	"github.com/a11y-dev/cwac-operator/internal/issueevents"
 	"github.com/a11y-dev/cwac-operator/internal/notify"
@@ -61,19 +61,11 @@ func run(name, dsn, dir string) error {
 		return err
 	}
 	defer func() { _ = st.Close() }()
-	// HISTORYCASE_CPUPROFILE names a file for a CPU profile of the case
-	// (bench never sets it: its figures are of runs without one).
-	if path := os.Getenv("HISTORYCASE_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = f.Close() }()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := caseprofile.Start("HISTORYCASE_CPUPROFILE")
+	if err != nil {
+		return err
 	}
+	defer stop()
 	start := time.Now()
 	var answer string
 	switch name {

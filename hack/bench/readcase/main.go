@@ -18,11 +18,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/a11y-dev/cwac-operator/hack/bench/caseprofile"
 	"github.com/a11y-dev/cwac-operator/internal/decision"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/gcpace"
@@ -266,22 +266,13 @@ func runChild(name, dir string) error {
 	if !ok {
 		return fmt.Errorf("no case %q", name)
 	}
-	// READCASE_CPUPROFILE names a file for a CPU profile of the case, to
-	// find where its time goes (bench never sets it: the figures it prints
-	// are of runs without one).
-	if path := os.Getenv("READCASE_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = f.Close() }()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
+	stop, err := caseprofile.Start("READCASE_CPUPROFILE")
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	answer, err := fn(dir)
-	pprof.StopCPUProfile()
+	stop()
 	if err != nil {
 		return err
 	}
