@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -103,6 +104,7 @@ func main() {
 
 	// Logs (and the audit trail) go to stderr: on stdio, stdout is the protocol.
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("component", "mcp-server")
+	setLibraryLogger(log)
 	setMemoryLimit(log)
 	fail := func(msg string, err error) {
 		log.Error(msg, "err", err)
@@ -252,6 +254,14 @@ func defaultNamespace() string {
 		return ns
 	}
 	return "default"
+}
+
+// setLibraryLogger sends what controller-runtime and client-go log (an
+// informer's watch closing, say) to the server's own log, at its level:
+// without it controller-runtime prints a stack trace saying no logger was
+// set, the first time either logs.
+func setLibraryLogger(log *slog.Logger) {
+	ctrl.SetLogger(logr.FromSlogHandler(log.Handler()))
 }
 
 // setMemoryLimit keeps the runtime under a share of the container's memory
