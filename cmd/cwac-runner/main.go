@@ -51,9 +51,7 @@ func main() {
 	// it with CWAC, whose browser is gone by the time the runner's reads
 	// grow. A large comparison with a baseline is most of a merge pod's
 	// 256Mi, so the collector is told of the limit before the kernel acts.
-	if limit, soft, ok := memlimit.Set(); ok {
-		log.Info("memory limit", "container", limit, "goMemLimit", soft)
-	}
+	memlimit.SetLogged(log.Info)
 	// After CWAC exits, the runner reads its results once into tables
 	// that are most of its memory (the report's, the issue namer's).
 	gcpace.During()

@@ -90,9 +90,7 @@ func main() {
 	if setGCPercent(os.Getenv) {
 		log.Info("GOGC not set: collecting at " + fmt.Sprint(managerGCPercent) + "% heap growth")
 	}
-	if limit, soft, ok := memlimit.Set(); ok {
-		log.Info("memory limit", "container", limit, "goMemLimit", soft)
-	}
+	memlimit.SetLogged(log.Info)
 
 	exit := func(msg string, err error) {
 		log.Error(err, msg)

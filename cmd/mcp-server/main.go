@@ -105,7 +105,7 @@ func main() {
 	// Logs (and the audit trail) go to stderr: on stdio, stdout is the protocol.
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("component", "mcp-server")
 	setLibraryLogger(log)
-	setMemoryLimit(log)
+	memlimit.SetLogged(log.Info)
 	fail := func(msg string, err error) {
 		log.Error(msg, "err", err)
 		os.Exit(1)
@@ -262,14 +262,6 @@ func defaultNamespace() string {
 // set, the first time either logs.
 func setLibraryLogger(log *slog.Logger) {
 	ctrl.SetLogger(logr.FromSlogHandler(log.Handler()))
-}
-
-// setMemoryLimit keeps the runtime under a share of the container's memory
-// limit (memlimit.Set) and logs the limit it set.
-func setMemoryLimit(log *slog.Logger) {
-	if limit, soft, ok := memlimit.Set(); ok {
-		log.Info("memory limit", "container", limit, "goMemLimit", soft)
-	}
 }
 
 // cacheReader is the informer cache as a reader, nil when there is none

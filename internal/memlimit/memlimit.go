@@ -42,6 +42,14 @@ func Set() (container, soft int64, ok bool) {
 	return limit, soft, true
 }
 
+// SetLogged is Set, and when it set a limit says so through info (an
+// slog or logr Logger's Info): the one line every binary logs at start.
+func SetLogged(info func(msg string, keysAndValues ...any)) {
+	if limit, soft, ok := Set(); ok {
+		info("memory limit", "container", limit, "goMemLimit", soft)
+	}
+}
+
 // containerMemoryLimit reads the container's memory limit in bytes; false
 // when there is none or it cannot be read.
 func containerMemoryLimit(read func(string) ([]byte, error)) (int64, bool) {

@@ -51,3 +51,10 @@ func TestSetKeepsAGivenLimit(t *testing.T) {
 		t.Error("Set replaced the environment's GOMEMLIMIT")
 	}
 }
+
+// TestSetLoggedSaysNothingWhenItSetsNothing: with the environment's
+// GOMEMLIMIT kept, no limit was set and no line is logged.
+func TestSetLoggedSaysNothingWhenItSetsNothing(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	SetLogged(func(msg string, _ ...any) { t.Errorf("logged %q without setting a limit", msg) })
+}
