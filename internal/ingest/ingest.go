@@ -186,12 +186,14 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	}
 	in.groups = nil
 	in.res.Organisations, in.res.IssueRows = len(rd.orgs), int64(rd.recs.len())
-	wr := &writing{in: in, ctx: ctx}
-	if err := results.Walk(ctx, fsys, wr); err != nil {
-		return fmt.Errorf("writing the scan's issues: %w", err)
-	}
-	if err := wr.flush(); err != nil {
-		return err
+	if in.needsText() {
+		wr := &writing{in: in, ctx: ctx}
+		if err := results.Walk(ctx, fsys, wr); err != nil {
+			return fmt.Errorf("writing the scan's issues: %w", err)
+		}
+		if err := wr.flush(); err != nil {
+			return err
+		}
 	}
 	if err := in.presences(ctx); err != nil {
 		return err
@@ -205,6 +207,23 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 		}
 	}
 	return nil
+}
+
+// needsText reports whether anything the matching decided needs the
+// CSVs' text, and so the second read of the results (writing): a new
+// issue, an element changed under its target, or a new template. A scan
+// that shows only issues already stored (most weeks of a site that did not
+// change) is recorded from the first read alone.
+func (in *ingestion) needsText() bool {
+	if len(in.newTemplates) > 0 {
+		return true
+	}
+	for i := range in.rd.recs.len() {
+		if f := in.rd.recs.at(i).fate(); f == fateNew || f == fateRetarget {
+			return true
+		}
+	}
+	return false
 }
 
 // pageBatch is how many of an organisation's pages are matched at a time:
