@@ -358,8 +358,14 @@ func (in *ingestion) matchBatch(ctx context.Context, st *orgState, batch, rows [
 func (in *ingestion) observe(ctx context.Context, st *orgState, pages []int64) error {
 	rd := in.rd
 	var seen []store.Sighting
+	var kept []int64
+	before := make(map[int64]int, len(st.prev.Visited)) // each page's observations at its last visit
+	for k := range st.prev.Seen {
+		before[k.PageID]++
+	}
 	for _, pageID := range pages {
 		p := st.pageOf[pageID]
+		from := len(seen)
 		at, _ := slices.BinarySearchFunc(in.groups, p, func(g seenGroup, p int32) int { return cmp.Compare(g.page, p) })
 		for _, g := range in.groups[at:] {
 			if g.page != p {
@@ -372,8 +378,25 @@ func (in *ingestion) observe(ctx context.Context, st *orgState, pages []int64) e
 				})
 			}
 		}
+		if st.prev.Visited[pageID] && sameObservations(st.prev.Seen, before[pageID], seen[from:]) {
+			seen, kept = seen[:from], append(kept, pageID)
+		}
 	}
-	return in.w.Observe(ctx, pages, seen)
+	return in.w.Observe(ctx, pages, seen, kept)
+}
+
+// sameObservations reports whether a page's sightings in this scan are
+// what its last visit saw: as many (n), each seen then the same way.
+func sameObservations(last map[store.ObservationKey]store.Observed, n int, now []store.Sighting) bool {
+	if len(now) != n {
+		return false
+	}
+	for _, s := range now {
+		if o, ok := last[s.ObservationKey]; !ok || o != s.Observed {
+			return false
+		}
+	}
+	return true
 }
 
 // seenGroup is one group and what was seen there.

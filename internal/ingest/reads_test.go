@@ -2,7 +2,10 @@ package ingest
 
 import (
 	"io/fs"
+	"maps"
 	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/store"
 
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
@@ -53,6 +56,56 @@ func TestResultsReadTwiceOnlyForText(t *testing.T) {
 			}
 			if next.opens != 2 {
 				t.Errorf("a scan with new issues: %d reads of %s, want 2", next.opens, axeCSV)
+			}
+		})
+	}
+}
+
+// observationRows are the stored observations by their physical row
+// (SQLite's rowid, PostgreSQL's ctid): a row deleted and written again
+// gets another.
+func observationRows(t *testing.T, st *store.Store, engine string) map[string]string {
+	t.Helper()
+	row := "CAST(rowid AS TEXT)"
+	if engine == "postgres" {
+		row = "ctid::text"
+	}
+	what := "page_id || ' ' || viewport_width || ' ' || audit || ' ' || animating || ' ' || replaced"
+	rows, err := st.DB().QueryContext(t.Context(), "SELECT "+row+", "+what+" FROM observations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := map[string]string{}
+	for rows.Next() {
+		var at, what string
+		if err := rows.Scan(&at, &what); err != nil {
+			t.Fatal(err)
+		}
+		out[at] = what
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestUnchangedPagesKeepTheirObservations: a scan that sees on each page
+// what the last one saw leaves every page's observations as they were,
+// not deleted and written again.
+func TestUnchangedPagesKeepTheirObservations(t *testing.T) {
+	weeks := weeklySequence(t)
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ingestOK(t, st, weeks[0], week(0))
+			before := observationRows(t, st, e.Name)
+			if len(before) == 0 {
+				t.Fatal("the first scan stored no observations")
+			}
+			ingestOK(t, st, weeks[0], week(1))
+			if after := observationRows(t, st, e.Name); !maps.Equal(before, after) {
+				t.Errorf("the same rows again rewrote the observations:\n%v\n%v", before, after)
 			}
 		})
 	}

@@ -76,22 +76,31 @@ func (w *ScanWriter) observations(ctx context.Context, pages []int64, out *Obser
 // Observe records this scan's visit of pages (store ids) and what it saw
 // there, replacing what their last visit saw: seen holds one entry per
 // audit and width that wrote rows on one of those pages. The visits are
-// kept per scan too (page_visits, migration 0007).
-func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen []Sighting) error {
+// kept per scan too (page_visits, migration 0007). kept are pages among
+// them whose last visit saw exactly what this one did (seen holds none of
+// theirs): their observations stay as they are. Most pages of a weekly
+// scan are kept, and deleting and writing their observations again was
+// a fifth of the server's time recording a scan that changed nothing on
+// PostgreSQL.
+func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen []Sighting, kept []int64) error {
 	if len(pages) == 0 {
 		return nil
+	}
+	replaced, err := replacedPages(pages, seen, kept)
+	if err != nil {
+		return err
 	}
 	if err := w.updateIDs(ctx, "pages", `UPDATE pages SET last_scan_id = ? WHERE id IN `, []any{w.scanID}, pages); err != nil {
 		return err
 	}
-	for start := 0; start < len(pages); start += maxParams {
-		chunk := pages[start:min(start+maxParams, len(pages))]
+	for start := 0; start < len(replaced); start += maxParams {
+		chunk := replaced[start:min(start+maxParams, len(replaced))]
 		query := `DELETE FROM observations WHERE page_id IN (` + placeholders(len(chunk)) + `)`
 		if _, err := w.exec(ctx, query, idArgs(chunk)...); err != nil {
 			return fmt.Errorf("store: replacing observations: %w", err)
 		}
 	}
-	err := w.insertEach(ctx, "page_visits", []string{colScan, colPage}, len(pages), func(i int, args []any) []any {
+	err = w.insertEach(ctx, "page_visits", []string{colScan, colPage}, len(pages), func(i int, args []any) []any {
 		return append(args, w.scanID, pages[i])
 	})
 	if err != nil {
@@ -102,6 +111,36 @@ func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen []Sighting
 			s := &seen[i]
 			return append(args, s.PageID, s.Width, s.Audit, flag(s.Animating), flag(s.Replaced))
 		})
+}
+
+// replacedPages are the pages whose observations Observe replaces: those
+// not kept. A kept page that is not among pages, or that seen names, is
+// refused: its observations would be left saying what this scan did not see.
+func replacedPages(pages []int64, seen []Sighting, kept []int64) ([]int64, error) {
+	if len(kept) == 0 {
+		return pages, nil
+	}
+	keep := make(map[int64]bool, len(kept))
+	for _, p := range kept {
+		keep[p] = true
+	}
+	for i := range seen {
+		if keep[seen[i].PageID] {
+			return nil, fmt.Errorf("store: observations both kept and seen again for page %d", seen[i].PageID)
+		}
+	}
+	replaced := make([]int64, 0, max(0, len(pages)-len(kept)))
+	for _, p := range pages {
+		if keep[p] {
+			delete(keep, p)
+			continue
+		}
+		replaced = append(replaced, p)
+	}
+	for p := range keep {
+		return nil, fmt.Errorf("store: observations kept for page %d, which this scan did not visit", p)
+	}
+	return replaced, nil
 }
 
 func flag(b bool) int64 {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -11,55 +12,73 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
+// pageVisits records scans that visit the pages of one organisation.
+type pageVisits struct {
+	t     *testing.T
+	st    *store.Store
+	pages []int64 // https://o/, https://o/b, https://o/c
+}
+
+// visit records a scan visiting the pages of these indexes, keeping those
+// of kept as they were, and returns what the store held before it.
+func (v *pageVisits) visit(uid string, at int64, visited, kept []int, seen map[store.ObservationKey]store.Observed) store.Observations {
+	t := v.t
+	t.Helper()
+	ctx := t.Context()
+	w, err := v.st.BeginScan(ctx, store.Scan{UID: uid, Namespace: "ns", Name: uid, Phase: "Complete", FinishedAt: time.Unix(at, 0)}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	org, err := w.Organisation(ctx, "O", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.pages == nil {
+		if v.pages, err = w.AddPages(ctx, org, []string{"https://o/", "https://o/b", "https://o/c"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := w.Observations(ctx, v.pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, 0, len(visited))
+	for _, i := range visited {
+		ids = append(ids, v.pages[i])
+	}
+	keep := make([]int64, 0, len(kept))
+	for _, i := range kept {
+		keep = append(keep, v.pages[i])
+	}
+	sightings := make([]store.Sighting, 0, len(seen))
+	for k, o := range seen {
+		sightings = append(sightings, store.Sighting{ObservationKey: k, Observed: o})
+	}
+	if err := w.Observe(ctx, ids, sightings, keep); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return before
+}
+
+// key is the observation key of the page of index page.
+func (v *pageVisits) key(page, width int, audit string) store.ObservationKey {
+	return store.ObservationKey{PageID: v.pages[page], Width: width, Audit: audit}
+}
+
 // TestObservations: a visit replaces what the page's last visit saw; a
 // page not visited keeps its own; a page never visited since observations
 // were kept is not among the visited.
 func TestObservations(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
-			ctx := context.Background()
-			st := e.Open(t)
-			var org int64
-			var pages []int64
-			visit := func(uid string, at int64, visited []int, seen map[store.ObservationKey]store.Observed) store.Observations {
-				t.Helper()
-				w, err := st.BeginScan(ctx, store.Scan{UID: uid, Namespace: "ns", Name: uid, Phase: "Complete", FinishedAt: time.Unix(at, 0)}, "test")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer w.Rollback()
-				if org, err = w.Organisation(ctx, "O", ""); err != nil {
-					t.Fatal(err)
-				}
-				if pages == nil {
-					if pages, err = w.AddPages(ctx, org, []string{"https://o/", "https://o/b", "https://o/c"}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				before, err := w.Observations(ctx, pages)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids := make([]int64, 0, len(visited))
-				for _, i := range visited {
-					ids = append(ids, pages[i])
-				}
-				sightings := make([]store.Sighting, 0, len(seen))
-				for k, o := range seen {
-					sightings = append(sightings, store.Sighting{ObservationKey: k, Observed: o})
-				}
-				if err := w.Observe(ctx, ids, sightings); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Commit(ctx); err != nil {
-					t.Fatal(err)
-				}
-				return before
-			}
-			key := func(page, width int, audit string) store.ObservationKey {
-				return store.ObservationKey{PageID: pages[page], Width: width, Audit: audit}
-			}
-			first := visit("s1", 100, []int{0, 1}, nil)
+			v := &pageVisits{t: t, st: e.Open(t)}
+			visit, key := v.visit, v.key
+			pages := func() []int64 { return v.pages }
+			first := visit("s1", 100, []int{0, 1}, nil, nil)
 			if len(first.Visited) != 0 || len(first.Seen) != 0 {
 				t.Fatalf("a new history: %+v", first)
 			}
@@ -70,20 +89,20 @@ func TestObservations(t *testing.T) {
 					key(1, 1280, "axe_core_audit"):       {Replaced: true},
 				}
 			}
-			second := visit("s2", 200, []int{0, 1}, pages2())
-			if len(second.Visited) != 2 || !second.Visited[pages[0]] || !second.Visited[pages[1]] || len(second.Seen) != 0 {
+			second := visit("s2", 200, []int{0, 1}, nil, pages2())
+			if len(second.Visited) != 2 || !second.Visited[pages()[0]] || !second.Visited[pages()[1]] || len(second.Seen) != 0 {
 				t.Errorf("after a visit that saw nothing: %+v", second)
 			}
 			// Page 0 visited again, seeing only axe; page 1 not visited.
-			third := visit("s3", 300, []int{0}, map[store.ObservationKey]store.Observed{key(0, 320, "axe_core_audit"): {}})
+			third := visit("s3", 300, []int{0}, nil, map[store.ObservationKey]store.Observed{key(0, 320, "axe_core_audit"): {}})
 			if len(third.Seen) != 3 || third.Seen[key(0, 320, "focus_indicator_audit")] != (store.Observed{Animating: true}) ||
 				third.Seen[key(1, 1280, "axe_core_audit")] != (store.Observed{Replaced: true}) {
 				t.Errorf("after the second visit: %+v", third.Seen)
 			}
-			fourth := visit("s4", 400, nil, nil)
+			fourth := visit("s4", 400, nil, nil, nil)
 			want := map[store.ObservationKey]store.Observed{key(0, 320, "axe_core_audit"): {}, key(1, 1280, "axe_core_audit"): {Replaced: true}}
 			if len(fourth.Seen) != len(want) || fourth.Seen[key(0, 320, "axe_core_audit")] != want[key(0, 320, "axe_core_audit")] ||
-				fourth.Seen[key(1, 1280, "axe_core_audit")] != want[key(1, 1280, "axe_core_audit")] || fourth.Visited[pages[2]] {
+				fourth.Seen[key(1, 1280, "axe_core_audit")] != want[key(1, 1280, "axe_core_audit")] || fourth.Visited[pages()[2]] {
 				t.Errorf("after the third visit: %+v, want %+v and page c unvisited", fourth, want)
 			}
 			// More sightings than one statement holds (maxParams values
@@ -92,8 +111,8 @@ func TestObservations(t *testing.T) {
 			for width := range 2500 {
 				many[key(2, width, "axe_core_audit")] = store.Observed{Replaced: width%2 == 1}
 			}
-			visit("s5", 500, []int{2}, many)
-			fifth := visit("s6", 600, nil, nil)
+			visit("s5", 500, []int{2}, nil, many)
+			fifth := visit("s6", 600, nil, nil, nil)
 			for k, o := range many {
 				if got, ok := fifth.Seen[k]; !ok || got != o {
 					t.Fatalf("sighting %+v: %+v, %v; want %+v", k, got, ok, o)
@@ -101,6 +120,44 @@ func TestObservations(t *testing.T) {
 			}
 			if len(fifth.Seen) != len(want)+len(many) {
 				t.Errorf("after 2,500 sightings on page c: %d seen, want %d", len(fifth.Seen), len(want)+len(many))
+			}
+		})
+	}
+}
+
+// TestObservationsKept: a visited page kept as its last visit left it
+// keeps its observations and is visited; another page visited is replaced.
+func TestObservationsKept(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			v := &pageVisits{t: t, st: e.Open(t)}
+			key := v.key
+			v.visit("s1", 100, []int{0, 1, 2}, nil, nil)
+			first := map[store.ObservationKey]store.Observed{
+				key(0, 320, "axe_core_audit"):  {},
+				key(1, 1280, "axe_core_audit"): {Replaced: true},
+				key(2, 320, "axe_core_audit"):  {Animating: true},
+				key(2, 1280, "axe_core_audit"): {},
+			}
+			v.visit("s2", 200, []int{0, 1, 2}, nil, first)
+			// Pages a and c visited again, c as its last visit left it
+			// (kept), a seeing something else; b not visited.
+			again := map[store.ObservationKey]store.Observed{key(0, 1280, "axe_core_audit"): {Animating: true}}
+			v.visit("s3", 300, []int{0, 2}, []int{2}, again)
+			got := v.visit("s4", 400, nil, nil, nil).Seen
+			want := map[store.ObservationKey]store.Observed{
+				key(0, 1280, "axe_core_audit"): {Animating: true},
+				key(1, 1280, "axe_core_audit"): {Replaced: true},
+				key(2, 320, "axe_core_audit"):  {Animating: true},
+				key(2, 1280, "axe_core_audit"): {},
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("after page c was kept:\n%v\nwant\n%v", got, want)
+			}
+			var visits int
+			const q = `SELECT COUNT(*) FROM page_visits v JOIN scans s ON s.id = v.scan_id WHERE s.uid = 's3'`
+			if err := v.st.DB().QueryRowContext(t.Context(), q).Scan(&visits); err != nil || visits != 2 {
+				t.Errorf("the visits of the scan that kept page c: %d, %v; want 2", visits, err)
 			}
 		})
 	}
@@ -147,7 +204,7 @@ func TestReadsOfManyPages(t *testing.T) {
 				t.Fatal(err)
 			}
 			sighting := store.Sighting{ObservationKey: store.ObservationKey{PageID: pages[8050], Width: 320, Audit: "a"}}
-			if err := w.Observe(ctx, pages[:len(pages)-1], []store.Sighting{sighting}); err != nil {
+			if err := w.Observe(ctx, pages[:len(pages)-1], []store.Sighting{sighting}, nil); err != nil {
 				t.Fatal(err)
 			}
 			var got []int64

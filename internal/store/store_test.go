@@ -98,7 +98,7 @@ func writeScan(t *testing.T, st *store.Store, known map[string]int64, spec scanS
 			visited = append(visited, pages[page])
 		}
 	}
-	if err := w.Observe(ctx, visited, nil); err != nil {
+	if err := w.Observe(ctx, visited, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.AddPresences(ctx, shownBefore); err != nil { // the commit shows the new ones

@@ -46,7 +46,7 @@ func TwoAgencies(t *testing.T, st *store.Store, ns string) {
 		if err := w.AddIssues(ctx, ids, issues); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Observe(ctx, pages, nil); err != nil {
+		if err := w.Observe(ctx, pages, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		score := 90.0
