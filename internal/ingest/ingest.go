@@ -442,15 +442,22 @@ func (in *ingestion) flagsOf(g groupKey) groupFlags {
 func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *orgState) error {
 	rd := in.rd
 	st.pageIDs = in.pageStore
+	// An organisation new to the history has no stored pages, and each of
+	// its pages here is in one batch: none is looked up (on PostgreSQL the
+	// lookups were 1.5 s of a first million-row ingest's server time).
+	added := in.w.AddedOrganisation(orgID)
 	for start := 0; start < len(pages); start += pageBatch {
 		batch := pages[start:min(start+pageBatch, len(pages))]
-		urls := make([]string, len(batch))
-		for i, p := range batch {
-			urls[i] = rd.pages[p].key
-		}
-		stored, err := in.w.PagesNamed(ctx, orgID, urls)
-		if err != nil {
-			return err
+		var stored map[string]int64
+		if !added {
+			urls := make([]string, len(batch))
+			for i, p := range batch {
+				urls[i] = rd.pages[p].key
+			}
+			var err error
+			if stored, err = in.w.PagesNamed(ctx, orgID, urls); err != nil {
+				return err
+			}
 		}
 		var fresh []string
 		var freshAt []int32

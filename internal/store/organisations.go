@@ -49,6 +49,11 @@ func (w *ScanWriter) Organisation(ctx context.Context, name, sector string) (int
 	return id, nil
 }
 
+// AddedOrganisation reports whether this scan added the organisation (an
+// id from Organisation) to the history: none of its pages were stored
+// before the scan, so a page the scan has not added is not stored.
+func (w *ScanWriter) AddedOrganisation(id int64) bool { return id > w.orgsBefore }
+
 // OrganisationFigures are one organisation's figures in this scan (see
 // TrendPoint for each).
 type OrganisationFigures struct {

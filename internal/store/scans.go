@@ -84,6 +84,9 @@ type ScanWriter struct {
 	issuesBefore int64
 	// issuesAdded counts the issues this scan added.
 	issuesAdded int64
+	// orgsBefore is the organisations table's last id when the scan
+	// began: those after it are the scan's own (AddedOrganisation).
+	orgsBefore int64
 	// fingerprintIndex is the definition of the issues' fingerprint index
 	// while this scan has set it aside (SQLite, a scan adding many issues),
 	// to build again at Commit; "" while it stands.
@@ -147,6 +150,7 @@ func (w *ScanWriter) begin(ctx context.Context, scan Scan, holder string) error 
 		w.next[t] = last.Int64 + 1
 	}
 	w.issuesBefore = w.next["issues"] - 1
+	w.orgsBefore = w.next["organisations"] - 1
 	w.scanID = w.alloc("scans", 1)
 	_, err = w.exec(ctx, `INSERT INTO scans (id, uid, namespace, name, schedule, finished_at, phase, results_path,
 		cwac_image_digest, axe_core_version, chrome_version, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

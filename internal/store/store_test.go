@@ -524,3 +524,43 @@ func TestScansGiveBackTheirConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestAddedOrganisation: an organisation is the scan's own when the scan
+// added it, not when an earlier scan or another namespace's did.
+func TestAddedOrganisation(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := e.Open(t)
+			ctx := t.Context()
+			added := func(uid, namespace string, at int64, orgs ...string) []bool {
+				t.Helper()
+				w, err := st.BeginScan(ctx, store.Scan{UID: uid, Namespace: namespace, Name: uid, Phase: "Complete", FinishedAt: time.Unix(at, 0)}, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Rollback()
+				var out []bool
+				for _, name := range orgs {
+					id, err := w.Organisation(ctx, name, "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, w.AddedOrganisation(id))
+				}
+				if err := w.Commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+			if got := added("s1", "ns", 100, "A", "B", "A"); !slices.Equal(got, []bool{true, true, true}) {
+				t.Errorf("the first scan's organisations added: %v, want all", got)
+			}
+			if got := added("s2", "ns", 200, "B", "C", "A"); !slices.Equal(got, []bool{false, true, false}) {
+				t.Errorf("the next scan's organisations added: %v, want only C", got)
+			}
+			if got := added("s3", "other", 300, "A"); !slices.Equal(got, []bool{true}) {
+				t.Errorf("another namespace's A added: %v, want it added", got)
+			}
+		})
+	}
+}
