@@ -539,7 +539,7 @@ func TestAddedOrganisation(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer w.Rollback()
-				var out []bool
+				out := make([]bool, 0, len(orgs))
 				for _, name := range orgs {
 					id, err := w.Organisation(ctx, name, "")
 					if err != nil {
