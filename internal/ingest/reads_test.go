@@ -10,24 +10,28 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/store/storetest"
 )
 
-// countingOpens counts the opens of one file of a results directory.
+// countingOpens counts the opens of one file of a results directory, and
+// calls opened (when set) with the count at each.
 type countingOpens struct {
 	fs.FS
-	file  string
-	opens int
+	file   string
+	opens  int
+	opened func(n int)
 }
 
 func (c *countingOpens) Open(name string) (fs.File, error) {
 	if name == c.file {
 		c.opens++
+		if c.opened != nil {
+			c.opened(c.opens)
+		}
 	}
 	return c.FS.Open(name)
 }
 
 // TestResultsReadTwiceOnlyForText: a scan whose rows are all issues
-// already stored is recorded from one read of its results, with the
-// figures of the same scan recorded from two; a scan with a new issue is
-// read again for its text.
+// already stored is recorded from one read of its results, every issue
+// still open; a scan with a new issue is read again for its text.
 func TestResultsReadTwiceOnlyForText(t *testing.T) {
 	weeks := weeklySequence(t)
 	for _, e := range storetest.Engines() {

@@ -40,24 +40,6 @@ func sameCounts(a, b map[string]int) bool {
 	return len(a) == len(b)
 }
 
-// cancelOnSecondRead cancels a context when a file is opened the second
-// time: in the middle of an ingest's transaction, after the matching.
-type cancelOnSecondRead struct {
-	fs.FS
-	file   string
-	opens  int
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnSecondRead) Open(name string) (fs.File, error) {
-	if name == c.file {
-		if c.opens++; c.opens == 2 {
-			c.cancel()
-		}
-	}
-	return c.FS.Open(name)
-}
-
 // TestIdempotentAndCrashSafe: a scan ingested twice adds nothing; an
 // ingest stopped in the middle of its transaction leaves nothing, and
 // ingesting again gives the figures of an ingest never stopped.
@@ -84,7 +66,13 @@ func TestIdempotentAndCrashSafe(t *testing.T) {
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			fsys := &cancelOnSecondRead{FS: weeks[2], file: axeCSV, cancel: cancel}
+			// Cancelled at the second read of the results: in the middle
+			// of the transaction, after the matching.
+			fsys := &countingOpens{FS: weeks[2], file: axeCSV, opened: func(n int) {
+				if n == 2 {
+					cancel()
+				}
+			}}
 			_, err := Ingest(ctx, st, fsys, week(2), Options{})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("an ingest cancelled mid-transaction: %v", err)
