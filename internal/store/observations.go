@@ -89,7 +89,7 @@ func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen []Sighting
 	if err != nil {
 		return err
 	}
-	if err := w.updateIDs(ctx, "pages", `UPDATE pages SET last_scan_id = ? WHERE id IN `, []any{w.scanID}, pages); err != nil {
+	if err := w.updateIDs(ctx, tablePages, `UPDATE pages SET last_scan_id = ? WHERE id IN `, []any{w.scanID}, pages); err != nil {
 		return err
 	}
 	for start := 0; start < len(replaced); start += maxParams {

@@ -79,6 +79,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		_ = db.Close() // the error that matters is the ping's
 		return nil, fmt.Errorf("store: connecting to the %s database: %w", engine, err)
 	}
+	if engine == Postgres {
+		if err := leaveRoomForUpdates(ctx, db); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+	}
 	return &Store{db: db, engine: engine, now: time.Now}, nil
 }
 

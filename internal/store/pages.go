@@ -71,9 +71,9 @@ func (w *ScanWriter) pagesNamed(ctx context.Context, args []any, out map[string]
 func (w *ScanWriter) AddPages(ctx context.Context, orgID int64, urls []string) ([]int64, error) {
 	ids := make([]int64, len(urls))
 	for i := range urls {
-		ids[i] = w.alloc("pages", 1)
+		ids[i] = w.alloc(tablePages, 1)
 	}
-	err := w.insertEach(ctx, "pages", []string{"id", colOrganisation, "url"}, len(urls), func(i int, args []any) []any {
+	err := w.insertEach(ctx, tablePages, []string{"id", colOrganisation, "url"}, len(urls), func(i int, args []any) []any {
 		return append(args, ids[i], orgID, urls[i])
 	})
 	if err != nil {

@@ -97,7 +97,7 @@ type ScanWriter struct {
 const maxScanField = 4096
 
 // idTables are the tables whose ids the writer assigns.
-var idTables = []string{"scans", "organisations", "pages", "issues", "templates"}
+var idTables = []string{"scans", "organisations", tablePages, "issues", "templates"}
 
 // BeginScan starts writing a scan: it takes the writer lock (one writer at
 // a time, whatever the number of replicas), refuses a scan already stored

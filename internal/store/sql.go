@@ -68,6 +68,9 @@ const (
 	colScan = "scan_id"
 )
 
+// tablePages is the pages table, which several steps of a scan write.
+const tablePages = "pages"
+
 // maxParams bounds one statement's bound values: well under SQLite's
 // 32,766 and PostgreSQL's 65,535.
 const maxParams = 8000
