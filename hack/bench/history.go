@@ -46,10 +46,21 @@ type historyEngine struct {
 // beside a bare bulk insert of the same rows, in their own processes (peak
 // RSS), then the read paths on a store of orgs × weekly scans.
 // historyCases are the history's write cases, each in a process of its
-// own: the bare bulk insert (the baseline), the ingest, the same rows
-// again as the next week's scan (every issue stored), and the ingest
-// followed by the scan's issue events sent to a receiver on loopback.
-var historyCases = []string{"bulk", "ingest", "again", "events"}
+// own: the bare bulk insert (the baseline), on SQLite also the same rows
+// by one prepared INSERT each (the baseline as a bulk load is usually
+// written there), the ingest, the same rows again as the next week's
+// scan (every issue stored), and the ingest followed by the scan's issue
+// events sent to a receiver on loopback.
+func historyCases(engine string) []string {
+	cases := []string{"bulk", "ingest", caseAgain, "events"}
+	if engine == "sqlite" {
+		return slices.Insert(cases, 1, "prepared")
+	}
+	return cases
+}
+
+// caseAgain is the next week's scan: it writes into the store ingest filled.
+const caseAgain = "again"
 
 func historyFigures(d *dataset, o historyOptions) error {
 	engines := []historyEngine{sqliteEngine(d)}
@@ -67,16 +78,17 @@ func historyFigures(d *dataset, o historyOptions) error {
 		return fmt.Errorf("building historycase: %w", err)
 	}
 	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process, GOMEMLIMIT=%s as the MCP server sets itself in the chart's 256Mi) "+
-		"beside a bare bulk insert of the same rows (again: the same rows as the next week's scan, into the store ingest filled, "+
+		"beside a bare bulk insert of the same rows (bulk: SQLite multi-row INSERTs, PostgreSQL COPY; prepared: SQLite, one prepared INSERT a row; "+
+		"again: the same rows as the next week's scan, into the store ingest filled, "+
 		"every issue stored; events: the ingest, then every change sent as issue events)", d.rows, childMemoryLimit),
-		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "store size", "answer")
+		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "wall ÷ prepared", "CPU ÷ bulk", "store size", "answer")
 	for _, e := range engines {
 		figures := map[string]processFigure{}
 		sizes := map[string]int64{}
 		var ingested string
-		for _, c := range historyCases {
+		for _, c := range historyCases(e.name) {
 			dsn, err := e.fresh("bench_" + c)
-			if c == "again" {
+			if c == caseAgain {
 				dsn, err = ingested, nil // the next week's scan, into the store ingest filled
 			}
 			if err != nil {
@@ -103,9 +115,14 @@ func historyFigures(d *dataset, o historyOptions) error {
 				return err
 			}
 		}
-		for _, c := range historyCases {
+		for _, c := range historyCases(e.name) {
 			f := figures[c]
-			t.row(e.name, c, ms(f.wall), ms(f.cpu), fmt.Sprintf("%.1f MiB", f.rssMiB), ratio(f.wall, figures["bulk"].wall), mib(sizes[c]), f.answer)
+			prepared := "-"
+			if p, ok := figures["prepared"]; ok {
+				prepared = ratio(f.wall, p.wall)
+			}
+			t.row(e.name, c, ms(f.wall), ms(f.cpu), fmt.Sprintf("%.1f MiB", f.rssMiB), ratio(f.wall, figures["bulk"].wall), prepared,
+				ratio(f.cpu, figures["bulk"].cpu), mib(sizes[c]), f.answer)
 		}
 	}
 	t.flush()

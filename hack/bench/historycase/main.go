@@ -6,6 +6,7 @@
 //	historycase events DSN RESULTS-DIR   # the same ingest, then the scan's changes sent as issue events to a receiver on loopback
 //	historycase bulk DSN RESULTS-DIR     # the baseline: the same issue rows, read by the same reader, bulk inserted into one bare table
 //	                                     # (SQLite: multi-row INSERTs; PostgreSQL: one COPY)
+//	historycase prepared DSN RESULTS-DIR # SQLite's other baseline: the same, one prepared INSERT per row, in one transaction
 //
 // It prints {"wall", "answer", "peak_kib"} as JSON.
 package main
@@ -45,7 +46,7 @@ type childResult struct {
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: historycase ingest|again|events|bulk DSN RESULTS-DIR")
+		fmt.Fprintln(os.Stderr, "usage: historycase ingest|again|events|bulk|prepared DSN RESULTS-DIR")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
@@ -85,6 +86,12 @@ func run(name, dsn, dir string) error {
 		}
 	case "bulk":
 		n, err := bulk(ctx, dsn, st.Engine(), dir)
+		if err != nil {
+			return err
+		}
+		answer = fmt.Sprintf("%d rows", n)
+	case "prepared":
+		n, err := prepared(ctx, dsn, st.Engine(), dir)
 		if err != nil {
 			return err
 		}
@@ -152,6 +159,45 @@ func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int
 		return 0, err
 	}
 	if err := flush(); err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+// prepared is SQLite's baseline as a bulk load is usually written there:
+// one prepared INSERT, run once per row, in one transaction, into the
+// same bare table as bulk's.
+func prepared(ctx context.Context, dsn string, engine store.Engine, dir string) (int, error) {
+	if engine != store.SQLite {
+		return 0, fmt.Errorf("the prepared baseline is SQLite's; PostgreSQL's is bulk (COPY)")
+	}
+	driver, source, err := store.SQLSource(dsn)
+	if err != nil {
+		return 0, err
+	}
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = db.Close() }()
+	if _, err := db.ExecContext(ctx, bulkTable); err != nil {
+		return 0, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO bench_rows VALUES ("+strings.TrimSuffix(strings.Repeat("?, ", len(bulkColumns)), ", ")+")")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = stmt.Close() }()
+	n, err := eachIssueRow(ctx, dir, func(cells []any) error {
+		_, err := stmt.ExecContext(ctx, cells...)
+		return err
+	})
+	if err != nil {
 		return 0, err
 	}
 	return n, tx.Commit()
