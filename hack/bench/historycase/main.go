@@ -113,6 +113,25 @@ var bulkColumns = []string{"url", "viewport", "rule", "impact", "html", "target"
 // bulkTable makes the baseline's table.
 var bulkTable = "CREATE TABLE bench_rows (" + strings.Join(bulkColumns, " TEXT, ") + " TEXT)"
 
+// bareTable makes the baselines' table on a SQLite connection of its own
+// and begins the transaction they insert in; done rolls back what was not
+// committed and closes the connection.
+func bareTable(ctx context.Context, driver, source string) (tx *sql.Tx, done func(), err error) {
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := db.ExecContext(ctx, bulkTable); err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
+	if tx, err = db.BeginTx(ctx, nil); err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
+	return tx, func() { _ = tx.Rollback(); _ = db.Close() }, nil
+}
+
 // bulk reads the issue rows with the same reader and inserts the cells an
 // issue keeps into one table with no index, in one transaction: on
 // SQLite with multi-row INSERTs, on PostgreSQL with one COPY.
@@ -124,19 +143,11 @@ func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int
 	if engine == store.Postgres {
 		return bulkCopy(ctx, source, dir)
 	}
-	db, err := sql.Open(driver, source)
+	tx, done, err := bareTable(ctx, driver, source)
 	if err != nil {
 		return 0, err
 	}
-	defer func() { _ = db.Close() }()
-	if _, err := db.ExecContext(ctx, bulkTable); err != nil {
-		return 0, err
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = tx.Rollback() }()
+	defer done()
 	width := len(bulkColumns)
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + "), "
 	args := make([]any, 0, bulkRows*width)
@@ -175,19 +186,11 @@ func prepared(ctx context.Context, dsn string, engine store.Engine, dir string) 
 	if err != nil {
 		return 0, err
 	}
-	db, err := sql.Open(driver, source)
+	tx, done, err := bareTable(ctx, driver, source)
 	if err != nil {
 		return 0, err
 	}
-	defer func() { _ = db.Close() }()
-	if _, err := db.ExecContext(ctx, bulkTable); err != nil {
-		return 0, err
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = tx.Rollback() }()
+	defer done()
 	stmt, err := tx.PrepareContext(ctx, "INSERT INTO bench_rows VALUES ("+strings.TrimSuffix(strings.Repeat("?, ", len(bulkColumns)), ", ")+")")
 	if err != nil {
 		return 0, err
