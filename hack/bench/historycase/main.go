@@ -113,6 +113,9 @@ var bulkColumns = []string{"url", "viewport", "rule", "impact", "html", "target"
 // bulkTable makes the baseline's table.
 var bulkTable = "CREATE TABLE bench_rows (" + strings.Join(bulkColumns, " TEXT, ") + " TEXT)"
 
+// bulkRow is one row's placeholders in the SQLite baselines' INSERTs.
+var bulkRow = "(" + strings.TrimSuffix(strings.Repeat("?, ", len(bulkColumns)), ", ") + ")"
+
 // bareTable makes the baselines' table on a SQLite connection of its own
 // and begins the transaction they insert in; done rolls back what was not
 // committed and closes the connection.
@@ -149,7 +152,7 @@ func bulk(ctx context.Context, dsn string, engine store.Engine, dir string) (int
 	}
 	defer done()
 	width := len(bulkColumns)
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + "), "
+	row := bulkRow + ", "
 	args := make([]any, 0, bulkRows*width)
 	flush := func() error {
 		if len(args) == 0 {
@@ -191,7 +194,7 @@ func prepared(ctx context.Context, dsn string, engine store.Engine, dir string) 
 		return 0, err
 	}
 	defer done()
-	stmt, err := tx.PrepareContext(ctx, "INSERT INTO bench_rows VALUES ("+strings.TrimSuffix(strings.Repeat("?, ", len(bulkColumns)), ", ")+")")
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO bench_rows VALUES "+bulkRow)
 	if err != nil {
 		return 0, err
 	}
