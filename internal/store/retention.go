@@ -224,7 +224,7 @@ func (s *Store) recountIssues(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM organisation_issue_counts`); err != nil {
 		return fmt.Errorf("store: counting issues: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, countIssuesInto("")); err != nil {
+	if _, err := tx.ExecContext(ctx, countIssuesInto(false)); err != nil {
 		return fmt.Errorf("store: counting issues: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
