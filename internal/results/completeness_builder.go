@@ -46,10 +46,13 @@ type CompletenessBuilder struct {
 	file string
 	kind completenessKind
 	col  completenessColumns
-	// title is the last page title matched and what it matched: the rows
-	// of one page come together and share its title, so most rows cost a
-	// comparison, not a match.
-	title challengeMatch
+	// lastMarked spares a row of the page marked last its lookup.
+	lastMarked lastMark
+	// titles are the last page titles matched and what each matched: the
+	// rows of one page come together and share its title, so most rows
+	// cost a comparison, not a match.
+	titles    [recentTexts]challengeMatch
+	nextTitle uint8 // the slot of titles the next title matched takes
 }
 
 // challengeMatch is one page title and the marker it matched (ok). Its
@@ -60,14 +63,18 @@ type challengeMatch struct {
 	ok     bool
 }
 
-// challenge is MatchChallenge of title, from the last row's answer when
+// challenge is MatchChallenge of title, from a recent row's answer when
 // its title was the same.
 func (b *CompletenessBuilder) challenge(title string) (ChallengeMarker, bool) {
-	if title != b.title.title {
-		m, ok := MatchChallenge(title)
-		b.title = challengeMatch{title: title, marker: m, ok: ok}
+	for _, t := range b.titles {
+		if t.title == title {
+			return t.marker, t.ok
+		}
 	}
-	return b.title.marker, b.title.ok
+	m, ok := MatchChallenge(title)
+	b.titles[b.nextTitle] = challengeMatch{title: title, marker: m, ok: ok}
+	b.nextTitle = (b.nextTitle + 1) % recentTexts
+	return m, ok
 }
 
 type completenessKind int
@@ -249,8 +256,11 @@ func (b *CompletenessBuilder) pagesRow(row Row) error {
 
 // mark records a page of a site with flags.
 func (b *CompletenessBuilder) mark(row Row, flags uint8) {
-	base := row.Field(b.col.baseURL)
-	s, i := b.seen(base, row.Field(b.col.org))
+	base, org, url := row.Field(b.col.baseURL), row.Field(b.col.org), row.Field(b.col.url)
+	if l := &b.lastMarked; l.ok && l.flags&flags == flags && base == l.base && org == l.org && url == l.url {
+		return // the last row's page, already marked so
+	}
+	s, i := b.seen(base, org)
 	if s == nil {
 		return
 	}
@@ -258,7 +268,7 @@ func (b *CompletenessBuilder) mark(row Row, flags uint8) {
 	h.SetSeed(b.seed)
 	_, _ = h.WriteString(s.baseURL)
 	_ = h.WriteByte(0)
-	_, _ = h.WriteString(row.Field(b.col.url))
+	_, _ = h.WriteString(url)
 	key := h.Sum64()
 	m, ok := b.pages[key]
 	if !ok {
@@ -270,6 +280,18 @@ func (b *CompletenessBuilder) mark(row Row, flags uint8) {
 	}
 	m.flags |= flags
 	b.pages[key] = m
+	b.lastMarked = lastMark{base: base, org: org, url: url, flags: m.flags, ok: true}
+}
+
+// lastMark is the page mark last recorded: its row's cells and the page's
+// flags then. The rows of one page come together, and the strings a Reader
+// gives for a cell equal to the last row's are that row's, so most rows
+// cost three comparisons of a string with itself rather than a hash and a
+// lookup. Nothing marked is ever unmarked, so it stays true.
+type lastMark struct {
+	base, org, url string
+	flags          uint8
+	ok             bool
 }
 
 func (b *CompletenessBuilder) unexpectedRow(row Row) error {

@@ -184,19 +184,26 @@ func TestTextInterns(t *testing.T) {
 	if maxInternBytes != 128 || maxInterned != 4096 {
 		t.Fatalf("limits are %d bytes and %d values; the cases below are written for 128 and 4096", maxInternBytes, maxInterned)
 	}
-	between := strings.Repeat("-", 200)
+	// Between the two reads of a value come more other values than a
+	// column remembers, so the second read finds it only interned.
+	between := make([]string, 0, recentTexts+1)
+	for i := range recentTexts + 1 {
+		between = append(between, strings.Repeat(strconv.Itoa(i), 200))
+	}
 	sameTwice := func(rr *recordReader, value string) bool {
 		var got [2]string
 		for i := range got {
-			rr.br.Reset(strings.NewReader(value + "\n" + between + "\n"))
+			rr.br.Reset(strings.NewReader(value + "\n" + strings.Join(between, "\n") + "\n"))
 			must(t, rr.read())
 			got[i] = rr.text(0)
 			if got[i] != value {
 				t.Fatalf("text = %q, want %q", got[i], value)
 			}
-			must(t, rr.read())
-			if other := rr.text(0); other != between {
-				t.Fatalf("text = %q, want %q", other, between)
+			for _, want := range between {
+				must(t, rr.read())
+				if other := rr.text(0); other != want {
+					t.Fatalf("text = %q, want %q", other, want)
+				}
 			}
 		}
 		return unsafe.StringData(got[0]) == unsafe.StringData(got[1])
@@ -269,5 +276,61 @@ func TestTextOfARecord(t *testing.T) {
 	}
 	if same(got[1][1], got[2][1]) {
 		t.Error("a changed cell shares the record before's string")
+	}
+}
+
+// TestTextRemembersRecentValues: a column taking turns among a few values
+// too long to intern gives each the string it made the first time, as long
+// as the turn is no longer than what a column remembers (its last value and
+// recentTexts others); one value more and each is made anew.
+func TestTextRemembersRecentValues(t *testing.T) {
+	for _, tt := range []struct {
+		values int
+		reused bool
+	}{{recentTexts + 1, true}, {recentTexts + 2, false}} {
+		var values []string
+		for i := range tt.values {
+			values = append(values, strings.Repeat(strconv.Itoa(i), maxInternBytes+1))
+		}
+		turn := strings.Join(values, "\n") + "\n"
+		rr := newRecordReader(bufio.NewReader(strings.NewReader(turn+turn+turn)), 1<<20)
+		var first []string
+		for round := range 3 {
+			for i, want := range values {
+				must(t, rr.read())
+				got := rr.text(0)
+				if got != want {
+					t.Fatalf("round %d value %d: %q, want %q", round, i, got, want)
+				}
+				if round == 0 {
+					first = append(first, got)
+				} else if same := unsafe.StringData(got) == unsafe.StringData(first[i]); same != tt.reused {
+					t.Errorf("%d values in turn, round %d value %d: the first string again %v, want %v", tt.values, round, i, same, tt.reused)
+				}
+			}
+		}
+	}
+}
+
+// TestCellsWithDoubledQuotes: the doubled quotes of a one-line record's
+// cells are undone whichever cell is asked for first, and a cell asked for
+// twice is not undone twice.
+func TestCellsWithDoubledQuotes(t *testing.T) {
+	in := `"a""b",plain,"""q""","x""""y"` + "\n" + `"c""d",e,"",f` + "\n"
+	rr := newRecordReader(bufio.NewReader(strings.NewReader(in)), 1<<20)
+	must(t, rr.read())
+	for _, c := range []struct {
+		i    int
+		want string
+	}{{2, `"q"`}, {0, `a"b`}, {2, `"q"`}, {3, `x""y`}, {1, "plain"}, {3, `x""y`}, {0, `a"b`}} {
+		if got := string(rr.cell(c.i)); got != c.want {
+			t.Errorf("record 1 cell %d = %q, want %q", c.i, got, c.want)
+		}
+	}
+	must(t, rr.read())
+	for i, want := range []string{`c"d`, "e", "", "f"} {
+		if got := rr.text(i); got != want {
+			t.Errorf("record 2 cell %d = %q, want %q", i, got, want)
+		}
 	}
 }
