@@ -424,25 +424,60 @@ func (w *ScanWriter) eachIssueOn(ctx context.Context, pages []int64, fn func(*St
 // OpenIssuesNotVisited returns the open issues of an organisation on the
 // pages this scan did not visit (Observe), oldest first: the organisation's
 // pages this scan did visit must all have been observed first.
+//
+// It finds those pages first, then their open issues by page, rather than
+// joining the two: the planner judges the join by statistics taken before
+// this scan marked its pages, which say every page is unvisited, and on
+// PostgreSQL read every open issue of the organisation (0.6 s at 857,149,
+// for none) where the pages left are usually few.
 func (w *ScanWriter) OpenIssuesNotVisited(ctx context.Context, orgID int64) ([]int64, error) {
-	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT i.id FROM issues i JOIN pages p ON p.id = i.page_id
-		WHERE i.organisation_id = ? AND i.state = 'open' AND (p.last_scan_id IS NULL OR p.last_scan_id <> ?) ORDER BY i.id`), orgID, w.scanID)
+	pages, err := w.pagesNotVisited(ctx, orgID)
 	if err != nil {
-		return nil, fmt.Errorf("store: reading the open issues of pages not visited: %w", err)
+		return nil, fmt.Errorf("store: reading the pages this scan did not visit: %w", err)
 	}
-	defer func() { _ = rows.Close() }() // read only
 	var ids []int64
+	for start := 0; start < len(pages); start += maxParams {
+		batch := pages[start:min(start+maxParams, len(pages))]
+		if ids, err = w.openIssuesOn(ctx, batch, ids); err != nil {
+			return nil, fmt.Errorf("store: reading the open issues of pages not visited: %w", err)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// pagesNotVisited lists the pages of an organisation this scan has not
+// observed.
+func (w *ScanWriter) pagesNotVisited(ctx context.Context, orgID int64) ([]int64, error) {
+	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT id FROM pages
+		WHERE organisation_id = ? AND (last_scan_id IS NULL OR last_scan_id <> ?)`), orgID, w.scanID)
+	if err != nil {
+		return nil, err
+	}
+	return appendIDs(rows, nil)
+}
+
+// openIssuesOn appends the open issues of pages to ids.
+func (w *ScanWriter) openIssuesOn(ctx context.Context, pages, ids []int64) ([]int64, error) {
+	rows, err := w.tx.QueryContext(ctx, w.s.q(`SELECT id FROM issues
+		WHERE page_id IN (`+placeholders(len(pages))+`) AND state = 'open'`), idArgs(pages)...)
+	if err != nil {
+		return ids, err
+	}
+	return appendIDs(rows, ids)
+}
+
+// appendIDs appends the one column of rows to ids, and closes rows.
+func appendIDs(rows *sql.Rows, ids []int64) ([]int64, error) {
+	defer func() { _ = rows.Close() }() // read only
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("store: reading the open issues of pages not visited: %w", err)
+			return ids, err
 		}
 		ids = append(ids, id)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: reading the open issues of pages not visited: %w", err)
-	}
-	return ids, nil
+	return ids, rows.Err()
 }
 
 // NewIssue is an issue seen for the first time.

@@ -227,3 +227,55 @@ func TestReadsOfManyPages(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenIssuesNotVisitedOldestFirst: the open issues of pages a scan did
+// not visit come oldest first, whichever pages they are on, when the pages
+// left take more than one statement; an open issue of a visited page and a
+// fixed one of a page not visited are not among them.
+func TestOpenIssuesNotVisitedOldestFirst(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := e.Open(t)
+			w, err := st.BeginScan(ctx, store.Scan{UID: "s1", Namespace: "ns", Name: "s1", Phase: "Complete", FinishedAt: time.Unix(100, 0)}, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Rollback()
+			org, err := w.Organisation(ctx, "O", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			urls := make([]string, 8100) // pages left: more than maxParams
+			for i := range urls {
+				urls[i] = fmt.Sprintf("https://o/%d", i)
+			}
+			pages, err := w.AddPages(ctx, org, urls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The oldest issue is on the last page, the next on an early
+			// one, then one on a visited page and one fixed.
+			on := []int64{pages[8099], pages[90], pages[10], pages[8098]}
+			ids := make([]int64, len(on))
+			issues := make([]store.NewIssue, len(on))
+			for i, page := range on {
+				ids[i] = w.IssueIDs(1)
+				issues[i] = store.NewIssue{Fingerprint: fmt.Sprint("f", i), OrgID: org, PageID: page, Width: 320,
+					Audit: "axe_core_audit", Rule: "image-alt", ElementHash: uint64(i), TargetHash: 2}
+			}
+			if err := w.AddIssues(ctx, ids, issues); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Fix(ctx, ids[3:], store.ReasonFixed); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Observe(ctx, pages[:50], nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if gone, err := w.OpenIssuesNotVisited(ctx, org); err != nil || !slices.Equal(gone, ids[:2]) {
+				t.Errorf("open issues of pages not visited: %v %v, want %v", gone, err, ids[:2])
+			}
+		})
+	}
+}

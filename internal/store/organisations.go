@@ -245,16 +245,8 @@ func (s *Store) organisationIDs(ctx context.Context, namespaces []string, name s
 	if err != nil {
 		return nil, fmt.Errorf("store: looking up organisation %q: %w", name, err)
 	}
-	defer func() { _ = rows.Close() }() // read only
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("store: looking up organisation %q: %w", name, err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	ids, err := appendIDs(rows, nil)
+	if err != nil {
 		return nil, fmt.Errorf("store: looking up organisation %q: %w", name, err)
 	}
 	if len(ids) == 0 {
