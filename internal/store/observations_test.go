@@ -236,12 +236,7 @@ func TestOpenIssuesNotVisitedOldestFirst(t *testing.T) {
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			ctx := context.Background()
-			st := e.Open(t)
-			w, err := st.BeginScan(ctx, store.Scan{UID: "s1", Namespace: "ns", Name: "s1", Phase: "Complete", FinishedAt: time.Unix(100, 0)}, "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Rollback()
+			w := beginScan(ctx, t, e.Open(t), "s1", 100)
 			org, err := w.Organisation(ctx, "O", "")
 			if err != nil {
 				t.Fatal(err)
