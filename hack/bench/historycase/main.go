@@ -67,6 +67,11 @@ func run(name, dsn, dir string) error {
 		return err
 	}
 	defer stop()
+	stopHeap, err := caseprofile.StartHeap("HISTORYCASE_HEAPPROFILE")
+	if err != nil {
+		return err
+	}
+	defer stopHeap()
 	start := time.Now()
 	var answer string
 	switch name {

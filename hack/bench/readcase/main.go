@@ -287,8 +287,14 @@ func runChild(name, dir string) error {
 	if err != nil {
 		return err
 	}
+	stopHeap, err := caseprofile.StartHeap("READCASE_HEAPPROFILE")
+	if err != nil {
+		stop()
+		return err
+	}
 	start := time.Now()
 	answer, err := fn(dir)
+	stopHeap()
 	stop()
 	if err != nil {
 		return err
