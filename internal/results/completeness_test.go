@@ -2,6 +2,7 @@ package results
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -253,5 +254,44 @@ func TestMaxLinksIn(t *testing.T) {
 		if got := maxLinksIn([]byte(tc.in)); got != tc.want {
 			t.Errorf("%q: %d, want %d", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestCompletenessRowsInTurn: rows in a row that differ only in their page,
+// their site or their organisation are each marked: a site's second page,
+// the organisation's other site's page of the same URL, and an
+// organisation a site's first row left empty.
+func TestCompletenessRowsInTurn(t *testing.T) {
+	const a, b = "https://a.example.govt.nz/", "https://b.example.govt.nz/"
+	dir := t.TempDir()
+	files := map[string]string{
+		"audit_log.csv": "organisation,base_url,url,sector\n" +
+			"A Org," + a + "," + a + "p1,S\nA Org," + a + "," + a + "p2,S\n" +
+			"A Org," + b + "," + a + "p2,S\n,https://c.example.govt.nz/,https://c.example.govt.nz/,S\n",
+		"title_audit.csv": "organisation,sector,page_title,base_url,url,viewport_size,audit_id,page_id\n" +
+			"A Org,S,One," + a + "," + a + "p1,\"{'width': 320, 'height': 450}\",1_small,1\n" +
+			"A Org,S,Two," + a + "," + a + "p2,\"{'width': 320, 'height': 450}\",2_small,2\n" +
+			"A Org,S,Two," + b + "," + a + "p2,\"{'width': 320, 'height': 450}\",3_small,3\n" +
+			",S,C,https://c.example.govt.nz/,https://c.example.govt.nz/,\"{'width': 320, 'height': 450}\",4_small,4\n" +
+			"C Org,S,C,https://c.example.govt.nz/,https://c.example.govt.nz/,\"{'width': 320, 'height': 450}\",4_small,4\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := SummarizeFS(os.DirFS(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No pages_scanned.csv: a site's pages are those the audits found.
+	for base, want := range map[string]int{a: 2, b: 1, "https://c.example.govt.nz/": 1} {
+		site, ok := siteNamed(s.Completeness, base)
+		if !ok || site.Pages != want {
+			t.Errorf("site %s: %d pages audited (found %v), want %d", base, site.Pages, ok, want)
+		}
+	}
+	if c, _ := siteNamed(s.Completeness, "https://c.example.govt.nz/"); c.Organisation != "C Org" {
+		t.Errorf("site c's organisation %q, want the one its second row names", c.Organisation)
 	}
 }

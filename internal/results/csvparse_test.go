@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -331,6 +332,45 @@ func TestCellsWithDoubledQuotes(t *testing.T) {
 	for i, want := range []string{`c"d`, "e", "", "f"} {
 		if got := rr.text(i); got != want {
 			t.Errorf("record 2 cell %d = %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestWhichRecordsAreReadInPlace: a record whole on one line is read where
+// it lies in the read buffer (whatever its cells: empty, quoted, with
+// doubled quotes, quoted after quoted, a trailing empty cell, with or
+// without its newline); one over several lines, or one the format
+// refuses, takes the general path. Both give encoding/csv's cells.
+func TestWhichRecordsAreReadInPlace(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		inPlace bool
+	}{
+		{"a,b,c\n", true}, {"a,b,c", true}, {"a,\n", true}, {"a,", true}, {",\n", true}, {"a\r\n", true},
+		{`"a","b"` + "\n", true}, {`"",""` + "\n", true}, {`""`, true}, {`"a""b",c` + "\n", true},
+		{`x,"y""",z` + "\n", true}, {`"a",b,c` + "\n", true}, {`a,"b"` + "\n", true}, {`"a,b",c` + "\n", true},
+		{`"a` + "\nb\"\n", false}, {`a"b` + "\n", false}, {`"a"b` + "\n", false}, {`a,b"` + "\n", false},
+		{`"a",b"c` + "\n", false}, {`"unterminated`, false},
+	} {
+		rr := newRecordReader(bufio.NewReader(strings.NewReader(tt.in)), 1<<20)
+		err := rr.read()
+		if rr.oneLine != tt.inPlace {
+			t.Errorf("%q read in place: %v, want %v", tt.in, rr.oneLine, tt.inPlace)
+		}
+		want := parseWithEncodingCSV([]byte(tt.in))
+		if !tt.inPlace {
+			continue // FuzzRecordReader compares the general path's cells and errors
+		}
+		if err != nil || want.Failed || len(want.Records) == 0 {
+			t.Errorf("%q: %v (encoding/csv: %v)", tt.in, err, want.Err)
+			continue
+		}
+		got := make([]string, rr.fields)
+		for i := range got {
+			got[i] = rr.text(i)
+		}
+		if !slices.Equal(got, want.Records[0]) {
+			t.Errorf("%q = %q, want %q", tt.in, got, want.Records[0])
 		}
 	}
 }
