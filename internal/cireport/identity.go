@@ -22,8 +22,10 @@ const FingerprintKey = "cwacIssue/v2"
 // rowNamer gives each issue row of the axe audit (num_issues above 0), in
 // file order, its id: the next known id (the comparison's, or the results'
 // diff.IssueIDsFile read as the rows are), else a new one
-// (diff.IssueNamer, holding every known id given so far). It keeps none of
-// the ids it gives: they go out to a diff.IssueIDWriter as they are given.
+// (diff.IssueNamer, holding every known id given so far). When no ids are
+// known at all (a scan without a baseline), every row is named by page
+// (pageNamer). It keeps none of the ids it gives: they go out to a
+// diff.IssueIDWriter as they are given.
 type rowNamer struct {
 	namespace string
 	known     []diff.IssueID      // the comparison's ids (nil: none given)
@@ -36,13 +38,16 @@ type rowNamer struct {
 	// new id is first needed, as the known ids usually name every row.
 	knownHeld bool
 	out       *diff.IssueIDWriter // the ids given, written out (nil: not written)
+	// pages names every row when no ids are known (nil: some are).
+	pages *pageNamer
 }
 
 // namesFor is the namer of a scan's rows: the ids opts.IssueIDs gives,
 // else those of fsys's diff.IssueIDsFile (a report built again from
-// results the runner named), else none known; each id given is written to
-// out (nil: none), and the namer must be closed.
-func namesFor(fsys fs.FS, opts Options, out io.Writer) (*rowNamer, error) {
+// results the runner named), else none known, and every row is named by
+// page, its ids kept in spool (nil: in memory); each id given is written
+// to out (nil: none), and the namer must be closed.
+func namesFor(fsys fs.FS, opts Options, out io.Writer, spool Spool) (*rowNamer, error) {
 	n := &rowNamer{namespace: opts.Namespace, namer: diff.NewIssueNamer(nil), known: opts.IssueIDs, fsys: fsys}
 	if out != nil {
 		n.out = diff.NewIssueIDWriter(out)
@@ -52,6 +57,7 @@ func namesFor(fsys fs.FS, opts Options, out io.Writer) (*rowNamer, error) {
 	}
 	f, err := fsys.Open(diff.IssueIDsFile)
 	if errors.Is(err, fs.ErrNotExist) {
+		n.pages = newPageNamer(spool)
 		return n, nil
 	}
 	if err != nil {
@@ -103,6 +109,12 @@ func (n *rowNamer) name(is *issue) error {
 	switch {
 	case err != nil:
 		return err
+	case !ok && n.pages != nil:
+		p := is.parts
+		p.Namespace = n.namespace
+		if id, err = n.pages.name(p); err != nil {
+			return err
+		}
 	case !ok:
 		if !n.knownHeld {
 			if err := n.holdKnown(); err != nil {

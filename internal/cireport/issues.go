@@ -50,7 +50,7 @@ func readIssues(fsys fs.FS, opts Options, fn func(*issue) error) error {
 	if _, err := fs.Stat(fsys, AxeAuditFile); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	names, err := namesFor(fsys, opts, nil)
+	names, err := namesFor(fsys, opts, nil, nil)
 	if err != nil {
 		return err
 	}

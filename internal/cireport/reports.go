@@ -37,9 +37,10 @@ type Reports struct {
 // diff.json (when the scan was compared with a baseline) gives each SARIF
 // result its baseline state; SARIF is written to sarif from the first row,
 // and the ids the issue rows are named by to issueIDs (as the scan's
-// diff.IssueIDsFile) as they are named.
-func NewReports(sarif, issueIDs io.Writer, fsys fs.FS, opts Options) (*Reports, error) {
-	names, err := namesFor(fsys, opts, issueIDs)
+// diff.IssueIDsFile) as they are named. The ids named with none known are
+// also kept in spool while the walk runs (nil: in memory, 16 bytes each).
+func NewReports(sarif, issueIDs io.Writer, spool Spool, fsys fs.FS, opts Options) (*Reports, error) {
+	names, err := namesFor(fsys, opts, issueIDs, spool)
 	if err != nil {
 		return nil, err
 	}

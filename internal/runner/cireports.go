@@ -39,10 +39,13 @@ func ciReportOptions(cfg Config, auditName string) cireport.Options {
 // a file; one that cannot be written is logged, and the scan's results
 // stand without it.
 type ciReports struct {
-	dir     string
-	log     *slog.Logger
-	sarif   *os.File // the hidden file SARIF is streamed into
-	ids     *os.File // the hidden file the issue ids are streamed into
+	dir   string
+	log   *slog.Logger
+	sarif *os.File // the hidden file SARIF is streamed into
+	ids   *os.File // the hidden file the issue ids are streamed into
+	// spool keeps the ids named while the walk runs (cireport.Spool),
+	// removed once it ends; nil: they are kept in memory.
+	spool   *os.File
 	reports *cireport.Reports
 }
 
@@ -60,14 +63,34 @@ func startCIReports(dir string, opts cireport.Options, log *slog.Logger) *ciRepo
 		log.Error("writing the issues' ids", "file", diff.IssueIDsFile, "err", err)
 		return nil
 	}
-	r, err := cireport.NewReports(f, ids, os.DirFS(dir), opts)
-	if err != nil {
-		discardHidden(f)
-		discardHidden(ids)
+	c := &ciReports{dir: dir, log: log, sarif: f, ids: ids}
+	var spool cireport.Spool // nil, not a nil *os.File: the ids then stay in memory
+	if s, err := createHidden(filepath.Join(dir, diff.IssueIDsFile+".spool")); err != nil {
+		log.Info("the issues' ids are kept in memory while they are named", "err", err)
+	} else {
+		c.spool, spool = s, s
+	}
+	if c.reports, err = cireport.NewReports(f, ids, spool, os.DirFS(dir), opts); err != nil {
+		c.discard()
 		log.Error("writing the CI reports", "err", err)
 		return nil
 	}
-	return &ciReports{dir: dir, log: log, sarif: f, ids: ids, reports: r}
+	return c
+}
+
+// discard removes every hidden file: the reports are not kept.
+func (c *ciReports) discard() {
+	discardHidden(c.sarif)
+	discardHidden(c.ids)
+	c.dropSpool()
+}
+
+// dropSpool removes the spool, needed only while the walk runs.
+func (c *ciReports) dropSpool() {
+	if c.spool != nil {
+		discardHidden(c.spool)
+		c.spool = nil
+	}
 }
 
 // visitors are the walk's visitors for the CI reports, the summary and
@@ -90,14 +113,13 @@ func (c *ciReports) finish(ctx context.Context, walked bool) {
 		return
 	}
 	if !walked {
-		discardHidden(c.sarif)
-		discardHidden(c.ids)
+		c.discard()
 		return
 	}
+	c.dropSpool()
 	var junit bytes.Buffer
 	if err := c.reports.Finish(ctx, &junit); err != nil {
-		discardHidden(c.sarif)
-		discardHidden(c.ids)
+		c.discard()
 		c.log.Error("writing the CI reports", "err", err)
 		return
 	}

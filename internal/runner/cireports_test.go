@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,5 +234,41 @@ func TestIssueIDsNotWritten(t *testing.T) {
 	}
 	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*")); len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// TestIssueIDsSpooledWhileNamed: a scan named with no ids known keeps the
+// ids it gives in a hidden spool beside the results while the walk runs
+// (cireport.Spool), gone once it ends, and names its issues as the
+// comparison without a baseline does.
+func TestIssueIDsSpooledWhileNamed(t *testing.T) {
+	dir := t.TempDir()
+	must(t, files.CopyDir(realScanDir, dir))
+	log, buf := captureLog()
+	var cfg Config
+	cfg.ScanNamespace = "a11y"
+	c := startCIReports(dir, ciReportOptions(cfg, "t"), log)
+	if c == nil {
+		t.Fatalf("CI reports did not start: %s", buf)
+	}
+	if c.spool == nil || filepath.Dir(c.spool.Name()) != dir || !strings.HasPrefix(filepath.Base(c.spool.Name()), ".") {
+		t.Fatalf("no hidden spool beside the results: %v", c.spool)
+	}
+	spool := c.spool.Name()
+	summary, b := results.NewSummaryBuilder(results.Options{}), report.NewBuilder()
+	must(t, results.Walk(context.Background(), os.DirFS(dir), c.visitors(summary, b)...))
+	if _, err := os.Stat(spool); err != nil {
+		t.Errorf("the spool after the walk: %v", err)
+	}
+	c.finish(context.Background(), true)
+	if _, err := os.Stat(spool); err == nil {
+		t.Error("the spool is left after the reports are written")
+	}
+	got, err := diff.ReadIssueIDs(os.DirFS(dir))
+	must(t, err)
+	want, err := diff.Compare(context.Background(), os.DirFS(t.TempDir()), os.DirFS(dir), diff.Options{Namespace: "a11y"})
+	must(t, err)
+	if len(got) == 0 || !slices.Equal(got, want.IssueIDs) {
+		t.Errorf("ids %v, want %v as the comparison names them", got, want.IssueIDs)
 	}
 }

@@ -1,0 +1,190 @@
+package cireport
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+)
+
+// Spool is where the reports keep the ids they give while the walk runs,
+// to read a page's again when its rows come back (a file, in the runner):
+// written in order, 16 bytes an id, and read at any place.
+type Spool interface {
+	io.Writer
+	io.ReaderAt
+}
+
+// pageNamer names the issue rows of a scan that no ids are known for
+// (no baseline, no kept ids file) exactly as one diff.IssueNamer for the
+// whole scan would, holding only the page being read. An id is a hash of
+// its parts, the organisation and page among them, so a row's id can only
+// have been given to an earlier row of its own page: a namer per run of
+// rows of one page, holding the ids given on that page before (none, but
+// for a page whose rows come back), names each row as the scan's namer
+// does. One namer for a scan held each distinct row's id and count, 21 MB
+// at a million rows; this holds a few words a run of rows, and finds the
+// ids given to a page that comes back in the spool.
+type pageNamer struct {
+	// The run being named: its page, where its ids start, and its namer.
+	org, page string
+	hash      uint64
+	start     uint32
+	namer     *diff.IssueNamer
+
+	n     uint32           // the ids given so far
+	last  map[uint64]int32 // by page hash: the page's last run before (in runs)
+	runs  []pageRun
+	given givenIDs
+}
+
+// pageRun is a run of ids given to one page, [start, end) in the order
+// given, and the page's run before it (-1: none).
+type pageRun struct {
+	start, end uint32
+	prev       int32
+}
+
+// maxGiven bounds the ids a pageNamer gives (positions are 32 bits), far
+// past diff.MaxIssueRows.
+const maxGiven = math.MaxUint32
+
+func newPageNamer(spool Spool) *pageNamer {
+	p := &pageNamer{last: map[uint64]int32{}}
+	if spool != nil {
+		p.given = &spooledIDs{w: bufio.NewWriter(spool), r: spool}
+	} else {
+		p.given = &heldIDs{}
+	}
+	return p
+}
+
+// name names the next row with parts p.
+func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
+	if p.namer == nil || parts.Organisation != p.org || parts.PageKey != p.page {
+		if err := p.begin(parts.Organisation, parts.PageKey); err != nil {
+			return diff.IssueID{}, err
+		}
+	}
+	if p.n == maxGiven {
+		return diff.IssueID{}, fmt.Errorf("more than %d issue rows", maxGiven)
+	}
+	id := p.namer.Name(parts)
+	if err := p.given.add(id); err != nil {
+		return diff.IssueID{}, fmt.Errorf("keeping the ids given: %w", err)
+	}
+	p.n++
+	return id, nil
+}
+
+// begin ends the run being named and starts one on the organisation's
+// page, whose namer holds every id given on that page before.
+func (p *pageNamer) begin(org, page string) error {
+	p.endRun()
+	p.org, p.page, p.hash, p.start = org, page, pageHash(org, page), p.n
+	var held []diff.IssueID
+	if i, ok := p.last[p.hash]; ok {
+		for ; i >= 0; i = p.runs[i].prev {
+			var err error
+			if held, err = p.given.read(held, p.runs[i].start, p.runs[i].end); err != nil {
+				return fmt.Errorf("reading the ids given to a page again: %w", err)
+			}
+		}
+	}
+	p.namer = diff.NewIssueNamer(held)
+	return nil
+}
+
+// endRun records the run being named, if it gave any id.
+func (p *pageNamer) endRun() {
+	if p.namer == nil || p.n == p.start {
+		return
+	}
+	prev, ok := p.last[p.hash]
+	if !ok {
+		prev = -1
+	}
+	p.runs = append(p.runs, pageRun{start: p.start, end: p.n, prev: prev})
+	p.last[p.hash] = int32(len(p.runs) - 1)
+}
+
+// pageHash is the key a page's runs are found by. Two pages with the same
+// hash share their runs: each namer then holds the other's ids too, which
+// no row of its own page can be named, so the names are the same.
+func pageHash(org, page string) uint64 {
+	d := xxhash.New()
+	_, _ = d.WriteString(org)
+	_, _ = d.Write([]byte{0})
+	_, _ = d.WriteString(page)
+	return d.Sum64()
+}
+
+// givenIDs keeps the ids given, in order, to be read again by place.
+type givenIDs interface {
+	add(id diff.IssueID) error
+	// read appends the ids given at [start, end) to held.
+	read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error)
+}
+
+// heldIDs keeps them in memory, in blocks (growing never copies them).
+type heldIDs struct{ blocks [][]diff.IssueID }
+
+const heldBlock = 4096
+
+func (h *heldIDs) add(id diff.IssueID) error {
+	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == heldBlock {
+		h.blocks = append(h.blocks, make([]diff.IssueID, 0, heldBlock))
+	}
+	last := &h.blocks[len(h.blocks)-1]
+	*last = append(*last, id)
+	return nil
+}
+
+func (h *heldIDs) read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error) {
+	for i := start; i < end; i++ {
+		held = append(held, h.blocks[i/heldBlock][i%heldBlock])
+	}
+	return held, nil
+}
+
+// spooledIDs keeps them in a Spool, 16 bytes each.
+type spooledIDs struct {
+	w   *bufio.Writer
+	r   io.ReaderAt
+	buf []byte
+}
+
+func (s *spooledIDs) add(id diff.IssueID) error {
+	_, err := s.w.Write(id[:])
+	return err
+}
+
+func (s *spooledIDs) read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error) {
+	if err := s.w.Flush(); err != nil {
+		return held, err
+	}
+	size := len(diff.IssueID{})
+	n := int(end-start) * size
+	if cap(s.buf) < n {
+		s.buf = make([]byte, n)
+	}
+	buf := s.buf[:n]
+	if _, err := s.r.ReadAt(buf, int64(start)*int64(size)); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // the spool is shorter than what was written to it
+		}
+		return held, err
+	}
+	for len(buf) > 0 {
+		var id diff.IssueID
+		copy(id[:], buf)
+		held = append(held, id)
+		buf = buf[size:]
+	}
+	return held, nil
+}

@@ -1,0 +1,125 @@
+package cireport
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/diff"
+)
+
+// rowsOn makes rows of one organisation's page: one per rule named, in
+// order; a rule named twice is a row alike in every part.
+func rowsOn(org, page string, rules ...string) []diff.IssueParts {
+	var out []diff.IssueParts
+	for _, r := range rules {
+		out = append(out, diff.IssueParts{Namespace: "ns", Organisation: org, PageKey: page, Rule: r, Width: 320, HTML: 7, Target: 9})
+	}
+	return out
+}
+
+// The page namer names every row as one diff.IssueNamer for the whole scan
+// does: rows alike in every part take the next ordinals, whether their
+// page's rows come together or come back after other pages', with its ids
+// kept in memory or in a spool.
+func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
+	cases := map[string][][]diff.IssueParts{
+		"pages in turn":             {rowsOn("o", "a", "r1", "r2"), rowsOn("o", "b", "r1")},
+		"rows alike on one page":    {rowsOn("o", "a", "r1", "r1", "r2", "r1")},
+		"a page that comes back":    {rowsOn("o", "a", "r1", "r2"), rowsOn("o", "b", "r1", "r1"), rowsOn("o", "a", "r1", "r2", "r3")},
+		"back more than once":       {rowsOn("o", "a", "r1"), rowsOn("o", "b", "r1"), rowsOn("o", "a", "r1"), rowsOn("o", "c", "r1"), rowsOn("o", "a", "r1", "r1")},
+		"same page, another org":    {rowsOn("o", "a", "r1"), rowsOn("p", "a", "r1"), rowsOn("o", "b", "r1"), rowsOn("p", "a", "r1"), rowsOn("o", "a", "r1")},
+		"org and page run together": {rowsOn("o", "ab", "r1"), rowsOn("oa", "b", "r1"), rowsOn("o", "ab", "r1")},
+	}
+	// A page whose ids lie across two of the memory's blocks, read back.
+	many := make([]string, heldBlock-2)
+	for i := range many {
+		many[i] = fmt.Sprint("r", i)
+	}
+	cases["back across a block of ids"] = [][]diff.IssueParts{rowsOn("o", "b", many...), rowsOn("o", "a", "r1", "r2", "r3", "r1"),
+		rowsOn("o", "c", "r1"), rowsOn("o", "a", "r1", "r2", "r3", "r1")}
+	for name, runs := range cases {
+		var rows []diff.IssueParts
+		for _, r := range runs {
+			rows = append(rows, r...)
+		}
+		whole := diff.NewIssueNamer(nil)
+		want := make([]diff.IssueID, len(rows))
+		for i, p := range rows {
+			want[i] = whole.Name(p)
+		}
+		for store, spool := range map[string]Spool{"in memory": nil, "spooled": tempSpool(t)} {
+			pn := newPageNamer(spool)
+			for i, p := range rows {
+				got, err := pn.name(p)
+				if err != nil {
+					t.Fatalf("%s, %s: row %d: %v", name, store, i, err)
+				}
+				if got != want[i] {
+					t.Errorf("%s, %s: row %d (%s %s %s): %s, want %s", name, store, i, p.Organisation, p.PageKey, p.Rule, got, want[i])
+				}
+			}
+		}
+	}
+}
+
+// The namer keeps a few words a run of rows, not an entry a row: a page
+// whose rows come back is found again by its runs.
+func TestPageNamerKeepsRuns(t *testing.T) {
+	pn := newPageNamer(nil)
+	var rows []diff.IssueParts
+	for _, page := range []string{"a", "b", "a", "c", "a"} {
+		rows = append(rows, rowsOn("o", page, "r1", "r2", "r3")...)
+	}
+	for _, p := range rows {
+		if _, err := pn.name(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The last run (a's third) is still being named.
+	if len(pn.runs) != 4 || len(pn.last) != 3 {
+		t.Fatalf("%d runs of %d pages, want 4 of 3", len(pn.runs), len(pn.last))
+	}
+	a := pn.runs[pn.last[pageHash("o", "a")]]
+	if a.start != 6 || a.end != 9 || pn.runs[a.prev].start != 0 || pn.runs[a.prev].prev != -1 {
+		t.Errorf("page a's runs: %+v, then %+v", a, pn.runs[a.prev])
+	}
+}
+
+// tempSpool is a file the test removes.
+func tempSpool(t *testing.T) Spool {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "spool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
+}
+
+// brokenSpool takes every write and reads nothing back.
+type brokenSpool struct{ readErr error }
+
+func (brokenSpool) Write(b []byte) (int, error)         { return len(b), nil }
+func (s brokenSpool) ReadAt([]byte, int64) (int, error) { return 0, s.readErr }
+
+// A spool that cannot give back what was written stops the naming with an
+// error saying so; a row is never named without the ids its page was given.
+func TestPageNamerSpoolFailing(t *testing.T) {
+	for readErr, want := range map[error]string{errors.New("disk gone"): "disk gone", io.EOF: "unexpected EOF"} {
+		pn := newPageNamer(brokenSpool{readErr: readErr})
+		var err error
+		for _, p := range append(append(rowsOn("o", "a", "r1"), rowsOn("o", "b", "r1")...), rowsOn("o", "a", "r1")...) {
+			if _, err = pn.name(p); err != nil {
+				break
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), "reading the ids given to a page again: "+want) {
+			t.Errorf("read error %v: %v", readErr, err)
+		}
+	}
+}
