@@ -108,26 +108,54 @@ type rule struct {
 	Criteria                         []wcag.Criterion
 	Elements, Count, Pages           int64
 	samples                          []sample
+	// index is the rule's place in Builder.ruleList, which pages name it
+	// by (page.found).
+	index ruleIndex
 }
 
-// page aggregates the issues found on one page.
+// ruleIndex is a place in Builder.ruleList: it holds MaxTrackedRules and
+// the rule that takes the rest.
+type ruleIndex uint16
+
+// A compile error if the rules outgrow ruleIndex.
+const _ ruleIndex = MaxTrackedRules
+
+// page aggregates the issues found on one page. A scan has a page for
+// every few issue rows (every one is kept up to lim.Pages, to rank them
+// at the end), so it holds no more than it must: its link is made again
+// from its URL when shown, and the rules past found's bounds are apart.
 type page struct {
-	URL, Link, Title, Organisation string
-	Elements                       byImpact
-	Count                          int64
+	URL, Title, Organisation string
+	Elements                 byImpact
 	// found are the rules with an element on the page, in order of first
 	// sight (at most maxPageRules), and criteria the criteria (a bit per
 	// criterion.bit): whether an element is its rule's or criterion's
 	// first on the page is asked of every element, and the rows of a page
 	// come together, so the page answers it rather than a set of pairs
 	// the size of the scan. The page's row names its first rules from them
-	// (named).
-	found    []*rule
+	// (Builder.named).
+	found    []ruleIndex
 	criteria [maxPageCriteria / 64]uint64
-	// rules and moreRules are the rules found past found's bounds (told
-	// apart as pairs): named after found's, or counted past the named.
-	rules     []string
-	moreRules int
+	// aside are the rules found past found's bounds (nil: none).
+	aside *pageAside
+	// linked says the URL is linked: an http(s) address kept within
+	// lim.KeptText.
+	linked bool
+}
+
+// pageAside are a page's rules found past its found's bounds (told apart
+// as pairs): named after found's, or counted past the named.
+type pageAside struct {
+	rules []string
+	more  int
+}
+
+// Link is the page's link (Builder.link), or "" when it has none.
+func (p *page) Link() string {
+	if !p.linked {
+		return ""
+	}
+	return httpLink(p.URL)
 }
 
 // organisation aggregates one organisation's pages and issues.
@@ -409,7 +437,7 @@ func (b *Builder) page(row results.Row, url string, o *organisation) *page {
 	p := b.pages[key]
 	if p == nil && len(b.pages) < b.lim.Pages {
 		kept := b.keep(url)
-		p = &page{URL: kept, Link: b.link(url, kept), Title: b.keep(row.Field(b.col.title)), Organisation: b.keepLike(row.Field(b.col.org), o.Name)}
+		p = &page{URL: kept, linked: b.link(url, kept) != "", Title: b.keep(row.Field(b.col.title)), Organisation: b.keepLike(row.Field(b.col.org), o.Name)}
 		b.pages[key] = p
 	}
 	b.lastURL, b.lastPage = url, p
@@ -423,41 +451,50 @@ func (b *Builder) ruleFirstOnPage(p *page, ru *rule, url string) bool {
 	if p == nil {
 		return b.firstPair("r", ru.Audit, ru.ID, url)
 	}
-	if slices.Contains(p.found, ru) {
+	if slices.Contains(p.found, ru.index) {
 		return false
 	}
 	if len(p.found) < maxPageRules && len(b.pairs)+b.pageRules < b.lim.Elements {
-		p.found = append(p.found, ru)
+		p.found = append(p.found, ru.index)
 		b.pageRules++
 		return true
 	}
 	if !b.firstPair("r", ru.Audit, ru.ID, url) {
 		return false
 	}
-	p.nameAside(ru)
+	b.nameAside(p, ru)
 	return true
 }
 
-// nameAside names a rule new to the page that found does not hold among
+// nameAside names a rule new to page p that found does not hold among
 // its first few rules, or counts it past them.
-func (p *page) nameAside(ru *rule) {
-	named, _ := p.named()
-	switch {
-	case slices.Contains(named, ru.ID):
-	case len(named) < maxRulesPerPage:
-		p.rules = append(p.rules, ru.ID)
-	default:
-		p.moreRules++
+func (b *Builder) nameAside(p *page, ru *rule) {
+	named, _ := b.named(p)
+	if slices.Contains(named, ru.ID) {
+		return
+	}
+	if p.aside == nil {
+		p.aside = &pageAside{}
+	}
+	if len(named) < maxRulesPerPage {
+		p.aside.rules = append(p.aside.rules, ru.ID)
+	} else {
+		p.aside.more++
 	}
 }
 
-// named is the page's first few rule ids, in order of first sight, and
+// named is page p's first few rule ids, in order of first sight, and
 // how many more rules it has; a rule id already named (another audit's)
 // is not counted again.
-func (p *page) named() ([]string, int) {
+func (b *Builder) named(p *page) ([]string, int) {
 	var named []string
-	more := p.moreRules
-	for _, ru := range p.found {
+	var aside pageAside
+	if p.aside != nil {
+		aside = *p.aside
+	}
+	more := aside.more
+	for _, i := range p.found {
+		ru := b.ruleList[i]
 		switch {
 		case slices.Contains(named, ru.ID):
 		case len(named) < maxRulesPerPage:
@@ -466,7 +503,7 @@ func (p *page) named() ([]string, int) {
 			more++
 		}
 	}
-	return append(named, p.rules...), more
+	return append(named, aside.rules...), more
 }
 
 // criterionFirstOnPage reports whether a new element is its criterion's
@@ -535,6 +572,7 @@ func (b *Builder) rule(row results.Row) *rule {
 	if len(ru.Criteria) == 0 {
 		b.noCriterionRules[ru.ID] = true
 	}
+	ru.index = ruleIndex(len(b.ruleList))
 	b.rules[strings.Clone(key)] = ru
 	b.ruleList = append(b.ruleList, ru)
 	return ru

@@ -1,9 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
@@ -347,26 +350,33 @@ func weighted(c byImpact) float64 {
 }
 
 func (b *Builder) pageRows(v *view) {
-	pages := make([]*page, 0, len(b.pages))
-	for _, p := range b.pages {
-		pages = append(pages, p)
+	// Each page weighed once, not at every comparison of the sort: a scan
+	// has a hundred thousand pages.
+	type weighed struct {
+		p *page
+		w float64
 	}
-	sort.Slice(pages, func(i, j int) bool {
-		if a, c := weighted(pages[i].Elements), weighted(pages[j].Elements); a != c {
-			return a > c
+	pages := make([]weighed, 0, len(b.pages))
+	for _, p := range b.pages {
+		pages = append(pages, weighed{p: p, w: weighted(p.Elements)})
+	}
+	slices.SortFunc(pages, func(a, c weighed) int {
+		if a.w != c.w {
+			return cmp.Compare(c.w, a.w)
 		}
-		return pages[i].URL < pages[j].URL
+		return strings.Compare(a.p.URL, c.p.URL)
 	})
 	v.PagesMore, v.PagesMoreElements = b.untrackedPages, b.untrackedPageElements
 	if len(pages) > MaxPagesShown {
 		for _, p := range pages[MaxPagesShown:] {
 			v.PagesMore++
-			v.PagesMoreElements += p.Elements.total()
+			v.PagesMoreElements += p.p.Elements.total()
 		}
 		pages = pages[:MaxPagesShown]
 	}
-	for _, p := range pages {
-		rules, more := p.named()
+	for _, pw := range pages {
+		p := pw.p
+		rules, more := b.named(p)
 		v.Pages = append(v.Pages, pageRow{page: p, Elements: p.Elements.total(), ByImpact: p.Elements,
 			Rules: rules, MoreRules: more})
 	}
