@@ -15,7 +15,7 @@ import (
 // rowsOn makes rows of one organisation's page: one per rule named, in
 // order; a rule named twice is a row alike in every part.
 func rowsOn(org, page string, rules ...string) []diff.IssueParts {
-	var out []diff.IssueParts
+	out := make([]diff.IssueParts, 0, len(rules))
 	for _, r := range rules {
 		out = append(out, diff.IssueParts{Namespace: "ns", Organisation: org, PageKey: page, Rule: r, Width: 320, HTML: 7, Target: 9})
 	}
@@ -71,13 +71,11 @@ func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
 // whose rows come back is found again by its runs.
 func TestPageNamerKeepsRuns(t *testing.T) {
 	pn := newPageNamer(nil)
-	var rows []diff.IssueParts
 	for _, page := range []string{"a", "b", "a", "c", "a"} {
-		rows = append(rows, rowsOn("o", page, "r1", "r2", "r3")...)
-	}
-	for _, p := range rows {
-		if _, err := pn.name(p); err != nil {
-			t.Fatal(err)
+		for _, p := range rowsOn("o", page, "r1", "r2", "r3") {
+			if _, err := pn.name(p); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	// The last run (a's third) is still being named.
