@@ -260,7 +260,8 @@ func TestMaxLinksIn(t *testing.T) {
 // TestCompletenessRowsInTurn: rows in a row that differ only in their page,
 // their site or their organisation are each marked: a site's second page,
 // the organisation's other site's page of the same URL, and an
-// organisation a site's first row left empty.
+// organisation a site's first row left empty; so is a row of the page
+// marked last that finds more of it (a challenge page's title).
 func TestCompletenessRowsInTurn(t *testing.T) {
 	const a, b = "https://a.example.govt.nz/", "https://b.example.govt.nz/"
 	dir := t.TempDir()
@@ -271,6 +272,7 @@ func TestCompletenessRowsInTurn(t *testing.T) {
 		"title_audit.csv": "organisation,sector,page_title,base_url,url,viewport_size,audit_id,page_id\n" +
 			"A Org,S,One," + a + "," + a + "p1,\"{'width': 320, 'height': 450}\",1_small,1\n" +
 			"A Org,S,Two," + a + "," + a + "p2,\"{'width': 320, 'height': 450}\",2_small,2\n" +
+			"A Org,S,Just a moment...," + a + "," + a + "p2,\"{'width': 1280, 'height': 800}\",2_large,2\n" +
 			"A Org,S,Two," + b + "," + a + "p2,\"{'width': 320, 'height': 450}\",3_small,3\n" +
 			",S,C,https://c.example.govt.nz/,https://c.example.govt.nz/,\"{'width': 320, 'height': 450}\",4_small,4\n" +
 			"C Org,S,C,https://c.example.govt.nz/,https://c.example.govt.nz/,\"{'width': 320, 'height': 450}\",4_small,4\n",
@@ -290,6 +292,9 @@ func TestCompletenessRowsInTurn(t *testing.T) {
 		if !ok || site.Pages != want {
 			t.Errorf("site %s: %d pages audited (found %v), want %d", base, site.Pages, ok, want)
 		}
+	}
+	if site, _ := siteNamed(s.Completeness, a); site.ChallengePages != 1 {
+		t.Errorf("site a: %d challenge pages, want its second page's", site.ChallengePages)
 	}
 	if c, _ := siteNamed(s.Completeness, "https://c.example.govt.nz/"); c.Organisation != "C Org" {
 		t.Errorf("site c's organisation %q, want the one its second row names", c.Organisation)
