@@ -30,12 +30,23 @@ type Spool interface {
 // does. One namer for a scan held each distinct row's id and count, 21 MB
 // at a million rows; this holds a few words a run of rows, and finds the
 // ids given to a page that comes back in the spool.
+//
+// A page named for the first time holds no ids, so its rows are named by
+// a namer shared with other such pages (fresh): what it holds of their
+// rows is theirs (another page's parts make other ids) and cannot change
+// a name on this page. It is made anew every maxFreshRows rows, so that it
+// stays small, and most pages (a few rows each) cost no namer of their own.
 type pageNamer struct {
 	// The run being named: its page, where its ids start, and its namer.
 	org, page string
 	hash      uint64
 	start     uint32
 	namer     *diff.IssueNamer
+
+	// fresh names the runs of pages met for the first time; freshRows
+	// counts the rows it has named.
+	fresh     *diff.IssueNamer
+	freshRows int
 
 	n     uint32           // the ids given so far
 	last  map[uint64]int32 // by page hash: the page's last run before (in runs)
@@ -75,6 +86,9 @@ func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
 		return diff.IssueID{}, fmt.Errorf("more than %d issue rows", maxGiven)
 	}
 	id := p.namer.Name(parts)
+	if p.namer == p.fresh {
+		p.freshRows++
+	}
 	if err := p.given.add(id); err != nil {
 		return diff.IssueID{}, fmt.Errorf("keeping the ids given: %w", err)
 	}
@@ -87,18 +101,30 @@ func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
 func (p *pageNamer) begin(org, page string) error {
 	p.endRun()
 	p.org, p.page, p.hash, p.start = org, page, pageHash(org, page), p.n
+	i, ok := p.last[p.hash]
+	if !ok {
+		if p.fresh == nil || p.freshRows >= maxFreshRows {
+			p.fresh, p.freshRows = diff.NewIssueNamer(nil), 0
+		}
+		p.namer = p.fresh
+		return nil
+	}
 	var held []diff.IssueID
-	if i, ok := p.last[p.hash]; ok {
-		for ; i >= 0; i = p.runs[i].prev {
-			var err error
-			if held, err = p.given.read(held, p.runs[i].start, p.runs[i].end); err != nil {
-				return fmt.Errorf("reading the ids given to a page again: %w", err)
-			}
+	for ; i >= 0; i = p.runs[i].prev {
+		var err error
+		if held, err = p.given.read(held, p.runs[i].start, p.runs[i].end); err != nil {
+			return fmt.Errorf("reading the ids given to a page again: %w", err)
 		}
 	}
 	p.namer = diff.NewIssueNamer(held)
 	return nil
 }
+
+// maxFreshRows is how many rows a shared namer of first runs names before
+// it is made anew: it holds an entry for each distinct row it named
+// (about 40 bytes), and a namer for every page cost the runner more in
+// making and growing its tables than in naming the page's rows.
+const maxFreshRows = 4096
 
 // endRun records the run being named, if it gave any id.
 func (p *pageNamer) endRun() {
@@ -157,10 +183,14 @@ type spooledIDs struct {
 	w   *bufio.Writer
 	r   io.ReaderAt
 	buf []byte
+	// id is the id being added: written from here, not from add's
+	// argument, which the write would move to the heap on every call.
+	id diff.IssueID
 }
 
 func (s *spooledIDs) add(id diff.IssueID) error {
-	_, err := s.w.Write(id[:])
+	s.id = id
+	_, err := s.w.Write(s.id[:])
 	return err
 }
 

@@ -42,6 +42,13 @@ func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
 	}
 	cases["back across a block of ids"] = [][]diff.IssueParts{rowsOn("o", "b", many...), rowsOn("o", "a", "r1", "r2", "r3", "r1"),
 		rowsOn("o", "c", "r1"), rowsOn("o", "a", "r1", "r2", "r3", "r1")}
+	// Pages of two alike rows each, past the rows one shared namer of first
+	// runs names, then the first of them again (its namer made anew since).
+	var pages [][]diff.IssueParts
+	for i := range maxFreshRows/2 + 3 {
+		pages = append(pages, rowsOn("o", fmt.Sprint("p", i), "r1", "r1"))
+	}
+	cases["past a shared namer's rows"] = append(pages, rowsOn("o", "p0", "r1", "r2"), rowsOn("o", "p1", "r1"))
 	for name, runs := range cases {
 		var rows []diff.IssueParts
 		for _, r := range runs {
@@ -68,15 +75,22 @@ func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
 }
 
 // The namer keeps a few words a run of rows, not an entry a row: a page
-// whose rows come back is found again by its runs.
+// whose rows come back is found again by its runs. Pages met for the
+// first time share one namer; a page that comes back has its own.
 func TestPageNamerKeepsRuns(t *testing.T) {
 	pn := newPageNamer(nil)
-	for _, page := range []string{"a", "b", "a", "c", "a"} {
+	for i, page := range []string{"a", "b", "a", "c", "a"} {
 		for _, p := range rowsOn("o", page, "r1", "r2", "r3") {
 			if _, err := pn.name(p); err != nil {
 				t.Fatal(err)
 			}
 		}
+		if first := i == 0 || i == 1 || i == 3; (pn.namer == pn.fresh) != first {
+			t.Errorf("run %d (page %s): named by the shared namer %v, want %v", i, page, pn.namer == pn.fresh, first)
+		}
+	}
+	if pn.freshRows != 9 {
+		t.Errorf("the shared namer named %d rows, want 9", pn.freshRows)
 	}
 	// The last run (a's third) is still being named.
 	if len(pn.runs) != 4 || len(pn.last) != 3 {
@@ -118,6 +132,27 @@ func TestPageNamerSpoolFailing(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), "reading the ids given to a page again: "+want) {
 			t.Errorf("read error %v: %v", readErr, err)
+		}
+	}
+}
+
+// The shared namer of first runs is made anew once it has named
+// maxFreshRows rows, at the next page met for the first time: it never
+// holds much more than that.
+func TestPageNamerRenewsSharedNamer(t *testing.T) {
+	pn := newPageNamer(nil)
+	var first *diff.IssueNamer
+	for i := range maxFreshRows + 1 {
+		if _, err := pn.name(rowsOn("o", fmt.Sprint("p", i), "r1")[0]); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case i == 0:
+			first = pn.fresh
+		case i < maxFreshRows && pn.fresh != first:
+			t.Fatalf("made anew at row %d, before it named %d", i, maxFreshRows)
+		case i == maxFreshRows && (pn.fresh == first || pn.freshRows != 1):
+			t.Fatalf("after %d rows: the same namer %v, %d rows named by the new one", i, pn.fresh == first, pn.freshRows)
 		}
 	}
 }
