@@ -44,7 +44,7 @@ func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
 		rowsOn("o", "c", "r1"), rowsOn("o", "a", "r1", "r2", "r3", "r1")}
 	// Pages of two alike rows each, past the rows one shared namer of first
 	// runs names, then the first of them again (its namer made anew since).
-	var pages [][]diff.IssueParts
+	pages := make([][]diff.IssueParts, 0, maxFreshRows/2+3)
 	for i := range maxFreshRows/2 + 3 {
 		pages = append(pages, rowsOn("o", fmt.Sprint("p", i), "r1", "r1"))
 	}

@@ -19,8 +19,9 @@ import (
 // report where it matters).
 const (
 	// MaxTrackedElements caps the elements told apart across viewports
-	// (about 24 bytes each), and as many rule/page and criterion/page
-	// pairs (a rule a page holds, 8 bytes; a pair no page holds, about 24).
+	// (8 bytes each, and a few words a run of a page's rows: elementSet),
+	// and as many rule/page and criterion/page pairs (a rule a page holds,
+	// 8 bytes; a pair no page holds, about 24).
 	// Past it, each further issue row counts as an element of its own.
 	MaxTrackedElements = 2_000_000
 	// MaxTrackedPages caps the pages with issues kept for the per-page
@@ -54,7 +55,7 @@ const (
 )
 
 // Limits are how much a Builder keeps apart, which bounds its memory: the
-// element and pair sets take about 40 bytes an entry, a page about 200
+// element set about 8 bytes an entry, the pair set about 40, a page about 200
 // bytes, its texts and 8 bytes a rule on it. A zero field takes DefaultLimits' value.
 type Limits struct {
 	// Elements caps the elements, and the pairs, told apart (MaxTrackedElements).
@@ -87,13 +88,6 @@ func (l Limits) withDefaults() Limits {
 		l.KeptText = DefaultLimits.KeptText
 	}
 	return l
-}
-
-// elementState is what is known of one element: the viewports it was found
-// at (bits of Builder.viewports) and its sample in its rule, if any.
-type elementState struct {
-	viewports uint16
-	sample    int32 // index in rule.samples, or -1
 }
 
 // sample is one element shown in the report under its rule.
@@ -189,7 +183,13 @@ type criterion struct {
 type Builder struct {
 	seed maphash.Seed
 
-	elements map[uint64]elementState
+	// elements are the elements told apart (elementSet.go): an element is
+	// of one page, so only its page's are looked up.
+	elements elementSet
+	// sampled are the elements shown under their rule: each one's place in
+	// its rule's samples (MaxElementsPerRule a rule, so at most that many
+	// times MaxTrackedRules and the rule of the rest).
+	sampled map[uint64]int32
 	// pairs are the rule/page and criterion/page pairs seen that no page
 	// tells apart (page.found, page.criteria): past lim.Pages, or past a
 	// page's own bounds. pageRules counts the pages' found rules: the two
@@ -267,7 +267,8 @@ func NewBuilderWithLimits(lim Limits) *Builder {
 		seed:             maphash.MakeSeed(),
 		lim:              lim,
 		textLeft:         lim.KeptText,
-		elements:         map[uint64]elementState{},
+		elements:         newElementSet(),
+		sampled:          map[uint64]int32{},
 		pairs:            map[uint64]struct{}{},
 		rules:            map[string]*rule{},
 		pages:            map[uint64]*page{},
@@ -382,29 +383,28 @@ func (b *Builder) issueRow(row results.Row) error {
 	}
 	vp := b.viewportBit(row.Field(b.col.viewport))
 	key := b.hash(ru.Audit, ru.ID, url, element)
-	st, seen := b.elements[key]
-	if seen {
-		st.viewports |= vp
-		b.elements[key] = st
-		if st.sample >= 0 {
-			ru.samples[st.sample].viewports |= vp
+	if !b.elements.reading(url) {
+		b.elements.turnTo(url, b.hash(url))
+	}
+	if b.elements.has(key) {
+		if i, ok := b.sampled[key]; ok {
+			ru.samples[i].viewports |= vp
 		}
 		return nil
 	}
 	// A new element.
-	st = elementState{viewports: vp, sample: -1}
+	if b.elements.len() < b.lim.Elements {
+		b.elements.add(key)
+	} else {
+		b.elementsCapped = true
+	}
 	if len(ru.samples) < MaxElementsPerRule {
-		st.sample = int32(len(ru.samples))
+		b.sampled[key] = int32(len(ru.samples))
 		kept := b.keep(url)
 		ru.samples = append(ru.samples, sample{
 			URL: kept, Link: b.link(url, kept), PageTitle: b.keep(row.Field(b.col.title)), Organisation: b.keepLike(row.Field(b.col.org), o.Name),
 			Target: b.keep(row.Field(b.col.target)), HTML: b.keep(row.Field(b.col.html)), viewports: vp,
 		})
-	}
-	if len(b.elements) < b.lim.Elements {
-		b.elements[key] = st
-	} else {
-		b.elementsCapped = true
 	}
 	b.totalElements[imp]++
 	o.Elements[imp]++

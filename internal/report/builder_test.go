@@ -59,6 +59,52 @@ func TestElementsAcrossViewports(t *testing.T) {
 	}
 }
 
+// TestElementsOfAPageThatComesBack: a page whose rows come back after
+// another page's (CWAC's threads write pages in turn) keeps its elements:
+// one seen again at another viewport is the same element, shown with both
+// viewports when sampled, and not counted again when past its rule's
+// samples.
+func TestElementsOfAPageThatComesBack(t *testing.T) {
+	small, wide := `"{'width': 320, 'height': 450}"`, `"{'width': 1280, 'height': 800}"`
+	row := func(rule, vp, url, target string) string {
+		return "O,S,Home," + url + "," + vp + "," + target + ",1,Help," + "https://h/" + rule + "," + rule + ",critical,<img>,\"['wcag2a', 'wcag111']\"\r\n"
+	}
+	var body strings.Builder
+	body.WriteString(axeHead)
+	body.WriteString(row("image-alt", small, "https://a/", "/img[1]") + row("image-alt", small, "https://b/", "/img[1]") +
+		row("image-alt", wide, "https://a/", "/img[1]") + row("image-alt", wide, "https://a/", "/img[2]") +
+		row("image-alt", wide, "https://b/", "/img[1]") + row("image-alt", wide, "https://a/", "/img[2]"))
+	// Page c fills the rule's samples and has one element past them, seen
+	// again after page d's.
+	for i := range MaxElementsPerRule + 1 {
+		body.WriteString(row("label", small, "https://c/", fmt.Sprintf("/e[%d]", i)))
+	}
+	body.WriteString(row("label", small, "https://d/", "/e[0]") + row("label", wide, "https://c/", fmt.Sprintf("/e[%d]", MaxElementsPerRule)))
+	b := NewBuilder()
+	if err := results.Walk(context.Background(), fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}, b); err != nil {
+		t.Fatal(err)
+	}
+	alt := b.rules["axe_core_audit\x00image-alt"]
+	if alt == nil || alt.Elements != 3 || alt.Count != 6 || alt.Pages != 2 {
+		t.Fatalf("image-alt = %+v, want 3 elements, CWAC count 6, on 2 pages", alt)
+	}
+	got := make([]string, 0, len(alt.samples))
+	for _, s := range alt.samples {
+		got = append(got, s.URL+" "+s.Target+" "+strings.Join(b.viewportNames(s.viewports), "+"))
+	}
+	want := []string{"https://a/ /img[1] 320×450+1280×800", "https://b/ /img[1] 320×450+1280×800", "https://a/ /img[2] 1280×800"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("image-alt's elements (-want +got):\n%s", diff)
+	}
+	label := b.rules["axe_core_audit\x00label"]
+	if label == nil || label.Elements != MaxElementsPerRule+2 || label.Count != MaxElementsPerRule+3 || len(label.samples) != MaxElementsPerRule {
+		t.Errorf("label = %+v, want %d elements, CWAC count %d, %d samples", label, MaxElementsPerRule+2, MaxElementsPerRule+3, MaxElementsPerRule)
+	}
+	if b.elements.len() != MaxElementsPerRule+5 || b.elementsCapped {
+		t.Errorf("%d elements told apart (capped %v), want %d", b.elements.len(), b.elementsCapped, MaxElementsPerRule+5)
+	}
+}
+
 // TestEachRowFSDrivesTheBuilder: fed by EachRowFS (no BeginFile), the
 // builder finds what Walk finds.
 func TestEachRowFSDrivesTheBuilder(t *testing.T) {

@@ -379,9 +379,9 @@ func TestTrackedOrganisationsCap(t *testing.T) {
 // found at two viewports).
 func TestTrackedElementsCap(t *testing.T) {
 	b := NewBuilder()
-	b.elements = make(map[uint64]elementState, MaxTrackedElements+2)
+	b.elements.turnTo("https://another/", 1) // another page's elements
 	for i := range MaxTrackedElements - 2 {
-		b.elements[uint64(i)+1<<40] = elementState{}
+		b.elements.add(uint64(i) + 1<<40)
 	}
 	tests := []struct {
 		target       string
@@ -403,8 +403,8 @@ func TestTrackedElementsCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		ru := b.rules["axe_core_audit\x00r"]
-		if len(b.elements) != tt.tracked || ru.Elements != tt.wantElements || b.elementsCapped != tt.capped {
-			t.Errorf("element %s: %d tracked, %d elements, capped %v; want %d, %d, %v", tt.target, len(b.elements), ru.Elements, b.elementsCapped,
+		if b.elements.len() != tt.tracked || ru.Elements != tt.wantElements || b.elementsCapped != tt.capped {
+			t.Errorf("element %s: %d tracked, %d elements, capped %v; want %d, %d, %v", tt.target, b.elements.len(), ru.Elements, b.elementsCapped,
 				tt.tracked, tt.wantElements, tt.capped)
 		}
 	}

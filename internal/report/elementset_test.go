@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// The element set holds what one set of every element would, whatever
+// the order of the pages' rows: pages in turn, pages that come back once
+// or often, a page with more elements than the table kept between pages,
+// and more keys than a block holds.
+func TestElementSetAsOneSet(t *testing.T) {
+	type step struct {
+		page int
+		key  uint64
+	}
+	// elementsOf makes n steps on page p, keys k0..k0+n-1 (keys carry their
+	// page in their high bits, as the hash of one includes its page).
+	elementsOf := func(p, k0, n int) []step {
+		out := make([]step, n)
+		for i := range out {
+			out[i] = step{page: p, key: uint64(p)<<32 | uint64(k0+i)}
+		}
+		return out
+	}
+	cat := func(parts ...[]step) []step {
+		var out []step
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	random := rand.New(rand.NewPCG(1, 2))
+	shuffled := make([]step, 0, 20_000)
+	for range 20_000 {
+		p := random.IntN(40)
+		shuffled = append(shuffled, step{page: p, key: uint64(p)<<32 | uint64(random.IntN(300))})
+	}
+	cases := map[string][]step{
+		"pages in turn":          cat(elementsOf(1, 0, 3), elementsOf(2, 0, 3), elementsOf(1+2, 0, 3)),
+		"seen again on a page":   cat(elementsOf(1, 0, 3), elementsOf(1, 0, 3), elementsOf(1, 1, 3)),
+		"a page that comes back": cat(elementsOf(1, 0, 3), elementsOf(2, 0, 3), elementsOf(1, 0, 4), elementsOf(2, 2, 2)),
+		"back more than once":    cat(elementsOf(1, 0, 2), elementsOf(2, 0, 1), elementsOf(1, 1, 2), elementsOf(3, 0, 1), elementsOf(1, 0, 4)),
+		"a large page, then back": cat(elementsOf(1, 0, maxPageTable+5), elementsOf(2, 0, 2), elementsOf(1, maxPageTable, 10),
+			elementsOf(3, 0, 1), elementsOf(1, 0, maxPageTable+20)),
+		"across blocks of keys": cat(elementsOf(1, 0, 10), elementsOf(2, 0, elementBlock), elementsOf(1, 5, 10), elementsOf(2, elementBlock-3, 6)),
+		"shuffled":              shuffled,
+	}
+	for name, steps := range cases {
+		s := newElementSet()
+		want := map[uint64]bool{}
+		for i, st := range steps {
+			url := fmt.Sprint("https://a/", st.page)
+			if !s.reading(url) {
+				s.turnTo(url, uint64(st.page)*0x9e3779b97f4a7c15)
+			}
+			if got := s.has(st.key); got != want[st.key] {
+				t.Fatalf("%s: step %d (page %d, key %x): has %v, want %v", name, i, st.page, st.key, got, want[st.key])
+			}
+			if !want[st.key] {
+				s.add(st.key)
+				want[st.key] = true
+			}
+		}
+		if s.len() != len(want) {
+			t.Errorf("%s: %d elements, want %d", name, s.len(), len(want))
+		}
+	}
+}
+
+// The set keeps a page's elements in a small table only while the page is
+// read: turning to another page keeps them as keys, and a table grown
+// past maxPageTable is not kept for the next page.
+func TestElementSetKeepsRuns(t *testing.T) {
+	s := newElementSet()
+	for p, n := range []int{3, maxPageTable + 1, 2} {
+		s.turnTo(fmt.Sprint("https://a/", p), uint64(p))
+		for k := range n {
+			s.add(uint64(p)<<32 | uint64(k))
+		}
+	}
+	if len(s.table) != 2 || s.n != 3+maxPageTable+1 || len(s.runs) != 2 {
+		t.Errorf("reading the third page: table %d, keys %d in %d runs; want 2, %d in 2", len(s.table), s.n, len(s.runs), 3+maxPageTable+1)
+	}
+	s.turnTo("https://a/1", 1) // the large page again
+	if len(s.table) != maxPageTable+1 || len(s.runs) != 3 || s.runs[s.last[1]].start != 3 {
+		t.Errorf("back on the large page: table %d, %d runs, its run %+v", len(s.table), len(s.runs), s.runs[s.last[1]])
+	}
+}
