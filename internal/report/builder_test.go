@@ -46,12 +46,8 @@ func TestElementsAcrossViewports(t *testing.T) {
 	if ru == nil || ru.Elements != 3 || ru.Count != 4 || ru.Pages != 2 {
 		t.Fatalf("image-alt = %+v, want 3 elements, CWAC count 4, on 2 pages", ru)
 	}
-	got := make([]string, 0, len(ru.samples))
-	for _, s := range ru.samples {
-		got = append(got, s.URL+" "+s.Target+" "+strings.Join(b.viewportNames(s.viewports), "+"))
-	}
 	want := []string{"https://a/ /img[1] 320×450+1280×800", "https://a/ /img[2] 1280×800", "https://b/ /img[1] 320×450"}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, sampleLines(b, ru)); diff != "" {
 		t.Errorf("elements (-want +got):\n%s", diff)
 	}
 	if c := b.criteria["1.1.1"]; c == nil || c.Elements != 3 || c.Pages != 2 || c.Count != 4 {
@@ -88,12 +84,8 @@ func TestElementsOfAPageThatComesBack(t *testing.T) {
 	if alt == nil || alt.Elements != 3 || alt.Count != 6 || alt.Pages != 2 {
 		t.Fatalf("image-alt = %+v, want 3 elements, CWAC count 6, on 2 pages", alt)
 	}
-	got := make([]string, 0, len(alt.samples))
-	for _, s := range alt.samples {
-		got = append(got, s.URL+" "+s.Target+" "+strings.Join(b.viewportNames(s.viewports), "+"))
-	}
 	want := []string{"https://a/ /img[1] 320×450+1280×800", "https://b/ /img[1] 320×450+1280×800", "https://a/ /img[2] 1280×800"}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, sampleLines(b, alt)); diff != "" {
 		t.Errorf("image-alt's elements (-want +got):\n%s", diff)
 	}
 	label := b.rules["axe_core_audit\x00label"]
@@ -103,6 +95,16 @@ func TestElementsOfAPageThatComesBack(t *testing.T) {
 	if b.elements.len() != MaxElementsPerRule+5 || b.elementsCapped {
 		t.Errorf("%d elements told apart (capped %v), want %d", b.elements.len(), b.elementsCapped, MaxElementsPerRule+5)
 	}
+}
+
+// sampleLines are a rule's elements shown, each as its page, target and
+// viewports.
+func sampleLines(b *Builder, ru *rule) []string {
+	out := make([]string, 0, len(ru.samples))
+	for _, s := range ru.samples {
+		out = append(out, s.URL+" "+s.Target+" "+strings.Join(b.viewportNames(s.viewports), "+"))
+	}
+	return out
 }
 
 // TestEachRowFSDrivesTheBuilder: fed by EachRowFS (no BeginFile), the
