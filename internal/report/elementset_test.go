@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -86,5 +87,36 @@ func TestElementSetKeepsRuns(t *testing.T) {
 	s.turnTo("https://a/1", 1) // the large page again
 	if len(s.table) != maxPageTable+1 || len(s.runs) != 3 || s.runs[s.last[1]].start != 3 {
 		t.Errorf("back on the large page: table %d, %d runs, its run %+v", len(s.table), len(s.runs), s.runs[s.last[1]])
+	}
+}
+
+// The set reads one page at a time: a new set reads none (not even a page
+// whose URL is empty), and after turning to a page it reads that one only.
+func TestElementSetReadsOnePage(t *testing.T) {
+	s := newElementSet()
+	if s.reading("") || s.reading("https://a/") {
+		t.Error("a new set reads a page")
+	}
+	s.turnTo("https://a/", 1)
+	if !s.reading("https://a/") || s.reading("https://b/") || s.reading("") {
+		t.Error("after turning to page a, the set does not read a, or reads another")
+	}
+}
+
+// The page's table is kept for the next page, cleared, up to maxPageTable
+// elements; one grown past it is let go for a new one.
+func TestElementSetLetsALargeTableGo(t *testing.T) {
+	table := func(s *elementSet) uintptr { return reflect.ValueOf(s.table).Pointer() }
+	for _, n := range []int{maxPageTable, maxPageTable + 1} {
+		s := newElementSet()
+		s.turnTo("https://a/", 1)
+		for k := range n {
+			s.add(uint64(k))
+		}
+		before := table(&s)
+		s.turnTo("https://b/", 2)
+		if kept := table(&s) == before; kept != (n <= maxPageTable) || len(s.table) != 0 {
+			t.Errorf("a page of %d elements: table kept %v, %d elements in it for the next page", n, kept, len(s.table))
+		}
 	}
 }
