@@ -81,6 +81,7 @@ func (l Limits) withDefaults() Limits {
 	if l.Elements <= 0 {
 		l.Elements = DefaultLimits.Elements
 	}
+	l.Elements = min(l.Elements, math.MaxInt32) // the element set's places are 32 bits
 	if l.Pages <= 0 {
 		l.Pages = DefaultLimits.Pages
 	}

@@ -15,16 +15,17 @@ type elementSet struct {
 	table   map[uint64]struct{} // the elements of the page being read, its earlier runs' too
 	fresh   []uint64            // the elements added in the run being read
 	keys    [][]uint64          // the runs' keys, end to end, in blocks
-	n       int                 // the keys in keys
+	n       uint32              // the keys in keys
 	runs    []elementRun
 	last    map[uint64]int32 // by page: its last run (in runs)
 	tracked int              // the elements in the set
 }
 
 // elementRun is one run of a page's keys, [start, end) in keys, and the
-// page's run before it (-1: none).
+// page's run before it (-1: none): twelve bytes, where a scan can have a
+// run for every few rows (Limits.Elements keeps the places within 32 bits).
 type elementRun struct {
-	start, end int
+	start, end uint32
 	prev       int32
 }
 

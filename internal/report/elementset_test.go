@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -117,6 +118,15 @@ func TestElementSetLetsALargeTableGo(t *testing.T) {
 		s.turnTo("https://b/", 2)
 		if kept := table(&s) == before; kept != (n <= maxPageTable) || len(s.table) != 0 {
 			t.Errorf("a page of %d elements: table kept %v, %d elements in it for the next page", n, kept, len(s.table))
+		}
+	}
+}
+
+// The element set's places are 32 bits: no limit lets it hold more.
+func TestElementLimitWithinPlaces(t *testing.T) {
+	for lim, want := range map[int]int{0: MaxTrackedElements, 7: 7, math.MaxInt32: math.MaxInt32, math.MaxInt: math.MaxInt32} {
+		if got := (Limits{Elements: lim}).withDefaults().Elements; got != want {
+			t.Errorf("Limits{Elements: %d}: %d, want %d", lim, got, want)
 		}
 	}
 }
