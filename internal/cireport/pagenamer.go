@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/pageruns"
 )
 
 // Spool is where the reports keep the ids they give while the walk runs,
@@ -48,17 +49,9 @@ type pageNamer struct {
 	fresh     *diff.IssueNamer
 	freshRows int
 
-	n     uint32           // the ids given so far
-	last  map[uint64]int32 // by page hash: the page's last run before (in runs)
-	runs  []pageRun
+	n     uint32        // the ids given so far
+	runs  pageruns.Runs // by page hash: the places of the ids given to it
 	given givenIDs
-}
-
-// pageRun is a run of ids given to one page, [start, end) in the order
-// given, and the page's run before it (-1: none).
-type pageRun struct {
-	start, end uint32
-	prev       int32
 }
 
 // maxGiven bounds the ids a pageNamer gives (positions are 32 bits), far
@@ -66,7 +59,7 @@ type pageRun struct {
 const maxGiven = math.MaxUint32
 
 func newPageNamer(spool Spool) *pageNamer {
-	p := &pageNamer{last: map[uint64]int32{}}
+	p := &pageNamer{}
 	if spool != nil {
 		p.given = &spooledIDs{w: bufio.NewWriter(spool), r: spool}
 	} else {
@@ -101,20 +94,21 @@ func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
 func (p *pageNamer) begin(org, page string) error {
 	p.endRun()
 	p.org, p.page, p.hash, p.start = org, page, pageHash(org, page), p.n
-	i, ok := p.last[p.hash]
-	if !ok {
+	var held []diff.IssueID
+	seen := false
+	for start, end := range p.runs.Of(p.hash) {
+		var err error
+		if held, err = p.given.read(held, start, end); err != nil {
+			return fmt.Errorf("reading the ids given to a page again: %w", err)
+		}
+		seen = true
+	}
+	if !seen {
 		if p.fresh == nil || p.freshRows >= maxFreshRows {
 			p.fresh, p.freshRows = diff.NewIssueNamer(nil), 0
 		}
 		p.namer = p.fresh
 		return nil
-	}
-	var held []diff.IssueID
-	for ; i >= 0; i = p.runs[i].prev {
-		var err error
-		if held, err = p.given.read(held, p.runs[i].start, p.runs[i].end); err != nil {
-			return fmt.Errorf("reading the ids given to a page again: %w", err)
-		}
 	}
 	p.namer = diff.NewIssueNamer(held)
 	return nil
@@ -128,15 +122,7 @@ const maxFreshRows = 4096
 
 // endRun records the run being named, if it gave any id.
 func (p *pageNamer) endRun() {
-	if p.namer == nil || p.n == p.start {
-		return
-	}
-	prev, ok := p.last[p.hash]
-	if !ok {
-		prev = -1
-	}
-	p.runs = append(p.runs, pageRun{start: p.start, end: p.n, prev: prev})
-	p.last[p.hash] = int32(len(p.runs) - 1)
+	p.runs.Add(p.hash, p.start, p.n)
 }
 
 // pageHash is the key a page's runs are found by. Two pages with the same
@@ -157,23 +143,17 @@ type givenIDs interface {
 	read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error)
 }
 
-// heldIDs keeps them in memory, in blocks (growing never copies them).
-type heldIDs struct{ blocks [][]diff.IssueID }
-
-const heldBlock = 4096
+// heldIDs keeps them in memory.
+type heldIDs struct{ ids pageruns.Blocks[diff.IssueID] }
 
 func (h *heldIDs) add(id diff.IssueID) error {
-	if len(h.blocks) == 0 || len(h.blocks[len(h.blocks)-1]) == heldBlock {
-		h.blocks = append(h.blocks, make([]diff.IssueID, 0, heldBlock))
-	}
-	last := &h.blocks[len(h.blocks)-1]
-	*last = append(*last, id)
+	h.ids.Append(id)
 	return nil
 }
 
 func (h *heldIDs) read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error) {
 	for i := start; i < end; i++ {
-		held = append(held, h.blocks[i/heldBlock][i%heldBlock])
+		held = append(held, h.ids.At(i))
 	}
 	return held, nil
 }

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/pageruns"
 )
 
 // rowsOn makes rows of one organisation's page: one per rule named, in
@@ -36,7 +38,7 @@ func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
 		"org and page run together": {rowsOn("o", "ab", "r1"), rowsOn("oa", "b", "r1"), rowsOn("o", "ab", "r1")},
 	}
 	// A page whose ids lie across two of the memory's blocks, read back.
-	many := make([]string, heldBlock-2)
+	many := make([]string, pageruns.BlockLen-2)
 	for i := range many {
 		many[i] = fmt.Sprint("r", i)
 	}
@@ -93,12 +95,15 @@ func TestPageNamerKeepsRuns(t *testing.T) {
 		t.Errorf("the shared namer named %d rows, want 9", pn.freshRows)
 	}
 	// The last run (a's third) is still being named.
-	if len(pn.runs) != 4 || len(pn.last) != 3 {
-		t.Fatalf("%d runs of %d pages, want 4 of 3", len(pn.runs), len(pn.last))
+	if pn.runs.Len() != 4 || pn.runs.Pages() != 3 {
+		t.Fatalf("%d runs of %d pages, want 4 of 3", pn.runs.Len(), pn.runs.Pages())
 	}
-	a := pn.runs[pn.last[pageHash("o", "a")]]
-	if a.start != 6 || a.end != 9 || pn.runs[a.prev].start != 0 || pn.runs[a.prev].prev != -1 {
-		t.Errorf("page a's runs: %+v, then %+v", a, pn.runs[a.prev])
+	var a [][2]uint32
+	for start, end := range pn.runs.Of(pageHash("o", "a")) {
+		a = append(a, [2]uint32{start, end})
+	}
+	if !reflect.DeepEqual(a, [][2]uint32{{6, 9}, {0, 3}}) {
+		t.Errorf("page a's runs: %v, want [6 9] then [0 3]", a)
 	}
 }
 

@@ -410,7 +410,7 @@ func (b *Builder) issueRow(row results.Row) error {
 	b.totalElements[imp]++
 	o.Elements[imp]++
 	ru.Elements++
-	p := b.page(row, url, o)
+	p := b.page(row, url, b.elements.page, o)
 	if b.ruleFirstOnPage(p, ru, url) {
 		ru.Pages++
 	}
@@ -428,13 +428,13 @@ func (b *Builder) issueRow(row results.Row) error {
 	return nil
 }
 
-// page finds or starts the page of a new element, on a page of o: nil
-// past lim.Pages.
-func (b *Builder) page(row results.Row, url string, o *organisation) *page {
+// page finds or starts the page of a new element, on a page of o, whose
+// URL hashes to key (Builder.hash; the element set's page): nil past
+// lim.Pages.
+func (b *Builder) page(row results.Row, url string, key uint64, o *organisation) *page {
 	if url == b.lastURL && b.lastPage != nil {
 		return b.lastPage
 	}
-	key := b.hash(url)
 	p := b.pages[key]
 	if p == nil && len(b.pages) < b.lim.Pages {
 		kept := b.keep(url)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/a11y-dev/cwac-operator/internal/pageruns"
 )
 
 // The element set holds what one set of every element would, whatever
@@ -46,7 +48,7 @@ func TestElementSetAsOneSet(t *testing.T) {
 		"back more than once":    cat(elementsOf(1, 0, 2), elementsOf(2, 0, 1), elementsOf(1, 1, 2), elementsOf(3, 0, 1), elementsOf(1, 0, 4)),
 		"a large page, then back": cat(elementsOf(1, 0, maxPageTable+5), elementsOf(2, 0, 2), elementsOf(1, maxPageTable, 10),
 			elementsOf(3, 0, 1), elementsOf(1, 0, maxPageTable+20)),
-		"across blocks of keys": cat(elementsOf(1, 0, 10), elementsOf(2, 0, elementBlock), elementsOf(1, 5, 10), elementsOf(2, elementBlock-3, 6)),
+		"across blocks of keys": cat(elementsOf(1, 0, 10), elementsOf(2, 0, pageruns.BlockLen), elementsOf(1, 5, 10), elementsOf(2, pageruns.BlockLen-3, 6)),
 		"shuffled":              shuffled,
 	}
 	for name, steps := range cases {
@@ -82,12 +84,17 @@ func TestElementSetKeepsRuns(t *testing.T) {
 			s.add(uint64(p)<<32 | uint64(k))
 		}
 	}
-	if len(s.table) != 2 || s.n != 3+maxPageTable+1 || len(s.runs) != 2 {
-		t.Errorf("reading the third page: table %d, keys %d in %d runs; want 2, %d in 2", len(s.table), s.n, len(s.runs), 3+maxPageTable+1)
+	if len(s.table) != 2 || s.keys.Len() != 3+maxPageTable+1 || s.runs.Len() != 2 || s.len() != 3+maxPageTable+1+2 {
+		t.Errorf("reading the third page: table %d, keys %d in %d runs, %d elements; want 2, %d in 2, %d",
+			len(s.table), s.keys.Len(), s.runs.Len(), s.len(), 3+maxPageTable+1, 3+maxPageTable+1+2)
 	}
 	s.turnTo("https://a/1", 1) // the large page again
-	if len(s.table) != maxPageTable+1 || len(s.runs) != 3 || s.runs[s.last[1]].start != 3 {
-		t.Errorf("back on the large page: table %d, %d runs, its run %+v", len(s.table), len(s.runs), s.runs[s.last[1]])
+	var runs [][2]uint32
+	for start, end := range s.runs.Of(1) {
+		runs = append(runs, [2]uint32{start, end})
+	}
+	if len(s.table) != maxPageTable+1 || s.runs.Len() != 3 || !reflect.DeepEqual(runs, [][2]uint32{{3, 3 + maxPageTable + 1}}) {
+		t.Errorf("back on the large page: table %d, %d runs, its runs %v", len(s.table), s.runs.Len(), runs)
 	}
 }
 
