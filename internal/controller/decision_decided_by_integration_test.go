@@ -9,6 +9,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/rbacwait"
 )
 
 // TestDecidedByRecorded: with config/admission's policy (its MCP server
@@ -26,7 +28,7 @@ import (
 func TestDecidedByRecorded(t *testing.T) {
 	ns := newNamespace(t)
 	mcp := "system:serviceaccount:" + ns + ":mcp"
-	installDecidedByPolicy(t, "cwac-decision-decided-by-"+ns, mcp)
+	installDecidedByPolicy(t, ns, mcp)
 	alice := "system:serviceaccount:" + ns + ":alice"
 	as := decidersIn(t, ns, alice, mcp)
 
@@ -102,9 +104,11 @@ func TestDecidedByRecorded(t *testing.T) {
 }
 
 // installDecidedByPolicy applies config/admission's decision policy and
-// binding, renamed for the test and trusting mcp as the MCP server's
-// account (as the chart sets it), until the test ends.
-func installDecidedByPolicy(t *testing.T, name, mcp string) {
+// binding, renamed for the test, bound to ns alone (other tests' decisions
+// are not touched, even while a deleted binding lingers in the API server's
+// cache) and trusting mcp as the MCP server's account (as the chart sets
+// it), until the test ends.
+func installDecidedByPolicy(t *testing.T, ns, mcp string) {
 	t.Helper()
 	var policy admissionv1.MutatingAdmissionPolicy
 	var binding admissionv1.MutatingAdmissionPolicyBinding
@@ -121,7 +125,10 @@ func installDecidedByPolicy(t *testing.T, name, mcp string) {
 		t.Fatalf("the policy's first variable is %q, want mcpServer (the chart sets it)", policy.Spec.Variables[0].Name)
 	}
 	policy.Spec.Variables[0].Expression = "'" + mcp + "'"
+	name := "cwac-decision-decided-by-" + ns
 	policy.Name, binding.Name, binding.Spec.PolicyName = name, name, name
+	binding.Spec.MatchResources = &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+		MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}
 	for _, obj := range []client.Object{&policy, &binding} {
 		if err := k8s.Create(context.Background(), obj); err != nil {
 			t.Fatal(err)
@@ -146,6 +153,7 @@ func decidersIn(t *testing.T, ns string, users ...string) map[string]client.Clie
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: u}}}); err != nil {
 			t.Fatal(err)
 		}
+		rbacwait.Allowed(t, k8s, u, ns, "create", "cwacissuedecisions")
 		as := rest.CopyConfig(cfg)
 		as.Impersonate = rest.ImpersonationConfig{UserName: u, Groups: []string{"oidc:health-web"}}
 		c, err := client.New(as, client.Options{Scheme: scheme, Mapper: k8s.RESTMapper()})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,11 +21,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/rbacwait"
 )
 
 // installChangedByPolicy applies config/admission's policy and binding
-// (what the chart installs), renamed for the test, until the test ends.
-func installChangedByPolicy(t *testing.T, name string) {
+// (what the chart installs), renamed for the test and bound to ns alone,
+// until the test ends.
+func installChangedByPolicy(t *testing.T, ns string) {
 	t.Helper()
 	ctx := context.Background()
 	var policy admissionv1.MutatingAdmissionPolicy
@@ -38,7 +41,10 @@ func installChangedByPolicy(t *testing.T, name string) {
 			t.Fatalf("%s: %v", file, err)
 		}
 	}
+	name := "cwac-grant-changed-by-" + ns
 	policy.Name, binding.Name, binding.Spec.PolicyName = name, name, name
+	binding.Spec.MatchResources = &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+		MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}
 	for _, obj := range []client.Object{&policy, &binding} {
 		if err := k8s.Create(ctx, obj); err != nil {
 			t.Fatal(err)
@@ -53,7 +59,7 @@ func installChangedByPolicy(t *testing.T, name string) {
 // annotation), what (before and after) and when.
 func TestGrantChangesRecorded(t *testing.T) {
 	h := newHarness(t)
-	installChangedByPolicy(t, "cwac-grant-changed-by-"+h.ns)
+	installChangedByPolicy(t, h.ns)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	audit := &syncBuffer{}
@@ -150,6 +156,7 @@ func grantTeam(t *testing.T, ns string) (client.Client, string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	rbacwait.Allowed(t, k8s, admin, ns, "create", "cwacorganisationgrants")
 	as := rest.CopyConfig(cfg)
 	as.Impersonate = rest.ImpersonationConfig{UserName: admin}
 	team, err := client.New(as, client.Options{Scheme: scheme, Mapper: k8s.RESTMapper()})
