@@ -3,21 +3,18 @@
 package controller
 
 import (
-	"context"
-	"os"
 	"testing"
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/admissionpolicy"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/rbacwait"
 )
 
@@ -104,37 +101,16 @@ func TestDecidedByRecorded(t *testing.T) {
 }
 
 // installDecidedByPolicy applies config/admission's decision policy and
-// binding, renamed for the test, bound to ns alone (other tests' decisions
-// are not touched, even while a deleted binding lingers in the API server's
-// cache) and trusting mcp as the MCP server's account (as the chart sets
-// it), until the test ends.
+// binding for ns (admissionpolicy.Install), trusting mcp as the MCP
+// server's account (as the chart sets it), until the test ends.
 func installDecidedByPolicy(t *testing.T, ns, mcp string) {
 	t.Helper()
-	var policy admissionv1.MutatingAdmissionPolicy
-	var binding admissionv1.MutatingAdmissionPolicyBinding
-	for file, obj := range map[string]any{"decision_decided_by_policy.yaml": &policy, "decision_decided_by_binding.yaml": &binding} {
-		data, err := os.ReadFile("../../config/admission/" + file)
-		if err != nil {
-			t.Fatal(err)
+	admissionpolicy.Install(t, k8s, "decision_decided_by", ns, func(policy *admissionv1.MutatingAdmissionPolicy) {
+		if policy.Spec.Variables[0].Name != "mcpServer" {
+			t.Fatalf("the policy's first variable is %q, want mcpServer (the chart sets it)", policy.Spec.Variables[0].Name)
 		}
-		if err := yaml.UnmarshalStrict(data, obj); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-	}
-	if policy.Spec.Variables[0].Name != "mcpServer" {
-		t.Fatalf("the policy's first variable is %q, want mcpServer (the chart sets it)", policy.Spec.Variables[0].Name)
-	}
-	policy.Spec.Variables[0].Expression = "'" + mcp + "'"
-	name := "cwac-decision-decided-by-" + ns
-	policy.Name, binding.Name, binding.Spec.PolicyName = name, name, name
-	binding.Spec.MatchResources = &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-		MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}
-	for _, obj := range []client.Object{&policy, &binding} {
-		if err := k8s.Create(context.Background(), obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = k8s.Delete(context.Background(), obj) })
-	}
+		policy.Spec.Variables[0].Expression = "'" + mcp + "'"
+	})
 }
 
 // decidersIn gives each user a client acting as them, allowed to make

@@ -6,52 +6,20 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/internal/testutil/admissionpolicy"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/rbacwait"
 )
-
-// installChangedByPolicy applies config/admission's policy and binding
-// (what the chart installs), renamed for the test and bound to ns alone,
-// until the test ends.
-func installChangedByPolicy(t *testing.T, ns string) {
-	t.Helper()
-	ctx := context.Background()
-	var policy admissionv1.MutatingAdmissionPolicy
-	var binding admissionv1.MutatingAdmissionPolicyBinding
-	for file, obj := range map[string]any{"grant_changed_by_policy.yaml": &policy, "grant_changed_by_binding.yaml": &binding} {
-		data, err := os.ReadFile("../../config/admission/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := yaml.UnmarshalStrict(data, obj); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-	}
-	name := "cwac-grant-changed-by-" + ns
-	policy.Name, binding.Name, binding.Spec.PolicyName = name, name, name
-	binding.Spec.MatchResources = &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-		MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}
-	for _, obj := range []client.Object{&policy, &binding} {
-		if err := k8s.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = k8s.Delete(context.Background(), obj) })
-	}
-}
 
 // TestGrantChangesRecorded: with the chart's MutatingAdmissionPolicy, every
 // created, changed and deleted grant is a record of the audit trail
@@ -59,7 +27,7 @@ func installChangedByPolicy(t *testing.T, ns string) {
 // annotation), what (before and after) and when.
 func TestGrantChangesRecorded(t *testing.T) {
 	h := newHarness(t)
-	installChangedByPolicy(t, h.ns)
+	admissionpolicy.Install(t, k8s, "grant_changed_by", h.ns, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	audit := &syncBuffer{}
