@@ -15,8 +15,8 @@ import (
 const focusFile = "focus_indicator_audit.csv"
 
 // record is one issue row (num_issues > 0) of one side, in fixed size: the
-// strings that identify it are hashed or numbered. Records are kept in file
-// order, so the k-th issue row of a CSV is its k-th record.
+// strings that identify it are hashed or numbered. A partition's records
+// are in file order (spill.go).
 type record struct {
 	html    uint64 // ElementHash of the element's HTML
 	target  uint64 // ElementHash of the XPath target (focus rows: the tab press)
@@ -66,28 +66,155 @@ type auditState struct {
 	name, audit string
 	groups      map[groupKey]int32
 	info        []groupInfo
-	recs        [2]recordList
-	// ids are the issue ids of each side's records (IssueIDsAudit only; nil
-	// when not known): see names.go.
-	ids [2][]IssueID
+	// parts hold the records as they are read (spill.go); n counts each
+	// side's.
+	parts partitions
+	n     [2]int
+	// recs are the records of the partition being compared; ks the numbers
+	// of their issue rows (nil: in one partition, record k is row k).
+	recs [2]recordList
+	ks   [2][]int32
+	// out are the outcomes of the issue rows, once their partitions are
+	// compared, when there are several (in one, its records are kept).
+	out [2]outcomeList
+	// ids are the issue ids of each side's issue rows (IssueIDsAudit only;
+	// nil when not known): see names.go.
+	ids   [2][]IssueID
+	namer *IssueNamer
 }
 
-// compareAudit reads, matches, counts and (when asked) lists one audit.
+// k is the issue row of the partition's record i on side s.
+func (a *auditState) k(s int, i int32) int32 {
+	if a.ks[s] == nil {
+		return i
+	}
+	return a.ks[s][i]
+}
+
+// compareAudit reads, matches, counts and (when asked) lists one audit,
+// one partition at a time.
 func (c *comparison) compareAudit(name string) error {
 	audit, _ := results.AuditName(name)
-	a := &auditState{name: name, audit: audit, groups: map[groupKey]int32{}}
+	n, err := c.partitionsOf(name)
+	if err != nil {
+		return err
+	}
+	parts, err := newPartitions(n, c.opts.SpillDir)
+	if err != nil {
+		return fmt.Errorf("comparing %s: %w", name, err)
+	}
+	defer parts.close()
+	a := &auditState{name: name, audit: audit, groups: map[groupKey]int32{}, parts: parts}
 	for s := range c.fsys {
 		if err := c.readSide(a, s); err != nil {
 			return err
 		}
 	}
+	if len(parts[baseSide]) > 1 {
+		for s := range a.out {
+			a.out[s] = newOutcomeList(a.n[s])
+		}
+	}
+	if name == IssueIDsAudit {
+		c.startNaming(a)
+	}
+	for p := range parts[baseSide] {
+		if err := c.comparePartition(a, p); err != nil {
+			return err
+		}
+	}
+	return c.emit(a)
+}
+
+// partitionsOf is how many partitions the audit is compared in: one
+// without Options.SpillDir, else by the size of its two CSVs.
+func (c *comparison) partitionsOf(name string) (int, error) {
+	if c.opts.SpillDir == "" {
+		return 1, nil
+	}
+	var size int64
+	for s, fsys := range c.fsys {
+		fi, err := fs.Stat(fsys, name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return 0, fmt.Errorf("the %s's %s: %w", sideNames[s], name, err)
+		}
+		size += fi.Size()
+	}
+	per := c.opts.partitionBytes
+	if per <= 0 {
+		per = partitionBytes
+	}
+	return partitionsFor(size, per), nil
+}
+
+// comparePartition marks, matches, names and counts partition p's records;
+// with several partitions it keeps their outcomes and lets them go.
+func (c *comparison) comparePartition(a *auditState, p int) error {
+	if err := c.ctx.Err(); err != nil {
+		return err
+	}
+	for s := range a.recs {
+		ks, err := a.parts[s][p].load(&a.recs[s])
+		if err != nil {
+			return fmt.Errorf("the %s's %s: reading it back from its file: %w", sideNames[s], a.name, err)
+		}
+		a.ks[s] = ks
+	}
 	c.markUnstable(a)
 	matchAll(&a.recs[baseSide], &a.recs[curSide])
-	if name == IssueIDsAudit {
+	if a.namer != nil {
 		c.nameIssues(a)
 	}
 	c.count(a)
-	return c.emit(a)
+	if len(a.parts[baseSide]) > 1 {
+		a.keepOutcomes()
+	}
+	return nil
+}
+
+// keepOutcomes keeps the partition's outcomes by their rows and lets its
+// records go.
+func (a *auditState) keepOutcomes() {
+	for s := range a.recs {
+		for i := range int32(a.recs[s].len()) {
+			k := a.k(s, i)
+			o, other := a.outcomeOfRecord(s, i)
+			if o.otherDiffers {
+				a.out[s].others[k] = other
+			}
+			*a.out[s].at(k) = o
+		}
+	}
+	a.recs, a.ks = [2]recordList{}, [2][]int32{}
+}
+
+// outcomeOfRecord is the outcome of the partition's record i on side s,
+// and the issues of the record it matched.
+func (a *auditState) outcomeOfRecord(s int, i int32) (outcome, int64) {
+	r := a.recs[s].at(i)
+	o := outcome{check: checkOf(r.html, r.group, r.issues), state: r.state, how: r.how, decided: r.decided}
+	other := r.issues
+	if r.state == stateMatched {
+		other = a.recs[1-s].at(r.partner).issues
+		o.otherDiffers = other != r.issues
+	}
+	return o, other
+}
+
+// outcomeOf is issue row k's outcome on side s, once every partition is
+// compared, and for a matched row the issues of the row it matched.
+func (a *auditState) outcomeOf(s int, k int32, issues int64) (outcome, int64) {
+	if len(a.parts[baseSide]) == 1 {
+		return a.outcomeOfRecord(s, k)
+	}
+	o := *a.out[s].at(k)
+	if o.otherDiffers {
+		return o, a.out[s].others[k]
+	}
+	return o, issues
 }
 
 // scanned is one row as the comparison sees it.
@@ -203,7 +330,7 @@ func (c *comparison) readSide(a *auditState, s int) error {
 		if sc.animating {
 			a.info[g].animating[s] = true
 		}
-		if a.recs[s].len() >= MaxIssueRows {
+		if a.n[s] >= MaxIssueRows {
 			return fmt.Errorf("more than %d issue rows: too many to compare", MaxIssueRows)
 		}
 		rec := record{
@@ -219,13 +346,17 @@ func (c *comparison) readSide(a *auditState, s int) error {
 		if sc.onBody {
 			rec.state, rec.how = stateUnstable, howOnBody
 		}
-		a.recs[s].add(rec)
+		if err := a.parts[s][a.parts.of(sc.page)].add(rec, int32(a.n[s])); err != nil {
+			return fmt.Errorf("writing its records to a file: %w", err)
+		}
+		a.n[s]++
 		return nil
 	})
 }
 
-// MaxIssueRows bounds one audit CSV's issue rows on one side (48 bytes each,
-// so at most 240 MB), and so the ids a reader of IssueIDsFile takes: five
-// times the largest scans CWAC is run for (a million rows), it keeps a
-// planted file from taking the reader's memory.
+// MaxIssueRows bounds one audit CSV's issue rows on one side (48 bytes each
+// in memory, so at most 240 MB; 8 with Options.SpillDir), and so the ids a
+// reader of IssueIDsFile takes: five times the largest scans CWAC is run
+// for (a million rows), it keeps a planted file from taking the reader's
+// memory.
 const MaxIssueRows = 5_000_000

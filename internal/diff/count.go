@@ -14,7 +14,8 @@ type elementKey struct {
 	html uint64
 }
 
-// count adds one audit's matched records to the figures. A matched pair
+// count adds one partition's matched records to the figures (an element
+// is of one page, so of one partition). A matched pair
 // whose num_issues differ (never for CWAC's audits, which write 1 per row)
 // counts the smaller as unchanged and the difference as new or fixed, so
 // both sides always add up.
@@ -79,8 +80,8 @@ func (c *comparison) decided(a *auditState, s int, i int32, n int64) bool {
 	r := a.recs[s].at(i)
 	f := Finding{Namespace: c.opts.Namespace, Organisation: c.strs.Text(r.org), Element: r.html,
 		Rule: c.shownRule(r), URL: c.pages.info[a.info[r.group].key.page].key}
-	if ids := a.ids[s]; int(i) < len(ids) {
-		f.ID = ids[i]
+	if ids := a.ids[s]; ids != nil {
+		f.ID = ids[a.k(s, i)]
 	}
 	if !c.opts.Covered(f) {
 		return false

@@ -15,7 +15,9 @@
 //
 // The comparison streams each CSV with the results package's reader and keeps
 // per issue row a fixed-size record (hashes and small ids, no strings), one
-// audit at a time; rows for diff.json are produced by reading the CSVs again.
+// audit at a time, in memory or (Options.SpillDir) in files, compared a part
+// of the pages at a time (spill.go); rows for diff.json are produced by
+// reading the CSVs again.
 // It has no Kubernetes imports.
 package diff
 
@@ -76,6 +78,13 @@ type Options struct {
 	// is counted in Totals.NewDecided and in no new figure, so that
 	// thresholds and notifications pass it by, and its rows say Decided.
 	Covered func(Finding) bool
+	// SpillDir, when set, is a directory the comparison may keep its
+	// records in while it runs (files removed as soon as they are made),
+	// so that its memory does not grow with the scans' issue rows: an
+	// audit's CSVs are then compared a part of their pages at a time.
+	SpillDir string
+	// partitionBytes replaces partitionBytes (tests).
+	partitionBytes int64
 }
 
 func (o Options) wants(c Change) bool {

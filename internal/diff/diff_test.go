@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -394,7 +395,45 @@ func compareAll(t testing.TB, base, cur fs.FS) (*Result, []Row) {
 }
 
 // compareWith is compareAll with options (Rows and Baseline are its own).
+// Each comparison is made twice: in memory, and in files a page at a time
+// (Options.SpillDir, with partitions as small as they go): both must give
+// the same figures, ids and rows.
 func compareWith(t testing.TB, base, cur fs.FS, opts Options) (*Result, []Row) {
+	t.Helper()
+	answers := map[Finding]bool{}
+	if covered := opts.Covered; covered != nil {
+		opts.Covered = func(f Finding) bool {
+			answers[f] = covered(f)
+			return answers[f]
+		}
+	}
+	res, rows := compareOnce(t, base, cur, opts)
+	spilled := opts
+	spilled.SpillDir, spilled.partitionBytes = t.TempDir(), 1
+	if opts.Covered != nil {
+		spilled.Covered = func(f Finding) bool {
+			answer, ok := answers[f]
+			if !ok {
+				t.Errorf("compared in files, asked about %+v, which the comparison in memory did not ask about", f)
+			}
+			return answer
+		}
+	}
+	sres, srows := compareOnce(t, base, cur, spilled)
+	if diff := cmp.Diff(res, sres); diff != "" {
+		t.Errorf("figures compared in files (-in memory +in files):\n%s", diff)
+	}
+	if diff := cmp.Diff(rows, srows); diff != "" {
+		t.Errorf("rows compared in files (-in memory +in files):\n%s", diff)
+	}
+	if entries, err := os.ReadDir(spilled.SpillDir); err != nil || len(entries) != 0 {
+		t.Errorf("the comparison left %d files behind (%v)", len(entries), err)
+	}
+	return res, rows
+}
+
+// compareOnce is one comparison of compareWith.
+func compareOnce(t testing.TB, base, cur fs.FS, opts Options) (*Result, []Row) {
 	t.Helper()
 	var spool bytes.Buffer
 	rw := NewRowWriter(&spool)

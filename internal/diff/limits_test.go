@@ -412,8 +412,7 @@ func TestCapText(t *testing.T) {
 }
 
 // TestMaxRecords: one side's audit CSV may hold MaxIssueRows issue rows, not
-// one more. The records before them are chunks of one array set up to that
-// length (never written to, so it costs address space, not memory).
+// one more (the count of those before them set up to that length).
 func TestMaxRecords(t *testing.T) {
 	cur := scanDir{log: []string{pageA}, axe: [][]string{
 		axe("O", pageA, "/a", "r", "minor", "<a>", 1), passing(), axe("O", pageA, "/b", "r", "minor", "<b>", 1),
@@ -422,27 +421,20 @@ func TestMaxRecords(t *testing.T) {
 	if err := c.readPages(); err != nil {
 		t.Fatal(err)
 	}
-	a := &auditState{name: axeFile, audit: "axe_core_audit", groups: map[groupKey]int32{}}
-	recs := make([]record, MaxIssueRows+recordChunk)
-	a.recs[curSide] = recordsOfLength(recs, MaxIssueRows-2)
-	if err := c.readSide(a, curSide); err != nil || a.recs[curSide].len() != MaxIssueRows {
-		t.Fatalf("two rows up to the limit: %d records, %v", a.recs[curSide].len(), err)
+	parts, err := newPartitions(1, "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	a.recs[curSide] = recordsOfLength(recs, MaxIssueRows-1)
-	err := c.readSide(a, curSide)
+	a := &auditState{name: axeFile, audit: "axe_core_audit", groups: map[groupKey]int32{}, parts: parts}
+	a.n[curSide] = MaxIssueRows - 2
+	if err := c.readSide(a, curSide); err != nil || a.n[curSide] != MaxIssueRows || a.parts[curSide][0].mem.len() != 2 {
+		t.Fatalf("two rows up to the limit: %d rows, %v", a.n[curSide], err)
+	}
+	a.n[curSide] = MaxIssueRows - 1
+	err = c.readSide(a, curSide)
 	if err == nil || !strings.Contains(err.Error(), "the scan's axe_core_audit.csv: more than 5000000 issue rows") {
 		t.Errorf("a row past the limit: err = %v", err)
 	}
-}
-
-// recordsOfLength is a recordList of n records, its chunks cut from backing
-// (at least n rounded up to a whole chunk), as add leaves them.
-func recordsOfLength(backing []record, n int) recordList {
-	l := recordList{n: n}
-	for start := 0; start < n; start += recordChunk {
-		l.chunks = append(l.chunks, backing[start:min(start+recordChunk, n):start+recordChunk])
-	}
-	return l
 }
 
 // changingFS serves a file's versions in turn, one an Open, then its last

@@ -17,32 +17,41 @@ func (c *comparison) readBaselineIDs() {
 	c.baseIDs = ids
 }
 
-// nameIssues gives each issue row of the scan's IssueIDsAudit its id (see
-// issueid.go): a row matched with a baseline issue keeps that issue's id,
-// the others are named, in file order, by an IssueNamer that holds every
-// baseline id. The baseline's ids are used only when they name exactly its
-// issue rows (a file that does not belong to its results is noted, not
-// used).
-func (c *comparison) nameIssues(a *auditState) {
+// startNaming sets up the naming of the scan's issue rows of
+// IssueIDsAudit (see issueid.go): a row matched with a baseline issue
+// keeps that issue's id, the others are named by an IssueNamer that holds
+// every baseline id. The baseline's ids are used only when they name
+// exactly its issue rows (a file that does not belong to its results is
+// noted, not used).
+func (c *comparison) startNaming(a *auditState) {
 	base := c.baseIDs
-	if base != nil && len(base) != a.recs[baseSide].len() {
+	if base != nil && len(base) != a.n[baseSide] {
 		c.res.IssueIDsProblem = fmt.Sprintf("the baseline's %s names %d issue rows, its %s has %d: its issues' ids start afresh",
-			IssueIDsFile, len(base), IssueIDsAudit, a.recs[baseSide].len())
+			IssueIDsFile, len(base), IssueIDsAudit, a.n[baseSide])
 		base = nil
 	}
-	namer := NewIssueNamer(base)
-	cur := &a.recs[curSide]
-	ids := make([]IssueID, cur.len())
-	for k := range int32(cur.len()) {
-		r := cur.at(k)
+	a.namer = NewIssueNamer(base)
+	a.ids = [2][]IssueID{base, make([]IssueID, a.n[curSide])}
+	c.res.IssueIDs = a.ids[curSide]
+}
+
+// nameIssues names the partition's issue rows of the scan, in file order.
+// Rows alike in every part an id is made of are on one page, so in one
+// partition: the ordinals that tell them apart come as they would in one
+// pass over the whole file.
+func (c *comparison) nameIssues(a *auditState) {
+	base, cur := a.ids[baseSide], &a.recs[curSide]
+	for i := range int32(cur.len()) {
+		r := cur.at(i)
+		k := a.k(curSide, i)
 		if base != nil && r.state == stateMatched {
-			ids[k] = base[r.partner]
+			a.ids[curSide][k] = base[a.k(baseSide, r.partner)]
 			continue
 		}
 		g := a.info[r.group].key
-		ids[k] = namer.Name(PartsOf(c.opts.Namespace, c.strs.Text(r.org), c.pages.info[g.page].key, int(g.width),
+		a.ids[curSide][k] = a.namer.Name(PartsOf(c.opts.Namespace, c.strs.Text(r.org), c.pages.info[g.page].key, int(g.width),
 			AuditRule(a.audit, c.strs.Text(r.rule)), r.html, r.target))
 	}
-	a.ids = [2][]IssueID{base, ids}
-	c.res.IssueIDs = ids
+	// No later partition names a row of these pages: their ordinals go.
+	a.namer.next = map[IssueID]uint32{}
 }

@@ -76,22 +76,25 @@ func (c *comparison) emit(a *auditState) error {
 			if sc.issues <= 0 {
 				return nil
 			}
-			if k >= a.recs[s].len() || a.recs[s].at(int32(k)).html != ElementHash(row.Get("html")) ||
-				a.info[a.recs[s].at(int32(k)).group].key != (groupKey{page: sc.page, width: int32(sc.width)}) {
+			g, ok := a.groups[groupKey{page: sc.page, width: int32(sc.width)}]
+			if k >= a.n[s] || !ok {
 				return fmt.Errorf("changed while it was being compared")
 			}
-			rec := a.recs[s].at(int32(k))
+			o, other := a.outcomeOf(s, int32(k), sc.issues)
+			if o.check != checkOf(ElementHash(row.Get("html")), g, sc.issues) {
+				return fmt.Errorf("changed while it was being compared")
+			}
 			fill(out, a, r, row, sc)
 			if k < len(a.ids[s]) {
 				out.IssueID = a.ids[s][k].String()
 			}
 			k++
-			return c.emitRecord(a, s, rec, out)
+			return c.emitRecord(s, o, sc.issues, other, out)
 		})
 		if err != nil {
 			return err
 		}
-		if k != a.recs[s].len() {
+		if k != a.n[s] {
 			return fmt.Errorf("the %s's %s changed while it was being compared", sideNames[s], a.name)
 		}
 	}
@@ -119,42 +122,42 @@ func fill(out *Row, a *auditState, r *results.Reader, row results.Row, sc scanne
 	}
 }
 
-// emitRecord passes the record's changes, as counted by count.
-func (c *comparison) emitRecord(a *auditState, s int, rec *record, out *Row) error {
+// emitRecord passes an issue row's changes (its outcome o, its issues n,
+// the issues of the row it matched), as counted by count.
+func (c *comparison) emitRecord(s int, o outcome, n, other int64, out *Row) error {
 	send := func(ch Change, n int64) error {
 		if !c.opts.wants(ch) || n <= 0 {
 			return nil
 		}
-		out.Change, out.Issues, out.Decided = ch, n, ch == ChangeNew && rec.decided
+		out.Change, out.Issues, out.Decided = ch, n, ch == ChangeNew && o.decided
 		return c.opts.Rows(out)
 	}
 	mine := ChangeFixed
 	if s == curSide {
 		mine = ChangeNew
 	}
-	switch rec.state {
+	switch o.state {
 	case stateUnstable:
-		out.Reason = unstableReasons[rec.how]
-		return send(ChangeUnstable, rec.issues)
+		out.Reason = unstableReasons[o.how]
+		return send(ChangeUnstable, n)
 	case stateMatched:
-		other := a.recs[1-s].at(rec.partner).issues
 		if s == curSide {
 			out.MatchedOn = "html"
-			if rec.how == howTarget {
+			if o.how == howTarget {
 				out.MatchedOn = "target"
 			}
-			if err := send(ChangeUnchanged, min(rec.issues, other)); err != nil {
+			if err := send(ChangeUnchanged, min(n, other)); err != nil {
 				return err
 			}
 			out.MatchedOn = ""
 		}
-		return send(mine, rec.issues-other)
+		return send(mine, n-other)
 	}
-	if rec.how == howPageOnly {
+	if o.how == howPageOnly {
 		out.Page = "removed"
 		if s == curSide {
 			out.Page = "added"
 		}
 	}
-	return send(mine, rec.issues)
+	return send(mine, n)
 }

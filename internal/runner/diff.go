@@ -25,7 +25,9 @@ import (
 // either cannot lead elsewhere. The rows are spooled to a hidden file in
 // resultsDir (the results volume, not a memory-backed /tmp: a large scan's
 // rows are hundreds of megabytes) and diff.json is renamed into place, so a
-// reader never sees half a file. On error nothing is left behind.
+// reader never sees half a file. The comparison keeps its records in
+// files there too, so its memory does not grow with the scans' issue rows.
+// On error nothing is left behind.
 func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName, namespace string, covered func(diff.Finding) bool) (*diff.Result, error) {
 	baseRoot, err := os.OpenRoot(baselineDir)
 	if err != nil {
@@ -48,7 +50,7 @@ func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineN
 	}()
 	rw := diff.NewRowWriter(spool)
 	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rw.Write, Namespace: namespace,
-		Covered: covered})
+		Covered: covered, SpillDir: resultsDir})
 	if err != nil {
 		return nil, fmt.Errorf("comparing with baseline %s: %w", baselineName, err)
 	}

@@ -119,30 +119,10 @@ var readCases = map[string]func(dir string) (string, error){
 	// themselves as the baseline, with the issue ids the runner case wrote:
 	// every issue found again and its id carried, as a weekly scan finds
 	// most of its issues.
-	"compare": func(dir string) (string, error) {
-		gcpace.During() // as cmd/cwac-runner
-		spool, err := os.CreateTemp("", "readcase-diff-rows-*")
-		if err != nil {
-			return "", err
-		}
-		defer func() {
-			_ = spool.Close()
-			_ = os.Remove(spool.Name())
-		}()
-		rows := diff.NewRowWriter(spool)
-		res, err := diff.Compare(context.Background(), os.DirFS(dir), os.DirFS(dir), diff.Options{Baseline: benchName, Rows: rows.Write, Namespace: benchName})
-		if err != nil {
-			return "", err
-		}
-		if err := rows.Flush(); err != nil {
-			return "", err
-		}
-		if res.IssueIDsProblem != "" {
-			return "", fmt.Errorf("the baseline's issue ids: %s", res.IssueIDsProblem)
-		}
-		c := res.Counts
-		return fmt.Sprintf("%d unchanged, %d new, %d fixed", c.Unchanged, c.New, c.Fixed), nil
-	},
+	"compare": func(dir string) (string, error) { return compareCase(dir, true) },
+	// compare-in-memory: the same without a directory to compare in, as
+	// the MCP server's cwac_compare_scans compares.
+	"compare-in-memory": func(dir string) (string, error) { return compareCase(dir, false) },
 	// runner-decided-rules: the runner, the scan judged by a decision about
 	// each rule of the results across its organisation (every issue row
 	// looks its rule up, and each is decided).
@@ -301,4 +281,35 @@ func runChild(name, dir string) error {
 	}
 	wall := time.Since(start)
 	return json.NewEncoder(os.Stdout).Encode(childResult{Wall: wall, Answer: answer, PeakKiB: peakKiB()})
+}
+
+// compareCase compares the results in dir with themselves, as the runner
+// does (spill: in files beside its rows' spool) or in memory.
+func compareCase(dir string, spill bool) (string, error) {
+	gcpace.During() // as cmd/cwac-runner
+	spool, err := os.CreateTemp("", "readcase-diff-rows-*")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		_ = spool.Close()
+		_ = os.Remove(spool.Name())
+	}()
+	rows := diff.NewRowWriter(spool)
+	opts := diff.Options{Baseline: benchName, Rows: rows.Write, Namespace: benchName}
+	if spill {
+		opts.SpillDir = filepath.Dir(spool.Name()) // as the runner: beside its rows' spool
+	}
+	res, err := diff.Compare(context.Background(), os.DirFS(dir), os.DirFS(dir), opts)
+	if err != nil {
+		return "", err
+	}
+	if err := rows.Flush(); err != nil {
+		return "", err
+	}
+	if res.IssueIDsProblem != "" {
+		return "", fmt.Errorf("the baseline's issue ids: %s", res.IssueIDsProblem)
+	}
+	c := res.Counts
+	return fmt.Sprintf("%d unchanged, %d new, %d fixed", c.Unchanged, c.New, c.Fixed), nil
 }
