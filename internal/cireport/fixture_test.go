@@ -61,8 +61,12 @@ func withDiff(t *testing.T, base, cur fstest.MapFS) {
 		t.Fatal(err)
 	}
 	cur[results.DiffFile] = &fstest.MapFile{Data: doc.Bytes()}
+	named, err := res.IssueIDs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ids bytes.Buffer
-	if err := diff.WriteIssueIDs(&ids, res.IssueIDs); err != nil {
+	if err := diff.WriteIssueIDs(&ids, named); err != nil {
 		t.Fatal(err)
 	}
 	cur[diff.IssueIDsFile] = &fstest.MapFile{Data: ids.Bytes()}

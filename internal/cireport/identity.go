@@ -28,11 +28,12 @@ const FingerprintKey = "cwacIssue/v2"
 // diff.IssueIDWriter as they are given.
 type rowNamer struct {
 	namespace string
-	known     []diff.IssueID      // the comparison's ids (nil: none given)
-	given     int                 // how many known ids were given
-	fsys      fs.FS               // the results (file is read again from it to hold its ids)
-	file      fs.File             // the results' diff.IssueIDsFile, streamed (nil: none)
-	rd        *diff.IssueIDReader // reads file
+	known     *diff.IssueIDList       // the comparison's ids (nil: none given)
+	knownRd   *diff.IssueIDListReader // reads known
+	given     int                     // how many known ids were given
+	fsys      fs.FS                   // the results (file is read again from it to hold its ids)
+	file      fs.File                 // the results' diff.IssueIDsFile, streamed (nil: none)
+	rd        *diff.IssueIDReader     // reads file
 	namer     *diff.IssueNamer
 	// knownHeld says the namer holds the known ids given: held only once a
 	// new id is first needed, as the known ids usually name every row.
@@ -53,6 +54,7 @@ func namesFor(fsys fs.FS, opts Options, out io.Writer, spool Spool) (*rowNamer, 
 		n.out = diff.NewIssueIDWriter(out)
 	}
 	if opts.IssueIDs != nil {
+		n.knownRd = opts.IssueIDs.Reader()
 		return n, nil
 	}
 	f, err := fsys.Open(diff.IssueIDsFile)
@@ -91,11 +93,17 @@ func (n *rowNamer) nextKnown() (diff.IssueID, bool, error) {
 		}
 		return id, ok, nil
 	}
-	if n.given == len(n.known) {
+	if n.knownRd == nil {
 		return diff.IssueID{}, false, nil
 	}
-	n.given++
-	return n.known[n.given-1], true, nil
+	id, ok := n.knownRd.Next()
+	if err := n.knownRd.Err(); err != nil {
+		return id, false, err
+	}
+	if ok {
+		n.given++
+	}
+	return id, ok, nil
 }
 
 // name sets the id of is when it is an issue row (num_issues above 0),
@@ -138,7 +146,12 @@ func (n *rowNamer) name(is *issue) error {
 // from its start (they were not kept).
 func (n *rowNamer) holdKnown() error {
 	if n.rd == nil {
-		for _, id := range n.known[:n.given] {
+		rd := n.known.Reader()
+		for i := range n.given {
+			id, ok := rd.Next()
+			if !ok {
+				return fmt.Errorf("the scan's issue ids, read again: %d of %d: %v", i, n.given, rd.Err())
+			}
 			n.namer.Hold(id)
 		}
 		return nil

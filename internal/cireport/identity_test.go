@@ -46,13 +46,10 @@ func TestReportsNameIssuesByTheKeptIDs(t *testing.T) {
 	}
 
 	_, fresh := sarifOf(t, realFS(t), Options{Namespace: "a11y"})
-	named, err := diff.Compare(context.Background(), fstest.MapFS{}, realFS(t), diff.Options{Namespace: "a11y"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	named := namedIDs(t)
 	for i, r := range fresh.Runs[0].Results {
-		if got := r.PartialFingerprints[FingerprintKey]; got != named.IssueIDs[i].String() {
-			t.Errorf("result %d: fingerprint %s, want %s as a scan without a baseline names it", i, got, named.IssueIDs[i])
+		if got := r.PartialFingerprints[FingerprintKey]; got != named[i].String() {
+			t.Errorf("result %d: fingerprint %s, want %s as a scan without a baseline names it", i, got, named[i])
 		}
 	}
 
@@ -73,7 +70,7 @@ func TestReportsNameIssuesByTheKeptIDs(t *testing.T) {
 		seen[fp] = true
 	}
 	fsys[diff.IssueIDsFile] = &fstest.MapFile{Data: append(short.Bytes(), "xyz\n"...)}
-	err = WriteSARIF(context.Background(), &bytes.Buffer{}, fsys, Options{})
+	err := WriteSARIF(context.Background(), &bytes.Buffer{}, fsys, Options{})
 	if err == nil || !strings.Contains(err.Error(), "issue_ids.txt: line 5: issue id") {
 		t.Errorf("a malformed line: %v", err)
 	}
@@ -89,15 +86,12 @@ func TestReportsNameIssuesByTheKeptIDs(t *testing.T) {
 // are named afresh around every id already given: a row whose own id was
 // given to an earlier row takes the next ordinal, and no id is given twice.
 func TestKnownIDsEndingEarly(t *testing.T) {
-	named, err := diff.Compare(context.Background(), fstest.MapFS{}, realFS(t), diff.Options{Namespace: "a11y"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(named.IssueIDs) < 6 {
-		t.Fatalf("the fixture has %d issue rows; the case needs 6", len(named.IssueIDs))
+	named := namedIDs(t)
+	if len(named) < 6 {
+		t.Fatalf("the fixture has %d issue rows; the case needs 6", len(named))
 	}
 	// The first row is given the id the sixth would be named by.
-	given := named.IssueIDs[5:6]
+	given := named[5:6]
 	var file bytes.Buffer
 	if err := diff.WriteIssueIDs(&file, given); err != nil {
 		t.Fatal(err)
@@ -106,7 +100,7 @@ func TestKnownIDsEndingEarly(t *testing.T) {
 	fromFile[diff.IssueIDsFile] = &fstest.MapFile{Data: file.Bytes()}
 	for source, run := range map[string]func() sarifLog{
 		"the comparison's": func() sarifLog {
-			_, log := sarifOf(t, realFS(t), Options{Namespace: "a11y", IssueIDs: given})
+			_, log := sarifOf(t, realFS(t), Options{Namespace: "a11y", IssueIDs: diff.IssueIDListOf(given)})
 			return log
 		},
 		"the results' file": func() sarifLog {
@@ -115,8 +109,8 @@ func TestKnownIDsEndingEarly(t *testing.T) {
 		},
 	} {
 		results := run().Runs[0].Results
-		if len(results) != len(named.IssueIDs) {
-			t.Fatalf("%s: %d results for %d issue rows", source, len(results), len(named.IssueIDs))
+		if len(results) != len(named) {
+			t.Fatalf("%s: %d results for %d issue rows", source, len(results), len(named))
 		}
 		seen := map[string]bool{}
 		for i, r := range results {
@@ -126,10 +120,25 @@ func TestKnownIDsEndingEarly(t *testing.T) {
 				t.Errorf("%s: result %d: fingerprint %s given twice", source, i, fp)
 			case i == 0 && fp != given[0].String():
 				t.Errorf("%s: result 0: fingerprint %s, want the given %s", source, fp, given[0])
-			case i > 0 && i != 5 && fp != named.IssueIDs[i].String():
-				t.Errorf("%s: result %d: fingerprint %s, want %s as named afresh", source, i, fp, named.IssueIDs[i])
+			case i > 0 && i != 5 && fp != named[i].String():
+				t.Errorf("%s: result %d: fingerprint %s, want %s as named afresh", source, i, fp, named[i])
 			}
 			seen[fp] = true
 		}
 	}
+}
+
+// namedIDs are the ids the comparison names the real fixture's issue rows
+// by, as a scan without a baseline.
+func namedIDs(t *testing.T) []diff.IssueID {
+	t.Helper()
+	named, err := diff.Compare(context.Background(), fstest.MapFS{}, realFS(t), diff.Options{Namespace: "a11y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := named.IssueIDs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

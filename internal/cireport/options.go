@@ -34,7 +34,7 @@ type Options struct {
 	// IssueIDs are the ids of the axe audit's issue rows in file order, as
 	// the comparison with the baseline named them (diff.Result.IssueIDs);
 	// nil: the results directory's diff.IssueIDsFile, else new ids.
-	IssueIDs []diff.IssueID
+	IssueIDs *diff.IssueIDList
 	// ToolVersion is the CWAC image or operator version, when known.
 	ToolVersion string
 	// MaxResults caps SARIF results (0: DefaultMaxResults).

@@ -77,10 +77,12 @@ type auditState struct {
 	// out are the outcomes of the issue rows, once their partitions are
 	// compared, when there are several (in one, its records are kept).
 	out [2]outcomeList
-	// ids are the issue ids of each side's issue rows (IssueIDsAudit only;
-	// nil when not known): see names.go.
-	ids   [2][]IssueID
-	namer *IssueNamer
+	// naming says the scan's issue rows are named (IssueIDsAudit): ids
+	// holds them and the baseline's (auditids.go), baseIDs reads the
+	// baseline's while its rows are read (names.go).
+	naming  bool
+	ids     auditIDs
+	baseIDs *baselineIDs
 }
 
 // k is the issue row of the partition's record i on side s.
@@ -104,7 +106,15 @@ func (c *comparison) compareAudit(name string) error {
 		return fmt.Errorf("comparing %s: %w", name, err)
 	}
 	defer parts.close()
-	a := &auditState{name: name, audit: audit, groups: map[groupKey]int32{}, parts: parts}
+	a := &auditState{name: name, audit: audit, groups: map[groupKey]int32{}, parts: parts, naming: name == IssueIDsAudit}
+	defer a.ids.close()
+	if a.naming {
+		if a.baseIDs = c.openBaselineIDs(); a.baseIDs != nil {
+			parts.carryIDs(baseSide)
+			f := a.baseIDs.file
+			defer func() { _ = f.Close() }() // read only (closed already once read to its end)
+		}
+	}
 	for s := range c.fsys {
 		if err := c.readSide(a, s); err != nil {
 			return err
@@ -115,13 +125,20 @@ func (c *comparison) compareAudit(name string) error {
 			a.out[s] = newOutcomeList(a.n[s])
 		}
 	}
-	if name == IssueIDsAudit {
+	if a.naming {
 		c.startNaming(a)
 	}
 	for p := range parts[baseSide] {
 		if err := c.comparePartition(a, p); err != nil {
 			return err
 		}
+	}
+	if a.naming {
+		list, err := a.ids.list(c.opts.SpillDir)
+		if err != nil {
+			return fmt.Errorf("comparing %s: keeping its issue ids in a file: %w", name, err)
+		}
+		c.res.IssueIDs = list
 	}
 	return c.emit(a)
 }
@@ -157,18 +174,26 @@ func (c *comparison) comparePartition(a *auditState, p int) error {
 		return err
 	}
 	for s := range a.recs {
-		ks, err := a.parts[s][p].load(&a.recs[s])
+		ks, ids, err := a.parts[s][p].load(&a.recs[s])
 		if err != nil {
 			return fmt.Errorf("the %s's %s: reading it back from its file: %w", sideNames[s], a.name, err)
 		}
 		a.ks[s] = ks
+		if s == baseSide && a.ids.known[s] {
+			a.ids.part[s] = ids
+		}
 	}
 	c.markUnstable(a)
 	matchAll(&a.recs[baseSide], &a.recs[curSide])
-	if a.namer != nil {
+	if a.naming {
 		c.nameIssues(a)
 	}
 	c.count(a)
+	if a.naming {
+		if err := a.ids.keep(p, len(a.parts[baseSide]), c.opts.SpillDir); err != nil {
+			return fmt.Errorf("comparing %s: keeping its issue ids in a file: %w", a.name, err)
+		}
+	}
 	if len(a.parts[baseSide]) > 1 {
 		a.keepOutcomes()
 	}
@@ -346,8 +371,16 @@ func (c *comparison) readSide(a *auditState, s int) error {
 		if sc.onBody {
 			rec.state, rec.how = stateUnstable, howOnBody
 		}
-		if err := a.parts[s][a.parts.of(sc.page)].add(rec, int32(a.n[s])); err != nil {
+		var id IssueID
+		if s == baseSide {
+			id = c.nextBaselineID(a.baseIDs)
+		}
+		p := a.parts.of(sc.page)
+		if err := a.parts[s][p].add(rec, int32(a.n[s]), id); err != nil {
 			return fmt.Errorf("writing its records to a file: %w", err)
+		}
+		if s == curSide && a.naming && len(a.parts[s]) > 1 {
+			a.ids.partOf = append(a.ids.partOf, uint8(p))
 		}
 		a.n[s]++
 		return nil

@@ -80,8 +80,8 @@ func (c *comparison) decided(a *auditState, s int, i int32, n int64) bool {
 	r := a.recs[s].at(i)
 	f := Finding{Namespace: c.opts.Namespace, Organisation: c.strs.Text(r.org), Element: r.html,
 		Rule: c.shownRule(r), URL: c.pages.info[a.info[r.group].key.page].key}
-	if ids := a.ids[s]; ids != nil {
-		f.ID = ids[a.k(s, i)]
+	if ids := a.ids.part[s]; ids != nil {
+		f.ID = ids[i]
 	}
 	if !c.opts.Covered(f) {
 		return false

@@ -102,8 +102,9 @@ type Result struct {
 	// IssueIDs is the id of each issue row of the scan's IssueIDsAudit, in
 	// file order: the baseline's id for a row the comparison matched with
 	// the baseline (when the baseline kept its IssueIDsFile), a new one
-	// otherwise. What the scan keeps as its own IssueIDsFile.
-	IssueIDs []IssueID `json:"-"`
+	// otherwise. What the scan keeps as its own IssueIDsFile. Nil when
+	// neither side has the audit; the caller closes it (Close).
+	IssueIDs *IssueIDList `json:"-"`
 	// IssueIDsProblem says why the baseline's ids could not be carried
 	// forward ("" when they were, or the baseline kept none).
 	IssueIDsProblem string `json:"-"`
@@ -139,20 +140,31 @@ type RuleChange struct {
 // context's error when ctx ends.
 func Compare(ctx context.Context, base, cur fs.FS, opts Options) (*Result, error) {
 	c := newComparison(ctx, [2]fs.FS{base, cur}, opts)
-	c.readBaselineIDs()
-	if err := c.readPages(); err != nil {
+	if err := c.compareAll(); err != nil {
+		if c.res.IssueIDs != nil {
+			_ = c.res.IssueIDs.Close() // the result is not returned
+		}
 		return nil, err
+	}
+	c.checkUnreadBaselineIDs()
+	return c.result(), nil
+}
+
+// compareAll compares every audit.
+func (c *comparison) compareAll() error {
+	if err := c.readPages(); err != nil {
+		return err
 	}
 	audits, err := c.issueAudits()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, a := range audits {
 		if err := c.compareAudit(a); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return c.result(), nil
+	return nil
 }
 
 // Sides of a comparison, as indexes.
@@ -173,10 +185,11 @@ type comparison struct {
 	strs  Interner
 	vps   viewportCache
 
-	res     Result
-	baseIDs []IssueID // the baseline's IssueIDsFile (nil: none, or unusable)
-	orgs    map[string]*orgChange
-	rules   map[[2]string]*RuleChange
+	res Result
+	// baseIDsRead says the baseline's IssueIDsFile was read (names.go).
+	baseIDsRead bool
+	orgs        map[string]*orgChange
+	rules       map[[2]string]*RuleChange
 }
 
 func newComparison(ctx context.Context, fsys [2]fs.FS, opts Options) *comparison {

@@ -420,7 +420,7 @@ func compareWith(t testing.TB, base, cur fs.FS, opts Options) (*Result, []Row) {
 		}
 	}
 	sres, srows := compareOnce(t, base, cur, spilled)
-	if diff := cmp.Diff(res, sres); diff != "" {
+	if diff := cmp.Diff(res, sres, cmp.AllowUnexported(IssueIDList{})); diff != "" {
 		t.Errorf("figures compared in files (-in memory +in files):\n%s", diff)
 	}
 	if diff := cmp.Diff(rows, srows); diff != "" {
@@ -430,6 +430,19 @@ func compareWith(t testing.TB, base, cur fs.FS, opts Options) (*Result, []Row) {
 		t.Errorf("the comparison left %d files behind (%v)", len(entries), err)
 	}
 	return res, rows
+}
+
+// idsOf is the result's issue ids, read whole (nil: none named).
+func idsOf(t testing.TB, res *Result) []IssueID {
+	t.Helper()
+	if res.IssueIDs == nil {
+		return nil
+	}
+	ids, err := res.IssueIDs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
 
 // compareOnce is one comparison of compareWith.
@@ -445,6 +458,16 @@ func compareOnce(t testing.TB, base, cur fs.FS, opts Options) (*Result, []Row) {
 	res, err := Compare(context.Background(), base, cur, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.IssueIDs != nil {
+		if opts.SpillDir != "" && res.IssueIDs.Len() > 0 && res.IssueIDs.file == nil {
+			t.Errorf("compared in files, the scan's %d issue ids stayed in memory", res.IssueIDs.Len())
+		}
+		ids := idsOf(t, res)
+		if err := res.IssueIDs.Close(); err != nil {
+			t.Error(err)
+		}
+		res.IssueIDs = IssueIDListOf(ids)
 	}
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
@@ -462,7 +485,7 @@ func compareOnce(t testing.TB, base, cur fs.FS, opts Options) (*Result, []Row) {
 		t.Errorf("diff.json rows (-written +read):\n%s", diff)
 	}
 	if diff := cmp.Diff(*res, Result{Counts: got.Counts, Totals: got.Totals, ByRule: got.ByRule, IssueIDs: res.IssueIDs,
-		IssueIDsProblem: res.IssueIDsProblem}); diff != "" {
+		IssueIDsProblem: res.IssueIDsProblem}, cmp.AllowUnexported(IssueIDList{})); diff != "" {
 		t.Errorf("diff.json figures (-written +read):\n%s", diff)
 	}
 	return res, rows

@@ -176,12 +176,13 @@ func named(t *testing.T, d resultsDir) (fs.FS, []IssueID) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteIssueIDs(&buf, res.IssueIDs); err != nil {
+	ids := idsOf(t, res)
+	if err := WriteIssueIDs(&buf, ids); err != nil {
 		t.Fatal(err)
 	}
 	m := d.fs(t).(fstest.MapFS)
 	m[IssueIDsFile] = &fstest.MapFile{Data: buf.Bytes()}
-	return m, res.IssueIDs
+	return m, ids
 }
 
 // editedWeek is the real scan and the same site a week on: one element
@@ -220,13 +221,9 @@ func TestIssueIDsCarriedForward(t *testing.T) {
 		t.Fatalf("%d baseline ids, want one for each of the 12 axe issue rows", len(baseIDs))
 	}
 	idOf := map[string]string{} // the baseline's id of each page, width and rule (one row each in this scan)
-	var rows []Row
-	res, err := Compare(context.Background(), baseFS, cur.fs(t), Options{Namespace: "a11y", Rows: func(r *Row) error {
-		rows = append(rows, *r)
-		return nil
-	}})
-	if err != nil || res.IssueIDsProblem != "" {
-		t.Fatalf("%v %q", err, res.IssueIDsProblem)
+	res, rows := compareWith(t, baseFS, cur.fs(t), Options{Namespace: "a11y"})
+	if res.IssueIDsProblem != "" {
+		t.Fatalf("%q", res.IssueIDsProblem)
 	}
 	baseRows := rowsOf(t, fstest.MapFS{}, baseFS)
 	for _, r := range baseRows {
@@ -264,10 +261,11 @@ func TestIssueIDsCarriedForward(t *testing.T) {
 	if counts[ChangeUnchanged] != 10 || counts[ChangeFixed] != 2 || counts[ChangeNew] != 2 {
 		t.Errorf("axe rows by change %v, want 10 unchanged, 2 fixed, 2 new", counts)
 	}
-	if len(res.IssueIDs) != len(curIDs) {
-		t.Fatalf("%d ids for %d issue rows", len(res.IssueIDs), len(curIDs))
+	ids := idsOf(t, res)
+	if len(ids) != len(curIDs) {
+		t.Fatalf("%d ids for %d issue rows", len(ids), len(curIDs))
 	}
-	for i, id := range res.IssueIDs {
+	for i, id := range ids {
 		if id.String() != curIDs[i] {
 			t.Errorf("row %d: Result.IssueIDs says %s, diff.json %s", i, id, curIDs[i])
 		}
@@ -286,6 +284,16 @@ func TestIssueIDsStartAfresh(t *testing.T) {
 	short.(fstest.MapFS)[IssueIDsFile] = &fstest.MapFile{Data: []byte(issueIDsHeader + "\n" + baseIDs[0].String() + "\n")}
 	broken, _ := named(t, base)
 	broken.(fstest.MapFS)[IssueIDsFile] = &fstest.MapFile{Data: []byte("ids\n")}
+	lines := make([]string, 0, len(baseIDs)+1)
+	for _, id := range baseIDs {
+		lines = append(lines, id.String())
+	}
+	longer, _ := named(t, base)
+	longer.(fstest.MapFS)[IssueIDsFile] = &fstest.MapFile{Data: []byte(issueIDsHeader + "\n" + strings.Join(append(lines, lines[0]), "\n") + "\n")}
+	badLine, _ := named(t, base)
+	withBadLine := append(slices.Clone(lines[:5]), "not an id")
+	withBadLine = append(withBadLine, lines[5:]...)
+	badLine.(fstest.MapFS)[IssueIDsFile] = &fstest.MapFile{Data: []byte(issueIDsHeader + "\n" + strings.Join(withBadLine, "\n") + "\n")}
 	for _, tc := range []struct {
 		name    string
 		base    fs.FS
@@ -293,19 +301,27 @@ func TestIssueIDsStartAfresh(t *testing.T) {
 	}{
 		{"no file", noFile, ""},
 		{"another scan's", short, "the baseline's issue_ids.txt names 1 issue rows, its axe_core_audit.csv has 12"},
+		{"one id more than its rows", longer, "the baseline's issue_ids.txt names 13 issue rows, its axe_core_audit.csv has 12"},
 		{"unreadable", broken, "the baseline's issue_ids.txt: not an issue ids file"},
+		{"a line not an id among its ids", badLine, `the baseline's issue_ids.txt: line 7: issue id "not an id" is not an issue's id`},
 	} {
-		res, err := Compare(context.Background(), tc.base, cur.fs(t), Options{Namespace: "a11y"})
-		if err != nil || !strings.HasPrefix(res.IssueIDsProblem, tc.problem) || (tc.problem == "") != (res.IssueIDsProblem == "") {
-			t.Errorf("%s: %v, problem %q; want %q", tc.name, err, res.IssueIDsProblem, tc.problem)
+		res, rows := compareWith(t, tc.base, cur.fs(t), Options{Namespace: "a11y"})
+		if !strings.HasPrefix(res.IssueIDsProblem, tc.problem) || (tc.problem == "") != (res.IssueIDsProblem == "") {
+			t.Errorf("%s: problem %q; want %q", tc.name, res.IssueIDsProblem, tc.problem)
 			continue
 		}
-		if len(res.IssueIDs) != len(fresh) {
-			t.Fatalf("%s: %d ids, want %d", tc.name, len(res.IssueIDs), len(fresh))
+		ids := idsOf(t, res)
+		if len(ids) != len(fresh) {
+			t.Fatalf("%s: %d ids, want %d", tc.name, len(ids), len(fresh))
 		}
 		for i := range fresh {
-			if res.IssueIDs[i] != fresh[i] {
-				t.Errorf("%s: id %d is %s, want the fresh %s", tc.name, i, res.IssueIDs[i], fresh[i])
+			if ids[i] != fresh[i] {
+				t.Errorf("%s: id %d is %s, want the fresh %s", tc.name, i, ids[i], fresh[i])
+			}
+		}
+		for _, r := range rows {
+			if r.Change == ChangeFixed && r.IssueID != "" {
+				t.Errorf("%s: a fixed row has the id %s of a baseline whose ids are not used", tc.name, r.IssueID)
 			}
 		}
 	}

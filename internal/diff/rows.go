@@ -72,7 +72,11 @@ func (c *comparison) emit(a *auditState) error {
 		}
 		s := sd.side
 		k := 0
-		err := c.eachRow(a, s, func(r *results.Reader, row results.Row, sc scanned) error {
+		ids, err := a.ids.reader(s)
+		if err != nil {
+			return fmt.Errorf("comparing %s: %w", a.name, err)
+		}
+		err = c.eachRow(a, s, func(r *results.Reader, row results.Row, sc scanned) error {
 			if sc.issues <= 0 {
 				return nil
 			}
@@ -85,8 +89,12 @@ func (c *comparison) emit(a *auditState) error {
 				return fmt.Errorf("changed while it was being compared")
 			}
 			fill(out, a, r, row, sc)
-			if k < len(a.ids[s]) {
-				out.IssueID = a.ids[s][k].String()
+			if ids != nil {
+				id, err := ids.next(a.parts.of(sc.page))
+				if err != nil {
+					return err
+				}
+				out.IssueID = id.String()
 			}
 			k++
 			return c.emitRecord(s, o, sc.issues, other, out)

@@ -40,23 +40,31 @@ const spilledBytes = 3*8 + 5*4 + 2
 // bucket holds one side's records of one partition: in memory when the
 // audit is compared in one partition, else in a file of Options.SpillDir,
 // hidden and removed as soon as it is made (so nothing is left behind whatever
-// happens), read back when its partition is compared.
+// happens), read back when its partition is compared. The baseline's
+// records of IssueIDsAudit carry their issue ids (withIDs), read beside
+// them from its IssueIDsFile.
 type bucket struct {
-	mem  recordList
-	file *os.File
-	w    *bufio.Writer
-	n    int
-	buf  [spilledBytes]byte
+	mem     recordList
+	memIDs  []IssueID
+	withIDs bool
+	file    *os.File
+	w       *bufio.Writer
+	n       int
+	buf     [spilledBytes + idBytes]byte
 }
 
-// add appends r, the side's issue row k.
-func (b *bucket) add(r record, k int32) error {
+// add appends r, the side's issue row k, with its id when the bucket
+// carries ids.
+func (b *bucket) add(r record, k int32, id IssueID) error {
 	b.n++
 	if b.file == nil {
 		b.mem.add(r)
+		if b.withIDs {
+			b.memIDs = append(b.memIDs, id)
+		}
 		return nil
 	}
-	e := b.buf[:]
+	e := b.entry()
 	binary.LittleEndian.PutUint64(e[0:], r.html)
 	binary.LittleEndian.PutUint64(e[8:], r.target)
 	binary.LittleEndian.PutUint64(e[16:], uint64(r.issues))
@@ -64,31 +72,48 @@ func (b *bucket) add(r record, k int32) error {
 		binary.LittleEndian.PutUint32(e[24+4*i:], uint32(v))
 	}
 	e[44], e[45] = r.state, r.how
+	copy(e[spilledBytes:], id[:])
 	_, err := b.w.Write(e)
 	return err
 }
 
-// load reads the bucket's records back into recs, and their issue rows'
+// entry is the buffer of one record as the bucket's file holds it.
+func (b *bucket) entry() []byte {
+	if b.withIDs {
+		return b.buf[:]
+	}
+	return b.buf[:spilledBytes]
+}
+
+// load reads the bucket's records back into recs, their issue rows'
 // numbers into ks (nil for a bucket in memory: there the k-th record is
-// the side's issue row k).
-func (b *bucket) load(recs *recordList) (ks []int32, err error) {
+// the side's issue row k) and their ids into ids (nil when the bucket
+// carries none).
+func (b *bucket) load(recs *recordList) (ks []int32, ids []IssueID, err error) {
 	if b.file == nil {
 		*recs, b.mem = b.mem, recordList{}
-		return nil, nil
+		ids, b.memIDs = b.memIDs, nil
+		if b.withIDs && ids == nil {
+			ids = []IssueID{}
+		}
+		return nil, ids, nil
 	}
 	*recs = recordList{}
 	if err := b.w.Flush(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := b.file.Seek(0, io.SeekStart); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := bufio.NewReader(b.file)
 	ks = make([]int32, 0, b.n)
+	if b.withIDs {
+		ids = make([]IssueID, 0, b.n)
+	}
 	for range b.n {
-		e := b.buf[:]
+		e := b.entry()
 		if _, err := io.ReadFull(r, e); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var v [5]int32
 		for i := range v {
@@ -101,8 +126,11 @@ func (b *bucket) load(recs *recordList) (ks []int32, err error) {
 			state: e[44], how: e[45],
 		})
 		ks = append(ks, v[4])
+		if b.withIDs {
+			ids = append(ids, IssueID(e[spilledBytes:]))
+		}
 	}
-	return ks, nil
+	return ks, ids, nil
 }
 
 // partitions are one audit's buckets, a side's by partition.
@@ -118,19 +146,37 @@ func newPartitions(n int, dir string) (partitions, error) {
 			continue
 		}
 		for i := range p[s] {
-			f, err := os.CreateTemp(dir, ".cwac-diff-*")
+			f, err := createRemoved(dir)
 			if err != nil {
 				p.close()
-				return p, fmt.Errorf("a file to compare in: %w", err)
+				return p, err
 			}
 			p[s][i].file, p[s][i].w = f, bufio.NewWriter(f)
-			if err := os.Remove(f.Name()); err != nil {
-				p.close()
-				return p, fmt.Errorf("a file to compare in: %w", err)
-			}
 		}
 	}
 	return p, nil
+}
+
+// createRemoved makes a hidden file in dir for the comparison and removes
+// it at once: it is read and written through f, and nothing is left
+// behind whatever happens.
+func createRemoved(dir string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, ".cwac-diff-*")
+	if err != nil {
+		return nil, fmt.Errorf("a file to compare in: %w", err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		_ = f.Close() // removing it failed: closing is all that is left
+		return nil, fmt.Errorf("a file to compare in: %w", err)
+	}
+	return f, nil
+}
+
+// carryIDs has side s's buckets carry their records' ids.
+func (p partitions) carryIDs(s int) {
+	for i := range p[s] {
+		p[s][i].withIDs = true
+	}
 }
 
 // close closes the partitions' files (removed already).

@@ -21,8 +21,12 @@ func scanPodIDs(t *testing.T, before, after fstest.MapFS) map[string]diff.Change
 	if err != nil {
 		t.Fatal(err)
 	}
+	firstIDs, err := first.IssueIDs.All()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ids bytes.Buffer
-	if err := diff.WriteIssueIDs(&ids, first.IssueIDs); err != nil {
+	if err := diff.WriteIssueIDs(&ids, firstIDs); err != nil {
 		t.Fatal(err)
 	}
 	named := fstest.MapFS{diff.IssueIDsFile: {Data: ids.Bytes()}}

@@ -54,16 +54,25 @@ func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineN
 	if err != nil {
 		return nil, fmt.Errorf("comparing with baseline %s: %w", baselineName, err)
 	}
-	if err := rw.Flush(); err != nil {
-		return nil, fmt.Errorf("writing the comparison's scratch file: %w", err)
-	}
-	if _, err := spool.Seek(0, 0); err != nil {
-		return nil, fmt.Errorf("reading the comparison's scratch file: %w", err)
-	}
-	if err := writeDiffFile(resultsDir, res, spool); err != nil {
+	if err := writeDiffDocument(resultsDir, res, rw, spool); err != nil {
+		if res.IssueIDs != nil {
+			_ = res.IssueIDs.Close() // the result is not returned
+		}
 		return nil, err
 	}
 	return res, nil
+}
+
+// writeDiffDocument writes diff.json from the comparison's rows, which rw
+// wrote to spool.
+func writeDiffDocument(resultsDir string, res *diff.Result, rw *diff.RowWriter, spool *os.File) error {
+	if err := rw.Flush(); err != nil {
+		return fmt.Errorf("writing the comparison's scratch file: %w", err)
+	}
+	if _, err := spool.Seek(0, 0); err != nil {
+		return fmt.Errorf("reading the comparison's scratch file: %w", err)
+	}
+	return writeDiffFile(resultsDir, res, spool)
 }
 
 // scoreDrops are the organisations whose leaderboard score fell from the

@@ -60,8 +60,9 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	reports := report.NewBuilder()
 	if base.diff == nil {
 		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
-	} else {
+	} else if base.diff.IssueIDs != nil {
 		ci.IssueIDs = base.diff.IssueIDs
+		defer func() { _ = base.diff.IssueIDs.Close() }() // read: its file was removed when made
 	}
 	ciOut := startCIReports(dir, ci, log)
 	if err := results.Walk(ctx, fsys, append(ciOut.visitors(summary, reports), index)...); err != nil {

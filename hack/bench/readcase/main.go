@@ -283,8 +283,10 @@ func runChild(name, dir string) error {
 	return json.NewEncoder(os.Stdout).Encode(childResult{Wall: wall, Answer: answer, PeakKiB: peakKiB()})
 }
 
-// compareCase compares the results in dir with themselves, as the runner
-// does (spill: in files beside its rows' spool) or in memory.
+// compareCase compares the results in dir with themselves, or with the
+// results in READCASE_BASELINE when it is set (by hand: every issue new or
+// fixed), as the runner does (spill: in files beside its rows' spool) or
+// in memory.
 func compareCase(dir string, spill bool) (string, error) {
 	gcpace.During() // as cmd/cwac-runner
 	spool, err := os.CreateTemp("", "readcase-diff-rows-*")
@@ -300,9 +302,16 @@ func compareCase(dir string, spill bool) (string, error) {
 	if spill {
 		opts.SpillDir = filepath.Dir(spool.Name()) // as the runner: beside its rows' spool
 	}
-	res, err := diff.Compare(context.Background(), os.DirFS(dir), os.DirFS(dir), opts)
+	base := dir
+	if b := os.Getenv("READCASE_BASELINE"); b != "" {
+		base = b
+	}
+	res, err := diff.Compare(context.Background(), os.DirFS(base), os.DirFS(dir), opts)
 	if err != nil {
 		return "", err
+	}
+	if res.IssueIDs != nil {
+		defer func() { _ = res.IssueIDs.Close() }()
 	}
 	if err := rows.Flush(); err != nil {
 		return "", err
