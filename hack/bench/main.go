@@ -210,7 +210,8 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 	// The runner goes first: it writes the row index the tools use below.
 	// The comparison reads the ids the runner wrote, before the decided
 	// cases write others.
-	order := []string{"runner", "floor", "csv", "rows", "summary", "walk", "compare", "compare-in-memory", "runner-decided-rules", "runner-decided-pages"}
+	order := []string{"runner", "floor", "csv", "rows", "summary", "walk", "compare", "compare-in-memory", "runner-compared",
+		"runner-decided-rules", "runner-decided-pages"}
 	for _, name := range order {
 		all := make([]processFigure, 0, runs)
 		for range runs {
@@ -232,6 +233,7 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 		"summary": "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
 		"walk":                 "one Walk: summary and row index, no report",
 		"compare":              "comparison with a baseline (the scan with itself)",
+		"runner-compared":      "runner with a baseline: the comparison, then the walk and reports",
 		"compare-in-memory":    "the same comparison in memory (as cwac_compare_scans)",
 		"runner-decided-rules": "runner, a decision about each rule of the organisation",
 		"runner-decided-pages": "runner, 1,000 page-prefix decisions of one rule",

@@ -2,6 +2,9 @@ package report
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -52,30 +55,82 @@ func TestScoreDrops(t *testing.T) {
 	}
 }
 
-func TestRankedLeaderboard(t *testing.T) {
+// A leaderboard.csv reads back as ScoreDrops compares it: names as the
+// file writes them, scores as shown, completeness, the unranked too.
+func TestReadLeaderboard(t *testing.T) {
 	fsys := fstest.MapFS{
 		"pages_scanned.csv": csvFile("organisation,base_url,number_of_pages,sector\r\n" +
-			"Good,https://g/,10,A\r\nBad,https://b/,2,B\r\nDown,https://d/,0,C\r\n"),
+			"Good,https://g/,10,A\r\n=Bad,https://b/,2,B\r\nDown,https://d/,0,C\r\n"),
 		"axe_core_audit.csv": csvFile("organisation,sector,url,impact,id,help,num_issues\r\n" +
-			"Good,A,https://g/,minor,r1,R1,1\r\nBad,B,https://b/,critical,r2,R2,3\r\n"),
+			"Good,A,https://g/,minor,r1,R1,1\r\n=Bad,B,https://b/,critical,r2,R2,3\r\n"),
 	}
-	got, err := RankedLeaderboard(context.Background(), fsys)
+	sb, b := results.NewSummaryBuilder(results.Options{}), NewBuilder()
+	if err := results.Walk(context.Background(), fsys, sb, b); err != nil {
+		t.Fatal(err)
+	}
+	board := b.RankedBoard(sb.Summary())
+	data, err := LeaderboardCSV(board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadLeaderboard(fstest.MapFS{LeaderboardFile: {Data: data}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
-		Rank               int
-		Organisation, Mark string
+		Organisation, Score, Mark string
 	}
 	rows := make([]row, 0, len(got))
 	for _, o := range got {
-		rows = append(rows, row{o.Rank, o.Organisation, o.Completeness})
+		score := "none"
+		if o.Score != nil {
+			score = fmt.Sprint(*o.Score)
+		}
+		rows = append(rows, row{o.Organisation, score, o.Completeness})
 	}
-	want := []row{{1, "Good", "complete"}, {2, "Bad", "complete"}, {0, "Down", "unreachable"}}
+	want := []row{{"Good", "99.9", "complete"}, {"'=Bad", "85", "complete"}, {"Down", "none", "unreachable"}}
 	if diff := cmp.Diff(want, rows); diff != "" {
-		t.Errorf("ranked leaderboard (-want +got):\n%s", diff)
+		t.Errorf("leaderboard read back (-want +got):\n%s", diff)
 	}
-	if _, err := RankedLeaderboard(context.Background(), fstest.MapFS{"axe_core_audit.csv": csvFile("not,a\r\nvalid\r\n")}); err == nil {
-		t.Error("a malformed results directory gave no error")
+	// Its scores are the scan's own: no drop against itself, and a drop
+	// is found by the organisation's name whatever SafeCell did to it.
+	if drops := ScoreDrops(board, got); len(drops) != 0 {
+		t.Errorf("drops against itself: %+v", drops)
+	}
+	worse := slices.Clone(board)
+	for i := range worse {
+		if worse[i].Score != nil {
+			worse[i].Score = f(*worse[i].Score - 10)
+		}
+	}
+	if drops := ScoreDrops(worse, got); len(drops) != 2 || drops[0].Organisation != "=Bad" {
+		t.Errorf("drops of 10 each: %+v, want Good's and =Bad's", drops)
+	}
+}
+
+func TestReadLeaderboardRefuses(t *testing.T) {
+	head := strings.Join(leaderboardHeader, ",") + "\n"
+	row := `"1","A","S","1","1","0","0","0","0","0","0.0","100.0","complete","","0","0"` + "\n"
+	for _, tc := range []struct {
+		name string
+		fsys fstest.MapFS
+		want string
+	}{
+		{"no file", fstest.MapFS{}, "file does not exist"},
+		{"not a leaderboard", fstest.MapFS{LeaderboardFile: {Data: []byte("organisation,score\nA,1\n")}}, "not a leaderboard"},
+		{"not CSV", fstest.MapFS{LeaderboardFile: {Data: []byte(head + "\"A\n")}}, "extraneous or missing"},
+		{"a score not a number", fstest.MapFS{LeaderboardFile: {Data: []byte(head + strings.Replace(row, "100.0", "high", 1))}},
+			`line 2: score "high" is not a number`},
+		{"too many organisations", fstest.MapFS{LeaderboardFile: {Data: []byte(head + strings.Repeat(row, maxLeaderboardRows+1))}},
+			"more than 50000 organisations"},
+		{"too large", fstest.MapFS{LeaderboardFile: {Data: []byte(head + strings.Replace(row, `"A"`, `"`+strings.Repeat("a", maxLeaderboardBytes)+`"`, 1))}},
+			"larger than 16777216 bytes"},
+	} {
+		if _, err := ReadLeaderboard(tc.fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+	if got, err := ReadLeaderboard(fstest.MapFS{LeaderboardFile: {Data: []byte(head + row)}}); err != nil || len(got) != 1 {
+		t.Errorf("one row: %v %v", got, err)
 	}
 }

@@ -76,17 +76,18 @@ func writeDiffDocument(resultsDir string, res *diff.Result, rw *diff.RowWriter, 
 }
 
 // scoreDrops are the organisations whose leaderboard score fell from the
-// baseline's (read from baselineDir through an os.Root) to now, the scan's
-// leaderboard as its report ranks it. A baseline whose results cannot be
-// read gives none, logged: the comparison's counts stand without them.
-func scoreDrops(ctx context.Context, baselineDir string, now []report.OrgScore, log *slog.Logger) []results.OrganisationScoreDrop {
+// baseline's (its leaderboard.csv, read from baselineDir through an
+// os.Root) to now, the scan's leaderboard as its report ranks it. A
+// baseline whose leaderboard cannot be read gives none, logged: the
+// comparison's counts stand without them.
+func scoreDrops(baselineDir string, now []report.OrgScore, log *slog.Logger) []results.OrganisationScoreDrop {
 	root, err := os.OpenRoot(baselineDir)
 	if err != nil {
 		log.Error("reading the baseline's leaderboard", "err", err)
 		return nil
 	}
 	defer func() { _ = root.Close() }() // read only
-	before, err := report.RankedLeaderboard(ctx, root.FS())
+	before, err := report.ReadLeaderboard(root.FS())
 	if err != nil {
 		log.Error("reading the baseline's leaderboard", "err", err)
 		return nil

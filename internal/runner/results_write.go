@@ -37,6 +37,21 @@ func WriteResultsDecided(ctx context.Context, dir string, opts results.Options, 
 	return writeResults(ctx, dir, opts, meta, log, baselineResults{}, nil, ciReportOptions(cfg, meta.Title))
 }
 
+// WriteResultsCompared is WriteResults for a scan compared with the
+// baseline whose results are in baselineDir, as a scan pod with a baseline
+// writes its results: the comparison (diff.json, the issue ids carried),
+// then the walk (for tools and benchmarks). A baseline that cannot be
+// compared is an error here.
+func WriteResultsCompared(ctx context.Context, dir, baselineDir string, opts results.Options, meta report.Meta,
+	log *slog.Logger) (*results.Summary, error) {
+	cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineName: filepath.Base(baselineDir), BaselineDir: baselineDir}}
+	res, err := compareWithBaseline(ctx, baselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, nil)
+	if err != nil {
+		return nil, err
+	}
+	return writeResults(ctx, dir, opts, meta, log, baselineResults{diff: res, dir: baselineDir}, nil, ciReportOptions(cfg, meta.Title))
+}
+
 // baselineResults is what a scan with a baseline brings to its results: the
 // comparison (nil: none) and the baseline's results directory, whose
 // trend.json the scan's trend continues.
@@ -76,7 +91,7 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	}
 	if base.diff != nil {
 		s.Diff = &base.diff.Counts
-		s.Diff.ScoreDrops = scoreDrops(ctx, base.dir, reports.RankedBoard(s), log)
+		s.Diff.ScoreDrops = scoreDrops(base.dir, reports.RankedBoard(s), log)
 	}
 	s.BlockedByPolicy = blocked
 	meta.Trend = trend(base.dir, reports.TrendPoint(meta, s), log)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -236,14 +237,24 @@ func TestShardDurationFromSummary(t *testing.T) {
 // each organisation whose leaderboard score fell, in summary.json; a
 // baseline whose results cannot be read lists none, and says so.
 func TestScoreDropsAgainstTheBaseline(t *testing.T) {
-	baseline := t.TempDir()
-	must(t, files.CopyDir(realScanDir, baseline))
-	worse := t.TempDir()
-	must(t, files.CopyDir(realScanDir, worse))
-	addCriticalIssues(t, filepath.Join(worse, "axe_core_audit.csv"), 2)
-	unreadable := t.TempDir()
-	must(t, files.CopyDir(realScanDir, unreadable))
-	must(t, os.WriteFile(filepath.Join(unreadable, "axe_core_audit.csv"), []byte("organisation,\"unterminated\n"), 0o644))
+	// Each baseline went through the runner, which wrote its leaderboard.
+	scanned := func(prepare func(dir string)) string {
+		dir := t.TempDir()
+		must(t, files.CopyDir(realScanDir, dir))
+		prepare(dir)
+		_, err := writeResults(context.Background(), dir, results.Options{}, report.Meta{Title: "t"}, slog.New(slog.DiscardHandler),
+			baselineResults{}, nil, cireport.Options{})
+		must(t, err)
+		return dir
+	}
+	baseline := scanned(func(string) {})
+	worse := scanned(func(dir string) { addCriticalIssues(t, filepath.Join(dir, "axe_core_audit.csv"), 2) })
+	unreadable := scanned(func(string) {})
+	must(t, os.WriteFile(filepath.Join(unreadable, report.LeaderboardFile), []byte("organisation,\"unterminated\n"), 0o644))
+	// Its leaderboard, not its results, is read: CWAC's files of the
+	// baseline could be gone or unreadable without changing the drops.
+	noCSV := scanned(func(string) {})
+	must(t, os.WriteFile(filepath.Join(noCSV, "axe_core_audit.csv"), []byte("organisation,\"unterminated\n"), 0o644))
 
 	tests := []struct {
 		name, dir, baseline string
@@ -254,7 +265,8 @@ func TestScoreDropsAgainstTheBaseline(t *testing.T) {
 		{name: "score rose", dir: baseline, baseline: worse},
 		{name: "same results", dir: baseline, baseline: baseline},
 		{name: "baseline gone", dir: worse, baseline: filepath.Join(t.TempDir(), "gone"), wantLog: true},
-		{name: "baseline unreadable", dir: worse, baseline: unreadable, wantLog: true},
+		{name: "baseline's leaderboard unreadable", dir: worse, baseline: unreadable, wantLog: true},
+		{name: "baseline's results unreadable, its leaderboard not", dir: worse, baseline: noCSV, wantDrop: 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,4 +329,38 @@ func addCriticalIssues(t *testing.T, path string, n int) {
 	_, err = f.Write(buf.Bytes())
 	must(t, err)
 	must(t, f.Close())
+}
+
+// TestWriteResultsCompared: results written compared with a baseline are
+// what a scan pod with a baseline writes: the comparison's counts in the
+// summary, diff.json, and the baseline's issue ids carried; a baseline
+// that cannot be compared is an error.
+func TestWriteResultsCompared(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	week1, week2 := filepath.Join(root, "week-1"), filepath.Join(root, "week-2")
+	must(t, files.CopyDir(realScanDir, week1))
+	log, _ := captureLog()
+	_, err := WriteResults(ctx, week1, results.Options{}, report.Meta{Title: "week-1"}, log)
+	must(t, err)
+	must(t, files.CopyDir(realScanDir, week2))
+	s, err := WriteResultsCompared(ctx, week2, week1, results.Options{}, report.Meta{Title: "week-2"}, log)
+	must(t, err)
+	if s.Diff == nil || s.Diff.Baseline != "week-1" || s.Diff.New != 0 || s.Diff.Fixed != 0 || s.Diff.Unchanged == 0 {
+		t.Fatalf("the summary's comparison %+v, want every issue unchanged against week-1", s.Diff)
+	}
+	if _, err := os.Stat(filepath.Join(week2, results.DiffFile)); err != nil {
+		t.Errorf("diff.json: %v", err)
+	}
+	var ids [2][]diff.IssueID
+	for i, dir := range []string{week1, week2} {
+		ids[i], err = diff.ReadIssueIDs(os.DirFS(dir))
+		must(t, err)
+	}
+	if len(ids[0]) != 12 || !slices.Equal(ids[0], ids[1]) {
+		t.Errorf("issue ids %v, want week-1's 12 carried: %v", ids[1], ids[0])
+	}
+	if _, err := WriteResultsCompared(ctx, week2, filepath.Join(root, "gone"), results.Options{}, report.Meta{Title: "week-2"}, log); err == nil {
+		t.Error("a baseline that is gone gave no error")
+	}
 }

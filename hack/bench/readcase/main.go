@@ -120,6 +120,23 @@ var readCases = map[string]func(dir string) (string, error){
 	// every issue found again and its id carried, as a weekly scan finds
 	// most of its issues.
 	"compare": func(dir string) (string, error) { return compareCase(dir, true) },
+	// runner-compared: what a scan pod with a baseline does after CWAC
+	// exits: the comparison, then the runner's walk, in one process (its
+	// peak is the larger of the two, or more), here against the results
+	// themselves as the baseline (or READCASE_BASELINE).
+	"runner-compared": func(dir string) (string, error) {
+		gcpace.During() // as cmd/cwac-runner
+		base := dir
+		if b := os.Getenv("READCASE_BASELINE"); b != "" {
+			base = b
+		}
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		s, err := runner.WriteResultsCompared(context.Background(), dir, base, results.Options{}, report.Meta{Title: benchName}, log)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d issues, %d unchanged", s.TotalIssues, s.Diff.Unchanged), nil
+	},
 	// compare-in-memory: the same without a directory to compare in, as
 	// the MCP server's cwac_compare_scans compares.
 	"compare-in-memory": func(dir string) (string, error) { return compareCase(dir, false) },
