@@ -41,17 +41,19 @@ func main() {
 		os.Exit(runImport(os.Args[2:]))
 	}
 	var (
-		transport, listen, namespace, resultsRoot string
-		callTimeout                               time.Duration
-		maxRequestBytes                           int64
-		maxResponseBytes, maxResults              int
-		maxConnsPerClient, maxUnauthConns         int
+		transport, listen, namespace, resultsRoot, compareDir string
+		callTimeout                                           time.Duration
+		maxRequestBytes                                       int64
+		maxResponseBytes, maxResults                          int
+		maxConnsPerClient, maxUnauthConns                     int
 	)
 	flag.StringVar(&transport, "transport", "stdio",
 		"stdio (MCP on stdin/stdout, for a local client) or http (streamable HTTP at /mcp, plus /tools, /execute, /health, and the dashboard at /)")
 	flag.StringVar(&listen, "listen", ":8090", "address for the http transport")
 	flag.StringVar(&namespace, "namespace", "", "namespace where scans are created and read (default: the pod's own, else the kubeconfig context's, else default)")
 	flag.StringVar(&resultsRoot, "results-root", "/results", "where the results volume is mounted (unused with a results bucket)")
+	flag.StringVar(&compareDir, "compare-dir", "", "a directory for scratch files: cwac_compare_scans compares scans without a usable diff.json "+
+		"there, in bounded memory (empty: in memory)")
 	var bucketCfg objectstore.Config
 	bucketCfg.Bind(flag.CommandLine)
 	flag.DurationVar(&callTimeout, "call-timeout", 30*time.Second, "timeout of every tool call")
@@ -189,7 +191,7 @@ func main() {
 	}
 	defer func() { _ = historyStore.Close() }() // at exit: every write was its own transaction
 	srv, err := mcpserver.New(mcpserver.Config{
-		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot, ResultsBucket: bucket,
+		Client: c, Clientset: cs, Namespace: namespace, ResultsRoot: resultsRoot, ResultsBucket: bucket, CompareDir: compareDir,
 		CallTimeout: callTimeout, MaxResponseBytes: maxResponseBytes, MaxResults: maxResults,
 		Version: version, Log: log, Policy: policy, Authorizer: authorizer, ReadOnly: readOnly,
 		ScansPerMinute: scansPerMinute, ScanBurst: scanBurst, MaxURLs: maxURLs, History: historyStore,

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sort"
 	"time"
 
@@ -50,6 +51,11 @@ type Config struct {
 	// ResultsBucket, when set, is where the results are read from instead
 	// of the volume (ResultsRoot is then unused).
 	ResultsBucket *objectstore.Store
+	// CompareDir is a directory the server may write scratch files in:
+	// cwac_compare_scans, comparing two scans' CSVs (no usable diff.json),
+	// keeps large scans' records there, in bounded memory, as the scan pod
+	// does ("": in memory, which for a million-row scan is about 160 MiB).
+	CompareDir string
 	// CallTimeout bounds every tool call (default 30s).
 	CallTimeout time.Duration
 	// MaxCallTimeout bounds the timeout a REST caller may ask for (default 5m).
@@ -181,6 +187,9 @@ func New(cfg Config) (*Server, error) {
 	cfg.defaults()
 	if cfg.Client == nil {
 		return nil, errors.New("mcpserver: a Kubernetes client is required")
+	}
+	if err := checkCompareDir(cfg.CompareDir); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		cfg:     cfg,
@@ -513,4 +522,21 @@ func transportOf(req *mcp.CallToolRequest) string {
 		return transportHTTP
 	}
 	return transportStdio
+}
+
+// checkCompareDir refuses a CompareDir the server cannot write scratch
+// files in, at start rather than at the first comparison that needs it.
+func checkCompareDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(dir, ".cwac-check-*")
+	if err != nil {
+		return fmt.Errorf("mcpserver: the compare directory %s cannot hold scratch files: %w", dir, err)
+	}
+	_ = f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return fmt.Errorf("mcpserver: the compare directory %s cannot hold scratch files: %w", dir, err)
+	}
+	return nil
 }

@@ -176,6 +176,7 @@ func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, nam
 	res, err := diff.Compare(ctx, baseFS, fsys, diff.Options{
 		Baseline:   baselineID,
 		Namespace:  namespace,
+		SpillDir:   s.cfg.CompareDir,
 		RowChanges: map[diff.Change]bool{q.change: true},
 		Rows: func(r *diff.Row) error {
 			if q.matches(r) {
@@ -189,6 +190,9 @@ func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, nam
 			return fmt.Errorf("comparing the scans timed out: %w", ctx.Err())
 		}
 		return err
+	}
+	if res.IssueIDs != nil {
+		_ = res.IssueIDs.Close() // the rows carry their ids; the list is not needed
 	}
 	out.Source, out.Counts, out.Totals, out.ByRule = mcpapi.SourceCompared, res.Counts, res.Totals, res.ByRule
 	return nil

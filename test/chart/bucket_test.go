@@ -228,8 +228,10 @@ func checkBucketWorkloadIdentity(t *testing.T, objs []*unstructured.Unstructured
 		t.Errorf("operator volumes %+v with workload identity", op.Volumes)
 	}
 	_, mcpDep := container(t, objs, "mcp-server")
-	if _, pod := podSpec(t, mcpDep); len(pod.Volumes) != 1 || pod.Volumes[0].Name != "history" {
-		t.Errorf("MCP volumes %+v, want the history's claim alone", pod.Volumes)
+	if _, pod := podSpec(t, mcpDep); len(pod.Volumes) != 2 || pod.Volumes[0].Name != "compare-scratch" || pod.Volumes[1].Name != "history" {
+		t.Errorf("MCP volumes %+v, want the compare scratch and the history's claim alone", pod.Volumes)
+	} else {
+		checkMCPCompareScratch(t, pod, "1Gi")
 	}
 	checkNoResultsClaim(t, objs)
 	if find(objs, "PersistentVolumeClaim", "-history") == nil {

@@ -306,7 +306,29 @@ func checkMCPDeployment(t *testing.T, objs []*unstructured.Unstructured, wantSA 
 	}
 	checkSelectorsApart(t, objs, opDep, mcpDep, opLabels, mcpLabels)
 	checkMCPResultsReadOnly(t, pod)
+	checkMCPCompareScratch(t, pod, "")
 	checkMCPHardened(t, pod)
+}
+
+// checkMCPCompareScratch: the MCP server compares scans in files in a
+// writable emptyDir on the node's disk (not memory, which would count
+// against the pod's limit) of the given size ("": any), and is told where.
+func checkMCPCompareScratch(t *testing.T, pod corev1.PodSpec, size string) {
+	t.Helper()
+	c := pod.Containers[0]
+	mounted := false
+	for _, m := range c.VolumeMounts {
+		mounted = mounted || (m.Name == "compare-scratch" && m.MountPath == "/var/lib/cwac-compare" && !m.ReadOnly)
+	}
+	var ok bool
+	for _, v := range pod.Volumes {
+		if e := v.EmptyDir; v.Name == "compare-scratch" && e != nil {
+			ok = e.Medium == corev1.StorageMediumDefault && e.SizeLimit != nil && (size == "" || e.SizeLimit.String() == size)
+		}
+	}
+	if !mounted || !ok || !slices.Contains(c.Args, "--compare-dir=/var/lib/cwac-compare") {
+		t.Errorf("the compare scratch directory (%s on disk) is not mounted writable and passed: %+v %+v %v", size, c.VolumeMounts, pod.Volumes, c.Args)
+	}
 }
 
 // checkSelectorsApart: each Deployment and Service picks its own pods only.
@@ -409,7 +431,7 @@ func TestChartRendersAndAppliesWithValues(t *testing.T) {
 			"mcp.replicaCount=2", "mcp.nodeSelector.pool=mcp", "mcp.podLabels.team=a11y", "mcp.resources.limits.memory=128Mi",
 			"store.dsnSecret.name=history-dsn", "store.dsnSecret.key=url", "store.maxAge=26280h", "store.maxScans=156",
 		}, checkReadWriteMany},
-		{"no issue history", "cwac-nohistory", []string{"store.enabled=false"}, checkNoHistory},
+		{"no issue history, a larger compare scratch", "cwac-nohistory", []string{"store.enabled=false", "mcp.compareScratch=2Gi"}, checkNoHistory},
 		{"issue events to a tracker", "cwac-events", []string{
 			"issueEvents.receivers[0].name=tracker", "issueEvents.receivers[0].urlSecret.name=tracker-hook",
 			"issueEvents.receivers[0].hmacSecret.name=tracker-hook", "issueEvents.receivers[0].hmacSecret.key=signing",
@@ -615,8 +637,9 @@ func checkNoHistory(t *testing.T, objs []*unstructured.Unstructured) {
 	if a := args(t, objs, "mcp-server"); hasArgPrefix(a, "--store") || hasArgPrefix(a, "--history-") {
 		t.Errorf("MCP server args %v", a)
 	}
-	if find(objs, "PersistentVolumeClaim", "-history") != nil || pod.SecurityContext.FSGroup != nil || len(pod.Volumes) != 1 {
-		t.Errorf("a history claim, fsGroup or volume without the history: %+v", pod.Volumes)
+	checkMCPCompareScratch(t, pod, "2Gi")
+	if find(objs, "PersistentVolumeClaim", "-history") != nil || pod.SecurityContext.FSGroup != nil || len(pod.Volumes) != 2 {
+		t.Errorf("a history claim, fsGroup or volume (besides the results and the compare scratch) without the history: %+v", pod.Volumes)
 	}
 	if s, _, _ := unstructured.NestedString(dep.Object, "spec", "strategy", "type"); s != "" {
 		t.Errorf("MCP Deployment strategy %q without a claim of its own", s)
@@ -790,7 +813,7 @@ func TestChartRefusesWrongValueTypes(t *testing.T) {
 		"mcp.auth.mode=open", "scanPolicy.allowCIDRs={localhost}", "scans.seccompProfile.type=Unconfined", "replicaCount=two",
 		"mcp.enabled=yes", "rbac.scope=everywhere", "results.accessModes={Sometimes}", "mcp.callTimeout=soon", "unknownKey=1",
 		"store.enabled=yes", "store.maxAge=3y", "store.maxScans=-1", "store.sqlite.accessModes={Sometimes}", "store.dsnSecret.name=Bad_Name",
-		"store.sqlite.fsGroup=0", "store.other=1",
+		"store.sqlite.fsGroup=0", "store.other=1", "mcp.compareScratch=lots",
 	} {
 		cmd := exec.Command(helmBin(t), "template", "cwac", "../../charts/cwac-operator", "--kube-version", "1.37.1", "--set", set)
 		out, err := cmd.CombinedOutput()
