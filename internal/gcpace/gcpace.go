@@ -1,7 +1,8 @@
 // Package gcpace keeps the Go collector's pace tighter while a process
 // holds a large working set of its own making: the issue history's ingest
-// of a scan (internal/ingest) and the runner's one read of a scan's
-// results (cmd/cwac-runner). Their tables are mostly fixed-size blocks and
+// of a scan (internal/ingest), the runner's one read of a scan's results
+// (cmd/cwac-runner) and the MCP server's comparison of two scans
+// (cwac_compare_scans). Their tables are mostly fixed-size blocks and
 // maps with no pointers, which the collector never scans, so collecting
 // more often costs little, while the default pace (GOGC 100) lets the heap
 // grow to twice what is live before it collects. While the heap is small a

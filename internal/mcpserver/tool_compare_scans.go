@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/gcpace"
 	"github.com/a11y-dev/cwac-operator/internal/mcpapi"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 )
@@ -173,6 +174,7 @@ func (s *Server) compareNow(ctx context.Context, call *callInfo, fsys fs.FS, nam
 		return fmt.Errorf("Baseline %s: %w", baselineID, err)
 	}
 	defer closeBase()
+	defer gcpace.During()() // a large comparison's tables are its own, as the scan pod's
 	res, err := diff.Compare(ctx, baseFS, fsys, diff.Options{
 		Baseline:   baselineID,
 		Namespace:  namespace,
