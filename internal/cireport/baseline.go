@@ -46,35 +46,9 @@ func readBaseline(fsys fs.FS) (*baseline, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only
-	b := &baseline{byID: map[diff.IssueID]bool{}, counts: map[key]*[2]int64{}}
+	b := newBaseline("")
 	doc, err := diff.ReadDocument(f, func(row *diff.Row) error {
-		if row.Audit != axeAudit || (row.Change != diff.ChangeNew && row.Change != diff.ChangeUnchanged) {
-			return nil
-		}
-		full := len(b.byID)+len(b.counts) >= MaxBaselineKeys
-		if id, err := diff.ParseIssueID(row.IssueID); err == nil {
-			if full {
-				b.omitted++
-				return nil
-			}
-			b.byID[id] = row.Change == diff.ChangeUnchanged
-			return nil
-		}
-		k := comparedKey(row.URL, row.ViewportWidth, row.Rule, row.Target, row.HTML)
-		c, ok := b.counts[k]
-		if !ok {
-			if full {
-				b.omitted++
-				return nil
-			}
-			c = &[2]int64{}
-			b.counts[k] = c
-		}
-		if row.Change == diff.ChangeNew {
-			c[0] += row.Issues
-		} else {
-			c[1] += row.Issues
-		}
+		b.add(row)
 		return nil
 	})
 	if err != nil {
@@ -82,6 +56,43 @@ func readBaseline(fsys fs.FS) (*baseline, error) {
 	}
 	b.name = doc.Baseline
 	return b, nil
+}
+
+func newBaseline(name string) *baseline {
+	return &baseline{name: name, byID: map[diff.IssueID]bool{}, counts: map[key]*[2]int64{}}
+}
+
+// add keeps what one row of the comparison says of the scan's axe issues:
+// only new and unchanged rows of the axe audit do, and at most
+// MaxBaselineKeys ids or compared keys are kept (omitted counts the rest).
+func (b *baseline) add(row *diff.Row) {
+	if row.Audit != axeAudit || (row.Change != diff.ChangeNew && row.Change != diff.ChangeUnchanged) {
+		return
+	}
+	full := len(b.byID)+len(b.counts) >= MaxBaselineKeys
+	if id, err := diff.ParseIssueID(row.IssueID); err == nil {
+		if full {
+			b.omitted++
+			return
+		}
+		b.byID[id] = row.Change == diff.ChangeUnchanged
+		return
+	}
+	k := comparedKey(row.URL, row.ViewportWidth, row.Rule, row.Target, row.HTML)
+	c, ok := b.counts[k]
+	if !ok {
+		if full {
+			b.omitted++
+			return
+		}
+		c = &[2]int64{}
+		b.counts[k] = c
+	}
+	if row.Change == diff.ChangeNew {
+		c[0] += row.Issues
+	} else {
+		c[1] += row.Issues
+	}
 }
 
 // state is the baseline state of one issue row: diff.json's for its id;

@@ -44,12 +44,27 @@ func setAxe(m fstest.MapFS, header string, rows []string) {
 }
 
 // withDiff compares cur with base as the runner does and adds diff.json and
-// the ids it named cur's rows by (diff.IssueIDsFile) to cur.
-func withDiff(t *testing.T, base, cur fstest.MapFS) {
+// the ids it named cur's rows by (diff.IssueIDsFile) to cur; it returns
+// what the comparison gave the CI reports as it was made, its fixed rows
+// spooled to a file the test removes.
+func withDiff(t *testing.T, base, cur fstest.MapFS) *Comparison {
 	t.Helper()
-	var spool bytes.Buffer
-	rw := diff.NewRowWriter(&spool)
-	res, err := diff.Compare(context.Background(), base, cur, diff.Options{Baseline: "base-scan", Rows: rw.Write})
+	return withDiffInto(t, base, cur, tempSpool(t))
+}
+
+// withDiffInto is withDiff with the Comparison's fixed rows spooled to spool.
+func withDiffInto(t *testing.T, base, cur fstest.MapFS, spool Spool) *Comparison {
+	t.Helper()
+	var rowSpool bytes.Buffer
+	rw := diff.NewRowWriter(&rowSpool)
+	forReports := NewComparison("base-scan", spool)
+	rows := func(r *diff.Row) error {
+		if err := forReports.Add(r); err != nil {
+			return err
+		}
+		return rw.Write(r)
+	}
+	res, err := diff.Compare(context.Background(), base, cur, diff.Options{Baseline: "base-scan", Rows: rows})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +72,7 @@ func withDiff(t *testing.T, base, cur fstest.MapFS) {
 		t.Fatal(err)
 	}
 	var doc bytes.Buffer
-	if err := diff.WriteDocument(&doc, res, &spool); err != nil {
+	if err := diff.WriteDocument(&doc, res, &rowSpool); err != nil {
 		t.Fatal(err)
 	}
 	cur[results.DiffFile] = &fstest.MapFile{Data: doc.Bytes()}
@@ -70,6 +85,7 @@ func withDiff(t *testing.T, base, cur fstest.MapFS) {
 		t.Fatal(err)
 	}
 	cur[diff.IssueIDsFile] = &fstest.MapFile{Data: ids.Bytes()}
+	return forReports
 }
 
 type sarifLog struct {

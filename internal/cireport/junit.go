@@ -70,7 +70,9 @@ func WriteJUnit(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 	}); err != nil {
 		return err
 	}
-	if opts.Baseline == "" {
+	if opts.Baseline == "" && opts.Comparison != nil {
+		opts.Baseline = opts.Comparison.base.name
+	} else if opts.Baseline == "" {
 		if base, err := readBaseline(fsys); err != nil {
 			return err
 		} else if base != nil {

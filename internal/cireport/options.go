@@ -35,6 +35,10 @@ type Options struct {
 	// the comparison with the baseline named them (diff.Result.IssueIDs);
 	// nil: the results directory's diff.IssueIDsFile, else new ids.
 	IssueIDs *diff.IssueIDList
+	// Comparison is the comparison with the baseline as it was made (nil:
+	// the results directory's diff.json, when there is one, is read for
+	// the baseline states and the fixed issues).
+	Comparison *Comparison
 	// ToolVersion is the CWAC image or operator version, when known.
 	ToolVersion string
 	// MaxResults caps SARIF results (0: DefaultMaxResults).

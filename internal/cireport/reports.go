@@ -33,9 +33,9 @@ type Reports struct {
 	last *decision.Decision
 }
 
-// NewReports starts both reports for the results directory fsys, whose
-// diff.json (when the scan was compared with a baseline) gives each SARIF
-// result its baseline state; SARIF is written to sarif from the first row,
+// NewReports starts both reports for the results directory fsys; when the
+// scan was compared with a baseline, opts.Comparison (else fsys's
+// diff.json) gives each SARIF result its baseline state; SARIF is written to sarif from the first row,
 // and the ids the issue rows are named by to issueIDs (as the scan's
 // diff.IssueIDsFile) as they are named. The ids named with none known are
 // also kept in spool while the walk runs (nil: in memory, 16 bytes each).

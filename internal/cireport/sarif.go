@@ -119,7 +119,7 @@ type ruleProperties struct {
 // rules, the fingerprints' ordinals and the counts.
 type sarifWriter struct {
 	w        *bufio.Writer
-	fsys     fs.FS // the results directory (its diff.json, read again for the fixed issues)
+	fsys     fs.FS // the results directory (its diff.json, read again for the fixed issues without a Comparison)
 	opts     Options
 	failRank int
 	base     *baseline
@@ -155,16 +155,19 @@ func WriteSARIF(ctx context.Context, w io.Writer, fsys fs.FS, opts Options) erro
 	return sw.end()
 }
 
-// newSARIFWriter checks opts, reads the baseline states from fsys's
-// diff.json and writes the log's start to w.
+// newSARIFWriter checks opts, takes the baseline states from
+// opts.Comparison (else reads them from fsys's diff.json) and writes the
+// log's start to w.
 func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error) {
 	failRank, err := opts.failRank()
 	if err != nil {
 		return nil, err
 	}
-	base, err := readBaseline(fsys)
-	if err != nil {
-		return nil, err
+	base := opts.Comparison.baseline()
+	if opts.Comparison == nil {
+		if base, err = readBaseline(fsys); err != nil {
+			return nil, err
+		}
 	}
 	sw := &sarifWriter{w: bufio.NewWriter(w), fsys: fsys, opts: opts, failRank: failRank, base: base,
 		ruleIdx: map[string]int{}}
@@ -176,10 +179,14 @@ func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error)
 	return sw, nil
 }
 
-// end writes the baseline's fixed issues (diff.json's, when compared) after
-// the scan's own, then the rest of the run.
+// end writes the baseline's fixed issues (when compared: the comparison's,
+// else diff.json's) after the scan's own, then the rest of the run.
 func (sw *sarifWriter) end() error {
-	if sw.base != nil {
+	if sw.opts.Comparison != nil {
+		if err := sw.opts.Comparison.eachFixed(sw.fixed); err != nil {
+			return err
+		}
+	} else if sw.base != nil {
 		if err := eachFixed(sw.fsys, sw.fixed); err != nil {
 			return err
 		}

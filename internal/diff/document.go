@@ -64,6 +64,28 @@ func (rw *RowWriter) Write(r *Row) error { return rw.enc.Encode(r) }
 // Flush writes what is buffered.
 func (rw *RowWriter) Flush() error { return rw.w.Flush() }
 
+// ReadSpooledRows passes each row a RowWriter spooled to r to fn, in the
+// order written (the Row is reused: copy what you keep). A line is at most
+// maxRowLine bytes, as WriteDocument reads them.
+func ReadSpooledRows(r io.Reader, fn func(*Row) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, maxRowLine)
+	var row Row
+	for n := 1; sc.Scan(); n++ {
+		row = Row{}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			return fmt.Errorf("spooled row %d: %w", n, err)
+		}
+		if err := fn(&row); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading the spooled rows: %w", err)
+	}
+	return nil
+}
+
 // maxRowLine bounds a spooled row: its cells are capped (rows.go), so a row
 // is a few kilobytes.
 const maxRowLine = 1 << 20

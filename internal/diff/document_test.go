@@ -74,3 +74,67 @@ func TestWriteDocumentLayout(t *testing.T) {
 		t.Errorf("%d row lines, want 2:\n%s", rowLines, doc.String())
 	}
 }
+
+// TestReadSpooledRows: rows come back as a RowWriter spooled them, each
+// whole and in order (a reused Row keeps nothing of the one before), and a
+// spool that is not rows says which line.
+func TestReadSpooledRows(t *testing.T) {
+	written := []Row{
+		{Change: ChangeFixed, Audit: "axe_core_audit", URL: "https://a.example/", HTML: "<b>&</b>", Issues: 2, IssueID: "x", Decided: true},
+		{Change: ChangeNew, Audit: "axe_core_audit", URL: "https://b.example/", Issues: 1},
+	}
+	var spool bytes.Buffer
+	rw := NewRowWriter(&spool)
+	for i := range written {
+		if err := rw.Write(&written[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var read []Row
+	if err := ReadSpooledRows(bytes.NewReader(spool.Bytes()), func(r *Row) error {
+		read = append(read, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != len(written) {
+		t.Fatalf("read %d rows, want %d", len(read), len(written))
+	}
+	for i := range written {
+		if read[i] != written[i] {
+			t.Errorf("row %d = %+v, want %+v", i+1, read[i], written[i])
+		}
+	}
+
+	stop := errors.New("stop")
+	tests := []struct {
+		name, spool string
+		fn          func(*Row) error
+		want        string
+		is          error
+	}{
+		{name: "garbled second line", spool: `{"change":"new"}` + "\n{nope\n", want: "spooled row 2"},
+		{name: "a line over the limit", spool: `{"html":"` + strings.Repeat("x", maxRowLine) + `"}` + "\n", want: "reading the spooled rows"},
+		{name: "fn's error", spool: `{"change":"new"}` + "\n", fn: func(*Row) error { return stop }, is: stop},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fn := tc.fn
+			if fn == nil {
+				fn = func(*Row) error { return nil }
+			}
+			err := ReadSpooledRows(strings.NewReader(tc.spool), fn)
+			switch {
+			case err == nil:
+				t.Fatal("read without error")
+			case tc.is != nil && !errors.Is(err, tc.is):
+				t.Errorf("err = %v, want %v", err, tc.is)
+			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -7,35 +7,41 @@ import (
 	"os"
 	"strings"
 
-	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/scanpod"
 )
 
 // compareResults compares the scan's results in dir with the baseline's
 // (cfg.BaselineDir, the baseline scan's results directory mounted
-// read-only). It returns the comparison (its counts for summary.json and
-// status, its issue ids for the CI reports), or why no
+// read-only). It returns what the baseline brings to the scan's results
+// (the comparison: its counts for summary.json and status, its issue ids
+// and its rows as they were made for the CI reports), or why no
 // comparison was made, for the termination report: the baseline's results
 // are gone (its mount is empty: the kubelet creates a missing directory),
-// or the comparison failed. Either way the scan's own results stand.
-func compareResults(ctx context.Context, cfg Config, dir string) (*diff.Result, *scanpod.BaselineProblem) {
+// or the comparison failed. Either way the scan's own results stand, and
+// its trend continues the baseline's. The caller closes what it returns.
+func compareResults(ctx context.Context, cfg Config, dir string) (baselineResults, *scanpod.BaselineProblem) {
+	base := baselineResults{dir: cfg.BaselineDir}
 	if !hasResultCSV(cfg.BaselineDir) {
-		return nil, &scanpod.BaselineProblem{ResultsMissing: true, Message: fmt.Sprintf(
+		return base, &scanpod.BaselineProblem{ResultsMissing: true, Message: fmt.Sprintf(
 			"baseline %s: its results directory is empty or gone from the results volume", cfg.BaselineName)}
 	}
-	res, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, cfg.decisions.comparisonCover())
+	base.startForReports(dir, cfg.BaselineName, cfg.Log)
+	res, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, cfg.decisions.comparisonCover(),
+		base.forReports)
 	if err != nil {
+		base.close()
 		cfg.Log.Error("comparing with the baseline", "baseline", cfg.BaselineName, "err", err)
-		return nil, &scanpod.BaselineProblem{Message: err.Error()}
+		return baselineResults{dir: cfg.BaselineDir}, &scanpod.BaselineProblem{Message: err.Error()}
 	}
+	base.diff = res
 	if res.IssueIDsProblem != "" {
 		cfg.Log.Error("carrying the baseline's issue ids forward", "baseline", cfg.BaselineName, "problem", res.IssueIDsProblem)
 	}
 	c := res.Counts
 	cfg.Log.Info("compared with the baseline", "baseline", cfg.BaselineName, "new", c.New, "fixed", c.Fixed, "unchanged", c.Unchanged,
 		"newDecided", res.Totals.NewDecided)
-	return res, nil
+	return base, nil
 }
 
 // hasResultCSV reports whether dir holds at least one regular CSV file.

@@ -274,3 +274,62 @@ func TestIssueIDsSpooledWhileNamed(t *testing.T) {
 		t.Errorf("ids %v, want %v as the comparison names them", got, wantIDs)
 	}
 }
+
+// TestCIReportsTakeTheComparisonFromItsRows: with a baseline, the CI
+// reports take the baseline states and the fixed issues from the
+// comparison's rows as they were made, not from diff.json (moved away
+// while the results are written here): the reports are what reading
+// diff.json back gives, and the comparison's spool is gone afterwards.
+func TestCIReportsTakeTheComparisonFromItsRows(t *testing.T) {
+	tests := []struct {
+		name         string
+		reversed     bool // the scan has the issues the baseline lacks
+		state        string
+		wantStateNum int
+	}{
+		{name: "fixed since the baseline", state: "absent", wantStateNum: 2},
+		{name: "new since the baseline", reversed: true, state: "new", wantStateNum: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			baseline, current := twoScans(t)
+			if tc.reversed {
+				baseline, current = current, baseline
+			}
+			log, logged := captureLog()
+			cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: baseline, BaselineName: "week-1", ScanNamespace: "a11y"}, Log: log}
+			base, problem := compareResults(context.Background(), cfg, current)
+			if problem != nil {
+				t.Fatal(problem.Message)
+			}
+			if base.forReports == nil {
+				t.Fatalf("the comparison's rows were not kept for the CI reports: %s", logged)
+			}
+			diffPath := filepath.Join(current, results.DiffFile)
+			aside := filepath.Join(t.TempDir(), results.DiffFile)
+			must(t, os.Rename(diffPath, aside))
+			_, err := writeResults(context.Background(), current, results.Options{}, report.Meta{Title: "week-2"}, log, base, nil,
+				ciReportOptions(cfg, "week-2"))
+			must(t, err)
+			assertNoScratch(t, current)
+			written, err := os.ReadFile(filepath.Join(current, cireport.SARIFFile))
+			if err != nil {
+				t.Fatalf("no SARIF written: %v\n%s", err, logged)
+			}
+			states := map[string]int{}
+			for _, r := range readSARIFResults(t, current) {
+				states[r.BaselineState]++
+			}
+			if states[tc.state] != tc.wantStateNum || states["unchanged"] == 0 || len(states) != 2 {
+				t.Errorf("baseline states %v, want %d %s and the rest unchanged", states, tc.wantStateNum, tc.state)
+			}
+
+			must(t, os.Rename(aside, diffPath))
+			var fromFile bytes.Buffer
+			must(t, cireport.WriteSARIF(context.Background(), &fromFile, os.DirFS(current), ciReportOptions(cfg, "week-2")))
+			if !bytes.Equal(written, fromFile.Bytes()) {
+				t.Errorf("SARIF from the comparison's rows differs from SARIF from diff.json:\n%s\n---\n%s", written, fromFile.Bytes())
+			}
+		})
+	}
+}

@@ -163,15 +163,17 @@ func TestScanDecisionsApplied(t *testing.T) {
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	decisions := scanDecisions{set: decision.NewSet([]decision.Decision{{Ref: "a11y/alt", Namespace: "a11y", Organisation: "CWAC Test Org",
 		Kind: decision.FalsePositive, Reason: "the images are decorative", DecidedBy: "alice", Rule: "image-alt", DecidedAt: at}}), at: at, count: 1}
-	plain, problem := compareResults(context.Background(), Config{RunnerFlags: flags, Log: log}, week2)
+	plainBase, problem := compareResults(context.Background(), Config{RunnerFlags: flags, Log: log}, week2)
 	if problem != nil {
 		t.Fatal(problem.Message)
 	}
+	plainBase.close()
 	cfg := Config{RunnerFlags: flags, Log: log, decisions: decisions}
-	res, problem := compareResults(context.Background(), cfg, week2)
+	base, problem := compareResults(context.Background(), cfg, week2)
 	if problem != nil {
 		t.Fatal(problem.Message)
 	}
+	plain, res := plainBase.diff, base.diff
 	if plain.Counts.New != 2 || res.Counts.New != 0 || res.Totals.NewDecided != 2 || res.Counts.Fixed != plain.Counts.Fixed {
 		t.Fatalf("new %d (without the decision %d), decided %d, fixed %d (%d): want the 2 new image-alt issues decided",
 			res.Counts.New, plain.Counts.New, res.Totals.NewDecided, res.Counts.Fixed, plain.Counts.Fixed)
@@ -179,7 +181,7 @@ func TestScanDecisionsApplied(t *testing.T) {
 	undecided, err := results.Summarize(week2, results.Options{})
 	must(t, err)
 	sum, err := writeResults(context.Background(), week2, results.Options{}, report.Meta{Title: "week-2"}, log,
-		baselineResults{diff: res, dir: week1}, nil, ciReportOptions(cfg, "week-2"))
+		base, nil, ciReportOptions(cfg, "week-2"))
 	must(t, err)
 	// The summary (status, thresholds, metrics) counts the 4 image-alt
 	// issues apart, in no total a threshold gates on.

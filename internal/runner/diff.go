@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/report"
 	"github.com/a11y-dev/cwac-operator/internal/results"
@@ -19,7 +20,9 @@ import (
 // baselineName is what the counts call the baseline (its CwacScan's name);
 // namespace is the scan's, part of each new issue's id; covered (nil:
 // none) says which of the scan's issues a decision covers, counted apart
-// from the new ones (diff.Options.Covered).
+// from the new ones (diff.Options.Covered); forReports (nil: none) is
+// given each row as it is made, for the CI reports (cireport.Comparison),
+// which then need not read diff.json back.
 //
 // Both directories are read through an os.Root, so a symlink planted in
 // either cannot lead elsewhere. The rows are spooled to a hidden file in
@@ -28,7 +31,8 @@ import (
 // reader never sees half a file. The comparison keeps its records in
 // files there too, so its memory does not grow with the scans' issue rows.
 // On error nothing is left behind.
-func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName, namespace string, covered func(diff.Finding) bool) (*diff.Result, error) {
+func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineName, namespace string, covered func(diff.Finding) bool,
+	forReports *cireport.Comparison) (*diff.Result, error) {
 	baseRoot, err := os.OpenRoot(baselineDir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the baseline's results: %w", err)
@@ -49,7 +53,14 @@ func compareWithBaseline(ctx context.Context, baselineDir, resultsDir, baselineN
 		_ = os.Remove(spool.Name()) // likewise
 	}()
 	rw := diff.NewRowWriter(spool)
-	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rw.Write, Namespace: namespace,
+	rows := rw.Write
+	if forReports != nil {
+		rows = func(r *diff.Row) error {
+			_ = forReports.Add(r) // never fails: what it could not keep fails the CI reports, not the comparison
+			return rw.Write(r)
+		}
+	}
+	res, err := diff.Compare(ctx, baseRoot.FS(), curRoot.FS(), diff.Options{Baseline: baselineName, Rows: rows, Namespace: namespace,
 		Covered: covered, SpillDir: resultsDir})
 	if err != nil {
 		return nil, fmt.Errorf("comparing with baseline %s: %w", baselineName, err)

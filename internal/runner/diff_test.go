@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a11y-dev/cwac-operator/internal/cireport"
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/files"
@@ -46,7 +47,7 @@ func twoScans(t *testing.T) (baseline, current string) {
 
 func TestCompareWithBaseline(t *testing.T) {
 	baseline, current := twoScans(t)
-	res, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y", nil)
+	res, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestCompareWithBaselineFails(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := compareWithBaseline(tc.ctx(), baseline, current, "monday", "a11y", nil)
+			_, err := compareWithBaseline(tc.ctx(), baseline, current, "monday", "a11y", nil, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.wantIs != nil && !errors.Is(err, tc.wantIs)) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
@@ -131,7 +132,7 @@ func assertNoScratch(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".diff") {
+		if strings.HasPrefix(e.Name(), ".diff") || strings.HasPrefix(e.Name(), "."+cireport.SARIFFile) {
 			t.Errorf("scratch file %s left in the results directory", e.Name())
 		}
 	}

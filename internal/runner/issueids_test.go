@@ -96,12 +96,12 @@ func TestIssueIDsAcrossWeeks(t *testing.T) {
 	})
 	flags.BaselineDir, flags.BaselineName = week1, "week-1"
 	cfg := Config{RunnerFlags: flags, Log: log}
-	res, problem := compareResults(context.Background(), cfg, week2)
+	base, problem := compareResults(context.Background(), cfg, week2)
 	if problem != nil {
 		t.Fatal(problem.Message)
 	}
 	_, err = writeResults(context.Background(), week2, results.Options{}, report.Meta{Title: "week-2"}, log,
-		baselineResults{diff: res, dir: week1}, nil, ciReportOptions(Config{RunnerFlags: flags}, "week-2"))
+		base, nil, ciReportOptions(Config{RunnerFlags: flags}, "week-2"))
 	must(t, err)
 
 	first := map[string]string{}

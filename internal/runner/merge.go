@@ -174,8 +174,7 @@ func summariseMerged(ctx context.Context, cfg Config, dir, name, auditName strin
 	meta := report.Meta{Title: auditName, ResultsDir: name, GeneratedAt: time.Now()}
 	var base baselineResults
 	if cfg.BaselineDir != "" {
-		base.dir = cfg.BaselineDir
-		base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
+		base, msg.Baseline = compareResults(ctx, cfg, dir)
 	}
 	cfg.decisions.keep(dir, cfg.Log)
 	if msg.Summary, err = writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg, auditName)); err != nil {

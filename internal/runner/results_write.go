@@ -45,19 +45,51 @@ func WriteResultsDecided(ctx context.Context, dir string, opts results.Options, 
 func WriteResultsCompared(ctx context.Context, dir, baselineDir string, opts results.Options, meta report.Meta,
 	log *slog.Logger) (*results.Summary, error) {
 	cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineName: filepath.Base(baselineDir), BaselineDir: baselineDir}}
-	res, err := compareWithBaseline(ctx, baselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, nil)
+	base := baselineResults{dir: baselineDir}
+	base.startForReports(dir, cfg.BaselineName, log)
+	res, err := compareWithBaseline(ctx, baselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, nil, base.forReports)
 	if err != nil {
+		base.close()
 		return nil, err
 	}
-	return writeResults(ctx, dir, opts, meta, log, baselineResults{diff: res, dir: baselineDir}, nil, ciReportOptions(cfg, meta.Title))
+	base.diff = res
+	return writeResults(ctx, dir, opts, meta, log, base, nil, ciReportOptions(cfg, meta.Title))
 }
 
 // baselineResults is what a scan with a baseline brings to its results: the
-// comparison (nil: none) and the baseline's results directory, whose
-// trend.json the scan's trend continues.
+// comparison (nil: none), what it gave the CI reports as it was made, and
+// the baseline's results directory, whose trend.json the scan's trend
+// continues.
 type baselineResults struct {
 	diff *diff.Result
 	dir  string
+	// forReports is the comparison's rows as the CI reports take them (nil:
+	// they read diff.json back); its fixed rows are spooled to
+	// forReportsSpool, a hidden file beside the results that close removes.
+	forReports      *cireport.Comparison
+	forReportsSpool *os.File
+}
+
+// startForReports spools the comparison's fixed rows for the CI reports
+// into a hidden file in dir, the results volume (a large scan's can be
+// hundreds of megabytes); when it cannot be created (logged), the reports
+// read diff.json back instead.
+func (b *baselineResults) startForReports(dir, baselineName string, log *slog.Logger) {
+	f, err := createHidden(filepath.Join(dir, cireport.SARIFFile+".fixed"))
+	if err != nil {
+		log.Info("the CI reports will read the comparison back from its file", "file", results.DiffFile, "err", err)
+		return
+	}
+	b.forReports, b.forReportsSpool = cireport.NewComparison(baselineName, f), f
+}
+
+// close removes the spool of the comparison's fixed rows: the CI reports
+// have been written, or will not be.
+func (b *baselineResults) close() {
+	if b.forReportsSpool != nil {
+		discardHidden(b.forReportsSpool)
+		b.forReports, b.forReportsSpool = nil, nil
+	}
 }
 
 // writeResults is WriteResults with what the baseline brings (the
@@ -73,11 +105,15 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
 	reports := report.NewBuilder()
+	defer base.close()
 	if base.diff == nil {
 		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
-	} else if base.diff.IssueIDs != nil {
-		ci.IssueIDs = base.diff.IssueIDs
-		defer func() { _ = base.diff.IssueIDs.Close() }() // read: its file was removed when made
+	} else {
+		ci.Comparison = base.forReports
+		if base.diff.IssueIDs != nil {
+			ci.IssueIDs = base.diff.IssueIDs
+			defer func() { _ = base.diff.IssueIDs.Close() }() // read: its file was removed when made
+		}
 	}
 	ciOut := startCIReports(dir, ci, log)
 	if err := results.Walk(ctx, fsys, append(ciOut.visitors(summary, reports), index)...); err != nil {

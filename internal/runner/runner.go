@@ -165,8 +165,7 @@ func scan(ctx context.Context, cfgp *Config) scanpod.Report {
 		meta := report.Meta{Title: auditName, ResultsDir: msg.ResultsDir, GeneratedAt: time.Now()}
 		var base baselineResults
 		if cfg.BaselineDir != "" {
-			base.dir = cfg.BaselineDir
-			base.diff, msg.Baseline = compareResults(ctx, cfg, dir)
+			base, msg.Baseline = compareResults(ctx, cfg, dir)
 		}
 		cfg.decisions.keep(dir, cfg.Log)
 		summary, err := writeResults(ctx, dir, opts, meta, cfg.Log, base, blocked, ciReportOptions(cfg, auditName))

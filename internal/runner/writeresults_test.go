@@ -159,19 +159,22 @@ func TestCompareResultsProblems(t *testing.T) {
 			must(t, files.CopyDir(realScanDir, dir))
 			log, _ := captureLog()
 			cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: tt.baseline(t), BaselineName: "week-1"}, Log: log}
-			counts, problem := compareResults(context.Background(), cfg, dir)
-			if counts != nil || problem == nil || problem.ResultsMissing != tt.wantMissing || !strings.HasPrefix(problem.Message, tt.wantMsg) {
-				t.Fatalf("counts %+v, problem %+v; want results missing %v: %q", counts, problem, tt.wantMissing, tt.wantMsg)
+			base, problem := compareResults(context.Background(), cfg, dir)
+			compared := base.diff != nil || base.forReports != nil || base.dir != cfg.BaselineDir
+			if compared || problem == nil || problem.ResultsMissing != tt.wantMissing || !strings.HasPrefix(problem.Message, tt.wantMsg) {
+				t.Fatalf("compared %+v, problem %+v; want results missing %v: %q", base, problem, tt.wantMissing, tt.wantMsg)
 			}
+			assertNoScratch(t, dir)
 		})
 	}
 	// One regular CSV is enough to compare.
 	baseline, current := twoScans(t)
 	log, _ := captureLog()
 	cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineDir: baseline, BaselineName: "monday"}, Log: log}
-	counts, problem := compareResults(context.Background(), cfg, current)
-	if problem != nil || counts == nil || counts.Counts.Fixed != 2 {
-		t.Errorf("counts %+v, problem %+v; want 2 fixed", counts, problem)
+	base, problem := compareResults(context.Background(), cfg, current)
+	defer base.close()
+	if counts := base.diff; problem != nil || counts == nil || counts.Counts.Fixed != 2 || base.forReports == nil {
+		t.Errorf("compared %+v, problem %+v; want 2 fixed, and the rows kept for the CI reports", base, problem)
 	}
 }
 
@@ -181,12 +184,12 @@ func TestCompareWithBaselineCannotWriteDiff(t *testing.T) {
 	baseline, current := twoScans(t)
 	must(t, os.Mkdir(filepath.Join(current, results.DiffFile), 0o755))
 	must(t, os.WriteFile(filepath.Join(current, results.DiffFile, "keep"), nil, 0o644))
-	_, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y", nil)
+	_, err := compareWithBaseline(context.Background(), baseline, current, "monday", "a11y", nil, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "writing diff.json: ") {
 		t.Errorf("err = %v, want one writing diff.json", err)
 	}
 	assertNoScratch(t, current)
-	if _, err := compareWithBaseline(context.Background(), baseline, filepath.Join(current, "gone"), "monday", "a11y", nil); err == nil ||
+	if _, err := compareWithBaseline(context.Background(), baseline, filepath.Join(current, "gone"), "monday", "a11y", nil, nil); err == nil ||
 		!strings.HasPrefix(err.Error(), "opening the scan's results: ") {
 		t.Errorf("a missing results dir: err = %v", err)
 	}
