@@ -34,30 +34,19 @@ func NewComparison(baseline string, spool Spool) *Comparison {
 	return &Comparison{base: newBaseline(baseline), spool: spool, out: out, rows: diff.NewRowWriter(out)}
 }
 
-// Add keeps what one row of the comparison says of the scan's axe issues:
-// it has diff.Options.Rows's shape and is given every row. It never fails
-// the comparison: a fixed row that cannot be spooled is kept as the error
-// SARIF then reports (and the runner keeps neither CI report), while
-// diff.json and the scan's counts stand.
-func (c *Comparison) Add(row *diff.Row) error {
+// Add keeps what one row of the comparison says of the scan's axe issues;
+// it is given every row. It cannot fail the comparison: a fixed row that
+// cannot be spooled is kept as the error SARIF then reports (and the
+// runner keeps neither CI report), while diff.json and the scan's counts
+// stand.
+func (c *Comparison) Add(row *diff.Row) {
 	c.base.add(row)
 	if row.Audit != axeAudit || row.Change != diff.ChangeFixed || c.err != nil {
-		return nil
+		return
 	}
-	if err := c.rows.Write(row); err != nil {
-		c.err = err
-		return nil
+	if c.err = c.rows.Write(row); c.err == nil {
+		c.kept++
 	}
-	c.kept++
-	return nil
-}
-
-// baseline is the baseline states kept (nil for a nil Comparison).
-func (c *Comparison) baseline() *baseline {
-	if c == nil {
-		return nil
-	}
-	return c.base
 }
 
 // eachFixed passes the baseline's axe issues this scan no longer has to fn,

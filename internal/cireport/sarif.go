@@ -163,11 +163,11 @@ func newSARIFWriter(w io.Writer, fsys fs.FS, opts Options) (*sarifWriter, error)
 	if err != nil {
 		return nil, err
 	}
-	base := opts.Comparison.baseline()
-	if opts.Comparison == nil {
-		if base, err = readBaseline(fsys); err != nil {
-			return nil, err
-		}
+	var base *baseline
+	if opts.Comparison != nil {
+		base = opts.Comparison.base
+	} else if base, err = readBaseline(fsys); err != nil {
+		return nil, err
 	}
 	sw := &sarifWriter{w: bufio.NewWriter(w), fsys: fsys, opts: opts, failRank: failRank, base: base,
 		ruleIdx: map[string]int{}}

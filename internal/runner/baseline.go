@@ -21,20 +21,16 @@ import (
 // or the comparison failed. Either way the scan's own results stand, and
 // its trend continues the baseline's. The caller closes what it returns.
 func compareResults(ctx context.Context, cfg Config, dir string) (baselineResults, *scanpod.BaselineProblem) {
-	base := baselineResults{dir: cfg.BaselineDir}
 	if !hasResultCSV(cfg.BaselineDir) {
-		return base, &scanpod.BaselineProblem{ResultsMissing: true, Message: fmt.Sprintf(
+		return baselineResults{dir: cfg.BaselineDir}, &scanpod.BaselineProblem{ResultsMissing: true, Message: fmt.Sprintf(
 			"baseline %s: its results directory is empty or gone from the results volume", cfg.BaselineName)}
 	}
-	base.startForReports(dir, cfg.BaselineName, cfg.Log)
-	res, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, cfg.decisions.comparisonCover(),
-		base.forReports)
+	base, err := compareForReports(ctx, cfg, dir)
 	if err != nil {
-		base.close()
 		cfg.Log.Error("comparing with the baseline", "baseline", cfg.BaselineName, "err", err)
-		return baselineResults{dir: cfg.BaselineDir}, &scanpod.BaselineProblem{Message: err.Error()}
+		return base, &scanpod.BaselineProblem{Message: err.Error()}
 	}
-	base.diff = res
+	res := base.diff
 	if res.IssueIDsProblem != "" {
 		cfg.Log.Error("carrying the baseline's issue ids forward", "baseline", cfg.BaselineName, "problem", res.IssueIDsProblem)
 	}

@@ -44,15 +44,11 @@ func WriteResultsDecided(ctx context.Context, dir string, opts results.Options, 
 // compared is an error here.
 func WriteResultsCompared(ctx context.Context, dir, baselineDir string, opts results.Options, meta report.Meta,
 	log *slog.Logger) (*results.Summary, error) {
-	cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineName: filepath.Base(baselineDir), BaselineDir: baselineDir}}
-	base := baselineResults{dir: baselineDir}
-	base.startForReports(dir, cfg.BaselineName, log)
-	res, err := compareWithBaseline(ctx, baselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, nil, base.forReports)
+	cfg := Config{RunnerFlags: scanpod.RunnerFlags{BaselineName: filepath.Base(baselineDir), BaselineDir: baselineDir}, Log: log}
+	base, err := compareForReports(ctx, cfg, dir)
 	if err != nil {
-		base.close()
 		return nil, err
 	}
-	base.diff = res
 	return writeResults(ctx, dir, opts, meta, log, base, nil, ciReportOptions(cfg, meta.Title))
 }
 
@@ -68,6 +64,25 @@ type baselineResults struct {
 	// forReportsSpool, a hidden file beside the results that close removes.
 	forReports      *cireport.Comparison
 	forReportsSpool *os.File
+}
+
+// compareForReports compares the scan's results in dir with the
+// baseline's (cfg.BaselineDir, compareWithBaseline, the scan's decisions
+// counted apart), giving the CI reports the comparison's rows as they are
+// made: what the baseline brings to the scan's results. On error nothing
+// is left behind, and only the baseline's directory is returned (the
+// scan's trend still continues the baseline's).
+func compareForReports(ctx context.Context, cfg Config, dir string) (baselineResults, error) {
+	base := baselineResults{dir: cfg.BaselineDir}
+	base.startForReports(dir, cfg.BaselineName, cfg.Log)
+	res, err := compareWithBaseline(ctx, cfg.BaselineDir, dir, cfg.BaselineName, cfg.ScanNamespace, cfg.decisions.comparisonCover(),
+		base.forReports)
+	if err != nil {
+		base.close()
+		return base, err
+	}
+	base.diff = res
+	return base, nil
 }
 
 // startForReports spools the comparison's fixed rows for the CI reports
