@@ -101,9 +101,10 @@ type issueParser struct {
 	is issue
 }
 
-// issueColumns are the audit's columns, looked up once per file (-1: none).
+// issueColumns are the audit's columns, looked up once per file (-1: none);
+// position is diff.PositionColumn.
 type issueColumns struct {
-	org, url, title, viewport, numIssues, rule, impact, help, helpURL, description, target, html, tags int
+	org, url, title, viewport, numIssues, rule, impact, help, helpURL, description, target, position, html, tags int
 }
 
 func (p *issueParser) columns(r *results.Reader) issueColumns {
@@ -113,7 +114,7 @@ func (p *issueParser) columns(r *results.Reader) issueColumns {
 			org: r.Column("organisation"), url: r.Column("url"), title: r.Column("page_title"), viewport: r.Column("viewport_size"),
 			numIssues: r.Column("num_issues"), rule: r.Column("id"), impact: r.Column("impact"), help: r.Column("help"),
 			helpURL: r.Column("helpUrl"), description: r.Column("description"), target: r.Column("target"), html: r.Column("html"),
-			tags: r.Column("tags"),
+			tags: r.Column("tags"), position: diff.PositionColumn(r),
 		}
 	}
 	return p.col
@@ -136,7 +137,7 @@ func (p *issueParser) parse(r *results.Reader, row results.Row) (*issue, error) 
 		return nil, err
 	}
 	org, url, rule, html := row.Field(c.org), row.Field(c.url), row.Field(c.rule), row.Field(c.html)
-	target := diff.ElementTarget(r, row)
+	target := row.Field(c.position)
 	p.is = issue{
 		organisation: textcap.Head(org, maxTextBytes),
 		url:          textcap.Head(url, urlpolicy.MaxURLLength),

@@ -277,12 +277,13 @@ func (c *comparison) openSide(name string, s int) (*results.Reader, io.Closer, e
 
 // eachRow streams one side's CSV of the audit to fn, checking the context
 // on every row and naming the side and file in errors.
-func (c *comparison) eachRow(a *auditState, s int, fn func(*results.Reader, results.Row, scanned) error) error {
+func (c *comparison) eachRow(a *auditState, s int, fn func(*cells, results.Row, scanned) error) error {
 	r, closer, err := c.openSide(a.name, s)
 	if err != nil || r == nil {
 		return err
 	}
 	defer func() { _ = closer.Close() }() // read only
+	cols := cellsOf(r)
 	for {
 		if err := c.ctx.Err(); err != nil {
 			return err
@@ -293,8 +294,8 @@ func (c *comparison) eachRow(a *auditState, s int, fn func(*results.Reader, resu
 		}
 		if err == nil {
 			var sc scanned
-			if sc, err = c.parse(a, row); err == nil {
-				err = fn(r, row, sc)
+			if sc, err = c.parse(a, cols, row); err == nil {
+				err = fn(cols, row, sc)
 			}
 		}
 		if err != nil {
@@ -306,41 +307,32 @@ func (c *comparison) eachRow(a *auditState, s int, fn func(*results.Reader, resu
 	}
 }
 
-func (c *comparison) parse(a *auditState, row results.Row) (scanned, error) {
+func (c *comparison) parse(a *auditState, cols *cells, row results.Row) (scanned, error) {
 	var sc scanned
 	var err error
-	if sc.width, err = c.vps.width(row.Get("viewport_size")); err != nil {
+	if sc.width, err = c.vps.width(row.Field(cols.viewport)); err != nil {
 		return sc, err
 	}
-	if sc.issues, err = results.ParseNumIssues(row.Get("num_issues")); err != nil {
+	if sc.issues, err = results.ParseNumIssues(row.Field(cols.numIssues)); err != nil {
 		return sc, err
 	}
-	sc.page = c.pages.id(row.Get("url"))
-	sc.rule = RuleOf(a.audit, row.Get("id"))
+	sc.page = c.pages.id(row.Field(cols.url))
+	sc.rule = RuleOf(a.audit, row.Field(cols.id))
 	sc.matchRule = sc.rule
-	if a.name == focusFile && strings.HasPrefix(row.Get("description"), animatingPrefix) {
+	if a.name == focusFile && strings.HasPrefix(row.Field(cols.description), animatingPrefix) {
 		sc.animating = true
 		sc.matchRule += "\x00animating"
 	}
-	if a.name == focusFile && focusedBody(row.Get("html")) {
+	if a.name == focusFile && focusedBody(row.Field(cols.html)) {
 		sc.onBody = true
 	}
 	return sc, nil
 }
 
-// targetOf is the row's position on the page: axe's XPath target, or, in
-// audits without one, the description (the focus audit's "Tab key press #N").
-func targetOf(r *results.Reader, row results.Row) string {
-	if r.Has("target") {
-		return row.Get("target")
-	}
-	return row.Get("description")
-}
-
 // readSide reads one side's rows of the audit into records and groups.
 func (c *comparison) readSide(a *auditState, s int) error {
-	return c.eachRow(a, s, func(r *results.Reader, row results.Row, sc scanned) error {
-		c.notePage(s, sc.page, row.Get("page_title"))
+	return c.eachRow(a, s, func(cols *cells, row results.Row, sc scanned) error {
+		c.notePage(s, sc.page, row.Field(cols.pageTitle))
 		key := groupKey{page: sc.page, width: int32(sc.width)}
 		g, ok := a.groups[key]
 		if !ok {
@@ -359,13 +351,13 @@ func (c *comparison) readSide(a *auditState, s int) error {
 			return fmt.Errorf("more than %d issue rows: too many to compare", MaxIssueRows)
 		}
 		rec := record{
-			html:    ElementHash(row.Get("html")),
-			target:  ElementHash(targetOf(r, row)),
+			html:    ElementHash(row.Field(cols.html)),
+			target:  ElementHash(row.Field(cols.position)),
 			issues:  sc.issues,
 			group:   g,
 			rule:    c.strs.ID(sc.matchRule),
-			org:     c.strs.ID(row.Get("organisation")),
-			impact:  c.strs.ID(row.Get("impact")),
+			org:     c.strs.ID(row.Field(cols.organisation)),
+			impact:  c.strs.ID(row.Field(cols.impact)),
 			partner: -1,
 		}
 		if sc.onBody {

@@ -54,7 +54,7 @@ type RowWriter struct {
 
 // NewRowWriter writes rows to w; call Flush when done.
 func NewRowWriter(w io.Writer) *RowWriter {
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, rowsBufferBytes)
 	return &RowWriter{w: bw, enc: plainjson.NewEncoder(bw)} // HTML cells stay readable
 }
 
@@ -69,7 +69,7 @@ func (rw *RowWriter) Flush() error { return rw.w.Flush() }
 // maxRowLine bytes, as WriteDocument reads them.
 func ReadSpooledRows(r io.Reader, fn func(*Row) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, maxRowLine)
+	sc.Buffer(make([]byte, rowsBufferBytes), maxRowLine)
 	var row Row
 	for n := 1; sc.Scan(); n++ {
 		row = Row{}
@@ -86,6 +86,11 @@ func ReadSpooledRows(r io.Reader, fn func(*Row) error) error {
 	return nil
 }
 
+// rowsBufferBytes is the buffer rows are written and copied through: a
+// million rows are 400 MB of JSON, written twice (spooled, then copied into
+// diff.json), and bufio's own 4 KiB made a write call every ten rows.
+const rowsBufferBytes = 64 << 10
+
 // maxRowLine bounds a spooled row: its cells are capped (rows.go), so a row
 // is a few kilobytes.
 const maxRowLine = 1 << 20
@@ -93,7 +98,7 @@ const maxRowLine = 1 << 20
 // WriteDocument writes diff.json for res, with the rows spooled by a
 // RowWriter.
 func WriteDocument(w io.Writer, res *Result, spool io.Reader) error {
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, rowsBufferBytes)
 	head := []struct {
 		key   string
 		value any
@@ -110,7 +115,7 @@ func WriteDocument(w io.Writer, res *Result, spool io.Reader) error {
 	}
 	_, _ = bw.WriteString("\"rows\": [")
 	sc := bufio.NewScanner(spool)
-	sc.Buffer(make([]byte, 64*1024), maxRowLine)
+	sc.Buffer(make([]byte, rowsBufferBytes), maxRowLine)
 	for n := 0; sc.Scan(); n++ {
 		if n > 0 {
 			_ = bw.WriteByte(',')

@@ -18,10 +18,20 @@ const FocusAuditFile = focusFile
 // pageKey): the page part of an issue's identity.
 func PageKey(raw string) string { return pageKey(raw) }
 
-// ElementTarget is a row's position on its page as the comparison matches
-// it: axe's XPath target, or, in audits without a target column, the
-// description (the focus audit's "Tab key press #N").
-func ElementTarget(r *results.Reader, row results.Row) string { return targetOf(r, row) }
+// PositionColumn is the column (results.Reader.Column) of a row's position
+// on its page as the comparison matches it: axe's XPath target, or, in
+// audits without a target column, the description (the focus audit's "Tab
+// key press #N").
+func PositionColumn(r *results.Reader) int {
+	if r.Has("target") {
+		return r.Column("target")
+	}
+	return r.Column("description")
+}
+
+// ElementTarget is a row's position on its page (PositionColumn's cell):
+// where rows are many, look the column up once and read Row.Field.
+func ElementTarget(r *results.Reader, row results.Row) string { return row.Field(PositionColumn(r)) }
 
 // FocusedBody reports whether a focus-indicator row is about the page's
 // <body>: a row CWAC writes only sometimes, never new or fixed.

@@ -38,3 +38,41 @@ func TestRecordList(t *testing.T) {
 		t.Error("a record of the second chunk moved as the list grew")
 	}
 }
+
+// TestRecordListReserve: a list reserved for n records holds them in a
+// first chunk made at once (capped at a chunk), reads them back in order,
+// and goes on into further chunks; reserving a list that holds records
+// changes nothing.
+func TestRecordListReserve(t *testing.T) {
+	for _, n := range []int{1, 5, recordChunk, recordChunk + 3} {
+		var l recordList
+		l.reserve(n)
+		first := cap(l.chunks[0])
+		if first != min(n, recordChunk) {
+			t.Errorf("reserve(%d): first chunk of capacity %d, want %d", n, first, min(n, recordChunk))
+		}
+		for i := range n {
+			l.add(record{html: uint64(i)})
+		}
+		if l.len() != n || len(l.chunks) != (n+recordChunk-1)/recordChunk {
+			t.Fatalf("reserve(%d), %d added: len %d in %d chunks", n, n, l.len(), len(l.chunks))
+		}
+		if cap(l.chunks[0]) != first {
+			t.Errorf("reserve(%d): the first chunk grew to %d", n, cap(l.chunks[0]))
+		}
+		for i := range int32(n) {
+			if got := l.at(i).html; got != uint64(i) {
+				t.Fatalf("reserve(%d): record %d holds %d", n, i, got)
+			}
+		}
+		l.reserve(recordChunk)
+		if l.len() != n || cap(l.chunks[0]) != first {
+			t.Errorf("reserve on a list of %d changed it: len %d, first chunk capacity %d", n, l.len(), cap(l.chunks[0]))
+		}
+	}
+	var empty recordList
+	empty.reserve(0)
+	if len(empty.chunks) != 0 {
+		t.Error("reserve(0) made a chunk")
+	}
+}

@@ -76,7 +76,7 @@ func (c *comparison) emit(a *auditState) error {
 		if err != nil {
 			return fmt.Errorf("comparing %s: %w", a.name, err)
 		}
-		err = c.eachRow(a, s, func(r *results.Reader, row results.Row, sc scanned) error {
+		err = c.eachRow(a, s, func(cols *cells, row results.Row, sc scanned) error {
 			if sc.issues <= 0 {
 				return nil
 			}
@@ -85,10 +85,10 @@ func (c *comparison) emit(a *auditState) error {
 				return fmt.Errorf("changed while it was being compared")
 			}
 			o, other := a.outcomeOf(s, int32(k), sc.issues)
-			if o.check != checkOf(ElementHash(row.Get("html")), g, sc.issues) {
+			if o.check != checkOf(ElementHash(row.Field(cols.html)), g, sc.issues) {
 				return fmt.Errorf("changed while it was being compared")
 			}
-			fill(out, a, r, row, sc)
+			fill(out, a, cols, row, sc)
 			if ids != nil {
 				id, err := ids.next(a.parts.of(sc.page))
 				if err != nil {
@@ -110,23 +110,19 @@ func (c *comparison) emit(a *auditState) error {
 }
 
 // fill sets the row's cells from the CSV row.
-func fill(out *Row, a *auditState, r *results.Reader, row results.Row, sc scanned) {
-	help := row.Get("help")
+func fill(out *Row, a *auditState, cols *cells, row results.Row, sc scanned) {
+	help := row.Field(cols.help)
 	if help == "" {
-		help = row.Get("description")
+		help = row.Field(cols.description)
 	}
 	if help == "" {
 		help = results.RuleDescription(a.audit)
 	}
-	target := ""
-	if r.Has("target") {
-		target = row.Get("target")
-	}
 	*out = Row{
-		Audit: a.audit, Organisation: textcap.Head(row.Get("organisation"), maxTextBytes), URL: textcap.Head(row.Get("url"), urlpolicy.MaxURLLength),
-		ViewportWidth: sc.width, Rule: textcap.Head(sc.rule, maxTextBytes), Impact: textcap.Head(row.Get("impact"), maxTextBytes),
-		Target: textcap.Head(target, maxTargetBytes), HTML: textcap.Head(row.Get("html"), MaxHTMLBytes),
-		Help: textcap.Head(help, maxTextBytes), HelpURL: textcap.Head(row.Get("helpUrl"), urlpolicy.MaxURLLength),
+		Audit: a.audit, Organisation: textcap.Head(row.Field(cols.organisation), maxTextBytes), URL: textcap.Head(row.Field(cols.url), urlpolicy.MaxURLLength),
+		ViewportWidth: sc.width, Rule: textcap.Head(sc.rule, maxTextBytes), Impact: textcap.Head(row.Field(cols.impact), maxTextBytes),
+		Target: textcap.Head(row.Field(cols.target), maxTargetBytes), HTML: textcap.Head(row.Field(cols.html), MaxHTMLBytes),
+		Help: textcap.Head(help, maxTextBytes), HelpURL: textcap.Head(row.Field(cols.helpURL), urlpolicy.MaxURLLength),
 	}
 }
 

@@ -176,11 +176,11 @@ type reading struct {
 	skippedMore int
 
 	// The file being read.
-	file      string
-	kind      fileKind
-	audit     int32
-	focus     bool
-	hasTarget bool
+	file  string
+	kind  fileKind
+	audit int32
+	focus bool
+	col   columns
 	// fileRules are the file's rules (its audit's) by id cell, and
 	// lastURL, lastOrg and lastPage the page of the last row: rows of a
 	// page come together and repeat a few rules, and finding the page (its
@@ -243,7 +243,7 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 	if n := len(rd.files); n > 0 && rd.files[n-1].end < 0 {
 		rd.files[n-1].end = rd.recs.len()
 	}
-	rd.file, rd.kind, rd.fileRules = file, fileOther, nil
+	rd.file, rd.kind, rd.fileRules, rd.col = file, fileOther, nil, columnsOf(r)
 	switch file {
 	case results.PagesScannedFile:
 		rd.kind = filePagesScanned
@@ -252,7 +252,7 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 	default:
 		if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
 			rd.kind, rd.audit = fileIssues, rd.strs.ID(capText(audit, maxNameBytes))
-			rd.focus, rd.hasTarget = file == diff.FocusAuditFile, r.Has("target")
+			rd.focus = file == diff.FocusAuditFile
 			rd.files = append(rd.files, fileSpan{name: file, start: rd.recs.len(), end: -1})
 		}
 	}
@@ -274,19 +274,19 @@ func (rd *reading) VisitRow(file string, r *results.Reader, row results.Row) err
 	}
 	switch rd.kind {
 	case filePagesScanned:
-		n, err := results.ParseCount(row.Get("number_of_pages"))
+		n, err := results.ParseCount(row.Field(rd.col.numPages))
 		if err != nil {
 			return fmt.Errorf("number_of_pages: %w", err)
 		}
-		o := rd.org(row.Get("organisation"), row.Get("sector"))
+		o := rd.org(row.Field(rd.col.organisation), row.Field(rd.col.sector))
 		o.baseURLs++
 		o.pages += int(min(n, 1<<31-1))
 	case fileAuditLog:
-		if u := row.Get("url"); u != "" {
-			rd.page(rd.orgID(row.Get("organisation"), row.Get("sector")), u) // a page visited, issues or not
+		if u := row.Field(rd.col.url); u != "" {
+			rd.page(rd.orgID(row.Field(rd.col.organisation), row.Field(rd.col.sector)), u) // a page visited, issues or not
 		}
 	case fileIssues:
-		return rd.issueRow(r, row)
+		return rd.issueRow(row)
 	}
 	return nil
 }
@@ -315,19 +315,20 @@ func (rd *reading) group(g groupKey) *seenGroup {
 	return &rd.groups[len(rd.groups)-1]
 }
 
-func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
-	width, err := rd.width(row.Get("viewport_size"))
+func (rd *reading) issueRow(row results.Row) error {
+	c := &rd.col
+	width, err := rd.width(row.Field(c.viewport))
 	if err != nil {
 		return err
 	}
-	n, err := results.ParseNumIssues(row.Get("num_issues"))
+	n, err := results.ParseNumIssues(row.Field(c.numIssues))
 	if err != nil {
 		return err
 	}
-	org := rd.orgID(row.Get("organisation"), row.Get("sector"))
-	p := rd.page(org, row.Get("url"))
+	org := rd.orgID(row.Field(c.organisation), row.Field(c.sector))
+	p := rd.page(org, row.Field(c.url))
 	pg := &rd.pages[p]
-	title := xxhash.Sum64String(row.Get("page_title"))
+	title := xxhash.Sum64String(row.Field(c.pageTitle))
 	switch {
 	case !pg.titled:
 		pg.titled, pg.title = true, title
@@ -336,7 +337,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	}
 	last := rd.group(groupKey{audit: rd.audit, page: p, width: width})
 	last.present = true
-	if rd.focus && diff.FocusAnimating(row.Get("description")) {
+	if rd.focus && diff.FocusAnimating(row.Field(c.description)) {
 		last.animating = true
 	}
 	if n <= 0 {
@@ -346,23 +347,23 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 		return fmt.Errorf("more than %d issue rows: too many to ingest", maxRows)
 	}
 	auditName := rd.strs.Text(rd.audit)
-	rule := rd.rule(auditName, row.Get("id"))
-	html := row.Get("html")
-	elem := row.Get("target")
+	rule := rd.rule(auditName, row.Field(c.id))
+	html := row.Field(c.html)
+	elem := row.Field(c.target)
 	if elem == "" {
 		elem = html
 	}
 	if elem == "" {
-		elem = row.Get("description")
+		elem = row.Field(c.description)
 	}
-	impact := report.ImpactClass(row.Get("impact"))
+	impact := report.ImpactClass(row.Field(c.impact))
 	body := rd.focus && diff.FocusedBody(html)
 	if n > maxRowIssues {
 		return fmt.Errorf("num_issues %d is out of range (at most %d)", n, maxRowIssues)
 	}
 	rec := record{
 		html:   xxhash.Sum64String(html),
-		target: xxhash.Sum64String(diff.ElementTarget(r, row)),
+		target: xxhash.Sum64String(row.Field(c.position)),
 		issues: uint32(n),
 		page:   p,
 		rule:   rule,
@@ -391,7 +392,7 @@ func (rd *reading) issueRow(r *results.Reader, row results.Row) error {
 	o.byImpact[impact] += n
 	o.byAudit[auditName] += n
 	if rd.axe == "" {
-		rd.axe = axeVersion(row.Get("helpUrl"))
+		rd.axe = axeVersion(row.Field(c.helpURL))
 	}
 	return nil
 }

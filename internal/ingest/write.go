@@ -33,6 +33,7 @@ type writing struct {
 	ctx context.Context
 
 	file   string
+	col    columns
 	span   *fileSpan
 	next   int // index of the next issue CSV in reading.files
 	k      int // the file's issue rows so far
@@ -56,7 +57,7 @@ const (
 
 // BeginFile finds the records of an issue CSV, in the first pass's order.
 func (wr *writing) BeginFile(file string, r *results.Reader) error {
-	wr.file, wr.span, wr.k, wr.active = file, nil, 0, false
+	wr.file, wr.span, wr.k, wr.active, wr.col = file, nil, 0, false, columnsOf(r)
 	if _, ok := results.AuditName(file); !ok || !r.Has("num_issues") {
 		return nil
 	}
@@ -82,21 +83,21 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 	if !wr.active || file != wr.file {
 		return nil
 	}
-	n, err := results.ParseNumIssues(row.Get("num_issues"))
+	n, err := results.ParseNumIssues(row.Field(wr.col.numIssues))
 	if err != nil || n <= 0 {
 		return err
 	}
 	i := wr.span.start + wr.k
 	wr.k++
 	rd := wr.in.rd
-	html := row.Get("html")
+	html := row.Field(wr.col.html)
 	if i >= wr.span.end || rd.recs.at(i).html != xxhash.Sum64String(html) {
 		return errChanged
 	}
 	rec := rd.recs.at(i)
 	switch rec.fate() {
 	case fateNew:
-		wr.add(int32(i), r, row, html)
+		wr.add(int32(i), row, html)
 	case fateRetarget:
 		if err := wr.in.w.SetElement(wr.ctx, wr.in.issueIDs.get(i), capText(html, diff.MaxHTMLBytes), rec.html); err != nil {
 			return err
@@ -116,25 +117,20 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 }
 
 // add queues the new issue of record i with its text.
-func (wr *writing) add(i int32, r *results.Reader, row results.Row, html string) {
+func (wr *writing) add(i int32, row results.Row, html string) {
 	rd := wr.in.rd
 	rec := rd.recs.at(int(i))
 	audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
-	target := ""
-	if r.Has("target") {
-		target = row.Get("target")
-	} else {
-		target = row.Get("description")
-	}
-	help := weblink.HTTP(row.Get("helpUrl")) // a link people follow: nothing else
+	target := row.Field(wr.col.position)
+	help := weblink.HTTP(row.Field(wr.col.helpURL)) // a link people follow: nothing else
 	wr.ids = append(wr.ids, wr.in.issueIDs.get(int(i)))
 	wr.batch = append(wr.batch, store.NewIssue{
 		Fingerprint: wr.in.newID(i).String(),
 		OrgID:       wr.in.orgStore[rd.pages[rec.page].org], PageID: wr.in.pageStore[rec.page],
-		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Get("impact"), maxNameBytes),
+		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Field(wr.col.impact), maxNameBytes),
 		ElementHTML: capText(html, diff.MaxHTMLBytes), ElementHash: rec.html,
 		Target: capText(target, maxTargetBytes), TargetHash: rec.target,
-		HelpURL: capText(help, maxURLBytes), WCAG: wr.criteriaOf(row.Get("tags")),
+		HelpURL: capText(help, maxURLBytes), WCAG: wr.criteriaOf(row.Field(wr.col.tags)),
 	})
 }
 
