@@ -67,7 +67,7 @@ func (c *comparison) emit(a *auditState) error {
 		for _, ch := range sd.changes {
 			wanted = wanted || c.opts.wants(ch)
 		}
-		if !wanted {
+		if !wanted || (sd.side == baseSide && !a.baseListed) {
 			continue
 		}
 		s := sd.side
@@ -88,16 +88,20 @@ func (c *comparison) emit(a *auditState) error {
 			if o.check != checkOf(ElementHash(row.Field(cols.html)), g, sc.issues) {
 				return fmt.Errorf("changed while it was being compared")
 			}
-			fill(out, a, cols, row, sc)
+			var id IssueID
 			if ids != nil {
-				id, err := ids.next(a.parts.of(sc.page))
-				if err != nil {
+				var err error
+				if id, err = ids.next(a.parts.of(sc.page)); err != nil {
 					return err
 				}
-				out.IssueID = id.String()
 			}
 			k++
-			return c.emitRecord(s, o, sc.issues, other, out)
+			return c.emitRecord(s, o, sc.issues, other, out, func() {
+				fill(out, a, cols, row, sc)
+				if ids != nil {
+					out.IssueID = id.String()
+				}
+			})
 		})
 		if err != nil {
 			return err
@@ -127,13 +131,22 @@ func fill(out *Row, a *auditState, cols *cells, row results.Row, sc scanned) {
 }
 
 // emitRecord passes an issue row's changes (its outcome o, its issues n,
-// the issues of the row it matched), as counted by count.
-func (c *comparison) emitRecord(s int, o outcome, n, other int64, out *Row) error {
+// the issues of the row it matched), as counted by count, in out, which
+// fill sets to the row's cells (and id) before the first: a row with
+// nothing to list (a baseline row found again) is not filled.
+func (c *comparison) emitRecord(s int, o outcome, n, other int64, out *Row, fill func()) error {
+	filled := false
+	var reason, matchedOn, page string
 	send := func(ch Change, n int64) error {
 		if !c.opts.wants(ch) || n <= 0 {
 			return nil
 		}
+		if !filled {
+			fill()
+			filled = true
+		}
 		out.Change, out.Issues, out.Decided = ch, n, ch == ChangeNew && o.decided
+		out.Reason, out.MatchedOn, out.Page = reason, matchedOn, page
 		return c.opts.Rows(out)
 	}
 	mine := ChangeFixed
@@ -142,25 +155,25 @@ func (c *comparison) emitRecord(s int, o outcome, n, other int64, out *Row) erro
 	}
 	switch o.state {
 	case stateUnstable:
-		out.Reason = unstableReasons[o.how]
+		reason = unstableReasons[o.how]
 		return send(ChangeUnstable, n)
 	case stateMatched:
 		if s == curSide {
-			out.MatchedOn = "html"
+			matchedOn = "html"
 			if o.how == howTarget {
-				out.MatchedOn = "target"
+				matchedOn = "target"
 			}
 			if err := send(ChangeUnchanged, min(n, other)); err != nil {
 				return err
 			}
-			out.MatchedOn = ""
+			matchedOn = ""
 		}
 		return send(mine, n-other)
 	}
 	if o.how == howPageOnly {
-		out.Page = "removed"
+		page = "removed"
 		if s == curSide {
-			out.Page = "added"
+			page = "added"
 		}
 	}
 	return send(mine, n)
