@@ -36,7 +36,8 @@ type Spool interface {
 // a namer shared with other such pages (fresh): what it holds of their
 // rows is theirs (another page's parts make other ids) and cannot change
 // a name on this page. It is made anew every maxFreshRows rows, so that it
-// stays small, and most pages (a few rows each) cost no namer of their own.
+// stays small (emptied, keeping its tables' room), and most pages (a few
+// rows each) cost no namer of their own.
 type pageNamer struct {
 	// The run being named: its page, where its ids start, and its namer.
 	org, page string
@@ -104,8 +105,12 @@ func (p *pageNamer) begin(org, page string) error {
 		seen = true
 	}
 	if !seen {
-		if p.fresh == nil || p.freshRows >= maxFreshRows {
-			p.fresh, p.freshRows = diff.NewIssueNamer(nil), 0
+		switch {
+		case p.fresh == nil:
+			p.fresh = diff.NewIssueNamer(nil)
+		case p.freshRows >= maxFreshRows:
+			p.fresh.Reset()
+			p.freshRows = 0
 		}
 		p.namer = p.fresh
 		return nil
@@ -115,7 +120,7 @@ func (p *pageNamer) begin(org, page string) error {
 }
 
 // maxFreshRows is how many rows a shared namer of first runs names before
-// it is made anew: it holds an entry for each distinct row it named
+// it is emptied: it holds an entry for each distinct row it named
 // (about 40 bytes), and a namer for every page cost the runner more in
 // making and growing its tables than in naming the page's rows.
 const maxFreshRows = 4096

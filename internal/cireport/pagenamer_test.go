@@ -141,23 +141,27 @@ func TestPageNamerSpoolFailing(t *testing.T) {
 	}
 }
 
-// The shared namer of first runs is made anew once it has named
+// The shared namer of first runs is emptied once it has named
 // maxFreshRows rows, at the next page met for the first time: it never
 // holds much more than that.
-func TestPageNamerRenewsSharedNamer(t *testing.T) {
+func TestPageNamerEmptiesSharedNamer(t *testing.T) {
 	pn := newPageNamer(nil)
-	var first *diff.IssueNamer
+	first := rowsOn("o", "p0", "r1")[0]
 	for i := range maxFreshRows + 1 {
 		if _, err := pn.name(rowsOn("o", fmt.Sprint("p", i), "r1")[0]); err != nil {
 			t.Fatal(err)
 		}
 		switch {
-		case i == 0:
-			first = pn.fresh
-		case i < maxFreshRows && pn.fresh != first:
-			t.Fatalf("made anew at row %d, before it named %d", i, maxFreshRows)
-		case i == maxFreshRows && (pn.fresh == first || pn.freshRows != 1):
-			t.Fatalf("after %d rows: the same namer %v, %d rows named by the new one", i, pn.fresh == first, pn.freshRows)
+		case i < maxFreshRows && pn.freshRows != i+1:
+			t.Fatalf("emptied at row %d, before it named %d", i, maxFreshRows)
+		case i == maxFreshRows && pn.freshRows != 1:
+			t.Fatalf("after %d rows: %d rows named since it was emptied, want 1", i, pn.freshRows)
 		}
+	}
+	// Emptied, it holds nothing of the first page's row: its parts are
+	// named the first ordinal's id again, where a namer that still held
+	// the row would name them the next.
+	if got := pn.fresh.Name(first); got != diff.NewIssueID(first, 0) {
+		t.Errorf("the shared namer still holds a row named before it was emptied: %s, want %s", got, diff.NewIssueID(first, 0))
 	}
 }

@@ -453,3 +453,24 @@ var errDiskFull = errors.New("disk full")
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
+
+// TestIssueNamerReset: a namer reset names rows as a new namer holding no
+// ids does, whatever it held or named before.
+func TestIssueNamerReset(t *testing.T) {
+	p := IssueParts{Namespace: "ns", Organisation: "o", PageKey: "a.example/", Rule: "axe_core_audit\x00r", Width: 320, HTML: 1, Target: 2}
+	q := p
+	q.HTML = 3
+	held := []IssueID{NewIssueID(p, 0), NewIssueID(q, 1)}
+	n := NewIssueNamer(held)
+	n.Hold(NewIssueID(q, 0))
+	if got := n.Name(p); got != NewIssueID(p, 1) {
+		t.Fatalf("before the reset: %s, want the ordinal 1 id", got)
+	}
+	n.Reset()
+	fresh := NewIssueNamer(nil)
+	for i, parts := range []IssueParts{p, q, p, q, p} {
+		if got, want := n.Name(parts), fresh.Name(parts); got != want {
+			t.Errorf("row %d after the reset: %s, want %s as a new namer names it", i, got, want)
+		}
+	}
+}
