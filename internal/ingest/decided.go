@@ -42,8 +42,9 @@ func keptDecisions(fsys fs.FS, namespace string) (scanDecisions, string) {
 
 // leaveOutDecided takes the organisation's records a decision covers out
 // of its figures (issues, impact classes, audits) into its decided count,
-// and returns the records left, for the elements counted, in idx's own
-// array (idx is the organisation's, not needed after). fpOf gives a
+// and returns the records left, for the elements counted: idx's own array,
+// reordered, the records left first in their order and the others behind
+// them (idx still holds every record, for the templates). fpOf gives a
 // matched or new issue's id (zero for a record not tracked: only a rule
 // decision covers it). Records set aside stay as they are.
 func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) diff.IssueID) []int32 {
@@ -51,11 +52,12 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 		return idx
 	}
 	rd, org := in.rd, in.rd.orgs[o]
-	kept := idx[:0] // each record is read before its place is written
-	for _, i := range idx {
+	kept := 0 // idx[:kept] are the records left; each swap keeps their order
+	for at, i := range idx {
 		rec := rd.recs.at(int(i))
 		if rec.body() {
-			kept = append(kept, i)
+			idx[kept], idx[at] = i, idx[kept]
+			kept++
 			continue
 		}
 		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
@@ -65,7 +67,8 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 			f.ID = fpOf(i)
 		}
 		if _, ok := in.decided.set.Covering(f, in.decided.at); !ok {
-			kept = append(kept, i)
+			idx[kept], idx[at] = i, idx[kept]
+			kept++
 			continue
 		}
 		org.issues -= int64(rec.issues)
@@ -73,5 +76,5 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 		org.byAudit[audit] -= int64(rec.issues)
 		org.decided += int64(rec.issues)
 	}
-	return kept
+	return idx[:kept]
 }

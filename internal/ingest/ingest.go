@@ -278,18 +278,22 @@ func (in *ingestion) organisation(ctx context.Context, o int32, idx, pages []int
 	in.res.FixedPageNotScanned += t.pageNotScanned
 	in.res.Reopened += t.reopened
 	in.res.Unstable += t.unstable
-	if err := in.templates(ctx, orgID, idx); err != nil {
-		return err
-	}
+	// The elements are counted while idx is still in page order (the
+	// records a decision covers moved behind the others, which keep it):
+	// templates sorts idx by rule and element.
 	counted := in.leaveOutDecided(o, idx, func(i int32) diff.IssueID {
 		if in.rd.recs.at(int(i)).fate() == fateNew {
 			return in.newID(i)
 		}
 		return in.storedIDs[in.issueIDs.get(int(i))]
 	})
+	elems := elements(rd, counted)
+	if err := in.templates(ctx, orgID, idx); err != nil {
+		return err
+	}
 	f := store.OrganisationFigures{
 		OrgID: orgID, Schedule: in.scan.Schedule, BaseURLs: org.baseURLs, Pages: org.pages,
-		Issues: org.issues, Elements: elements(rd, counted), ByImpact: org.byImpact, ByAudit: org.byAudit, Decided: org.decided,
+		Issues: org.issues, Elements: elems, ByImpact: org.byImpact, ByAudit: org.byAudit, Decided: org.decided,
 		New: t.newIssues, Fixed: t.fixed, FixedPageNotScanned: t.pageNotScanned,
 		Reopened: t.reopened, Unstable: t.unstable, SetAside: org.setAside,
 		Open: t.openBefore - (t.fixed + t.pageNotScanned) + t.newIssues + t.reopened + t.opened + t.reopenedUncompared,
@@ -481,33 +485,51 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 }
 
 // elements counts an organisation's elements as the report does: one per
-// page, rule and element (target, else HTML), whatever its viewports. It
-// sorts idx (the organisation's own indexes, reordered) rather than filling
-// a set or sorting a copy: no memory beyond the indexes.
+// page, rule and element (target, else HTML), whatever its viewports,
+// leaving out the rows about a page's <body>, as the report sets them
+// aside. idx is the organisation's indexes in page order
+// (orderOrganisation): each page's rows are sorted alone, in place, by
+// rule and element, where one sort of them all by page, rule and element
+// took 0.3 s of the 7.5 s of CPU of the next week's ingest of a million
+// rows on SQLite. Indexes not in page order are sorted by page first: no
+// memory beyond the indexes either way.
 func elements(rd *reading, idx []int32) int64 {
-	key := func(i int32) (int32, int32, uint64) { r := rd.recs.at(int(i)); return r.page, r.rule, rd.elemOf(i) }
-	// Rows set aside, as the report sets them aside, sort last.
-	slices.SortFunc(idx, func(x, y int32) int {
-		if bx, by := rd.recs.at(int(x)).body(), rd.recs.at(int(y)).body(); bx != by {
-			return cmpBool(bx, by)
-		}
-		px, rx, ex := key(x)
-		py, ry, ey := key(y)
-		return cmp.Or(cmp.Compare(px, py), cmp.Compare(rx, ry), cmp.Compare(ex, ey))
-	})
+	pageOf := func(i int32) int32 { return rd.recs.at(int(i)).page }
+	if !slices.IsSortedFunc(idx, func(x, y int32) int { return cmp.Compare(pageOf(x), pageOf(y)) }) {
+		slices.SortFunc(idx, func(x, y int32) int { return cmp.Compare(pageOf(x), pageOf(y)) })
+	}
+	key := func(i int32) (int32, uint64) { return rd.recs.at(int(i)).rule, rd.elemOf(i) }
 	var n int64
-	for i, x := range idx {
-		if rd.recs.at(int(x)).body() {
-			break
+	for start := 0; start < len(idx); {
+		end := start + 1
+		for end < len(idx) && pageOf(idx[end]) == pageOf(idx[start]) {
+			end++
 		}
-		if i == 0 {
-			n++
-			continue
+		rows := idx[start:end]
+		start = end
+		kept := 0 // the page's rows not about its <body>, moved first
+		for i, x := range rows {
+			if !rd.recs.at(int(x)).body() {
+				rows[kept], rows[i] = x, rows[kept]
+				kept++
+			}
 		}
-		px, rx, ex := key(x)
-		py, ry, ey := key(idx[i-1])
-		if px != py || rx != ry || ex != ey {
-			n++
+		rows = rows[:kept]
+		slices.SortFunc(rows, func(x, y int32) int {
+			rx, ex := key(x)
+			ry, ey := key(y)
+			return cmp.Or(cmp.Compare(rx, ry), cmp.Compare(ex, ey))
+		})
+		for i, x := range rows {
+			if i == 0 {
+				n++
+				continue
+			}
+			rx, ex := key(x)
+			ry, ey := key(rows[i-1])
+			if rx != ry || ex != ey {
+				n++
+			}
 		}
 	}
 	return n
