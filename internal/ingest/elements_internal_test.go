@@ -30,7 +30,9 @@ func TestElementsCount(t *testing.T) {
 			{page: 0, rule: 1, target: 7, width: 1280}, {page: 0, rule: 2, target: 8, width: 1280},
 		}, 3},
 		{"the same element and rule on two pages", []row{{page: 0, rule: 1, target: 7}, {page: 1, rule: 1, target: 7}}, 2},
-		{"a page's rows apart in the file", []row{{page: 0, rule: 1, target: 7, width: 320}, {page: 1, rule: 1, target: 7}, {page: 0, rule: 1, target: 7, width: 1280}}, 2},
+		{"a page's rows apart in the file", []row{
+			{page: 0, rule: 1, target: 7, width: 320}, {page: 1, rule: 1, target: 7}, {page: 0, rule: 1, target: 7, width: 1280},
+		}, 2},
 		{"body rows left out", []row{{page: 0, rule: 1, target: 7, body: true}, {page: 0, rule: 1, target: 8}, {page: 1, rule: 1, target: 9, body: true}}, 1},
 		{"only body rows", []row{{page: 0, rule: 1, target: 7, body: true}, {page: 2, rule: 3, target: 7, body: true}}, 0},
 		{"a body row and the same key not about the body", []row{{page: 0, rule: 1, target: 7, body: true}, {page: 0, rule: 1, target: 7}}, 1},
