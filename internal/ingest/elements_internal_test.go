@@ -5,11 +5,10 @@ import (
 	"testing"
 )
 
-// elements counts one element per page, rule and element key whatever the
-// order of the indexes it is given (each page's rows sorted alone when
-// they come in page order, all of them sorted by page first when a page's
-// rows are apart),
-// leaving out the rows about a page's <body>.
+// elements counts one element per page, rule and element key, leaving out
+// the rows about a page's <body>, whatever the order of the indexes it is
+// given (each page's rows sorted alone when they come in page order, all
+// of them sorted by page first when a page's rows are apart).
 func TestElementsCount(t *testing.T) {
 	type row struct {
 		page, rule int32

@@ -495,40 +495,36 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 // memory beyond the indexes either way.
 func elements(rd *reading, idx []int32) int64 {
 	pageOf := func(i int32) int32 { return rd.recs.at(int(i)).page }
-	if !slices.IsSortedFunc(idx, func(x, y int32) int { return cmp.Compare(pageOf(x), pageOf(y)) }) {
-		slices.SortFunc(idx, func(x, y int32) int { return cmp.Compare(pageOf(x), pageOf(y)) })
+	byPage := func(x, y int32) int { return cmp.Compare(pageOf(x), pageOf(y)) }
+	if !slices.IsSortedFunc(idx, byPage) {
+		slices.SortFunc(idx, byPage)
 	}
 	key := func(i int32) (int32, uint64) { return rd.recs.at(int(i)).rule, rd.elemOf(i) }
 	var n int64
 	for start := 0; start < len(idx); {
-		end := start + 1
-		for end < len(idx) && pageOf(idx[end]) == pageOf(idx[start]) {
+		page, end := pageOf(idx[start]), start+1
+		for end < len(idx) && pageOf(idx[end]) == page {
 			end++
 		}
 		rows := idx[start:end]
 		start = end
-		kept := 0 // the page's rows not about its <body>, moved first
-		for i, x := range rows {
-			if !rd.recs.at(int(x)).body() {
-				rows[kept], rows[i] = x, rows[kept]
-				kept++
-			}
-		}
-		rows = rows[:kept]
 		slices.SortFunc(rows, func(x, y int32) int {
 			rx, ex := key(x)
 			ry, ey := key(y)
 			return cmp.Or(cmp.Compare(rx, ry), cmp.Compare(ex, ey))
 		})
-		for i, x := range rows {
-			if i == 0 {
-				n++
+		var last struct { // the page's last element counted
+			rule int32
+			elem uint64
+			ok   bool
+		}
+		for _, x := range rows {
+			if rd.recs.at(int(x)).body() {
 				continue
 			}
-			rx, ex := key(x)
-			ry, ey := key(rows[i-1])
-			if rx != ry || ex != ey {
+			if r, e := key(x); !last.ok || r != last.rule || e != last.elem {
 				n++
+				last.rule, last.elem, last.ok = r, e, true
 			}
 		}
 	}
