@@ -156,8 +156,11 @@ func historyFigures(d *dataset, o historyOptions) error {
 		_ = st.Close()
 		var presences, issues int64
 		if db, err := openRaw(dsn); err == nil {
-			_ = db.QueryRow(`SELECT COUNT(*) FROM presences`).Scan(&presences)
 			_ = db.QueryRow(`SELECT COUNT(*) FROM issues`).Scan(&issues)
+			// A presence is a row of presences or, for the scan that first
+			// saw an issue, the issue's own first scan (no row): one each.
+			_ = db.QueryRow(`SELECT COUNT(*) FROM presences`).Scan(&presences)
+			presences += issues
 			_ = db.Close()
 		}
 		size, err := storeSize(e, dsn)

@@ -346,7 +346,7 @@ func (s *Store) OrganisationLatestChanges(ctx context.Context, namespace, organi
 			cond string
 			args []any
 		}{&out.Reopened, `i.reopened > 0 AND i.state = 'open' AND sg.last_seen_scan_id = ? AND i.first_seen_scan_id <> ?
-			AND NOT EXISTS (SELECT 1 FROM presences pr WHERE pr.scan_id = ? AND pr.issue_id = i.id)`, []any{latest, latest, scanIDs[1]}})
+			AND NOT ` + presentIn("i", "?"), []any{latest, latest, scanIDs[1], scanIDs[1]}})
 	}
 	for _, l := range lists {
 		args := append([]any{orgID}, l.args...)

@@ -12,7 +12,9 @@ type PruneResult struct {
 	// Scans lost their per-scan data (presences, figures, template
 	// counts); their rows stay, so names resolve and they are never
 	// ingested again.
-	Scans     int
+	Scans int
+	// Presences is how many rows of presences were deleted: a scan's
+	// presence of the issues it first saw is no row (presentIn).
 	Presences int64
 	// Issues fixed before the oldest scan kept were deleted.
 	Issues int64

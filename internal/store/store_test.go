@@ -381,9 +381,11 @@ func checkPrune(t *testing.T, st *store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	// Keep one scan: s1 and s2 lose their data; c3 (fixed, last
-	// seen in s1) goes; a2's presence in s1 goes, its count stays.
+	// seen in s1) goes; a2's presence in s1 goes, its count stays. One
+	// row of presences is deleted, s2's of a1: s1 first saw its three
+	// issues, which their first scan says, not a row.
 	res, err := st.Prune(ctx, store.Retention{MaxScans: 1})
-	if err != nil || res.Scans != 2 || res.Presences != 4 || res.Issues != 1 {
+	if err != nil || res.Scans != 2 || res.Presences != 1 || res.Issues != 1 {
 		t.Fatalf("prune: %+v %v", res, err)
 	}
 	trend, _ := st.OrganisationTrend(ctx, nsO, "O", "")
@@ -560,6 +562,57 @@ func TestAddedOrganisation(t *testing.T) {
 			}
 			if got := added("s3", "other", 300, "A"); !slices.Equal(got, []bool{true}) {
 				t.Errorf("another namespace's A added: %v, want it added", got)
+			}
+		})
+	}
+}
+
+// TestFirstScanPresenceImplied: the scan that first sees an issue writes
+// no row of presences (the issue's first scan says it shows it), a later
+// scan does, and a store written before, which holds that first row too,
+// reads the same.
+func TestFirstScanPresenceImplied(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := e.Open(t)
+			known := map[string]int64{}
+			scansOf := func() string {
+				t.Helper()
+				d, err := st.Issue(ctx, nsO, "a1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []string
+				for _, s := range d.Scans {
+					out = append(out, s.Scan+map[bool]string{true: "+", false: "-"}[s.Present])
+				}
+				return strings.Join(out, " ")
+			}
+			rows := func() int {
+				t.Helper()
+				n, err := store.CountRows(st, "presences")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			writeScan(t, st, known, scanSpec{uid: "s1", at: 100, show: map[string]string{"a1": "https://o/"}})
+			if n, got := rows(), scansOf(); n != 0 || got != "ns/s1+" {
+				t.Errorf("after the first scan: %d rows of presences, scans %q; want 0 and ns/s1+", n, got)
+			}
+			writeScan(t, st, known, scanSpec{uid: "s2", at: 200, show: map[string]string{"a1": "https://o/"}})
+			writeScan(t, st, known, scanSpec{uid: "s3", at: 300, show: map[string]string{"b1": "https://o/"}})
+			if n, got := rows(), scansOf(); n != 1 || got != "ns/s1+ ns/s2+ ns/s3-" {
+				t.Errorf("after three scans: %d rows of presences, scans %q; want 1 and ns/s1+ ns/s2+ ns/s3-", n, got)
+			}
+			// A store written before this change holds the first scan's row too.
+			if _, err := st.DB().ExecContext(ctx, `INSERT INTO presences (scan_id, issue_id)
+				SELECT first_seen_scan_id, id FROM issues WHERE fingerprint = 'a1'`); err != nil {
+				t.Fatal(err)
+			}
+			if got := scansOf(); got != "ns/s1+ ns/s2+ ns/s3-" {
+				t.Errorf("with the first scan's row written as before: scans %q", got)
 			}
 		})
 	}
