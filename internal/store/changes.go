@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 )
 
-// Changes a scan makes to an issue (issue_changes): opened (first seen),
-// fixed for one of the reasons (ReasonFixed, ReasonPageNotScanned), or
-// reopened. Fixed and page-not-scanned changes are named by their reasons.
+// Changes a scan makes to an issue: opened (first seen: the scan's range
+// of new issues, openedIn), fixed for one of the reasons (ReasonFixed,
+// ReasonPageNotScanned) or reopened (rows of issue_changes). Fixed and
+// page-not-scanned changes are named by their reasons.
 const (
 	ChangeOpened   = "opened"
 	ChangeReopened = "reopened"
@@ -56,8 +58,10 @@ type ChangesFilter struct {
 }
 
 // ScanChanges returns one page of the changes a scan made to issues, in
-// the order of the issues' ids. A scan the store does not hold (or of
-// another namespace) is ErrNotFound; a pruned scan has no changes left.
+// the order of the issues' ids: its rows of issue_changes, and the
+// openings its range of new issues says (openedIn). A scan the store does
+// not hold (or of another namespace) is ErrNotFound; a pruned scan has no
+// changes left.
 func (s *Store) ScanChanges(ctx context.Context, f ChangesFilter) (ChangesPage, error) {
 	if f.Limit < 1 || f.Limit > MaxLimit {
 		return ChangesPage{}, fmt.Errorf("limit %d: must be 1 to %d", f.Limit, MaxLimit)
@@ -74,9 +78,9 @@ func (s *Store) ScanChanges(ctx context.Context, f ChangesFilter) (ChangesPage, 
 	if key == "" {
 		key, which = f.Name, "name"
 	}
-	var scanID int64
-	err = s.db.QueryRowContext(ctx, s.q(`SELECT id FROM scans WHERE `+which+` = ? AND `+inNS+` ORDER BY finished_at DESC, id DESC LIMIT 1`),
-		append([]any{key}, nsArgs...)...).Scan(&scanID)
+	var sc changedScan
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT id, pruned_at, new_issues_after, new_issues_last FROM scans WHERE `+which+` = ? AND `+inNS+`
+		ORDER BY finished_at DESC, id DESC LIMIT 1`), append([]any{key}, nsArgs...)...).Scan(&sc.id, &sc.prunedAt, &sc.newAfter, &sc.newLast)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return ChangesPage{}, fmt.Errorf("scan %q: %w", key, ErrNotFound)
@@ -87,31 +91,102 @@ func (s *Store) ScanChanges(ctx context.Context, f ChangesFilter) (ChangesPage, 
 	// c.issue_id > After and the joins say (see there why).
 	after, afterArgs := issuesAfter(f.After)
 	where := `c.scan_id = ? AND c.issue_id > ? AND ` + after
-	args := append([]any{scanID, f.After}, afterArgs...)
+	args := append([]any{sc.id, f.After}, afterArgs...)
 	if within != "" {
 		where += " AND " + within
 		args = append(args, withinArgs...)
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT c.change, `+issueColumns+issueJoins+`
+	written, err := s.readChanges(ctx, `SELECT c.change, `+issueColumns+issueJoins+`
 		JOIN issue_changes c ON c.issue_id = i.id
-		WHERE `+where+` ORDER BY c.issue_id LIMIT ?`), append(args, f.Limit)...)
+		WHERE `+where+` ORDER BY c.issue_id LIMIT ?`, append(args, f.Limit))
 	if err != nil {
 		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
 	}
+	// The openings that precede the last change of a full page are all
+	// that can still belong on it.
+	upTo := int64(math.MaxInt64)
+	if len(written) == f.Limit {
+		upTo = written[len(written)-1].IssueID - 1
+	}
+	cond, condArgs, ok := sc.openedIn(f.After, upTo)
+	if !ok {
+		return ChangesPage{Changes: written}, nil
+	}
+	if within != "" {
+		cond += " AND " + within
+		condArgs = append(condArgs, withinArgs...)
+	}
+	opened, err := s.readChanges(ctx, `SELECT '`+ChangeOpened+`', `+issueColumns+issueJoins+`
+		WHERE `+cond+` ORDER BY i.id LIMIT ?`, append(condArgs, f.Limit))
+	if err != nil {
+		return ChangesPage{}, fmt.Errorf("store: reading scan %q's openings: %w", key, err)
+	}
+	return ChangesPage{Changes: mergeChanges(written, opened, f.Limit)}, nil
+}
+
+// changedScan is what ScanChanges reads of the scan.
+type changedScan struct {
+	id       int64
+	prunedAt sql.NullInt64
+	// newAfter and newLast bound the ids of the issues the scan added
+	// (newIssuesShown): NULL for a scan recorded before 0016, whose
+	// openings are rows of issue_changes.
+	newAfter, newLast sql.NullInt64
+}
+
+// openedIn is the condition, on issues read through issueJoins, that the
+// scan opened the issue and its id is above after and at most upTo, with
+// its arguments; false when no issue can meet it. The scan's range of new
+// ids is read through the issues' key and their first_seen_scan_id
+// confirms each (an id of an issue retention deleted can be given again
+// by a later scan). A pruned scan has no openings left, as it has no rows
+// of changes left.
+func (sc changedScan) openedIn(after, upTo int64) (string, []any, bool) {
+	if sc.prunedAt.Valid || !sc.newAfter.Valid || !sc.newLast.Valid {
+		return "", nil, false
+	}
+	lo, hi := max(after, sc.newAfter.Int64), min(upTo, sc.newLast.Int64)
+	if hi <= lo {
+		return "", nil, false
+	}
+	// Both bounds are said of the sightings too (issuesAfter says why).
+	cond, args := issuesAfter(lo)
+	return cond + ` AND i.id <= ? AND sg.issue_id <= ? AND i.first_seen_scan_id = ?`, append(args, hi, hi, sc.id), true
+}
+
+// mergeChanges merges two pages of changes in the order of the issues'
+// ids and keeps the first limit. A scan's other changes are to issues
+// stored before it, so in practice its openings follow them all; the
+// merge does not depend on it.
+func mergeChanges(a, b []IssueChange, limit int) []IssueChange {
+	out := make([]IssueChange, 0, min(len(a)+len(b), limit))
+	for len(out) < limit && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && a[0].IssueID < b[0].IssueID) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// readChanges runs a query of changes: the change, then issueColumns.
+func (s *Store) readChanges(ctx context.Context, query string, args []any) ([]IssueChange, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
 	defer func() { _ = rows.Close() }() // read only
-	page := ChangesPage{Changes: []IssueChange{}}
+	changes := []IssueChange{}
 	for rows.Next() {
 		var change string
 		r, err := scanIssue(prefixed{rows, &change})
 		if err != nil {
-			return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
+			return nil, err
 		}
-		page.Changes = append(page.Changes, IssueChange{Change: change, Issue: r.issue, IssueID: r.id})
+		changes = append(changes, IssueChange{Change: change, Issue: r.issue, IssueID: r.id})
 	}
-	if err := rows.Err(); err != nil {
-		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
-	}
-	return page, nil
+	return changes, rows.Err()
 }
 
 // prefixed scans a row whose first column is read into first, the rest by

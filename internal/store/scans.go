@@ -197,7 +197,7 @@ func (w *ScanWriter) execChunk(ctx context.Context, query string, args ...any) (
 func (w *ScanWriter) ScanID() int64 { return w.scanID }
 
 // Commit makes the scan's writes visible, all at once, once the new
-// issues' presences and openings are written and the issues' fingerprint
+// issues' sightings and range are written and the issues' fingerprint
 // index is built again if the scan set it aside (a duplicate fingerprint
 // fails the commit, as its insert would have); then, on PostgreSQL, a
 // scan that grew the issues by a tenth gathers the tables' statistics
