@@ -96,11 +96,14 @@ func (s *Store) ScanChanges(ctx context.Context, f ChangesFilter) (ChangesPage, 
 		where += " AND " + within
 		args = append(args, withinArgs...)
 	}
-	written, err := s.readChanges(ctx, `SELECT c.change, `+issueColumns+issueJoins+`
+	written := []IssueChange{}
+	if sc.wroteAfter(f.After) {
+		written, err = s.readChanges(ctx, `SELECT c.change, `+issueColumns+issueJoins+`
 		JOIN issue_changes c ON c.issue_id = i.id
 		WHERE `+where+` ORDER BY c.issue_id LIMIT ?`, append(args, f.Limit))
-	if err != nil {
-		return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
+		if err != nil {
+			return ChangesPage{}, fmt.Errorf("store: reading scan %q's changes: %w", key, err)
+		}
 	}
 	// The openings that precede the last change of a full page are all
 	// that can still belong on it.
@@ -132,6 +135,17 @@ type changedScan struct {
 	// (newIssuesShown): NULL for a scan recorded before 0016, whose
 	// openings are rows of issue_changes.
 	newAfter, newLast sql.NullInt64
+}
+
+// wroteAfter reports whether the scan can have rows of issue_changes for
+// issues whose ids are above after. Its fixes and reopenings are of issues
+// stored before it began, none above its new_issues_after (the issues
+// table's last id then); a scan recorded before 0016 (no range) has rows of
+// its openings too. Past its fixes, a page is read with one query, not two:
+// the sender of issue events reads a first scan of 857,149 issues in 9,317
+// pages, and SQLite prepares each query again.
+func (sc changedScan) wroteAfter(after int64) bool {
+	return !sc.newAfter.Valid || after < sc.newAfter.Int64
 }
 
 // openedIn is the condition, on issues read through issueJoins, that the
