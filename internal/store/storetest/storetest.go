@@ -62,7 +62,9 @@ func Open(t *testing.T, dsn string) *store.Store {
 // organisation: what the issues' foreign keys checked before migration
 // 0014 (and the page's organisation, which they did not); or when an issue
 // has no sighting (last seen, scans present: migration 0015) or a sighting
-// names no issue.
+// names no issue; or when a page visit names a scan or a page, or an
+// observation a page, the store does not hold (their foreign keys before
+// migration 0017).
 func IssuesReferToTheirRows(t *testing.T, st *store.Store) {
 	t.Helper()
 	for _, c := range []struct{ query, says string }{
@@ -74,6 +76,11 @@ func IssuesReferToTheirRows(t *testing.T, st *store.Store) {
 			"issues have no sighting (last seen, scans present)"},
 		{`SELECT COUNT(*) FROM issue_sightings s WHERE NOT EXISTS (SELECT 1 FROM issues i WHERE i.id = s.issue_id)`,
 			"sightings name an issue the store does not hold"},
+		{`SELECT COUNT(*) FROM page_visits v WHERE NOT EXISTS (SELECT 1 FROM scans s WHERE s.id = v.scan_id)
+		OR NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = v.page_id)`,
+			"page visits name a scan or a page the store does not hold"},
+		{`SELECT COUNT(*) FROM observations o WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.id = o.page_id)`,
+			"observations name a page the store does not hold"},
 	} {
 		var n int
 		err := st.DB().QueryRowContext(context.Background(), c.query).Scan(&n)
