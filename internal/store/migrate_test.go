@@ -191,7 +191,7 @@ func TestMigrationNamesTheFingerprintIndex(t *testing.T) {
 
 // TestMigrationDropsTheIssuesForeignKeys: 0014 makes the issues table
 // again with its rows and indexes and without its foreign keys (the tests'
-// storetest.IssuesReferToTheirRows checks what they did); its down
+// storetest.ReferencesHold checks what they did); its down
 // migration gives them back, rows kept.
 func TestMigrationDropsTheIssuesForeignKeys(t *testing.T) {
 	db, m := migrator(t, "sqlite://"+filepath.Join(t.TempDir(), "history.db"))

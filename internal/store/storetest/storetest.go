@@ -40,8 +40,9 @@ func SQLiteDSN(t *testing.T) string {
 	return "sqlite://" + filepath.Join(t.TempDir(), "history.db")
 }
 
-// Open opens a store by DSN and, when the test ends, checks the issues'
-// references (IssuesReferToTheirRows) and closes it.
+// Open opens a store by DSN and, when the test ends, checks that the rows
+// the store keeps without foreign keys name rows it holds (ReferencesHold)
+// and closes it.
 func Open(t *testing.T, dsn string) *store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), dsn)
@@ -50,22 +51,21 @@ func Open(t *testing.T, dsn string) *store.Store {
 	}
 	t.Cleanup(func() {
 		if st.DB().PingContext(context.Background()) == nil { // a test of closing closed it
-			IssuesReferToTheirRows(t, st)
+			ReferencesHold(t, st)
 		}
 		_ = st.Close()
 	})
 	return st
 }
 
-// IssuesReferToTheirRows fails the test when an issue names an
-// organisation or a page the store does not hold, or a page of another
-// organisation: what the issues' foreign keys checked before migration
+// ReferencesHold fails the test when an issue names an organisation or a
+// page the store does not hold, or a page of another organisation: what the issues' foreign keys checked before migration
 // 0014 (and the page's organisation, which they did not); or when an issue
 // has no sighting (last seen, scans present: migration 0015) or a sighting
 // names no issue; or when a page visit names a scan or a page, or an
 // observation a page, the store does not hold (their foreign keys before
 // migration 0017).
-func IssuesReferToTheirRows(t *testing.T, st *store.Store) {
+func ReferencesHold(t *testing.T, st *store.Store) {
 	t.Helper()
 	for _, c := range []struct{ query, says string }{
 		{`SELECT COUNT(*) FROM issues i
@@ -86,7 +86,7 @@ func IssuesReferToTheirRows(t *testing.T, st *store.Store) {
 		err := st.DB().QueryRowContext(context.Background(), c.query).Scan(&n)
 		switch {
 		case err != nil:
-			t.Errorf("checking the issues' references: %v", err)
+			t.Errorf("checking the rows' references: %v", err)
 		case n > 0:
 			t.Errorf("%d %s", n, c.says)
 		}
