@@ -34,11 +34,13 @@ type historyOptions struct {
 const childMemoryLimit = "205MiB"
 
 // historyEngine is one engine the figures are taken on: fresh(name)
-// returns the DSN of a new, empty database.
+// returns the DSN of a new, empty database; serverCPU, for an engine
+// with a server of its own, the CPU time it has spent so far.
 type historyEngine struct {
-	name  string
-	fresh func(name string) (string, error)
-	size  func(dsn string) (int64, error)
+	name      string
+	fresh     func(name string) (string, error)
+	size      func(dsn string) (int64, error)
+	serverCPU func() (time.Duration, error)
 }
 
 // historyFigures measures the issue history on SQLite and (when
@@ -80,8 +82,9 @@ func historyFigures(d *dataset, o historyOptions) error {
 	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process, GOMEMLIMIT=%s as the MCP server sets itself in the chart's 256Mi) "+
 		"beside a bare bulk insert of the same rows (bulk: SQLite multi-row INSERTs, PostgreSQL COPY; prepared: SQLite, one prepared INSERT a row; "+
 		"again: the same rows as the next week's scan, into the store ingest filled, "+
-		"every issue stored; events: the ingest, then every change sent as issue events)", d.rows, childMemoryLimit),
-		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "wall ÷ prepared", "CPU ÷ bulk", "store size", "answer")
+		"every issue stored; events: the ingest, then every change sent as issue events; "+
+		"server CPU: the PostgreSQL server's processes' over the case, from /proc)", d.rows, childMemoryLimit),
+		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "wall ÷ prepared", "CPU ÷ bulk", "server CPU", "server CPU ÷ bulk", "store size", "answer")
 	for _, e := range engines {
 		figures := map[string]processFigure{}
 		sizes := map[string]int64{}
@@ -100,7 +103,7 @@ func historyFigures(d *dataset, o historyOptions) error {
 			cmd := exec.Command(bin, c, dsn, d.bigDir)
 			cmd.Env = append(os.Environ(), "GOMEMLIMIT="+childMemoryLimit)
 			cmd.Stderr = os.Stderr
-			out, err := cmd.Output()
+			out, server, err := outputWithServerCPU(e, cmd)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", e.name, c, err)
 			}
@@ -110,6 +113,7 @@ func historyFigures(d *dataset, o historyOptions) error {
 			}
 			f := figureOf(cmd.ProcessState, res.Wall, res.Answer)
 			f.rssMiB = float64(res.PeakKiB) / 1024
+			f.serverCPU = server
 			figures[c] = f
 			if sizes[c], err = storeSize(e, dsn); err != nil {
 				return err
@@ -121,8 +125,12 @@ func historyFigures(d *dataset, o historyOptions) error {
 			if p, ok := figures["prepared"]; ok {
 				prepared = ratio(f.wall, p.wall)
 			}
+			server, serverRatio := "-", "-"
+			if e.serverCPU != nil {
+				server, serverRatio = ms(f.serverCPU), ratio(f.serverCPU, figures["bulk"].serverCPU)
+			}
 			t.row(e.name, c, ms(f.wall), ms(f.cpu), fmt.Sprintf("%.1f MiB", f.rssMiB), ratio(f.wall, figures["bulk"].wall), prepared,
-				ratio(f.cpu, figures["bulk"].cpu), mib(sizes[c]), f.answer)
+				ratio(f.cpu, figures["bulk"].cpu), server, serverRatio, mib(sizes[c]), f.answer)
 		}
 	}
 	t.flush()
@@ -248,8 +256,13 @@ func postgresEngine() (historyEngine, error) {
 		return historyEngine{}, fmt.Errorf("hack/postgres.sh start: %w", err)
 	}
 	admin := strings.TrimSpace(string(out))
+	server, err := findPostmaster(admin)
+	if err != nil {
+		return historyEngine{}, fmt.Errorf("finding the server's processes: %w", err)
+	}
 	return historyEngine{
-		name: "postgres",
+		name:      "postgres",
+		serverCPU: server.cpu,
 		fresh: func(name string) (string, error) {
 			db, err := sql.Open("pgx", admin)
 			if err != nil {

@@ -22,6 +22,9 @@ type processFigure struct {
 	wall, cpu time.Duration
 	rssMiB    float64
 	answer    string
+	// serverCPU is the database server's CPU time over the case, where
+	// the engine has a server (historyEngine.serverCPU).
+	serverCPU time.Duration
 }
 
 // runCase runs a case in readcase, on one core (GOMAXPROCS=1).
