@@ -67,12 +67,17 @@ const caseAgain = "again"
 func historyFigures(d *dataset, o historyOptions) error {
 	engines := []historyEngine{sqliteEngine(d)}
 	if !o.noPostgres {
+		// A server already running (a developer's, the tests') is left
+		// running; one started here is stopped at the end.
+		running := exec.Command("./hack/postgres.sh", "dsn").Run() == nil
 		pg, err := postgresEngine()
 		if err != nil {
 			fmt.Printf("\nPostgreSQL: not measured (%v)\n", err)
 		} else {
 			engines = append(engines, pg)
-			defer func() { _ = exec.Command("./hack/postgres.sh", "stop").Run() }()
+			if !running {
+				defer func() { _ = exec.Command("./hack/postgres.sh", "stop").Run() }()
+			}
 		}
 	}
 	bin := filepath.Join(d.root, "historycase")
