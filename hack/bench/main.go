@@ -205,12 +205,12 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 		return nil, fmt.Errorf("building readcase: %w", err)
 	}
 	t := newTable(fmt.Sprintf("Reading the %d-row CSV (own process, GOMAXPROCS=1, median of %d)", d.rows, runs),
-		"case", "wall", "CPU", "peak RSS", "CPU ÷ encoding/csv", "CPU ÷ read floor", "CPU ÷ wc -l", "answer")
+		"case", "wall", "CPU", "peak RSS", "CPU ÷ encoding/csv", "CPU ÷ read floor", "CPU ÷ comma floor", "CPU ÷ wc -l", "answer")
 	figures := map[string]processFigure{}
 	// The runner goes first: it writes the row index the tools use below.
 	// The comparison reads the ids the runner wrote, before the decided
 	// cases write others.
-	order := []string{"runner", "floor", "csv", "rows", "summary", "walk", "compare", "compare-in-memory", "runner-compared",
+	order := []string{"runner", "floor", "commas", "csv", "rows", "summary", "walk", "compare", "compare-in-memory", "runner-compared",
 		"runner-decided-rules", "runner-decided-pages"}
 	for _, name := range order {
 		all := make([]processFigure, 0, runs)
@@ -228,7 +228,8 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 		order = append([]string{caseWC}, order...)
 	}
 	labels := map[string]string{
-		caseWC: "wc -l", "floor": "read floor (64 KiB reads, count lines)", "csv": "bare encoding/csv loop (baseline)",
+		caseWC: "wc -l", "floor": "read floor (64 KiB reads, count lines)",
+		"commas": "comma floor (64 KiB reads, find each comma)", "csv": "bare encoding/csv loop (baseline)",
 		"rows":    "the results' reader alone (one Walk, rows counted)",
 		"summary": "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
 		"walk":                 "one Walk: summary and row index, no report",
@@ -249,7 +250,7 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 			byWC = ratio(f.cpu, wc.cpu)
 		}
 		t.row(labels[name], ms(f.wall), ms(f.cpu), rss,
-			ratio(f.cpu, figures["csv"].cpu), ratio(f.cpu, figures["floor"].cpu), byWC, f.answer)
+			ratio(f.cpu, figures["csv"].cpu), ratio(f.cpu, figures["floor"].cpu), ratio(f.cpu, figures["commas"].cpu), byWC, f.answer)
 	}
 	t.flush()
 	return figures, nil
