@@ -51,10 +51,12 @@ type historyEngine struct {
 // own: the bare bulk insert (the baseline), on SQLite also the same rows
 // by one prepared INSERT each (the baseline as a bulk load is usually
 // written there), the ingest, the same rows again as the next week's
-// scan (every issue stored), and the ingest followed by the scan's issue
-// events sent to a receiver on loopback.
+// scan (every issue stored), the issues ingest stored copied inside the
+// engine without and with the issues' key and indexes (caseCopy,
+// caseCopyIndexed), and the ingest followed by the scan's issue events
+// sent to a receiver on loopback.
 func historyCases(engine string) []string {
-	cases := []string{"bulk", "ingest", caseAgain, "events"}
+	cases := []string{"bulk", "ingest", caseAgain, caseCopy, caseCopyIndexed, "events"}
 	if engine == "sqlite" {
 		return slices.Insert(cases, 1, "prepared")
 	}
@@ -63,6 +65,15 @@ func historyCases(engine string) []string {
 
 // caseAgain is the next week's scan: it writes into the store ingest filled.
 const caseAgain = "again"
+
+// caseCopy and caseCopyIndexed copy the issues of the store ingest filled
+// inside the engine, into a table of their columns alone and into one with
+// the issues' key and indexes: what the schema itself costs a write of
+// these rows, apart from reading and matching them.
+const (
+	caseCopy        = "copy"
+	caseCopyIndexed = "copy-indexed"
+)
 
 func historyFigures(d *dataset, o historyOptions) error {
 	engines := []historyEngine{sqliteEngine(d)}
@@ -87,55 +98,13 @@ func historyFigures(d *dataset, o historyOptions) error {
 	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process, GOMEMLIMIT=%s as the MCP server sets itself in the chart's 256Mi) "+
 		"beside a bare bulk insert of the same rows (bulk: SQLite multi-row INSERTs, PostgreSQL COPY; prepared: SQLite, one prepared INSERT a row; "+
 		"again: the same rows as the next week's scan, into the store ingest filled, "+
-		"every issue stored; events: the ingest, then every change sent as issue events; "+
+		"every issue stored; copy: the issues ingest stored, copied inside the engine into a table of their columns alone; "+
+		"copy-indexed: the same into one with the issues' key and indexes; events: the ingest, then every change sent as issue events; "+
 		"server CPU: the PostgreSQL server's processes' over the case, from /proc)", d.rows, childMemoryLimit),
 		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "wall ÷ prepared", "CPU ÷ bulk", "server CPU", "server CPU ÷ bulk", "store size", "answer")
 	for _, e := range engines {
-		figures := map[string]processFigure{}
-		sizes := map[string]int64{}
-		var ingested string
-		for _, c := range historyCases(e.name) {
-			dsn, err := e.fresh("bench_" + c)
-			if c == caseAgain {
-				dsn, err = ingested, nil // the next week's scan, into the store ingest filled
-			}
-			if err != nil {
-				return err
-			}
-			if c == "ingest" {
-				ingested = dsn
-			}
-			cmd := exec.Command(bin, c, dsn, d.bigDir)
-			cmd.Env = append(os.Environ(), "GOMEMLIMIT="+childMemoryLimit)
-			cmd.Stderr = os.Stderr
-			out, server, err := outputWithServerCPU(e, cmd)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", e.name, c, err)
-			}
-			var res childResult
-			if err := json.Unmarshal(out, &res); err != nil {
-				return err
-			}
-			f := figureOf(cmd.ProcessState, res.Wall, res.Answer)
-			f.rssMiB = float64(res.PeakKiB) / 1024
-			f.serverCPU = server
-			figures[c] = f
-			if sizes[c], err = storeSize(e, dsn); err != nil {
-				return err
-			}
-		}
-		for _, c := range historyCases(e.name) {
-			f := figures[c]
-			prepared := "-"
-			if p, ok := figures["prepared"]; ok {
-				prepared = ratio(f.wall, p.wall)
-			}
-			server, serverRatio := "-", "-"
-			if e.serverCPU != nil {
-				server, serverRatio = ms(f.serverCPU), ratio(f.serverCPU, figures["bulk"].serverCPU)
-			}
-			t.row(e.name, c, ms(f.wall), ms(f.cpu), fmt.Sprintf("%.1f MiB", f.rssMiB), ratio(f.wall, figures["bulk"].wall), prepared,
-				ratio(f.cpu, figures["bulk"].cpu), server, serverRatio, mib(sizes[c]), f.answer)
+		if err := historyWrites(t, e, bin, d); err != nil {
+			return err
 		}
 	}
 	t.flush()
@@ -194,6 +163,65 @@ func historyFigures(d *dataset, o historyOptions) error {
 		s.row(r...)
 	}
 	s.flush()
+	return nil
+}
+
+// historyWrites runs each write case of historyCases on the engine, in
+// order, and adds a row per case to t.
+func historyWrites(t *table, e historyEngine, bin string, d *dataset) error {
+	figures := map[string]processFigure{}
+	sizes := map[string]int64{}
+	var ingested string
+	for _, c := range historyCases(e.name) {
+		dsn := ingested // the next week's scan, or its issues copied, in the store ingest filled
+		if c != caseAgain && c != caseCopy && c != caseCopyIndexed {
+			var err error
+			if dsn, err = e.fresh("bench_" + c); err != nil {
+				return err
+			}
+		}
+		if c == "ingest" {
+			ingested = dsn
+		}
+		cmd := exec.Command(bin, c, dsn, d.bigDir)
+		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+childMemoryLimit)
+		cmd.Stderr = os.Stderr
+		out, server, err := outputWithServerCPU(e, cmd)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", e.name, c, err)
+		}
+		var res childResult
+		if err := json.Unmarshal(out, &res); err != nil {
+			return err
+		}
+		f := figureOf(cmd.ProcessState, res.Wall, res.Answer)
+		f.rssMiB = float64(res.PeakKiB) / 1024
+		f.serverCPU = server
+		figures[c] = f
+		if c == caseCopy || c == caseCopyIndexed {
+			continue // its table is dropped: the store keeps the room (SQLite's free pages), no rows
+		}
+		if sizes[c], err = storeSize(e, dsn); err != nil {
+			return err
+		}
+	}
+	for _, c := range historyCases(e.name) {
+		f := figures[c]
+		prepared := "-"
+		if p, ok := figures["prepared"]; ok {
+			prepared = ratio(f.wall, p.wall)
+		}
+		server, serverRatio := "-", "-"
+		if e.serverCPU != nil {
+			server, serverRatio = ms(f.serverCPU), ratio(f.serverCPU, figures["bulk"].serverCPU)
+		}
+		size := "-"
+		if n, ok := sizes[c]; ok {
+			size = mib(n)
+		}
+		t.row(e.name, c, ms(f.wall), ms(f.cpu), fmt.Sprintf("%.1f MiB", f.rssMiB), ratio(f.wall, figures["bulk"].wall), prepared,
+			ratio(f.cpu, figures["bulk"].cpu), server, serverRatio, size, f.answer)
+	}
 	return nil
 }
 

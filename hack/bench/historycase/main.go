@@ -7,6 +7,8 @@
 //	historycase bulk DSN RESULTS-DIR     # the baseline: the same issue rows, read by the same reader, bulk inserted into one bare table
 //	                                     # (SQLite: multi-row INSERTs; PostgreSQL: one COPY)
 //	historycase prepared DSN RESULTS-DIR # SQLite's other baseline: the same, one prepared INSERT per row, in one transaction
+//	historycase copy DSN RESULTS-DIR     # the issues a store holds, copied inside the engine into a table of their columns alone
+//	historycase copy-indexed DSN RESULTS-DIR # the same, into a table with the issues' key and indexes (see copy.go)
 //
 // It prints {"wall", "answer", "peak_kib"} as JSON.
 package main
@@ -46,7 +48,7 @@ type childResult struct {
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: historycase ingest|again|events|bulk|prepared DSN RESULTS-DIR")
+		fmt.Fprintln(os.Stderr, "usage: historycase ingest|again|events|bulk|prepared|copy|copy-indexed DSN RESULTS-DIR")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
@@ -101,6 +103,12 @@ func run(name, dsn, dir string) error {
 			return err
 		}
 		answer = fmt.Sprintf("%d rows", n)
+	case "copy", "copy-indexed":
+		n, took, err := copyIssues(ctx, dsn, st.Engine(), name == "copy-indexed")
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(childResult{Wall: took, Answer: fmt.Sprintf("%d issues copied", n), PeakKiB: peakKiB()})
 	default:
 		return fmt.Errorf("no case %q", name)
 	}
