@@ -274,3 +274,69 @@ func TestOpenIssuesNotVisitedOldestFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestEachIssueOnGivesEachPageOldestFirst: the stored issues of a page
+// come oldest first, fixed and open alike, as the ingest's matching pairs
+// them; pages may take turns. The issues' page index orders a page's
+// issues by state before id, so a read in the index's order would give
+// the fixed one first.
+func TestEachIssueOnGivesEachPageOldestFirst(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := e.Open(t)
+			w := beginScan(ctx, t, st, "s1", 100)
+			org, err := w.Organisation(ctx, "O", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages, err := w.AddPages(ctx, org, []string{"https://o/p", "https://o/q"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := w.IssueIDs(5)
+			onPage := []int64{pages[0], pages[1], pages[0], pages[0], pages[1]}
+			issues := make([]store.NewIssue, len(onPage))
+			ids := make([]int64, len(onPage))
+			for i, page := range onPage {
+				ids[i] = first + int64(i)
+				issues[i] = store.NewIssue{Fingerprint: fmt.Sprint("f", i), OrgID: org, PageID: page, Width: 320,
+					Audit: "axe_core_audit", Rule: "image-alt"}
+			}
+			if err := w.AddIssues(ctx, ids, issues); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// The third issue (page p's second) and the last (page q's
+			// second) are fixed: each page then holds a fixed issue
+			// between open ones, or after one.
+			w = beginScan(ctx, t, st, "s2", 200)
+			if err := w.Fix(ctx, []int64{ids[2], ids[4]}, store.ReasonFixed); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			w = beginScan(ctx, t, st, "s3", 300)
+			got := map[int64][]int64{}
+			open := map[int64]bool{}
+			err = w.EachIssueOn(ctx, pages, func(is *store.StoredIssue) error {
+				got[is.PageID] = append(got[is.PageID], is.ID)
+				open[is.ID] = is.Open
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[int64][]int64{pages[0]: {ids[0], ids[2], ids[3]}, pages[1]: {ids[1], ids[4]}}
+			if !maps.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("issues by page: %v, want %v (each page's oldest first)", got, want)
+			}
+			if !open[ids[0]] || open[ids[2]] || !open[ids[3]] || open[ids[4]] {
+				t.Errorf("open: %v, want the third and fifth fixed", open)
+			}
+		})
+	}
+}
