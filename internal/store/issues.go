@@ -511,13 +511,12 @@ func (w *ScanWriter) AddIssues(ctx context.Context, ids []int64, issues []NewIss
 	// Each row's values go straight into the statement's arguments: a
 	// slice of them per issue was most of what an ingest allocated.
 	return w.insertEach(ctx, "issues", []string{"id", "fingerprint", colOrganisation, colPage, "viewport_width", colAudit, "rule", "impact",
-		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag",
-		"state", "first_seen_scan_id", "first_seen_at", "reopened"}, len(issues),
+		"element_html", "element_hash", "target", "target_hash", "help_url", "wcag"},
+		[]sameInEveryRow{{"state", StateOpen}, {"first_seen_scan_id", w.scanID}, {"first_seen_at", w.at}, {"reopened", int64(0)}}, len(issues),
 		func(i int, args []any) []any {
 			is := &issues[i]
 			return append(args, ids[i], is.Fingerprint, is.OrgID, is.PageID, is.Width, is.Audit, is.Rule, is.Impact,
-				is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG,
-				StateOpen, w.scanID, w.at, 0)
+				is.ElementHTML, int64(is.ElementHash), is.Target, int64(is.TargetHash), is.HelpURL, is.WCAG)
 		})
 }
 
@@ -543,9 +542,8 @@ func (w *ScanWriter) Reopen(ctx context.Context, ids []int64) error {
 // addChanges records that this scan made the change to the issues
 // (issue_changes), once each has been changed.
 func (w *ScanWriter) addChanges(ctx context.Context, ids []int64, change string) error {
-	return w.insertEach(ctx, "issue_changes", []string{colScan, "issue_id", "change"}, len(ids), func(i int, args []any) []any {
-		return append(args, w.scanID, ids[i], change)
-	})
+	return w.insertEach(ctx, "issue_changes", []string{"issue_id"}, []sameInEveryRow{{colScan, w.scanID}, {"change", change}}, len(ids),
+		func(i int, args []any) []any { return append(args, ids[i]) })
 }
 
 // SetElement records an issue's element as this scan shows it: matched on
@@ -565,9 +563,8 @@ func (w *ScanWriter) AddPresences(ctx context.Context, ids []int64) error {
 			return fmt.Errorf("store: writing presences: issue %d is new in this scan (its commit records its presence)", id)
 		}
 	}
-	return w.insertEach(ctx, "presences", []string{colScan, "issue_id"}, len(ids), func(i int, args []any) []any {
-		return append(args, w.scanID, ids[i])
-	})
+	return w.insertEach(ctx, "presences", []string{"issue_id"}, []sameInEveryRow{{colScan, w.scanID}}, len(ids),
+		func(i int, args []any) []any { return append(args, ids[i]) })
 }
 
 // newIssuesShown records that this scan opened, showed and last saw every

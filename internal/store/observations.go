@@ -99,13 +99,12 @@ func (w *ScanWriter) Observe(ctx context.Context, pages []int64, seen []Sighting
 			return fmt.Errorf("store: replacing observations: %w", err)
 		}
 	}
-	err = w.insertEach(ctx, "page_visits", []string{colScan, colPage}, len(pages), func(i int, args []any) []any {
-		return append(args, w.scanID, pages[i])
-	})
+	err = w.insertEach(ctx, "page_visits", []string{colPage}, []sameInEveryRow{{colScan, w.scanID}}, len(pages),
+		func(i int, args []any) []any { return append(args, pages[i]) })
 	if err != nil {
 		return err
 	}
-	return w.insertEach(ctx, "observations", []string{colPage, "viewport_width", colAudit, "animating", "replaced"}, len(seen),
+	return w.insertEach(ctx, "observations", []string{colPage, "viewport_width", colAudit, "animating", "replaced"}, nil, len(seen),
 		func(i int, args []any) []any {
 			s := &seen[i]
 			return append(args, s.PageID, s.Width, s.Audit, flag(s.Animating), flag(s.Replaced))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,7 +95,30 @@ func idArgs(ids []int64) []any {
 
 // insert writes rows with multi-row INSERTs of at most maxParams values.
 func (w *ScanWriter) insert(ctx context.Context, table string, columns []string, rows [][]any) error {
-	return w.insertEach(ctx, table, columns, len(rows), func(i int, args []any) []any { return append(args, rows[i]...) })
+	return w.insertEach(ctx, table, columns, nil, len(rows), func(i int, args []any) []any { return append(args, rows[i]...) })
+}
+
+// sameInEveryRow is a column a write gives one value in all its rows
+// (the scan's id, its time, a new issue's state): on SQLite written into
+// the statement once as a literal instead of bound for every row (binding
+// a value costs the driver about 90 ns: 1.4 s of a first million-row
+// ingest's 16.5 s); on PostgreSQL copied with each row. Its value is an
+// int64 or a string.
+type sameInEveryRow struct {
+	column string
+	value  any
+}
+
+// literal is the value as SQL text.
+func (c sameInEveryRow) literal() (string, error) {
+	switch v := c.value.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case string:
+		return sqlQuote(v), nil
+	default:
+		return "", fmt.Errorf("store: column %s: %T is not a value written as a literal", c.column, c.value)
+	}
 }
 
 // chunkRows is how many of left rows the next statement of at most per
@@ -112,26 +137,37 @@ func chunkRows(left, per int) int {
 	return n
 }
 
-// insertEach writes n rows; row appends the i-th row's values to args.
-// On SQLite, multi-row INSERTs of at most maxParams values, made a
+// insertEach writes n rows; row appends the i-th row's values of columns
+// to args, and same are the columns whose value is one for every row.
+// On SQLite, multi-row INSERTs of at most maxParams bound values, made a
 // statement at a time, so that a large write holds one statement's values,
 // not every row's; on PostgreSQL, COPY (copyEach).
-func (w *ScanWriter) insertEach(ctx context.Context, table string, columns []string, n int, row func(i int, args []any) []any) error {
+func (w *ScanWriter) insertEach(ctx context.Context, table string, columns []string, same []sameInEveryRow, n int,
+	row func(i int, args []any) []any) error {
 	if n == 0 {
 		return nil
 	}
 	if w.s.engine == Postgres {
-		return w.copyEach(ctx, table, columns, n, row)
+		return w.copyEach(ctx, table, columns, same, n, row)
 	}
 	per := max(1, maxParams/len(columns))
-	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(columns)), ", ") + ")"
+	names := slices.Clone(columns)
+	places := slices.Repeat([]string{"?"}, len(columns))
+	for _, c := range same {
+		lit, err := c.literal()
+		if err != nil {
+			return err
+		}
+		names, places = append(names, c.column), append(places, lit)
+	}
+	one := "(" + strings.Join(places, ", ") + ")"
 	// OR FAIL: a row that breaks a constraint stops the statement with the
 	// rows before it kept, where SQLite's default undoes the statement
 	// alone, and to be able to, first copies every page the statement
 	// changes to a statement journal (a temporary file): 5% of a first
 	// million-row ingest's CPU. A scan's write fails whole on any error
 	// (its transaction is rolled back), so nothing is kept either way.
-	head := "INSERT OR FAIL INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
+	head := "INSERT OR FAIL INTO " + table + " (" + strings.Join(names, ", ") + ") VALUES "
 	args := make([]any, 0, per*len(columns))
 	for start := 0; start < n; {
 		end := start + chunkRows(n-start, per)
@@ -176,20 +212,28 @@ func (w *ScanWriter) updateIDs(ctx context.Context, table, prefix string, setArg
 // (so inside it), a row's values made as the copy reaches it. PostgreSQL
 // binding a multi-row INSERT's values cost it more than inserting them:
 // a million-row scan's issues took 21.7 s of the server's time as INSERTs.
-func (w *ScanWriter) copyEach(ctx context.Context, table string, columns []string, n int, row func(i int, args []any) []any) error {
+func (w *ScanWriter) copyEach(ctx context.Context, table string, columns []string, same []sameInEveryRow, n int,
+	row func(i int, args []any) []any) error {
+	names := slices.Clone(columns)
+	for _, c := range same {
+		names = append(names, c.column)
+	}
 	err := w.conn.Raw(func(driverConn any) error {
 		c, ok := driverConn.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("the connection is a %T, not pgx's", driverConn)
 		}
 		i := 0
-		vals := make([]any, 0, len(columns))
-		copied, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromFunc(func() ([]any, error) {
+		vals := make([]any, 0, len(names))
+		copied, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, names, pgx.CopyFromFunc(func() ([]any, error) {
 			if i == n {
 				return nil, nil
 			}
 			// The copy encodes a row's values before asking for the next.
 			vals = row(i, vals[:0])
+			for _, col := range same {
+				vals = append(vals, col.value)
+			}
 			i++
 			return vals, nil
 		}))

@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,36 @@ func TestGrowsStatistics(t *testing.T) {
 	} {
 		if got := growsStatistics(c.before, c.added); got != c.want {
 			t.Errorf("growsStatistics(%d, %d) = %v, want %v", c.before, c.added, got, c.want)
+		}
+	}
+}
+
+// TestSameInEveryRowLiteral: a column written as a literal reads back as
+// the value (quotes doubled), and a value of another type is refused,
+// naming the column, rather than written as something else.
+func TestSameInEveryRowLiteral(t *testing.T) {
+	for _, c := range []struct {
+		value   any
+		want    string
+		wantErr string
+	}{
+		{value: int64(42), want: "42"},
+		{value: int64(-7), want: "-7"},
+		{value: "open", want: "'open'"},
+		{value: "it's", want: "'it''s'"},
+		{value: "", want: "''"},
+		{value: 42, wantErr: "column c: int is not a value written as a literal"},
+		{value: nil, wantErr: "column c: <nil> is not a value written as a literal"},
+	} {
+		got, err := sameInEveryRow{column: "c", value: c.value}.literal()
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%#v: %q, %v; want an error saying %q", c.value, got, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%#v: %q, %v; want %q", c.value, got, err, c.want)
 		}
 	}
 }
