@@ -210,7 +210,7 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 	// The runner goes first: it writes the row index the tools use below.
 	// The comparison reads the ids the runner wrote, before the decided
 	// cases write others.
-	order := []string{"runner", "floor", "commas", "csv", "rows", "summary", "walk", "compare", "compare-in-memory", "runner-compared",
+	order := []string{"runner", "floor", "commas", "csv", "rows", "ids", "ids-summary", "summary", "walk", "compare", "compare-in-memory", "runner-compared",
 		"runner-decided-rules", "runner-decided-pages"}
 	for _, name := range order {
 		all := make([]processFigure, 0, runs)
@@ -230,8 +230,10 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 	labels := map[string]string{
 		caseWC: "wc -l", "floor": "read floor (64 KiB reads, count lines)",
 		"commas": "comma floor (64 KiB reads, find each comma)", "csv": "bare encoding/csv loop (baseline)",
-		"rows":    "the results' reader alone (one Walk, rows counted)",
-		"summary": "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
+		"rows":        "the results' reader alone (one Walk, rows counted)",
+		"ids":         "the issues' ids alone (one Walk, each issue row's id)",
+		"ids-summary": "the ids and results.Summarize's summary in one Walk",
+		"summary":     "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
 		"walk":                 "one Walk: summary and row index, no report",
 		"compare":              "comparison with a baseline (the scan with itself)",
 		"runner-compared":      "runner with a baseline: the comparison, then the walk and reports",

@@ -83,6 +83,29 @@ var readCases = map[string]func(dir string) (string, error){
 		}
 		return fmt.Sprintf("%d rows", rows), nil
 	},
+	// ids: one Walk that gives each issue row of the axe audit its id
+	// (diff.NewIssueID of the row's parts, each page's key and each
+	// viewport cell worked out once), and does nothing else: what every
+	// runner pays to name the scan's issues (issue_ids.txt, SARIF's
+	// fingerprints), under the summary, the reports and the rest.
+	"ids": func(dir string) (string, error) {
+		var ids idsOnly
+		if err := results.Walk(context.Background(), os.DirFS(dir), &ids); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d ids (xor %x)", ids.n, ids.xor[:4]), nil
+	},
+	// ids-summary: the ids and the summary in one Walk, and nothing else:
+	// the least a runner that writes summary.json and names the issues
+	// does, the reports, the row index and the rest left out.
+	"ids-summary": func(dir string) (string, error) {
+		var ids idsOnly
+		summary := results.NewSummaryBuilder(results.Options{})
+		if err := results.Walk(context.Background(), os.DirFS(dir), &ids, summary); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d ids (xor %x), %d issues", ids.n, ids.xor[:4], summary.Summary().TotalIssues), nil
+	},
 	// summary: what cwac_get_summary computes when asked to recompute.
 	"summary": func(dir string) (string, error) {
 		s, err := results.Summarize(dir, results.Options{})
@@ -364,4 +387,48 @@ func eachChunk(dir string, fn func([]byte)) error {
 			return err
 		}
 	}
+}
+
+// idsOnly is the ids case's visitor: the id of each axe issue row, xored
+// together so that none can be left out unseen.
+type idsOnly struct {
+	n         int
+	xor       diff.IssueID
+	reader    *results.Reader
+	col       struct{ org, url, viewport, numIssues, rule, html, position int }
+	url, page string
+	cell      string
+	width     int
+}
+
+func (v *idsOnly) VisitRow(file string, r *results.Reader, row results.Row) error {
+	if file != "axe_core_audit.csv" {
+		return nil
+	}
+	if v.reader != r {
+		v.reader = r
+		v.col.org, v.col.url, v.col.viewport = r.Column("organisation"), r.Column("url"), r.Column("viewport_size")
+		v.col.numIssues, v.col.rule, v.col.html, v.col.position = r.Column("num_issues"), r.Column("id"), r.Column("html"), diff.PositionColumn(r)
+	}
+	if n, err := results.ParseNumIssues(row.Field(v.col.numIssues)); err != nil || n <= 0 {
+		return err
+	}
+	if url := row.Field(v.col.url); url != v.url || v.page == "" {
+		v.url, v.page = url, diff.PageKey(url)
+	}
+	if cell := row.Field(v.col.viewport); cell != v.cell {
+		vp, err := results.ParseViewport(cell)
+		if err != nil {
+			return err
+		}
+		v.cell, v.width = cell, vp.Width
+	}
+	p := diff.PartsOf(benchName, row.Field(v.col.org), v.page, v.width, diff.AuditRule("axe_core_audit", row.Field(v.col.rule)),
+		diff.ElementHash(row.Field(v.col.html)), diff.ElementHash(row.Field(v.col.position)))
+	id := diff.NewIssueID(p, 0)
+	for i := range id {
+		v.xor[i] ^= id[i]
+	}
+	v.n++
+	return nil
 }
