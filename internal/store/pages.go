@@ -73,8 +73,9 @@ func (w *ScanWriter) AddPages(ctx context.Context, orgID int64, urls []string) (
 	for i := range urls {
 		ids[i] = w.alloc(tablePages, 1)
 	}
-	err := w.insertEach(ctx, tablePages, []string{"id", "url"}, []sameInEveryRow{{colOrganisation, orgID}}, len(urls),
-		func(i int, args []any) []any { return append(args, ids[i], urls[i]) })
+	err := w.insertEach(ctx, tablePages, []string{"id", colOrganisation, "url"}, nil, len(urls), func(i int, args []any) []any {
+		return append(args, ids[i], orgID, urls[i])
+	})
 	if err != nil {
 		return nil, err
 	}
