@@ -149,18 +149,22 @@ func (w *ScanWriter) insertEach(ctx context.Context, table string, columns []str
 	if n == 0 {
 		return nil
 	}
+	// Every row's values, in this order: columns' (row), then same's.
+	names := slices.Clone(columns)
+	for _, c := range same {
+		names = append(names, c.column)
+	}
 	if w.s.engine == Postgres {
-		return w.copyEach(ctx, table, columns, same, n, row)
+		return w.copyEach(ctx, table, names, same, n, row)
 	}
 	per := max(1, maxParams/len(columns))
-	names := slices.Clone(columns)
 	places := slices.Repeat([]string{"?"}, len(columns))
 	for _, c := range same {
 		lit, err := c.literal()
 		if err != nil {
 			return err
 		}
-		names, places = append(names, c.column), append(places, lit)
+		places = append(places, lit)
 	}
 	one := "(" + strings.Join(places, ", ") + ")"
 	// OR FAIL: a row that breaks a constraint stops the statement with the
@@ -210,16 +214,13 @@ func (w *ScanWriter) updateIDs(ctx context.Context, table, prefix string, setArg
 	return nil
 }
 
-// copyEach writes n rows with one COPY, on the transaction's connection
-// (so inside it), a row's values made as the copy reaches it. PostgreSQL
+// copyEach writes n rows of the columns names with one COPY, on the
+// transaction's connection (so inside it), a row's values made as the
+// copy reaches it (row's, then same's, as names lists them). PostgreSQL
 // binding a multi-row INSERT's values cost it more than inserting them:
 // a million-row scan's issues took 21.7 s of the server's time as INSERTs.
-func (w *ScanWriter) copyEach(ctx context.Context, table string, columns []string, same []sameInEveryRow, n int,
+func (w *ScanWriter) copyEach(ctx context.Context, table string, names []string, same []sameInEveryRow, n int,
 	row func(i int, args []any) []any) error {
-	names := slices.Clone(columns)
-	for _, c := range same {
-		names = append(names, c.column)
-	}
 	err := w.conn.Raw(func(driverConn any) error {
 		c, ok := driverConn.(*stdlib.Conn)
 		if !ok {
