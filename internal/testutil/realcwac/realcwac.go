@@ -32,7 +32,16 @@ func Copy(dst string) error { return files.CopyDir(Dir(), dst) }
 // n issue rows: the real rows in turn, each turn on a page of its own
 // (new url and page_id) and every row with its own issue_id, written as
 // CWAC writes (a byte-order mark, then csv quoting).
-func Grow(dst string, n int) error {
+func Grow(dst string, n int) error { return grow(dst, n, false) }
+
+// GrowPagesApart is Grow with each turn's rows on pages of their own, one
+// for each page of the real run, so that a page has as many rows as the
+// real run's pages have (a few issue rows each) where Grow puts a whole
+// turn on one: the same rows on several times the pages, for whatever
+// keeps a table of a scan's pages.
+func GrowPagesApart(dst string, n int) error { return grow(dst, n, true) }
+
+func grow(dst string, n int, pagesApart bool) error {
 	if err := Copy(dst); err != nil {
 		return err
 	}
@@ -42,7 +51,7 @@ func Grow(dst string, n int) error {
 	}
 	defer func() { _ = in.Close() }() // read only
 	br := bufio.NewReader(in)
-	if _, err := br.Discard(3); err != nil { // the byte-order mark
+	if _, err := br.Discard(len(bom)); err != nil {
 		return err
 	}
 	records, err := csv.NewReader(br).ReadAll()
@@ -54,18 +63,28 @@ func Grow(dst string, n int) error {
 	if urlCol < 0 || pageCol < 0 || issueCol < 0 {
 		return fmt.Errorf("the real axe_core_audit.csv lacks url, page_id or issue_id")
 	}
+	realPage := map[string]int{} // each real URL's place among the real pages
+	for _, r := range rows {
+		if _, ok := realPage[r[urlCol]]; !ok {
+			realPage[r[urlCol]] = len(realPage)
+		}
+	}
 	out, err := os.Create(filepath.Join(dst, "axe_core_audit.csv"))
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(out, 1<<20)
-	_, _ = bw.WriteString("\xef\xbb\xbf")
+	_, _ = bw.WriteString(bom)
 	w := csv.NewWriter(bw)
 	_ = w.Write(header)
 	rec := make([]string, len(header))
 	for i := range n {
-		copy(rec, rows[i%len(rows)])
+		row := rows[i%len(rows)]
+		copy(rec, row)
 		page := i / len(rows)
+		if pagesApart {
+			page = page*len(realPage) + realPage[row[urlCol]]
+		}
 		rec[urlCol] = "https://www.example.govt.nz/section-" + strconv.Itoa(page%97) + "/page-" + strconv.Itoa(page)
 		rec[pageCol] = strconv.Itoa(page)
 		rec[issueCol] = fmt.Sprintf("%010x", i)
