@@ -143,8 +143,10 @@ type ingestion struct {
 
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	rd := in.rd
+	// Pages are found by URL only while reading: their table is let go
+	// before the groups are copied out of their blocks.
+	rd.pageIDs, rd.pagesAlike = nil, nil
 	in.sortGroups()
-	rd.pageIDs, rd.pagesAlike = nil, nil // pages are found by URL only while reading
 	// What only the first pass needed is let go: collected and given back
 	// to the system now, the matching's tables start from what is live.
 	// Left to the collector's pace, the two were resident together, the
@@ -153,25 +155,26 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	debug.FreeOSMemory()
 	in.issueIDs = newIssueIDList(rd.recs.len())
 	in.orgStore = make([]int64, len(rd.orgs))
-	in.freshPages = make([]bool, len(rd.pages))
-	in.pageStore = make([]int64, len(rd.pages))
+	in.freshPages = make([]bool, rd.pages.len())
+	in.pageStore = make([]int64, rd.pages.len())
 	// Each organisation's record indexes, in slices of their exact size
 	// (4 bytes a row, and no larger array left behind as one grows).
 	rows := make([]int32, len(rd.orgs))
 	for i := range rd.recs.len() {
-		rows[rd.pages[rd.recs.at(i).page].org]++
+		rows[rd.pages.at(int(rd.recs.at(i).page)).org]++
 	}
 	byOrg := make([][]int32, len(rd.orgs))
 	for o, n := range rows {
 		byOrg[o] = make([]int32, 0, n)
 	}
 	for i := range rd.recs.len() {
-		o := rd.pages[rd.recs.at(i).page].org
+		o := rd.pages.at(int(rd.recs.at(i).page)).org
 		byOrg[o] = append(byOrg[o], int32(i))
 	}
 	pagesByOrg := make([][]int32, len(rd.orgs))
-	for i := range rd.pages {
-		pagesByOrg[rd.pages[i].org] = append(pagesByOrg[rd.pages[i].org], int32(i))
+	for i := range rd.pages.len() {
+		o := rd.pages.at(i).org
+		pagesByOrg[o] = append(pagesByOrg[o], int32(i))
 	}
 	order := make([]int32, len(rd.orgs))
 	for i := range order {
@@ -378,7 +381,7 @@ func (in *ingestion) observe(ctx context.Context, st *orgState, pages []int64) e
 			if g.present {
 				seen = append(seen, store.Sighting{
 					ObservationKey: store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.strs.Text(g.audit)},
-					Observed:       store.Observed{Animating: g.animating, Replaced: rd.pages[p].titleVaries},
+					Observed:       store.Observed{Animating: g.animating, Replaced: rd.pages.at(int(p)).titleVaries},
 				})
 			}
 		}
@@ -417,8 +420,7 @@ func compareGroups(a, b groupKey) int {
 // sortGroups moves reading.groups into ingestion.groups: sorted, each
 // group once, with what any of its runs of rows saw.
 func (in *ingestion) sortGroups() {
-	gs := in.rd.groups
-	in.rd.groups = nil
+	gs := in.rd.groups.slice()
 	slices.SortFunc(gs, func(a, b seenGroup) int { return compareGroups(a.groupKey, b.groupKey) })
 	kept := gs[:0]
 	for _, g := range gs {
@@ -456,7 +458,7 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 		if !added {
 			urls := make([]string, len(batch))
 			for i, p := range batch {
-				urls[i] = rd.pages[p].key
+				urls[i] = rd.pages.at(int(p)).key
 			}
 			var err error
 			if stored, err = in.w.PagesNamed(ctx, orgID, urls); err != nil {
@@ -466,10 +468,10 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 		var fresh []string
 		var freshAt []int32
 		for _, p := range batch {
-			if id, ok := stored[rd.pages[p].key]; ok {
+			if id, ok := stored[rd.pages.at(int(p)).key]; ok {
 				in.pageStore[p] = id
 			} else {
-				fresh, freshAt = append(fresh, rd.pages[p].key), append(freshAt, p)
+				fresh, freshAt = append(fresh, rd.pages.at(int(p)).key), append(freshAt, p)
 			}
 		}
 		ids, err := in.w.AddPages(ctx, orgID, fresh)

@@ -79,7 +79,7 @@ type orgState struct {
 func (in *ingestion) compared(st *orgState, g groupKey) bool {
 	rd := in.rd
 	f := in.flagsOf(g)
-	cur := diff.Observation{Ran: f.present, Animating: f.animating, Replaced: rd.pages[g.page].titleVaries}
+	cur := diff.Observation{Ran: f.present, Animating: f.animating, Replaced: rd.pages.at(int(g.page)).titleVaries}
 	pageID := in.pageStore[g.page]
 	if in.freshPages[g.page] {
 		return cur.Ran
@@ -302,7 +302,7 @@ func (in *ingestion) newIssues(rows []int32, namer *runNamer, tr *transitions) {
 // partsOf is what a record's issue id is made of.
 func (in *ingestion) partsOf(rec *record) diff.IssueParts {
 	rd := in.rd
-	p := &rd.pages[rec.page]
+	p := rd.pages.at(int(rec.page))
 	return diff.IssueParts{Namespace: in.scan.Namespace, Organisation: rd.orgs[p.org].name, PageKey: p.key,
 		Width: int(rec.width), Rule: rd.strs.Text(rec.rule), HTML: rec.html, Target: rec.target}
 }

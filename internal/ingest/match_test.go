@@ -45,12 +45,15 @@ func TestSortGroups(t *testing.T) {
 	a := groupKey{audit: 1, page: 2, width: 320}
 	b := groupKey{audit: 1, page: 1, width: 1280}
 	c := groupKey{audit: 0, page: 2, width: 320}
-	in := &ingestion{rd: &reading{groups: []seenGroup{
+	in := &ingestion{rd: &reading{}}
+	for _, g := range []seenGroup{
 		{a, groupFlags{present: true}}, {b, groupFlags{present: true}}, {a, groupFlags{animating: true}}, {c, groupFlags{present: true}},
-	}}}
+	} {
+		in.rd.groups.add(g)
+	}
 	in.sortGroups()
 	want := []seenGroup{{b, groupFlags{present: true}}, {c, groupFlags{present: true}}, {a, groupFlags{present: true, animating: true}}}
-	if !slices.Equal(in.groups, want) || in.rd.groups != nil {
+	if !slices.Equal(in.groups, want) || in.rd.groups.len() != 0 {
 		t.Errorf("groups %+v, want %+v (and none left in the reading)", in.groups, want)
 	}
 	if f := in.flagsOf(a); f != (groupFlags{present: true, animating: true}) {
@@ -71,7 +74,7 @@ func TestPagesOfOneHash(t *testing.T) {
 		rd.page(0, "https://a.example/"), rd.page(0, "https://b.example/"), rd.page(1, "https://a.example/"),
 		rd.page(0, "https://b.example/"), rd.page(0, "https://a.example/"), rd.page(1, "https://a.example/"),
 	}
-	if want := []int32{0, 1, 2, 1, 0, 2}; !slices.Equal(got, want) || len(rd.pages) != 3 {
-		t.Errorf("pages %v of %d, want %v of 3", got, len(rd.pages), want)
+	if want := []int32{0, 1, 2, 1, 0, 2}; !slices.Equal(got, want) || rd.pages.len() != 3 {
+		t.Errorf("pages %v of %d, want %v of 3", got, rd.pages.len(), want)
 	}
 }

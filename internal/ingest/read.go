@@ -155,12 +155,16 @@ type reading struct {
 	// hash an earlier page has is in pagesAlike.
 	pageIDs    map[uint64]int32
 	pagesAlike map[pageKey]int32
-	pages      []page
+	// pages are the scan's pages, in blocks as the records are: a scan
+	// has a page for every few issue rows, and a slice of them doubling
+	// held its old and new arrays at once at the read's peak.
+	pages blockList[page]
 	// groups are the groups rows were read for, each once among the
 	// latest of its page and audit (reading.group; ingestion.sortGroups
 	// merges the rest): no map of them, which at a page of its own for
-	// every few rows was the largest table of the read but the records.
-	groups []seenGroup
+	// every few rows was the largest table of the read but the records,
+	// and in blocks, for the pages' reason.
+	groups blockList[seenGroup]
 	recs   blockList[record]
 	// elemOwn holds the element keys of the records whose key is neither
 	// their target's hash nor their HTML's (a row with neither cell), by
@@ -302,8 +306,8 @@ const groupLookBack = 16
 // do. More widths than groupLookBack only add entries, which sortGroups
 // merges.
 func (rd *reading) group(g groupKey) *seenGroup {
-	for i := len(rd.groups) - 1; i >= 0 && i >= len(rd.groups)-groupLookBack; i-- {
-		s := &rd.groups[i]
+	for i := rd.groups.len() - 1; i >= 0 && i >= rd.groups.len()-groupLookBack; i-- {
+		s := rd.groups.at(i)
 		if s.page != g.page || s.audit != g.audit {
 			break
 		}
@@ -311,8 +315,8 @@ func (rd *reading) group(g groupKey) *seenGroup {
 			return s
 		}
 	}
-	rd.groups = append(rd.groups, seenGroup{groupKey: g})
-	return &rd.groups[len(rd.groups)-1]
+	rd.groups.add(seenGroup{groupKey: g})
+	return rd.groups.at(rd.groups.len() - 1)
 }
 
 func (rd *reading) issueRow(row results.Row) error {
@@ -327,7 +331,7 @@ func (rd *reading) issueRow(row results.Row) error {
 	}
 	org := rd.orgID(row.Field(c.organisation), row.Field(c.sector))
 	p := rd.page(org, row.Field(c.url))
-	pg := &rd.pages[p]
+	pg := rd.pages.at(int(p))
 	title := xxhash.Sum64String(row.Field(c.pageTitle))
 	switch {
 	case !pg.titled:
@@ -447,13 +451,13 @@ func (rd *reading) findPage(org int32, url string) int32 {
 	case !ok:
 		id = rd.addPage(org, key)
 		rd.pageIDs[h] = id
-	case rd.pages[id].org != org || rd.pages[id].key != key:
+	case rd.pages.at(int(id)).org != org || rd.pages.at(int(id)).key != key:
 		if id, ok = rd.pagesAlike[pageKey{org: org, key: key}]; !ok {
 			id = rd.addPage(org, key)
 			if rd.pagesAlike == nil {
 				rd.pagesAlike = map[pageKey]int32{}
 			}
-			rd.pagesAlike[pageKey{org: org, key: rd.pages[id].key}] = id
+			rd.pagesAlike[pageKey{org: org, key: rd.pages.at(int(id)).key}] = id
 		}
 	}
 	return id
@@ -481,8 +485,8 @@ func (rd *reading) rule(audit, id string) int32 {
 
 // addPage adds a page.
 func (rd *reading) addPage(org int32, key string) int32 {
-	rd.pages = append(rd.pages, page{org: org, key: strings.Clone(key)})
-	return int32(len(rd.pages) - 1)
+	rd.pages.add(page{org: org, key: strings.Clone(key)})
+	return int32(rd.pages.len() - 1)
 }
 
 // pageHash is what reading.pageIDs finds a page by: any two pages may

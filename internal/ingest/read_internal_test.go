@@ -28,8 +28,8 @@ func TestReadingPagesAndRules(t *testing.T) {
 			t.Errorf("step %d: page(%d, %q) = %d, want %d", i, s.org, s.url, got, s.want)
 		}
 	}
-	if len(rd.pages) != 3 {
-		t.Errorf("%d pages, want 3", len(rd.pages))
+	if rd.pages.len() != 3 {
+		t.Errorf("%d pages, want 3", rd.pages.len())
 	}
 
 	ids := map[string]int32{}
@@ -73,25 +73,25 @@ func TestReadingGroups(t *testing.T) {
 		}
 	}
 	see(0, 0, 1280, true)
-	if len(rd.groups) != 3 {
-		t.Fatalf("page 0's rows at three widths in turn: %d entries, want 3", len(rd.groups))
+	if rd.groups.len() != 3 {
+		t.Fatalf("page 0's rows at three widths in turn: %d entries, want 3", rd.groups.len())
 	}
-	if !rd.groups[1].animating || rd.groups[0].animating || rd.groups[2].animating {
-		t.Errorf("a later run's finding went to another entry: %+v", rd.groups)
+	if !rd.groups.at(1).animating || rd.groups.at(0).animating || rd.groups.at(2).animating {
+		t.Errorf("a later run's finding went to another entry: %+v", rd.groups.blocks)
 	}
 	see(0, 1, 320, false)
 	see(1, 1, 320, false)
 	see(0, 1, 320, false) // after audit 1: a new entry
-	if len(rd.groups) != 6 {
-		t.Fatalf("another page, another audit between: %d entries, want 6", len(rd.groups))
+	if rd.groups.len() != 6 {
+		t.Fatalf("another page, another audit between: %d entries, want 6", rd.groups.len())
 	}
 	for w := range int32(groupLookBack + 1) {
 		see(2, 2, w, false)
 	}
 	see(2, 2, 1, false) // the look-back's oldest: found
 	see(2, 2, 0, true)  // width 0 is past the look-back: a new entry
-	if want := 6 + groupLookBack + 2; len(rd.groups) != want {
-		t.Fatalf("%d widths on a page: %d entries, want %d", groupLookBack+1, len(rd.groups), want)
+	if want := 6 + groupLookBack + 2; rd.groups.len() != want {
+		t.Fatalf("%d widths on a page: %d entries, want %d", groupLookBack+1, rd.groups.len(), want)
 	}
 	in := &ingestion{rd: rd}
 	in.sortGroups()

@@ -34,6 +34,19 @@ func (l *blockList[T]) at(i int) *T { return &l.blocks[i>>blockShift][i&(blockLe
 // len is how many values there are.
 func (l *blockList[T]) len() int { return l.n }
 
+// slice moves the values into one slice of their exact number and leaves
+// the list empty: its blocks and the slice are held at once while it
+// copies, never a doubled array.
+func (l *blockList[T]) slice() []T {
+	out := make([]T, 0, l.n)
+	for i, b := range l.blocks {
+		out = append(out, b...)
+		l.blocks[i] = nil
+	}
+	*l = blockList[T]{}
+	return out
+}
+
 // issueIDList is the issue each record is matched with, by record index
 // (0: none). Store ids are below 2³² in any store this side of billions of
 // issues, so they are held in 4 bytes each (3.4 MB less at a million

@@ -30,6 +30,30 @@ func TestBlockListAcrossBlocks(t *testing.T) {
 
 // TestIssueIDList: ids are kept as given, in 4 bytes each while they fit,
 // and every id is kept when one no longer does.
+// TestBlockListSlice: the values come out in one slice of their exact
+// number, in order across block boundaries, and the list is left empty.
+func TestBlockListSlice(t *testing.T) {
+	for _, n := range []int{0, 1, blockLen, blockLen + 1, 2*blockLen + 3} {
+		var l blockList[int32]
+		for i := range n {
+			l.add(int32(i))
+		}
+		got := l.slice()
+		if len(got) != n || cap(got) != n {
+			t.Errorf("%d values: a slice of %d (capacity %d)", n, len(got), cap(got))
+		}
+		for i, v := range got {
+			if v != int32(i) {
+				t.Errorf("%d values: value %d is %d", n, i, v)
+				break
+			}
+		}
+		if l.len() != 0 || l.blocks != nil {
+			t.Errorf("%d values: the list keeps %d values in %d blocks", n, l.len(), len(l.blocks))
+		}
+	}
+}
+
 func TestIssueIDList(t *testing.T) {
 	const big = int64(1) << 32
 	for _, tc := range []struct {

@@ -106,7 +106,7 @@ func (wr *writing) VisitRow(file string, r *results.Reader, row results.Row) err
 	if id, ok := wr.in.newTemplates[int32(i)]; ok {
 		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 		wr.tmpls = append(wr.tmpls, store.NewTemplate{
-			ID: id, OrgID: wr.in.orgStore[rd.pages[rec.page].org],
+			ID: id, OrgID: wr.in.orgStore[rd.pages.at(int(rec.page)).org],
 			Key: store.TemplateKey{Audit: audit, Rule: rule, ElementHash: rec.html}, ElementHTML: capText(html, diff.MaxHTMLBytes),
 		})
 	}
@@ -126,7 +126,7 @@ func (wr *writing) add(i int32, row results.Row, html string) {
 	wr.ids = append(wr.ids, wr.in.issueIDs.get(int(i)))
 	wr.batch = append(wr.batch, store.NewIssue{
 		Fingerprint: wr.in.newID(i).String(),
-		OrgID:       wr.in.orgStore[rd.pages[rec.page].org], PageID: wr.in.pageStore[rec.page],
+		OrgID:       wr.in.orgStore[rd.pages.at(int(rec.page)).org], PageID: wr.in.pageStore[rec.page],
 		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Field(wr.col.impact), maxNameBytes),
 		ElementHTML: capText(html, diff.MaxHTMLBytes), ElementHash: rec.html,
 		Target: capText(target, maxTargetBytes), TargetHash: rec.target,
