@@ -18,6 +18,7 @@ import (
 
 	"github.com/a11y-dev/cwac-operator/internal/dashboard"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -187,7 +188,7 @@ func buildDashboardHistory(ctx context.Context, st *store.Store, o dashboardOpti
 		return err
 	}
 	compact := map[string][][]string{}
-	for _, name := range []string{"audit_log.csv", "pages_scanned.csv", "axe_core_audit.csv"} {
+	for _, name := range []string{"audit_log.csv", "pages_scanned.csv", results.AxeCoreAuditFile} {
 		compact[name] = files[name]
 	}
 	t0 := time.Date(2024, 1, 1, 3, 0, 0, 0, time.UTC)

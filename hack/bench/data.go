@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/realcwac"
 )
 
@@ -15,21 +16,26 @@ var realScan = realcwac.Dir()
 
 // dataVersion changes when the generated data would differ; data of
 // another version (or size) is generated again.
-const dataVersion = "1"
+const dataVersion = "2"
 
 // dataset is where the generated data lives.
 type dataset struct {
-	root    string // e.g. bin/bench
-	rows    int
-	bigDir  string // a results directory whose axe_core_audit.csv has `rows` rows
-	rawDir  string // the same CSVs with no row index: results of CWAC run by hand
-	scanDir func(i int) string
+	root   string // e.g. bin/bench
+	rows   int
+	bigDir string // a results directory whose axe_core_audit.csv has `rows` rows
+	rawDir string // the same CSVs with no row index: results of CWAC run by hand
+	// pagesDir holds CWAC's files alone, the same number of axe rows on
+	// the real run's pages, each kept apart (realcwac.GrowPagesApart): a few rows a
+	// page, where bigDir has a whole turn of the real rows on one.
+	pagesDir string
+	scanDir  func(i int) string
 }
 
 func newDataset(root string, rows int) *dataset {
 	d := &dataset{root: root, rows: rows}
 	d.bigDir = filepath.Join(root, "big", "2026-11-21_23-18-23_big")
 	d.rawDir = filepath.Join(root, "big", "2026-11-21_23-18-24_raw")
+	d.pagesDir = filepath.Join(root, "pages", "2026-11-21_23-18-25_pages")
 	d.scanDir = func(i int) string {
 		return fmt.Sprintf("bench/scan-%04d/2026-11-21_23-18-23_scan-%04d", i, i)
 	}
@@ -67,7 +73,7 @@ func (d *dataset) ensure() error {
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "bench: generating %d axe rows under %s\n", d.rows, d.root)
-	for _, dir := range []string{filepath.Join(d.root, "big"), filepath.Join(d.root, "volume")} {
+	for _, dir := range []string{filepath.Join(d.root, "big"), filepath.Join(d.root, "volume"), filepath.Join(d.root, "pages")} {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
@@ -80,7 +86,10 @@ func (d *dataset) ensure() error {
 	if err := copyDir(realScan, d.rawDir, false); err != nil {
 		return err
 	}
-	if err := replaceWithLink(filepath.Join(d.bigDir, "axe_core_audit.csv"), filepath.Join(d.rawDir, "axe_core_audit.csv")); err != nil {
+	if err := replaceWithLink(filepath.Join(d.bigDir, results.AxeCoreAuditFile), filepath.Join(d.rawDir, results.AxeCoreAuditFile)); err != nil {
+		return err
+	}
+	if err := realcwac.GrowPagesApart(d.pagesDir, d.rows); err != nil {
 		return err
 	}
 	// The seed of the volumes' directories (volume).

@@ -19,7 +19,9 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // creating the bench's PostgreSQL databases
 
+	"github.com/a11y-dev/cwac-operator/hack/bench/binarycase"
 	"github.com/a11y-dev/cwac-operator/internal/ingest"
+	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/store"
 )
 
@@ -51,17 +53,29 @@ type historyEngine struct {
 // own: the bare bulk insert (the baseline), on SQLite also the same rows
 // by one prepared INSERT each (the baseline as a bulk load is usually
 // written there), the ingest, the same rows again as the next week's
-// scan (every issue stored), the issues ingest stored copied inside the
+// scan (every issue stored), the same ingest by the mcp-server binary's
+// import command (caseImport), and of the same rows a few to a page
+// (caseImportPages), the issues ingest stored copied inside the
 // engine without and with the issues' key and indexes (caseCopy,
 // caseCopyIndexed), and the ingest followed by the scan's issue events
 // sent to a receiver on loopback.
 func historyCases(engine string) []string {
-	cases := []string{"bulk", "ingest", caseAgain, caseCopy, caseCopyIndexed, "events"}
+	cases := []string{"bulk", "ingest", caseImport, caseImportPages, caseAgain, caseCopy, caseCopyIndexed, "events"}
 	if engine == "sqlite" {
 		return slices.Insert(cases, 1, "prepared")
 	}
 	return cases
 }
+
+// caseImport is the ingest by `mcp-server import`, the binary itself in a
+// process of its own: its peak counts the binary's own pages it touched
+// (shared with the page cache, given back under pressure) beside the
+// ingest's heap.
+const caseImport = "import"
+
+// caseImportPages is caseImport of the same rows a few to a page
+// (dataset.pagesDir): the ingest's tables of pages grow with them.
+const caseImportPages = "import-pages"
 
 // caseAgain is the next week's scan: it writes into the store ingest filled.
 const caseAgain = "again"
@@ -95,15 +109,21 @@ func historyFigures(d *dataset, o historyOptions) error {
 	if err := buildTool(bin, "./bench/historycase"); err != nil {
 		return fmt.Errorf("building historycase: %w", err)
 	}
+	mcpServer := filepath.Join(d.root, "mcp-server")
+	if err := buildProduct(mcpServer, "./cmd/mcp-server"); err != nil {
+		return fmt.Errorf("building mcp-server: %w", err)
+	}
 	t := newTable(fmt.Sprintf("Issue history: ingest of the %d-row scan (own process, GOMEMLIMIT=%s as the MCP server sets itself in the chart's 256Mi) "+
 		"beside a bare bulk insert of the same rows (bulk: SQLite multi-row INSERTs, PostgreSQL COPY; prepared: SQLite, one prepared INSERT a row; "+
+		"import: the same ingest by the mcp-server binary's import command, its own process (its peak counts the binary's pages); "+
+		"import-pages: the same, of the same rows a few to a page as the real run has them; "+
 		"again: the same rows as the next week's scan, into the store ingest filled, "+
 		"every issue stored; copy: the issues ingest stored, copied inside the engine into a table of their columns alone; "+
 		"copy-indexed: the same into one with the issues' key and indexes; events: the ingest, then every change sent as issue events; "+
 		"server CPU: the PostgreSQL server's processes' over the case, from /proc)", d.rows, childMemoryLimit),
 		"engine", "case", "wall", "CPU", "peak RSS", "wall ÷ bulk", "wall ÷ prepared", "CPU ÷ bulk", "server CPU", "server CPU ÷ bulk", "store size", "answer")
 	for _, e := range engines {
-		if err := historyWrites(t, e, bin, d); err != nil {
+		if err := historyWrites(t, e, bin, mcpServer, d); err != nil {
 			return err
 		}
 	}
@@ -168,7 +188,7 @@ func historyFigures(d *dataset, o historyOptions) error {
 
 // historyWrites runs each write case of historyCases on the engine, in
 // order, and adds a row per case to t.
-func historyWrites(t *table, e historyEngine, bin string, d *dataset) error {
+func historyWrites(t *table, e historyEngine, bin, mcpServer string, d *dataset) error {
 	figures := map[string]processFigure{}
 	sizes := map[string]int64{}
 	var ingested string
@@ -176,15 +196,19 @@ func historyWrites(t *table, e historyEngine, bin string, d *dataset) error {
 		dsn := ingested // the next week's scan, or its issues copied, in the store ingest filled
 		if c != caseAgain && c != caseCopy && c != caseCopyIndexed {
 			var err error
-			if dsn, err = e.fresh("bench_" + c); err != nil {
+			if dsn, err = e.fresh("bench_" + strings.ReplaceAll(c, "-", "_")); err != nil { // a name PostgreSQL takes unquoted
 				return err
 			}
 		}
 		if c == "ingest" {
 			ingested = dsn
 		}
-		cmd := exec.Command(bin, c, dsn, d.bigDir)
-		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+childMemoryLimit)
+		name, dir := c, d.bigDir
+		if c == caseImportPages {
+			name, dir = caseImport, d.pagesDir
+		}
+		cmd := exec.Command(bin, name, dsn, dir)
+		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+childMemoryLimit, binarycase.MCPServerEnv+"="+mcpServer)
 		cmd.Stderr = os.Stderr
 		out, server, err := outputWithServerCPU(e, cmd)
 		if err != nil {
@@ -403,7 +427,7 @@ func buildHistory(st *store.Store, o historyOptions) error {
 // realCSVs are the real run's CSVs that the history reads, parsed.
 func realCSVs() (map[string][][]string, error) {
 	out := map[string][][]string{}
-	for _, name := range []string{"audit_log.csv", "pages_scanned.csv", "axe_core_audit.csv", "focus_indicator_audit.csv", "reflow_audit.csv"} {
+	for _, name := range []string{"audit_log.csv", "pages_scanned.csv", results.AxeCoreAuditFile, "focus_indicator_audit.csv", "reflow_audit.csv"} {
 		b, err := os.ReadFile(filepath.Join(realScan, name))
 		if err != nil {
 			return nil, err

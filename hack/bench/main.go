@@ -28,11 +28,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cwacv1alpha1 "github.com/a11y-dev/cwac-operator/api/v1alpha1"
+	"github.com/a11y-dev/cwac-operator/hack/bench/binarycase"
 	"github.com/a11y-dev/cwac-operator/internal/mcpserver"
 )
 
 // caseWC is the real wc -l, run beside the read cases when there is one.
 const caseWC = "wc -l"
+
+// caseRunnerBinary is readcase's case that runs the cwac-runner binary;
+// caseRunnerBinaryPages runs it on the same rows a few to a page
+// (dataset.pagesDir).
+const (
+	caseRunnerBinary      = "runner-binary"
+	caseRunnerBinaryPages = "runner-binary-pages"
+)
 
 // listProfile is where to write the cached cwac_list_scans calls' CPU profile ("" for none).
 var listProfile string
@@ -196,6 +205,20 @@ func buildTool(out, pkg string) error {
 	return build.Run()
 }
 
+// buildProduct builds one of the product's binaries (pkg, such as
+// ./cmd/cwac-runner, of the repository's own module) into out as the
+// image has it (make image-tar): static, stripped, without build paths.
+func buildProduct(out, pkg string) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", abs, pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	return build.Run()
+}
+
 // readFigures runs each whole-file read in its own process on one core.
 // Its ratios are of CPU time: on a shared machine a wall also counts the
 // waits for a core.
@@ -204,18 +227,30 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 	if err := buildTool(readcase, "./bench/readcase"); err != nil {
 		return nil, fmt.Errorf("building readcase: %w", err)
 	}
+	runnerBin := filepath.Join(d.root, "cwac-runner")
+	if err := buildProduct(runnerBin, "./cmd/cwac-runner"); err != nil {
+		return nil, fmt.Errorf("building cwac-runner: %w", err)
+	}
 	t := newTable(fmt.Sprintf("Reading the %d-row CSV (own process, GOMAXPROCS=1, median of %d)", d.rows, runs),
 		"case", "wall", "CPU", "peak RSS", "CPU ÷ encoding/csv", "CPU ÷ read floor", "CPU ÷ comma floor", "CPU ÷ wc -l", "answer")
 	figures := map[string]processFigure{}
 	// The runner goes first: it writes the row index the tools use below.
 	// The comparison reads the ids the runner wrote, before the decided
 	// cases write others.
-	order := []string{"runner", "floor", "commas", "csv", "rows", "ids", "ids-summary", "summary", "walk", "compare", "compare-in-memory", "runner-compared",
+	order := []string{"runner", caseRunnerBinary, caseRunnerBinaryPages, "floor", "commas", "csv", "rows", "ids", "ids-summary", "summary", "walk",
+		"compare", "compare-in-memory", "runner-compared",
 		"runner-decided-rules", "runner-decided-pages"}
 	for _, name := range order {
 		all := make([]processFigure, 0, runs)
 		for range runs {
-			f, err := runCase(readcase, name, d.bigDir)
+			readName, dir, env := name, d.bigDir, []string(nil)
+			switch name { // CWAC's files alone, as CWAC leaves them
+			case caseRunnerBinary:
+				dir, env = d.rawDir, []string{binarycase.RunnerEnv + "=" + runnerBin}
+			case caseRunnerBinaryPages:
+				readName, dir, env = caseRunnerBinary, d.pagesDir, []string{binarycase.RunnerEnv + "=" + runnerBin}
+			}
+			f, err := runCase(readcase, readName, dir, env...)
 			if err != nil {
 				return nil, err
 			}
@@ -234,6 +269,8 @@ func readFigures(d *dataset, runs int) (map[string]processFigure, error) {
 		"ids":         "the issues' ids alone (one Walk, each issue row's id)",
 		"ids-summary": "the ids and results.Summarize's summary in one Walk",
 		"summary":     "results.Summarize", "runner": "runner after CWAC (summary, row index, reports)",
+		caseRunnerBinary:       "the cwac-runner binary after a stand-in CWAC (its own process, peak included)",
+		caseRunnerBinaryPages:  "the same binary, the same rows a few to a page as the real run has them",
 		"walk":                 "one Walk: summary and row index, no report",
 		"compare":              "comparison with a baseline (the scan with itself)",
 		"runner-compared":      "runner with a baseline: the comparison, then the walk and reports",

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/a11y-dev/cwac-operator/internal/results"
 )
 
 // childResult is what readcase prints.
@@ -28,9 +30,9 @@ type processFigure struct {
 }
 
 // runCase runs a case in readcase, on one core (GOMAXPROCS=1).
-func runCase(readcase, name, dir string) (processFigure, error) {
+func runCase(readcase, name, dir string, env ...string) (processFigure, error) {
 	cmd := exec.Command(readcase, name, dir)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.Env = append(append(os.Environ(), "GOMAXPROCS=1"), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -56,7 +58,7 @@ func figureOf(ps *os.ProcessState, wall time.Duration, answer string) processFig
 
 // runWC times the real wc -l, when there is one.
 func runWC(dir string) (processFigure, error) {
-	cmd := exec.Command("wc", "-l", filepath.Join(dir, "axe_core_audit.csv"))
+	cmd := exec.Command("wc", "-l", filepath.Join(dir, results.AxeCoreAuditFile))
 	start := time.Now()
 	out, err := cmd.Output()
 	if err != nil {

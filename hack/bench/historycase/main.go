@@ -4,6 +4,7 @@
 //	historycase ingest DSN RESULTS-DIR   # ingest.Ingest of the directory as one scan
 //	historycase again DSN RESULTS-DIR    # the same, as the next week's scan of a store ingest filled
 //	historycase events DSN RESULTS-DIR   # the same ingest, then the scan's changes sent as issue events to a receiver on loopback
+//	historycase import DSN RESULTS-DIR   # the same ingest by the mcp-server binary's import command ($HISTORYCASE_MCP_SERVER)
 //	historycase bulk DSN RESULTS-DIR     # the baseline: the same issue rows, read by the same reader, bulk inserted into one bare table
 //	                                     # (SQLite: multi-row INSERTs; PostgreSQL: one COPY)
 //	historycase prepared DSN RESULTS-DIR # SQLite's other baseline: the same, one prepared INSERT per row, in one transaction
@@ -48,7 +49,7 @@ type childResult struct {
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: historycase ingest|again|events|bulk|prepared|copy|copy-indexed DSN RESULTS-DIR")
+		fmt.Fprintln(os.Stderr, "usage: historycase ingest|again|import|events|bulk|prepared|copy|copy-indexed DSN RESULTS-DIR")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2], os.Args[3]); err != nil {
@@ -59,6 +60,13 @@ func main() {
 
 func run(name, dsn, dir string) error {
 	ctx := context.Background()
+	if name == caseImport { // another process's work: nothing of this one's to profile
+		res, err := importCase(ctx, dsn, dir)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(res)
+	}
 	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ var readCases = map[string]func(dir string) (string, error){
 	},
 	// csv: a bare encoding/csv loop over the same file, records reused.
 	"csv": func(dir string) (string, error) {
-		f, err := os.Open(filepath.Join(dir, "axe_core_audit.csv"))
+		f, err := os.Open(filepath.Join(dir, results.AxeCoreAuditFile))
 		if err != nil {
 			return "", err
 		}
@@ -165,6 +165,9 @@ var readCases = map[string]func(dir string) (string, error){
 		}
 		return fmt.Sprintf("%d issues, %d unchanged", s.TotalIssues, s.Diff.Unchanged), nil
 	},
+	// runner-binary: bin/cwac-runner itself after a stand-in CWAC (see
+	// runnerBinary); dir is CWAC's files alone (bench's raw results).
+	"runner-binary": runnerBinary,
 	// compare-in-memory: the same without a directory to compare in, as
 	// the MCP server's cwac_compare_scans compares.
 	"compare-in-memory": func(dir string) (string, error) { return compareCase(dir, false) },
@@ -221,7 +224,7 @@ func runnerDecided(dir string, decide func([]sampleRow) []decision.Decision) (st
 	gcpace.During() // as cmd/cwac-runner
 	var rows []sampleRow
 	errEnough := errors.New("enough rows")
-	err := results.EachRow(filepath.Join(dir, "axe_core_audit.csv"), func(_ *results.Reader, row results.Row) error {
+	err := results.EachRow(filepath.Join(dir, results.AxeCoreAuditFile), func(_ *results.Reader, row results.Row) error {
 		if n, _ := results.ParseNumIssues(row.Get("num_issues")); n > 0 {
 			rows = append(rows, sampleRow{org: row.Get("organisation"), rule: row.Get("id"), url: row.Get("url")})
 		}
@@ -325,7 +328,11 @@ func runChild(name, dir string) error {
 		return err
 	}
 	wall := time.Since(start)
-	return json.NewEncoder(os.Stdout).Encode(childResult{Wall: wall, Answer: answer, PeakKiB: peakKiB()})
+	peak := peakKiB()
+	if childPeakKiB > 0 {
+		peak = childPeakKiB
+	}
+	return json.NewEncoder(os.Stdout).Encode(childResult{Wall: wall, Answer: answer, PeakKiB: peak})
 }
 
 // compareCase compares the results in dir with themselves, or with the
@@ -371,7 +378,7 @@ func compareCase(dir string, spill bool) (string, error) {
 // eachChunk reads the axe audit CSV in 64 KiB reads, passing each to fn:
 // the floors' read, which any reader of the file pays.
 func eachChunk(dir string, fn func([]byte)) error {
-	f, err := os.Open(filepath.Join(dir, "axe_core_audit.csv"))
+	f, err := os.Open(filepath.Join(dir, results.AxeCoreAuditFile))
 	if err != nil {
 		return err
 	}
@@ -402,7 +409,7 @@ type idsOnly struct {
 }
 
 func (v *idsOnly) VisitRow(file string, r *results.Reader, row results.Row) error {
-	if file != "axe_core_audit.csv" {
+	if file != results.AxeCoreAuditFile {
 		return nil
 	}
 	if v.reader != r {
