@@ -62,7 +62,7 @@ func (in *ingestion) leaveOutDecided(o int32, idx []int32, fpOf func(i int32) di
 		}
 		audit, rule := diff.SplitAuditRule(rd.strs.Text(rec.rule))
 		f := decision.Finding{Namespace: in.scan.Namespace, Organisation: org.name, Element: rec.html, Rule: rule,
-			URL: rd.pages.at(int(rec.page)).key}
+			URL: rd.pageKey(rec.page)}
 		if in.issueIDs.get(int(i)) != 0 {
 			f.ID = fpOf(i)
 		}

@@ -109,13 +109,13 @@ type ingestion struct {
 	scan store.Scan
 	res  Result
 
-	orgStore  []int64 // store id of each organisation (by reading.orgs index)
-	pageStore []int64 // store id of each page (by reading.pages index)
+	orgStore  []int64     // store id of each organisation (by reading.orgs index)
+	pageStore storeIDList // store id of each page (by reading.pages index)
 	// issueIDs are the issue each record is once matched (0: not tracked),
 	// by record index: made once the first pass is let go, not carried by
 	// each record through it (the end of that pass, the records all read,
 	// is the peak of the ingest's memory).
-	issueIDs issueIDList
+	issueIDs storeIDList
 	// ordinals are the new issues' ordinals (diff.NewIssueID) other than
 	// 0, by store id: a new issue's fingerprint is made again from its
 	// record when it is written (newID), not kept (16 bytes a row).
@@ -143,9 +143,10 @@ type ingestion struct {
 
 func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	rd := in.rd
-	// Pages are found by URL only while reading: their table is let go
-	// before the groups are copied out of their blocks.
-	rd.pageIDs, rd.pagesAlike = nil, nil
+	// Pages are found by URL, and their titles compared, only while
+	// reading: their tables are let go before the groups are copied out
+	// of their blocks.
+	rd.pageSlots, rd.titles = pageTable{}, blockList[uint32]{}
 	in.sortGroups()
 	// What only the first pass needed is let go: collected and given back
 	// to the system now, the matching's tables start from what is live.
@@ -153,10 +154,10 @@ func (in *ingestion) run(ctx context.Context, fsys fs.FS) error {
 	// peak of a large scan's ingest (156 → 142–146 MiB at 857,149 issue
 	// rows in mcp-server import; one collection, tens of milliseconds).
 	debug.FreeOSMemory()
-	in.issueIDs = newIssueIDList(rd.recs.len())
+	in.issueIDs = newStoreIDList(rd.recs.len())
 	in.orgStore = make([]int64, len(rd.orgs))
 	in.freshPages = make([]bool, rd.pages.len())
-	in.pageStore = make([]int64, rd.pages.len())
+	in.pageStore = newStoreIDList(rd.pages.len())
 	// Each organisation's record indexes, in slices of their exact size
 	// (4 bytes a row, and no larger array left behind as one grows).
 	rows := make([]int32, len(rd.orgs))
@@ -318,7 +319,7 @@ func (in *ingestion) matchBatch(ctx context.Context, st *orgState, batch, rows [
 	ids := make([]int64, len(batch))
 	st.pageOf = make(map[int64]int32, len(batch))
 	for i, p := range batch {
-		ids[i] = st.pageIDs[p]
+		ids[i] = st.pageIDs.get(int(p))
 		st.pageOf[ids[i]] = p
 	}
 	slices.Sort(ids)
@@ -378,12 +379,10 @@ func (in *ingestion) observe(ctx context.Context, st *orgState, pages []int64) e
 			if g.page != p {
 				break
 			}
-			if g.present {
-				seen = append(seen, store.Sighting{
-					ObservationKey: store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.strs.Text(g.audit)},
-					Observed:       store.Observed{Animating: g.animating, Replaced: rd.pages.at(int(p)).titleVaries},
-				})
-			}
+			seen = append(seen, store.Sighting{
+				ObservationKey: store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: rd.auditName(g.key().audit)},
+				Observed:       store.Observed{Animating: g.animating(), Replaced: rd.pages.at(int(p)).titleVaries()},
+			})
 		}
 		if st.prev.Visited[pageID] && sameObservations(st.prev.Seen, before[pageID], seen[from:]) {
 			seen, kept = seen[:from], append(kept, pageID)
@@ -406,12 +405,6 @@ func sameObservations(last map[store.ObservationKey]store.Observed, n int, now [
 	return true
 }
 
-// seenGroup is one group and what was seen there.
-type seenGroup struct {
-	groupKey
-	groupFlags
-}
-
 // compareGroups is ingestion.groups' order: by page, audit and width.
 func compareGroups(a, b groupKey) int {
 	return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.audit, b.audit), cmp.Compare(a.width, b.width))
@@ -421,12 +414,11 @@ func compareGroups(a, b groupKey) int {
 // group once, with what any of its runs of rows saw.
 func (in *ingestion) sortGroups() {
 	gs := in.rd.groups.slice()
-	slices.SortFunc(gs, func(a, b seenGroup) int { return compareGroups(a.groupKey, b.groupKey) })
+	slices.SortFunc(gs, func(a, b seenGroup) int { return compareGroups(a.key(), b.key()) })
 	kept := gs[:0]
 	for _, g := range gs {
-		if n := len(kept); n > 0 && kept[n-1].groupKey == g.groupKey {
-			kept[n-1].present = kept[n-1].present || g.present
-			kept[n-1].animating = kept[n-1].animating || g.animating
+		if n := len(kept); n > 0 && kept[n-1].key() == g.key() {
+			kept[n-1].audit |= g.audit & groupAnimating
 			continue
 		}
 		kept = append(kept, g)
@@ -436,18 +428,18 @@ func (in *ingestion) sortGroups() {
 
 // flagsOf is what was seen of a group (nothing: the audit wrote no row there).
 func (in *ingestion) flagsOf(g groupKey) groupFlags {
-	at, ok := slices.BinarySearchFunc(in.groups, g, func(s seenGroup, g groupKey) int { return compareGroups(s.groupKey, g) })
+	at, ok := slices.BinarySearchFunc(in.groups, g, func(s seenGroup, g groupKey) int { return compareGroups(s.key(), g) })
 	if !ok {
 		return groupFlags{}
 	}
-	return in.groups[at].groupFlags
+	return groupFlags{present: true, animating: in.groups[at].animating()}
 }
 
 // pages gives each of the organisation's pages in this scan its store id,
 // adding the pages seen for the first time, a batch of pages at a time.
 func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *orgState) error {
 	rd := in.rd
-	st.pageIDs = in.pageStore
+	st.pageIDs = &in.pageStore
 	// An organisation new to the history has no stored pages, and each of
 	// its pages here is in one batch: none is looked up (on PostgreSQL the
 	// lookups were 1.5 s of a first million-row ingest's server time).
@@ -458,7 +450,7 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 		if !added {
 			urls := make([]string, len(batch))
 			for i, p := range batch {
-				urls[i] = rd.pages.at(int(p)).key
+				urls[i] = rd.pageKey(p)
 			}
 			var err error
 			if stored, err = in.w.PagesNamed(ctx, orgID, urls); err != nil {
@@ -468,10 +460,11 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 		var fresh []string
 		var freshAt []int32
 		for _, p := range batch {
-			if id, ok := stored[rd.pages.at(int(p)).key]; ok {
-				in.pageStore[p] = id
+			key := rd.pageKey(p)
+			if id, ok := stored[key]; ok {
+				in.pageStore.set(int(p), id)
 			} else {
-				fresh, freshAt = append(fresh, rd.pages.at(int(p)).key), append(freshAt, p)
+				fresh, freshAt = append(fresh, key), append(freshAt, p)
 			}
 		}
 		ids, err := in.w.AddPages(ctx, orgID, fresh)
@@ -479,7 +472,7 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 			return err
 		}
 		for i, p := range freshAt {
-			in.pageStore[p] = ids[i]
+			in.pageStore.set(int(p), ids[i])
 			in.freshPages[p] = true
 		}
 	}

@@ -61,7 +61,7 @@ func (t *tally) add(b *transitions) {
 // of it about one batch of its pages (pageBatch) at a time.
 type orgState struct {
 	id      int64
-	pageIDs []int64 // store id of each of the scan's pages of this organisation (by reading.pages index)
+	pageIDs *storeIDList // store id of each of the scan's pages of this organisation (by reading.pages index)
 	// The batch's.
 	pageOf map[int64]int32 // reading.pages index of each page, by store id
 	cands  map[matchKey][]candidate
@@ -79,12 +79,12 @@ type orgState struct {
 func (in *ingestion) compared(st *orgState, g groupKey) bool {
 	rd := in.rd
 	f := in.flagsOf(g)
-	cur := diff.Observation{Ran: f.present, Animating: f.animating, Replaced: rd.pages.at(int(g.page)).titleVaries}
-	pageID := in.pageStore[g.page]
+	cur := diff.Observation{Ran: f.present, Animating: f.animating, Replaced: rd.pages.at(int(g.page)).titleVaries()}
+	pageID := in.pageStore.get(int(g.page))
 	if in.freshPages[g.page] {
 		return cur.Ran
 	}
-	audit := rd.strs.Text(g.audit)
+	audit := rd.auditName(g.audit)
 	prev := diff.Observation{Ran: true}
 	if st.prev.Visited[pageID] {
 		o, ok := st.prev.Seen[store.ObservationKey{PageID: pageID, Width: int(g.width), Audit: audit}]
@@ -122,7 +122,7 @@ func (in *ingestion) matchPages(ctx context.Context, rows []int32, st *orgState)
 		}
 		run := rows[start:end]
 		start = end
-		key := matchKey{page: st.pageIDs[first.page], width: int32(first.width), rule: first.rule}
+		key := matchKey{page: st.pageIDs.get(int(first.page)), width: int32(first.width), rule: first.rule}
 		cands := st.cands[key]
 		delete(st.cands, key)
 		namer := newRunNamer(cands)
@@ -303,7 +303,7 @@ func (in *ingestion) newIssues(rows []int32, namer *runNamer, tr *transitions) {
 func (in *ingestion) partsOf(rec *record) diff.IssueParts {
 	rd := in.rd
 	p := rd.pages.at(int(rec.page))
-	return diff.IssueParts{Namespace: in.scan.Namespace, Organisation: rd.orgs[p.org].name, PageKey: p.key,
+	return diff.IssueParts{Namespace: in.scan.Namespace, Organisation: rd.orgs[p.org].name, PageKey: rd.pageKey(rec.page),
 		Width: int(rec.width), Rule: rd.strs.Text(rec.rule), HTML: rec.html, Target: rec.target}
 }
 

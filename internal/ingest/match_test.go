@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -42,37 +43,73 @@ func TestRunNamerOrdinals(t *testing.T) {
 // TestSortGroups: a group read in two runs of rows is one group, with what
 // either run saw; groups come out sorted by page, audit and width.
 func TestSortGroups(t *testing.T) {
-	a := groupKey{audit: 1, page: 2, width: 320}
-	b := groupKey{audit: 1, page: 1, width: 1280}
-	c := groupKey{audit: 0, page: 2, width: 320}
+	a := seenGroup{audit: 1, page: 2, width: 320}
+	b := seenGroup{audit: 1, page: 1, width: 1280}
+	c := seenGroup{audit: 0, page: 2, width: 320}
+	aAnimating := a
+	aAnimating.setAnimating()
 	in := &ingestion{rd: &reading{}}
-	for _, g := range []seenGroup{
-		{a, groupFlags{present: true}}, {b, groupFlags{present: true}}, {a, groupFlags{animating: true}}, {c, groupFlags{present: true}},
-	} {
+	for _, g := range []seenGroup{a, b, aAnimating, c, a} {
 		in.rd.groups.add(g)
 	}
 	in.sortGroups()
-	want := []seenGroup{{b, groupFlags{present: true}}, {c, groupFlags{present: true}}, {a, groupFlags{present: true, animating: true}}}
+	want := []seenGroup{b, c, aAnimating}
 	if !slices.Equal(in.groups, want) || in.rd.groups.len() != 0 {
 		t.Errorf("groups %+v, want %+v (and none left in the reading)", in.groups, want)
 	}
-	if f := in.flagsOf(a); f != (groupFlags{present: true, animating: true}) {
-		t.Errorf("flags of a: %+v", f)
+	for _, tc := range []struct {
+		key  groupKey
+		want groupFlags
+	}{
+		{a.key(), groupFlags{present: true, animating: true}},
+		{b.key(), groupFlags{present: true}},
+		{c.key(), groupFlags{present: true}},
+		{groupKey{audit: 9, page: 2, width: 320}, groupFlags{}},
+		{groupKey{audit: 1, page: 2, width: 320 + 1<<16}, groupFlags{}}, // a stored width no group can have
+	} {
+		if f := in.flagsOf(tc.key); f != tc.want {
+			t.Errorf("flags of %+v: %+v, want %+v", tc.key, f, tc.want)
+		}
 	}
-	if f := in.flagsOf(groupKey{audit: 9, page: 2, width: 320}); f != (groupFlags{}) {
-		t.Errorf("flags of a group not read: %+v", f)
+}
+
+// TestSeenGroupKey: a group's key is what it was added with, whether or
+// not the focus audit could run there, up to the largest audit number and
+// width.
+func TestSeenGroupKey(t *testing.T) {
+	for _, k := range []groupKey{{0, 0, 0}, {3, 7, 1280}, {maxAudits - 1, math.MaxInt32, maxWidth}} {
+		rd := newReading()
+		g := rd.group(k)
+		if g.key() != k || g.animating() {
+			t.Errorf("group %+v: key %+v, animating %v", k, g.key(), g.animating())
+		}
+		g.setAnimating()
+		if g.key() != k || !g.animating() {
+			t.Errorf("group %+v marked animating: key %+v, animating %v", k, g.key(), g.animating())
+		}
 	}
 }
 
 // TestPagesOfOneHash: pages whose hashes are the same are still each their
 // own page, found again by organisation and URL.
 func TestPagesOfOneHash(t *testing.T) {
-	defer func(h func(int32, string) uint64) { pageHash = h }(pageHash)
-	pageHash = func(int32, string) uint64 { return 7 }
+	defer func(m uint64) { pageHashMask = m }(pageHashMask)
+	pageHashMask = 0
 	rd := newReading()
-	got := []int32{
-		rd.page(0, "https://a.example/"), rd.page(0, "https://b.example/"), rd.page(1, "https://a.example/"),
-		rd.page(0, "https://b.example/"), rd.page(0, "https://a.example/"), rd.page(1, "https://a.example/"),
+	steps := []struct {
+		org int32
+		url string
+	}{
+		{0, "https://a.example/"}, {0, "https://b.example/"}, {1, "https://a.example/"},
+		{0, "https://b.example/"}, {0, "https://a.example/"}, {1, "https://a.example/"},
+	}
+	got := make([]int32, 0, len(steps))
+	for _, p := range steps {
+		id, err := rd.page(p.org, p.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, id)
 	}
 	if want := []int32{0, 1, 2, 1, 0, 2}; !slices.Equal(got, want) || rd.pages.len() != 3 {
 		t.Errorf("pages %v of %d, want %v of 3", got, rd.pages.len(), want)

@@ -97,25 +97,60 @@ const (
 	fateNew                   // a new issue
 )
 
-// page is one page of one organisation, as this scan saw it.
+// page is one page of one organisation, as this scan saw it, in 16 bytes:
+// a scan has a page for every few issue rows. Its key (reading.pageKey) is
+// its host's (reading.hosts), kept once for all its pages, then the rest,
+// in reading.keys.
 type page struct {
-	key         string // diff.PageKey of the URL, capped
-	title       uint64
-	org         int32
-	titled      bool
-	titleVaries bool // rows carried more than one title: the page replaced itself
+	keyAt  uint32 // where the rest of its key is in reading.keys
+	org    int32
+	keyLen uint16 // the rest's length: at most diff.IdentityURLBytes
+	host   uint16 // reading.hosts index
+	flags  uint8  // pageTitled, pageTitleVaries
 }
 
-type pageKey struct {
-	org int32
-	key string
-}
+// The bits of page.flags.
+const (
+	pageTitled      = 1 << iota // a row gave the page's title (reading.titles)
+	pageTitleVaries             // rows carried more than one title: the page replaced itself
+)
 
-// groupKey is one audit on one page at one viewport width.
+// titleVaries says the page replaced itself while it was scanned.
+func (p *page) titleVaries() bool { return p.flags&pageTitleVaries != 0 }
+
+// groupKey is one audit (its reading.audits index) on one page at one
+// viewport width.
 type groupKey struct {
 	audit, page, width int32
 }
 
+// seenGroup is a group rows were read for (so its audit ran there), in 8
+// bytes, as a scan has one for every few issue rows: the audit's number in
+// the low bits of audit, and in the top one whether the focus audit could
+// not run there.
+type seenGroup struct {
+	page  int32
+	width uint16
+	audit uint16
+}
+
+// groupAnimating is seenGroup.audit's flag bit; the audit numbers are
+// below it (maxAudits).
+const groupAnimating = 1 << 15
+
+func (g *seenGroup) key() groupKey {
+	return groupKey{audit: int32(g.audit &^ groupAnimating), page: g.page, width: int32(g.width)}
+}
+
+func (g *seenGroup) animating() bool { return g.audit&groupAnimating != 0 }
+
+func (g *seenGroup) setAnimating() { g.audit |= groupAnimating }
+
+// maxAudits bounds the audits whose result files a scan has: CWAC has a
+// handful.
+const maxAudits = groupAnimating - 1
+
+// groupFlags are what a scan saw of a group.
 type groupFlags struct {
 	present   bool // the audit wrote a row (issue or not) for the page and width
 	animating bool // the focus audit could not run there
@@ -150,15 +185,27 @@ type reading struct {
 	strs   diff.Interner
 	orgIDs map[string]int32
 	orgs   []*orgFigures
-	// pageIDs finds a page by the hash of its organisation and key
-	// (pageHash): 12 bytes a page, not a copy of its key. A page whose
-	// hash an earlier page has is in pagesAlike.
-	pageIDs    map[uint64]int32
-	pagesAlike map[pageKey]int32
+	// pageSlots finds a page by its organisation and key while the scan
+	// is read (reading.findPage).
+	pageSlots pageTable
 	// pages are the scan's pages, in blocks as the records are: a scan
 	// has a page for every few issue rows, and a slice of them doubling
-	// held its old and new arrays at once at the read's peak.
-	pages blockList[page]
+	// held its old and new arrays at once at the read's peak. Their keys
+	// are in keys, and their titles' hashes, needed only while reading,
+	// in titles: 32 bits of one, as a title that changed to one whose
+	// hash has the same 32 bits (one change in four billion) only leaves
+	// the page taken as not replacing itself.
+	pages  blockList[page]
+	keys   textArena
+	titles blockList[uint32]
+	// hosts are the scheme and host the pages' keys begin with (the
+	// first, "": none), and hostIDs their indexes.
+	hosts   []string
+	hostIDs map[string]uint16
+	// keyOf and keyOfPage are the key pageKey made last, and its page's
+	// index: a page's rows are matched and written together.
+	keyOf     string
+	keyOfPage int32
 	// groups are the groups rows were read for, each once among the
 	// latest of its page and audit (reading.group; ingestion.sortGroups
 	// merges the rest): no map of them, which at a page of its own for
@@ -172,8 +219,12 @@ type reading struct {
 	elemOwn  map[int32]uint64
 	files    []fileSpan
 	widths   map[string]int32
-	ruleAuds map[int32]int32 // rule id → its audit's id
-	axe      string          // axe-core's version, from help URLs
+	ruleAuds map[int32]int32 // rule id → its audit's number
+	// audits are the names' ids (strs) of the scan's audits, by number;
+	// auditNos numbers them.
+	audits   []int32
+	auditNos map[int32]int32
+	axe      string // axe-core's version, from help URLs
 	// skipped say which result files were not read, and why (at most
 	// maxSkippedNamed, then how many more).
 	skipped     []string
@@ -182,7 +233,7 @@ type reading struct {
 	// The file being read.
 	file  string
 	kind  fileKind
-	audit int32
+	audit int32 // its number (reading.audits)
 	focus bool
 	col   columns
 	// fileRules are the file's rules (its audit's) by id cell, and
@@ -233,12 +284,15 @@ func (rd *reading) skippedFiles() []string {
 
 func newReading() *reading {
 	return &reading{
-		orgIDs:   map[string]int32{},
-		pageIDs:  map[uint64]int32{},
-		widths:   map[string]int32{},
-		ruleAuds: map[int32]int32{},
-		elemOwn:  map[int32]uint64{},
-		lastPage: -1,
+		orgIDs:    map[string]int32{},
+		widths:    map[string]int32{},
+		ruleAuds:  map[int32]int32{},
+		auditNos:  map[int32]int32{},
+		hosts:     []string{""},
+		hostIDs:   map[string]uint16{"": 0},
+		keyOfPage: -1,
+		elemOwn:   map[int32]uint64{},
+		lastPage:  -1,
 	}
 }
 
@@ -255,7 +309,11 @@ func (rd *reading) BeginFile(file string, r *results.Reader) error {
 		rd.kind = fileAuditLog
 	default:
 		if audit, ok := results.AuditName(file); ok && r.Has("num_issues") {
-			rd.kind, rd.audit = fileIssues, rd.strs.ID(capText(audit, maxNameBytes))
+			n, err := rd.auditNo(rd.strs.ID(capText(audit, maxNameBytes)))
+			if err != nil {
+				return err
+			}
+			rd.kind, rd.audit = fileIssues, n
 			rd.focus = file == diff.FocusAuditFile
 			rd.files = append(rd.files, fileSpan{name: file, start: rd.recs.len(), end: -1})
 		}
@@ -287,7 +345,10 @@ func (rd *reading) VisitRow(file string, r *results.Reader, row results.Row) err
 		o.pages += int(min(n, 1<<31-1))
 	case fileAuditLog:
 		if u := row.Field(rd.col.url); u != "" {
-			rd.page(rd.orgID(row.Field(rd.col.organisation), row.Field(rd.col.sector)), u) // a page visited, issues or not
+			// a page visited, issues or not
+			if _, err := rd.page(rd.orgID(row.Field(rd.col.organisation), row.Field(rd.col.sector)), u); err != nil {
+				return err
+			}
 		}
 	case fileIssues:
 		return rd.issueRow(row)
@@ -308,16 +369,36 @@ const groupLookBack = 16
 func (rd *reading) group(g groupKey) *seenGroup {
 	for i := rd.groups.len() - 1; i >= 0 && i >= rd.groups.len()-groupLookBack; i-- {
 		s := rd.groups.at(i)
-		if s.page != g.page || s.audit != g.audit {
+		k := s.key()
+		if k.page != g.page || k.audit != g.audit {
 			break
 		}
-		if s.width == g.width {
+		if k.width == g.width {
 			return s
 		}
 	}
-	rd.groups.add(seenGroup{groupKey: g})
+	// The audit is below maxAudits (auditNo) and the width at most
+	// maxWidth (width).
+	rd.groups.add(seenGroup{page: g.page, width: uint16(g.width), audit: uint16(g.audit)})
 	return rd.groups.at(rd.groups.len() - 1)
 }
+
+// auditNo numbers an audit (its name's id in strs).
+func (rd *reading) auditNo(name int32) (int32, error) {
+	if n, ok := rd.auditNos[name]; ok {
+		return n, nil
+	}
+	if len(rd.audits) >= maxAudits {
+		return 0, fmt.Errorf("more than %d audits' result files: too many to ingest", maxAudits)
+	}
+	n := int32(len(rd.audits))
+	rd.audits = append(rd.audits, name)
+	rd.auditNos[name] = n
+	return n, nil
+}
+
+// auditName is the name of audit number n.
+func (rd *reading) auditName(n int32) string { return rd.strs.Text(rd.audits[n]) }
 
 func (rd *reading) issueRow(row results.Row) error {
 	c := &rd.col
@@ -330,19 +411,22 @@ func (rd *reading) issueRow(row results.Row) error {
 		return err
 	}
 	org := rd.orgID(row.Field(c.organisation), row.Field(c.sector))
-	p := rd.page(org, row.Field(c.url))
+	p, err := rd.page(org, row.Field(c.url))
+	if err != nil {
+		return err
+	}
 	pg := rd.pages.at(int(p))
-	title := xxhash.Sum64String(row.Field(c.pageTitle))
-	switch {
-	case !pg.titled:
-		pg.titled, pg.title = true, title
-	case pg.title != title:
-		pg.titleVaries = true
+	title := uint32(xxhash.Sum64String(row.Field(c.pageTitle)))
+	switch seen := rd.titles.at(int(p)); {
+	case pg.flags&pageTitled == 0:
+		pg.flags |= pageTitled
+		*seen = title
+	case *seen != title:
+		pg.flags |= pageTitleVaries
 	}
 	last := rd.group(groupKey{audit: rd.audit, page: p, width: width})
-	last.present = true
 	if rd.focus && diff.FocusAnimating(row.Field(c.description)) {
-		last.animating = true
+		last.setAnimating()
 	}
 	if n <= 0 {
 		return nil // "No issues found" and passing rows: the audit ran, nothing to track
@@ -350,7 +434,7 @@ func (rd *reading) issueRow(row results.Row) error {
 	if rd.recs.len() >= maxRows {
 		return fmt.Errorf("more than %d issue rows: too many to ingest", maxRows)
 	}
-	auditName := rd.strs.Text(rd.audit)
+	auditName := rd.auditName(rd.audit)
 	rule := rd.rule(auditName, row.Field(c.id))
 	html := row.Field(c.html)
 	elem := row.Field(c.target)
@@ -433,35 +517,104 @@ func (rd *reading) orgID(name, sector string) int32 {
 }
 
 // page finds or adds an organisation's page by its normalised URL.
-func (rd *reading) page(org int32, url string) int32 {
+func (rd *reading) page(org int32, url string) (int32, error) {
 	if rd.lastPage >= 0 && url == rd.lastURL && org == rd.lastOrg {
-		return rd.lastPage
+		return rd.lastPage, nil
 	}
-	id := rd.findPage(org, url)
+	id, err := rd.findPage(org, url)
+	if err != nil {
+		return 0, err
+	}
 	rd.lastURL, rd.lastOrg, rd.lastPage = url, org, id
-	return id
+	return id, nil
 }
 
 // findPage finds or adds the page of an organisation's URL.
-func (rd *reading) findPage(org int32, url string) int32 {
+func (rd *reading) findPage(org int32, url string) (int32, error) {
 	key := diff.IdentityText(diff.PageKey(url), diff.IdentityURLBytes)
-	h := pageHash(org, key)
-	id, ok := rd.pageIDs[h]
-	switch {
-	case !ok:
-		id = rd.addPage(org, key)
-		rd.pageIDs[h] = id
-	case rd.pages.at(int(id)).org != org || rd.pages.at(int(id)).key != key:
-		if id, ok = rd.pagesAlike[pageKey{org: org, key: key}]; !ok {
-			id = rd.addPage(org, key)
-			if rd.pagesAlike == nil {
-				rd.pagesAlike = map[pageKey]int32{}
-			}
-			rd.pagesAlike[pageKey{org: org, key: rd.pages.at(int(id)).key}] = id
+	host, rest := splitHost(key)
+	h := pageHash(org, host, rest)
+	slot := rd.pageSlots.find(h, func(id int32) bool {
+		p := rd.pages.at(int(id))
+		return p.org == org && rd.pageKeyIs(p, key)
+	})
+	if slot.used() {
+		return slot.page(), nil
+	}
+	if rd.pages.len() >= maxPages {
+		return 0, fmt.Errorf("more than %d pages: too many to ingest", maxPages)
+	}
+	hostID, ok := rd.hostIDs[host]
+	if !ok {
+		if len(rd.hosts) <= maxHosts {
+			hostID = uint16(len(rd.hosts))
+			host = strings.Clone(host)
+			rd.hosts = append(rd.hosts, host)
+			rd.hostIDs[host] = hostID
+		} else {
+			rest = key // past maxHosts hosts, a key is kept whole
 		}
 	}
-	return id
+	at, err := rd.keys.add(rest)
+	if err != nil {
+		return 0, err
+	}
+	id := int32(rd.pages.len())
+	rd.pages.add(page{org: org, keyAt: at, keyLen: uint16(len(rest)), host: hostID})
+	rd.titles.add(0)
+	slot.set(id, h)
+	rd.pageSlots.added(func(id int32) uint64 {
+		p := rd.pages.at(int(id))
+		return pageHash(p.org, rd.hosts[p.host], rd.keys.text(p.keyAt, int(p.keyLen)))
+	})
+	return id, nil
 }
+
+// maxHosts bounds reading.hosts: past it a page's key is kept whole.
+const maxHosts = math.MaxUint16
+
+// splitHost splits a page key after its scheme and host
+// ("https://example.govt.nz", "/a/b"): the pages of a site share the
+// first part.
+func splitHost(key string) (host, rest string) {
+	i := strings.Index(key, "://")
+	if i < 0 {
+		return "", key
+	}
+	j := strings.IndexByte(key[i+3:], '/')
+	if j < 0 {
+		return key, ""
+	}
+	return key[:i+3+j], key[i+3+j:]
+}
+
+// pageKeyIs says whether key is page p's key, without making the key.
+func (rd *reading) pageKeyIs(p *page, key string) bool {
+	host := rd.hosts[p.host]
+	return len(key) == len(host)+int(p.keyLen) && key[:len(host)] == host &&
+		key[len(host):] == rd.keys.text(p.keyAt, int(p.keyLen))
+}
+
+// pageKey is page id's key: diff.PageKey of its URL, capped.
+func (rd *reading) pageKey(id int32) string {
+	if id == rd.keyOfPage {
+		return rd.keyOf
+	}
+	p := rd.pages.at(int(id))
+	rest := rd.keys.text(p.keyAt, int(p.keyLen))
+	if p.host == 0 {
+		return rest
+	}
+	rd.keyOf, rd.keyOfPage = rd.hosts[p.host]+rest, id
+	return rd.keyOf
+}
+
+// maxPages bounds the pages of one scan, as maxRows its issue rows: each
+// issue row is on a page, and an audit log's rows add pages without issues.
+const maxPages = maxRows
+
+// A page's index fits in a pageSlot.
+const _ = uint(maxTablePages - maxPages)
 
 // maxFileRules bounds reading.fileRules: axe has about a hundred rules.
 const maxFileRules = 4096
@@ -483,17 +636,20 @@ func (rd *reading) rule(audit, id string) int32 {
 	return r
 }
 
-// addPage adds a page.
-func (rd *reading) addPage(org int32, key string) int32 {
-	rd.pages.add(page{org: org, key: strings.Clone(key)})
-	return int32(rd.pages.len() - 1)
+// pageHash is what reading.pageSlots finds a page by, of its organisation
+// and its key (host, then the rest: the key's hash, whatever the split):
+// any two pages may share one, as the page found is checked.
+func pageHash(org int32, host, rest string) uint64 {
+	var d xxhash.Digest
+	d.Reset()
+	_, _ = d.WriteString(host)
+	_, _ = d.WriteString(rest)
+	return (d.Sum64() ^ uint64(org)*0x9e3779b97f4a7c15) & pageHashMask
 }
 
-// pageHash is what reading.pageIDs finds a page by: any two pages may
-// share one, as the page found is checked.
-var pageHash = func(org int32, key string) uint64 {
-	return xxhash.Sum64String(key) ^ uint64(org)*0x9e3779b97f4a7c15
-}
+// pageHashMask is in every pageHash: tests clear it, so that every page's
+// hash is the same.
+var pageHashMask = ^uint64(0)
 
 // maxWidths bounds the distinct viewport cells remembered; CWAC writes a few.
 const maxWidths = 4096

@@ -24,8 +24,8 @@ func TestReadingPagesAndRules(t *testing.T) {
 		{a, "https://x/2", 1},
 	}
 	for i, s := range steps {
-		if got := rd.page(s.org, s.url); got != s.want {
-			t.Errorf("step %d: page(%d, %q) = %d, want %d", i, s.org, s.url, got, s.want)
+		if got, err := rd.page(s.org, s.url); err != nil || got != s.want {
+			t.Errorf("step %d: page(%d, %q) = %d, %v, want %d", i, s.org, s.url, got, err, s.want)
 		}
 	}
 	if rd.pages.len() != 3 {
@@ -38,7 +38,10 @@ func TestReadingPagesAndRules(t *testing.T) {
 	}
 	for _, f := range files {
 		rd.file, rd.fileRules = f.audit, nil
-		rd.audit = rd.strs.ID(f.audit)
+		var err error
+		if rd.audit, err = rd.auditNo(rd.strs.ID(f.audit)); err != nil {
+			t.Fatal(err)
+		}
 		r := rd.rule(f.audit, f.rule)
 		if got := rd.strs.Text(r); got != f.audit+"\x00"+f.rule {
 			t.Errorf("rule(%q, %q) names %q", f.audit, f.rule, got)
@@ -64,8 +67,9 @@ func TestReadingGroups(t *testing.T) {
 	rd := newReading()
 	see := func(audit, page, width int32, animating bool) {
 		g := rd.group(groupKey{audit: audit, page: page, width: width})
-		g.present = true
-		g.animating = g.animating || animating
+		if animating {
+			g.setAnimating()
+		}
 	}
 	for range 3 {
 		for _, w := range []int32{320, 1280, 1920} {
@@ -76,7 +80,7 @@ func TestReadingGroups(t *testing.T) {
 	if rd.groups.len() != 3 {
 		t.Fatalf("page 0's rows at three widths in turn: %d entries, want 3", rd.groups.len())
 	}
-	if !rd.groups.at(1).animating || rd.groups.at(0).animating || rd.groups.at(2).animating {
+	if !rd.groups.at(1).animating() || rd.groups.at(0).animating() || rd.groups.at(2).animating() {
 		t.Errorf("a later run's finding went to another entry: %+v", rd.groups.blocks)
 	}
 	see(0, 1, 320, false)

@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -68,7 +70,7 @@ func TestIssueIDList(t *testing.T) {
 		{"largest", []int64{2, math.MaxInt64, 4}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newIssueIDList(len(tc.ids))
+			l := newStoreIDList(len(tc.ids))
 			for i, id := range tc.ids {
 				l.set(i, id)
 			}
@@ -94,6 +96,13 @@ func TestRecordFlags(t *testing.T) {
 	if size := unsafe.Sizeof(record{}); size != 32 {
 		t.Errorf("a record is %d bytes, want 32", size)
 	}
+	// A page and a group too: a scan has one of each for every few rows.
+	if size := unsafe.Sizeof(page{}); size != 16 {
+		t.Errorf("a page is %d bytes, want 16", size)
+	}
+	if size := unsafe.Sizeof(seenGroup{}); size != 8 {
+		t.Errorf("a group is %d bytes, want 8", size)
+	}
 	for _, body := range []bool{false, true} {
 		for _, from := range []uint8{elemTarget, elemHTML, elemOwn} {
 			for _, fate := range []uint8{fateUnstable, fateOpen, fateRetarget, fateReopened, fateNew} {
@@ -109,5 +118,126 @@ func TestRecordFlags(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTextArena: texts come back as kept, across blocks, each at a
+// position of its own; a text longer than a block is refused.
+func TestTextArena(t *testing.T) {
+	var a textArena
+	var texts []string
+	var at []uint32
+	for i := 0; len(a.full) < 2; i++ {
+		s := strings.Repeat(string(rune('a'+i%26)), 1+i%1999)
+		p, err := a.add(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts, at = append(texts, s), append(at, p)
+	}
+	for i, s := range texts {
+		if got := a.text(at[i], len(s)); got != s {
+			t.Fatalf("text %d at %#x: %d bytes %.10q…, want %d bytes %.10q…", i, at[i], len(got), got, len(s), s)
+		}
+	}
+	if _, err := a.add(strings.Repeat("x", textBlockLen+1)); err == nil {
+		t.Error("a text longer than a block was kept")
+	}
+	if p, err := a.add(""); err != nil || a.text(p, 0) != "" {
+		t.Errorf("the empty text: %q, %v", a.text(p, 0), err)
+	}
+}
+
+// TestPageTable: each of many pages is found again by its organisation and
+// key after the table has grown, and a page not added is not found.
+func TestPageTable(t *testing.T) {
+	rd := newReading()
+	n := 5 * pageTableMin
+	for i := range n {
+		id, err := rd.page(int32(i%3), fmt.Sprintf("https://example.govt.nz/%d", i))
+		if err != nil || id != int32(i) {
+			t.Fatalf("page %d added as %d, %v", i, id, err)
+		}
+	}
+	if 4*n > 3*len(rd.pageSlots.slots) || rd.pageSlots.n != n {
+		t.Fatalf("%d pages in %d slots (counted %d): more than three quarters full", n, len(rd.pageSlots.slots), rd.pageSlots.n)
+	}
+	for i := range n {
+		rd.lastPage = -1 // past the last page's shortcut
+		if id, err := rd.page(int32(i%3), fmt.Sprintf("https://example.govt.nz/%d", i)); err != nil || id != int32(i) {
+			t.Fatalf("page %d found as %d, %v", i, id, err)
+		}
+		if got := rd.pageKey(int32(i)); got != fmt.Sprintf("https://example.govt.nz/%d", i) {
+			t.Fatalf("page %d's key %q", i, got)
+		}
+	}
+	rd.lastPage = -1
+	if id, err := rd.page(1, "https://example.govt.nz/0"); err != nil || id != int32(n) { // page 0 is organisation 0's
+		t.Errorf("another organisation's page: %d, %v, want a new page %d", id, err, n)
+	}
+}
+
+// TestAuditNumbers: an audit keeps its number; past maxAudits audits the
+// scan is refused.
+func TestAuditNumbers(t *testing.T) {
+	rd := newReading()
+	for i := range int32(maxAudits) {
+		if n, err := rd.auditNo(rd.strs.ID(fmt.Sprintf("audit%d", i))); err != nil || n != i {
+			t.Fatalf("audit %d numbered %d, %v", i, n, err)
+		}
+	}
+	if n, err := rd.auditNo(rd.strs.ID("audit7")); err != nil || n != 7 || rd.auditName(n) != "audit7" {
+		t.Errorf("audit7 again: %d (%q), %v", n, rd.auditName(n), err)
+	}
+	if _, err := rd.auditNo(rd.strs.ID("one too many")); err == nil {
+		t.Error("an audit past maxAudits was numbered")
+	}
+}
+
+// TestSplitHost: a page key splits after its scheme and host, whatever
+// follows; a key without a scheme has no host.
+func TestSplitHost(t *testing.T) {
+	for _, tc := range []struct{ key, host, rest string }{
+		{"https://example.govt.nz/a/b?c=d", "https://example.govt.nz", "/a/b?c=d"},
+		{"https://example.govt.nz/", "https://example.govt.nz", "/"},
+		{"https://example.govt.nz", "https://example.govt.nz", ""},
+		{"http://127.0.0.1:8765/x", "http://127.0.0.1:8765", "/x"},
+		{"example.govt.nz/a", "", "example.govt.nz/a"},
+		{"", "", ""},
+		{"a://", "a://", ""},
+	} {
+		host, rest := splitHost(tc.key)
+		if host != tc.host || rest != tc.rest || host+rest != tc.key {
+			t.Errorf("splitHost(%q) = %q, %q, want %q, %q", tc.key, host, rest, tc.host, tc.rest)
+		}
+	}
+}
+
+// TestPageKeysPastMaxHosts: pages of more hosts than reading.hosts holds
+// keep their whole keys, and each is found again, by its key, as the
+// pages of hosts it holds are.
+func TestPageKeysPastMaxHosts(t *testing.T) {
+	rd := newReading()
+	url := func(i int) string { return fmt.Sprintf("https://h%d.example.govt.nz/p", i) }
+	n := maxHosts + 10
+	for i := range n {
+		if id, err := rd.page(0, url(i)); err != nil || id != int32(i) {
+			t.Fatalf("page %d added as %d, %v", i, id, err)
+		}
+	}
+	if len(rd.hosts) != maxHosts+1 {
+		t.Errorf("%d hosts kept, want %d and the empty one", len(rd.hosts)-1, maxHosts)
+	}
+	for _, i := range []int{0, 1, maxHosts - 1, maxHosts, n - 1} {
+		rd.lastPage = -1
+		if id, err := rd.page(0, url(i)); err != nil || id != int32(i) {
+			t.Errorf("page %d found as %d, %v", i, id, err)
+		}
+		if got := rd.pageKey(int32(i)); got != url(i) {
+			t.Errorf("page %d's key %q, want %q", i, got, url(i))
+		}
+	}
+	if p := rd.pages.at(n - 1); p.host != 0 || int(p.keyLen) != len(url(n-1)) {
+		t.Errorf("the last page's key kept as host %d and %d bytes, want whole", p.host, p.keyLen)
 	}
 }

@@ -126,7 +126,7 @@ func (wr *writing) add(i int32, row results.Row, html string) {
 	wr.ids = append(wr.ids, wr.in.issueIDs.get(int(i)))
 	wr.batch = append(wr.batch, store.NewIssue{
 		Fingerprint: wr.in.newID(i).String(),
-		OrgID:       wr.in.orgStore[rd.pages.at(int(rec.page)).org], PageID: wr.in.pageStore[rec.page],
+		OrgID:       wr.in.orgStore[rd.pages.at(int(rec.page)).org], PageID: wr.in.pageStore.get(int(rec.page)),
 		Width: int(rec.width), Audit: audit, Rule: rule, Impact: capText(row.Field(wr.col.impact), maxNameBytes),
 		ElementHTML: capText(html, diff.MaxHTMLBytes), ElementHash: rec.html,
 		Target: capText(target, maxTargetBytes), TargetHash: rec.target,
