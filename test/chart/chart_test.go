@@ -593,7 +593,7 @@ func checkHistory(t *testing.T, objs []*unstructured.Unstructured) {
 	_, pod := podSpec(t, dep)
 	mcpArgs := args(t, objs, "mcp-server")
 	if !hasArg(mcpArgs, "--store=sqlite:///var/lib/cwac-history/history.db") || !hasArg(mcpArgs, "--history-lease=cwac-cwac-operator-history-writer") ||
-		!hasArg(mcpArgs, "--history-max-age=0s") || !hasArg(mcpArgs, "--history-max-scans=0") || !hasArg(mcpArgs, "--history-max-issues=500000") {
+		!hasArg(mcpArgs, "--history-max-age=0s") || !hasArg(mcpArgs, "--history-max-scans=0") || !hasArg(mcpArgs, "--history-max-issues=1000000") {
 		t.Errorf("MCP server args %v", mcpArgs)
 	}
 	pvc := find(objs, "PersistentVolumeClaim", "cwac-operator-history")
