@@ -446,21 +446,23 @@ func (in *ingestion) pages(ctx context.Context, orgID int64, pages []int32, st *
 	added := in.w.AddedOrganisation(orgID)
 	for start := 0; start < len(pages); start += pageBatch {
 		batch := pages[start:min(start+pageBatch, len(pages))]
+		// Each key made once (a page's key is its host's and the rest,
+		// joined anew each time it is asked for).
+		keys := make([]string, len(batch))
+		for i, p := range batch {
+			keys[i] = rd.pageKey(p)
+		}
 		var stored map[string]int64
 		if !added {
-			urls := make([]string, len(batch))
-			for i, p := range batch {
-				urls[i] = rd.pageKey(p)
-			}
 			var err error
-			if stored, err = in.w.PagesNamed(ctx, orgID, urls); err != nil {
+			if stored, err = in.w.PagesNamed(ctx, orgID, keys); err != nil {
 				return err
 			}
 		}
 		var fresh []string
 		var freshAt []int32
-		for _, p := range batch {
-			key := rd.pageKey(p)
+		for i, p := range batch {
+			key := keys[i]
 			if id, ok := stored[key]; ok {
 				in.pageStore.set(int(p), id)
 			} else {

@@ -103,8 +103,7 @@ const (
 // header and its allocation's rounding besides its bytes.
 type textArena struct {
 	full []string        // the blocks filled
-	cur  strings.Builder // the block being filled (grown once to textBlockLen)
-	last string          // cur's text so far: never changed once written
+	cur  strings.Builder // the block being filled (grown once to textBlockLen): what it wrote is never changed
 }
 
 // add keeps s (at most textBlockLen bytes) and says where.
@@ -114,7 +113,7 @@ func (a *textArena) add(s string) (uint32, error) {
 	}
 	if a.cur.Cap() == 0 || a.cur.Len()+len(s) > textBlockLen {
 		if a.cur.Cap() > 0 {
-			a.full = append(a.full, a.last)
+			a.full = append(a.full, a.cur.String())
 		}
 		if len(a.full) >= maxTextBlocks {
 			return 0, fmt.Errorf("more than %d bytes of page keys: too many pages to ingest", int64(maxTextBlocks)*textBlockLen)
@@ -124,7 +123,6 @@ func (a *textArena) add(s string) (uint32, error) {
 	}
 	at := uint32(len(a.full))<<textBlockShift | uint32(a.cur.Len())
 	a.cur.WriteString(s)
-	a.last = a.cur.String()
 	return at, nil
 }
 
@@ -132,7 +130,7 @@ func (a *textArena) add(s string) (uint32, error) {
 func (a *textArena) text(at uint32, n int) string {
 	block, off := int(at>>textBlockShift), int(at&(textBlockLen-1))
 	if block == len(a.full) {
-		return a.last[off : off+n]
+		return a.cur.String()[off : off+n]
 	}
 	return a.full[block][off : off+n]
 }
