@@ -114,6 +114,7 @@ func (in *ingestion) matchPages(ctx context.Context, rows []int32, st *orgState)
 			}
 		}
 	}
+	namer := &runNamer{}
 	for start := 0; start < len(rows); {
 		end := start + 1
 		first := rd.recs.at(int(rows[start]))
@@ -125,7 +126,7 @@ func (in *ingestion) matchPages(ctx context.Context, rows []int32, st *orgState)
 		key := matchKey{page: st.pageIDs.get(int(first.page)), width: int32(first.width), rule: first.rule}
 		cands := st.cands[key]
 		delete(st.cands, key)
-		namer := newRunNamer(cands)
+		namer.reset(cands)
 		if !in.compared(st, groupKey{audit: rd.ruleAuds[first.rule], page: first.page, width: int32(first.width)}) {
 			tr.unstable += int64(len(run))
 			in.keepUncompared(trackedRows(rd, run), cands, namer, &tr)
@@ -159,20 +160,49 @@ func (in *ingestion) matchPages(ctx context.Context, rows []int32, st *orgState)
 // an id of an issue on its own page, width and rule: a namer per run names
 // every row as one for the whole organisation would, and holds one run's
 // ids and counts, not the organisation's (a million rows of one
-// organisation were 30 MiB of them).
+// organisation were 30 MiB of them). One namer serves the runs in turn
+// (reset), keeping the room it grew.
 type runNamer struct {
-	*diff.IssueNamer
+	// held is the namer of a run where stored issues hold ids (nil: none
+	// do, as on every page new to the store).
+	held *diff.IssueNamer
 	// last is, for each parts the run named past ordinal 0 (by the id of
 	// their ordinal 0), the ordinal named last.
 	last map[diff.IssueID]int
+	// Where no id is held, a row's ordinal is how many rows of the run
+	// before it have its parts, counted without a hash: few counts the
+	// first maxFewParts parts seen, alike the rest. Each id made here was
+	// made again when the issue was written: a first scan's ingest made
+	// three hashes for every issue row where it now makes one.
+	few   []partsRows
+	alike map[diff.IssueParts]int
 }
 
-func newRunNamer(cands []candidate) *runNamer {
+// partsRows is how many rows of a run had the parts.
+type partsRows struct {
+	parts diff.IssueParts
+	rows  int
+}
+
+// maxFewParts is how many distinct parts a run counts in a list before a
+// map: most runs are a row or a few.
+const maxFewParts = 8
+
+// reset makes n the namer of a run where cands are the stored issues.
+func (n *runNamer) reset(cands []candidate) {
+	n.held, n.few = nil, n.few[:0]
+	if len(n.alike) > 0 {
+		n.alike = nil // a map cleared costs its size, which one large run grew
+	}
+	clear(n.last)
+	if len(cands) == 0 {
+		return
+	}
 	held := make([]diff.IssueID, len(cands))
 	for i, c := range cands {
 		held[i] = c.fp
 	}
-	return &runNamer{IssueNamer: diff.NewIssueNamer(held)}
+	n.held = diff.NewIssueNamer(held)
 }
 
 // name names the next row with parts p and returns the ordinal of its id
@@ -181,7 +211,10 @@ func newRunNamer(cands []candidate) *runNamer {
 // The namer gives the rows with the same parts increasing ordinals, so the
 // search starts past the last one found.
 func (n *runNamer) name(p diff.IssueParts) int {
-	id := n.Name(p)
+	if n.held == nil {
+		return n.count(p)
+	}
+	id := n.held.Name(p)
 	first := diff.NewIssueID(p, 0)
 	if id == first {
 		return 0
@@ -195,6 +228,30 @@ func (n *runNamer) name(p diff.IssueParts) int {
 			return ord
 		}
 	}
+}
+
+// count counts a row with parts p and returns how many rows before it
+// had them: its ordinal where no id is held, as diff.IssueNamer names.
+func (n *runNamer) count(p diff.IssueParts) int {
+	if n.alike == nil {
+		for i := range n.few {
+			if n.few[i].parts == p {
+				n.few[i].rows++
+				return n.few[i].rows - 1
+			}
+		}
+		if len(n.few) < maxFewParts {
+			n.few = append(n.few, partsRows{parts: p, rows: 1})
+			return 0
+		}
+		n.alike = make(map[diff.IssueParts]int, 2*maxFewParts)
+		for _, f := range n.few {
+			n.alike[f.parts] = f.rows
+		}
+	}
+	ord := n.alike[p]
+	n.alike[p] = ord + 1
+	return ord
 }
 
 // trackedRows returns the rows of run an issue may be: all but focus rows

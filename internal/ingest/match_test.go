@@ -8,12 +8,25 @@ import (
 	"github.com/a11y-dev/cwac-operator/internal/diff"
 )
 
-// TestRunNamerOrdinals: the ordinal a run's namer returns makes the id it
-// named, for rows alike in every part past ids the stored issues hold.
+// TestRunNamerOrdinals: the ordinal a run's namer returns makes the id
+// diff.IssueNamer names, for rows alike in every part past ids the stored
+// issues hold, with or without ids held, past the parts it counts in a
+// list, and for a run after another (one namer serves them in turn).
 func TestRunNamerOrdinals(t *testing.T) {
 	p := diff.PartsOf("ns", "org", "https://example.org/", 320, diff.AuditRule("axe_core_audit", "image-alt"), 1, 2)
 	q := p
 	q.Target = 3
+	distinct := maxFewParts + 3 // more distinct parts than the list counts, each twice
+	many := make([]diff.IssueParts, 0, 2*distinct)
+	manyWant := make([]int, 0, 2*distinct)
+	for round := range 2 {
+		for i := range distinct {
+			m := p
+			m.HTML = uint64(100 + i)
+			many = append(many, m)
+			manyWant = append(manyWant, round)
+		}
+	}
 	for _, tc := range []struct {
 		name  string
 		held  []diff.IssueID
@@ -23,6 +36,7 @@ func TestRunNamerOrdinals(t *testing.T) {
 		{"one row", nil, []diff.IssueParts{p}, []int{0}},
 		{"rows alike", nil, []diff.IssueParts{p, p, p}, []int{0, 1, 2}},
 		{"others between", nil, []diff.IssueParts{p, q, p, q, p}, []int{0, 0, 1, 1, 2}},
+		{"past the list", nil, many, manyWant},
 		{"past held ids", []diff.IssueID{diff.NewIssueID(p, 0), diff.NewIssueID(p, 2)}, []diff.IssueParts{p, p, p, q}, []int{1, 3, 4, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,10 +44,24 @@ func TestRunNamerOrdinals(t *testing.T) {
 			for i, id := range tc.held {
 				cands[i].fp = id
 			}
-			n := newRunNamer(cands)
+			n := &runNamer{}
+			// A run before, of other rows and with an id held, leaves no count.
+			n.reset([]candidate{{fp: diff.NewIssueID(q, 0)}})
+			n.name(q)
+			n.reset(nil)
+			for range maxFewParts + 1 {
+				n.name(p)
+				n.name(q)
+			}
+			n.reset(cands)
+			ref := diff.NewIssueNamer(slices.Clone(tc.held))
 			for i, parts := range tc.parts {
-				if got := n.name(parts); got != tc.want[i] {
+				got := n.name(parts)
+				if got != tc.want[i] {
 					t.Errorf("row %d: ordinal %d, want %d", i, got, tc.want[i])
+				}
+				if id := ref.Name(parts); diff.NewIssueID(parts, got) != id {
+					t.Errorf("row %d: ordinal %d makes another id than diff.IssueNamer names", i, got)
 				}
 			}
 		})
