@@ -39,10 +39,10 @@ type Spool interface {
 // stays small (emptied, keeping its tables' room), and most pages (a few
 // rows each) cost no namer of their own.
 type pageNamer struct {
-	// The run being named: its page, where its ids start, and its namer.
+	// The run being named: its page and its namer (its ids start where
+	// the run before it ended: runs).
 	org, page string
 	hash      uint64
-	start     uint32
 	namer     *diff.IssueNamer
 
 	// fresh names the runs of pages met for the first time; freshRows
@@ -94,7 +94,7 @@ func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
 // page, whose namer holds every id given on that page before.
 func (p *pageNamer) begin(org, page string) error {
 	p.endRun()
-	p.org, p.page, p.hash, p.start = org, page, pageHash(org, page), p.n
+	p.org, p.page, p.hash = org, page, pageHash(org, page)
 	var held []diff.IssueID
 	seen := false
 	for start, end := range p.runs.Of(p.hash) {
@@ -127,7 +127,7 @@ const maxFreshRows = 4096
 
 // endRun records the run being named, if it gave any id.
 func (p *pageNamer) endRun() {
-	p.runs.Add(p.hash, p.start, p.n)
+	p.runs.Add(p.hash, p.n)
 }
 
 // pageHash is the key a page's runs are found by. Two pages with the same

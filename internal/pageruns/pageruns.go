@@ -13,24 +13,29 @@ package pageruns
 import "iter"
 
 // Runs are the runs of each page, by a hash of the page: a run is the
-// places [start, end) its entries took in the list. Two pages with the same
-// hash share their runs.
+// places [start, end) its entries took in the list, where each run starts
+// at the end of the run recorded before it (the list grows only by runs).
+// Two pages with the same hash share their runs.
 type Runs struct {
-	runs []run
+	runs Blocks[run]
 	last map[uint64]int32 // by page: its last run (in runs)
+	end  uint32           // where the last run recorded ends
 }
 
-// run is one run of a page and the page's run before it (-1: none): twelve
-// bytes, where a scan can have a run every few rows.
+// run is one run of a page, by its end (its start is the end of the run
+// before it in Runs), and the page's run before it (-1: none): eight
+// bytes, where a scan can have a run every few rows. They are kept in
+// blocks, not in a slice that doubles (a copy of every run held, and
+// room for as many again).
 type run struct {
-	start, end uint32
-	prev       int32
+	end  uint32
+	prev int32
 }
 
-// Add records [start, end) as the page's latest run; an empty run is not
-// recorded.
-func (r *Runs) Add(page uint64, start, end uint32) {
-	if start >= end {
+// Add records the entries from the end of the last run recorded to end as
+// the page's latest run; an empty run is not recorded.
+func (r *Runs) Add(page uint64, end uint32) {
+	if end <= r.end {
 		return
 	}
 	if r.last == nil {
@@ -40,24 +45,33 @@ func (r *Runs) Add(page uint64, start, end uint32) {
 	if !ok {
 		prev = -1
 	}
-	r.runs = append(r.runs, run{start: start, end: end, prev: prev})
-	r.last[page] = int32(len(r.runs) - 1)
+	r.runs.Append(run{end: end, prev: prev})
+	r.last[page] = int32(r.runs.Len() - 1)
+	r.end = end
 }
 
 // Of yields the page's runs, latest first, as (start, end).
 func (r *Runs) Of(page uint64) iter.Seq2[uint32, uint32] {
 	return func(yield func(uint32, uint32) bool) {
 		i, ok := r.last[page]
-		for ; ok && i >= 0; i = r.runs[i].prev {
-			if !yield(r.runs[i].start, r.runs[i].end) {
+		for ; ok && i >= 0; i = r.runs.At(uint32(i)).prev {
+			if !yield(r.startOf(i), r.runs.At(uint32(i)).end) {
 				return
 			}
 		}
 	}
 }
 
+// startOf is where run i starts: where the run before it ends.
+func (r *Runs) startOf(i int32) uint32 {
+	if i == 0 {
+		return 0
+	}
+	return r.runs.At(uint32(i - 1)).end
+}
+
 // Len is how many runs are recorded.
-func (r *Runs) Len() int { return len(r.runs) }
+func (r *Runs) Len() int { return int(r.runs.Len()) }
 
 // Pages is how many pages have a run.
 func (r *Runs) Pages() int { return len(r.last) }

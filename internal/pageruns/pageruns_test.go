@@ -16,11 +16,19 @@ func runsOf(r *Runs, page uint64) []span {
 }
 
 // Each page's runs come back latest first, whatever other pages' runs lie
-// between them; an empty run is not recorded.
+// between them, each from the end of the run recorded before it; an empty
+// run is not recorded. Many pages' runs cross the runs' blocks.
 func TestRunsOfAPage(t *testing.T) {
 	type add struct {
-		page       uint64
-		start, end uint32
+		page uint64
+		end  uint32
+	}
+	many := make([]add, 0, BlockLen+5)
+	manyWant := map[uint64][]span{}
+	for i := range uint32(BlockLen + 5) {
+		page := uint64(i % 3)
+		many = append(many, add{page, 2*i + 2})
+		manyWant[page] = append([]span{{2 * i, 2*i + 2}}, manyWant[page]...)
 	}
 	cases := []struct {
 		name  string
@@ -30,31 +38,32 @@ func TestRunsOfAPage(t *testing.T) {
 		pages int
 	}{
 		{name: "none", want: map[uint64][]span{1: nil}},
-		{name: "one page", adds: []add{{1, 0, 3}}, want: map[uint64][]span{1: {{0, 3}}, 2: nil}, runs: 1, pages: 1},
+		{name: "one page", adds: []add{{1, 3}}, want: map[uint64][]span{1: {{0, 3}}, 2: nil}, runs: 1, pages: 1},
 		{
 			name: "pages in turn",
-			adds: []add{{1, 0, 3}, {2, 3, 5}, {3, 5, 9}},
+			adds: []add{{1, 3}, {2, 5}, {3, 9}},
 			want: map[uint64][]span{1: {{0, 3}}, 2: {{3, 5}}, 3: {{5, 9}}},
 			runs: 3, pages: 3,
 		},
 		{
 			name: "a page that comes back",
-			adds: []add{{1, 0, 3}, {2, 3, 5}, {1, 5, 6}, {2, 6, 8}, {1, 8, 12}},
+			adds: []add{{1, 3}, {2, 5}, {1, 6}, {2, 8}, {1, 12}},
 			want: map[uint64][]span{1: {{8, 12}, {5, 6}, {0, 3}}, 2: {{6, 8}, {3, 5}}},
 			runs: 5, pages: 2,
 		},
 		{
 			name: "empty runs",
-			adds: []add{{1, 0, 0}, {2, 0, 2}, {1, 2, 2}, {2, 3, 1}},
+			adds: []add{{1, 0}, {2, 2}, {1, 2}, {2, 1}},
 			want: map[uint64][]span{1: nil, 2: {{0, 2}}},
 			runs: 1, pages: 1,
 		},
+		{name: "past a block", adds: many, want: manyWant, runs: BlockLen + 5, pages: 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var r Runs
 			for _, a := range c.adds {
-				r.Add(a.page, a.start, a.end)
+				r.Add(a.page, a.end)
 			}
 			for page, want := range c.want {
 				if got := runsOf(&r, page); !reflect.DeepEqual(got, want) {
@@ -71,9 +80,9 @@ func TestRunsOfAPage(t *testing.T) {
 // A loop over a page's runs may stop early.
 func TestRunsStopEarly(t *testing.T) {
 	var r Runs
-	r.Add(1, 0, 1)
-	r.Add(1, 1, 2)
-	r.Add(1, 2, 3)
+	r.Add(1, 1)
+	r.Add(1, 2)
+	r.Add(1, 3)
 	var got []span
 	for start, end := range r.Of(1) {
 		got = append(got, span{start, end})

@@ -52,8 +52,8 @@ func TestBuilderLimits(t *testing.T) {
 	onePage := func(int) string { return "https://a/" }
 	for _, n := range []int{3, 4} {
 		b := walk(Limits{Elements: 3}, rows(n, onePage))
-		if b.elements.len() != 3 || b.elementsCapped != (n > 3) {
-			t.Errorf("%d elements under a limit of 3: %d tracked, capped %v", n, b.elements.len(), b.elementsCapped)
+		if b.elementsTold != 3 || b.elementsCapped != (n > 3) {
+			t.Errorf("%d elements under a limit of 3: %d tracked, capped %v", n, b.elementsTold, b.elementsCapped)
 		}
 		b = walk(Limits{Pages: 3}, rows(n, func(i int) string { return fmt.Sprintf("https://a/%d", i) }))
 		if len(b.pages) != 3 || b.untrackedPages != int64(n-3) {

@@ -21,7 +21,7 @@ const (
 	// MaxTrackedElements caps the elements told apart across viewports
 	// (8 bytes each, and a few words a run of a page's rows: elementSet),
 	// and as many rule/page and criterion/page pairs (a rule a page holds,
-	// 8 bytes; a pair no page holds, about 24).
+	// 2 bytes; a pair no page holds, 8 bytes in the element set).
 	// Past it, each further issue row counts as an element of its own.
 	MaxTrackedElements = 2_000_000
 	// MaxTrackedPages caps the pages with issues kept for the per-page
@@ -55,7 +55,7 @@ const (
 )
 
 // Limits are how much a Builder keeps apart, which bounds its memory: the
-// element set about 8 bytes an entry, the pair set about 40, a page about 200
+// element set about 8 bytes an entry (a pair's too), a page about 200
 // bytes, its texts and 8 bytes a rule on it. A zero field takes DefaultLimits' value.
 type Limits struct {
 	// Elements caps the elements, and the pairs, told apart (MaxTrackedElements).
@@ -191,15 +191,19 @@ type Builder struct {
 	// its rule's samples (MaxElementsPerRule a rule, so at most that many
 	// times MaxTrackedRules and the rule of the rest).
 	sampled map[uint64]int32
-	// pairs are the rule/page and criterion/page pairs seen that no page
-	// tells apart (page.found, page.criteria): past lim.Pages, or past a
-	// page's own bounds. pageRules counts the pages' found rules: the two
-	// together stay within lim.Elements.
-	pairs     map[uint64]struct{}
-	pageRules int
-	rules     map[string]*rule // by audit + "\x00" + id
-	ruleList  []*rule          // in order of first sight
-	pages     map[uint64]*page // by the hash of the URL, which may be long
+	// elementsTold counts the elements the element set holds. It holds
+	// too, as keys of their page, the rule/page, criterion/page and page
+	// pairs seen that no page tells apart (page.found, page.criteria):
+	// past lim.Pages, or past a page's own bounds (firstPair). pairsTold
+	// counts those, and pageRules the pages' found rules: the two together
+	// stay within lim.Elements. A set of pairs beside the elements took
+	// about 17 bytes a pair, where a scan of a few rows a page has several
+	// pairs a page.
+	elementsTold, pairsTold int
+	pageRules               int
+	rules                   map[string]*rule // by audit + "\x00" + id
+	ruleList                []*rule          // in order of first sight
+	pages                   map[uint64]*page // by the hash of the URL, which may be long
 	// lastURL and lastPage are the page the last element was on (nil:
 	// untracked), looked up again only when the URL changes.
 	lastURL  string
@@ -270,7 +274,6 @@ func NewBuilderWithLimits(lim Limits) *Builder {
 		textLeft:         lim.KeptText,
 		elements:         newElementSet(),
 		sampled:          map[uint64]int32{},
-		pairs:            map[uint64]struct{}{},
 		rules:            map[string]*rule{},
 		pages:            map[uint64]*page{},
 		orgs:             map[uint64]*organisation{},
@@ -394,8 +397,9 @@ func (b *Builder) issueRow(row results.Row) error {
 		return nil
 	}
 	// A new element.
-	if b.elements.len() < b.lim.Elements {
+	if b.elementsTold < b.lim.Elements {
 		b.elements.add(key)
+		b.elementsTold++
 	} else {
 		b.elementsCapped = true
 	}
@@ -455,7 +459,7 @@ func (b *Builder) ruleFirstOnPage(p *page, ru *rule, url string) bool {
 	if slices.Contains(p.found, ru.index) {
 		return false
 	}
-	if len(p.found) < maxPageRules && len(b.pairs)+b.pageRules < b.lim.Elements {
+	if len(p.found) < maxPageRules && b.pairsTold+b.pageRules < b.lim.Elements {
 		p.found = append(p.found, ru.index)
 		b.pageRules++
 		return true

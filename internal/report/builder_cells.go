@@ -61,15 +61,19 @@ func (b *Builder) hash(parts ...string) uint64 {
 	return h.Sum64()
 }
 
-// firstPair reports whether a tuple is seen for the first time (true
-// always once the tracking limit is reached: counts may then overstate).
+// firstPair reports whether a tuple of the page being read, the element
+// set's, is seen for the first time (true always once the tracking limit
+// is reached: counts may then overstate). Every tuple names its page's
+// URL, so the element set keeps it with the page's elements: a page's
+// pairs are looked up only while it is read, as its elements are.
 func (b *Builder) firstPair(parts ...string) bool {
 	k := b.hash(parts...)
-	if _, ok := b.pairs[k]; ok {
+	if b.elements.has(k) {
 		return false
 	}
-	if len(b.pairs) < b.lim.Elements {
-		b.pairs[k] = struct{}{}
+	if b.pairsTold < b.lim.Elements {
+		b.elements.add(k)
+		b.pairsTold++
 	} else {
 		b.elementsCapped = true
 	}

@@ -92,8 +92,8 @@ func TestElementsOfAPageThatComesBack(t *testing.T) {
 	if label == nil || label.Elements != MaxElementsPerRule+2 || label.Count != MaxElementsPerRule+3 || len(label.samples) != MaxElementsPerRule {
 		t.Errorf("label = %+v, want %d elements, CWAC count %d, %d samples", label, MaxElementsPerRule+2, MaxElementsPerRule+3, MaxElementsPerRule)
 	}
-	if b.elements.len() != MaxElementsPerRule+5 || b.elementsCapped {
-		t.Errorf("%d elements told apart (capped %v), want %d", b.elements.len(), b.elementsCapped, MaxElementsPerRule+5)
+	if b.elementsTold != MaxElementsPerRule+5 || b.elementsCapped {
+		t.Errorf("%d elements told apart (capped %v), want %d", b.elementsTold, b.elementsCapped, MaxElementsPerRule+5)
 	}
 }
 

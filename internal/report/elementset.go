@@ -3,7 +3,8 @@ package report
 import "github.com/a11y-dev/cwac-operator/internal/pageruns"
 
 // elementSet is the set of elements told apart, by the hash of each
-// (Builder.hash of its audit, rule, page and element). An element is of
+// (Builder.hash of its audit, rule, page and element), and of the pairs
+// of a page told apart apart from the page (Builder.firstPair). An element is of
 // one page, and CWAC writes a page's rows together, viewport after
 // viewport: so the set holds the elements of the page being read in a
 // small table, and those of the pages read before as plain keys, 8 bytes
@@ -29,8 +30,9 @@ func newElementSet() elementSet {
 	return elementSet{table: map[uint64]struct{}{}}
 }
 
-// len is how many elements the set holds (Limits.Elements keeps it, and
-// so the keys' places, within 32 bits).
+// len is how many keys the set holds: Builder.elementsTold and pairsTold,
+// each within Limits.Elements, keep it, and so the keys' places, within 32
+// bits.
 func (s *elementSet) len() int { return int(s.keys.Len()) + len(s.fresh) }
 
 // reading reports whether url is the page being read.
@@ -68,10 +70,9 @@ func (s *elementSet) turnTo(url string, page uint64) {
 
 // endRun keeps the keys added in the run being read, if any.
 func (s *elementSet) endRun() {
-	start := s.keys.Len()
 	for _, k := range s.fresh {
 		s.keys.Append(k)
 	}
 	s.fresh = s.fresh[:0]
-	s.runs.Add(s.page, start, s.keys.Len())
+	s.runs.Add(s.page, s.keys.Len())
 }

@@ -383,6 +383,7 @@ func TestTrackedElementsCap(t *testing.T) {
 	for i := range MaxTrackedElements - 2 {
 		b.elements.add(uint64(i) + 1<<40)
 	}
+	b.elementsTold = MaxTrackedElements - 2
 	tests := []struct {
 		target       string
 		tracked      int
@@ -403,8 +404,8 @@ func TestTrackedElementsCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		ru := b.rules["axe_core_audit\x00r"]
-		if b.elements.len() != tt.tracked || ru.Elements != tt.wantElements || b.elementsCapped != tt.capped {
-			t.Errorf("element %s: %d tracked, %d elements, capped %v; want %d, %d, %v", tt.target, b.elements.len(), ru.Elements, b.elementsCapped,
+		if b.elementsTold != tt.tracked || ru.Elements != tt.wantElements || b.elementsCapped != tt.capped {
+			t.Errorf("element %s: %d tracked, %d elements, capped %v; want %d, %d, %v", tt.target, b.elementsTold, ru.Elements, b.elementsCapped,
 				tt.tracked, tt.wantElements, tt.capped)
 		}
 	}
@@ -414,10 +415,7 @@ func TestTrackedElementsCap(t *testing.T) {
 // every pair is "first" and the builder says so.
 func TestFirstPairCap(t *testing.T) {
 	b := NewBuilder()
-	b.pairs = make(map[uint64]struct{}, MaxTrackedElements+1)
-	for i := range MaxTrackedElements - 1 {
-		b.pairs[uint64(i)+1<<40] = struct{}{}
-	}
+	b.pairsTold = MaxTrackedElements - 1
 	tests := []struct {
 		part          string
 		first, capped bool
@@ -428,8 +426,8 @@ func TestFirstPairCap(t *testing.T) {
 		{"b", true, true},   // not kept, so first again
 	}
 	for i, tt := range tests {
-		if got := b.firstPair(tt.part); got != tt.first || b.elementsCapped != tt.capped || len(b.pairs) != MaxTrackedElements {
-			t.Errorf("step %d (%s): first %v, capped %v, %d kept; want %v, %v, %d", i, tt.part, got, b.elementsCapped, len(b.pairs),
+		if got := b.firstPair(tt.part); got != tt.first || b.elementsCapped != tt.capped || b.pairsTold != MaxTrackedElements || b.elements.len() != 1 {
+			t.Errorf("step %d (%s): first %v, capped %v, %d counted, %d kept; want %v, %v, %d, 1", i, tt.part, got, b.elementsCapped, b.pairsTold, b.elements.len(),
 				tt.first, tt.capped, MaxTrackedElements)
 		}
 	}
@@ -912,5 +910,43 @@ func TestDiffBarsOrderBySum(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"w", "x", "y", "z", "v"}, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// TestUntrackedPagesComeBack: the pages past lim.Pages tell their rules,
+// criteria and themselves apart across their runs of rows: a page whose
+// rows come back after other pages' counts once under each of its rules
+// and criteria, and once among the untracked pages.
+func TestUntrackedPagesComeBack(t *testing.T) {
+	const tags = "['wcag2a', 'wcag111', 'wcag2aa', 'wcag143']"
+	row := func(page, target, id string) axeRow {
+		return axeRow{url: "https://a/" + page, vp: "{'width': 320, 'height': 450}", target: target, id: id, impact: "minor", tags: tags}
+	}
+	var body strings.Builder
+	body.WriteString(axeHead)
+	for _, r := range []axeRow{
+		row("tracked", "/x", "r"),
+		row("b", "/x", "r"), row("c", "/x", "r"),
+		row("b", "/y", "r"), row("b", "/z", "q"), // b again: r known there, q new
+		row("c", "/y", "q"), row("b", "/w", "r"),
+	} {
+		body.WriteString(r.line())
+	}
+	b := NewBuilderWithLimits(Limits{Pages: 1})
+	if err := results.Walk(context.Background(), fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}, b); err != nil {
+		t.Fatal(err)
+	}
+	r, q := b.rules["axe_core_audit\x00r"], b.rules["axe_core_audit\x00q"]
+	if r == nil || q == nil || r.Pages != 3 || q.Pages != 2 || r.Elements != 5 || q.Elements != 2 {
+		t.Fatalf("rules r %+v and q %+v, want 3 and 2 pages, 5 and 2 elements", r, q)
+	}
+	for _, n := range []string{"1.1.1", "1.4.3"} {
+		if c := b.criteria[n]; c == nil || c.Pages != 3 || c.Elements != 7 {
+			t.Errorf("criterion %s: %+v, want 3 pages, 7 elements", n, c)
+		}
+	}
+	if len(b.pages) != 1 || b.untrackedPages != 2 || b.untrackedPageElements != 6 || b.elementsCapped {
+		t.Errorf("%d pages kept, %d untracked with %d elements, capped %v; want 1, 2, 6, false",
+			len(b.pages), b.untrackedPages, b.untrackedPageElements, b.elementsCapped)
 	}
 }
