@@ -58,6 +58,12 @@ func TestRunsOfAPage(t *testing.T) {
 			runs: 1, pages: 1,
 		},
 		{name: "past a block", adds: many, want: manyWant, runs: BlockLen + 5, pages: 3},
+		{
+			name: "pages whose hashes fold alike share their runs",
+			adds: []add{{1, 3}, {2, 5}, {1 << 32, 6}, {1<<32 | 3, 8}},
+			want: map[uint64][]span{1: {{5, 6}, {0, 3}}, 1 << 32: {{5, 6}, {0, 3}}, 2: {{6, 8}, {3, 5}}, 1<<32 | 2: nil},
+			runs: 4, pages: 2,
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -13,7 +13,8 @@ import (
 // The element set holds what one set of every element would, whatever
 // the order of the pages' rows: pages in turn, pages that come back once
 // or often, a page with more elements than the table kept between pages,
-// and more keys than a block holds.
+// more keys than a block holds, and pages whose hashes fold to the same
+// 32 bits (pageruns shares their runs).
 func TestElementSetAsOneSet(t *testing.T) {
 	type step struct {
 		page int
@@ -50,6 +51,15 @@ func TestElementSetAsOneSet(t *testing.T) {
 			elementsOf(3, 0, 1), elementsOf(1, 0, maxPageTable+20)),
 		"across blocks of keys": cat(elementsOf(1, 0, 10), elementsOf(2, 0, pageruns.BlockLen), elementsOf(1, 5, 10), elementsOf(2, pageruns.BlockLen-3, 6)),
 		"shuffled":              shuffled,
+		"pages whose hashes fold alike": cat(elementsOf(100, 0, 3), elementsOf(101, 0, 3), elementsOf(100, 1, 3), elementsOf(102, 0, 2),
+			elementsOf(101, 2, 2), elementsOf(100, 0, 5)),
+	}
+	// pageHash is a page's hash: those of pages from 100 on fold alike.
+	pageHash := func(p int) uint64 {
+		if p >= 100 {
+			return uint64(p)<<32 | uint64(p)
+		}
+		return uint64(p) * 0x9e3779b97f4a7c15
 	}
 	for name, steps := range cases {
 		s := newElementSet()
@@ -57,7 +67,7 @@ func TestElementSetAsOneSet(t *testing.T) {
 		for i, st := range steps {
 			url := fmt.Sprint("https://a/", st.page)
 			if !s.reading(url) {
-				s.turnTo(url, uint64(st.page)*0x9e3779b97f4a7c15)
+				s.turnTo(url, pageHash(st.page))
 			}
 			if got := s.has(st.key); got != want[st.key] {
 				t.Fatalf("%s: step %d (page %d, key %x): has %v, want %v", name, i, st.page, st.key, got, want[st.key])
