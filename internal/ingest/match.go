@@ -191,10 +191,14 @@ const maxFewParts = 8
 // reset makes n the namer of a run where cands are the stored issues.
 func (n *runNamer) reset(cands []candidate) {
 	n.held, n.few = nil, n.few[:0]
+	// A map cleared costs its size, which one large run grew: each run
+	// after it would pay that again.
 	if len(n.alike) > 0 {
-		n.alike = nil // a map cleared costs its size, which one large run grew
+		n.alike = nil
 	}
-	clear(n.last)
+	if len(n.last) > 0 {
+		n.last = nil
+	}
 	if len(cands) == 0 {
 		return
 	}
