@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,19 +108,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// waitForObject returns once the scan exists (the plugin created it).
-func (c *cluster) waitForObject(t *testing.T, ns, name string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		if err := c.admin.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, &cwacv1alpha1.CwacScan{}); err == nil {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("scan %s/%s never appeared", ns, name)
-}
-
 func TestScanWait(t *testing.T) {
 	c := envtestCluster(t)
 	running := func(st *cwacv1alpha1.CwacScanStatus) {
@@ -162,11 +148,15 @@ func TestScanWait(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			name := "w-" + strings.ReplaceAll(tt.name, " ", "-")
 			done := make(chan result, 1)
+			stderr := &syncBuffer{}
 			go func() {
 				args := append([]string{"scan", "-n", "team-a", "--name", name, "--url", "https://www.example.govt.nz/", "--wait", "-o", "name"}, tt.extra...)
-				done <- runCLI(t.Context(), &Options{}, c.adminKubeconfig, args...)
+				done <- runCLIWith(t.Context(), &Options{}, stderr, c.adminKubeconfig, args...)
 			}()
-			c.waitForObject(t, "team-a", name)
+			// The status changes only once the command has read the new
+			// scan: a change made before its first read would be the first
+			// state it sees, and the Pending line would never be written.
+			stderr.waitFor(t, "team-a/"+name+": Pending\n")
 			for _, u := range tt.updates {
 				c.setStatus(t, "team-a", name, u)
 			}

@@ -29,11 +29,14 @@ func TestShardedScanThroughCLI(t *testing.T) {
 	}
 
 	done := make(chan result, 1)
+	stderr := &syncBuffer{}
 	go func() {
 		args := append([]string{"scan", "-n", "team-a", "--name", "sharded", "--shards", "3", "--shard-failure-policy", "Partial", "--wait", "-o", "name"}, sites...)
-		done <- runCLI(t.Context(), &Options{}, c.adminKubeconfig, args...)
+		done <- runCLIWith(t.Context(), &Options{}, stderr, c.adminKubeconfig, args...)
 	}()
-	c.waitForObject(t, "team-a", "sharded")
+	// As in TestScanWait: the status changes once the command has read the
+	// new scan, so that it sees the Running state too.
+	stderr.waitFor(t, "team-a/sharded: Pending\n")
 	got := &cwacv1alpha1.CwacScan{}
 	if err := c.admin.Get(ctx, client.ObjectKey{Namespace: "team-a", Name: "sharded"}, got); err != nil {
 		t.Fatal(err)
