@@ -72,8 +72,8 @@ func TestBuilderLimits(t *testing.T) {
 			len(samples), len(samples[0].URL), len(samples[1].URL), samples[1].Link, b.textLeft)
 	}
 	for _, p := range b.pages {
-		if len(p.URL) > maxCellCharsPastBudget || p.Link() != "" {
-			t.Errorf("a page kept past the budget: %d bytes, link %q", len(p.URL), p.Link())
+		if len(p.texts.URL) > maxCellCharsPastBudget || p.texts.Link() != "" {
+			t.Errorf("a page kept past the budget: %d bytes, link %q", len(p.texts.URL), p.texts.Link())
 		}
 	}
 	// At exactly nothing left: the rule keeps "r" and "h" (2 bytes), so with
@@ -90,7 +90,7 @@ func TestBuilderLimits(t *testing.T) {
 	}
 	b = walk(Limits{KeptText: 1 << 20}, rows(2, func(i int) string { return fmt.Sprintf("https://a/%d", i) }))
 	for _, p := range b.pages {
-		if p.Link() == "" || !strings.HasPrefix(p.URL, "https://a/") {
+		if p.texts.Link() == "" || !strings.HasPrefix(p.texts.URL, "https://a/") {
 			t.Errorf("a page within the budget: %+v", p)
 		}
 	}

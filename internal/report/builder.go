@@ -117,11 +117,11 @@ const _ ruleIndex = MaxTrackedRules
 
 // page aggregates the issues found on one page. A scan has a page for
 // every few issue rows (every one is kept up to lim.Pages, to rank them
-// at the end), so it holds no more than it must: its link is made again
-// from its URL when shown, and the rules past found's bounds are apart.
+// at the end), so it holds no more than it must: its texts only while
+// its rows are read or while it is among the pages shown (shownPages),
+// and the rules past found's bounds apart.
 type page struct {
-	URL, Title, Organisation string
-	Elements                 byImpact
+	Elements byImpact
 	// found are the rules with an element on the page, in order of first
 	// sight (at most maxPageRules), and criteria the criteria (a bit per
 	// criterion.bit): whether an element is its rule's or criterion's
@@ -133,9 +133,9 @@ type page struct {
 	criteria [maxPageCriteria / 64]uint64
 	// aside are the rules found past found's bounds (nil: none).
 	aside *pageAside
-	// linked says the URL is linked: an http(s) address kept within
-	// lim.KeptText.
-	linked bool
+	// texts are the page's address, title and organisation (nil: let go,
+	// until its rows come again, which carry them).
+	texts *pageTexts
 }
 
 // pageAside are a page's rules found past its found's bounds (told apart
@@ -145,12 +145,26 @@ type pageAside struct {
 	more  int
 }
 
+// pageTexts are what the per-page table shows of a page besides its
+// counts, kept while it might be shown (page.texts).
+type pageTexts struct {
+	URL, Title, Organisation string
+	// linked says the URL is linked: an http(s) address kept within
+	// lim.KeptText.
+	linked bool
+	// kept is what the texts count against lim.KeptText, given back when
+	// they are let go.
+	kept int64
+	// at is the page's place among the pages shown (-1: not among them).
+	at int
+}
+
 // Link is the page's link (Builder.link), or "" when it has none.
-func (p *page) Link() string {
-	if !p.linked {
+func (t *pageTexts) Link() string {
+	if !t.linked {
 		return ""
 	}
-	return httpLink(p.URL)
+	return httpLink(t.URL)
 }
 
 // organisation aggregates one organisation's pages and issues.
@@ -208,6 +222,9 @@ type Builder struct {
 	// untracked), looked up again only when the URL changes.
 	lastURL  string
 	lastPage *page
+	// shown are the pages the per-page table lists, of those whose run of
+	// elements has ended.
+	shown    shownPages
 	orgs     map[uint64]*organisation // by the hash of the name, which may be long
 	criteria map[string]*criterion
 
@@ -439,14 +456,36 @@ func (b *Builder) page(row results.Row, url string, key uint64, o *organisation)
 	if url == b.lastURL && b.lastPage != nil {
 		return b.lastPage
 	}
+	b.endPageRun()
 	p := b.pages[key]
 	if p == nil && len(b.pages) < b.lim.Pages {
-		kept := b.keep(url)
-		p = &page{URL: kept, linked: b.link(url, kept) != "", Title: b.keep(row.Field(b.col.title)), Organisation: b.keepLike(row.Field(b.col.org), o.Name)}
+		p = &page{}
 		b.pages[key] = p
+	}
+	if p != nil && p.texts == nil {
+		left := b.textLeft
+		kept := b.keep(url)
+		t := &pageTexts{URL: kept, linked: b.link(url, kept) != "", Title: b.keep(row.Field(b.col.title)),
+			Organisation: b.keepLike(row.Field(b.col.org), o.Name), at: -1}
+		t.kept = left - b.textLeft
+		p.texts = t
 	}
 	b.lastURL, b.lastPage = url, p
 	return p
+}
+
+// endPageRun ends the run of elements on the last page (when the next
+// element is another page's, and before the pages are shown): its counts
+// stand until its rows come again, so it takes its place among the pages
+// shown now, or lets its texts go.
+func (b *Builder) endPageRun() {
+	if b.lastPage != nil {
+		if let := b.shown.place(b.lastPage); let != nil {
+			b.textLeft += let.texts.kept
+			let.texts = nil
+		}
+	}
+	b.lastURL, b.lastPage = "", nil
 }
 
 // ruleFirstOnPage reports whether a new element is its rule's first on

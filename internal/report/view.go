@@ -1,12 +1,9 @@
 package report
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
@@ -105,7 +102,7 @@ type ruleRow struct {
 }
 
 type pageRow struct {
-	*page
+	*pageTexts
 	Elements  int64
 	ByImpact  byImpact
 	Rules     []string
@@ -350,35 +347,17 @@ func weighted(c byImpact) float64 {
 }
 
 func (b *Builder) pageRows(v *view) {
-	// Each page weighed once, not at every comparison of the sort: a scan
-	// has a hundred thousand pages.
-	type weighed struct {
-		p *page
-		w float64
-	}
-	pages := make([]weighed, 0, len(b.pages))
-	for _, p := range b.pages {
-		pages = append(pages, weighed{p: p, w: weighted(p.Elements)})
-	}
-	slices.SortFunc(pages, func(a, c weighed) int {
-		if a.w != c.w {
-			return cmp.Compare(c.w, a.w)
-		}
-		return strings.Compare(a.p.URL, c.p.URL)
-	})
-	v.PagesMore, v.PagesMoreElements = b.untrackedPages, b.untrackedPageElements
-	if len(pages) > MaxPagesShown {
-		for _, p := range pages[MaxPagesShown:] {
-			v.PagesMore++
-			v.PagesMoreElements += p.p.Elements.total()
-		}
-		pages = pages[:MaxPagesShown]
-	}
-	for _, pw := range pages {
-		p := pw.p
+	b.endPageRun()
+	shown := b.shown.inOrder()
+	// Every element is counted on a page tracked or not (countPage), so
+	// the pages not listed hold what the listed do not.
+	v.PagesMore = b.untrackedPages + int64(len(b.pages)-len(shown))
+	v.PagesMoreElements = b.totalElements.total()
+	for _, p := range shown {
 		rules, more := b.named(p)
-		v.Pages = append(v.Pages, pageRow{page: p, Elements: p.Elements.total(), ByImpact: p.Elements,
+		v.Pages = append(v.Pages, pageRow{pageTexts: p.texts, Elements: p.Elements.total(), ByImpact: p.Elements,
 			Rules: rules, MoreRules: more})
+		v.PagesMoreElements -= p.Elements.total()
 	}
 }
 
