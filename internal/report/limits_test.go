@@ -322,7 +322,7 @@ func TestTrackedPagesCap(t *testing.T) {
 	if len(b.pages) != MaxTrackedPages || b.untrackedPages != 2 || b.untrackedPageElements != 3 {
 		t.Errorf("%d pages tracked, %d untracked with %d elements; want %d, 2, 3", len(b.pages), b.untrackedPages, b.untrackedPageElements, MaxTrackedPages)
 	}
-	if p := b.pages[b.hash("https://a/1")]; p == nil || p.Elements.total() != 2 {
+	if p := b.pages[b.hash("https://a/1")]; p == nil || p.Elements != (pageCounts{3: 2}) {
 		t.Errorf("the last tracked page = %+v, want 2 elements", p)
 	}
 }

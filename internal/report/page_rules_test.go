@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -138,10 +139,10 @@ func checkPageRows(t *testing.T, b *Builder, pageRules map[string][]string, spen
 		if spent {
 			wantFound = 0
 		}
-		if len(p.found) != wantFound {
-			t.Errorf("page %s found %d rules itself, want %d", url, len(p.found), wantFound)
+		if p.foundCount() != wantFound {
+			t.Errorf("page %s found %d rules itself, want %d", url, p.foundCount(), wantFound)
 		}
-		found += len(p.found)
+		found += p.foundCount()
 	}
 	if tracked != len(b.pages) {
 		t.Errorf("%d pages tracked, %d of them the rows' pages", len(b.pages), tracked)
@@ -198,5 +199,26 @@ func TestPageKeepsTextsOnce(t *testing.T) {
 		default:
 			t.Errorf("page %q", p.texts.URL)
 		}
+	}
+}
+
+// TestPageRecordSize: a page's record fits 64 bytes, the allocator's
+// size class under 80: a scan keeps one for each of up to lim.Pages
+// pages (MaxTrackedPages).
+func TestPageRecordSize(t *testing.T) {
+	if n := unsafe.Sizeof(page{}); n > 64 {
+		t.Errorf("a page's record is %d bytes, want at most 64", n)
+	}
+}
+
+// TestPageCountsHoldAtTheLargest: a page's count past 32 bits stays at
+// the largest rather than wrap to few.
+func TestPageCountsHoldAtTheLargest(t *testing.T) {
+	c := pageCounts{1: math.MaxUint32 - 1, 3: 7}
+	c.add(1)
+	c.add(1)
+	c.add(3)
+	if want := (byImpact{1: math.MaxUint32, 3: 8}); c.byImpact() != want {
+		t.Errorf("counts %v, want %v", c.byImpact(), want)
 	}
 }

@@ -19,7 +19,7 @@ type shownPages []*page
 // table: more elements weighted as the leaderboard weighs issues, then
 // the address.
 func pageBefore(a, c *page) bool {
-	if wa, wc := weighted(a.Elements), weighted(c.Elements); wa != wc {
+	if wa, wc := weighted(a.Elements.byImpact()), weighted(c.Elements.byImpact()); wa != wc {
 		return wa > wc
 	}
 	return a.texts.URL < c.texts.URL

@@ -355,9 +355,10 @@ func (b *Builder) pageRows(v *view) {
 	v.PagesMoreElements = b.totalElements.total()
 	for _, p := range shown {
 		rules, more := b.named(p)
-		v.Pages = append(v.Pages, pageRow{pageTexts: p.texts, Elements: p.Elements.total(), ByImpact: p.Elements,
+		counts := p.Elements.byImpact()
+		v.Pages = append(v.Pages, pageRow{pageTexts: p.texts, Elements: counts.total(), ByImpact: counts,
 			Rules: rules, MoreRules: more})
-		v.PagesMoreElements -= p.Elements.total()
+		v.PagesMoreElements -= counts.total()
 	}
 }
 
