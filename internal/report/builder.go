@@ -55,8 +55,10 @@ const (
 )
 
 // Limits are how much a Builder keeps apart, which bounds its memory: the
-// element set about 8 bytes an entry (a pair's too), a page about 200
-// bytes, its texts and 8 bytes a rule on it. A zero field takes DefaultLimits' value.
+// element set about 8 bytes an entry (a pair's too), a page a record of
+// 64 bytes and its map slot, and past its first four rules a few bytes a
+// rule (a page's texts are kept only while it is read or shown). A zero
+// field takes DefaultLimits' value.
 type Limits struct {
 	// Elements caps the elements, and the pairs, told apart (MaxTrackedElements).
 	Elements int
