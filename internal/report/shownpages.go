@@ -1,12 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
+	"strings"
 )
 
 // shownPages are the pages the per-page table lists: the MaxPagesShown
-// first in its order (pageBefore) of the pages whose run of elements has
+// first in its order (pageOrder) of the pages whose run of elements has
 // ended, kept as a heap with the last of them on top. A page's counts
 // change only while its elements are read, so a page placed when its run
 // ends is placed for good until its rows come again, and then it is
@@ -15,15 +17,18 @@ import (
 // titles were over a third of what the report held.
 type shownPages []*page
 
-// pageBefore says whether page a comes before page c in the per-page
-// table: more elements weighted as the leaderboard weighs issues, then
-// the address.
-func pageBefore(a, c *page) bool {
-	if wa, wc := weighted(a.Elements.byImpact()), weighted(c.Elements.byImpact()); wa != wc {
-		return wa > wc
+// pageOrder is the per-page table's order of pages a and c: more
+// elements weighted as the leaderboard weighs issues first, then by
+// address.
+func pageOrder(a, c *page) int {
+	if n := cmp.Compare(weighted(c.Elements.byImpact()), weighted(a.Elements.byImpact())); n != 0 {
+		return n
 	}
-	return a.texts.URL < c.texts.URL
+	return strings.Compare(a.texts.URL, c.texts.URL)
 }
+
+// pageBefore says whether page a comes before page c in the table.
+func pageBefore(a, c *page) bool { return pageOrder(a, c) < 0 }
 
 // place places page p, whose run of elements has ended, among the pages
 // shown, and returns the page that is not among them afterwards (p
@@ -46,15 +51,7 @@ func (s *shownPages) place(p *page) (let *page) {
 // inOrder is the pages shown in the table's order.
 func (s shownPages) inOrder() []*page {
 	out := slices.Clone(s)
-	slices.SortFunc(out, func(a, c *page) int {
-		switch {
-		case pageBefore(a, c):
-			return -1
-		case pageBefore(c, a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, pageOrder)
 	return out
 }
 
