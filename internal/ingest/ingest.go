@@ -331,7 +331,13 @@ func (in *ingestion) matchBatch(ctx context.Context, st *orgState, batch, rows [
 	err = in.w.EachIssueOn(ctx, ids, func(is *store.StoredIssue) error {
 		key := matchKey{page: is.PageID, width: int32(is.Width), rule: rd.strs.ID(is.Audit + "\x00" + is.Rule)}
 		if _, ok := rd.ruleAuds[key.rule]; !ok {
-			audit := rd.strs.ID(is.Audit)
+			// A rule the scan has no row of, maybe of an audit it read no
+			// file of: the audit is numbered as the scan's are (its groups
+			// are none of the scan's, so it did not run there).
+			audit, err := rd.auditNo(rd.strs.ID(is.Audit))
+			if err != nil {
+				return err
+			}
 			rd.ruleAuds[key.rule] = audit
 		}
 		c := candidate{id: is.ID, html: is.ElementHash, target: is.TargetHash, open: is.Open}

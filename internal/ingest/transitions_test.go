@@ -240,6 +240,18 @@ func TestTransitions(t *testing.T) {
 		figs:  []figures{{}, {unstable: 1}, {}},
 		lives: []string{"/ focus_indicator_audit Page never stopped animating: open present=2 reopened=0"},
 	}, {
+		// The stored issue's rule is not the scan's, nor is its audit: the
+		// audit's name is numbered among the scan's (it read no file of it).
+		name: "an audit that did not run at all: its issues are left open",
+		scans: []synth{
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}, focus: []focusRow{tab(1, "<a>")}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}},
+			{pages: []string{pA}, axe: []axeRow{img(pA, "<img a>", "/img")}, focus: []focusRow{tab(1, "<a>")}},
+		},
+		figs: []figures{{new: 2}, {}, {unstable: 1}},
+		lives: []string{"/ focus_indicator_audit Tab key press #1 did not show a focus indicator: open present=2 reopened=0",
+			"/ image-alt /img: open present=3 reopened=0"},
+	}, {
 		name: "another organisation's issues are untouched by a scan without it",
 		scans: []synth{
 			{pages: []string{pA, "P|https://p.example/"}, axe: []axeRow{img(pA, "<img a>", "/img"),
