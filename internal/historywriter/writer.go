@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -294,7 +295,7 @@ func (w *Writer) record(ctx context.Context, scan *cwacv1alpha1.CwacScan) error 
 	}
 	defer closeFn()
 	start := time.Now()
-	res, err := ingest.Ingest(ctx, w.cfg.Store, fsys, Describe(scan, w.image(ctx, scan)), ingest.Options{Holder: w.cfg.Holder})
+	res, err := w.ingest(ctx, scan, fsys)
 	if err != nil {
 		return err
 	}
@@ -321,6 +322,22 @@ func (w *Writer) record(ctx context.Context, scan *cwacv1alpha1.CwacScan) error 
 		w.cfg.Recorded()
 	}
 	return nil
+}
+
+// ingest records one scan's results. A fault that one scan's results
+// bring out in the ingest (a panic) is that scan's failure, retried and
+// then left out as any other, not the whole server's crash: the writer
+// records the scans left at every start, so it crashed again at each one,
+// and the dashboard with it. The store's transaction is rolled back as
+// the panic unwinds.
+func (w *Writer) ingest(ctx context.Context, scan *cwacv1alpha1.CwacScan, fsys fs.FS) (res ingest.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.cfg.Log.Error("issue history: recording a scan panicked", "scan", scan.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = fmt.Errorf("an internal error in the MCP server while recording (its log has the details): %v", r)
+		}
+	}()
+	return ingest.Ingest(ctx, w.cfg.Store, fsys, Describe(scan, w.image(ctx, scan)), ingest.Options{Holder: w.cfg.Holder})
 }
 
 // failed handles a scan that could not be recorded and returns how long

@@ -88,15 +88,16 @@ type writerFixture struct {
 	cs    *fake.Clientset
 	w     *Writer
 	dir   string
-	// broken names results directories the opener refuses.
-	broken map[string]bool
-	mu     sync.Mutex
-	clock  time.Time
+	// broken names results directories the opener refuses, and panicking
+	// those whose files panic when opened.
+	broken, panicking map[string]bool
+	mu                sync.Mutex
+	clock             time.Time
 }
 
 func newWriterFixture(t *testing.T, st *store.Store) *writerFixture {
 	t.Helper()
-	f := &writerFixture{st: st, scans: &fakeScans{}, dir: t.TempDir(), broken: map[string]bool{}, clock: time.Unix(1_000_000, 0)}
+	f := &writerFixture{st: st, scans: &fakeScans{}, dir: t.TempDir(), broken: map[string]bool{}, panicking: map[string]bool{}, clock: time.Unix(1_000_000, 0)}
 	f.cs = fake.NewClientset(&corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "week-1-job-abc", Namespace: "a11y", Labels: map[string]string{"batch.kubernetes.io/job-name": "week-1-job"}},
 		Status:     corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: "cwac", ImageID: "reg/cwac@sha256:0123"}}},
@@ -113,10 +114,13 @@ func newWriterFixture(t *testing.T, st *store.Store) *writerFixture {
 	})
 	open := func(ctx context.Context, scan *cwacv1alpha1.CwacScan) (fs.FS, func(), error) {
 		f.mu.Lock()
-		broken := f.broken[scan.Status.ResultsPath]
+		broken, panicking := f.broken[scan.Status.ResultsPath], f.panicking[scan.Status.ResultsPath]
 		f.mu.Unlock()
 		if broken {
 			return nil, nil, errors.New("results directory is missing from the results volume")
+		}
+		if panicking {
+			return panickingFS{}, func() {}, nil
 		}
 		return os.DirFS(f.dir + "/" + scan.Status.ResultsPath), func() {}, nil
 	}
@@ -264,6 +268,37 @@ func TestPassRetriesAFailingScanApart(t *testing.T) {
 	}
 
 	checkLeftOutAfterRestart(t, f)
+}
+
+// panickingFS panics when a file is opened, as a fault in the ingest
+// would.
+type panickingFS struct{}
+
+func (panickingFS) Open(string) (fs.File, error) { panic("a fault in reading the results") }
+
+// TestPassTurnsAPanicIntoTheScansFailure: a scan whose ingest panics fails
+// as a scan whose results cannot be read does, said in its Event and in
+// the store's note, while the pass goes on and records the scans after it.
+func TestPassTurnsAPanicIntoTheScansFailure(t *testing.T) {
+	f := newWriterFixture(t, storetest.OpenSQLite(t))
+	copyRun(t, f.dir, "r")
+	f.panicking["faulty"] = true
+	f.scans.set(finishedScan("week-1", 100, "faulty"), finishedScan("week-2", 200, "r"))
+	ctx := context.Background()
+	if delay, err := f.w.Pass(ctx); delay != time.Second || err != nil {
+		t.Fatalf("pass: %v %v, want a retry of week-1 in 1s", delay, err)
+	}
+	if got := scansOf(f.trend(t)); got != "a11y/week-2" {
+		t.Errorf("recorded %q, want week-2", got)
+	}
+	events := f.events(t)
+	if len(events) != 2 || !strings.HasPrefix(events[1], "Warning HistoryIngestFailed week-1: recording in the issue history failed (attempt 1 of 3)") ||
+		!strings.Contains(events[1], "an internal error in the MCP server while recording (its log has the details): a fault in reading the results") {
+		t.Errorf("events: %q", events)
+	}
+	if u, err := f.st.Unrecorded(ctx, "uid-week-1"); err != nil || u == nil || u.State != store.Retrying || u.Attempts != 1 {
+		t.Errorf("the store's note on week-1: %+v (%v)", u, err)
+	}
 }
 
 // checkLeftOutAfterRestart: the volume is back, too late: recording week-1
