@@ -1,16 +1,13 @@
 package report
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/testutil/heap"
 )
 
@@ -37,18 +34,7 @@ func TestBuilderLimits(t *testing.T) {
 		}
 		return out
 	}
-	walk := func(lim Limits, rs []axeRow) *Builder {
-		var body strings.Builder
-		body.WriteString(axeHead)
-		for _, r := range rs {
-			body.WriteString(r.line())
-		}
-		b := NewBuilderWithLimits(lim)
-		if err := results.Walk(context.Background(), fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}, b); err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	walk := func(lim Limits, rs []axeRow) *Builder { return walkAxeWithin(t, lim, rs) }
 	onePage := func(int) string { return "https://a/" }
 	for _, n := range []int{3, 4} {
 		b := walk(Limits{Elements: 3}, rows(n, onePage))

@@ -185,7 +185,7 @@ type Builder struct {
 	// decided is CWAC's count of issues decisions cover (DecidedRow).
 	decided int64
 	// Overflow counters: what went past a tracking limit.
-	untrackedPages, untrackedPageElements int64
+	untrackedPages                        int64
 	elementsCapped                        bool
 	noCriterionRules                      map[string]bool
 	noCriterionElements, noCriterionCount int64
@@ -512,7 +512,6 @@ func (b *Builder) criterionFirstOnPage(p *page, ca *criterion, url string) bool 
 // countPage adds a new element to its page (p; nil: untracked).
 func (b *Builder) countPage(p *page, url string, imp int) {
 	if p == nil {
-		b.untrackedPageElements++
 		if b.firstPair("p", url, "", "") {
 			b.untrackedPages++
 		}

@@ -34,14 +34,19 @@ func (r axeRow) line() string {
 // walkAxe builds a report from axe_core_audit.csv rows.
 func walkAxe(t testing.TB, rows []axeRow) *Builder {
 	t.Helper()
+	return walkAxeWithin(t, DefaultLimits, rows)
+}
+
+// walkAxeWithin is walkAxe with limits.
+func walkAxeWithin(t testing.TB, lim Limits, rows []axeRow) *Builder {
+	t.Helper()
 	var body strings.Builder
 	body.WriteString(axeHead)
 	for _, r := range rows {
 		body.WriteString(r.line())
 	}
-	fsys := fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}
-	b := NewBuilder()
-	if err := results.Walk(context.Background(), fsys, b); err != nil {
+	b := NewBuilderWithLimits(lim)
+	if err := results.Walk(context.Background(), fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}, b); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -319,11 +324,15 @@ func TestTrackedPagesCap(t *testing.T) {
 	if err := results.Walk(context.Background(), fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}, b); err != nil {
 		t.Fatal(err)
 	}
-	if len(b.pages) != MaxTrackedPages || b.untrackedPages != 2 || b.untrackedPageElements != 3 {
-		t.Errorf("%d pages tracked, %d untracked with %d elements; want %d, 2, 3", len(b.pages), b.untrackedPages, b.untrackedPageElements, MaxTrackedPages)
-	}
 	if p := b.pages[b.hash("https://a/1")]; p == nil || p.Elements != (pageCounts{3: 2}) {
 		t.Errorf("the last tracked page = %+v, want 2 elements", p)
+	}
+	// The pages not listed: the two untracked ones with their 3 elements,
+	// and the tracked ones but the last, which have none.
+	if v := viewOf(b); len(b.pages) != MaxTrackedPages || b.untrackedPages != 2 ||
+		v.PagesMore != 2+MaxTrackedPages-1 || v.PagesMoreElements != 3 {
+		t.Errorf("%d pages tracked, %d untracked; %d not listed with %d elements; want %d, 2, %d, 3",
+			len(b.pages), b.untrackedPages, v.PagesMore, v.PagesMoreElements, MaxTrackedPages, 2+MaxTrackedPages-1)
 	}
 }
 
@@ -945,8 +954,10 @@ func TestUntrackedPagesComeBack(t *testing.T) {
 			t.Errorf("criterion %s: %+v, want 3 pages, 7 elements", n, c)
 		}
 	}
-	if len(b.pages) != 1 || b.untrackedPages != 2 || b.untrackedPageElements != 6 || b.elementsCapped {
+	// The one tracked page is listed: the pages not listed are the two
+	// untracked ones and their 6 elements.
+	if v := viewOf(b); len(b.pages) != 1 || b.untrackedPages != 2 || v.PagesMoreElements != 6 || b.elementsCapped {
 		t.Errorf("%d pages kept, %d untracked with %d elements, capped %v; want 1, 2, 6, false",
-			len(b.pages), b.untrackedPages, b.untrackedPageElements, b.elementsCapped)
+			len(b.pages), b.untrackedPages, v.PagesMoreElements, b.elementsCapped)
 	}
 }

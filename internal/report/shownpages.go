@@ -71,11 +71,11 @@ func (s *shownPages) Push(x any) {
 	*s = append(*s, p)
 }
 
-// Pop takes the last page off (heap.Pop).
+// Pop takes the last page off (heap.Pop). Its place is not kept: the
+// page taken off lets its texts go (place).
 func (s *shownPages) Pop() any {
 	old := *s
 	p := old[len(old)-1]
 	*s = old[:len(old)-1]
-	p.texts.at = -1
 	return p
 }

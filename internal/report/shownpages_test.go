@@ -2,31 +2,12 @@ package report
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
-
-	"github.com/a11y-dev/cwac-operator/internal/results"
 )
-
-// walkAxeWithin is walkAxe with limits.
-func walkAxeWithin(t *testing.T, lim Limits, rows []axeRow) *Builder {
-	t.Helper()
-	var body strings.Builder
-	body.WriteString(axeHead)
-	for _, r := range rows {
-		body.WriteString(r.line())
-	}
-	b := NewBuilderWithLimits(lim)
-	if err := results.Walk(context.Background(), fstest.MapFS{"axe_core_audit.csv": csvFile(body.String())}, b); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // pagesWithTexts counts the tracked pages that hold their texts.
 func pagesWithTexts(b *Builder) int {
