@@ -1,10 +1,7 @@
 package cireport
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/cespare/xxhash/v2"
@@ -16,10 +13,7 @@ import (
 // Spool is where the reports keep the ids they give while the walk runs,
 // to read a page's again when its rows come back (a file, in the runner):
 // written in order, 16 bytes an id, and read at any place.
-type Spool interface {
-	io.Writer
-	io.ReaderAt
-}
+type Spool = pageruns.Spool
 
 // pageNamer names the issue rows of a scan that no ids are known for
 // (no baseline, no kept ids file) exactly as one diff.IssueNamer for the
@@ -62,7 +56,7 @@ const maxGiven = math.MaxUint32
 func newPageNamer(spool Spool) *pageNamer {
 	p := &pageNamer{}
 	if spool != nil {
-		p.given = &spooledIDs{w: bufio.NewWriter(spool), r: spool}
+		p.given = &spooledIDs{ids: pageruns.NewSpooled(spool, len(diff.IssueID{}))}
 	} else {
 		p.given = &heldIDs{}
 	}
@@ -165,9 +159,7 @@ func (h *heldIDs) read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, 
 
 // spooledIDs keeps them in a Spool, 16 bytes each.
 type spooledIDs struct {
-	w   *bufio.Writer
-	r   io.ReaderAt
-	buf []byte
+	ids *pageruns.Spooled
 	// id is the id being added: written from here, not from add's
 	// argument, which the write would move to the heap on every call.
 	id diff.IssueID
@@ -175,31 +167,17 @@ type spooledIDs struct {
 
 func (s *spooledIDs) add(id diff.IssueID) error {
 	s.id = id
-	_, err := s.w.Write(s.id[:])
-	return err
+	return s.ids.Add(s.id[:])
 }
 
 func (s *spooledIDs) read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error) {
-	if err := s.w.Flush(); err != nil {
+	buf, err := s.ids.Read(start, end)
+	if err != nil {
 		return held, err
 	}
 	size := len(diff.IssueID{})
-	n := int(end-start) * size
-	if cap(s.buf) < n {
-		s.buf = make([]byte, n)
-	}
-	buf := s.buf[:n]
-	if _, err := s.r.ReadAt(buf, int64(start)*int64(size)); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF // the spool is shorter than what was written to it
-		}
-		return held, err
-	}
-	for len(buf) > 0 {
-		var id diff.IssueID
-		copy(id[:], buf)
-		held = append(held, id)
-		buf = buf[size:]
+	for ; len(buf) > 0; buf = buf[size:] {
+		held = append(held, diff.IssueID(buf[:size]))
 	}
 	return held, nil
 }

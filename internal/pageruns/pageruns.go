@@ -6,11 +6,18 @@
 // runs: the entries added while one page's rows came together. A reader
 // that holds only the page being read needs the entries of its earlier
 // runs when its rows come back after other pages'; Runs finds them, at a
-// few words a run, and Blocks keeps entries in memory without copying what
-// it holds as it grows.
+// few words a run. Blocks keeps entries in memory without copying what it
+// holds as it grows; Spooled keeps them in a file.
 package pageruns
 
-import "iter"
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+)
 
 // Runs are the runs of each page, by a hash of the page: a run is the
 // places [start, end) its entries took in the list, where each run starts
@@ -110,3 +117,69 @@ func (b *Blocks[T]) At(i uint32) T { return b.blocks[i/BlockLen][i%BlockLen] }
 
 // Len is how many entries the list holds.
 func (b *Blocks[T]) Len() uint32 { return b.n }
+
+// Spool is where a Spooled list keeps its entries (a hidden file beside
+// the results, in the runner): written in order, read at any place.
+type Spool interface {
+	io.Writer
+	io.ReaderAt
+}
+
+// Spooled is a list of entries of one size in bytes, kept in a Spool
+// rather than in memory: what is learnt of the pages read before is read
+// again only when a page's rows come back, and in memory it grows with
+// every row of the scan.
+type Spooled struct {
+	w    *bufio.Writer
+	r    io.ReaderAt
+	size int
+	n    uint32
+	buf  []byte
+}
+
+// NewSpooled starts an empty list of entries of size bytes in s.
+func NewSpooled(s Spool, size int) *Spooled {
+	return &Spooled{w: bufio.NewWriter(s), r: s, size: size}
+}
+
+// Add appends entry, which must be the list's size: one of another size
+// would shift every entry after it.
+func (s *Spooled) Add(entry []byte) error {
+	if len(entry) != s.size {
+		return fmt.Errorf("an entry of %d bytes in a list of %d-byte entries", len(entry), s.size)
+	}
+	if s.n == math.MaxUint32 {
+		return fmt.Errorf("more than %d entries", uint32(math.MaxUint32))
+	}
+	if _, err := s.w.Write(entry); err != nil {
+		return err
+	}
+	s.n++
+	return nil
+}
+
+// Read is the entries at places [start, end), end to end: valid until
+// the next Read.
+func (s *Spooled) Read(start, end uint32) ([]byte, error) {
+	if start > end || end > s.n {
+		return nil, fmt.Errorf("entries %d to %d of a list of %d", start, end, s.n)
+	}
+	if err := s.w.Flush(); err != nil {
+		return nil, err
+	}
+	n := int(end-start) * s.size
+	if cap(s.buf) < n {
+		s.buf = make([]byte, n)
+	}
+	buf := s.buf[:n]
+	if _, err := s.r.ReadAt(buf, int64(start)*int64(s.size)); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // the spool is shorter than what was written to it
+		}
+		return nil, err
+	}
+	return buf, nil
+}
+
+// Len is how many entries the list holds.
+func (s *Spooled) Len() uint32 { return s.n }

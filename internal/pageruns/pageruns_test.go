@@ -1,7 +1,11 @@
 package pageruns
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -125,5 +129,96 @@ func TestBlocks(t *testing.T) {
 				t.Errorf("%d entries: block %d holds %d, want %d", n, i, cap(block), BlockLen)
 			}
 		}
+	}
+}
+
+// memSpool is a Spool in memory; failing, its writes fail, and short, it
+// gives back one byte less than it holds.
+type memSpool struct {
+	data    []byte
+	failing bool
+	short   bool
+}
+
+func (m *memSpool) Write(b []byte) (int, error) {
+	if m.failing {
+		return 0, errors.New("disk full")
+	}
+	m.data = append(m.data, b...)
+	return len(b), nil
+}
+
+func (m *memSpool) ReadAt(b []byte, off int64) (int, error) {
+	data := m.data
+	if m.short {
+		data = data[:len(data)-1]
+	}
+	if off >= int64(len(data)) {
+		return 0, io.EOF
+	}
+	n := copy(b, data[off:])
+	if n < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// A spooled list gives back any run of its entries, whether still in its
+// write buffer or already written, and refuses entries of another size
+// and places past its end; a spool that fails or is short is an error.
+func TestSpooled(t *testing.T) {
+	entry := func(i int) []byte { return []byte{byte(i), byte(i >> 8), byte(i >> 16)} }
+	const n = 5000 // more than bufio's buffer holds
+	s := NewSpooled(&memSpool{}, 3)
+	for i := range n {
+		if err := s.Add(entry(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Len() != n {
+		t.Fatalf("Len %d, want %d", s.Len(), n)
+	}
+	for _, r := range [][2]uint32{{0, 0}, {0, 1}, {17, 1400}, {n - 2, n}, {0, n}} {
+		got, err := s.Read(r[0], r[1])
+		if err != nil {
+			t.Fatalf("Read(%d, %d): %v", r[0], r[1], err)
+		}
+		var want []byte
+		for i := r[0]; i < r[1]; i++ {
+			want = append(want, entry(int(i))...)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("Read(%d, %d): %d bytes, not the entries added", r[0], r[1], len(got))
+		}
+	}
+	if err := s.Add([]byte{1, 2}); err == nil || s.Len() != n {
+		t.Errorf("an entry of 2 bytes: error %v, Len %d", err, s.Len())
+	}
+	for _, r := range [][2]uint32{{n, n + 1}, {3, 2}} {
+		if _, err := s.Read(r[0], r[1]); err == nil || !strings.Contains(err.Error(), "of a list of 5000") {
+			t.Errorf("Read(%d, %d): error %v", r[0], r[1], err)
+		}
+	}
+
+	failing := NewSpooled(&memSpool{failing: true}, 3)
+	var err error
+	for i := 0; i < n && err == nil; i++ {
+		err = failing.Add(entry(i))
+	}
+	if err == nil || err.Error() != "disk full" || failing.Len() >= n {
+		t.Errorf("a spool whose writes fail: error %v after %d entries", err, failing.Len())
+	}
+
+	short := NewSpooled(&memSpool{short: true}, 3)
+	for i := range 10 {
+		if err := short.Add(entry(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := short.Read(0, 10); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a short spool: error %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+	if _, err := short.Read(0, 9); err != nil {
+		t.Errorf("entries within a short spool: %v", err)
 	}
 }

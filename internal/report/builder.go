@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/a11y-dev/cwac-operator/internal/diff"
+	"github.com/a11y-dev/cwac-operator/internal/pageruns"
 	"github.com/a11y-dev/cwac-operator/internal/results"
 	"github.com/a11y-dev/cwac-operator/internal/textcap"
 	"github.com/a11y-dev/cwac-operator/internal/wcag"
@@ -247,6 +249,21 @@ func NewBuilderWithLimits(lim Limits) *Builder {
 	}
 }
 
+// SpoolElements keeps the elements told apart on the pages read before in
+// spool (a file: 8 bytes an element or pair, read again only when a
+// page's rows come back) rather than in memory, where they grow with the
+// scan to Limits.Elements (16 MB at MaxTrackedElements). It must be called
+// before the first row; the builder writes to the spool and reads it back
+// while rows are visited, and a spool that fails stops the walk with its
+// error.
+func (b *Builder) SpoolElements(spool pageruns.Spool) error {
+	if b.elements.len() > 0 {
+		return errors.New("report: the elements are spooled from the first row, not after")
+	}
+	b.elements.keys = &spooledKeys{keys: pageruns.NewSpooled(spool, keyBytes)}
+	return nil
+}
+
 // BeginFile notes what the rows that follow are: issues of an audit,
 // pages_scanned.csv, or something the report does not read.
 func (b *Builder) BeginFile(file string, r *results.Reader) error {
@@ -352,7 +369,9 @@ func (b *Builder) issueRow(row results.Row) error {
 	vp := b.viewportBit(row.Field(b.col.viewport))
 	key := b.hash(ru.Audit, ru.ID, url, element)
 	if !b.elements.reading(url) {
-		b.elements.turnTo(url, b.hash(url))
+		if err := b.elements.turnTo(url, b.hash(url)); err != nil {
+			return err
+		}
 	}
 	if b.elements.has(key) {
 		if i, ok := b.sampled[key]; ok {

@@ -1,6 +1,11 @@
 package report
 
-import "github.com/a11y-dev/cwac-operator/internal/pageruns"
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/a11y-dev/cwac-operator/internal/pageruns"
+)
 
 // elementSet is the set of elements told apart, by the hash of each
 // (Builder.hash of its audit, rule, page and element), and of the pairs
@@ -9,15 +14,16 @@ import "github.com/a11y-dev/cwac-operator/internal/pageruns"
 // viewport: so the set holds the elements of the page being read in a
 // small table, and those of the pages read before as plain keys, 8 bytes
 // each, grouped in runs (a run: the keys added while one page's rows came
-// together). When a page's rows come back after other pages', the keys of
-// its earlier runs join the table again.
+// together), in memory or in a spool (Builder.SpoolElements). When a
+// page's rows come back after other pages', the keys of its earlier runs
+// join the table again.
 type elementSet struct {
 	url   string              // the page being read (when open)
 	page  uint64              // its hash (Builder.hash of the URL)
 	open  bool                // whether a page is being read
 	table map[uint64]struct{} // the elements of the page being read, its earlier runs' too
 	fresh []uint64            // the elements added in the run being read
-	keys  pageruns.Blocks[uint64]
+	keys  keyList
 	runs  pageruns.Runs // the pages' runs of keys
 }
 
@@ -27,13 +33,13 @@ type elementSet struct {
 const maxPageTable = 1024
 
 func newElementSet() elementSet {
-	return elementSet{table: map[uint64]struct{}{}}
+	return elementSet{table: map[uint64]struct{}{}, keys: &heldKeys{}}
 }
 
 // len is how many keys the set holds: Builder.elementsTold and pairsTold,
 // each within Limits.Elements, keep it, and so the keys' places, within 32
 // bits.
-func (s *elementSet) len() int { return int(s.keys.Len()) + len(s.fresh) }
+func (s *elementSet) len() int { return int(s.keys.len()) + len(s.fresh) }
 
 // reading reports whether url is the page being read.
 func (s *elementSet) reading(url string) bool { return s.open && url == s.url }
@@ -53,8 +59,10 @@ func (s *elementSet) add(key uint64) {
 
 // turnTo ends the run being read and starts one of the page at url (whose
 // hash is page), with the keys of its earlier runs.
-func (s *elementSet) turnTo(url string, page uint64) {
-	s.endRun()
+func (s *elementSet) turnTo(url string, page uint64) error {
+	if err := s.endRun(); err != nil {
+		return err
+	}
 	if len(s.table) > maxPageTable {
 		s.table = map[uint64]struct{}{}
 	} else {
@@ -62,17 +70,74 @@ func (s *elementSet) turnTo(url string, page uint64) {
 	}
 	s.url, s.page, s.open = url, page, true
 	for start, end := range s.runs.Of(page) {
-		for k := start; k < end; k++ {
-			s.table[s.keys.At(k)] = struct{}{}
+		if err := s.keys.each(start, end, func(k uint64) { s.table[k] = struct{}{} }); err != nil {
+			return fmt.Errorf("reading a page's elements again: %w", err)
 		}
 	}
+	return nil
 }
 
 // endRun keeps the keys added in the run being read, if any.
-func (s *elementSet) endRun() {
+func (s *elementSet) endRun() error {
 	for _, k := range s.fresh {
-		s.keys.Append(k)
+		if err := s.keys.add(k); err != nil {
+			return fmt.Errorf("keeping the elements told apart: %w", err)
+		}
 	}
 	s.fresh = s.fresh[:0]
-	s.runs.Add(s.page, s.keys.Len())
+	s.runs.Add(s.page, s.keys.len())
+	return nil
+}
+
+// keyList keeps the keys of the runs ended, in order, to be read again by
+// place.
+type keyList interface {
+	add(k uint64) error
+	len() uint32
+	// each calls fn with each key at [start, end).
+	each(start, end uint32, fn func(uint64)) error
+}
+
+// heldKeys keeps them in memory.
+type heldKeys struct{ keys pageruns.Blocks[uint64] }
+
+func (h *heldKeys) add(k uint64) error {
+	h.keys.Append(k)
+	return nil
+}
+
+func (h *heldKeys) len() uint32 { return h.keys.Len() }
+
+func (h *heldKeys) each(start, end uint32, fn func(uint64)) error {
+	for i := start; i < end; i++ {
+		fn(h.keys.At(i))
+	}
+	return nil
+}
+
+// keyBytes is the size of a key.
+const keyBytes = 8
+
+// spooledKeys keeps them in a spool, keyBytes each.
+type spooledKeys struct {
+	keys *pageruns.Spooled
+	buf  [keyBytes]byte // the key being added: a slice of add's argument would move it to the heap
+}
+
+func (s *spooledKeys) add(k uint64) error {
+	binary.LittleEndian.PutUint64(s.buf[:], k)
+	return s.keys.Add(s.buf[:])
+}
+
+func (s *spooledKeys) len() uint32 { return s.keys.Len() }
+
+func (s *spooledKeys) each(start, end uint32, fn func(uint64)) error {
+	buf, err := s.keys.Read(start, end)
+	if err != nil {
+		return err
+	}
+	for ; len(buf) >= keyBytes; buf = buf[keyBytes:] {
+		fn(binary.LittleEndian.Uint64(buf))
+	}
+	return nil
 }

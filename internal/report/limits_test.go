@@ -388,7 +388,7 @@ func TestTrackedOrganisationsCap(t *testing.T) {
 // found at two viewports).
 func TestTrackedElementsCap(t *testing.T) {
 	b := NewBuilder()
-	b.elements.turnTo("https://another/", 1) // another page's elements
+	turn(t, &b.elements, "https://another/", 1) // another page's elements
 	for i := range MaxTrackedElements - 2 {
 		b.elements.add(uint64(i) + 1<<40)
 	}

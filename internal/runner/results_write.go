@@ -120,6 +120,9 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	summary := results.NewSummaryBuilder(opts)
 	index := results.NewIndexBuilder(results.DefaultIndexEvery)
 	reports := report.NewBuilder()
+	if spool := spoolReportElements(reports, dir, log); spool != nil {
+		defer discardHidden(spool)
+	}
 	defer base.close()
 	if base.diff == nil {
 		ci.Baseline = "" // not compared (the baseline's results were unusable): the reports name no baseline
@@ -166,6 +169,25 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 	}
 	ciOut.finish(ctx, true)
 	return s, nil
+}
+
+// spoolReportElements keeps the HTML report's elements of the pages read
+// before in a hidden file beside the results while the walk runs (they
+// grow with the scan: 16 MB at report.MaxTrackedElements) and returns it,
+// for the caller to remove; nil, logged, where it cannot be made: they are
+// then kept in memory.
+func spoolReportElements(b *report.Builder, dir string, log *slog.Logger) *os.File {
+	f, err := createHidden(filepath.Join(dir, report.HTMLFile+".elements"))
+	if err != nil {
+		log.Info("the report's elements are kept in memory while they are told apart", "err", err)
+		return nil
+	}
+	if err := b.SpoolElements(f); err != nil {
+		discardHidden(f)
+		log.Error("spooling the report's elements", "err", err)
+		return nil
+	}
+	return f
 }
 
 // writeFileAtomic writes a file that readers may open at any moment

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -365,5 +366,44 @@ func TestWriteResultsCompared(t *testing.T) {
 	}
 	if _, err := WriteResultsCompared(ctx, week2, filepath.Join(root, "gone"), results.Options{}, report.Meta{Title: "week-2"}, log); err == nil {
 		t.Error("a baseline that is gone gave no error")
+	}
+}
+
+// TestReportElementsSpooledWhileTold: the HTML report keeps the elements
+// of the pages read before in a hidden file beside the results while the
+// walk runs, and makes the report it makes holding them; where the file
+// cannot be made, the log says they are kept in memory and the report is
+// the same.
+func TestReportElementsSpooledWhileTold(t *testing.T) {
+	dir := t.TempDir()
+	must(t, files.CopyDir(realScanDir, dir))
+	log, buf := captureLog()
+	spooled := report.NewBuilder()
+	spool := spoolReportElements(spooled, dir, log)
+	if spool == nil || filepath.Dir(spool.Name()) != dir || !strings.HasPrefix(filepath.Base(spool.Name()), "."+report.HTMLFile) {
+		t.Fatalf("no hidden spool beside the results: %v (log %s)", spool, buf)
+	}
+	defer discardHidden(spool)
+	held := report.NewBuilder()
+	if got := spoolReportElements(held, filepath.Join(dir, "gone"), log); got != nil || !strings.Contains(buf.String(), "kept in memory") {
+		t.Fatalf("a spool in a directory that is not there: %v (log %s)", got, buf)
+	}
+	fsys := os.DirFS(dir)
+	must(t, results.Walk(context.Background(), fsys, spooled))
+	must(t, results.Walk(context.Background(), fsys, held))
+	if fi, err := spool.Stat(); err != nil || fi.Size() == 0 {
+		t.Errorf("the spool after the walk: %v, %v (the scan's pages come back across viewports)", fi, err)
+	}
+	written := func(b *report.Builder) map[string]string {
+		out := map[string]string{}
+		_, err := b.WriteFiles(report.Meta{Title: "t", GeneratedAt: time.Unix(0, 0)}, &results.Summary{}, func(name string, data []byte) error {
+			out[name] = string(data)
+			return nil
+		})
+		must(t, err)
+		return out
+	}
+	if a, b := written(held), written(spooled); a[report.HTMLFile] == "" || !maps.Equal(a, b) {
+		t.Error("the report made with its elements spooled differs from the one made holding them")
 	}
 }
