@@ -44,9 +44,9 @@ type pageNamer struct {
 	fresh     *diff.IssueNamer
 	freshRows int
 
-	n     uint32        // the ids given so far
-	runs  pageruns.Runs // by page hash: the places of the ids given to it
-	given givenIDs
+	n     uint32                      // the ids given so far
+	runs  pageruns.Runs               // by page hash: the places of the ids given to it
+	given pageruns.List[diff.IssueID] // the ids given, in order
 }
 
 // maxGiven bounds the ids a pageNamer gives (positions are 32 bits), far
@@ -56,9 +56,9 @@ const maxGiven = math.MaxUint32
 func newPageNamer(spool Spool) *pageNamer {
 	p := &pageNamer{}
 	if spool != nil {
-		p.given = &spooledIDs{ids: pageruns.NewSpooled(spool, len(diff.IssueID{}))}
+		p.given = pageruns.NewInSpool(spool, idCodec)
 	} else {
-		p.given = &heldIDs{}
+		p.given = &pageruns.Held[diff.IssueID]{}
 	}
 	return p
 }
@@ -77,7 +77,7 @@ func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
 	if p.namer == p.fresh {
 		p.freshRows++
 	}
-	if err := p.given.add(id); err != nil {
+	if err := p.given.Add(id); err != nil {
 		return diff.IssueID{}, fmt.Errorf("keeping the ids given: %w", err)
 	}
 	p.n++
@@ -92,8 +92,7 @@ func (p *pageNamer) begin(org, page string) error {
 	var held []diff.IssueID
 	seen := false
 	for start, end := range p.runs.Of(p.hash) {
-		var err error
-		if held, err = p.given.read(held, start, end); err != nil {
+		if err := p.given.Each(start, end, func(id diff.IssueID) { held = append(held, id) }); err != nil {
 			return fmt.Errorf("reading the ids given to a page again: %w", err)
 		}
 		seen = true
@@ -135,49 +134,9 @@ func pageHash(org, page string) uint64 {
 	return d.Sum64()
 }
 
-// givenIDs keeps the ids given, in order, to be read again by place.
-type givenIDs interface {
-	add(id diff.IssueID) error
-	// read appends the ids given at [start, end) to held.
-	read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error)
-}
-
-// heldIDs keeps them in memory.
-type heldIDs struct{ ids pageruns.Blocks[diff.IssueID] }
-
-func (h *heldIDs) add(id diff.IssueID) error {
-	h.ids.Append(id)
-	return nil
-}
-
-func (h *heldIDs) read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error) {
-	for i := start; i < end; i++ {
-		held = append(held, h.ids.At(i))
-	}
-	return held, nil
-}
-
-// spooledIDs keeps them in a Spool, 16 bytes each.
-type spooledIDs struct {
-	ids *pageruns.Spooled
-	// id is the id being added: written from here, not from add's
-	// argument, which the write would move to the heap on every call.
-	id diff.IssueID
-}
-
-func (s *spooledIDs) add(id diff.IssueID) error {
-	s.id = id
-	return s.ids.Add(s.id[:])
-}
-
-func (s *spooledIDs) read(held []diff.IssueID, start, end uint32) ([]diff.IssueID, error) {
-	buf, err := s.ids.Read(start, end)
-	if err != nil {
-		return held, err
-	}
-	size := len(diff.IssueID{})
-	for ; len(buf) > 0; buf = buf[size:] {
-		held = append(held, diff.IssueID(buf[:size]))
-	}
-	return held, nil
+// idCodec writes an id in the spool as its 16 bytes.
+var idCodec = pageruns.Codec[diff.IssueID]{
+	Size: len(diff.IssueID{}),
+	Put:  func(b []byte, id diff.IssueID) { copy(b, id[:]) },
+	Get:  func(b []byte) diff.IssueID { return diff.IssueID(b) },
 }

@@ -183,3 +183,72 @@ func (s *Spooled) Read(start, end uint32) ([]byte, error) {
 
 // Len is how many entries the list holds.
 func (s *Spooled) Len() uint32 { return s.n }
+
+// List is a list of entries kept in order, to read again by place: in
+// memory (Held) or in a Spool (InSpool).
+type List[T any] interface {
+	Add(v T) error
+	Len() uint32
+	// Each calls fn with each entry at [start, end), in order.
+	Each(start, end uint32, fn func(T)) error
+}
+
+// Held keeps a List's entries in memory.
+type Held[T any] struct{ entries Blocks[T] }
+
+// Add appends v.
+func (h *Held[T]) Add(v T) error {
+	h.entries.Append(v)
+	return nil
+}
+
+// Len is how many entries the list holds.
+func (h *Held[T]) Len() uint32 { return h.entries.Len() }
+
+// Each calls fn with each entry at [start, end).
+func (h *Held[T]) Each(start, end uint32, fn func(T)) error {
+	for i := start; i < end; i++ {
+		fn(h.entries.At(i))
+	}
+	return nil
+}
+
+// Codec writes an entry into Size bytes (Put) and reads it back (Get).
+type Codec[T any] struct {
+	Size int
+	Put  func([]byte, T)
+	Get  func([]byte) T
+}
+
+// InSpool keeps a List's entries in a Spool, Codec.Size bytes each.
+type InSpool[T any] struct {
+	list  *Spooled
+	codec Codec[T]
+	entry []byte // the entry being added, put here first
+}
+
+// NewInSpool starts an empty list in s.
+func NewInSpool[T any](s Spool, c Codec[T]) *InSpool[T] {
+	return &InSpool[T]{list: NewSpooled(s, c.Size), codec: c, entry: make([]byte, c.Size)}
+}
+
+// Add appends v.
+func (l *InSpool[T]) Add(v T) error {
+	l.codec.Put(l.entry, v)
+	return l.list.Add(l.entry)
+}
+
+// Len is how many entries the list holds.
+func (l *InSpool[T]) Len() uint32 { return l.list.Len() }
+
+// Each calls fn with each entry at [start, end), read back from the spool.
+func (l *InSpool[T]) Each(start, end uint32, fn func(T)) error {
+	buf, err := l.list.Read(start, end)
+	if err != nil {
+		return err
+	}
+	for ; len(buf) > 0; buf = buf[l.codec.Size:] {
+		fn(l.codec.Get(buf[:l.codec.Size]))
+	}
+	return nil
+}

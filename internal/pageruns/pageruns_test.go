@@ -222,3 +222,43 @@ func TestSpooled(t *testing.T) {
 		t.Errorf("entries within a short spool: %v", err)
 	}
 }
+
+// Both kinds of List give back each run of their entries in order, across
+// blocks and past the spool's write buffer, and a spooled one an error
+// from a spool that cannot give them back.
+func TestLists(t *testing.T) {
+	codec := Codec[uint32]{Size: 4, Put: func(b []byte, v uint32) { copy(b, []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}) },
+		Get: func(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }}
+	const n = 3*BlockLen + 5
+	for name, l := range map[string]List[uint32]{"held": &Held[uint32]{}, "in a spool": NewInSpool(&memSpool{}, codec)} {
+		for i := range uint32(n) {
+			if err := l.Add(i * 7); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l.Len() != n {
+			t.Errorf("%s: Len %d, want %d", name, l.Len(), n)
+		}
+		for _, r := range [][2]uint32{{0, 0}, {0, 1}, {BlockLen - 2, BlockLen + 3}, {n - 4, n}} {
+			var got, want []uint32
+			if err := l.Each(r[0], r[1], func(v uint32) { got = append(got, v) }); err != nil {
+				t.Fatalf("%s: Each(%d, %d): %v", name, r[0], r[1], err)
+			}
+			for i := r[0]; i < r[1]; i++ {
+				want = append(want, i*7)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: Each(%d, %d) = %v, want %v", name, r[0], r[1], got, want)
+			}
+		}
+	}
+	short := NewInSpool(&memSpool{short: true}, codec)
+	for i := range uint32(3) {
+		if err := short.Add(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := short.Each(0, 3, func(uint32) {}); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a short spool: error %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+}

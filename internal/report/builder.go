@@ -260,7 +260,7 @@ func (b *Builder) SpoolElements(spool pageruns.Spool) error {
 	if b.elements.len() > 0 {
 		return errors.New("report: the elements are spooled from the first row, not after")
 	}
-	b.elements.keys = &spooledKeys{keys: pageruns.NewSpooled(spool, keyBytes)}
+	b.elements.keys = pageruns.NewInSpool(spool, keyCodec)
 	return nil
 }
 

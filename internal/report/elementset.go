@@ -18,13 +18,13 @@ import (
 // page's rows come back after other pages', the keys of its earlier runs
 // join the table again.
 type elementSet struct {
-	url   string              // the page being read (when open)
-	page  uint64              // its hash (Builder.hash of the URL)
-	open  bool                // whether a page is being read
-	table map[uint64]struct{} // the elements of the page being read, its earlier runs' too
-	fresh []uint64            // the elements added in the run being read
-	keys  keyList
-	runs  pageruns.Runs // the pages' runs of keys
+	url   string                // the page being read (when open)
+	page  uint64                // its hash (Builder.hash of the URL)
+	open  bool                  // whether a page is being read
+	table map[uint64]struct{}   // the elements of the page being read, its earlier runs' too
+	fresh []uint64              // the elements added in the run being read
+	keys  pageruns.List[uint64] // the keys of the runs ended, in order
+	runs  pageruns.Runs         // the pages' runs of keys
 }
 
 // maxPageTable is the largest table kept from one page to the next: one
@@ -33,13 +33,13 @@ type elementSet struct {
 const maxPageTable = 1024
 
 func newElementSet() elementSet {
-	return elementSet{table: map[uint64]struct{}{}, keys: &heldKeys{}}
+	return elementSet{table: map[uint64]struct{}{}, keys: &pageruns.Held[uint64]{}}
 }
 
 // len is how many keys the set holds: Builder.elementsTold and pairsTold,
 // each within Limits.Elements, keep it, and so the keys' places, within 32
 // bits.
-func (s *elementSet) len() int { return int(s.keys.len()) + len(s.fresh) }
+func (s *elementSet) len() int { return int(s.keys.Len()) + len(s.fresh) }
 
 // reading reports whether url is the page being read.
 func (s *elementSet) reading(url string) bool { return s.open && url == s.url }
@@ -70,7 +70,7 @@ func (s *elementSet) turnTo(url string, page uint64) error {
 	}
 	s.url, s.page, s.open = url, page, true
 	for start, end := range s.runs.Of(page) {
-		if err := s.keys.each(start, end, func(k uint64) { s.table[k] = struct{}{} }); err != nil {
+		if err := s.keys.Each(start, end, func(k uint64) { s.table[k] = struct{}{} }); err != nil {
 			return fmt.Errorf("reading a page's elements again: %w", err)
 		}
 	}
@@ -80,64 +80,14 @@ func (s *elementSet) turnTo(url string, page uint64) error {
 // endRun keeps the keys added in the run being read, if any.
 func (s *elementSet) endRun() error {
 	for _, k := range s.fresh {
-		if err := s.keys.add(k); err != nil {
+		if err := s.keys.Add(k); err != nil {
 			return fmt.Errorf("keeping the elements told apart: %w", err)
 		}
 	}
 	s.fresh = s.fresh[:0]
-	s.runs.Add(s.page, s.keys.len())
+	s.runs.Add(s.page, s.keys.Len())
 	return nil
 }
 
-// keyList keeps the keys of the runs ended, in order, to be read again by
-// place.
-type keyList interface {
-	add(k uint64) error
-	len() uint32
-	// each calls fn with each key at [start, end).
-	each(start, end uint32, fn func(uint64)) error
-}
-
-// heldKeys keeps them in memory.
-type heldKeys struct{ keys pageruns.Blocks[uint64] }
-
-func (h *heldKeys) add(k uint64) error {
-	h.keys.Append(k)
-	return nil
-}
-
-func (h *heldKeys) len() uint32 { return h.keys.Len() }
-
-func (h *heldKeys) each(start, end uint32, fn func(uint64)) error {
-	for i := start; i < end; i++ {
-		fn(h.keys.At(i))
-	}
-	return nil
-}
-
-// keyBytes is the size of a key.
-const keyBytes = 8
-
-// spooledKeys keeps them in a spool, keyBytes each.
-type spooledKeys struct {
-	keys *pageruns.Spooled
-	buf  [keyBytes]byte // the key being added: a slice of add's argument would move it to the heap
-}
-
-func (s *spooledKeys) add(k uint64) error {
-	binary.LittleEndian.PutUint64(s.buf[:], k)
-	return s.keys.Add(s.buf[:])
-}
-
-func (s *spooledKeys) len() uint32 { return s.keys.Len() }
-
-func (s *spooledKeys) each(start, end uint32, fn func(uint64)) error {
-	buf, err := s.keys.Read(start, end)
-	if err != nil {
-		return err
-	}
-	for ; len(buf) >= keyBytes; buf = buf[keyBytes:] {
-		fn(binary.LittleEndian.Uint64(buf))
-	}
-	return nil
-}
+// keyCodec writes a key in the spool as its 8 bytes.
+var keyCodec = pageruns.Codec[uint64]{Size: 8, Put: binary.LittleEndian.PutUint64, Get: binary.LittleEndian.Uint64}

@@ -103,7 +103,7 @@ func setKinds(t *testing.T) map[string]func() elementSet {
 		"in memory": newElementSet,
 		"spooled": func() elementSet {
 			s := newElementSet()
-			s.keys = &spooledKeys{keys: pageruns.NewSpooled(tempSpool(t), keyBytes)}
+			s.keys = pageruns.NewInSpool(tempSpool(t), keyCodec)
 			return s
 		},
 	}
@@ -159,7 +159,7 @@ func TestElementSetSpoolFailing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newElementSet()
-			s.keys = &spooledKeys{keys: pageruns.NewSpooled(tc.spool, keyBytes)}
+			s.keys = pageruns.NewInSpool(tc.spool, keyCodec)
 			var err error
 			for _, page := range []uint64{1, 2, 1} {
 				if err = s.turnTo(fmt.Sprint("https://a/", page), page); err != nil {
@@ -188,9 +188,9 @@ func TestElementSetKeepsRuns(t *testing.T) {
 			s.add(uint64(p)<<32 | uint64(k))
 		}
 	}
-	if len(s.table) != 2 || s.keys.len() != 3+maxPageTable+1 || s.runs.Len() != 2 || s.len() != 3+maxPageTable+1+2 {
+	if len(s.table) != 2 || s.keys.Len() != 3+maxPageTable+1 || s.runs.Len() != 2 || s.len() != 3+maxPageTable+1+2 {
 		t.Errorf("reading the third page: table %d, keys %d in %d runs, %d elements; want 2, %d in 2, %d",
-			len(s.table), s.keys.len(), s.runs.Len(), s.len(), 3+maxPageTable+1, 3+maxPageTable+1+2)
+			len(s.table), s.keys.Len(), s.runs.Len(), s.len(), 3+maxPageTable+1, 3+maxPageTable+1+2)
 	}
 	turn(t, &s, "https://a/1", 1) // the large page again
 	var runs [][2]uint32
@@ -295,7 +295,7 @@ func TestSpoolElementsFromTheFirstRow(t *testing.T) {
 	if err := b.SpoolElements(tempSpool(t)); err == nil || !strings.Contains(err.Error(), "from the first row") {
 		t.Errorf("spooling after a row: error %v", err)
 	}
-	if _, ok := b.elements.keys.(*heldKeys); !ok || b.elements.len() != 1 {
+	if _, ok := b.elements.keys.(*pageruns.Held[uint64]); !ok || b.elements.len() != 1 {
 		t.Errorf("after a refused spool: keys %T, %d held; want in memory, 1", b.elements.keys, b.elements.len())
 	}
 	if err := NewBuilder().SpoolElements(tempSpool(t)); err != nil {
