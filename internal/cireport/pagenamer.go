@@ -2,7 +2,6 @@ package cireport
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -11,8 +10,9 @@ import (
 )
 
 // Spool is where the reports keep the ids they give while the walk runs,
-// to read a page's again when its rows come back (a file, in the runner):
-// written in order, 16 bytes an id, and read at any place.
+// to read a page's again when its rows come back (a file, in the runner;
+// pageruns.Memory where there is none): written in order, 16 bytes an id
+// with a few more a run and a page, and read at any place.
 type Spool = pageruns.Spool
 
 // pageNamer names the issue rows of a scan that no ids are known for
@@ -23,8 +23,8 @@ type Spool = pageruns.Spool
 // rows of one page, holding the ids given on that page before (none, but
 // for a page whose rows come back), names each row as the scan's namer
 // does. One namer for a scan held each distinct row's id and count, 21 MB
-// at a million rows; this holds a few words a run of rows, and finds the
-// ids given to a page that comes back in the spool.
+// at a million rows; this keeps the ids given in a log (pageruns.Log), in
+// the spool, and finds a page's there when it comes back.
 //
 // A page named for the first time holds no ids, so its rows are named by
 // a namer shared with other such pages (fresh): what it holds of their
@@ -33,8 +33,7 @@ type Spool = pageruns.Spool
 // stays small (emptied, keeping its tables' room), and most pages (a few
 // rows each) cost no namer of their own.
 type pageNamer struct {
-	// The run being named: its page and its namer (its ids start where
-	// the run before it ended: runs).
+	// The run being named: its page and its namer.
 	org, page string
 	hash      uint64
 	namer     *diff.IssueNamer
@@ -44,23 +43,14 @@ type pageNamer struct {
 	fresh     *diff.IssueNamer
 	freshRows int
 
-	n     uint32                      // the ids given so far
-	runs  pageruns.Runs               // by page hash: the places of the ids given to it
-	given pageruns.List[diff.IssueID] // the ids given, in order
+	given *pageruns.Log[diff.IssueID] // the ids given, in runs by page hash
 }
 
-// maxGiven bounds the ids a pageNamer gives (positions are 32 bits), far
-// past diff.MaxIssueRows.
-const maxGiven = math.MaxUint32
-
 func newPageNamer(spool Spool) *pageNamer {
-	p := &pageNamer{}
-	if spool != nil {
-		p.given = pageruns.NewInSpool(spool, idCodec)
-	} else {
-		p.given = &pageruns.Held[diff.IssueID]{}
+	if spool == nil {
+		spool = &pageruns.Memory{}
 	}
-	return p
+	return &pageNamer{given: pageruns.NewLog(spool, idCodec)}
 }
 
 // name names the next row with parts p.
@@ -70,9 +60,6 @@ func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
 			return diff.IssueID{}, err
 		}
 	}
-	if p.n == maxGiven {
-		return diff.IssueID{}, fmt.Errorf("more than %d issue rows", maxGiven)
-	}
 	id := p.namer.Name(parts)
 	if p.namer == p.fresh {
 		p.freshRows++
@@ -80,24 +67,21 @@ func (p *pageNamer) name(parts diff.IssueParts) (diff.IssueID, error) {
 	if err := p.given.Add(id); err != nil {
 		return diff.IssueID{}, fmt.Errorf("keeping the ids given: %w", err)
 	}
-	p.n++
 	return id, nil
 }
 
 // begin ends the run being named and starts one on the organisation's
 // page, whose namer holds every id given on that page before.
 func (p *pageNamer) begin(org, page string) error {
-	p.endRun()
+	if err := p.given.EndRun(p.hash); err != nil {
+		return fmt.Errorf("keeping the ids given: %w", err)
+	}
 	p.org, p.page, p.hash = org, page, pageHash(org, page)
 	var held []diff.IssueID
-	seen := false
-	for start, end := range p.runs.Of(p.hash) {
-		if err := p.given.Each(start, end, func(id diff.IssueID) { held = append(held, id) }); err != nil {
-			return fmt.Errorf("reading the ids given to a page again: %w", err)
-		}
-		seen = true
+	if err := p.given.Each(p.hash, func(id diff.IssueID) { held = append(held, id) }); err != nil {
+		return fmt.Errorf("reading the ids given to a page again: %w", err)
 	}
-	if !seen {
+	if len(held) == 0 {
 		switch {
 		case p.fresh == nil:
 			p.fresh = diff.NewIssueNamer(nil)
@@ -117,11 +101,6 @@ func (p *pageNamer) begin(org, page string) error {
 // (about 40 bytes), and a namer for every page cost the runner more in
 // making and growing its tables than in naming the page's rows.
 const maxFreshRows = 4096
-
-// endRun records the run being named, if it gave any id.
-func (p *pageNamer) endRun() {
-	p.runs.Add(p.hash, p.n)
-}
 
 // pageHash is the key a page's runs are found by. Two pages with the same
 // hash share their runs: each namer then holds the other's ids too, which

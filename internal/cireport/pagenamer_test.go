@@ -37,13 +37,13 @@ func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
 		"same page, another org":    {rowsOn("o", "a", "r1"), rowsOn("p", "a", "r1"), rowsOn("o", "b", "r1"), rowsOn("p", "a", "r1"), rowsOn("o", "a", "r1")},
 		"org and page run together": {rowsOn("o", "ab", "r1"), rowsOn("oa", "b", "r1"), rowsOn("o", "ab", "r1")},
 	}
-	// A page whose ids lie across two of the memory's blocks, read back.
-	many := make([]string, pageruns.BlockLen-2)
-	for i := range many {
-		many[i] = fmt.Sprint("r", i)
+	// Pages past those the ids' log holds in memory, then the first ones
+	// back, from the segment the log wrote them to.
+	past := make([][]diff.IssueParts, 0, pageruns.RecentPages+8)
+	for i := range pageruns.RecentPages + 5 {
+		past = append(past, rowsOn("o", fmt.Sprint("q", i), "r1"))
 	}
-	cases["back across a block of ids"] = [][]diff.IssueParts{rowsOn("o", "b", many...), rowsOn("o", "a", "r1", "r2", "r3", "r1"),
-		rowsOn("o", "c", "r1"), rowsOn("o", "a", "r1", "r2", "r3", "r1")}
+	cases["back past a segment"] = append(past, rowsOn("o", "q0", "r1", "r1"), rowsOn("o", "q1", "r2"), rowsOn("o", "q0", "r1"))
 	// Pages of two alike rows each, past the rows one shared namer of first
 	// runs names, then the first of them again (its namer made anew since).
 	pages := make([][]diff.IssueParts, 0, maxFreshRows/2+3)
@@ -76,9 +76,9 @@ func TestPageNamerNamesAsTheScansNamer(t *testing.T) {
 	}
 }
 
-// The namer keeps a few words a run of rows, not an entry a row: a page
-// whose rows come back is found again by its runs. Pages met for the
-// first time share one namer; a page that comes back has its own.
+// The namer keeps the ids given in its log by page: a page whose rows
+// come back finds its earlier runs' ids there. Pages met for the first
+// time share one namer; a page that comes back has its own.
 func TestPageNamerKeepsRuns(t *testing.T) {
 	pn := newPageNamer(nil)
 	for i, page := range []string{"a", "b", "a", "c", "a"} {
@@ -94,16 +94,23 @@ func TestPageNamerKeepsRuns(t *testing.T) {
 	if pn.freshRows != 9 {
 		t.Errorf("the shared namer named %d rows, want 9", pn.freshRows)
 	}
-	// The last run (a's third) is still being named.
-	if pn.runs.Len() != 4 || pn.runs.Pages() != 3 {
-		t.Fatalf("%d runs of %d pages, want 4 of 3", pn.runs.Len(), pn.runs.Pages())
+	// The last run (a's third) is still being named: a's ids are those of
+	// its first two runs, the latest first.
+	var a []diff.IssueID
+	if err := pn.given.Each(pageHash("o", "a"), func(id diff.IssueID) { a = append(a, id) }); err != nil {
+		t.Fatal(err)
 	}
-	var a [][2]uint32
-	for start, end := range pn.runs.Of(pageHash("o", "a")) {
-		a = append(a, [2]uint32{start, end})
+	whole := diff.NewIssueNamer(nil)
+	var want []diff.IssueID // a's second run, then its first
+	for range 2 {
+		run := make([]diff.IssueID, 0, 3)
+		for _, p := range rowsOn("o", "a", "r1", "r2", "r3") {
+			run = append(run, whole.Name(p))
+		}
+		want = append(run, want...)
 	}
-	if !reflect.DeepEqual(a, [][2]uint32{{6, 9}, {0, 3}}) {
-		t.Errorf("page a's runs: %v, want [6 9] then [0 3]", a)
+	if !reflect.DeepEqual(a, want) || pn.given.Len() != 15 {
+		t.Errorf("page a's ids: %v, want %v; %d ids given, want 15", a, want, pn.given.Len())
 	}
 }
 

@@ -2,263 +2,346 @@ package pageruns
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-type span struct{ start, end uint32 }
+// entryCodec writes a test's entries (uint32) as 4 bytes.
+var entryCodec = Codec[uint32]{Size: 4, Put: binary.LittleEndian.PutUint32, Get: binary.LittleEndian.Uint32}
 
-func runsOf(r *Runs, page uint64) []span {
-	var out []span
-	for start, end := range r.Of(page) {
-		out = append(out, span{start, end})
+// spoolKinds makes a spool of each kind: in memory, and a file.
+func spoolKinds(t *testing.T) map[string]func() Spool {
+	return map[string]func() Spool{
+		"in memory": func() Spool { return &Memory{} },
+		"a file": func() Spool {
+			f, err := os.CreateTemp(t.TempDir(), "spool")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = f.Close() })
+			return f
+		},
+	}
+}
+
+// logOf reads back a page's entries.
+func logOf(t *testing.T, l *Log[uint32], page uint64) []uint32 {
+	t.Helper()
+	var out []uint32
+	if err := l.Each(page, func(v uint32) { out = append(out, v) }); err != nil {
+		t.Fatalf("page %d: %v", page, err)
 	}
 	return out
 }
 
-// Each page's runs come back latest first, whatever other pages' runs lie
-// between them, each from the end of the run recorded before it; an empty
-// run is not recorded. Many pages' runs cross the runs' blocks.
-func TestRunsOfAPage(t *testing.T) {
-	type add struct {
-		page uint64
-		end  uint32
-	}
-	many := make([]add, 0, BlockLen+5)
-	manyWant := map[uint64][]span{}
-	for i := range uint32(BlockLen + 5) {
-		page := uint64(i % 3)
-		many = append(many, add{page, 2*i + 2})
-		manyWant[page] = append([]span{{2 * i, 2*i + 2}}, manyWant[page]...)
+// spread spreads a test's pages over the 64 bits, as hashes are.
+var spread uint64 = 0x9e3779b97f4a7c15
+
+// run is a run of a test: its page and its entries.
+type run struct {
+	page    uint64
+	entries []uint32
+}
+
+// model is what a Log should give back: each page's entries, latest run
+// first, each run's in the order added.
+type model map[uint64][]uint32
+
+func (m model) add(r run) { m[r.page] = append(append([]uint32(nil), r.entries...), m[r.page]...) }
+
+// A page's entries come back latest run first, whatever other pages' runs
+// lie between, the pages held in memory and those written in segments
+// alike; an empty run is no run; the run being added is not among them.
+func TestLogRunsOfAPage(t *testing.T) {
+	pastSegments := make([]run, 0, 3*RecentPages)
+	for i := range uint32(2*RecentPages + 7) {
+		pastSegments = append(pastSegments, run{page: uint64(i) * spread, entries: []uint32{i}})
+		if i%5000 == 0 { // the first page back, in memory or from a segment
+			pastSegments = append(pastSegments, run{page: 0, entries: []uint32{i, i + 1}})
+		}
 	}
 	cases := []struct {
-		name  string
-		adds  []add
-		want  map[uint64][]span
-		runs  int
-		pages int
+		name string
+		runs []run
+		ask  []uint64
 	}{
-		{name: "none", want: map[uint64][]span{1: nil}},
-		{name: "one page", adds: []add{{1, 3}}, want: map[uint64][]span{1: {{0, 3}}, 2: nil}, runs: 1, pages: 1},
-		{
-			name: "pages in turn",
-			adds: []add{{1, 3}, {2, 5}, {3, 9}},
-			want: map[uint64][]span{1: {{0, 3}}, 2: {{3, 5}}, 3: {{5, 9}}},
-			runs: 3, pages: 3,
-		},
+		{name: "none", ask: []uint64{0, 1}},
+		{name: "one page", runs: []run{{1, []uint32{1, 2, 3}}}, ask: []uint64{1, 2}},
+		{name: "pages in turn", runs: []run{{1, []uint32{1}}, {2, []uint32{2, 3}}, {3, []uint32{4}}}, ask: []uint64{1, 2, 3}},
 		{
 			name: "a page that comes back",
-			adds: []add{{1, 3}, {2, 5}, {1, 6}, {2, 8}, {1, 12}},
-			want: map[uint64][]span{1: {{8, 12}, {5, 6}, {0, 3}}, 2: {{6, 8}, {3, 5}}},
-			runs: 5, pages: 2,
+			runs: []run{{1, []uint32{1, 2}}, {2, []uint32{3}}, {1, []uint32{4}}, {2, []uint32{5, 6}}, {1, []uint32{7, 8, 9}}},
+			ask:  []uint64{1, 2},
 		},
+		{name: "empty runs", runs: []run{{1, nil}, {2, []uint32{1}}, {1, nil}, {3, nil}}, ask: []uint64{1, 2, 3}},
+		{name: "the same page twice in a row", runs: []run{{1, []uint32{1}}, {1, []uint32{2}}}, ask: []uint64{1}},
 		{
-			name: "empty runs",
-			adds: []add{{1, 0}, {2, 2}, {1, 2}, {2, 1}},
-			want: map[uint64][]span{1: nil, 2: {{0, 2}}},
-			runs: 1, pages: 1,
-		},
-		{name: "past a block", adds: many, want: manyWant, runs: BlockLen + 5, pages: 3},
-		{
-			name: "pages whose hashes fold alike share their runs",
-			adds: []add{{1, 3}, {2, 5}, {1 << 32, 6}, {1<<32 | 3, 8}},
-			want: map[uint64][]span{1: {{5, 6}, {0, 3}}, 1 << 32: {{5, 6}, {0, 3}}, 2: {{6, 8}, {3, 5}}, 1<<32 | 2: nil},
-			runs: 4, pages: 2,
+			name: "past segments", runs: pastSegments,
+			ask: []uint64{0, pastSegments[1].page, pastSegments[RecentPages+3].page, pastSegments[len(pastSegments)-1].page, 1},
 		},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var r Runs
-			for _, a := range c.adds {
-				r.Add(a.page, a.end)
+	for kind, newSpool := range spoolKinds(t) {
+		for _, c := range cases {
+			l := NewLog(newSpool(), entryCodec)
+			want := model{}
+			total := uint32(0)
+			for _, r := range c.runs {
+				for _, e := range r.entries {
+					if err := l.Add(e); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := l.EndRun(r.page); err != nil {
+					t.Fatal(err)
+				}
+				want.add(r)
+				total += uint32(len(r.entries))
 			}
-			for page, want := range c.want {
-				if got := runsOf(&r, page); !reflect.DeepEqual(got, want) {
-					t.Errorf("page %d: runs %v, want %v", page, got, want)
+			if err := l.Add(99); err != nil { // the run being added
+				t.Fatal(err)
+			}
+			for _, page := range c.ask {
+				if got := logOf(t, l, page); !reflect.DeepEqual(got, want[page]) {
+					t.Errorf("%s, %s: page %x: %v, want %v", kind, c.name, page, short(got), short(want[page]))
 				}
 			}
-			if r.Len() != c.runs || r.Pages() != c.pages {
-				t.Errorf("%d runs of %d pages, want %d of %d", r.Len(), r.Pages(), c.runs, c.pages)
-			}
-		})
-	}
-}
-
-// A loop over a page's runs may stop early.
-func TestRunsStopEarly(t *testing.T) {
-	var r Runs
-	r.Add(1, 1)
-	r.Add(1, 2)
-	r.Add(1, 3)
-	var got []span
-	for start, end := range r.Of(1) {
-		got = append(got, span{start, end})
-		if len(got) == 2 {
-			break
-		}
-	}
-	if want := []span{{2, 3}, {1, 2}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("runs %v, want %v", got, want)
-	}
-}
-
-// Blocks hold every entry at its place across blocks, and a full block is
-// never grown: the next entry starts a block of its own.
-func TestBlocks(t *testing.T) {
-	for _, n := range []int{0, 1, BlockLen - 1, BlockLen, BlockLen + 1, 3*BlockLen + 7} {
-		var b Blocks[uint64]
-		for i := range n {
-			b.Append(uint64(i) * 7)
-		}
-		if int(b.Len()) != n {
-			t.Fatalf("%d entries: Len %d", n, b.Len())
-		}
-		for i := range n {
-			if got := b.At(uint32(i)); got != uint64(i)*7 {
-				t.Fatalf("%d entries: At(%d) = %d, want %d", n, i, got, i*7)
-			}
-		}
-		if want := (n + BlockLen - 1) / BlockLen; len(b.blocks) != want {
-			t.Errorf("%d entries in %d blocks, want %d", n, len(b.blocks), want)
-		}
-		for i, block := range b.blocks {
-			if cap(block) != BlockLen {
-				t.Errorf("%d entries: block %d holds %d, want %d", n, i, cap(block), BlockLen)
+			if l.Len() != total+1 {
+				t.Errorf("%s, %s: %d entries, want %d", kind, c.name, l.Len(), total+1)
 			}
 		}
 	}
 }
 
-// memSpool is a Spool in memory; failing, its writes fail, and short, it
-// gives back one byte less than it holds.
-type memSpool struct {
-	data    []byte
-	failing bool
-	short   bool
-}
+// short is at most the first ten of a list, for a message.
+func short(v []uint32) []uint32 { return v[:min(len(v), 10)] }
 
-func (m *memSpool) Write(b []byte) (int, error) {
-	if m.failing {
-		return 0, errors.New("disk full")
-	}
-	m.data = append(m.data, b...)
-	return len(b), nil
-}
-
-func (m *memSpool) ReadAt(b []byte, off int64) (int, error) {
-	data := m.data
-	if m.short {
-		data = data[:len(data)-1]
-	}
-	if off >= int64(len(data)) {
-		return 0, io.EOF
-	}
-	n := copy(b, data[off:])
-	if n < len(b) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-// A spooled list gives back any run of its entries, whether still in its
-// write buffer or already written, and refuses entries of another size
-// and places past its end; a spool that fails or is short is an error.
-func TestSpooled(t *testing.T) {
-	entry := func(i int) []byte { return []byte{byte(i), byte(i >> 8), byte(i >> 16)} }
-	const n = 5000 // more than bufio's buffer holds
-	s := NewSpooled(&memSpool{}, 3)
-	for i := range n {
-		if err := s.Add(entry(i)); err != nil {
-			t.Fatal(err)
+// Runs of pages drawn at random, many coming back across segments, each
+// looked up as it begins: the log gives back what a map of every page's
+// entries gives.
+func TestLogAsAModel(t *testing.T) {
+	random := rand.New(rand.NewPCG(3, 4))
+	l := NewLog(&Memory{}, entryCodec)
+	want := model{}
+	next := uint32(0)
+	for step := range 5*RecentPages + 500 {
+		page := random.Uint64N(4 * RecentPages) // many of them come back, at random
+		if step%7 == 0 {
+			page = random.Uint64N(50) // a few come back often
 		}
-	}
-	if s.Len() != n {
-		t.Fatalf("Len %d, want %d", s.Len(), n)
-	}
-	for _, r := range [][2]uint32{{0, 0}, {0, 1}, {17, 1400}, {n - 2, n}, {0, n}} {
-		got, err := s.Read(r[0], r[1])
-		if err != nil {
-			t.Fatalf("Read(%d, %d): %v", r[0], r[1], err)
+		if got := logOf(t, l, page); !reflect.DeepEqual(got, want[page]) {
+			t.Fatalf("step %d: page %d: %v, want %v", step, page, short(got), short(want[page]))
 		}
-		var want []byte
-		for i := r[0]; i < r[1]; i++ {
-			want = append(want, entry(int(i))...)
+		r := run{page: page}
+		for range random.IntN(3) {
+			r.entries = append(r.entries, next)
+			next++
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("Read(%d, %d): %d bytes, not the entries added", r[0], r[1], len(got))
-		}
-	}
-	if err := s.Add([]byte{1, 2}); err == nil || s.Len() != n {
-		t.Errorf("an entry of 2 bytes: error %v, Len %d", err, s.Len())
-	}
-	for _, r := range [][2]uint32{{n, n + 1}, {3, 2}} {
-		if _, err := s.Read(r[0], r[1]); err == nil || !strings.Contains(err.Error(), "of a list of 5000") {
-			t.Errorf("Read(%d, %d): error %v", r[0], r[1], err)
-		}
-	}
-
-	failing := NewSpooled(&memSpool{failing: true}, 3)
-	var err error
-	for i := 0; i < n && err == nil; i++ {
-		err = failing.Add(entry(i))
-	}
-	if err == nil || err.Error() != "disk full" || failing.Len() >= n {
-		t.Errorf("a spool whose writes fail: error %v after %d entries", err, failing.Len())
-	}
-
-	short := NewSpooled(&memSpool{short: true}, 3)
-	for i := range 10 {
-		if err := short.Add(entry(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := short.Read(0, 10); !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("a short spool: error %v, want %v", err, io.ErrUnexpectedEOF)
-	}
-	if _, err := short.Read(0, 9); err != nil {
-		t.Errorf("entries within a short spool: %v", err)
-	}
-}
-
-// Both kinds of List give back each run of their entries in order, across
-// blocks and past the spool's write buffer, and a spooled one an error
-// from a spool that cannot give them back.
-func TestLists(t *testing.T) {
-	codec := Codec[uint32]{Size: 4, Put: func(b []byte, v uint32) { copy(b, []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}) },
-		Get: func(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }}
-	const n = 3*BlockLen + 5
-	for name, l := range map[string]List[uint32]{"held": &Held[uint32]{}, "in a spool": NewInSpool(&memSpool{}, codec)} {
-		for i := range uint32(n) {
-			if err := l.Add(i * 7); err != nil {
+		for _, e := range r.entries {
+			if err := l.Add(e); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if l.Len() != n {
-			t.Errorf("%s: Len %d, want %d", name, l.Len(), n)
+		if err := l.EndRun(page); err != nil {
+			t.Fatal(err)
 		}
-		for _, r := range [][2]uint32{{0, 0}, {0, 1}, {BlockLen - 2, BlockLen + 3}, {n - 4, n}} {
-			var got, want []uint32
-			if err := l.Each(r[0], r[1], func(v uint32) { got = append(got, v) }); err != nil {
-				t.Fatalf("%s: Each(%d, %d): %v", name, r[0], r[1], err)
-			}
-			for i := r[0]; i < r[1]; i++ {
-				want = append(want, i*7)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: Each(%d, %d) = %v, want %v", name, r[0], r[1], got, want)
-			}
-		}
+		want.add(r)
 	}
-	short := NewInSpool(&memSpool{short: true}, codec)
-	for i := range uint32(3) {
-		if err := short.Add(i); err != nil {
+	if len(l.segments) < 2 {
+		t.Fatalf("%d segments written, want a few", len(l.segments))
+	}
+}
+
+// countingSpool counts its reads.
+type countingSpool struct {
+	Memory
+	reads int
+}
+
+func (c *countingSpool) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.Memory.ReadAt(p, off)
+}
+
+// A page never seen before reads nothing back, but for the few a
+// segment's filter lets through; a page that comes back from a segment
+// reads its block once, for the lookup and the run after it, and its runs.
+func TestLogReadsLittle(t *testing.T) {
+	s := &countingSpool{}
+	l := NewLog(s, entryCodec)
+	pages := 3 * RecentPages
+	for i := range pages {
+		page := uint64(i) * spread
+		if got := logOf(t, l, page); got != nil {
+			t.Fatalf("new page %d: %v", i, got)
+		}
+		if err := l.Add(uint32(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.EndRun(page); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := short.Each(0, 3, func(uint32) {}); !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("a short spool: error %v, want %v", err, io.ErrUnexpectedEOF)
+	if len(l.segments) != 3 || s.reads > pages/8 {
+		t.Errorf("%d new pages: %d segments, %d reads; want 3, and reads for a few pages only", pages, len(l.segments), s.reads)
+	}
+	s.reads = 0
+	five := 5 * spread
+	if got := logOf(t, l, five); !reflect.DeepEqual(got, []uint32{5}) {
+		t.Fatalf("page 5 back: %v", got)
+	}
+	if err := l.Add(7); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.EndRun(five); err != nil {
+		t.Fatal(err)
+	}
+	if s.reads > 3 { // the block, the run (and at most two blocks let through by the newer segments' filters)
+		t.Errorf("a page back from the first segment: %d reads", s.reads)
+	}
+}
+
+// failingSpool fails its writes, or its reads, with err; a read that
+// succeeds gives what was written (for a spool that goes wrong later).
+type failingSpool struct {
+	Memory
+	writes, reads bool
+	err           error
+}
+
+func (f *failingSpool) Write(b []byte) (int, error) {
+	if f.writes {
+		return 0, f.err
+	}
+	return f.Memory.Write(b)
+}
+
+func (f *failingSpool) ReadAt(p []byte, off int64) (int, error) {
+	if f.reads {
+		return 0, f.err
+	}
+	return f.Memory.ReadAt(p, off)
+}
+
+// A spool that fails fails the log with its error; one that ends early is
+// short, not at its end; one that gives back what this log did not write
+// is said to.
+func TestLogSpoolFailing(t *testing.T) {
+	fill := func(l *Log[uint32], pages int) error {
+		for i := range pages {
+			for e := range 100 { // bufio holds 4 KiB until a read
+				if err := l.Add(uint32(e)); err != nil {
+					return err
+				}
+			}
+			if err := l.EndRun(uint64(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t.Run("writes fail", func(t *testing.T) {
+		l := NewLog(&failingSpool{writes: true, err: errors.New("disk full")}, entryCodec)
+		if err := fill(l, 20); err == nil || err.Error() != "disk full" {
+			t.Errorf("error %v, want disk full", err)
+		}
+	})
+	for name, tc := range map[string]struct {
+		err  error
+		want string
+	}{
+		"reads fail":      {errors.New("disk gone"), "disk gone"},
+		"reads end early": {io.EOF, io.ErrUnexpectedEOF.Error()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := &failingSpool{err: tc.err}
+			l := NewLog(s, entryCodec)
+			if err := fill(l, 2); err != nil {
+				t.Fatal(err)
+			}
+			s.reads = true
+			if err := l.Each(0, func(uint32) {}); err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %s", err, tc.want)
+			}
+		})
+	}
+	t.Run("a run's record changed", func(t *testing.T) {
+		s := &Memory{}
+		l := NewLog(s, entryCodec)
+		if err := fill(l, 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint32(s.chunks[0][400:], 1<<30) // page 0's record: more entries than came before it
+		if err := l.Each(0, func(uint32) {}); err == nil || !strings.Contains(err.Error(), "a run's record at byte 400 of the spool is not one this log wrote") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("a segment's entry changed", func(t *testing.T) {
+		s := &Memory{}
+		l := NewLog(s, entryCodec)
+		for i := range RecentPages {
+			if err := l.Add(1); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.EndRun(uint64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		start := l.segments[0].start
+		at := start + 8 // page 0's entry: its run after the segment's start
+		binary.LittleEndian.PutUint64(s.chunks[at/memoryChunk][at%memoryChunk:], start+1)
+		if err := l.Each(0, func(uint32) {}); err == nil || !strings.Contains(err.Error(), "a segment's entry at byte") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("a read past what was written", func(t *testing.T) {
+		l := NewLog(&Memory{}, entryCodec)
+		if _, err := l.read(0, 1); err == nil || err.Error() != "bytes 0 to 1 of a spool of 0" {
+			t.Errorf("error %v", err)
+		}
+	})
+}
+
+// Memory keeps what is written across its chunks and reads any part of
+// it; a read past its end is short, with io.EOF.
+func TestMemory(t *testing.T) {
+	var m Memory
+	want := make([]byte, 3*memoryChunk+17)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	for rest := want; len(rest) > 0; {
+		n := min(len(rest), 1000+len(rest)%5000)
+		if w, err := m.Write(rest[:n]); w != n || err != nil {
+			t.Fatalf("write of %d: %d, %v", n, w, err)
+		}
+		rest = rest[n:]
+	}
+	for _, r := range []struct{ off, n int }{{0, len(want)}, {memoryChunk - 3, 10}, {5, 0}, {2*memoryChunk + 1, memoryChunk + 16}} {
+		got := make([]byte, r.n)
+		if n, err := m.ReadAt(got, int64(r.off)); n != r.n || err != nil || !bytes.Equal(got, want[r.off:r.off+r.n]) {
+			t.Errorf("read of %d at %d: %d, %v", r.n, r.off, n, err)
+		}
+	}
+	got := make([]byte, 20)
+	if n, err := m.ReadAt(got, int64(len(want)-5)); n != 5 || err != io.EOF || !bytes.Equal(got[:5], want[len(want)-5:]) {
+		t.Errorf("a read past the end: %d, %v", n, err)
+	}
+	if n, err := m.ReadAt(got, int64(len(want))+3); n != 0 || err != io.EOF {
+		t.Errorf("a read after the end: %d, %v", n, err)
+	}
+	if _, err := m.ReadAt(got, -1); err == nil {
+		t.Error("a read before the start: no error")
 	}
 }

@@ -250,9 +250,10 @@ func NewBuilderWithLimits(lim Limits) *Builder {
 }
 
 // SpoolElements keeps the elements told apart on the pages read before in
-// spool (a file: 8 bytes an element or pair, read again only when a
-// page's rows come back) rather than in memory, where they grow with the
-// scan to Limits.Elements (16 MB at MaxTrackedElements). It must be called
+// spool (a file: 8 bytes an element or pair, and the runs of each page;
+// read again only when a page's rows come back) rather than in memory,
+// where they grow with the scan to Limits.Elements (16 MB at
+// MaxTrackedElements) and its pages. It must be called
 // before the first row; the builder writes to the spool and reads it back
 // while rows are visited, and a spool that fails stops the walk with its
 // error.
@@ -260,7 +261,7 @@ func (b *Builder) SpoolElements(spool pageruns.Spool) error {
 	if b.elements.len() > 0 {
 		return errors.New("report: the elements are spooled from the first row, not after")
 	}
-	b.elements.keys = pageruns.NewInSpool(spool, keyCodec)
+	b.elements.keys = pageruns.NewLog(spool, keyCodec)
 	return nil
 }
 

@@ -14,17 +14,16 @@ import (
 // viewport: so the set holds the elements of the page being read in a
 // small table, and those of the pages read before as plain keys, 8 bytes
 // each, grouped in runs (a run: the keys added while one page's rows came
-// together), in memory or in a spool (Builder.SpoolElements). When a
-// page's rows come back after other pages', the keys of its earlier runs
-// join the table again.
+// together) in a log, in memory or in a spool (Builder.SpoolElements).
+// When a page's rows come back after other pages', the keys of its
+// earlier runs join the table again.
 type elementSet struct {
 	url   string                // the page being read (when open)
 	page  uint64                // its hash (Builder.hash of the URL)
 	open  bool                  // whether a page is being read
 	table map[uint64]struct{}   // the elements of the page being read, its earlier runs' too
 	fresh []uint64              // the elements added in the run being read
-	keys  pageruns.List[uint64] // the keys of the runs ended, in order
-	runs  pageruns.Runs         // the pages' runs of keys
+	keys  *pageruns.Log[uint64] // the keys of the runs ended, by page
 }
 
 // maxPageTable is the largest table kept from one page to the next: one
@@ -33,7 +32,7 @@ type elementSet struct {
 const maxPageTable = 1024
 
 func newElementSet() elementSet {
-	return elementSet{table: map[uint64]struct{}{}, keys: &pageruns.Held[uint64]{}}
+	return elementSet{table: map[uint64]struct{}{}, keys: pageruns.NewLog(&pageruns.Memory{}, keyCodec)}
 }
 
 // len is how many keys the set holds: Builder.elementsTold and pairsTold,
@@ -69,10 +68,8 @@ func (s *elementSet) turnTo(url string, page uint64) error {
 		clear(s.table)
 	}
 	s.url, s.page, s.open = url, page, true
-	for start, end := range s.runs.Of(page) {
-		if err := s.keys.Each(start, end, func(k uint64) { s.table[k] = struct{}{} }); err != nil {
-			return fmt.Errorf("reading a page's elements again: %w", err)
-		}
+	if err := s.keys.Each(page, func(k uint64) { s.table[k] = struct{}{} }); err != nil {
+		return fmt.Errorf("reading a page's elements again: %w", err)
 	}
 	return nil
 }
@@ -85,7 +82,9 @@ func (s *elementSet) endRun() error {
 		}
 	}
 	s.fresh = s.fresh[:0]
-	s.runs.Add(s.page, s.keys.Len())
+	if err := s.keys.EndRun(s.page); err != nil {
+		return fmt.Errorf("keeping the elements told apart: %w", err)
+	}
 	return nil
 }
 

@@ -23,8 +23,7 @@ import (
 // The element set holds what one set of every element would, whatever
 // the order of the pages' rows: pages in turn, pages that come back once
 // or often, a page with more elements than the table kept between pages,
-// more keys than a block holds, and pages whose hashes fold to the same
-// 32 bits (pageruns shares their runs).
+// and pages back after the keys' log wrote theirs to a segment.
 func TestElementSetAsOneSet(t *testing.T) {
 	type step struct {
 		page int
@@ -52,6 +51,13 @@ func TestElementSetAsOneSet(t *testing.T) {
 		p := random.IntN(40)
 		shuffled = append(shuffled, step{page: p, key: uint64(p)<<32 | uint64(random.IntN(300))})
 	}
+	// Pages of one element each, past those the keys' log holds in memory,
+	// then the first ones back.
+	pastSegment := make([]step, 0, pageruns.RecentPages+10)
+	for p := range pageruns.RecentPages + 5 {
+		pastSegment = append(pastSegment, step{page: 200 + p, key: uint64(200+p) << 32})
+	}
+	pastSegment = append(pastSegment, cat(elementsOf(200, 0, 2), elementsOf(201, 1, 1), elementsOf(200, 0, 3))...)
 	cases := map[string][]step{
 		"pages in turn":          cat(elementsOf(1, 0, 3), elementsOf(2, 0, 3), elementsOf(1+2, 0, 3)),
 		"seen again on a page":   cat(elementsOf(1, 0, 3), elementsOf(1, 0, 3), elementsOf(1, 1, 3)),
@@ -59,18 +65,10 @@ func TestElementSetAsOneSet(t *testing.T) {
 		"back more than once":    cat(elementsOf(1, 0, 2), elementsOf(2, 0, 1), elementsOf(1, 1, 2), elementsOf(3, 0, 1), elementsOf(1, 0, 4)),
 		"a large page, then back": cat(elementsOf(1, 0, maxPageTable+5), elementsOf(2, 0, 2), elementsOf(1, maxPageTable, 10),
 			elementsOf(3, 0, 1), elementsOf(1, 0, maxPageTable+20)),
-		"across blocks of keys": cat(elementsOf(1, 0, 10), elementsOf(2, 0, pageruns.BlockLen), elementsOf(1, 5, 10), elementsOf(2, pageruns.BlockLen-3, 6)),
-		"shuffled":              shuffled,
-		"pages whose hashes fold alike": cat(elementsOf(100, 0, 3), elementsOf(101, 0, 3), elementsOf(100, 1, 3), elementsOf(102, 0, 2),
-			elementsOf(101, 2, 2), elementsOf(100, 0, 5)),
+		"back past a segment": pastSegment,
+		"shuffled":            shuffled,
 	}
-	// pageHash is a page's hash: those of pages from 100 on fold alike.
-	pageHash := func(p int) uint64 {
-		if p >= 100 {
-			return uint64(p)<<32 | uint64(p)
-		}
-		return uint64(p) * 0x9e3779b97f4a7c15
-	}
+	pageHash := func(p int) uint64 { return uint64(p) * 0x9e3779b97f4a7c15 }
 	for kind, newSet := range setKinds(t) {
 		for name, steps := range cases {
 			name := kind + ", " + name
@@ -103,7 +101,7 @@ func setKinds(t *testing.T) map[string]func() elementSet {
 		"in memory": newElementSet,
 		"spooled": func() elementSet {
 			s := newElementSet()
-			s.keys = pageruns.NewInSpool(tempSpool(t), keyCodec)
+			s.keys = pageruns.NewLog(tempSpool(t), keyCodec)
 			return s
 		},
 	}
@@ -159,7 +157,7 @@ func TestElementSetSpoolFailing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newElementSet()
-			s.keys = pageruns.NewInSpool(tc.spool, keyCodec)
+			s.keys = pageruns.NewLog(tc.spool, keyCodec)
 			var err error
 			for _, page := range []uint64{1, 2, 1} {
 				if err = s.turnTo(fmt.Sprint("https://a/", page), page); err != nil {
@@ -188,17 +186,17 @@ func TestElementSetKeepsRuns(t *testing.T) {
 			s.add(uint64(p)<<32 | uint64(k))
 		}
 	}
-	if len(s.table) != 2 || s.keys.Len() != 3+maxPageTable+1 || s.runs.Len() != 2 || s.len() != 3+maxPageTable+1+2 {
-		t.Errorf("reading the third page: table %d, keys %d in %d runs, %d elements; want 2, %d in 2, %d",
-			len(s.table), s.keys.Len(), s.runs.Len(), s.len(), 3+maxPageTable+1, 3+maxPageTable+1+2)
+	if len(s.table) != 2 || s.keys.Len() != 3+maxPageTable+1 || s.len() != 3+maxPageTable+1+2 {
+		t.Errorf("reading the third page: table %d, keys %d, %d elements; want 2, %d, %d",
+			len(s.table), s.keys.Len(), s.len(), 3+maxPageTable+1, 3+maxPageTable+1+2)
 	}
 	turn(t, &s, "https://a/1", 1) // the large page again
-	var runs [][2]uint32
-	for start, end := range s.runs.Of(1) {
-		runs = append(runs, [2]uint32{start, end})
+	var keys []uint64
+	if err := s.keys.Each(1, func(k uint64) { keys = append(keys, k) }); err != nil {
+		t.Fatal(err)
 	}
-	if len(s.table) != maxPageTable+1 || s.runs.Len() != 3 || !reflect.DeepEqual(runs, [][2]uint32{{3, 3 + maxPageTable + 1}}) {
-		t.Errorf("back on the large page: table %d, %d runs, its runs %v", len(s.table), s.runs.Len(), runs)
+	if len(s.table) != maxPageTable+1 || s.keys.Len() != 3+maxPageTable+1+2 || len(keys) != maxPageTable+1 || keys[0] != 1<<32 {
+		t.Errorf("back on the large page: table %d, keys %d, %d of its own", len(s.table), s.keys.Len(), len(keys))
 	}
 }
 
@@ -292,11 +290,12 @@ func TestSpooledElementsMakeTheSameReport(t *testing.T) {
 // holds some refuses a spool, and keeps what it holds.
 func TestSpoolElementsFromTheFirstRow(t *testing.T) {
 	b := walkAxe(t, []axeRow{{url: "https://a/", vp: "{'width': 320, 'height': 450}", target: "/a", id: "r", impact: "minor"}})
+	held := b.elements.keys
 	if err := b.SpoolElements(tempSpool(t)); err == nil || !strings.Contains(err.Error(), "from the first row") {
 		t.Errorf("spooling after a row: error %v", err)
 	}
-	if _, ok := b.elements.keys.(*pageruns.Held[uint64]); !ok || b.elements.len() != 1 {
-		t.Errorf("after a refused spool: keys %T, %d held; want in memory, 1", b.elements.keys, b.elements.len())
+	if b.elements.keys != held || b.elements.len() != 1 {
+		t.Errorf("after a refused spool: keys %p (was %p), %d held; want the same, 1", b.elements.keys, held, b.elements.len())
 	}
 	if err := NewBuilder().SpoolElements(tempSpool(t)); err != nil {
 		t.Errorf("spooling a new builder's elements: %v", err)
