@@ -173,7 +173,8 @@ func writeResults(ctx context.Context, dir string, opts results.Options, meta re
 
 // spoolReportElements keeps the HTML report's elements of the pages read
 // before in a hidden file beside the results while the walk runs (they
-// grow with the scan: 16 MB at report.MaxTrackedElements) and returns it,
+// grow with the scan: 16 MB at report.MaxTrackedElements, and their
+// pages' runs) and returns it,
 // for the caller to remove; nil, logged, where it cannot be made: they are
 // then kept in memory.
 func spoolReportElements(b *report.Builder, dir string, log *slog.Logger) *os.File {
