@@ -140,7 +140,7 @@ MUTATE_PKGS ?= internal/scanpod internal/resultspath internal/cwacconfig interna
 	internal/gate internal/schedule internal/scanstatus \
 	internal/results internal/report internal/runner internal/diff internal/wcag internal/shard \
 	internal/textcap internal/plainjson internal/scanspec internal/apirefusal internal/netdial internal/websession internal/notify \
-	internal/decision
+	internal/decision internal/pageruns
 # Packages reported only while being rewritten (docs/development.md,
 # "Mutation testing"): none today.
 MUTATE_REPORT_ONLY ?=
