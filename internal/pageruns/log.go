@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Log is a list of entries of one type, added in runs, each run of one
@@ -170,10 +171,8 @@ func (l *Log[T]) read(off uint64, n int) ([]byte, error) {
 	if err := l.w.Flush(); err != nil {
 		return nil, err
 	}
-	if cap(l.buf) < n {
-		l.buf = make([]byte, n)
-	}
-	buf := l.buf[:n]
+	l.buf = slices.Grow(l.buf[:0], n)[:n]
+	buf := l.buf
 	if _, err := l.r.ReadAt(buf, int64(off)); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF // the spool is shorter than what was written to it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -284,6 +285,34 @@ func TestLogSpoolFailing(t *testing.T) {
 			t.Errorf("error %v", err)
 		}
 	})
+	// A record of one entry more than lie before it, in a log of 1-byte
+	// entries (a record's place is then any number), and one whose page's
+	// run before it is itself (a loop).
+	byteCodec := Codec[byte]{Size: 1, Put: func(b []byte, v byte) { b[0] = v }, Get: func(b []byte) byte { return b[0] }}
+	for name, change := range map[string]func(rec []byte){
+		"one entry too many": func(rec []byte) { binary.LittleEndian.PutUint32(rec, 6) },
+		"its own run before": func(rec []byte) { binary.LittleEndian.PutUint64(rec[4:], 6) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := &Memory{}
+			l := NewLog(s, byteCodec)
+			for _, b := range []byte("abcde") {
+				if err := l.Add(b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := l.EndRun(1); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			change(s.chunks[0][5:]) // the record, at byte 5
+			if err := l.Each(1, func(byte) {}); err == nil || err.Error() != "a run's record at byte 5 of the spool is not one this log wrote" {
+				t.Errorf("error %v", err)
+			}
+		})
+	}
 	t.Run("a segment's entry changed", func(t *testing.T) {
 		s := &Memory{}
 		l := NewLog(s, entryCodec)
@@ -298,11 +327,24 @@ func TestLogSpoolFailing(t *testing.T) {
 		if err := l.w.Flush(); err != nil {
 			t.Fatal(err)
 		}
+		// The last run before the segment lies just before it (found in
+		// the segment, once another page was looked up since its run).
+		if got := logOf(t, l, 1); !reflect.DeepEqual(got, []uint32{1}) {
+			t.Errorf("page 1: %v", got)
+		}
+		if got := logOf(t, l, RecentPages-1); !reflect.DeepEqual(got, []uint32{1}) {
+			t.Errorf("the last page before the segment: %v", got)
+		}
+		// Pages 0 and 300's entries (the first and second blocks): a run
+		// whose record would end a byte into the segment, and one at 0.
 		start := l.segments[0].start
-		at := start + 8 // page 0's entry: its run after the segment's start
-		binary.LittleEndian.PutUint64(s.chunks[at/memoryChunk][at%memoryChunk:], start+1)
-		if err := l.Each(0, func(uint32) {}); err == nil || !strings.Contains(err.Error(), "a segment's entry at byte") {
-			t.Errorf("error %v", err)
+		for page, at := range map[uint64]uint64{0: start - runRecordSize + 2, 300: 0} {
+			entry := start + page*segmentEntrySize
+			binary.LittleEndian.PutUint64(s.chunks[(entry+8)/memoryChunk][(entry+8)%memoryChunk:], at)
+			want := fmt.Sprintf("a segment's entry at byte %d of the spool is not one this log wrote", entry)
+			if err := l.Each(page, func(uint32) {}); err == nil || err.Error() != want {
+				t.Errorf("page %d: error %v, want %s", page, err, want)
+			}
 		}
 	})
 	t.Run("a read past what was written", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package pageruns
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -14,7 +15,6 @@ import (
 // page.
 type segment struct {
 	start uint64
-	n     int
 	// firsts is the page of every segmentBlock-th entry: the block a page
 	// would be in is found in memory, and read alone.
 	firsts []uint64
@@ -45,16 +45,8 @@ func (l *Log[T]) writeSegment() error {
 	for page, at := range l.recent {
 		l.scratch = append(l.scratch, segmentEntry{page, at})
 	}
-	slices.SortFunc(l.scratch, func(a, b segmentEntry) int {
-		switch {
-		case a.page < b.page:
-			return -1
-		case a.page > b.page:
-			return 1
-		}
-		return 0
-	})
-	s := segment{start: l.at, n: len(l.scratch), filter: bloom.NewWithEstimates(uint(len(l.scratch)), falsePositives)}
+	slices.SortFunc(l.scratch, func(a, b segmentEntry) int { return cmp.Compare(a.page, b.page) })
+	s := segment{start: l.at, filter: bloom.NewWithEstimates(uint(len(l.scratch)), falsePositives)}
 	var e [segmentEntrySize]byte
 	for i, se := range l.scratch {
 		if i%segmentBlock == 0 {
@@ -98,24 +90,32 @@ func (l *Log[T]) inSegments(page uint64) (recordAt, error) {
 
 // inSegment is where the page's last run is in the segment (0: not there).
 func (l *Log[T]) inSegment(s *segment, page uint64) (recordAt, error) {
-	b := sort.Search(len(s.firsts), func(i int) bool { return s.firsts[i] > page }) - 1
+	b, found := slices.BinarySearch(s.firsts, page)
+	if !found {
+		b-- // the block before the first page past it
+	}
 	if b < 0 {
 		return 0, nil
 	}
-	n := min(segmentBlock, s.n-b*segmentBlock)
-	block, err := l.read(s.start+uint64(b*segmentBlock*segmentEntrySize), n*segmentEntrySize)
+	// Every block is whole: a segment holds RecentPages pages.
+	start := s.start + uint64(b)*segmentBlock*segmentEntrySize
+	block, err := l.read(start, segmentBlock*segmentEntrySize)
 	if err != nil {
 		return 0, err
 	}
-	i := sort.Search(n, func(i int) bool {
+	i := sort.Search(segmentBlock, func(i int) bool {
 		return binary.LittleEndian.Uint64(block[i*segmentEntrySize:]) >= page
 	})
-	if i == n || binary.LittleEndian.Uint64(block[i*segmentEntrySize:]) != page {
+	if i == segmentBlock || binary.LittleEndian.Uint64(block[i*segmentEntrySize:]) != page {
 		return 0, nil
 	}
 	at := binary.LittleEndian.Uint64(block[i*segmentEntrySize+8:])
-	if at == 0 || at > s.start {
-		return 0, fmt.Errorf("a segment's entry at byte %d of the spool is not one this log wrote", s.start+uint64((b*segmentBlock+i)*segmentEntrySize))
+	if at == 0 || at-1+runRecordSize > s.start { // a run's record lies wholly before its segment
+		return 0, fmt.Errorf("a segment's entry at byte %d of the spool is not one this log wrote", start+uint64(i)*segmentEntrySize)
 	}
 	return at, nil
 }
+
+// Every segment's blocks are whole: this fails to build unless RecentPages
+// is a multiple of segmentBlock.
+const _ = -uint(RecentPages % segmentBlock)
