@@ -229,23 +229,25 @@ func (f *failingSpool) ReadAt(p []byte, off int64) (int, error) {
 	return f.Memory.ReadAt(p, off)
 }
 
-// A spool that fails fails the log with its error; one that ends early is
-// short, not at its end; one that gives back what this log did not write
-// is said to.
-func TestLogSpoolFailing(t *testing.T) {
-	fill := func(l *Log[uint32], pages int) error {
-		for i := range pages {
-			for e := range 100 { // bufio holds 4 KiB until a read
-				if err := l.Add(uint32(e)); err != nil {
-					return err
-				}
-			}
-			if err := l.EndRun(uint64(i)); err != nil {
+// fill adds pages runs of 100 entries each (bufio holds 4 KiB until a
+// read), of pages 0, 1, ….
+func fill(l *Log[uint32], pages int) error {
+	for i := range pages {
+		for e := range 100 {
+			if err := l.Add(uint32(e)); err != nil {
 				return err
 			}
 		}
-		return nil
+		if err := l.EndRun(uint64(i)); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// A spool that fails fails the log with its error; one that ends early is
+// short, not at its end.
+func TestLogSpoolFailing(t *testing.T) {
 	t.Run("writes fail", func(t *testing.T) {
 		l := NewLog(&failingSpool{writes: true, err: errors.New("disk full")}, entryCodec)
 		if err := fill(l, 20); err == nil || err.Error() != "disk full" {
@@ -271,6 +273,19 @@ func TestLogSpoolFailing(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a read past what was written", func(t *testing.T) {
+		l := NewLog(&Memory{}, entryCodec)
+		if _, err := l.read(0, 1); err == nil || err.Error() != "bytes 0 to 1 of a spool of 0" {
+			t.Errorf("error %v", err)
+		}
+	})
+}
+
+// A spool that gives back what this log did not write is said to: a run's
+// record of more entries than lie before it, or whose page's run before
+// it is not before it; a segment's entry whose run is not wholly before
+// the segment.
+func TestLogSpoolChanged(t *testing.T) {
 	t.Run("a run's record changed", func(t *testing.T) {
 		s := &Memory{}
 		l := NewLog(s, entryCodec)
@@ -345,12 +360,6 @@ func TestLogSpoolFailing(t *testing.T) {
 			if err := l.Each(page, func(uint32) {}); err == nil || err.Error() != want {
 				t.Errorf("page %d: error %v, want %s", page, err, want)
 			}
-		}
-	})
-	t.Run("a read past what was written", func(t *testing.T) {
-		l := NewLog(&Memory{}, entryCodec)
-		if _, err := l.read(0, 1); err == nil || err.Error() != "bytes 0 to 1 of a spool of 0" {
-			t.Errorf("error %v", err)
 		}
 	})
 }
